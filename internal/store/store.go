@@ -1,0 +1,282 @@
+// Package store keeps the rows of a live series: columnar, in fixed-size
+// chunks, sorted by time, with eviction from the front in amortised O(1).
+// Strings are kept as intern ids; the caller resolves them.
+package store
+
+import (
+	"sort"
+
+	"github.com/pond-go/pond/schema"
+)
+
+// ChunkRows is the number of rows a chunk holds.
+const ChunkRows = 2048
+
+// Store holds rows sorted by time. Column 0 is the time; number columns
+// keep float64 (NaN = missing), string columns intern ids (0 = missing),
+// boolean columns a byte (0 missing, 1 false, 2 true), array columns the
+// elements (nil = missing). Optionally each row carries a 64-bit identity.
+type Store struct {
+	kinds  []schema.Kind
+	chunks []*chunk
+	head   int // offset of the first live row in chunks[0]
+	n      int
+	free   []*chunk
+	ids    bool
+}
+
+type chunk struct {
+	t    []int64
+	id   []uint64
+	cols []ccol // index = schema column; cols[0] unused
+}
+
+type ccol struct {
+	num []float64
+	sym []uint32
+	flg []uint8
+	arr [][]schema.Value
+}
+
+// New returns an empty store for columns of the given kinds (kinds[0] is
+// the time). withIDs keeps an identity per row.
+func New(kinds []schema.Kind, withIDs bool) *Store {
+	return &Store{kinds: kinds, ids: withIDs}
+}
+
+// Len returns the number of rows held.
+func (s *Store) Len() int { return s.n }
+
+func (s *Store) newChunk() *chunk {
+	if k := len(s.free); k > 0 {
+		c := s.free[k-1]
+		s.free = s.free[:k-1]
+		return c
+	}
+	c := &chunk{t: make([]int64, ChunkRows), cols: make([]ccol, len(s.kinds))}
+	if s.ids {
+		c.id = make([]uint64, ChunkRows)
+	}
+	for j := 1; j < len(s.kinds); j++ {
+		switch s.kinds[j] {
+		case schema.Number:
+			c.cols[j].num = make([]float64, ChunkRows)
+		case schema.String:
+			c.cols[j].sym = make([]uint32, ChunkRows)
+		case schema.Bool:
+			c.cols[j].flg = make([]uint8, ChunkRows)
+		case schema.Array:
+			c.cols[j].arr = make([][]schema.Value, ChunkRows)
+		}
+	}
+	return c
+}
+
+func (s *Store) loc(r int) (*chunk, int) {
+	p := s.head + r
+	return s.chunks[p/ChunkRows], p % ChunkRows
+}
+
+// Time returns the time of row r.
+func (s *Store) Time(r int) int64 {
+	c, o := s.loc(r)
+	return c.t[o]
+}
+
+// ID returns the identity of row r (0 if the store keeps none).
+func (s *Store) ID(r int) uint64 {
+	if !s.ids {
+		return 0
+	}
+	c, o := s.loc(r)
+	return c.id[o]
+}
+
+// Num returns number column j of row r (NaN if missing).
+func (s *Store) Num(r, j int) float64 {
+	c, o := s.loc(r)
+	return c.cols[j].num[o]
+}
+
+// Sym returns the intern id in string column j of row r (0 if missing).
+func (s *Store) Sym(r, j int) uint32 {
+	c, o := s.loc(r)
+	return c.cols[j].sym[o]
+}
+
+// Flag returns boolean column j of row r: 0 missing, 1 false, 2 true.
+func (s *Store) Flag(r, j int) uint8 {
+	c, o := s.loc(r)
+	return c.cols[j].flg[o]
+}
+
+// Arr returns array column j of row r (nil if missing).
+func (s *Store) Arr(r, j int) []schema.Value {
+	c, o := s.loc(r)
+	return c.cols[j].arr[o]
+}
+
+// Source is a block of rows to append, column by column. Syms[j] holds the
+// intern ids of string column j; IDs the row identities (when kept).
+type Source struct {
+	Table *schema.Table
+	Syms  [][]uint32
+	IDs   []uint64
+}
+
+// Append appends rows [from, to) of src, which must not be before the last
+// row held.
+func (s *Store) Append(src Source, from, to int) {
+	for from < to {
+		end := s.head + s.n
+		if end == len(s.chunks)*ChunkRows {
+			s.chunks = append(s.chunks, s.newChunk())
+		}
+		c := s.chunks[end/ChunkRows]
+		o := end % ChunkRows
+		k := min(ChunkRows-o, to-from)
+		s.copyIn(c, o, src, from, from+k)
+		s.n += k
+		from += k
+	}
+}
+
+func (s *Store) copyIn(c *chunk, o int, src Source, from, to int) {
+	copy(c.t[o:], src.Table.Times()[from:to])
+	if s.ids {
+		copy(c.id[o:], src.IDs[from:to])
+	}
+	for j := 1; j < len(s.kinds); j++ {
+		col := src.Table.Col(j)
+		cc := &c.cols[j]
+		switch s.kinds[j] {
+		case schema.Number:
+			copy(cc.num[o:], col.Numbers()[from:to])
+		case schema.String:
+			copy(cc.sym[o:], src.Syms[j][from:to])
+		case schema.Bool:
+			for i := from; i < to; i++ {
+				b, ok := col.Bool(i)
+				f := uint8(0)
+				if ok {
+					f = 1
+					if b {
+						f = 2
+					}
+				}
+				cc.flg[o+i-from] = f
+			}
+		case schema.Array:
+			for i := from; i < to; i++ {
+				a, ok := col.Array(i)
+				if ok {
+					a = append(make([]schema.Value, 0, len(a)), a...)
+				}
+				cc.arr[o+i-from] = a
+			}
+		}
+	}
+}
+
+// Insert inserts row i of src at position r (0 ≤ r ≤ Len), shifting later
+// rows back by one. Its cost is proportional to Len − r.
+func (s *Store) Insert(r int, src Source, i int) {
+	s.Append(src, i, i+1)
+	for k := s.n - 1; k > r; k-- {
+		s.move(k, k-1)
+	}
+	// The moves overwrote the appended row; write it at its place.
+	dc, do := s.loc(r)
+	s.copyIn(dc, do, src, i, i+1)
+}
+
+// move copies row src over row dst.
+func (s *Store) move(dst, src int) {
+	dc, do := s.loc(dst)
+	sc, so := s.loc(src)
+	dc.t[do] = sc.t[so]
+	if s.ids {
+		dc.id[do] = sc.id[so]
+	}
+	for j := 1; j < len(s.kinds); j++ {
+		d, x := &dc.cols[j], &sc.cols[j]
+		switch s.kinds[j] {
+		case schema.Number:
+			d.num[do] = x.num[so]
+		case schema.String:
+			d.sym[do] = x.sym[so]
+		case schema.Bool:
+			d.flg[do] = x.flg[so]
+		case schema.Array:
+			d.arr[do] = x.arr[so]
+		}
+	}
+}
+
+// UpperBound returns the number of rows with time ≤ t: the position where a
+// row at t goes after its equals.
+func (s *Store) UpperBound(t int64) int {
+	return sort.Search(s.n, func(r int) bool { return s.Time(r) > t })
+}
+
+// LowerBound returns the number of rows with time < t.
+func (s *Store) LowerBound(t int64) int {
+	return sort.Search(s.n, func(r int) bool { return s.Time(r) >= t })
+}
+
+// Evict drops the first k rows. Whole chunks go back to a free list, so a
+// store in steady state does not allocate.
+func (s *Store) Evict(k int) {
+	if k <= 0 {
+		return
+	}
+	if k > s.n {
+		k = s.n
+	}
+	s.head += k
+	s.n -= k
+	drop := s.head / ChunkRows
+	if s.n == 0 {
+		drop = len(s.chunks)
+		s.head = 0
+	} else {
+		s.head %= ChunkRows
+	}
+	for _, c := range s.chunks[:drop] {
+		for j := range c.cols {
+			clear(c.cols[j].arr)
+		}
+		s.free = append(s.free, c)
+	}
+	if drop > 0 {
+		n := copy(s.chunks, s.chunks[drop:])
+		clear(s.chunks[n:])
+		s.chunks = s.chunks[:n]
+	}
+	// Keep at most two spare chunks.
+	if len(s.free) > 2 {
+		clear(s.free[2:])
+		s.free = s.free[:2]
+	}
+}
+
+// Bytes estimates the memory the store holds, spare chunks included.
+func (s *Store) Bytes() int {
+	per := 8
+	if s.ids {
+		per += 8
+	}
+	for _, k := range s.kinds[1:] {
+		switch k {
+		case schema.Number:
+			per += 8
+		case schema.String:
+			per += 4
+		case schema.Bool:
+			per++
+		case schema.Array:
+			per += 24
+		}
+	}
+	return (len(s.chunks) + len(s.free)) * ChunkRows * per
+}

@@ -1,0 +1,125 @@
+package store
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/schema"
+)
+
+var sch = schema.MustNew(
+	schema.Column{Name: "time", Kind: schema.Time},
+	schema.Column{Name: "v", Kind: schema.Number},
+	schema.Column{Name: "s", Kind: schema.String},
+	schema.Column{Name: "b", Kind: schema.Bool, Optional: true},
+	schema.Column{Name: "a", Kind: schema.Array, Optional: true},
+)
+
+func kinds() []schema.Kind {
+	var k []schema.Kind
+	for _, c := range sch.Columns() {
+		k = append(k, c.Kind)
+	}
+	return k
+}
+
+func source(times []int64) Source {
+	t := schema.NewTable(sch)
+	syms := make([][]uint32, sch.Len())
+	var ids []uint64
+	for i, tm := range times {
+		t.Col(0).AppendTime(tm)
+		t.Col(1).AppendNum(float64(tm) / 2)
+		t.Col(2).AppendStr("x")
+		syms[2] = append(syms[2], uint32(i+1))
+		t.Col(3).AppendBool(i%2 == 0)
+		t.Col(4).AppendArray([]schema.Value{schema.NumberValue(float64(i))})
+		ids = append(ids, uint64(100+i))
+	}
+	return Source{Table: t, Syms: syms, IDs: ids}
+}
+
+func times(s *Store) []int64 {
+	var out []int64
+	for r := range s.Len() {
+		out = append(out, s.Time(r))
+	}
+	return out
+}
+
+func TestAppendAcrossChunksAndEvict(t *testing.T) {
+	s := New(kinds(), true)
+	n := 3*ChunkRows + 17
+	ts := make([]int64, n)
+	for i := range ts {
+		ts[i] = int64(i)
+	}
+	src := source(ts)
+	s.Append(src, 0, 1000)
+	s.Append(src, 1000, n)
+	require.Equal(t, n, s.Len())
+	assert.Equal(t, ts, times(s))
+	assert.Equal(t, float64(ChunkRows+5)/2, s.Num(ChunkRows+5, 1))
+	assert.Equal(t, uint32(ChunkRows+6), s.Sym(ChunkRows+5, 2))
+	assert.Equal(t, uint64(100+ChunkRows+5), s.ID(ChunkRows+5))
+	assert.Equal(t, uint8(2), s.Flag(4, 3))
+	assert.Equal(t, uint8(1), s.Flag(5, 3))
+
+	s.Evict(ChunkRows + 3)
+	assert.Equal(t, n-ChunkRows-3, s.Len())
+	assert.Equal(t, int64(ChunkRows+3), s.Time(0))
+	assert.Len(t, s.chunks, 3)
+	s.Evict(s.Len())
+	assert.Zero(t, s.Len())
+	assert.Empty(t, s.chunks)
+}
+
+func TestInsertKeepsTimeOrder(t *testing.T) {
+	s := New(kinds(), true)
+	rng := rand.New(rand.NewPCG(1, 2))
+	var want []int64
+	for i := range 3 * ChunkRows {
+		tm := int64(rng.IntN(1000))
+		src := source([]int64{tm})
+		src.IDs[0] = uint64(i)
+		r := s.UpperBound(tm)
+		s.Insert(r, src, 0)
+		want = append(want, tm)
+		if i%500 == 499 {
+			s.Evict(7)
+			slices.Sort(want)
+			want = want[7:]
+		}
+	}
+	slices.Sort(want)
+	assert.Equal(t, want, times(s))
+}
+
+func TestBoundsAndSteadyStateDoesNotAllocate(t *testing.T) {
+	s := New(kinds()[:3], false)
+	tab := schema.NewTable(schema.MustNew(sch.Columns()[:3]...))
+	syms := make([][]uint32, 3)
+	for i := range 1000 {
+		tab.Col(0).AppendTime(int64(i))
+		tab.Col(1).AppendNum(1)
+		tab.Col(2).AppendStr("x")
+		syms[2] = append(syms[2], 1)
+	}
+	src := Source{Table: tab, Syms: syms}
+	s.Append(src, 0, 1000)
+	assert.Equal(t, 10, s.LowerBound(10))
+	assert.Equal(t, 11, s.UpperBound(10))
+	for range 20 {
+		s.Append(src, 0, 1000)
+		s.Evict(1000)
+	}
+	allocs := testing.AllocsPerRun(50, func() {
+		s.Append(src, 0, 1000)
+		s.Evict(1000)
+	})
+	assert.Zero(t, allocs)
+}

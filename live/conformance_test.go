@@ -1,0 +1,342 @@
+package live_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/live"
+	"github.com/pond-go/pond/schema"
+	"github.com/pond-go/pond/sequence"
+)
+
+// The conformance test runs every case of the shared vectors (see
+// ../../shared/vectors/FORMAT.md), or of the folder named by POND_VECTORS.
+
+type vector struct {
+	Name     string `json:"name"`
+	About    string `json:"about"`
+	Differs  string `json:"differs"`
+	Schema   []vecColumn
+	Series   vecSeries
+	Pipeline []map[string]json.RawMessage
+	Pushes   [][][]any
+	Expect   []vecExpect
+	Tol      *float64 `json:"tolerance"`
+}
+
+type vecColumn struct {
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
+	Required *bool  `json:"required"`
+}
+
+type vecSeries struct {
+	Name      string `json:"name"`
+	Retention struct {
+		MaxAge    string `json:"maxAge"`
+		MaxEvents *int   `json:"maxEvents"`
+	} `json:"retention"`
+	Ordering string `json:"ordering"`
+	Grace    string `json:"grace"`
+}
+
+type vecExpect struct {
+	Error   *string             `json:"error"`
+	Events  [][]json.RawMessage `json:"events"`
+	Length  *int                `json:"length"`
+	Evicted *int                `json:"evicted"`
+}
+
+// notImplemented is returned by a step builder for an operation the library
+// does not have yet; the case is then skipped with that message.
+type notImplemented string
+
+func (n notImplemented) Error() string { return "not implemented: " + string(n) }
+
+func vectorDir() string {
+	if d := os.Getenv("POND_VECTORS"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "shared", "vectors")
+}
+
+func TestConformance(t *testing.T) {
+	dir := vectorDir()
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".json") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	require.NoError(t, err, "reading the vectors folder %s (set POND_VECTORS)", dir)
+	require.NotEmpty(t, files, "no vectors under %s", dir)
+	slices.Sort(files)
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".json")
+		t.Run(name, func(t *testing.T) { runVector(t, f) })
+	}
+}
+
+func runVector(t *testing.T, path string) {
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var v vector
+	require.NoError(t, json.Unmarshal(raw, &v), "parsing %s", path)
+	require.Len(t, v.Expect, len(v.Pushes), "expect and pushes differ in length")
+	tol := 1e-9
+	if v.Tol != nil {
+		tol = *v.Tol
+	}
+
+	s, last, err := buildVector(&v)
+	var ni notImplemented
+	if errors.As(err, &ni) {
+		t.Skip(ni.Error())
+	}
+	if len(v.Expect) > 0 && v.Expect[0].Error != nil && *v.Expect[0].Error == "config" {
+		require.Error(t, err, "building the pipeline must fail")
+		require.ErrorIs(t, err, live.ErrConfig, "a config error must wrap live.ErrConfig")
+		return
+	}
+	require.NoError(t, err, "building the pipeline")
+
+	require.NoError(t, s.Watch(last, live.Event))
+	var out []live.Output
+	for i, push := range v.Pushes {
+		rows := make([]schema.Row, len(push))
+		for k, r := range push {
+			rows[k] = jsonRow(s.Schema(), r)
+		}
+		before := s.Stats()
+		out, err = s.PushRows(out[:0], rows...)
+		exp := v.Expect[i]
+		if exp.Error != nil {
+			require.Error(t, err, "push %d must fail with %s", i, *exp.Error)
+			want := map[string]error{
+				"validation":   live.ErrValidation,
+				"out-of-order": live.ErrOutOfOrder,
+				"late":         live.ErrLate,
+			}[*exp.Error]
+			require.NotNil(t, want, "unknown error class %q", *exp.Error)
+			require.ErrorIs(t, err, want, "push %d", i)
+			require.Empty(t, out, "a failed push emits nothing")
+			require.Equal(t, before, s.Stats(), "a failed push changes nothing")
+		} else {
+			require.NoError(t, err, "push %d", i)
+		}
+		var got []*schema.Table
+		for _, o := range out {
+			if o.Node == last && o.Kind == live.Event {
+				got = append(got, o.Events)
+			}
+		}
+		compareEvents(t, i, exp.Events, got, tol)
+		if exp.Length != nil {
+			require.Equal(t, *exp.Length, s.Len(), "push %d: length", i)
+		}
+		if exp.Evicted != nil {
+			require.Equal(t, uint64(*exp.Evicted), s.Stats().Evicted-before.Evicted, "push %d: evicted", i)
+		}
+	}
+}
+
+func buildVector(v *vector) (*live.Series, live.NodeID, error) {
+	cols := make([]schema.Column, len(v.Schema))
+	for i, c := range v.Schema {
+		k, err := schema.ParseKind(c.Kind)
+		if err != nil {
+			return nil, 0, err
+		}
+		cols[i] = schema.Column{Name: c.Name, Kind: k, Optional: c.Required != nil && !*c.Required}
+	}
+	sch, err := schema.New(cols...)
+	if err != nil {
+		return nil, 0, err
+	}
+	var opts live.Options
+	if v.Series.Retention.MaxAge != "" {
+		if opts.MaxAge, err = durationOpt("maxAge", v.Series.Retention.MaxAge); err != nil {
+			return nil, 0, err
+		}
+	}
+	if v.Series.Retention.MaxEvents != nil {
+		opts.MaxEvents = *v.Series.Retention.MaxEvents
+	}
+	if opts.Ordering, err = live.ParseOrdering(v.Series.Ordering); err != nil {
+		return nil, 0, err
+	}
+	if v.Series.Grace != "" {
+		if opts.Grace, err = durationOpt("grace", v.Series.Grace); err != nil {
+			return nil, 0, err
+		}
+	}
+	s, err := live.New(v.Series.Name, sch, opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	node := s.Root()
+	for _, step := range v.Pipeline {
+		var op string
+		if err := json.Unmarshal(step["op"], &op); err != nil {
+			return nil, 0, fmt.Errorf("step without op: %w", err)
+		}
+		build, ok := steps[op]
+		if !ok {
+			return nil, 0, notImplemented(op)
+		}
+		if node, err = build(s, node, step); err != nil {
+			return nil, 0, err
+		}
+	}
+	return s, node, nil
+}
+
+// steps maps a vector operation to the code that builds it.
+var steps = map[string]func(s *live.Series, src live.NodeID, step map[string]json.RawMessage) (live.NodeID, error){}
+
+// durationOpt parses a duration string of a vector, wrapping a bad one as a
+// config error, as the library's own option parsing would.
+func durationOpt(field, s string) (time.Duration, error) {
+	d, err := sequence.ParseDuration(s)
+	if err != nil {
+		return 0, &live.ConfigError{Op: "vector", Field: field, Reason: "bad duration", Err: err}
+	}
+	return d, nil
+}
+
+// jsonRow converts a vector row to values: the time in milliseconds, then
+// cells by the column's kind; the string "NaN" (or "Infinity") in a number
+// column is that non-finite number.
+func jsonRow(s *schema.Schema, r []any) schema.Row {
+	row := make(schema.Row, len(r))
+	for j, x := range r {
+		if j == 0 {
+			if ms, ok := x.(float64); ok {
+				row[0] = schema.NanosValue(int64(math.Round(ms * 1e6)))
+				continue
+			}
+		}
+		if j < s.Len() && s.Column(j).Kind == schema.Number {
+			if str, ok := x.(string); ok {
+				switch str {
+				case "NaN":
+					x = math.NaN()
+				case "Infinity":
+					x = math.Inf(1)
+				case "-Infinity":
+					x = math.Inf(-1)
+				}
+			}
+		}
+		v, err := schema.Of(x)
+		if err != nil {
+			panic(err)
+		}
+		row[j] = v
+	}
+	return row
+}
+
+func compareEvents(t *testing.T, push int, want [][]json.RawMessage, got []*schema.Table, tol float64) {
+	t.Helper()
+	var rows []gotRow
+	for _, tab := range got {
+		for i := range tab.Len() {
+			rec := map[string]schema.Value{}
+			for j := 1; j < tab.Schema().Len(); j++ {
+				rec[tab.Schema().Column(j).Name] = tab.Value(i, j)
+			}
+			rows = append(rows, gotRow{t: tab.TimeNanos(i), rec: rec})
+		}
+	}
+	require.Equal(t, len(want), len(rows), "push %d: number of events; got %s", push, fmtRows(rows))
+	for k, w := range want {
+		var ms float64
+		require.NoError(t, json.Unmarshal(w[0], &ms))
+		var rec map[string]any
+		require.NoError(t, json.Unmarshal(w[1], &rec))
+		g := rows[k]
+		require.Equal(t, int64(math.Round(ms*1e6)), g.t, "push %d event %d: time; got %s", push, k, fmtRows(rows))
+		keys := make([]string, 0, len(rec))
+		for c := range rec {
+			keys = append(keys, c)
+		}
+		gotKeys := make([]string, 0, len(g.rec))
+		for c := range g.rec {
+			gotKeys = append(gotKeys, c)
+		}
+		slices.Sort(keys)
+		slices.Sort(gotKeys)
+		require.Equal(t, keys, gotKeys, "push %d event %d: columns", push, k)
+		for c, wv := range rec {
+			if !sameValue(wv, g.rec[c], tol) {
+				require.Failf(t, "value differs", "push %d event %d (t=%v) column %q: want %v, got %v\nall: %s",
+					push, k, ms, c, wv, g.rec[c], fmtRows(rows))
+			}
+		}
+	}
+}
+
+type gotRow struct {
+	t   int64
+	rec map[string]schema.Value
+}
+
+func fmtRows(rows []gotRow) string {
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&b, "\n  %d:", r.t/1e6)
+		keys := make([]string, 0, len(r.rec))
+		for k := range r.rec {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, " %s=%s", k, r.rec[k])
+		}
+	}
+	return b.String()
+}
+
+func sameValue(want any, got schema.Value, tol float64) bool {
+	switch w := want.(type) {
+	case nil:
+		return got.IsMissing()
+	case float64:
+		g, ok := got.Num()
+		return ok && math.Abs(g-w) <= tol*math.Max(1, math.Abs(w))
+	case string:
+		g, ok := got.Str()
+		return ok && g == w
+	case bool:
+		g, ok := got.Bool()
+		return ok && g == w
+	case []any:
+		g, ok := got.Array()
+		if !ok || len(g) != len(w) {
+			return false
+		}
+		for i := range w {
+			if !sameValue(w[i], g[i], tol) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(want, got.Any())
+}

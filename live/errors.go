@@ -1,0 +1,99 @@
+package live
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/pond-go/pond/schema"
+)
+
+// Errors returned by this package. Test for them with [errors.Is]; the
+// typed errors ([*OrderError], [*ConfigError]) carry the details. Data
+// errors from validation wrap [schema.ErrValidation] and are
+// [*schema.RowError] values.
+var (
+	// ErrConfig reports options or a pipeline that cannot be built: a bad
+	// retention, ordering or grace, an unknown column, a reducer that does
+	// not fit, a duplicate output name.
+	ErrConfig = errors.New("live: invalid configuration")
+	// ErrOutOfOrder reports, under strict ordering, a row before the
+	// latest row held or before the previous row of its push.
+	ErrOutOfOrder = errors.New("live: event out of order")
+	// ErrLate reports, under reorder ordering, a row later than the grace
+	// period allows.
+	ErrLate = errors.New("live: event outside grace period")
+	// ErrNode reports a node id that does not belong to the series, or an
+	// output kind a node does not produce.
+	ErrNode = errors.New("live: unknown node or output")
+	// ErrReentrant reports a push made while another push of the same
+	// series is running (from inside a map or filter function).
+	ErrReentrant = errors.New("live: push during push")
+	// ErrValidation is [schema.ErrValidation], for callers that import only
+	// this package.
+	ErrValidation = schema.ErrValidation
+)
+
+// OrderError reports a row that breaks the series' ordering. It wraps
+// [ErrOutOfOrder] or [ErrLate].
+type OrderError struct {
+	Row    int           // index of the row in the push
+	Time   int64         // its time, in nanoseconds since the epoch
+	Latest int64         // the latest time held or pushed before it
+	Grace  time.Duration // the grace period, for ErrLate
+	err    error
+}
+
+func (e *OrderError) Error() string {
+	if e.err == ErrLate {
+		return fmt.Sprintf("live: row %d at %s is outside the grace period (latest %s, grace %v)",
+			e.Row, fmtTime(e.Time), fmtTime(e.Latest), e.Grace)
+	}
+	return fmt.Sprintf("live: row %d at %s is out of order: it is before %s", e.Row, fmtTime(e.Time), fmtTime(e.Latest))
+}
+
+// Unwrap returns [ErrOutOfOrder] or [ErrLate].
+func (e *OrderError) Unwrap() error { return e.err }
+
+// ConfigError reports what is wrong with options or a pipeline step. It
+// wraps [ErrConfig] and, when there is one, the error underneath (a bad
+// duration, an unknown reducer).
+type ConfigError struct {
+	Op     string // the call: "new", "rolling", "partitionBy", ...
+	Field  string // the option or column concerned, if any
+	Reason string
+	Err    error
+}
+
+func (e *ConfigError) Error() string {
+	msg := "live: " + e.Op
+	if e.Field != "" {
+		msg += ": " + e.Field
+	}
+	msg += ": " + e.Reason
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap returns [ErrConfig] and the underlying error.
+func (e *ConfigError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrConfig, e.Err}
+	}
+	return []error{ErrConfig}
+}
+
+func configErr(op, field, reason string, err error) error {
+	return &ConfigError{Op: op, Field: field, Reason: reason, Err: err}
+}
+
+// fmtTime renders a time for messages: milliseconds since the epoch when it
+// is a whole number of them (the unit pond-ts users know), else RFC 3339.
+func fmtTime(ns int64) string {
+	if ns%int64(time.Millisecond) == 0 {
+		return fmt.Sprintf("%dms", ns/int64(time.Millisecond))
+	}
+	return time.Unix(0, ns).UTC().Format(time.RFC3339Nano)
+}

@@ -1,0 +1,115 @@
+package live
+
+import (
+	"fmt"
+
+	"github.com/pond-go/pond/schema"
+)
+
+// NodeID identifies a node of a series' pipeline: the root, a partition, a
+// rolling, a view. Ids are dense and given in build order, which is also a
+// topological order.
+type NodeID int32
+
+// OutputKind is a kind of output a node produces in a push.
+type OutputKind uint8
+
+// The output kinds.
+const (
+	// Event: the rows a node emitted (for the root and the series-like
+	// nodes, the rows it took in; for a rolling, the rows it emitted).
+	Event OutputKind = iota + 1
+	// Batch: the rows a series-like node (the root, a partition) took in,
+	// as one table per push. For those nodes it holds the same rows as
+	// Event.
+	Batch
+	// Evict: the rows a node let go of in the push (retention on the
+	// root, per-partition retention, window views).
+	Evict
+)
+
+func (k OutputKind) String() string {
+	switch k {
+	case Event:
+		return "event"
+	case Batch:
+		return "batch"
+	case Evict:
+		return "evict"
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// Output is one tagged output of a push: the rows one node produced of one
+// kind. Events is owned by the series and valid until its next push; clone
+// it ([schema.Table.Clone]) to keep it.
+type Output struct {
+	Node   NodeID
+	Kind   OutputKind
+	Events *schema.Table
+}
+
+// frame is the block of rows one node hands to the next in a push.
+type frame struct {
+	tab  *schema.Table
+	syms [][]uint32 // intern ids of string columns, when known (else nil)
+	part []int32    // partition index of each row, for partitioned nodes
+	ids  []uint64   // identity of each row, for nodes whose evictions are followed
+}
+
+func newFrame(s *schema.Schema) frame {
+	return frame{tab: schema.NewTable(s), syms: make([][]uint32, s.Len())}
+}
+
+func (f *frame) len() int { return f.tab.Len() }
+
+func (f *frame) reset() {
+	f.tab.Reset()
+	for j := range f.syms {
+		if f.syms[j] != nil {
+			f.syms[j] = f.syms[j][:0]
+		}
+	}
+	f.part = f.part[:0]
+	f.ids = f.ids[:0]
+}
+
+// node is one operator of the pipeline. Nodes are driven by the series,
+// once per push, in build order.
+type node interface {
+	base() *nodeBase
+	// push takes the rows the node's source produced in this push.
+	push(in *frame)
+	// evicted takes the rows the node's source evicted in this push; it is
+	// called only for nodes with followsEvictions set.
+	evicted(gone *frame)
+	// finish runs after retention, at the end of a successful push.
+	finish()
+}
+
+// nodeBase is what every node has.
+type nodeBase struct {
+	id       NodeID
+	src      NodeID // -1 for the root
+	op       string
+	sch      *schema.Schema
+	out      frame // rows emitted in this push
+	gone     frame // rows evicted in this push
+	produces [Evict + 1]bool
+	watched  [Evict + 1]bool
+	// followsEvictions: the node wants its source's evictions.
+	followsEvictions bool
+	// wantGone: someone (a watcher or a consumer) reads gone.
+	wantGone bool
+	// scope is the partitioning the node's rows carry, nil if none.
+	scope *partScope
+}
+
+func (b *nodeBase) base() *nodeBase { return b }
+
+// partScope describes a partitioning: nodes downstream of a partition node
+// carry the partition index of each row and keep their state per
+// partition. It is filled in by the partition node.
+type partScope struct {
+	node NodeID
+}

@@ -1,0 +1,591 @@
+package live
+
+import (
+	"fmt"
+	"iter"
+	"slices"
+
+	"github.com/pond-go/pond/internal/intern"
+	"github.com/pond-go/pond/internal/store"
+	"github.com/pond-go/pond/schema"
+)
+
+// Series is a live time series and the owner of every node built on it.
+// Rows enter through [Series.PushMany]; the series keeps them in time order
+// under its ordering and retention, runs every node on them, and returns
+// the outputs of the nodes you [Series.Watch].
+//
+// A Series is not safe for concurrent use: guard it with a lock if several
+// goroutines push or read.
+type Series struct {
+	name   string
+	schema *schema.Schema
+	opts   Options
+	syms   *intern.Table
+	store  *store.Store
+	nodes  []node
+
+	ingested, rejected, evicted uint64
+	latest                      int64
+	hasLatest                   bool
+	busy                        bool
+
+	root    *rootNode
+	accept  []int32 // scratch: rows of the batch accepted under drop
+	rowsBuf *schema.Batch
+}
+
+// Stats are the counters of a series. They never decrease.
+type Stats struct {
+	Ingested uint64 // rows accepted
+	Rejected uint64 // rows dropped under Drop ordering
+	Evicted  uint64 // rows evicted by retention
+	Length   int    // rows held now
+}
+
+// New builds a series with the given schema and options.
+func New(name string, s *schema.Schema, opts Options) (*Series, error) {
+	if s == nil {
+		return nil, configErr("new", "schema", "a series needs a schema", nil)
+	}
+	if err := opts.validate("new"); err != nil {
+		return nil, err
+	}
+	kinds := make([]schema.Kind, s.Len())
+	for j := range kinds {
+		kinds[j] = s.Column(j).Kind
+	}
+	sr := &Series{
+		name:   name,
+		schema: s,
+		opts:   opts,
+		syms:   intern.New(),
+		store:  store.New(kinds, opts.Ordering == Reorder),
+	}
+	sr.root = &rootNode{s: sr}
+	rb := sr.root.base()
+	rb.id, rb.src, rb.op, rb.sch = 0, -1, "root", s
+	rb.out = newFrame(s)
+	rb.gone = newFrame(s)
+	rb.produces[Event], rb.produces[Batch], rb.produces[Evict] = true, true, true
+	sr.nodes = append(sr.nodes, sr.root)
+	return sr, nil
+}
+
+// Name returns the series' name.
+func (s *Series) Name() string { return s.name }
+
+// Schema returns the schema of the root.
+func (s *Series) Schema() *schema.Schema { return s.schema }
+
+// Root returns the id of the root node, the one pushes feed.
+func (s *Series) Root() NodeID { return 0 }
+
+// NodeSchema returns the schema of the rows a node emits.
+func (s *Series) NodeSchema(id NodeID) (*schema.Schema, error) {
+	n, err := s.node(id)
+	if err != nil {
+		return nil, err
+	}
+	return n.base().sch, nil
+}
+
+func (s *Series) node(id NodeID) (node, error) {
+	if id < 0 || int(id) >= len(s.nodes) {
+		return nil, fmt.Errorf("%w: node %d (the series has %d)", ErrNode, id, len(s.nodes))
+	}
+	return s.nodes[id], nil
+}
+
+// Watch selects outputs of a node to be returned by every push. With no
+// kinds it watches the node's events. Watching a kind the node does not
+// produce is an error wrapping [ErrNode].
+func (s *Series) Watch(id NodeID, kinds ...OutputKind) error {
+	n, err := s.node(id)
+	if err != nil {
+		return err
+	}
+	b := n.base()
+	if len(kinds) == 0 {
+		kinds = []OutputKind{Event}
+	}
+	for _, k := range kinds {
+		if k < Event || k > Evict || !b.produces[k] {
+			return fmt.Errorf("%w: %s node %d has no %s output", ErrNode, b.op, id, k)
+		}
+	}
+	for _, k := range kinds {
+		b.watched[k] = true
+	}
+	s.refreshWants()
+	return nil
+}
+
+// Unwatch stops returning the given kinds of outputs of a node (all of
+// them when no kind is given).
+func (s *Series) Unwatch(id NodeID, kinds ...OutputKind) error {
+	n, err := s.node(id)
+	if err != nil {
+		return err
+	}
+	b := n.base()
+	if len(kinds) == 0 {
+		kinds = []OutputKind{Event, Batch, Evict}
+	}
+	for _, k := range kinds {
+		if k >= Event && k <= Evict {
+			b.watched[k] = false
+		}
+	}
+	s.refreshWants()
+	return nil
+}
+
+// refreshWants recomputes which nodes must build their eviction frames.
+func (s *Series) refreshWants() {
+	for _, n := range s.nodes {
+		b := n.base()
+		b.wantGone = b.watched[Evict]
+	}
+	for _, n := range s.nodes {
+		b := n.base()
+		if b.followsEvictions && b.src >= 0 {
+			s.nodes[b.src].base().wantGone = true
+		}
+	}
+}
+
+// addNode registers a built node and replays the rows the series holds
+// into it, so that it starts from what its source holds (its emissions
+// during the replay are dropped).
+func (s *Series) addNode(n node) NodeID {
+	b := n.base()
+	b.id = NodeID(len(s.nodes))
+	s.nodes = append(s.nodes, n)
+	s.refreshWants()
+	return b.id
+}
+
+// Len returns the number of rows the series holds.
+func (s *Series) Len() int { return s.store.Len() }
+
+// Stats returns the series' counters.
+func (s *Series) Stats() Stats {
+	return Stats{Ingested: s.ingested, Rejected: s.rejected, Evicted: s.evicted, Length: s.store.Len()}
+}
+
+// Latest returns the latest time the series holds, in nanoseconds since the
+// epoch, and false when it is empty.
+func (s *Series) Latest() (int64, bool) {
+	if s.store.Len() == 0 {
+		return 0, false
+	}
+	return s.store.Time(s.store.Len() - 1), true
+}
+
+// All iterates over the rows the series holds, in time order. Each row is a
+// new slice.
+func (s *Series) All() iter.Seq2[int, schema.Row] {
+	return func(yield func(int, schema.Row) bool) {
+		for r := range s.store.Len() {
+			if !yield(r, s.row(r)) {
+				return
+			}
+		}
+	}
+}
+
+// Row returns row r of what the series holds (0 is the oldest).
+func (s *Series) Row(r int) (schema.Row, error) {
+	if r < 0 || r >= s.store.Len() {
+		return nil, fmt.Errorf("live: row %d out of range [0, %d)", r, s.store.Len())
+	}
+	return s.row(r), nil
+}
+
+func (s *Series) row(r int) schema.Row {
+	row := make(schema.Row, s.schema.Len())
+	row[0] = schema.NanosValue(s.store.Time(r))
+	for j := 1; j < len(row); j++ {
+		row[j] = s.cell(r, j)
+	}
+	return row
+}
+
+func (s *Series) cell(r, j int) schema.Value {
+	switch s.schema.Column(j).Kind {
+	case schema.Number:
+		if f := s.store.Num(r, j); f == f {
+			return schema.NumberValue(f)
+		}
+	case schema.String:
+		if id := s.store.Sym(r, j); id != 0 {
+			return schema.StringValue(s.syms.Str(id))
+		}
+	case schema.Bool:
+		if f := s.store.Flag(r, j); f != 0 {
+			return schema.BoolValue(f == 2)
+		}
+	case schema.Array:
+		if a := s.store.Arr(r, j); a != nil {
+			return schema.ArrayValue(a...)
+		}
+	}
+	return schema.Value{}
+}
+
+// appendStored appends row r of the store to a frame.
+func (s *Series) appendStored(f *frame, r int) {
+	f.tab.Col(0).AppendTime(s.store.Time(r))
+	for j := 1; j < s.schema.Len(); j++ {
+		c := f.tab.Col(j)
+		switch s.schema.Column(j).Kind {
+		case schema.Number:
+			c.AppendNum(s.store.Num(r, j))
+		case schema.String:
+			id := s.store.Sym(r, j)
+			if id == 0 {
+				c.AppendMissing()
+			} else {
+				c.AppendStr(s.syms.Str(id))
+			}
+			f.syms[j] = append(f.syms[j], id)
+		default:
+			c.AppendValue(s.cell(r, j))
+		}
+	}
+}
+
+// PushRows is [Series.PushMany] for rows of values: each row has one cell
+// per column, the time first. It is the convenient path for generic code;
+// the columnar batch is the fast one.
+func (s *Series) PushRows(dst []Output, rows ...schema.Row) ([]Output, error) {
+	if s.rowsBuf == nil {
+		s.rowsBuf = schema.NewBatch(s.schema, len(rows))
+	}
+	s.rowsBuf.Reset()
+	for j := range s.rowsBuf.Cols {
+		s.rowsBuf.Cols[j].Missing = nil
+	}
+	if err := s.schema.AppendRows(s.rowsBuf, rows); err != nil {
+		return dst, err
+	}
+	return s.PushMany(dst, s.rowsBuf)
+}
+
+// PushMany pushes one batch of rows and appends the outputs of every
+// watched node to dst.
+//
+// A push is atomic: every row is validated (cells, ordering, partition
+// constraints) before anything changes. On error nothing is stored,
+// emitted or counted, dst is returned unchanged, and the error names the
+// offending row.
+//
+// # Output order
+//
+// Outputs come grouped by kind, then by node in build order: first every
+// watched node's Event output, then every Batch output, then every Evict
+// output. A node contributes at most one Output of each kind per push (all
+// its rows of that kind in one table), and none when it produced no rows.
+// The tables are owned by the series and valid until the next push.
+func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
+	if s.busy {
+		return dst, ErrReentrant
+	}
+	s.busy = true
+	defer func() { s.busy = false }()
+
+	if err := s.schema.Validate(b, false); err != nil {
+		return dst, err
+	}
+	mark := s.syms.Len()
+	if err := s.root.take(b); err != nil {
+		s.syms.Truncate(mark)
+		return dst, err
+	}
+	for _, n := range s.nodes[1:] {
+		if c, ok := n.(checker); ok {
+			if err := c.check(); err != nil {
+				s.syms.Truncate(mark)
+				return dst, err
+			}
+		}
+	}
+	// Commit point: from here on nothing fails.
+	s.root.commit()
+	for _, n := range s.nodes[1:] {
+		b := n.base()
+		b.out.reset()
+		b.gone.reset()
+		n.push(&s.nodes[b.src].base().out)
+	}
+	s.root.retain()
+	for _, n := range s.nodes[1:] {
+		b := n.base()
+		if b.followsEvictions {
+			if g := &s.nodes[b.src].base().gone; g.len() > 0 {
+				n.evicted(g)
+			}
+		}
+	}
+	for _, n := range s.nodes {
+		n.finish()
+	}
+	return s.collect(dst), nil
+}
+
+// checker is a node that must approve a push before it commits (a
+// partition with declared groups or a limit).
+type checker interface {
+	check() error
+}
+
+func (s *Series) collect(dst []Output) []Output {
+	for k := Event; k <= Evict; k++ {
+		for _, n := range s.nodes {
+			b := n.base()
+			if !b.watched[k] {
+				continue
+			}
+			f := &b.out
+			if k == Evict {
+				f = &b.gone
+			}
+			if f.len() > 0 {
+				dst = append(dst, Output{Node: b.id, Kind: k, Events: f.tab})
+			}
+		}
+	}
+	return dst
+}
+
+// rootNode is the series itself as node 0.
+type rootNode struct {
+	nodeBase
+	s       *Series
+	dropped int
+	sorted  bool // the accepted rows continue the store in order
+}
+
+func (r *rootNode) push(*frame)    {}
+func (r *rootNode) evicted(*frame) {}
+func (r *rootNode) finish()        {}
+
+// take applies the ordering to a validated batch and builds the frame of
+// accepted rows (interning strings). It changes nothing else.
+func (r *rootNode) take(b *schema.Batch) error {
+	s := r.s
+	f := &r.out
+	f.reset()
+	r.gone.reset()
+	r.dropped = 0
+	n := b.Len()
+	latest, has := s.latest, s.hasLatest
+	all := true
+	r.sorted = true
+	switch s.opts.Ordering {
+	case Strict:
+		for i, t := range b.Time {
+			if has && t < latest {
+				return &OrderError{Row: i, Time: t, Latest: latest, err: ErrOutOfOrder}
+			}
+			latest, has = t, true
+		}
+	case Drop:
+		s.accept = s.accept[:0]
+		for i, t := range b.Time {
+			if has && t < latest {
+				r.dropped++
+				continue
+			}
+			latest, has = t, true
+			s.accept = append(s.accept, int32(i))
+		}
+		all = r.dropped == 0
+	case Reorder:
+		grace := int64(s.opts.Grace)
+		for i, t := range b.Time {
+			if has && t < latest {
+				r.sorted = false
+				if grace > 0 && latest-t > grace {
+					return &OrderError{Row: i, Time: t, Latest: latest, Grace: s.opts.Grace, err: ErrLate}
+				}
+				continue
+			}
+			latest, has = t, true
+		}
+	}
+	if all {
+		r.fill(b, nil, n)
+	} else {
+		r.fill(b, s.accept, len(s.accept))
+	}
+	return nil
+}
+
+// fill copies the accepted rows (all of them when sel is nil) into the
+// out frame.
+func (r *rootNode) fill(b *schema.Batch, sel []int32, n int) {
+	s := r.s
+	f := &r.out
+	tab := f.tab
+	row := func(i int) int {
+		if sel == nil {
+			return i
+		}
+		return int(sel[i])
+	}
+	if sel == nil {
+		tab.Col(0).AppendTimes(b.Time)
+	} else {
+		for _, i := range sel {
+			tab.Col(0).AppendTime(b.Time[i])
+		}
+	}
+	for j := 1; j < s.schema.Len(); j++ {
+		v := &b.Cols[j-1]
+		c := tab.Col(j)
+		switch s.schema.Column(j).Kind {
+		case schema.Number:
+			if sel == nil && v.Missing == nil {
+				c.AppendNums(v.Num)
+				continue
+			}
+			for k := range n {
+				i := row(k)
+				if v.IsMissing(i) {
+					c.AppendMissing()
+				} else {
+					c.AppendNum(v.Num[i])
+				}
+			}
+		case schema.String:
+			ids := f.syms[j]
+			if ids == nil {
+				ids = make([]uint32, 0, n)
+			}
+			for k := range n {
+				i := row(k)
+				if v.IsMissing(i) {
+					c.AppendMissing()
+					ids = append(ids, 0)
+				} else {
+					c.AppendStr(v.Str[i])
+					ids = append(ids, s.syms.ID(v.Str[i]))
+				}
+			}
+			f.syms[j] = ids
+		case schema.Bool:
+			for k := range n {
+				i := row(k)
+				if v.IsMissing(i) {
+					c.AppendMissing()
+				} else {
+					c.AppendBool(v.Bool[i])
+				}
+			}
+		case schema.Array:
+			for k := range n {
+				i := row(k)
+				if v.IsMissing(i) {
+					c.AppendMissing()
+				} else {
+					c.AppendArray(v.Arr[i])
+				}
+			}
+		}
+	}
+	next := s.ingested
+	for k := range n {
+		f.ids = append(f.ids, next+uint64(k))
+	}
+}
+
+// commit stores the accepted rows and moves the counters.
+func (r *rootNode) commit() {
+	s := r.s
+	f := &r.out
+	n := f.len()
+	src := store.Source{Table: f.tab, Syms: f.syms, IDs: f.ids}
+	if r.sorted {
+		s.store.Append(src, 0, n)
+	} else {
+		for i := range n {
+			t := f.tab.TimeNanos(i)
+			if s.store.Len() == 0 || t >= s.store.Time(s.store.Len()-1) {
+				s.store.Append(src, i, i+1)
+			} else {
+				s.store.Insert(s.store.UpperBound(t), src, i)
+			}
+		}
+	}
+	s.ingested += uint64(n)
+	s.rejected += uint64(r.dropped)
+	if n > 0 {
+		last := s.store.Time(s.store.Len() - 1)
+		if !s.hasLatest || last > s.latest {
+			s.latest, s.hasLatest = last, true
+		}
+	}
+}
+
+// retain applies retention once, after the push, evicting a prefix of the
+// rows in time order.
+func (r *rootNode) retain() {
+	s := r.s
+	n := s.store.Len()
+	if n == 0 {
+		return
+	}
+	k := 0
+	if s.opts.MaxEvents > 0 && n > s.opts.MaxEvents {
+		k = n - s.opts.MaxEvents
+	}
+	if s.opts.MaxAge > 0 {
+		cutoff := s.store.Time(n-1) - int64(s.opts.MaxAge)
+		k = max(k, s.store.LowerBound(cutoff))
+	}
+	if k == 0 {
+		return
+	}
+	if r.wantGone {
+		g := &r.gone
+		for i := range k {
+			s.appendStored(g, i)
+			g.ids = append(g.ids, s.storedID(i))
+		}
+	}
+	s.store.Evict(k)
+	s.evicted += uint64(k)
+}
+
+// storedID returns the identity of stored row i: kept in the store under
+// reorder; otherwise rows are held in arrival order, so it follows from
+// the count of rows ever evicted.
+func (s *Series) storedID(i int) uint64 {
+	if s.opts.Ordering == Reorder {
+		return s.store.ID(i)
+	}
+	return s.evicted + uint64(i)
+}
+
+// arrivalOrder returns the positions of the stored rows sorted by arrival.
+func (s *Series) arrivalOrder() []int {
+	pos := make([]int, s.store.Len())
+	for i := range pos {
+		pos[i] = i
+	}
+	if s.opts.Ordering == Reorder {
+		slices.SortStableFunc(pos, func(a, b int) int {
+			ia, ib := s.store.ID(a), s.store.ID(b)
+			switch {
+			case ia < ib:
+				return -1
+			case ia > ib:
+				return 1
+			}
+			return 0
+		})
+	}
+	return pos
+}

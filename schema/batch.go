@@ -1,0 +1,302 @@
+package schema
+
+import (
+	"fmt"
+	"math"
+)
+
+// Batch is a columnar batch of rows to push: the fast way in. Callers fill
+// the slices directly and reuse the batch from push to push; nothing is
+// allocated per row.
+//
+// Time holds one time per row in nanoseconds since the Unix epoch. Cols
+// holds one [Vec] per value column: Cols[j-1] is schema column j. In each
+// Vec only the slice of the column's kind is used, and it must have one cell
+// per row.
+type Batch struct {
+	Time []int64
+	Cols []Vec
+}
+
+// Vec holds the cells of one value column of a [Batch]: Num for a number
+// column, Str for a string column, Bool for a boolean column, Arr for an
+// array column. Missing, when not nil, has one flag per row; a true flag
+// marks a missing cell whatever the typed slice holds there. Leave Missing
+// nil when no cell is missing.
+type Vec struct {
+	Num     []float64
+	Str     []string
+	Bool    []bool
+	Arr     [][]Value
+	Missing []bool
+}
+
+// NewBatch returns an empty batch shaped for s, with room for capacity rows.
+func NewBatch(s *Schema, capacity int) *Batch {
+	b := &Batch{Time: make([]int64, 0, capacity), Cols: make([]Vec, s.Len()-1)}
+	for j := 1; j < s.Len(); j++ {
+		v := &b.Cols[j-1]
+		switch s.cols[j].Kind {
+		case Number:
+			v.Num = make([]float64, 0, capacity)
+		case String:
+			v.Str = make([]string, 0, capacity)
+		case Bool:
+			v.Bool = make([]bool, 0, capacity)
+		case Array:
+			v.Arr = make([][]Value, 0, capacity)
+		}
+	}
+	return b
+}
+
+// Len returns the number of rows (the length of Time).
+func (b *Batch) Len() int { return len(b.Time) }
+
+// Reset empties the batch and keeps its capacity.
+func (b *Batch) Reset() {
+	b.Time = b.Time[:0]
+	for j := range b.Cols {
+		v := &b.Cols[j]
+		v.Num = v.Num[:0]
+		clear(v.Str)
+		v.Str = v.Str[:0]
+		v.Bool = v.Bool[:0]
+		clear(v.Arr)
+		v.Arr = v.Arr[:0]
+		if v.Missing != nil {
+			v.Missing = v.Missing[:0]
+		}
+	}
+}
+
+// Missing reports whether cell i of v is marked missing.
+func (v *Vec) IsMissing(i int) bool { return v.Missing != nil && v.Missing[i] }
+
+// Reason says what is wrong with a cell or a row.
+type Reason uint8
+
+// The reasons a [RowError] can carry.
+const (
+	WrongType       Reason = iota + 1 // a cell of another kind than its column's
+	MissingRequired                   // a missing cell in a required column
+	NonFinite                         // NaN or ±Inf in a number column or array
+	RowLength                         // a row with more or fewer cells than columns
+	Unsorted                          // a time before the previous row's
+	BadElement                        // an array element that is not a finite scalar
+	ColumnLength                      // a batch column with another length than Time
+)
+
+var reasonText = [...]string{
+	WrongType:       "wrong type",
+	MissingRequired: "missing required value",
+	NonFinite:       "non-finite number",
+	RowLength:       "wrong row length",
+	Unsorted:        "unsorted times",
+	BadElement:      "bad array element",
+	ColumnLength:    "column length differs from the number of rows",
+}
+
+func (r Reason) String() string {
+	if int(r) < len(reasonText) && reasonText[r] != "" {
+		return reasonText[r]
+	}
+	return fmt.Sprintf("reason(%d)", uint8(r))
+}
+
+// RowError reports the first bad row of a batch. It wraps [ErrValidation].
+type RowError struct {
+	Row    int    // index of the row in the batch; -1 for the batch as a whole
+	Column int    // index of the column in the schema; -1 for the row as a whole
+	Name   string // the column's name, if Column >= 0
+	Reason Reason
+	Detail string // what was found, for the message
+}
+
+func (e *RowError) Error() string {
+	msg := "schema: "
+	if e.Row >= 0 {
+		msg += fmt.Sprintf("row %d", e.Row)
+	} else {
+		msg += "batch"
+	}
+	if e.Column >= 0 {
+		msg += fmt.Sprintf(" column %d (%s)", e.Column, e.Name)
+	}
+	msg += ": " + e.Reason.String()
+	if e.Detail != "" {
+		msg += ": " + e.Detail
+	}
+	return msg
+}
+
+// Unwrap returns [ErrValidation].
+func (e *RowError) Unwrap() error { return ErrValidation }
+
+func (s *Schema) rowErr(row, col int, r Reason, detail string) *RowError {
+	e := &RowError{Row: row, Column: col, Reason: r, Detail: detail}
+	if col >= 0 {
+		e.Name = s.cols[col].Name
+	}
+	return e
+}
+
+// Validate checks a whole batch against the schema: column count and
+// lengths, the kind of every cell, required cells, finite numbers, array
+// elements, and, when sorted is true, non-decreasing times. It returns the
+// first problem as a [*RowError], or nil.
+func (s *Schema) Validate(b *Batch, sorted bool) error {
+	n := len(b.Time)
+	if len(b.Cols) != len(s.cols)-1 {
+		return s.rowErr(-1, -1, RowLength, fmt.Sprintf("batch has %d value columns, schema has %d", len(b.Cols), len(s.cols)-1))
+	}
+	if sorted {
+		for i := 1; i < n; i++ {
+			if b.Time[i] < b.Time[i-1] {
+				return s.rowErr(i, 0, Unsorted, fmt.Sprintf("%d is before %d", b.Time[i], b.Time[i-1]))
+			}
+		}
+	}
+	for j := 1; j < len(s.cols); j++ {
+		if err := s.validateVec(j, &b.Cols[j-1], n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Schema) validateVec(j int, v *Vec, n int) error {
+	col := s.cols[j]
+	if v.Missing != nil && len(v.Missing) != n {
+		return s.rowErr(-1, j, ColumnLength, fmt.Sprintf("Missing has %d flags for %d rows", len(v.Missing), n))
+	}
+	var have int
+	switch col.Kind {
+	case Number:
+		have = len(v.Num)
+	case String:
+		have = len(v.Str)
+	case Bool:
+		have = len(v.Bool)
+	case Array:
+		have = len(v.Arr)
+	}
+	if have != n {
+		return s.rowErr(-1, j, ColumnLength, fmt.Sprintf("%d %s cells for %d rows", have, col.Kind, n))
+	}
+	if v.Missing != nil && col.Required() {
+		for i, m := range v.Missing {
+			if m {
+				return s.rowErr(i, j, MissingRequired, "")
+			}
+		}
+	}
+	switch col.Kind {
+	case Number:
+		for i, f := range v.Num {
+			// f-f is 0 for finite f and NaN for NaN and ±Inf.
+			if f-f != 0 && !v.IsMissing(i) {
+				return s.rowErr(i, j, NonFinite, fmt.Sprint(f))
+			}
+		}
+	case Array:
+		for i, a := range v.Arr {
+			if v.IsMissing(i) {
+				continue
+			}
+			if a == nil {
+				// A nil slice is an empty array, not a missing cell.
+				continue
+			}
+			for k, e := range a {
+				if err := checkElem(e); err != "" {
+					return s.rowErr(i, j, BadElement, fmt.Sprintf("element %d %s", k, err))
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func checkElem(e Value) string {
+	switch e.kind {
+	case Number:
+		if f := math.Float64frombits(e.bits); f-f != 0 {
+			return fmt.Sprintf("is %v", f)
+		}
+		return ""
+	case String, Bool:
+		return ""
+	case 0:
+		return "is missing"
+	}
+	return "is a " + e.kind.String()
+}
+
+// AppendRows validates rows against the schema and appends them to b, which
+// must be shaped for s (see [NewBatch]). Each row has one cell per column,
+// the time first. On error nothing is appended and the error is a
+// [*RowError] naming the row (its index in rows) and the column. Times are
+// not checked for order here; [Schema.Validate] does that.
+func (s *Schema) AppendRows(b *Batch, rows []Row) error {
+	for i, r := range rows {
+		if err := s.checkRow(i, r); err != nil {
+			return err
+		}
+	}
+	for _, r := range rows {
+		b.Time = append(b.Time, int64(r[0].bits))
+		for j := 1; j < len(s.cols); j++ {
+			v := &b.Cols[j-1]
+			c := r[j]
+			if c.kind == 0 && v.Missing == nil {
+				v.Missing = make([]bool, len(b.Time)-1, cap(b.Time))
+			}
+			if v.Missing != nil {
+				v.Missing = append(v.Missing, c.kind == 0)
+			}
+			switch s.cols[j].Kind {
+			case Number:
+				v.Num = append(v.Num, math.Float64frombits(c.bits))
+			case String:
+				v.Str = append(v.Str, c.str)
+			case Bool:
+				v.Bool = append(v.Bool, c.bits == 1)
+			case Array:
+				v.Arr = append(v.Arr, c.arr)
+			}
+		}
+	}
+	return nil
+}
+
+func (s *Schema) checkRow(i int, r Row) error {
+	if len(r) != len(s.cols) {
+		return s.rowErr(i, -1, RowLength, fmt.Sprintf("%d cells for %d columns", len(r), len(s.cols)))
+	}
+	for j, c := range r {
+		col := s.cols[j]
+		if c.kind == 0 {
+			if col.Required() {
+				return s.rowErr(i, j, MissingRequired, "")
+			}
+			continue
+		}
+		if c.kind != col.Kind {
+			return s.rowErr(i, j, WrongType, fmt.Sprintf("expected %s, got %s", col.Kind, c.kind))
+		}
+		switch c.kind {
+		case Number:
+			if f := math.Float64frombits(c.bits); f-f != 0 {
+				return s.rowErr(i, j, NonFinite, fmt.Sprint(f))
+			}
+		case Array:
+			for k, e := range c.arr {
+				if err := checkElem(e); err != "" {
+					return s.rowErr(i, j, BadElement, fmt.Sprintf("element %d %s", k, err))
+				}
+			}
+		}
+	}
+	return nil
+}

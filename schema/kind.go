@@ -1,0 +1,53 @@
+package schema
+
+import "fmt"
+
+// Kind is the kind of a column: the key column is [Time]; value columns are
+// [Number], [String], [Bool] or [Array] (an array of scalars).
+type Kind uint8
+
+// The column kinds. The zero Kind is not a valid column kind; a [Value] of
+// kind zero is a missing value.
+const (
+	Time Kind = iota + 1
+	Number
+	String
+	Bool
+	Array
+)
+
+var kindNames = [...]string{
+	Time:   "time",
+	Number: "number",
+	String: "string",
+	Bool:   "boolean",
+	Array:  "array",
+}
+
+// String returns the pond-ts name of the kind ("time", "number", "string",
+// "boolean", "array"), or "invalid(n)" for anything else.
+func (k Kind) String() string {
+	if k.Valid() {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("invalid(%d)", uint8(k))
+}
+
+// Valid reports whether k is one of the five column kinds.
+func (k Kind) Valid() bool { return k >= Time && k <= Array }
+
+// Scalar reports whether values of kind k can be array elements (number,
+// string, boolean).
+func (k Kind) Scalar() bool { return k == Number || k == String || k == Bool }
+
+// ParseKind parses a pond-ts kind name ("time", "number", "string",
+// "boolean", "array"). It returns an error wrapping [ErrSchema] for any other
+// name.
+func ParseKind(name string) (Kind, error) {
+	for k, n := range kindNames {
+		if n != "" && n == name {
+			return Kind(k), nil
+		}
+	}
+	return 0, &SchemaError{Column: -1, Name: name, Reason: fmt.Sprintf("unknown kind %q", name)}
+}

@@ -1,0 +1,153 @@
+package schema
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Errors returned by this package. Use [errors.Is] to test for them; the
+// typed errors [*SchemaError] and [*RowError] carry the details.
+var (
+	// ErrSchema reports a schema that cannot be built: no columns, a first
+	// column that is not time, an empty or duplicate name, an unknown kind.
+	ErrSchema = errors.New("schema: invalid schema")
+	// ErrValidation reports data that does not fit a schema: a cell of the
+	// wrong type, a missing required cell, a non-finite number, a row of
+	// the wrong length, unsorted times.
+	ErrValidation = errors.New("schema: invalid data")
+)
+
+// Column describes one column of a schema. Columns are required unless
+// Optional is set (pond-ts's "required" defaults to true): a missing cell in
+// a required column is a validation error.
+type Column struct {
+	Name     string
+	Kind     Kind
+	Optional bool
+}
+
+// Required reports whether a cell of the column may not be missing.
+func (c Column) Required() bool { return !c.Optional }
+
+// Schema is an ordered, immutable list of columns. Column 0 is the time key;
+// the others are value columns. Build one with [New].
+type Schema struct {
+	cols  []Column
+	index map[string]int
+}
+
+// SchemaError is the error [New] returns. It wraps [ErrSchema].
+type SchemaError struct {
+	Column int    // index of the offending column, -1 for the schema as a whole
+	Name   string // its name, if it has one
+	Reason string
+}
+
+func (e *SchemaError) Error() string {
+	if e.Column < 0 {
+		return "schema: " + e.Reason
+	}
+	return fmt.Sprintf("schema: column %d (%q): %s", e.Column, e.Name, e.Reason)
+}
+
+// Unwrap returns [ErrSchema].
+func (e *SchemaError) Unwrap() error { return ErrSchema }
+
+// New builds a schema. The first column must be of kind [Time] and no other
+// column may be; names must be non-empty and distinct; kinds must be valid.
+// The time column is always required.
+func New(cols ...Column) (*Schema, error) {
+	if len(cols) == 0 {
+		return nil, &SchemaError{Column: -1, Reason: "a schema needs at least one column"}
+	}
+	s := &Schema{cols: make([]Column, len(cols)), index: make(map[string]int, len(cols))}
+	for i, c := range cols {
+		switch {
+		case c.Name == "":
+			return nil, &SchemaError{Column: i, Reason: "empty column name"}
+		case !c.Kind.Valid():
+			return nil, &SchemaError{Column: i, Name: c.Name, Reason: fmt.Sprintf("unknown kind %s", c.Kind)}
+		case i == 0 && c.Kind != Time:
+			return nil, &SchemaError{Column: 0, Name: c.Name, Reason: fmt.Sprintf("the first column must be of kind time, not %s", c.Kind)}
+		case i > 0 && c.Kind == Time:
+			return nil, &SchemaError{Column: i, Name: c.Name, Reason: "only the first column may be of kind time"}
+		case i == 0 && c.Optional:
+			return nil, &SchemaError{Column: 0, Name: c.Name, Reason: "the time column cannot be optional"}
+		}
+		if j, dup := s.index[c.Name]; dup {
+			return nil, &SchemaError{Column: i, Name: c.Name, Reason: fmt.Sprintf("duplicate column name (also column %d)", j)}
+		}
+		s.index[c.Name] = i
+		s.cols[i] = c
+	}
+	return s, nil
+}
+
+// MustNew is like [New] but panics on error. It is meant for schemas written
+// as literals in programs and tests.
+func MustNew(cols ...Column) *Schema {
+	s, err := New(cols...)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// Len returns the number of columns, the time column included.
+func (s *Schema) Len() int { return len(s.cols) }
+
+// Column returns column i. It panics if i is out of range.
+func (s *Schema) Column(i int) Column { return s.cols[i] }
+
+// Columns returns a copy of the columns.
+func (s *Schema) Columns() []Column { return append([]Column(nil), s.cols...) }
+
+// Index returns the position of the named column.
+func (s *Schema) Index(name string) (int, bool) {
+	i, ok := s.index[name]
+	return i, ok
+}
+
+// Names returns the column names in order.
+func (s *Schema) Names() []string {
+	names := make([]string, len(s.cols))
+	for i, c := range s.cols {
+		names[i] = c.Name
+	}
+	return names
+}
+
+// Equal reports whether two schemas have the same columns in the same order.
+func (s *Schema) Equal(o *Schema) bool {
+	if s == o {
+		return true
+	}
+	if s == nil || o == nil || len(s.cols) != len(o.cols) {
+		return false
+	}
+	for i := range s.cols {
+		if s.cols[i] != o.cols[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// String renders the schema as "time:time, cpu:number, host:string?" (a
+// question mark marks an optional column).
+func (s *Schema) String() string {
+	var b strings.Builder
+	for i, c := range s.cols {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(c.Name)
+		b.WriteByte(':')
+		b.WriteString(c.Kind.String())
+		if c.Optional {
+			b.WriteByte('?')
+		}
+	}
+	return b.String()
+}

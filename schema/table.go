@@ -1,0 +1,167 @@
+package schema
+
+import (
+	"iter"
+	"strings"
+	"time"
+)
+
+// Table is a columnar table of rows under a schema: one [Col] per schema
+// column, column 0 holding the times. Tables are what a series hands out:
+// the rows a node produced in one push, or a snapshot of what a node holds.
+//
+// A Table returned inside a push's outputs is owned by the series and is
+// valid until the next push; call [Table.Clone] to keep it. The append
+// methods are for code that builds tables.
+type Table struct {
+	schema *Schema
+	cols   []Col
+}
+
+// NewTable returns an empty table for s.
+func NewTable(s *Schema) *Table {
+	t := &Table{schema: s, cols: make([]Col, s.Len())}
+	for i := range t.cols {
+		t.cols[i].kind = s.cols[i].Kind
+	}
+	return t
+}
+
+// Schema returns the table's schema.
+func (t *Table) Schema() *Schema { return t.schema }
+
+// Len returns the number of rows.
+func (t *Table) Len() int {
+	if t == nil || len(t.cols) == 0 {
+		return 0
+	}
+	return len(t.cols[0].ts)
+}
+
+// Col returns column i (0 is the time column). It panics if i is out of
+// range.
+func (t *Table) Col(i int) *Col { return &t.cols[i] }
+
+// Column returns the named column, or nil if there is none.
+func (t *Table) Column(name string) *Col {
+	i, ok := t.schema.Index(name)
+	if !ok {
+		return nil
+	}
+	return &t.cols[i]
+}
+
+// Times returns the time of every row in nanoseconds since the epoch. The
+// slice aliases the table.
+func (t *Table) Times() []int64 { return t.cols[0].ts }
+
+// TimeNanos returns the time of row i in nanoseconds since the epoch.
+func (t *Table) TimeNanos(i int) int64 { return t.cols[0].ts[i] }
+
+// Time returns the time of row i.
+func (t *Table) Time(i int) time.Time { return timeOf(t.cols[0].ts[i]) }
+
+// Numbers returns the named number column without copying, NaN marking a
+// missing cell, and false if there is no number column of that name.
+func (t *Table) Numbers(name string) ([]float64, bool) {
+	c := t.Column(name)
+	if c == nil || c.kind != Number {
+		return nil, false
+	}
+	return c.num, true
+}
+
+// Strings returns the named string column without copying ("" for a missing
+// cell), and false if there is no string column of that name.
+func (t *Table) Strings(name string) ([]string, bool) {
+	c := t.Column(name)
+	if c == nil || c.kind != String {
+		return nil, false
+	}
+	return c.str, true
+}
+
+// Value returns the cell at row i, column j.
+func (t *Table) Value(i, j int) Value { return t.cols[j].Value(i) }
+
+// Row returns row i as a new [Row].
+func (t *Table) Row(i int) Row { return t.AppendRow(nil, i) }
+
+// AppendRow appends the cells of row i to dst and returns it.
+func (t *Table) AppendRow(dst Row, i int) Row {
+	for j := range t.cols {
+		dst = append(dst, t.cols[j].Value(i))
+	}
+	return dst
+}
+
+// All iterates over the rows in order. Each row is a new slice.
+func (t *Table) All() iter.Seq2[int, Row] {
+	return func(yield func(int, Row) bool) {
+		for i := range t.Len() {
+			if !yield(i, t.Row(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Reset empties the table and keeps its capacity.
+func (t *Table) Reset() {
+	for i := range t.cols {
+		t.cols[i].Reset()
+	}
+}
+
+// AppendRowValues appends a row of values, one per column, the time first.
+// Cells whose kind does not match the column are stored as missing; the
+// result reports whether every cell fit.
+func (t *Table) AppendRowValues(r Row) bool {
+	ok := len(r) == len(t.cols)
+	for j := range t.cols {
+		if j < len(r) {
+			if !t.cols[j].AppendValue(r[j]) && !r[j].IsMissing() {
+				ok = false
+			}
+		} else {
+			t.cols[j].AppendMissing()
+		}
+	}
+	return ok
+}
+
+// AppendFrom appends row i of src, whose schema must have the same column
+// kinds in the same order.
+func (t *Table) AppendFrom(src *Table, i int) {
+	for j := range t.cols {
+		t.cols[j].appendFrom(&src.cols[j], i)
+	}
+}
+
+// Clone returns a deep copy of the table that the caller owns.
+func (t *Table) Clone() *Table {
+	c := NewTable(t.schema)
+	for i := range t.Len() {
+		c.AppendFrom(t, i)
+	}
+	return c
+}
+
+// String renders the table one row per line, for tests and debugging.
+func (t *Table) String() string {
+	var b strings.Builder
+	for i := range t.Len() {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		for j := range t.cols {
+			if j > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(t.schema.cols[j].Name)
+			b.WriteByte('=')
+			b.WriteString(t.cols[j].Value(i).String())
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,226 @@
+package schema
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Value is one cell: a time, a number, a string, a boolean, an array of
+// scalars, or missing. The zero Value is missing. Values are small and
+// immutable; copy them freely. Arrays share their elements: do not modify
+// the slice returned by [Value.Array].
+type Value struct {
+	kind Kind
+	bits uint64 // Number: float64 bits; Time: int64 nanoseconds; Bool: 0 or 1
+	str  string
+	arr  []Value
+}
+
+// Row is one row of values in schema order, the time first.
+type Row []Value
+
+// Missing returns the missing value (the zero Value).
+func Missing() Value { return Value{} }
+
+// NumberValue returns a number. Non-finite numbers are representable but are
+// rejected by validation.
+func NumberValue(f float64) Value { return Value{kind: Number, bits: math.Float64bits(f)} }
+
+// StringValue returns a string.
+func StringValue(s string) Value { return Value{kind: String, str: s} }
+
+// BoolValue returns a boolean.
+func BoolValue(b bool) Value {
+	v := Value{kind: Bool}
+	if b {
+		v.bits = 1
+	}
+	return v
+}
+
+// ArrayValue returns an array of the given scalars. The slice is kept, not
+// copied. Elements that are not scalars are rejected by validation.
+func ArrayValue(elems ...Value) Value {
+	if elems == nil {
+		elems = []Value{}
+	}
+	return Value{kind: Array, arr: elems}
+}
+
+// TimeValue returns a time key.
+func TimeValue(t time.Time) Value { return Value{kind: Time, bits: uint64(t.UnixNano())} }
+
+// NanosValue returns a time key given in nanoseconds since the Unix epoch.
+func NanosValue(ns int64) Value { return Value{kind: Time, bits: uint64(ns)} }
+
+// MillisValue returns a time key given in milliseconds since the Unix epoch,
+// the unit pond-ts uses.
+func MillisValue(ms int64) Value { return NanosValue(ms * int64(time.Millisecond)) }
+
+// Of converts a plain Go value: nil is missing; float64, float32 and the
+// integer types are numbers; string; bool; time.Time is a time; []any and
+// []Value are arrays (their elements converted the same way); a Value is
+// returned as it is. Any other type is an error wrapping [ErrValidation].
+func Of(x any) (Value, error) {
+	switch x := x.(type) {
+	case nil:
+		return Value{}, nil
+	case Value:
+		return x, nil
+	case float64:
+		return NumberValue(x), nil
+	case float32:
+		return NumberValue(float64(x)), nil
+	case int:
+		return NumberValue(float64(x)), nil
+	case int64:
+		return NumberValue(float64(x)), nil
+	case int32:
+		return NumberValue(float64(x)), nil
+	case uint32:
+		return NumberValue(float64(x)), nil
+	case uint64:
+		return NumberValue(float64(x)), nil
+	case string:
+		return StringValue(x), nil
+	case bool:
+		return BoolValue(x), nil
+	case time.Time:
+		return TimeValue(x), nil
+	case []Value:
+		return ArrayValue(x...), nil
+	case []any:
+		elems := make([]Value, len(x))
+		for i, e := range x {
+			v, err := Of(e)
+			if err != nil {
+				return Value{}, err
+			}
+			elems[i] = v
+		}
+		return ArrayValue(elems...), nil
+	}
+	return Value{}, fmt.Errorf("%w: cannot convert %T to a value", ErrValidation, x)
+}
+
+// Kind returns the kind of the value, or 0 when it is missing.
+func (v Value) Kind() Kind { return v.kind }
+
+// IsMissing reports whether the value is missing.
+func (v Value) IsMissing() bool { return v.kind == 0 }
+
+// Num returns the number and true, or 0 and false if v is not a number.
+func (v Value) Num() (float64, bool) {
+	if v.kind != Number {
+		return 0, false
+	}
+	return math.Float64frombits(v.bits), true
+}
+
+// Str returns the string and true, or "" and false if v is not a string.
+func (v Value) Str() (string, bool) { return v.str, v.kind == String }
+
+// Bool returns the boolean and true, or false and false if v is not a boolean.
+func (v Value) Bool() (bool, bool) { return v.bits == 1 && v.kind == Bool, v.kind == Bool }
+
+// Array returns the elements and true, or nil and false if v is not an array.
+func (v Value) Array() ([]Value, bool) { return v.arr, v.kind == Array }
+
+// Nanos returns the time in nanoseconds since the epoch and true, or 0 and
+// false if v is not a time.
+func (v Value) Nanos() (int64, bool) {
+	if v.kind != Time {
+		return 0, false
+	}
+	return int64(v.bits), true
+}
+
+// Time returns the time and true, or the zero time and false if v is not a
+// time.
+func (v Value) Time() (time.Time, bool) {
+	ns, ok := v.Nanos()
+	if !ok {
+		return time.Time{}, false
+	}
+	return time.Unix(0, ns).UTC(), true
+}
+
+// Equal reports whether two values are the same: same kind and same
+// contents (numbers by ==, so 0 equals -0; arrays element by element).
+func (v Value) Equal(o Value) bool {
+	if v.kind != o.kind {
+		return false
+	}
+	switch v.kind {
+	case Number:
+		return math.Float64frombits(v.bits) == math.Float64frombits(o.bits)
+	case String:
+		return v.str == o.str
+	case Array:
+		if len(v.arr) != len(o.arr) {
+			return false
+		}
+		for i := range v.arr {
+			if !v.arr[i].Equal(o.arr[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return v.bits == o.bits
+}
+
+// Any returns the value as a plain Go value: nil, float64, string, bool,
+// time.Time or []any.
+func (v Value) Any() any {
+	switch v.kind {
+	case Number:
+		return math.Float64frombits(v.bits)
+	case String:
+		return v.str
+	case Bool:
+		return v.bits == 1
+	case Time:
+		t, _ := v.Time()
+		return t
+	case Array:
+		out := make([]any, len(v.arr))
+		for i, e := range v.arr {
+			out[i] = e.Any()
+		}
+		return out
+	}
+	return nil
+}
+
+// String renders the value for humans: numbers in the shortest form that
+// round-trips, strings quoted, arrays in brackets, missing as "null", times
+// in RFC 3339 with nanoseconds.
+func (v Value) String() string {
+	switch v.kind {
+	case Number:
+		return strconv.FormatFloat(math.Float64frombits(v.bits), 'g', -1, 64)
+	case String:
+		return strconv.Quote(v.str)
+	case Bool:
+		return strconv.FormatBool(v.bits == 1)
+	case Time:
+		t, _ := v.Time()
+		return t.Format(time.RFC3339Nano)
+	case Array:
+		var b strings.Builder
+		b.WriteByte('[')
+		for i, e := range v.arr {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(e.String())
+		}
+		b.WriteByte(']')
+		return b.String()
+	}
+	return "null"
+}

@@ -1,0 +1,162 @@
+package sequence
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Errors returned by this package.
+var (
+	// ErrDuration reports a duration string that is not
+	// <digits><ms|s|m|h|d>, a zero or negative duration, or one too large
+	// for an int64 count of nanoseconds.
+	ErrDuration = errors.New("sequence: invalid duration")
+	// ErrSequence reports a sequence with a zero or negative step.
+	ErrSequence = errors.New("sequence: invalid sequence")
+)
+
+// DurationError is the error [ParseDuration] returns. It wraps [ErrDuration].
+type DurationError struct {
+	Input  string
+	Reason string
+}
+
+func (e *DurationError) Error() string {
+	return fmt.Sprintf("sequence: invalid duration %q: %s", e.Input, e.Reason)
+}
+
+// Unwrap returns [ErrDuration].
+func (e *DurationError) Unwrap() error { return ErrDuration }
+
+var units = []struct {
+	suffix string
+	unit   time.Duration
+}{
+	{"ms", time.Millisecond},
+	{"s", time.Second},
+	{"m", time.Minute},
+	{"h", time.Hour},
+	{"d", 24 * time.Hour},
+}
+
+// ParseDuration parses a pond-ts duration string: a whole number followed
+// by one of the units ms, s, m, h, d ("200ms", "30s", "1m", "1h", "1d"; a
+// day is a fixed 24 hours). Nothing else is accepted: no signs, spaces,
+// decimals, composites ("1m30s") or other units ("1min"). Unlike pond-ts,
+// zero durations ("0s") are rejected.
+func ParseDuration(s string) (time.Duration, error) {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, &DurationError{Input: s, Reason: "it must start with a whole number"}
+	}
+	suffix := s[i:]
+	if suffix == "" {
+		return 0, &DurationError{Input: s, Reason: "the unit is missing"}
+	}
+	for _, u := range units {
+		if suffix != u.suffix {
+			continue
+		}
+		n, err := strconv.ParseInt(s[:i], 10, 64)
+		if err != nil || n > int64(1<<63-1)/int64(u.unit) {
+			return 0, &DurationError{Input: s, Reason: "it is too large"}
+		}
+		if n == 0 {
+			return 0, &DurationError{Input: s, Reason: "it must be positive"}
+		}
+		return time.Duration(n) * u.unit, nil
+	}
+	return 0, &DurationError{Input: s, Reason: "the unit is not one of ms, s, m, h, d"}
+}
+
+// CheckDuration returns an error wrapping [ErrDuration] if d is zero or
+// negative.
+func CheckDuration(d time.Duration) error {
+	if d <= 0 {
+		return &DurationError{Input: d.String(), Reason: "it must be positive"}
+	}
+	return nil
+}
+
+// Sequence is a fixed-step sequence of boundaries anchor + k·step for every
+// integer k, on int64 nanoseconds since the Unix epoch. Build one with
+// [Every]; the anchor defaults to 0 (the epoch), so boundaries are
+// epoch-aligned multiples of the step.
+//
+// A Sequence built from a bad step carries its error ([Sequence.Err]); the
+// operators that take a sequence return that error when they are built.
+type Sequence struct {
+	step   int64
+	anchor int64
+}
+
+// Every returns the sequence of boundaries every step, anchored at the
+// epoch. A zero or negative step gives a sequence whose Err is not nil.
+func Every(step time.Duration) Sequence { return Sequence{step: int64(step)} }
+
+// ParseEvery is [Every] on a duration string ([ParseDuration]).
+func ParseEvery(step string) (Sequence, error) {
+	d, err := ParseDuration(step)
+	if err != nil {
+		return Sequence{}, err
+	}
+	return Every(d), nil
+}
+
+// WithAnchor returns the sequence with its boundaries shifted to pass
+// through t.
+func (s Sequence) WithAnchor(t time.Time) Sequence {
+	s.anchor = t.UnixNano()
+	return s
+}
+
+// WithAnchorNanos returns the sequence with its boundaries shifted to pass
+// through ns (nanoseconds since the epoch).
+func (s Sequence) WithAnchorNanos(ns int64) Sequence {
+	s.anchor = ns
+	return s
+}
+
+// Err returns nil for a usable sequence, or an error wrapping [ErrSequence].
+func (s Sequence) Err() error {
+	if s.step <= 0 {
+		return fmt.Errorf("%w: step %v must be positive", ErrSequence, time.Duration(s.step))
+	}
+	return nil
+}
+
+// Step returns the distance between boundaries.
+func (s Sequence) Step() time.Duration { return time.Duration(s.step) }
+
+// Anchor returns the boundary the sequence is anchored at, in nanoseconds.
+func (s Sequence) Anchor() int64 { return s.anchor }
+
+// Index returns the index of the bucket holding t: floor((t − anchor) / step),
+// exact for negative times. The sequence must be valid.
+func (s Sequence) Index(t int64) int64 {
+	d := t - s.anchor
+	q := d / s.step
+	if d%s.step < 0 {
+		q--
+	}
+	return q
+}
+
+// Boundary returns the start of bucket idx: anchor + idx·step.
+func (s Sequence) Boundary(idx int64) int64 { return s.anchor + idx*s.step }
+
+// Start returns the start of the bucket holding t.
+func (s Sequence) Start(t int64) int64 { return s.Boundary(s.Index(t)) }
+
+// String renders the sequence as "every 200ms" or "every 30s from 5s".
+func (s Sequence) String() string {
+	if s.anchor == 0 {
+		return "every " + time.Duration(s.step).String()
+	}
+	return fmt.Sprintf("every %v from %d", time.Duration(s.step), s.anchor)
+}

@@ -1,0 +1,111 @@
+package sequence_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/sequence"
+)
+
+func TestParseDurationAcceptsEveryUnit(t *testing.T) {
+	cases := map[string]time.Duration{
+		"1ms":   time.Millisecond,
+		"200ms": 200 * time.Millisecond,
+		"30s":   30 * time.Second,
+		"1m":    time.Minute,
+		"2h":    2 * time.Hour,
+		"1d":    24 * time.Hour,
+		"007s":  7 * time.Second,
+	}
+	for in, want := range cases {
+		got, err := sequence.ParseDuration(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got, in)
+	}
+}
+
+func TestParseDurationRejectsAnythingElse(t *testing.T) {
+	for _, in := range []string{
+		"", "0s", "0ms", "000m", "1min", "1w", "1.5s", "1m30s", "-1s", "+1s", " 1s", "1s ",
+		"s", "ms", "1", "1S", "99999999999999999999s", "106752d", "0x10s",
+	} {
+		_, err := sequence.ParseDuration(in)
+		require.Error(t, err, "%q", in)
+		assert.True(t, errors.Is(err, sequence.ErrDuration), "%q", in)
+		var de *sequence.DurationError
+		require.True(t, errors.As(err, &de), "%q", in)
+		assert.Equal(t, in, de.Input)
+	}
+}
+
+func TestParseDurationLargestDay(t *testing.T) {
+	d, err := sequence.ParseDuration("106751d")
+	require.NoError(t, err)
+	assert.Equal(t, 106751*24*time.Hour, d)
+}
+
+func TestEveryRejectsNonPositiveSteps(t *testing.T) {
+	for _, step := range []time.Duration{0, -time.Second} {
+		assert.ErrorIs(t, sequence.Every(step).Err(), sequence.ErrSequence)
+	}
+	assert.NoError(t, sequence.Every(time.Nanosecond).Err())
+}
+
+func TestIndexIsFloorForNegativeTimes(t *testing.T) {
+	ms := int64(time.Millisecond)
+	s := sequence.Every(5 * time.Second)
+	cases := []struct{ t, idx, start int64 }{
+		{0, 0, 0},
+		{4999 * ms, 0, 0},
+		{5000 * ms, 1, 5000 * ms},
+		{-1 * ms, -1, -5000 * ms},
+		{-5000 * ms, -1, -5000 * ms},
+		{-5001 * ms, -2, -10000 * ms},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.idx, s.Index(c.t), "t=%d", c.t)
+		assert.Equal(t, c.start, s.Start(c.t), "t=%d", c.t)
+	}
+}
+
+func TestAnchorShiftsBoundaries(t *testing.T) {
+	ms := int64(time.Millisecond)
+	s := sequence.Every(5 * time.Second).WithAnchorNanos(1000 * ms)
+	// spec §12 case 17: anchor 1000, t = 0 falls in [-4000, 1000).
+	assert.Equal(t, -4000*ms, s.Start(0))
+	assert.Equal(t, -9000*ms, s.Start(-6001*ms))
+	assert.Equal(t, -4000*ms, s.Start(999*ms))
+	assert.Equal(t, 1000*ms, s.Start(1000*ms))
+	a := sequence.Every(time.Second).WithAnchor(time.UnixMilli(500))
+	assert.Equal(t, 500*ms, a.Anchor())
+}
+
+func TestParseEvery(t *testing.T) {
+	s, err := sequence.ParseEvery("200ms")
+	require.NoError(t, err)
+	assert.Equal(t, 200*time.Millisecond, s.Step())
+	_, err = sequence.ParseEvery("0s")
+	assert.ErrorIs(t, err, sequence.ErrDuration)
+}
+
+func ExampleParseDuration() {
+	d, err := sequence.ParseDuration("200ms")
+	fmt.Println(d, err)
+	_, err = sequence.ParseDuration("1m30s")
+	fmt.Println(err)
+	// Output:
+	// 200ms <nil>
+	// sequence: invalid duration "1m30s": the unit is not one of ms, s, m, h, d
+}
+
+func ExampleSequence_Start() {
+	s := sequence.Every(30 * time.Second)
+	t := time.UnixMilli(95_000).UnixNano()
+	fmt.Println(time.Duration(s.Start(t)))
+	// Output: 1m30s
+}

@@ -1,0 +1,17 @@
+// Package trigger says when a live operator emits: on every row
+// ([Event]), on every n-th row ([Count]), or when event time crosses a
+// boundary of a clock ([Clock]).
+//
+// # The crossing rule
+//
+// A clock does not tick on its own: time is the data's time. The first row
+// a clock sees only sets its bucket. A row whose bucket is later than the
+// current one fires once, keyed at the start of its own bucket — even when
+// it skipped several boundaries, which therefore emit nothing. A row in the
+// current bucket, or a late row in an earlier one, never fires. An
+// operator that fires takes its snapshot after the crossing row has been
+// taken in, so the row at boundary B includes the first row at or after B.
+//
+// [ClockState] and [CountState] carry this rule for the operators; they are
+// plain values with no allocation.
+package trigger

@@ -1,0 +1,162 @@
+package trigger
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/pond-go/pond/sequence"
+)
+
+// ErrTrigger reports a trigger that cannot be used: a count below one or a
+// clock on an invalid sequence.
+var ErrTrigger = errors.New("trigger: invalid trigger")
+
+// Kind says when an operator emits.
+type Kind uint8
+
+// The trigger kinds. The zero Trigger is an event trigger.
+const (
+	KindEvent Kind = iota // one emission per source row
+	KindCount             // one emission every n source rows
+	KindClock             // one emission per crossed bucket boundary
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindEvent:
+		return "event"
+	case KindCount:
+		return "count"
+	case KindClock:
+		return "clock"
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// Trigger says when an operator emits. The zero value is [Event]. Build
+// others with [Count] and [Clock]; a trigger built from bad arguments
+// carries its error ([Trigger.Err]), which the operator returns when it is
+// built.
+type Trigger struct {
+	kind Kind
+	n    int
+	seq  sequence.Sequence
+}
+
+// Event returns the trigger that emits once per source row, keyed at the
+// row's time. It is the default.
+func Event() Trigger { return Trigger{} }
+
+// Count returns the trigger that emits on every n-th source row, keyed at
+// that row's time. Count(1) behaves like [Event].
+func Count(n int) Trigger { return Trigger{kind: KindCount, n: n} }
+
+// Clock returns the trigger that emits when a row crosses a boundary of
+// seq: the first row only sets the bucket; a row in a later bucket emits
+// once, keyed at the start of its own bucket, however many boundaries it
+// skipped; rows in the same bucket and late rows never emit.
+func Clock(seq sequence.Sequence) Trigger { return Trigger{kind: KindClock, seq: seq} }
+
+// Kind returns the trigger's kind.
+func (t Trigger) Kind() Kind { return t.kind }
+
+// N returns the count of a count trigger.
+func (t Trigger) N() int { return t.n }
+
+// Sequence returns the sequence of a clock trigger.
+func (t Trigger) Sequence() sequence.Sequence { return t.seq }
+
+// Err returns nil for a usable trigger, or an error wrapping [ErrTrigger].
+func (t Trigger) Err() error {
+	switch t.kind {
+	case KindEvent:
+		return nil
+	case KindCount:
+		if t.n < 1 {
+			return fmt.Errorf("%w: count %d must be at least 1", ErrTrigger, t.n)
+		}
+		return nil
+	case KindClock:
+		if err := t.seq.Err(); err != nil {
+			return fmt.Errorf("%w: clock: %w", ErrTrigger, err)
+		}
+		return nil
+	}
+	return fmt.Errorf("%w: unknown kind %d", ErrTrigger, t.kind)
+}
+
+func (t Trigger) String() string {
+	switch t.kind {
+	case KindCount:
+		return fmt.Sprintf("count(%d)", t.n)
+	case KindClock:
+		return "clock(" + t.seq.String() + ")"
+	}
+	return "event"
+}
+
+// ClockState applies the crossing rule of a clock to a stream of times. The
+// zero value is not usable; build one with [NewClockState].
+type ClockState struct {
+	seq     sequence.Sequence
+	started bool
+	next    int64 // start of the bucket after the current one
+	idx     int64 // index of the current bucket
+}
+
+// NewClockState returns the crossing state of a clock on seq, which must be
+// valid.
+func NewClockState(seq sequence.Sequence) ClockState { return ClockState{seq: seq} }
+
+// Observe feeds one time. It reports whether the time crosses into a later
+// bucket, and if so the start of that bucket (the emission key). The first
+// time ever observed only sets the bucket. The common case, a time in the
+// current bucket, costs one comparison.
+func (c *ClockState) Observe(t int64) (boundary int64, fired bool) {
+	if t < c.next && c.started {
+		return 0, false
+	}
+	idx := c.seq.Index(t)
+	if !c.started {
+		c.started = true
+		c.setBucket(idx)
+		return 0, false
+	}
+	if idx <= c.idx {
+		// Cannot happen when t >= next; kept for safety against overflow.
+		return 0, false
+	}
+	c.setBucket(idx)
+	return c.seq.Boundary(idx), true
+}
+
+func (c *ClockState) setBucket(idx int64) {
+	c.idx = idx
+	c.next = c.seq.Boundary(idx + 1)
+}
+
+// Started reports whether a time has been observed.
+func (c *ClockState) Started() bool { return c.started }
+
+// Bucket returns the index of the current bucket.
+func (c *ClockState) Bucket() int64 { return c.idx }
+
+// CountState applies a count trigger: every n-th observation fires.
+type CountState struct {
+	n, seen int
+}
+
+// NewCountState returns the state of a count trigger on n, which must be at
+// least 1.
+func NewCountState(n int) CountState { return CountState{n: n} }
+
+// Observe counts one row and reports whether it is the n-th since the last
+// firing.
+func (c *CountState) Observe() bool {
+	c.seen++
+	if c.seen >= c.n {
+		c.seen = 0
+		return true
+	}
+	return false
+}
