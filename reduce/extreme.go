@@ -1,0 +1,91 @@
+package reduce
+
+// Extreme is a monotone deque giving the minimum or the maximum of a sliding
+// window whose values leave in arrival order (FIFO). It keeps (seq, value)
+// entries whose values are monotone from the front (the extreme) to the
+// back: [Extreme.Add] first drops the entries at the back that the new value
+// beats (strictly, so equal values are kept, as in pond-ts §8.5), and
+// [Extreme.Remove] drops the front entry if it is the one leaving.
+//
+// Add and Remove are amortised O(1); Value is O(1). The entries live in a
+// ring buffer that doubles when full and is reused after that, so a window
+// of steady size does not allocate.
+//
+// The zero Extreme is an empty min deque; use [NewMax] for a max deque.
+type Extreme struct {
+	max  bool
+	buf  []extremeEntry // ring; len(buf) is 0 or a power of two
+	head int            // index of the front entry
+	n    int            // entries held
+}
+
+type extremeEntry struct {
+	seq uint64
+	x   float64
+}
+
+// NewMin returns an empty deque tracking the minimum.
+func NewMin() *Extreme { return &Extreme{} }
+
+// NewMax returns an empty deque tracking the maximum.
+func NewMax() *Extreme { return &Extreme{max: true} }
+
+// Add adds value x with arrival number seq. Numbers must increase from one
+// Add to the next. A NaN x is ignored (callers filter missing values; ±Inf
+// compare as usual).
+func (e *Extreme) Add(seq uint64, x float64) {
+	if x != x {
+		return
+	}
+	mask := len(e.buf) - 1
+	for e.n > 0 {
+		t := e.buf[(e.head+e.n-1)&mask].x
+		if e.max && t < x || !e.max && t > x {
+			e.n--
+			continue
+		}
+		break
+	}
+	if e.n == len(e.buf) {
+		e.grow()
+		mask = len(e.buf) - 1
+	}
+	e.buf[(e.head+e.n)&mask] = extremeEntry{seq, x}
+	e.n++
+}
+
+// grow doubles the ring (at least 8 entries), unwrapping it.
+func (e *Extreme) grow() {
+	buf := make([]extremeEntry, max(8, 2*len(e.buf)))
+	mask := len(e.buf) - 1
+	for i := range e.n {
+		buf[i] = e.buf[(e.head+i)&mask]
+	}
+	e.buf, e.head = buf, 0
+}
+
+// Remove is called when the value with arrival number seq leaves the window;
+// seq must be the oldest value still in the window. If that value was already
+// dropped (a later value beat it), Remove does nothing.
+func (e *Extreme) Remove(seq uint64) {
+	if e.n > 0 && e.buf[e.head].seq == seq {
+		e.head = (e.head + 1) & (len(e.buf) - 1)
+		e.n--
+	}
+}
+
+// Value returns the minimum (or maximum) of the window, or false when it is
+// empty.
+func (e *Extreme) Value() (float64, bool) {
+	if e.n == 0 {
+		return 0, false
+	}
+	return e.buf[e.head].x, true
+}
+
+// Len returns the number of entries the deque holds (at most the window's
+// size; fewer when values were dropped).
+func (e *Extreme) Len() int { return e.n }
+
+// Reset empties the deque and keeps its memory.
+func (e *Extreme) Reset() { e.head, e.n = 0, 0 }

@@ -1,0 +1,183 @@
+package reduce
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"unicode/utf16"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestExtremeMinusOldest(t *testing.T) {
+	tests := []struct {
+		name string
+		e    *Extreme
+		xs   []float64
+		drop int
+		want float64
+	}{
+		{"min of 1 5 3 2 minus index 0", NewMin(), []float64{1, 5, 3, 2}, 1, 2},
+		{"max of 1 5 3 2 minus index 0", NewMax(), []float64{1, 5, 3, 2}, 1, 5},
+		{"max of 9 5 3 7 minus two", NewMax(), []float64{9, 5, 3, 7}, 2, 7},
+		{"min keeps an equal later value", NewMin(), []float64{2, 2, 3}, 1, 2},
+		{"max keeps an equal later value", NewMax(), []float64{4, 4, 1}, 1, 4},
+		{"zero Extreme is a min", &Extreme{}, []float64{3, 1, 2}, 0, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for i, x := range tt.xs {
+				tt.e.Add(uint64(i), x)
+			}
+			for i := range tt.drop {
+				tt.e.Remove(uint64(i))
+			}
+			got, ok := tt.e.Value()
+			require.True(t, ok)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestExtremeEmpty(t *testing.T) {
+	e := NewMax()
+	_, ok := e.Value()
+	assert.False(t, ok)
+	e.Remove(3) // nothing held: no effect
+	e.Add(0, 1)
+	e.Remove(0)
+	_, ok = e.Value()
+	assert.False(t, ok)
+	e.Add(1, 2)
+	e.Reset()
+	assert.Zero(t, e.Len())
+	_, ok = e.Value()
+	assert.False(t, ok)
+}
+
+// TestExtremeMatchesBruteForce slides random windows (with repeats) and
+// compares the deque with the min and max of the window's contents.
+func TestExtremeMatchesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	lo, hi := NewMin(), NewMax()
+	type item struct {
+		seq uint64
+		x   float64
+	}
+	var held []item
+	seq := uint64(0)
+	for step := range 20000 {
+		if len(held) == 0 || rng.IntN(2) == 0 && len(held) < 50 {
+			x := float64(rng.IntN(10))
+			lo.Add(seq, x)
+			hi.Add(seq, x)
+			held = append(held, item{seq, x})
+			seq += 1 + uint64(rng.IntN(2))
+		} else {
+			lo.Remove(held[0].seq)
+			hi.Remove(held[0].seq)
+			held = held[1:]
+		}
+		if len(held) == 0 {
+			_, ok := lo.Value()
+			require.False(t, ok)
+			continue
+		}
+		xs := make([]float64, len(held))
+		for i, h := range held {
+			xs[i] = h.x
+		}
+		gotLo, _ := lo.Value()
+		gotHi, _ := hi.Value()
+		require.Equal(t, slices.Min(xs), gotLo, "step %d", step)
+		require.Equal(t, slices.Max(xs), gotHi, "step %d", step)
+		require.LessOrEqual(t, lo.Len(), len(held))
+	}
+}
+
+func TestExtremeDoesNotAllocate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	xs := make([]float64, 1024)
+	for i := range xs {
+		xs[i] = rng.Float64()
+	}
+	e := NewMax()
+	const w = 100
+	i := 0
+	step := func() {
+		e.Add(uint64(i), xs[i%len(xs)])
+		if i >= w {
+			e.Remove(uint64(i - w))
+		}
+		i++
+	}
+	for range 5000 {
+		step()
+	}
+	assert.Zero(t, testing.AllocsPerRun(10000, step))
+
+	// A decreasing run keeps every value: the ring grows once, then is
+	// reused.
+	e = NewMax()
+	i = 0
+	dec := func() {
+		e.Add(uint64(i), float64(-i))
+		if i >= w {
+			e.Remove(uint64(i - w))
+		}
+		i++
+	}
+	for range 5000 {
+		dec()
+	}
+	assert.Zero(t, testing.AllocsPerRun(10000, dec))
+	assert.Equal(t, w, e.Len())
+}
+
+// TestCompareUTF16 checks the string order against a conversion to UTF-16.
+func TestCompareUTF16(t *testing.T) {
+	pieces := []string{"", "a", "b", "é", "\u07ff", "\u0800", "\ud7ff", "\ue000", "\uff01", "\uffff",
+		"😀", "\U00010000", "\U0010ffff", "\xff", "\xe2\x82", "\xe2\x82\xac", "z"}
+	ref := func(a, b string) int {
+		if c := slices.Compare(utf16.Encode([]rune(a)), utf16.Encode([]rune(b))); c != 0 {
+			return c
+		}
+		switch {
+		case a < b:
+			return -1
+		case a > b:
+			return 1
+		}
+		return 0
+	}
+	rng := rand.New(rand.NewPCG(2, 3))
+	word := func() string {
+		var s string
+		for range rng.IntN(4) {
+			s += pieces[rng.IntN(len(pieces))]
+		}
+		return s
+	}
+	for range 200000 {
+		a, b := word(), word()
+		require.Equal(t, ref(a, b), compareUTF16(a, b), "%q vs %q", a, b)
+	}
+	assert.Equal(t, -1, compareUTF16("😀", "\uff01"), "a supplementary character sorts before U+FF01 in UTF-16")
+	assert.False(t, "😀" < "\uff01", "Go's byte order says the opposite")
+}
+
+func FuzzCompareUTF16(f *testing.F) {
+	f.Add("😀", "\uff01")
+	f.Add("a\xe2\x82", "a\xe2\x82\xac")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		want := slices.Compare(utf16.Encode([]rune(a)), utf16.Encode([]rune(b)))
+		got := compareUTF16(a, b)
+		if want != 0 && got != want {
+			t.Fatalf("compareUTF16(%q, %q) = %d, want %d", a, b, got, want)
+		}
+		if got != -compareUTF16(b, a) {
+			t.Fatalf("not antisymmetric on %q, %q", a, b)
+		}
+	})
+}

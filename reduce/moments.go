@@ -1,0 +1,215 @@
+package reduce
+
+import "math"
+
+// Moments keeps compensated running sums of the numbers it holds: their
+// count, Σx and Σx². It is the state of the sum, avg and stdev reducers,
+// and a building block the rolling engine calls directly: [Moments.Add] and
+// [Moments.Remove] take values in any order and never allocate. The zero
+// Moments is empty and ready to use; it may be copied.
+//
+// # Compensated sums
+//
+// Σx and Σx² are double-double accumulators: a float64 sum plus a
+// compensation that collects the exact rounding error of every addition
+// (TwoSum) and, for Σx², of every square (FMA). Their precision is about
+// 106 bits, so adding and removing values does not drift: add 1e16, add 1,
+// remove 1e16 leaves exactly 1, and sums of values exact in binary
+// (integers, halves, …) stay exact: the stdev of 5, 5, 5 left in a window
+// after other such values left is exactly 0. The compensation is off the
+// critical path: an Add costs about what a plain floating-point add costs
+// in a loop.
+//
+// # Magnitude bands
+//
+// A double-double rounds at 2^-106 of the largest sum it has held, and a
+// residue of that size would outlive the value that caused it: after 1e16
+// leaves a window of values near 50, Σx² would still be off by about 1,
+// enough to make the stdev of equal values 0.6. So values are kept in
+// three bands by binary magnitude: the main band within 2^±26 of the value
+// that opened it, one band above and one below. Each band has its own
+// count, and an emptied band is reset to exactly zero: an outlier's
+// residue leaves with it. The band is picked from the exponent bits, one
+// predictable branch; typical data never leaves the main band.
+//
+// What remains: while values of very different magnitudes are in a window
+// together, results are as precise as a double-double allows at the
+// largest of them (about 1e-32 relative to it), and squares beyond about
+// 1e154 overflow, in which case the stdev is reported as missing.
+//
+// # Reading
+//
+// [Moments.Sum] rounds the double-double sum; [Moments.Mean] divides it by
+// n in double-double. [Moments.Stdev] is the population standard deviation
+// √(n·Σx² − (Σx)²)/n with the difference taken in double-double, accurate
+// to about 1e-15 relative unless the mean is more than about 1e7 times the
+// spread. A spread below 2^-50 of the mean, a few ulps of the values and
+// the size of a double-double's rounding residue, is reported as 0, so
+// equal values give 0.
+//
+// Non-finite values (NaN, ±Inf) are ignored by both Add and Remove, so they
+// count as missing (pond-ts §8.2).
+type Moments struct {
+	n        int  // values held, zeros included
+	anchor   int  // biased exponent the main band is centred on
+	anchored bool // anchor is set; it stays until m is empty again
+	bands    [3]band
+}
+
+// band is the double-double sums of the values of one magnitude band.
+type band struct {
+	n     int
+	s, c  float64 // Σx = s + c
+	q, qc float64 // Σx² = q + qc
+}
+
+// bandSpan is the half-width, in binary orders of magnitude, of the main
+// band.
+const bandSpan = 26
+
+// band returns the band x belongs in. The first non-zero value added to
+// an empty Moments anchors the main band; the anchor holds until every
+// value has left, so a value is always removed from the band it was added
+// to. Zeros go to the main band: they change no sum.
+func (m *Moments) band(x float64) *band {
+	if x == 0 {
+		return &m.bands[0]
+	}
+	if !m.anchored {
+		m.anchor, m.anchored = int(math.Float64bits(x)>>52&0x7ff), true
+		return &m.bands[0]
+	}
+	return m.bandOf(x)
+}
+
+// Add adds x. A non-finite x is ignored.
+func (m *Moments) Add(x float64) {
+	if x-x != 0 {
+		return
+	}
+	m.n++
+	b := m.band(x)
+	b.n++
+	t := b.s + x
+	d := t - b.s
+	b.c += (b.s - (t - d)) + (x - d)
+	b.s = t
+	p := x * x
+	e := math.FMA(x, x, -p)
+	u := b.q + p
+	d = u - b.q
+	b.qc += (b.q - (u - d)) + (p - d) + e
+	b.q = u
+}
+
+// Remove removes x, which must have been added. A non-finite x is ignored.
+// A band that loses its last value is reset to exactly zero.
+func (m *Moments) Remove(x float64) {
+	if x-x != 0 || m.n == 0 {
+		return
+	}
+	m.n--
+	if m.n == 0 {
+		*m = Moments{}
+		return
+	}
+	b := m.bandOf(x)
+	b.n--
+	if b.n <= 0 {
+		*b = band{}
+		return
+	}
+	t := b.s - x
+	d := t - b.s
+	b.c += (b.s - (t - d)) - (x + d)
+	b.s = t
+	p := x * x
+	e := math.FMA(x, x, -p)
+	u := b.q - p
+	d = u - b.q
+	b.qc += (b.q - (u - d)) - (p + d) - e
+	b.q = u
+}
+
+// bandOf returns the band holding x (never opening one).
+func (m *Moments) bandOf(x float64) *band {
+	if x == 0 {
+		return &m.bands[0]
+	}
+	switch d := int(math.Float64bits(x)>>52&0x7ff) - m.anchor; {
+	case d > bandSpan:
+		return &m.bands[1]
+	case d < -bandSpan:
+		return &m.bands[2]
+	}
+	return &m.bands[0]
+}
+
+// Reset empties m.
+func (m *Moments) Reset() { *m = Moments{} }
+
+// N returns the number of values held.
+func (m *Moments) N() int { return m.n }
+
+// totals returns Σx and Σx² over the bands, as double-doubles.
+func (m *Moments) totals() (s, q dd) {
+	for i := range m.bands {
+		b := &m.bands[i]
+		if b.n == 0 {
+			continue
+		}
+		s = s.add(dd{b.s, b.c})
+		q = q.add(dd{b.q, b.qc})
+	}
+	return s, q
+}
+
+// Sum returns the sum of the values; 0 when empty.
+func (m *Moments) Sum() float64 {
+	if m.n == 0 {
+		return 0
+	}
+	if m.bands[1].n == 0 && m.bands[2].n == 0 {
+		return m.bands[0].s + m.bands[0].c
+	}
+	s, _ := m.totals()
+	return s.hi + s.lo
+}
+
+// Mean returns the mean of the values, or false when there are none.
+func (m *Moments) Mean() (float64, bool) {
+	if m.n == 0 {
+		return 0, false
+	}
+	s, _ := m.totals()
+	return s.divF(float64(m.n)).hi, true
+}
+
+// Stdev returns the population standard deviation of the values (dividing
+// by n): false when there are none or when it is not finite, 0 for one
+// value.
+func (m *Moments) Stdev() (float64, bool) {
+	switch m.n {
+	case 0:
+		return 0, false
+	case 1:
+		return 0, true
+	}
+	n := float64(m.n)
+	s, q := m.totals()
+	s2 := s.sqr()
+	d := q.mulF(n).sub(s2)
+	// A spread below 2^-50 of the mean (a few ulps of the values) is what
+	// the rounding residue of inexact values looks like: report it as 0.
+	if !(d.hi > 0x1p-100*s2.hi) {
+		if d.hi-d.hi != 0 {
+			return 0, false
+		}
+		return 0, true
+	}
+	sd := d.sqrt().divF(n).hi
+	if sd-sd != 0 {
+		return 0, false
+	}
+	return sd, true
+}

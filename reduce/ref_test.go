@@ -1,0 +1,230 @@
+package reduce
+
+import (
+	"cmp"
+	"math"
+	"math/big"
+	"slices"
+	"unicode/utf16"
+
+	"github.com/pond-go/pond/schema"
+)
+
+// This file holds brute-force reference reductions, written independently
+// of the incremental states: exact big-number arithmetic for the numeric
+// reducers and straightforward loops for the rest.
+
+const refPrec = 1 << 13 // enough bits to add doubles from 2^-1074 to 2^1024 exactly
+
+// exactMoments returns the exact Σx and n·Σx² − (Σx)² of xs.
+func exactMoments(xs []float64) (s1, spread *big.Float) {
+	s1 = new(big.Float).SetPrec(refPrec)
+	s2 := new(big.Float).SetPrec(2 * refPrec)
+	for _, x := range xs {
+		bx := new(big.Float).SetFloat64(x)
+		s1.Add(s1, bx)
+		s2.Add(s2, new(big.Float).SetPrec(2*refPrec).Mul(bx, bx))
+	}
+	n := new(big.Float).SetInt64(int64(len(xs)))
+	spread = new(big.Float).SetPrec(4*refPrec).Mul(s2, n)
+	sq := new(big.Float).SetPrec(4*refPrec).Mul(s1, s1)
+	spread.Sub(spread, sq)
+	return s1, spread
+}
+
+// refSum, refMean and refStdev are the exact results rounded to float64.
+func refSum(xs []float64) float64 {
+	s1, _ := exactMoments(xs)
+	f, _ := s1.Float64()
+	return f
+}
+
+func refMean(xs []float64) float64 {
+	s1, _ := exactMoments(xs)
+	q := new(big.Float).SetPrec(200).Quo(s1, new(big.Float).SetInt64(int64(len(xs))))
+	f, _ := q.Float64()
+	return f
+}
+
+func refStdev(xs []float64) float64 {
+	_, spread := exactMoments(xs)
+	if spread.Sign() <= 0 {
+		return 0
+	}
+	n := float64(len(xs))
+	v := new(big.Float).SetPrec(200).Quo(spread, new(big.Float).SetFloat64(n*n))
+	f, _ := v.Sqrt(v).Float64()
+	return f
+}
+
+// refNumbers returns the finite numbers among vals.
+func refNumbers(vals []schema.Value) []float64 {
+	var xs []float64
+	for _, v := range vals {
+		if f, ok := v.Num(); ok && !math.IsNaN(f) && !math.IsInf(f, 0) {
+			xs = append(xs, f)
+		}
+	}
+	return xs
+}
+
+// refDefined returns the values a reducer counts.
+func refDefined(vals []schema.Value) []schema.Value {
+	var out []schema.Value
+	for _, v := range vals {
+		switch v.Kind() {
+		case schema.Number:
+			if f, _ := v.Num(); !math.IsNaN(f) && !math.IsInf(f, 0) {
+				out = append(out, v)
+			}
+		case schema.String, schema.Bool, schema.Array:
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// refScalars flattens the defined values one level into scalars.
+func refScalars(vals []schema.Value) []schema.Value {
+	var out []schema.Value
+	for _, v := range refDefined(vals) {
+		if elems, ok := v.Array(); ok {
+			out = append(out, refDefined(elems)...)
+		} else {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// refCompare orders scalars: numbers, strings (as UTF-16), booleans.
+func refCompare(a, b schema.Value) int {
+	if a.Kind() != b.Kind() {
+		rank := map[schema.Kind]int{schema.Number: 0, schema.String: 1, schema.Bool: 2}
+		return cmp.Compare(rank[a.Kind()], rank[b.Kind()])
+	}
+	switch a.Kind() {
+	case schema.Number:
+		x, _ := a.Num()
+		y, _ := b.Num()
+		return cmp.Compare(x, y)
+	case schema.String:
+		x, _ := a.Str()
+		y, _ := b.Str()
+		if c := slices.Compare(utf16.Encode([]rune(x)), utf16.Encode([]rune(y))); c != 0 {
+			return c
+		}
+		return cmp.Compare(x, y)
+	}
+	x, _ := a.Bool()
+	y, _ := b.Bool()
+	switch {
+	case x == y:
+		return 0
+	case !x:
+		return -1
+	}
+	return 1
+}
+
+// refPercentile is the linear rule on a sorted copy.
+func refPercentile(xs []float64, q float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	rank := q / 100 * float64(len(s)-1)
+	lo := int(math.Floor(rank))
+	hi := int(math.Ceil(rank))
+	if lo == hi {
+		return s[lo]
+	}
+	return s[lo] + float64((s[hi]-s[lo])*(rank-float64(lo)))
+}
+
+// refReduce reduces vals (in arrival order) from scratch. bucket selects
+// keep's bucket flavour (the first of equal values) over the window's (0
+// for −0).
+func refReduce(r Reducer, vals []schema.Value, bucket bool) schema.Value {
+	num := func(f float64) schema.Value { return schema.NumberValue(f) }
+	xs := refNumbers(vals)
+	def := refDefined(vals)
+	switch r.Op() {
+	case OpCount:
+		return num(float64(len(def)))
+	case OpSum:
+		return num(refSum(xs))
+	}
+	switch r.Op() {
+	case OpUnique, OpTop, OpSamples:
+		sc := refScalars(vals)
+		if r.Op() == OpSamples {
+			return schema.ArrayValue(sc...)
+		}
+		type vc struct {
+			v schema.Value
+			n int
+		}
+		var d []vc
+	next:
+		for _, v := range sc {
+			for i := range d {
+				if d[i].v.Equal(v) {
+					d[i].n++
+					continue next
+				}
+			}
+			d = append(d, vc{v, 1})
+		}
+		slices.SortFunc(d, func(a, b vc) int {
+			if r.Op() == OpTop && a.n != b.n {
+				return cmp.Compare(b.n, a.n)
+			}
+			return refCompare(a.v, b.v)
+		})
+		if r.Op() == OpTop && len(d) > r.N() {
+			d = d[:r.N()]
+		}
+		out := []schema.Value{}
+		for _, e := range d {
+			if f, ok := e.v.Num(); ok && f == 0 {
+				e.v = num(0)
+			}
+			out = append(out, e.v)
+		}
+		return schema.ArrayValue(out...)
+	case OpFirst, OpLast, OpKeep:
+		if len(def) == 0 {
+			return schema.Value{}
+		}
+		switch r.Op() {
+		case OpFirst:
+			return def[0]
+		case OpLast:
+			return def[len(def)-1]
+		}
+		for _, v := range def[1:] {
+			if !v.Equal(def[0]) {
+				return schema.Value{}
+			}
+		}
+		if f, ok := def[0].Num(); ok && f == 0 && !bucket {
+			return num(0)
+		}
+		return def[0]
+	}
+	if len(xs) == 0 {
+		return schema.Value{}
+	}
+	switch r.Op() {
+	case OpAvg:
+		return num(refMean(xs))
+	case OpStdev:
+		return num(refStdev(xs))
+	case OpMin:
+		return num(slices.Min(xs))
+	case OpMax:
+		return num(slices.Max(xs))
+	case OpDifference:
+		return num(slices.Max(xs) - slices.Min(xs))
+	}
+	return num(refPercentile(xs, r.Q())) // median, percentile
+}
