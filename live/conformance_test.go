@@ -64,11 +64,55 @@ type notImplemented string
 
 func (n notImplemented) Error() string { return "not implemented: " + string(n) }
 
+// sharedVectors is the project's vectors folder, beside the checkout;
+// copyVectors is the verbatim copy kept in the repository for machines
+// that have only the checkout.
+var (
+	sharedVectors = filepath.Join("..", "..", "shared", "vectors")
+	copyVectors   = filepath.Join("..", "testdata", "vectors")
+)
+
 func vectorDir() string {
 	if d := os.Getenv("POND_VECTORS"); d != "" {
 		return d
 	}
-	return filepath.Join("..", "..", "shared", "vectors")
+	if st, err := os.Stat(sharedVectors); err == nil && st.IsDir() {
+		return sharedVectors
+	}
+	return copyVectors
+}
+
+// TestVectorCopyIsVerbatim guards the copy in testdata: where the shared
+// folder exists, every file must be byte for byte the same, so the copy
+// can be neither stale nor edited.
+func TestVectorCopyIsVerbatim(t *testing.T) {
+	if _, err := os.Stat(sharedVectors); err != nil {
+		t.Skipf("no shared vectors folder at %s to compare the copy with", sharedVectors)
+	}
+	seen := map[string]bool{}
+	err := filepath.WalkDir(sharedVectors, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(sharedVectors, p)
+		seen[rel] = true
+		want, err := os.ReadFile(p)
+		require.NoError(t, err)
+		got, err := os.ReadFile(filepath.Join(copyVectors, rel))
+		require.NoError(t, err, "testdata/vectors lacks %s: refresh it with cp -r ../shared/vectors testdata/", rel)
+		require.Equal(t, string(want), string(got), "testdata/vectors/%s differs from the shared one: refresh the copy", rel)
+		return nil
+	})
+	require.NoError(t, err)
+	err = filepath.WalkDir(copyVectors, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(copyVectors, p)
+		require.True(t, seen[rel], "testdata/vectors/%s is not in the shared folder", rel)
+		return nil
+	})
+	require.NoError(t, err)
 }
 
 func TestConformance(t *testing.T) {

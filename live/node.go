@@ -78,7 +78,8 @@ func (f *frame) reset() {
 // once per push, in build order.
 type node interface {
 	base() *nodeBase
-	// push takes the rows the node's source produced in this push.
+	// push takes the rows the node's source produced in this push. It
+	// starts by clearing the rows the node produced in the previous push.
 	push(in *frame)
 	// evicted takes the rows the node's source evicted in this push; it is
 	// called only for nodes with followsEvictions set.

@@ -314,10 +314,7 @@ func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 	// Commit point: from here on nothing fails.
 	s.root.commit()
 	for _, n := range s.nodes[1:] {
-		b := n.base()
-		b.out.reset()
-		b.gone.reset()
-		n.push(&s.nodes[b.src].base().out)
+		n.push(&s.nodes[n.base().src].base().out)
 	}
 	s.root.retain()
 	for _, n := range s.nodes[1:] {
@@ -364,7 +361,8 @@ type rootNode struct {
 	nodeBase
 	s       *Series
 	dropped int
-	sorted  bool // the accepted rows continue the store in order
+	sorted  bool    // the accepted rows continue the store in order
+	sel     []int32 // batch rows accepted, nil when all were
 }
 
 func (r *rootNode) push(*frame)    {}
@@ -416,11 +414,21 @@ func (r *rootNode) take(b *schema.Batch) error {
 		}
 	}
 	if all {
+		r.sel = nil
 		r.fill(b, nil, n)
 	} else {
+		r.sel = s.accept
 		r.fill(b, s.accept, len(s.accept))
 	}
 	return nil
+}
+
+// batchRow returns the index in the pushed batch of accepted row i.
+func (r *rootNode) batchRow(i int) int {
+	if r.sel == nil {
+		return i
+	}
+	return int(r.sel[i])
 }
 
 // fill copies the accepted rows (all of them when sel is nil) into the

@@ -1,0 +1,368 @@
+package live
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/pond-go/pond/partition"
+	"github.com/pond-go/pond/schema"
+)
+
+// PartitionBy adds a node that routes each row of source by the value of
+// column to a partition of its own. Operators built on the returned node
+// run per partition: a [Series.Rolling] on it keeps one set of windows per
+// partition (synchronised across partitions under a clock trigger), and
+// its output rows carry the partition column after the time.
+//
+// The source must be the root. The column must be a string, number or
+// boolean column; numbers and booleans keep their kind in outputs, and a
+// missing value is a partition of its own with a missing key. Options set
+// declared groups, per-partition retention (inherited from the series when
+// zero) and limits; see [partition.Options]. A row outside the declared
+// groups, or one that would exceed MaxPartitions, rejects its whole push
+// with an error wrapping [partition.ErrUnknownGroup] or
+// [partition.ErrLimit].
+//
+// The node's Event and Batch outputs are the rows it routed; its Evict
+// output the rows its per-partition retention let go.
+func (s *Series) PartitionBy(source NodeID, column string, opts partition.Options) (NodeID, error) {
+	const op = "partitionBy"
+	if _, err := s.node(source); err != nil {
+		return 0, err
+	}
+	if source != s.Root() {
+		return 0, configErr(op, "source", "a partitioning must be built on the root series", nil)
+	}
+	src := s.nodes[source].base()
+	j, ok := src.sch.Index(column)
+	if !ok || j == 0 {
+		return 0, configErr(op, "column", fmt.Sprintf("%q is not a value column (columns: %v)", column, src.sch.Names()[1:]), nil)
+	}
+	kind := src.sch.Column(j).Kind
+	if opts.MaxEvents == 0 {
+		opts.MaxEvents = s.opts.MaxEvents
+	}
+	if opts.MaxAge == 0 {
+		opts.MaxAge = s.opts.MaxAge
+	}
+	router, err := partition.NewRouter(kind, opts, func(v schema.Value) partition.Key { return s.keyOf(v) })
+	if err != nil {
+		return 0, configErr(op, column, "bad options", err)
+	}
+	n := &partitionNode{s: s, col: j, kind: kind, router: router}
+	b := n.base()
+	b.src, b.op, b.sch = source, op, src.sch
+	b.gone = newFrame(src.sch)
+	b.produces[Event], b.produces[Batch], b.produces[Evict] = true, true, true
+	b.scope = &partScope{node: NodeID(len(s.nodes))}
+	n.stride = 2 + src.sch.Len() - 1
+	id := s.addNode(n)
+	// Replay what the series holds, in arrival order.
+	if s.store.Len() > 0 {
+		f := s.heldFrame()
+		n.push(&f)
+		n.finish()
+	}
+	return id, nil
+}
+
+// keyOf returns the routing key of a value (interning strings).
+func (s *Series) keyOf(v schema.Value) partition.Key {
+	switch v.Kind() {
+	case schema.String:
+		str, _ := v.Str()
+		return partition.Key{Kind: schema.String, Code: uint64(s.syms.ID(str))}
+	case schema.Number:
+		f, _ := v.Num()
+		return partition.NumberKey(f)
+	case schema.Bool:
+		b, _ := v.Bool()
+		if b {
+			return partition.Key{Kind: schema.Bool, Code: 2}
+		}
+		return partition.Key{Kind: schema.Bool, Code: 1}
+	}
+	return partition.Key{}
+}
+
+// heldFrame builds a frame of the rows the root holds, in arrival order.
+func (s *Series) heldFrame() frame {
+	f := newFrame(s.schema)
+	for _, r := range s.arrivalOrder() {
+		s.appendStored(&f, r)
+		f.ids = append(f.ids, s.storedID(r))
+	}
+	return f
+}
+
+// partitionNode routes rows to partitions and keeps each partition's own
+// rows under its retention.
+type partitionNode struct {
+	nodeBase
+	s      *Series
+	col    int
+	kind   schema.Kind
+	router *partition.Router
+	// per-partition storage of the rows the partition holds: row-major,
+	// [time, id, cells…] per row.
+	rings   []ring
+	stride  int
+	arrays  map[uint64]schema.Value
+	expired []int32
+	seenNew map[partition.Key]bool
+}
+
+// ring is a growable circular buffer of encoded rows.
+type ring struct {
+	buf     []uint64
+	head, n int // in rows
+}
+
+func (n *partitionNode) rowKey(f *frame, i int) (partition.Key, schema.Value) {
+	c := f.tab.Col(n.col)
+	switch n.kind {
+	case schema.String:
+		if f.syms[n.col] != nil {
+			id := f.syms[n.col][i]
+			if id == 0 {
+				return partition.Key{}, schema.Value{}
+			}
+			str, _ := c.Str(i)
+			return partition.Key{Kind: schema.String, Code: uint64(id)}, schema.StringValue(str)
+		}
+	case schema.Number:
+		x, ok := c.Num(i)
+		if !ok {
+			return partition.Key{}, schema.Value{}
+		}
+		return partition.NumberKey(x), schema.NumberValue(x)
+	}
+	v := c.Value(i)
+	return n.s.keyOf(v), v
+}
+
+// check refuses a push with a key outside the declared groups, or one
+// that would create more partitions than allowed.
+func (n *partitionNode) check() error {
+	in := &n.s.nodes[n.src].base().out
+	opts := n.router.Options()
+	if !n.router.Declared() && opts.MaxPartitions == 0 {
+		return nil
+	}
+	clear(n.seenNew)
+	for i := range in.len() {
+		k, v := n.rowKey(in, i)
+		if _, ok := n.router.Find(k); ok {
+			continue
+		}
+		row := n.s.root.batchRow(i)
+		if n.router.Declared() {
+			return &partition.KeyError{Row: row, Column: n.sch.Column(n.col).Name, Key: v, Err: partition.ErrUnknownGroup}
+		}
+		if n.seenNew == nil {
+			n.seenNew = map[partition.Key]bool{}
+		}
+		if !n.seenNew[k] {
+			n.seenNew[k] = true
+			if !n.router.CheckNew(len(n.seenNew)) {
+				return &partition.KeyError{Row: row, Column: n.sch.Column(n.col).Name, Key: v, Limit: opts.MaxPartitions, Err: partition.ErrLimit}
+			}
+		}
+	}
+	return nil
+}
+
+func (n *partitionNode) push(in *frame) {
+	b := n.base()
+	b.out.tab, b.out.syms, b.out.ids = in.tab, in.syms, in.ids
+	b.out.part = b.out.part[:0]
+	b.gone.reset()
+	n.expired = n.expired[:0]
+	times := in.tab.Times()
+	for i, t := range times {
+		k, v := n.rowKey(in, i)
+		p := n.router.Route(k, v, t)
+		b.out.part = append(b.out.part, p)
+		n.store(p, in, i)
+	}
+}
+
+// store appends row i of in to partition p's rows and applies the
+// partition's retention to them.
+func (n *partitionNode) store(p int32, in *frame, i int) {
+	for int(p) >= len(n.rings) {
+		n.rings = append(n.rings, ring{})
+	}
+	r := &n.rings[p]
+	opts := n.router.Options()
+	st := n.stride
+	if opts.MaxEvents > 0 && r.n == opts.MaxEvents {
+		n.evictFront(p, 1)
+	}
+	if r.n*st == len(r.buf) {
+		grown := make([]uint64, max(st, 2*len(r.buf)))
+		for k := range r.n {
+			copy(grown[k*st:(k+1)*st], r.row(k, st))
+		}
+		r.buf, r.head = grown, 0
+	}
+	r.n++
+	row := r.row(r.n-1, st)
+	t := in.tab.TimeNanos(i)
+	row[0] = uint64(t)
+	row[1] = in.ids[i]
+	for j := 1; j < n.sch.Len(); j++ {
+		row[1+j] = n.encode(in, i, j)
+	}
+	if opts.MaxAge > 0 {
+		cut := t - int64(opts.MaxAge)
+		k := 0
+		for k < r.n && int64(r.row(k, st)[0]) < cut {
+			k++
+		}
+		n.evictFront(p, k)
+	}
+}
+
+func (r *ring) row(k, stride int) []uint64 {
+	rows := len(r.buf) / stride
+	i := (r.head + k) % rows * stride
+	return r.buf[i : i+stride : i+stride]
+}
+
+func (n *partitionNode) encode(in *frame, i, j int) uint64 {
+	c := in.tab.Col(j)
+	switch n.sch.Column(j).Kind {
+	case schema.Number:
+		return math.Float64bits(c.Numbers()[i])
+	case schema.String:
+		if in.syms[j] != nil {
+			return uint64(in.syms[j][i])
+		}
+		if str, ok := c.Str(i); ok {
+			return uint64(n.s.syms.ID(str))
+		}
+	case schema.Bool:
+		if b, ok := c.Bool(i); ok {
+			if b {
+				return 2
+			}
+			return 1
+		}
+	case schema.Array:
+		if a, ok := c.Array(i); ok {
+			if n.arrays == nil {
+				n.arrays = map[uint64]schema.Value{}
+			}
+			n.arrays[in.ids[i]*uint64(n.stride)+uint64(j)] = schema.ArrayValue(append([]schema.Value(nil), a...)...)
+			return 1
+		}
+	}
+	return 0
+}
+
+func (n *partitionNode) decode(row []uint64, j int) schema.Value {
+	bits := row[1+j]
+	switch n.sch.Column(j).Kind {
+	case schema.Number:
+		if x := math.Float64frombits(bits); x == x {
+			return schema.NumberValue(x)
+		}
+	case schema.String:
+		if bits != 0 {
+			return schema.StringValue(n.s.syms.Str(uint32(bits)))
+		}
+	case schema.Bool:
+		if bits != 0 {
+			return schema.BoolValue(bits == 2)
+		}
+	case schema.Array:
+		if bits != 0 {
+			return n.arrays[row[1]*uint64(n.stride)+uint64(j)]
+		}
+	}
+	return schema.Value{}
+}
+
+// evictFront drops the k oldest rows of partition p, reporting them in
+// the gone frame when someone reads it.
+func (n *partitionNode) evictFront(p int32, k int) {
+	r := &n.rings[p]
+	st := n.stride
+	b := n.base()
+	for range k {
+		row := r.row(0, st)
+		if b.wantGone {
+			n.appendRow(&b.gone, row)
+			b.gone.part = append(b.gone.part, p)
+		}
+		if n.arrays != nil {
+			for j := 1; j < n.sch.Len(); j++ {
+				delete(n.arrays, row[1]*uint64(st)+uint64(j))
+			}
+		}
+		r.head = (r.head + 1) % (len(r.buf) / st)
+		r.n--
+	}
+}
+
+func (n *partitionNode) appendRow(f *frame, row []uint64) {
+	f.tab.Col(0).AppendTime(int64(row[0]))
+	for j := 1; j < n.sch.Len(); j++ {
+		f.tab.Col(j).AppendValue(n.decode(row, j))
+		if n.sch.Column(j).Kind == schema.String {
+			f.syms[j] = append(f.syms[j], uint32(row[1+j]))
+		}
+	}
+	f.ids = append(f.ids, row[1])
+}
+
+func (n *partitionNode) evicted(*frame) {}
+
+// finish removes partitions that have been idle too long.
+func (n *partitionNode) finish() {
+	if n.router.Options().IdleTTL <= 0 || !n.s.hasLatest {
+		return
+	}
+	n.expired = n.router.Expire(n.s.latest, n.expired[:0])
+	for _, p := range n.expired {
+		r := &n.rings[p]
+		n.evictFront(p, r.n)
+		r.buf, r.head = nil, 0
+	}
+}
+
+// held returns the rows the partitions hold, in arrival order, with their
+// partition indices.
+func (n *partitionNode) held() frame {
+	f := newFrame(n.sch)
+	type ref struct {
+		p   int32
+		row []uint64
+	}
+	var refs []ref
+	for _, p := range n.router.Order() {
+		if int(p) >= len(n.rings) {
+			continue
+		}
+		r := &n.rings[p]
+		for k := range r.n {
+			refs = append(refs, ref{p, r.row(k, n.stride)})
+		}
+	}
+	slices.SortStableFunc(refs, func(a, b ref) int {
+		switch {
+		case a.row[1] < b.row[1]:
+			return -1
+		case a.row[1] > b.row[1]:
+			return 1
+		}
+		return 0
+	})
+	for _, x := range refs {
+		n.appendRow(&f, x.row)
+		f.part = append(f.part, x.p)
+	}
+	return f
+}

@@ -1,0 +1,310 @@
+package live_test
+
+import (
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/live"
+	"github.com/pond-go/pond/partition"
+	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/rolling"
+	"github.com/pond-go/pond/schema"
+	"github.com/pond-go/pond/sequence"
+	"github.com/pond-go/pond/trigger"
+)
+
+var metricsSchema = schema.MustNew(
+	schema.Column{Name: "time", Kind: schema.Time},
+	schema.Column{Name: "value", Kind: schema.Number},
+	schema.Column{Name: "host", Kind: schema.String, Optional: true},
+)
+
+func ms(t int64) int64 { return t * int64(time.Millisecond) }
+
+func r(t int64, v float64, host string) schema.Row {
+	h := schema.StringValue(host)
+	if host == "" {
+		h = schema.Missing()
+	}
+	return schema.Row{schema.MillisValue(t), schema.NumberValue(v), h}
+}
+
+func newSeries(t *testing.T, opts live.Options) *live.Series {
+	t.Helper()
+	s, err := live.New("metrics", metricsSchema, opts)
+	require.NoError(t, err)
+	return s
+}
+
+func values(tab *schema.Table) []float64 {
+	v, _ := tab.Numbers("value")
+	return append([]float64(nil), v...)
+}
+
+func TestNewValidatesOptions(t *testing.T) {
+	cases := []struct {
+		name string
+		opts live.Options
+	}{
+		{"negative max age", live.Options{MaxAge: -time.Second}},
+		{"negative max events", live.Options{MaxEvents: -1}},
+		{"grace without reorder", live.Options{Grace: time.Second}},
+		{"grace under drop", live.Options{Ordering: live.Drop, Grace: time.Second}},
+		{"grace longer than max age", live.Options{Ordering: live.Reorder, Grace: 10 * time.Second, MaxAge: 5 * time.Second}},
+		{"unknown ordering", live.Options{Ordering: 9}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := live.New("m", metricsSchema, c.opts)
+			require.ErrorIs(t, err, live.ErrConfig)
+			var ce *live.ConfigError
+			require.True(t, errors.As(err, &ce))
+			assert.NotEmpty(t, ce.Field)
+		})
+	}
+	_, err := live.New("m", nil, live.Options{})
+	assert.ErrorIs(t, err, live.ErrConfig)
+	_, err = live.ParseOrdering("sideways")
+	assert.ErrorIs(t, err, live.ErrConfig)
+}
+
+func TestWatchRejectsUnknownNodesAndKinds(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	assert.ErrorIs(t, s.Watch(7, live.Event), live.ErrNode)
+	assert.ErrorIs(t, s.Watch(-1), live.ErrNode)
+	assert.ErrorIs(t, s.Watch(s.Root(), live.OutputKind(9)), live.ErrNode)
+	roll, err := s.Rolling(s.Root(), []rolling.Window{{Span: time.Second, Aggs: []reduce.Agg{{Out: "n", From: "value", Using: reduce.Count}}}}, rolling.Options{})
+	require.NoError(t, err)
+	assert.ErrorIs(t, s.Watch(roll, live.Evict), live.ErrNode, "a rolling never evicts")
+	assert.NoError(t, s.Watch(roll))
+	_, err = s.NodeSchema(42)
+	assert.ErrorIs(t, err, live.ErrNode)
+}
+
+func TestStrictPushIsAtomicAndNamesTheRow(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	require.NoError(t, s.Watch(s.Root(), live.Event))
+	out, err := s.PushRows(nil, r(1000, 1, "a"))
+	require.NoError(t, err)
+	require.Len(t, out, 1)
+
+	// spec §12 case 1: 500 after 1000 is out of order; nothing stored.
+	out, err = s.PushRows(out[:0], r(1000, 2, "a"), r(500, 1, "a"))
+	require.ErrorIs(t, err, live.ErrOutOfOrder)
+	var oe *live.OrderError
+	require.True(t, errors.As(err, &oe))
+	assert.Equal(t, 1, oe.Row)
+	assert.Equal(t, ms(500), oe.Time)
+	assert.Equal(t, ms(1000), oe.Latest)
+	assert.Contains(t, err.Error(), "row 1 at 500ms is out of order")
+	assert.Empty(t, out)
+	assert.Equal(t, live.Stats{Ingested: 1, Length: 1}, s.Stats())
+
+	// spec §12 case 6: a bad cell rejects the whole push.
+	_, err = s.PushRows(nil, r(2000, 1, "a"), schema.Row{schema.MillisValue(3000), schema.StringValue("bad"), schema.Missing()}, r(4000, 3, "a"))
+	require.ErrorIs(t, err, live.ErrValidation)
+	var re *schema.RowError
+	require.True(t, errors.As(err, &re))
+	assert.Equal(t, 1, re.Row)
+	assert.Equal(t, 1, re.Column)
+	assert.Equal(t, 1, s.Len())
+}
+
+func TestDropModeCountsRejected(t *testing.T) {
+	// spec §12 case 2.
+	s := newSeries(t, live.Options{Ordering: live.Drop})
+	_, err := s.PushRows(nil, r(1000, 1, ""), r(500, 1, ""), r(1000, 2, ""))
+	require.NoError(t, err)
+	assert.Equal(t, live.Stats{Ingested: 2, Rejected: 1, Length: 2}, s.Stats())
+}
+
+func TestReorderInsertsInTimeOrderWithinGrace(t *testing.T) {
+	s := newSeries(t, live.Options{Ordering: live.Reorder, Grace: 5 * time.Second})
+	_, err := s.PushRows(nil, r(10000, 1, ""))
+	require.NoError(t, err)
+	_, err = s.PushRows(nil, r(5000, 2, ""))
+	require.NoError(t, err, "exactly grace late is accepted")
+	_, err = s.PushRows(nil, r(4999, 3, ""))
+	require.ErrorIs(t, err, live.ErrLate)
+	var oe *live.OrderError
+	require.True(t, errors.As(err, &oe))
+	assert.Equal(t, 5*time.Second, oe.Grace)
+
+	s2 := newSeries(t, live.Options{Ordering: live.Reorder})
+	_, err = s2.PushRows(nil, r(1000, 10, ""), r(1000, 20, ""), r(500, 5, ""))
+	require.NoError(t, err)
+	var got []float64
+	for _, row := range s2.All() {
+		f, _ := row[1].Num()
+		got = append(got, f)
+	}
+	assert.Equal(t, []float64{5, 10, 20}, got)
+}
+
+func TestRetentionEvictsAfterThePush(t *testing.T) {
+	s := newSeries(t, live.Options{MaxEvents: 2})
+	require.NoError(t, s.Watch(s.Root(), live.Event, live.Batch, live.Evict))
+	out, err := s.PushRows(nil, r(0, 10, ""), r(1000, 20, ""), r(2000, 30, ""))
+	require.NoError(t, err)
+	require.Len(t, out, 3)
+	// Order: Event, Batch, Evict.
+	assert.Equal(t, []live.OutputKind{live.Event, live.Batch, live.Evict}, []live.OutputKind{out[0].Kind, out[1].Kind, out[2].Kind})
+	assert.Equal(t, []float64{10, 20, 30}, values(out[0].Events), "every row is emitted, even the evicted one")
+	assert.Equal(t, []float64{10}, values(out[2].Events))
+	assert.Equal(t, 2, s.Len())
+
+	a := newSeries(t, live.Options{MaxAge: 5 * time.Second})
+	_, err = a.PushRows(nil, r(0, 1, ""), r(5000, 2, ""))
+	require.NoError(t, err)
+	assert.Equal(t, 2, a.Len(), "a row exactly MaxAge old stays")
+	_, err = a.PushRows(nil, r(7000, 3, ""))
+	require.NoError(t, err)
+	assert.Equal(t, 2, a.Len())
+	latest, ok := a.Latest()
+	assert.True(t, ok)
+	assert.Equal(t, ms(7000), latest)
+}
+
+func TestOutputsAreOrderedByKindThenNode(t *testing.T) {
+	s := newSeries(t, live.Options{MaxEvents: 1})
+	aggs := []reduce.Agg{{Out: "n", From: "value", Using: reduce.Count}}
+	a, err := s.Rolling(s.Root(), []rolling.Window{{Span: time.Second, Aggs: aggs}}, rolling.Options{})
+	require.NoError(t, err)
+	b, err := s.Rolling(s.Root(), []rolling.Window{{Count: 2, Aggs: aggs}}, rolling.Options{})
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(b))
+	require.NoError(t, s.Watch(s.Root(), live.Evict, live.Event))
+	require.NoError(t, s.Watch(a))
+	out, err := s.PushRows(nil, r(0, 1, ""), r(1, 1, ""))
+	require.NoError(t, err)
+	type tag struct {
+		node live.NodeID
+		kind live.OutputKind
+	}
+	var got []tag
+	for _, o := range out {
+		got = append(got, tag{o.Node, o.Kind})
+	}
+	assert.Equal(t, []tag{{s.Root(), live.Event}, {a, live.Event}, {b, live.Event}, {s.Root(), live.Evict}}, got)
+
+	require.NoError(t, s.Unwatch(a))
+	out, err = s.PushRows(out[:0], r(2, 1, ""))
+	require.NoError(t, err)
+	for _, o := range out {
+		assert.NotEqual(t, a, o.Node)
+	}
+}
+
+func TestSteadyPushDoesNotAllocate(t *testing.T) {
+	s := newSeries(t, live.Options{MaxAge: time.Second})
+	roll, err := s.Rolling(s.Root(), []rolling.Window{{Span: 500 * time.Millisecond, Aggs: []reduce.Agg{
+		{Out: "avg", From: "value", Using: reduce.Avg},
+		{Out: "max", From: "value", Using: reduce.Max},
+	}}}, rolling.Options{})
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(roll))
+	require.NoError(t, s.Watch(s.Root(), live.Evict))
+	b := schema.NewBatch(metricsSchema, 100)
+	next := int64(0)
+	fill := func() {
+		b.Reset()
+		for i := range 100 {
+			b.Time = append(b.Time, ms(next))
+			b.Cols[0].Num = append(b.Cols[0].Num, float64(i))
+			b.Cols[1].Str = append(b.Cols[1].Str, "h")
+			next += 10
+		}
+	}
+	var out []live.Output
+	for range 50 {
+		fill()
+		out, err = s.PushMany(out[:0], b)
+		require.NoError(t, err)
+	}
+	allocs := testing.AllocsPerRun(20, func() {
+		fill()
+		out, _ = s.PushMany(out[:0], b)
+	})
+	assert.Zero(t, allocs)
+}
+
+func TestPartitionGroupsAndLimitsRejectThePush(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	_, err := s.PartitionBy(s.Root(), "host", partition.Options{Groups: partition.Strings("a", "b")})
+	require.NoError(t, err)
+	_, err = s.PushRows(nil, r(0, 1, "a"), r(1, 1, "c"))
+	require.ErrorIs(t, err, partition.ErrUnknownGroup)
+	var ke *partition.KeyError
+	require.True(t, errors.As(err, &ke))
+	assert.Equal(t, 1, ke.Row)
+	assert.Equal(t, zeroStats, s.Stats(), "nothing was stored")
+
+	l := newSeries(t, live.Options{})
+	_, err = l.PartitionBy(l.Root(), "host", partition.Options{MaxPartitions: 2})
+	require.NoError(t, err)
+	_, err = l.PushRows(nil, r(0, 1, "a"), r(1, 1, "b"), r(2, 1, "a"))
+	require.NoError(t, err)
+	_, err = l.PushRows(nil, r(3, 1, "a"), r(4, 1, "c"))
+	require.ErrorIs(t, err, partition.ErrLimit)
+	assert.Equal(t, 3, l.Len())
+}
+
+var zeroStats live.Stats
+
+func TestPartitionIdleTTLFreesPartitions(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	p, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxPartitions: 2, IdleTTL: 10 * time.Second})
+	require.NoError(t, err)
+	roll, err := s.Rolling(p, []rolling.Window{{Span: time.Minute, Aggs: []reduce.Agg{{Out: "n", From: "value", Using: reduce.Count}}}},
+		rolling.Options{Trigger: trigger.Clock(sequence.Every(5 * time.Second))})
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(roll))
+	_, err = s.PushRows(nil, r(0, 1, "a"), r(1000, 1, "b"))
+	require.NoError(t, err)
+	// b keeps reporting, a goes quiet for longer than the TTL.
+	_, err = s.PushRows(nil, r(11000, 1, "b"))
+	require.NoError(t, err)
+	// a has been removed: c fits under the limit, and the tick has b and c.
+	out, err := s.PushRows(nil, r(12000, 1, "c"), r(15000, 1, "b"))
+	require.NoError(t, err)
+	require.Len(t, out, 1)
+	hosts, _ := out[0].Events.Strings("host")
+	assert.Equal(t, []string{"b", "c"}, hosts)
+	n, _ := out[0].Events.Numbers("n")
+	assert.Equal(t, []float64{3, 1}, n)
+}
+
+func TestNumericPartitionKeepsItsKind(t *testing.T) {
+	sch := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "value", Kind: schema.Number},
+		schema.Column{Name: "shard", Kind: schema.Number, Optional: true},
+	)
+	s, err := live.New("m", sch, live.Options{})
+	require.NoError(t, err)
+	p, err := s.PartitionBy(s.Root(), "shard", partition.Options{})
+	require.NoError(t, err)
+	roll, err := s.Rolling(p, []rolling.Window{{Span: time.Minute, Aggs: []reduce.Agg{{Out: "sum", From: "value", Using: reduce.Sum}}}}, rolling.Options{})
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(roll))
+	out, err := s.PushRows(nil,
+		schema.Row{schema.MillisValue(0), schema.NumberValue(1), schema.NumberValue(7)},
+		schema.Row{schema.MillisValue(1), schema.NumberValue(2), schema.Missing()},
+		schema.Row{schema.MillisValue(2), schema.NumberValue(3), schema.NumberValue(7)},
+		schema.Row{schema.MillisValue(3), schema.NumberValue(4), schema.NumberValue(math.Copysign(0, -1))},
+		schema.Row{schema.MillisValue(4), schema.NumberValue(5), schema.NumberValue(0)},
+	)
+	require.NoError(t, err)
+	tab := out[0].Events
+	assert.Equal(t, schema.Number, tab.Schema().Column(1).Kind)
+	shards, _ := tab.Numbers("shard")
+	sums, _ := tab.Numbers("sum")
+	assert.Equal(t, 7.0, shards[0])
+	assert.True(t, math.IsNaN(shards[1]), "a missing key is its own partition with a missing key")
+	assert.Equal(t, []float64{1, 2, 4, 4, 9}, sums, "-0 and 0 are one partition")
+}

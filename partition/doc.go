@@ -1,0 +1,18 @@
+// Package partition routes the rows of a stream to per-entity partitions
+// (a host, a symbol, a user) by the value of one column.
+//
+// # Routing
+//
+// A [Router] maps a key to a dense partition index. String keys arrive as
+// the series' intern ids, so routing a row is a slice lookup; numbers and
+// booleans keep their kind (a numeric key stays a number in outputs) and
+// a missing value is a partition of its own. Partitions are numbered in
+// the order they are first seen, after any declared groups, and that is
+// the order in which a synchronised clock emits them.
+//
+// # Limits
+//
+// A partitioning can be bounded: MaxPartitions rejects a push that would
+// exceed it, and IdleTTL removes partitions that have been quiet for a
+// while in event time (see [Options]).
+package partition

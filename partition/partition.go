@@ -1,0 +1,291 @@
+package partition
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/pond-go/pond/schema"
+)
+
+// Errors returned by this package.
+var (
+	// ErrOptions reports partition options that cannot be used.
+	ErrOptions = errors.New("partition: invalid options")
+	// ErrUnknownGroup reports a row whose key is not one of the declared
+	// groups.
+	ErrUnknownGroup = errors.New("partition: value not in declared groups")
+	// ErrLimit reports a push that would create more partitions than
+	// MaxPartitions allows.
+	ErrLimit = errors.New("partition: too many partitions")
+)
+
+// KeyError reports a row a partitioning refuses. It wraps
+// [ErrUnknownGroup] or [ErrLimit].
+type KeyError struct {
+	Row    int          // the row's index in its push
+	Column string       // the partition column
+	Key    schema.Value // the row's key
+	Limit  int          // MaxPartitions, for ErrLimit
+	Err    error        // ErrUnknownGroup or ErrLimit
+}
+
+func (e *KeyError) Error() string {
+	if e.Err == ErrLimit {
+		return fmt.Sprintf("partition: row %d: key %s of column %q would make more than %d partitions",
+			e.Row, e.Key, e.Column, e.Limit)
+	}
+	return fmt.Sprintf("partition: row %d: key %s of column %q is not one of the declared groups", e.Row, e.Key, e.Column)
+}
+
+// Unwrap returns [ErrUnknownGroup] or [ErrLimit].
+func (e *KeyError) Unwrap() error { return e.Err }
+
+// Options configure a partitioning.
+//
+// # Limits
+//
+// MaxPartitions caps the number of partitions alive at once. A push that
+// would create more is rejected whole with [ErrLimit] (nothing is stored):
+// data is never silently lost, and the error says which key broke the
+// limit. IdleTTL frees the partitions that make room: after each push, a
+// partition whose latest row is more than IdleTTL older than the latest
+// row routed anywhere is removed, with its state in every node built on
+// it; a row for its key later starts a new partition, which joins the
+// order at the end. Declared groups are never removed.
+type Options struct {
+	// Groups, when not empty, declares the partitions: they exist from the
+	// start, in this order, and a row with any other key is an error that
+	// rejects its push. Values must have the column's kind and be
+	// distinct.
+	Groups []schema.Value
+	// MaxEvents and MaxAge are the retention of each partition's own rows.
+	// Zero inherits the source series' setting, as pond-ts does.
+	// MaxEvents: 1 keeps only the row being routed, which is all a rolling
+	// needs (each rolling keeps its own window).
+	MaxEvents int
+	MaxAge    time.Duration
+	// MaxPartitions caps the number of live partitions; zero means no cap.
+	MaxPartitions int
+	// IdleTTL removes partitions quiet for longer than this, in event
+	// time; zero means never.
+	IdleTTL time.Duration
+}
+
+// Strings returns string group values, for [Options.Groups].
+func Strings(keys ...string) []schema.Value {
+	out := make([]schema.Value, len(keys))
+	for i, k := range keys {
+		out[i] = schema.StringValue(k)
+	}
+	return out
+}
+
+// Check validates the options for a partition column of kind k.
+func (o Options) Check(k schema.Kind) error {
+	switch {
+	case k != schema.String && k != schema.Number && k != schema.Bool:
+		return fmt.Errorf("%w: cannot partition by a %s column", ErrOptions, k)
+	case o.MaxEvents < 0:
+		return fmt.Errorf("%w: MaxEvents %d must not be negative", ErrOptions, o.MaxEvents)
+	case o.MaxAge < 0:
+		return fmt.Errorf("%w: MaxAge %v must not be negative", ErrOptions, o.MaxAge)
+	case o.MaxPartitions < 0:
+		return fmt.Errorf("%w: MaxPartitions %d must not be negative", ErrOptions, o.MaxPartitions)
+	case o.IdleTTL < 0:
+		return fmt.Errorf("%w: IdleTTL %v must not be negative", ErrOptions, o.IdleTTL)
+	case o.MaxPartitions > 0 && len(o.Groups) > o.MaxPartitions:
+		return fmt.Errorf("%w: %d declared groups exceed MaxPartitions %d", ErrOptions, len(o.Groups), o.MaxPartitions)
+	}
+	for i, g := range o.Groups {
+		if !g.IsMissing() && g.Kind() != k {
+			return fmt.Errorf("%w: group %d (%s) is a %s, the column is %s", ErrOptions, i, g, g.Kind(), k)
+		}
+		if f, ok := g.Num(); ok && (math.IsInf(f, 0) || f != f) {
+			return fmt.Errorf("%w: group %d is not finite", ErrOptions, i)
+		}
+		for j := range i {
+			if o.Groups[j].Equal(g) {
+				return fmt.Errorf("%w: group %s is declared twice", ErrOptions, g)
+			}
+		}
+	}
+	return nil
+}
+
+// Key is a partition key in the form routing uses: the kind, and a
+// 64-bit code — an intern id for strings, the bits of a number (−0 as 0),
+// 1 or 2 for a boolean. A missing key has kind 0 and code 0.
+type Key struct {
+	Kind schema.Kind
+	Code uint64
+}
+
+// NumberKey returns the key of a number.
+func NumberKey(f float64) Key {
+	if f == 0 {
+		f = 0 // −0 and 0 are one partition
+	}
+	return Key{Kind: schema.Number, Code: math.Float64bits(f)}
+}
+
+// Router maps keys to dense partition indices, in first-seen order after
+// the declared groups. Index lookups for string keys are a slice lookup by
+// intern id. A Router is not safe for concurrent use.
+type Router struct {
+	opts     Options
+	kind     schema.Kind
+	bySym    []int32 // intern id → index + 1
+	other    map[Key]int32
+	keys     []schema.Value
+	codes    []Key
+	alive    []bool
+	gen      []uint32
+	last     []int64
+	order    []int32 // alive partitions in emission order
+	free     []int32
+	declared int
+	count    int
+}
+
+// NewRouter returns a router for a column of kind k. keyValue turns a
+// declared group into its routing key (for strings, by interning it).
+func NewRouter(k schema.Kind, o Options, keyOf func(schema.Value) Key) (*Router, error) {
+	if err := o.Check(k); err != nil {
+		return nil, err
+	}
+	r := &Router{opts: o, kind: k, other: map[Key]int32{}}
+	for _, g := range o.Groups {
+		r.create(keyOf(g), g)
+	}
+	r.declared = len(o.Groups)
+	return r, nil
+}
+
+// Options returns the router's options.
+func (r *Router) Options() Options { return r.opts }
+
+// Declared reports whether groups were declared.
+func (r *Router) Declared() bool { return r.declared > 0 }
+
+// Find returns the index of key's partition, if it is alive.
+func (r *Router) Find(k Key) (int32, bool) {
+	if k.Kind == schema.String {
+		if k.Code < uint64(len(r.bySym)) {
+			if i := r.bySym[k.Code]; i > 0 {
+				return i - 1, true
+			}
+		}
+		return 0, false
+	}
+	i, ok := r.other[k]
+	return i, ok
+}
+
+// Route returns the index of key's partition, creating it if needed, and
+// records t as its latest time.
+func (r *Router) Route(k Key, v schema.Value, t int64) int32 {
+	i, ok := r.Find(k)
+	if !ok {
+		i = r.create(k, v)
+	}
+	if t > r.last[i] {
+		r.last[i] = t
+	}
+	return i
+}
+
+func (r *Router) create(k Key, v schema.Value) int32 {
+	var i int32
+	if n := len(r.free); n > 0 {
+		i = r.free[n-1]
+		r.free = r.free[:n-1]
+		r.keys[i], r.codes[i], r.alive[i], r.last[i] = v, k, true, math.MinInt64
+		r.gen[i]++
+	} else {
+		i = int32(len(r.keys))
+		r.keys = append(r.keys, v)
+		r.codes = append(r.codes, k)
+		r.alive = append(r.alive, true)
+		r.gen = append(r.gen, 0)
+		r.last = append(r.last, math.MinInt64)
+	}
+	if k.Kind == schema.String {
+		for uint64(len(r.bySym)) <= k.Code {
+			r.bySym = append(r.bySym, 0)
+		}
+		r.bySym[k.Code] = i + 1
+	} else {
+		r.other[k] = i
+	}
+	r.order = append(r.order, i)
+	r.count++
+	return i
+}
+
+// Len returns the number of live partitions.
+func (r *Router) Len() int { return r.count }
+
+// Cap returns one more than the largest index in use: a slice of that
+// length can hold per-partition state.
+func (r *Router) Cap() int { return len(r.keys) }
+
+// Order returns the live partitions in emission order: declared groups
+// first, then by first appearance. The slice is the router's own.
+func (r *Router) Order() []int32 { return r.order }
+
+// KeyValue returns the key of partition i as a value of the column's kind
+// (missing for the partition of missing keys).
+func (r *Router) KeyValue(i int32) schema.Value { return r.keys[i] }
+
+// Generation returns a number that changes when index i is given to a new
+// partition, so state kept per index can tell it is stale.
+func (r *Router) Generation(i int32) uint32 { return r.gen[i] }
+
+// Alive reports whether index i holds a live partition.
+func (r *Router) Alive(i int32) bool { return int(i) < len(r.alive) && r.alive[i] }
+
+// Last returns the latest time routed to partition i.
+func (r *Router) Last(i int32) int64 { return r.last[i] }
+
+// CheckNew reports whether a push that would create n new partitions is
+// within MaxPartitions.
+func (r *Router) CheckNew(n int) bool {
+	return r.opts.MaxPartitions == 0 || r.count+n <= r.opts.MaxPartitions
+}
+
+// Expire removes the partitions, other than declared groups, whose latest
+// row is older than now − IdleTTL, and returns their indices (reusing
+// dst). It does nothing without an IdleTTL.
+func (r *Router) Expire(now int64, dst []int32) []int32 {
+	if r.opts.IdleTTL <= 0 {
+		return dst
+	}
+	cut := now - int64(r.opts.IdleTTL)
+	keep := r.order[:0]
+	for _, i := range r.order {
+		if int(i) >= r.declared && r.last[i] < cut {
+			dst = append(dst, i)
+			r.remove(i)
+			continue
+		}
+		keep = append(keep, i)
+	}
+	clear(r.order[len(keep):])
+	r.order = keep
+	return dst
+}
+
+func (r *Router) remove(i int32) {
+	k := r.codes[i]
+	if k.Kind == schema.String {
+		r.bySym[k.Code] = 0
+	} else {
+		delete(r.other, k)
+	}
+	r.alive[i] = false
+	r.keys[i] = schema.Value{}
+	r.free = append(r.free, i)
+	r.count--
+}

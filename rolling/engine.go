@@ -1,0 +1,475 @@
+package rolling
+
+import (
+	"math"
+	"unsafe"
+
+	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/schema"
+)
+
+// Input is a block of source rows prepared for the engines of a plan: the
+// times and, per column the plan reads, the cells encoded as 64-bit slots
+// (a number's bits with NaN for missing, an intern id with 0 for missing,
+// 0/1/2 for a boolean, 0/1 for an array's presence). Bind it once per
+// push; its buffers are reused.
+type Input struct {
+	times []int64
+	enc   [][]uint64
+	arrs  []*schema.Col
+	tmp   [][]uint64
+}
+
+// Len returns the number of rows bound.
+func (in *Input) Len() int { return len(in.times) }
+
+// Time returns the time of row i.
+func (in *Input) Time(i int) int64 { return in.times[i] }
+
+// Bind prepares rows of tab, whose schema must be the plan's source
+// schema. syms, when not nil, holds the intern ids of string columns
+// (syms[j] for column j); strings without ids are interned here. Number
+// columns are read in place, without copying.
+func (p *Plan) Bind(in *Input, tab *schema.Table, syms [][]uint32) {
+	in.times = tab.Times()
+	n := len(in.times)
+	if len(in.enc) != len(p.cols) {
+		in.enc = make([][]uint64, len(p.cols))
+		in.tmp = make([][]uint64, len(p.cols))
+		in.arrs = make([]*schema.Col, len(p.cols))
+	}
+	for k, j := range p.cols {
+		c := tab.Col(j)
+		switch p.kinds[k] {
+		case schema.Number:
+			in.enc[k] = floatBits(c.Numbers())
+			continue
+		case schema.Array:
+			in.arrs[k] = c
+		}
+		buf := in.tmp[k][:0]
+		switch p.kinds[k] {
+		case schema.String:
+			if j < len(syms) && len(syms[j]) == n {
+				for _, id := range syms[j] {
+					buf = append(buf, uint64(id))
+				}
+			} else {
+				for i := range n {
+					s, ok := c.Str(i)
+					id := uint32(0)
+					if ok {
+						id = p.syms.ID(s)
+					}
+					buf = append(buf, uint64(id))
+				}
+			}
+		case schema.Bool:
+			for i := range n {
+				b, ok := c.Bool(i)
+				f := uint64(0)
+				if ok {
+					f = 1
+					if b {
+						f = 2
+					}
+				}
+				buf = append(buf, f)
+			}
+		case schema.Array:
+			for i := range n {
+				f := uint64(0)
+				if !c.IsMissing(i) {
+					f = 1
+				}
+				buf = append(buf, f)
+			}
+		}
+		in.tmp[k] = buf
+		in.enc[k] = buf
+	}
+}
+
+// floatBits views a float64 slice as its bit patterns, without copying.
+func floatBits(f []float64) []uint64 {
+	if len(f) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(f))), len(f))
+}
+
+// Engine is the rolling state of one stream (one partition): one
+// arrival-ordered deque shared by all the plan's windows — a row is stored
+// once however many windows read it — with a head per window and the
+// reducer states of each window.
+//
+// Rows are appended with [Engine.Append] and taken into the windows
+// lazily by [Engine.Fold], which adds the rows that arrived since the last
+// fold and evicts the rows that left each window, each row at most once.
+// Windows are observable only at emissions, so folding just before each
+// emission gives the same contents as folding per row; under a clock the
+// per-row cost is an append.
+type Engine struct {
+	p    *Plan
+	dq   deque
+	wins []winState
+	maxT int64
+	has  bool
+	arrs map[uint64][]schema.Value
+}
+
+type winState struct {
+	head, added uint64
+	moments     []reduce.Moments
+	counts      []int
+	mins, maxs  []*reduce.Extreme
+	generic     []reduce.Window
+}
+
+// NewEngine returns an empty engine for the plan.
+func (p *Plan) NewEngine() *Engine {
+	e := &Engine{p: p, wins: make([]winState, len(p.wins))}
+	e.dq.stride = 1 + len(p.cols)
+	for w, wp := range p.wins {
+		ws := &e.wins[w]
+		ws.moments = make([]reduce.Moments, len(wp.moments))
+		ws.counts = make([]int, len(wp.counts))
+		for range wp.mins {
+			ws.mins = append(ws.mins, reduce.NewMin())
+		}
+		for range wp.maxs {
+			ws.maxs = append(ws.maxs, reduce.NewMax())
+		}
+		for _, g := range wp.generic {
+			st, err := g.red.NewWindow(g.kind)
+			if err != nil {
+				// NewPlan checked every reducer against its column.
+				panic("rolling: plan admitted a reducer its state rejects: " + err.Error())
+			}
+			ws.generic = append(ws.generic, st)
+		}
+	}
+	if p.hasArr {
+		e.arrs = map[uint64][]schema.Value{}
+	}
+	return e
+}
+
+// Append stores row i of in at the tail of the engine's deque.
+func (e *Engine) Append(in *Input, i int) {
+	row := e.dq.push(&e.p.pool)
+	t := in.times[i]
+	row[0] = uint64(t)
+	for k, c := range in.enc {
+		row[k+1] = c[i]
+	}
+	if e.arrs != nil {
+		for k, c := range in.arrs {
+			if c != nil && !c.IsMissing(i) {
+				a, _ := c.Array(i)
+				e.arrs[e.arrKey(e.dq.tail-1, k+1)] = append([]schema.Value(nil), a...)
+			}
+		}
+	}
+	if !e.has || t > e.maxT {
+		e.maxT, e.has = t, true
+	}
+}
+
+// MaxTime returns the latest time appended, and false if none was.
+func (e *Engine) MaxTime() (int64, bool) { return e.maxT, e.has }
+
+// Len returns the number of rows the deque holds (the union of the
+// windows, as of the last fold, plus rows appended since).
+func (e *Engine) Len() int { return e.dq.len() }
+
+// WindowLen returns the number of rows in window w as of the last fold.
+func (e *Engine) WindowLen(w int) int { return int(e.dq.tail - e.wins[w].head) }
+
+// Fold brings every window up to date: rows appended since the last fold
+// enter, and each time window evicts, from its front and in arrival
+// order, the rows older than cut − span (stopping at the first row that
+// is not); a count window keeps its last Count rows. cut is the time of
+// the row being emitted for — the latest row of the stream, or under a
+// synchronised clock the row that crossed the boundary.
+func (e *Engine) Fold(cut int64) {
+	p := e.p
+	tail := e.dq.tail
+	low := tail
+	for w := range e.wins {
+		ws := &e.wins[w]
+		wp := &p.wins[w]
+		var nh uint64
+		if wp.count > 0 {
+			nh = ws.head
+			if tail-nh > uint64(wp.count) {
+				nh = tail - uint64(wp.count)
+			}
+		} else {
+			lim := cut - wp.span
+			nh = ws.head
+			for nh < tail && e.dq.time(nh) < lim {
+				nh++
+			}
+		}
+		if nh > ws.head {
+			e.remove(ws, wp, ws.head, min(nh, ws.added))
+		}
+		if from := max(ws.added, nh); from < tail {
+			e.add(ws, wp, from, tail)
+		}
+		ws.head, ws.added = nh, tail
+		low = min(low, nh)
+	}
+	if e.arrs != nil {
+		for a := e.dq.front; a < low; a++ {
+			for k, kind := range p.kinds {
+				if kind == schema.Array {
+					delete(e.arrs, e.arrKey(a, k+1))
+				}
+			}
+		}
+	}
+	e.dq.dropTo(low, &p.pool)
+}
+
+func (e *Engine) add(ws *winState, wp *winPlan, from, to uint64) {
+	stride := e.dq.stride
+	for from < to {
+		off := from - e.dq.base
+		blk := e.dq.blocks[off/blockRows]
+		first := int(off % blockRows)
+		n := min(blockRows-first, int(to-from))
+		rows := blk[first*stride : (first+n)*stride]
+		for i, s := range wp.moments {
+			m := &ws.moments[i]
+			for r := s; r < len(rows); r += stride {
+				if x := math.Float64frombits(rows[r]); x == x {
+					m.Add(x)
+				}
+			}
+		}
+		for i, s := range wp.counts {
+			c := 0
+			for r := s; r < len(rows); r += stride {
+				if rows[r] != 0 {
+					c++
+				}
+			}
+			ws.counts[i] += c
+		}
+		for i, s := range wp.mins {
+			x := ws.mins[i]
+			for r := 0; r < n; r++ {
+				if v := math.Float64frombits(rows[r*stride+s]); v == v {
+					x.Add(from+uint64(r), v)
+				}
+			}
+		}
+		for i, s := range wp.maxs {
+			x := ws.maxs[i]
+			for r := 0; r < n; r++ {
+				if v := math.Float64frombits(rows[r*stride+s]); v == v {
+					x.Add(from+uint64(r), v)
+				}
+			}
+		}
+		for i, g := range wp.generic {
+			st := ws.generic[i]
+			for r := 0; r < n; r++ {
+				a := from + uint64(r)
+				st.Add(a, e.value(g.slot, a, rows[r*stride+g.slot]))
+			}
+		}
+		from += uint64(n)
+	}
+}
+
+func (e *Engine) remove(ws *winState, wp *winPlan, from, to uint64) {
+	stride := e.dq.stride
+	for from < to {
+		off := from - e.dq.base
+		blk := e.dq.blocks[off/blockRows]
+		first := int(off % blockRows)
+		n := min(blockRows-first, int(to-from))
+		rows := blk[first*stride : (first+n)*stride]
+		for i, s := range wp.moments {
+			m := &ws.moments[i]
+			for r := s; r < len(rows); r += stride {
+				if x := math.Float64frombits(rows[r]); x == x {
+					m.Remove(x)
+				}
+			}
+		}
+		for i, s := range wp.counts {
+			c := 0
+			for r := s; r < len(rows); r += stride {
+				if rows[r] != 0 {
+					c++
+				}
+			}
+			ws.counts[i] -= c
+		}
+		for _, x := range ws.mins {
+			for r := 0; r < n; r++ {
+				x.Remove(from + uint64(r))
+			}
+		}
+		for _, x := range ws.maxs {
+			for r := 0; r < n; r++ {
+				x.Remove(from + uint64(r))
+			}
+		}
+		for i, g := range wp.generic {
+			st := ws.generic[i]
+			for r := 0; r < n; r++ {
+				a := from + uint64(r)
+				st.Remove(a, e.value(g.slot, a, rows[r*stride+g.slot]))
+			}
+		}
+		from += uint64(n)
+	}
+}
+
+// value decodes the slot of row a.
+func (e *Engine) value(slot int, a uint64, bits uint64) schema.Value {
+	switch e.p.kinds[slot-1] {
+	case schema.Number:
+		if x := math.Float64frombits(bits); x == x {
+			return schema.NumberValue(x)
+		}
+	case schema.String:
+		if bits != 0 {
+			return schema.StringValue(e.p.syms.Str(uint32(bits)))
+		}
+	case schema.Bool:
+		if bits != 0 {
+			return schema.BoolValue(bits == 2)
+		}
+	case schema.Array:
+		if bits != 0 {
+			return schema.ArrayValue(e.arrs[e.arrKey(a, slot)]...)
+		}
+	}
+	return schema.Value{}
+}
+
+// arrKey is the key of the array in slot of row a.
+func (e *Engine) arrKey(a uint64, slot int) uint64 { return a*uint64(e.dq.stride) + uint64(slot) }
+
+// appendSlot appends the decoded slot of row a to dst.
+func (e *Engine) appendSlot(dst *schema.Col, slot int, a uint64, bits uint64) {
+	switch e.p.kinds[slot-1] {
+	case schema.Number:
+		dst.AppendNum(math.Float64frombits(bits))
+	case schema.String:
+		if bits == 0 {
+			dst.AppendMissing()
+		} else {
+			dst.AppendStr(e.p.syms.Str(uint32(bits)))
+		}
+	case schema.Bool:
+		if bits == 0 {
+			dst.AppendMissing()
+		} else {
+			dst.AppendBool(bits == 2)
+		}
+	default:
+		dst.AppendValue(e.value(slot, a, bits))
+	}
+}
+
+// Emit appends the current value of every output, in declaration order,
+// to out's aggregation columns (from [Plan.FirstOutput] on). The caller
+// appends the time and partition cells. Outputs of a window still warming
+// up are missing.
+func (e *Engine) Emit(out *schema.Table) {
+	p := e.p
+	tail := e.dq.tail
+	for j, o := range p.outs {
+		dst := out.Col(p.first + j)
+		ws := &e.wins[o.win]
+		if int(tail-ws.head) < p.wins[o.win].minSamples {
+			dst.AppendMissing()
+			continue
+		}
+		switch o.state {
+		case stMoments:
+			m := &ws.moments[o.idx]
+			switch o.op {
+			case reduce.OpCount:
+				dst.AppendNum(float64(m.N()))
+			case reduce.OpSum:
+				dst.AppendNum(m.Sum())
+			case reduce.OpAvg:
+				x, ok := m.Mean()
+				appendOpt(dst, x, ok)
+			case reduce.OpStdev:
+				x, ok := m.Stdev()
+				appendOpt(dst, x, ok)
+			}
+		case stCount:
+			dst.AppendNum(float64(ws.counts[o.idx]))
+		case stMin:
+			x, ok := ws.mins[o.idx].Value()
+			appendOpt(dst, x, ok)
+		case stMax:
+			x, ok := ws.maxs[o.idx].Value()
+			appendOpt(dst, x, ok)
+		case stFirst:
+			a := ws.head
+			for a < tail && !e.present(o.slot, e.dq.row(a)[o.slot]) {
+				a++
+			}
+			if a == tail {
+				dst.AppendMissing()
+			} else {
+				e.appendSlot(dst, o.slot, a, e.dq.row(a)[o.slot])
+			}
+		case stLast:
+			a := tail
+			for a > ws.head && !e.present(o.slot, e.dq.row(a - 1)[o.slot]) {
+				a--
+			}
+			if a == ws.head {
+				dst.AppendMissing()
+			} else {
+				e.appendSlot(dst, o.slot, a-1, e.dq.row(a - 1)[o.slot])
+			}
+		case stSamples:
+			dst.BeginArray()
+			for a := ws.head; a < tail; a++ {
+				if bits := e.dq.row(a)[o.slot]; e.present(o.slot, bits) {
+					dst.AppendElem(e.value(o.slot, a, bits))
+				}
+			}
+			dst.EndArray()
+		case stGeneric:
+			ws.generic[o.idx].Append(dst)
+		}
+	}
+}
+
+// present reports whether an encoded slot holds a value.
+func (e *Engine) present(slot int, bits uint64) bool {
+	if e.p.kinds[slot-1] == schema.Number {
+		x := math.Float64frombits(bits)
+		return x == x
+	}
+	return bits != 0
+}
+
+func appendOpt(dst *schema.Col, x float64, ok bool) {
+	if ok {
+		dst.AppendNum(x)
+	} else {
+		dst.AppendMissing()
+	}
+}
+
+// Release gives the engine's memory back to the plan's pool; the engine
+// must not be used afterwards.
+func (e *Engine) Release() {
+	e.dq.release(&e.p.pool)
+	e.arrs = nil
+}

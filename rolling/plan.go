@@ -1,0 +1,224 @@
+package rolling
+
+import (
+	"fmt"
+
+	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/schema"
+	"github.com/pond-go/pond/trigger"
+)
+
+// Symbols turns strings into dense ids and back; the live series' intern
+// table is one. Id 0 is a missing string.
+type Symbols interface {
+	ID(s string) uint32
+	Str(id uint32) string
+}
+
+// Plan is a validated, compiled rolling specification: which source
+// columns each window reads, which states it keeps, and the output schema.
+// It is shared by every [Engine] of a node (one per partition), and holds
+// the pool their deques draw blocks from. A Plan is not safe for
+// concurrent use.
+type Plan struct {
+	src    *schema.Schema
+	out    *schema.Schema
+	key    *Key
+	opts   Options
+	cols   []int         // source column of slot k+1
+	kinds  []schema.Kind // kind of slot k+1
+	wins   []winPlan
+	outs   []outPlan
+	syms   Symbols
+	hasArr bool
+	pool   blockPool
+	first  int // output column of the first aggregation
+}
+
+type stateKind uint8
+
+const (
+	stMoments stateKind = iota // count, sum, avg, stdev of a number column
+	stCount                    // count of a non-number column
+	stMin
+	stMax
+	stFirst   // scanned from the deque at emission
+	stLast    // scanned from the deque at emission
+	stSamples // scanned from the deque at emission
+	stGeneric // any other reducer, through reduce.Window
+)
+
+type winPlan struct {
+	name       string
+	span       int64 // nanoseconds; 0 for a count window
+	count      int
+	minSamples int
+	moments    []int // slot of each Moments state
+	counts     []int // slot of each non-number count
+	mins, maxs []int // slot of each extreme
+	generic    []genPlan
+}
+
+type genPlan struct {
+	slot int
+	red  reduce.Reducer
+	kind schema.Kind
+}
+
+type outPlan struct {
+	win   int
+	state stateKind
+	idx   int // index of the state in its window's list (moments, counts, …)
+	slot  int
+	op    reduce.Op
+}
+
+// NewPlan validates windows and options against the source schema and
+// compiles them. key, when not nil, is the partition column that output
+// rows carry after the time; syms interns and resolves strings (it may be
+// nil when no string column is read).
+//
+// It returns a [*SpecError] for: no window; a window with neither or both
+// of Span and Count, or a negative one; a count window among several; a
+// window without aggregations; an unknown or time source column; a
+// reducer that is invalid or does not fit its column's kind; an empty,
+// duplicate, "time" or partition-column output name; a bad trigger,
+// warm-up or history.
+func NewPlan(src *schema.Schema, windows []Window, opts Options, key *Key, syms Symbols) (*Plan, error) {
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
+	if len(windows) == 0 {
+		return nil, &SpecError{Reason: "at least one window is needed"}
+	}
+	p := &Plan{src: src, key: key, opts: opts, syms: syms}
+	outCols := []schema.Column{{Name: src.Column(0).Name, Kind: schema.Time}}
+	taken := map[string]string{src.Column(0).Name: "the time column"}
+	if key != nil {
+		outCols = append(outCols, schema.Column{Name: key.Name, Kind: key.Kind, Optional: true})
+		taken[key.Name] = "the partition column"
+	}
+	p.first = len(outCols)
+	slotOf := map[int]int{}
+	names := map[string]bool{}
+	for wi, w := range windows {
+		name := spanName(w)
+		switch {
+		case w.Span < 0 || w.Count < 0:
+			return nil, &SpecError{Window: name, Reason: "span and count must be positive"}
+		case w.Span == 0 && w.Count == 0:
+			return nil, &SpecError{Window: name, Reason: "a window needs a positive Span or Count"}
+		case w.Span > 0 && w.Count > 0:
+			return nil, &SpecError{Window: name, Reason: "a window has a Span or a Count, not both"}
+		case w.Count > 0 && len(windows) > 1:
+			return nil, &SpecError{Window: name, Reason: "count windows are allowed only on their own, not among several windows"}
+		case w.MinSamples != nil && *w.MinSamples < 0:
+			return nil, &SpecError{Window: name, Reason: fmt.Sprintf("MinSamples %d must not be negative", *w.MinSamples)}
+		case len(w.Aggs) == 0:
+			return nil, &SpecError{Window: name, Reason: "a window needs at least one aggregation"}
+		case names[name]:
+			return nil, &SpecError{Window: name, Reason: "duplicate window name"}
+		}
+		names[name] = true
+		wp := winPlan{name: name, span: int64(w.Span), count: w.Count, minSamples: opts.MinSamples}
+		if w.MinSamples != nil {
+			wp.minSamples = *w.MinSamples
+		}
+		momentOf := map[int]int{}
+		countOf := map[int]int{}
+		minOf := map[int]int{}
+		maxOf := map[int]int{}
+		for _, a := range w.Aggs {
+			if a.Out == "" {
+				return nil, &SpecError{Window: name, Reason: "an output needs a name"}
+			}
+			if what, dup := taken[a.Out]; dup {
+				return nil, &SpecError{Window: name, Output: a.Out, Reason: "duplicate output column: it is already " + what}
+			}
+			taken[a.Out] = fmt.Sprintf("an output of window %q", name)
+			ci, ok := src.Index(a.From)
+			if !ok {
+				return nil, &SpecError{Window: name, Output: a.Out, Reason: fmt.Sprintf("unknown source column %q (columns: %v)", a.From, src.Names()[1:])}
+			}
+			if ci == 0 {
+				return nil, &SpecError{Window: name, Output: a.Out, Reason: fmt.Sprintf("source %q is the time column, not a value column", a.From)}
+			}
+			kind := src.Column(ci).Kind
+			if err := a.Using.Err(); err != nil {
+				return nil, &SpecError{Window: name, Output: a.Out, Reason: "bad reducer", Err: err}
+			}
+			if err := a.Using.Check(kind); err != nil {
+				return nil, &SpecError{Window: name, Output: a.Out, Reason: fmt.Sprintf("reducer %s does not fit column %q", a.Using, a.From), Err: err}
+			}
+			slot, ok := slotOf[ci]
+			if !ok {
+				p.cols = append(p.cols, ci)
+				p.kinds = append(p.kinds, kind)
+				slot = len(p.cols)
+				slotOf[ci] = slot
+				p.hasArr = p.hasArr || kind == schema.Array
+			}
+			op := a.Using.Op()
+			o := outPlan{win: wi, slot: slot, op: op}
+			intern := func(m map[int]int, list *[]int) int {
+				if i, ok := m[slot]; ok {
+					return i
+				}
+				*list = append(*list, slot)
+				m[slot] = len(*list) - 1
+				return len(*list) - 1
+			}
+			switch {
+			case kind == schema.Number && (op == reduce.OpCount || op == reduce.OpSum || op == reduce.OpAvg || op == reduce.OpStdev):
+				o.state, o.idx = stMoments, intern(momentOf, &wp.moments)
+			case op == reduce.OpCount:
+				o.state, o.idx = stCount, intern(countOf, &wp.counts)
+			case op == reduce.OpMin:
+				o.state, o.idx = stMin, intern(minOf, &wp.mins)
+			case op == reduce.OpMax:
+				o.state, o.idx = stMax, intern(maxOf, &wp.maxs)
+			case op == reduce.OpFirst && kind != schema.Array:
+				o.state = stFirst
+			case op == reduce.OpLast && kind != schema.Array:
+				o.state = stLast
+			case op == reduce.OpSamples && kind != schema.Array:
+				o.state = stSamples
+			default:
+				o.state, o.idx = stGeneric, len(wp.generic)
+				wp.generic = append(wp.generic, genPlan{slot: slot, red: a.Using, kind: kind})
+			}
+			p.outs = append(p.outs, o)
+			outCols = append(outCols, schema.Column{Name: a.Out, Kind: a.Using.OutputKind(kind), Optional: true})
+		}
+		p.wins = append(p.wins, wp)
+	}
+	out, err := schema.New(outCols...)
+	if err != nil {
+		return nil, &SpecError{Reason: "bad output schema", Err: err}
+	}
+	p.out = out
+	p.pool.size = blockRows * (1 + len(p.cols))
+	for _, k := range p.kinds {
+		if k == schema.String && syms == nil {
+			return nil, &SpecError{Reason: "string columns need a symbol table"}
+		}
+	}
+	return p, nil
+}
+
+// Schema returns the schema of the emitted rows: the time, the partition
+// column if any, then the outputs in declaration order.
+func (p *Plan) Schema() *schema.Schema { return p.out }
+
+// Options returns the options the plan was built with.
+func (p *Plan) Options() Options { return p.opts }
+
+// Trigger returns the plan's trigger.
+func (p *Plan) Trigger() trigger.Trigger { return p.opts.Trigger }
+
+// FirstOutput returns the index of the first aggregation column in the
+// output schema (1, or 2 when rows carry a partition column).
+func (p *Plan) FirstOutput() int { return p.first }
+
+// Columns returns the source columns the plan reads, in slot order.
+func (p *Plan) Columns() []int { return p.cols }

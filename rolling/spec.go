@@ -1,0 +1,137 @@
+package rolling
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/schema"
+	"github.com/pond-go/pond/trigger"
+)
+
+// ErrSpec reports windows or options that cannot be built. The
+// [*SpecError] it comes in names the window and output concerned.
+var ErrSpec = errors.New("rolling: invalid specification")
+
+// SpecError is the error [NewPlan] returns. It wraps [ErrSpec] and, when
+// there is one, the error underneath (a bad reducer or trigger).
+type SpecError struct {
+	Window string // the window's name, if the problem is in one
+	Output string // the output column, if the problem is in one
+	Reason string
+	Err    error
+}
+
+func (e *SpecError) Error() string {
+	msg := "rolling: "
+	if e.Window != "" {
+		msg += "window " + strconv.Quote(e.Window) + ": "
+	}
+	if e.Output != "" {
+		msg += "output " + strconv.Quote(e.Output) + ": "
+	}
+	msg += e.Reason
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap returns [ErrSpec] and the underlying error.
+func (e *SpecError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrSpec, e.Err}
+	}
+	return []error{ErrSpec}
+}
+
+// Window is one rolling window: a time span or a row count, and the
+// aggregations computed over it.
+//
+// A time window at row time t holds the rows with times in [t − Span, t]
+// (both ends closed: a row exactly Span old stays). A count window holds
+// the last Count rows by arrival. Exactly one of Span and Count must be
+// set; count windows are allowed only when there is one window.
+type Window struct {
+	// Name identifies the window in errors; empty means the span or count
+	// written out ("1m", "200ms", "3").
+	Name  string
+	Span  time.Duration
+	Count int
+	Aggs  []reduce.Agg
+	// MinSamples, when set, overrides Options.MinSamples for this window
+	// (zero included): while the window holds fewer rows (missing cells
+	// count), its outputs are missing. Write it with [Samples].
+	MinSamples *int
+}
+
+// Samples returns a pointer to n, for [Window.MinSamples].
+func Samples(n int) *int { return &n }
+
+// Options configure a rolling node.
+type Options struct {
+	// Trigger says when rows are emitted; the zero value emits one row per
+	// source row ([trigger.Event]).
+	Trigger trigger.Trigger
+	// MinSamples is the warm-up: while a window holds fewer rows, its
+	// outputs are missing.
+	MinSamples int
+	// History keeps the emitted rows for reading back; off by default.
+	History History
+}
+
+// History bounds the emitted rows a rolling node keeps. It is off when
+// both fields are zero. MaxEvents keeps the newest rows; MaxAge keeps the
+// rows no older than the newest emitted time minus MaxAge.
+type History struct {
+	MaxEvents int
+	MaxAge    time.Duration
+}
+
+// On reports whether history is kept.
+func (h History) On() bool { return h.MaxEvents > 0 || h.MaxAge > 0 }
+
+// Key describes the partition column that partitioned output rows carry
+// after the time.
+type Key struct {
+	Name string
+	Kind schema.Kind
+}
+
+func spanName(w Window) string {
+	if w.Name != "" {
+		return w.Name
+	}
+	if w.Count > 0 {
+		return strconv.Itoa(w.Count)
+	}
+	return formatSpan(w.Span)
+}
+
+// formatSpan writes a duration in the largest pond-ts unit that divides it.
+func formatSpan(d time.Duration) string {
+	for _, u := range []struct {
+		unit time.Duration
+		name string
+	}{{24 * time.Hour, "d"}, {time.Hour, "h"}, {time.Minute, "m"}, {time.Second, "s"}, {time.Millisecond, "ms"}} {
+		if d > 0 && d%u.unit == 0 {
+			return strconv.FormatInt(int64(d/u.unit), 10) + u.name
+		}
+	}
+	return d.String()
+}
+
+func (o Options) check() error {
+	if err := o.Trigger.Err(); err != nil {
+		return &SpecError{Reason: "bad trigger", Err: err}
+	}
+	if o.MinSamples < 0 {
+		return &SpecError{Reason: fmt.Sprintf("MinSamples %d must not be negative", o.MinSamples)}
+	}
+	if o.History.MaxEvents < 0 || o.History.MaxAge < 0 {
+		return &SpecError{Reason: fmt.Sprintf("history bounds (%d, %v) must not be negative", o.History.MaxEvents, o.History.MaxAge)}
+	}
+	return nil
+}

@@ -1,0 +1,69 @@
+package rolling
+
+import (
+	"github.com/pond-go/pond/schema"
+	"github.com/pond-go/pond/trigger"
+)
+
+// Stream runs one [Engine] under the plan's trigger: the rolling of a
+// source that is not partitioned.
+type Stream struct {
+	e     *Engine
+	clock trigger.ClockState
+	count trigger.CountState
+}
+
+// NewStream returns an empty stream for the plan.
+func (p *Plan) NewStream() *Stream {
+	s := &Stream{e: p.NewEngine()}
+	switch t := p.opts.Trigger; t.Kind() {
+	case trigger.KindClock:
+		s.clock = trigger.NewClockState(t.Sequence())
+	case trigger.KindCount:
+		s.count = trigger.NewCountState(t.N())
+	}
+	return s
+}
+
+// Engine returns the stream's engine.
+func (s *Stream) Engine() *Engine { return s.e }
+
+// Push takes every row of in, in order, and appends the rows it emits to
+// out, whose schema must be the plan's:
+//
+//   - event trigger: one row per input row, keyed at its time;
+//   - count trigger: one row on every n-th input row, keyed at its time;
+//   - clock trigger: one row per crossing, keyed at the start of the
+//     bucket the crossing row opens, with that row included and the
+//     windows evicted against its time.
+func (s *Stream) Push(in *Input, out *schema.Table) {
+	e := s.e
+	tc := out.Col(0)
+	switch e.p.opts.Trigger.Kind() {
+	case trigger.KindEvent:
+		for i, t := range in.times {
+			e.Append(in, i)
+			e.Fold(e.maxT)
+			tc.AppendTime(t)
+			e.Emit(out)
+		}
+	case trigger.KindCount:
+		for i, t := range in.times {
+			e.Append(in, i)
+			if s.count.Observe() {
+				e.Fold(e.maxT)
+				tc.AppendTime(t)
+				e.Emit(out)
+			}
+		}
+	case trigger.KindClock:
+		for i, t := range in.times {
+			e.Append(in, i)
+			if b, fired := s.clock.Observe(t); fired {
+				e.Fold(t)
+				tc.AppendTime(b)
+				e.Emit(out)
+			}
+		}
+	}
+}
