@@ -1,0 +1,68 @@
+package benchmarks
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/live"
+)
+
+const microRows = 1_000_000
+
+// TestMicroAnswer checks the micro workload against the answer pond-ts
+// gives (WORKLOAD.md): 1,000,000 rows, sum of emitted averages
+// 499559.4900971639.
+func TestMicroAnswer(t *testing.T) {
+	batches := NewMicroStream(microRows, 1000)
+	s, node, err := NewMicroPipeline()
+	require.NoError(t, err)
+	var out []live.Output
+	rows, sum := 0, 0.0
+	for _, b := range batches {
+		out, err = s.PushMany(out[:0], b)
+		require.NoError(t, err)
+		for _, o := range out {
+			if o.Node == node {
+				avg, _ := o.Events.Numbers("avg")
+				for _, x := range avg {
+					sum += x
+				}
+				rows += o.Events.Len()
+			}
+		}
+	}
+	assert.Equal(t, microRows, rows)
+	assert.InDelta(t, 499559.4900971639, sum, 499559.4900971639*1e-9)
+}
+
+// BenchmarkRollingMicro is the micro workload: a 1m rolling avg of one
+// number column on the event trigger, 1M rows in batches of 1000, output
+// watched. One op is one push of 1000 rows.
+func BenchmarkRollingMicro(b *testing.B) {
+	batches := NewMicroStream(microRows, 1000)
+	s, _, err := NewMicroPipeline()
+	require.NoError(b, err)
+	var out []live.Output
+	b.ReportAllocs()
+	i := 0
+	rows := 0
+	for b.Loop() {
+		if i == len(batches) {
+			b.StopTimer()
+			s, _, _ = NewMicroPipeline()
+			i = 0
+			b.StartTimer()
+		}
+		out, err = s.PushMany(out[:0], batches[i])
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows += batches[i].Len()
+		i++
+	}
+	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(math.Round(float64(b.Elapsed().Nanoseconds())/float64(rows)*100)/100, "ns/row")
+}

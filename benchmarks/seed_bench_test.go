@@ -1,0 +1,84 @@
+package benchmarks
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/pond-go/pond/live"
+)
+
+// seedConfigs are the five configurations of WORKLOAD.md.
+var seedConfigs = []struct{ P, N, Secs int }{
+	{10, 1000, 70}, {1000, 10, 70}, {100, 1000, 70}, {1000, 100, 70}, {1000, 1000, 8},
+}
+
+var streams = map[[3]int]*SeedStream{}
+
+func stream(p, n, secs int) *SeedStream {
+	k := [3]int{p, n, secs}
+	if s, ok := streams[k]; ok {
+		return s
+	}
+	s := NewSeedStream(p, n, secs)
+	streams[k] = s
+	return s
+}
+
+// BenchmarkSeed runs the seed pipeline over the whole stream of each
+// configuration (one op is one full run) and, separately, over its steady
+// phase: the pushes after the 1m windows have filled and evict on every
+// tick (one op is the steady part of a run; the warm-up is not timed).
+func BenchmarkSeed(b *testing.B) {
+	for _, c := range seedConfigs {
+		name := fmt.Sprintf("P=%d/N=%d", c.P, c.N)
+		b.Run(name+"/phase=whole", func(b *testing.B) { benchSeed(b, stream(c.P, c.N, c.Secs), 0) })
+		if c.Secs > 60 {
+			b.Run(name+"/phase=steady", func(b *testing.B) { benchSeed(b, stream(c.P, c.N, c.Secs), 60) })
+		}
+	}
+}
+
+func benchSeed(b *testing.B, st *SeedStream, warmSecs int) {
+	warm := warmSecs * st.N
+	timed := st.Batches[warm:]
+	rows := 0
+	for _, x := range timed {
+		rows += x.Len()
+	}
+	var out []live.Output
+	var total time.Duration
+	var allocs, bytes uint64
+	var ms runtime.MemStats
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		p, err := NewSeedPipeline()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, x := range st.Batches[:warm] {
+			out, _ = p.Series.PushMany(out[:0], x)
+		}
+		runtime.ReadMemStats(&ms)
+		a0, m0 := ms.Mallocs, ms.TotalAlloc
+		start := time.Now()
+		b.StartTimer()
+		for _, x := range timed {
+			if out, err = p.Series.PushMany(out[:0], x); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		total += time.Since(start)
+		runtime.ReadMemStats(&ms)
+		allocs += ms.Mallocs - a0
+		bytes += ms.TotalAlloc - m0
+		b.StartTimer()
+	}
+	runs := float64(b.N)
+	b.ReportMetric(float64(rows)*runs/total.Seconds(), "rows/s")
+	b.ReportMetric(float64(bytes)/(float64(rows)*runs), "B/row")
+	b.ReportMetric(float64(allocs)/(float64(rows)*runs), "allocs/row")
+}

@@ -1,0 +1,134 @@
+package benchmarks
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/live"
+)
+
+var allAnswers = flag.Bool("all-answers", false, "also check the three large seed configurations (slow)")
+
+// SeedAnswer is pond-ts's checksum of the seed workload for one
+// configuration (WORKLOAD.md).
+type SeedAnswer struct {
+	P, N, Secs     int
+	Rows           int
+	CPUAvgSum      float64
+	CPUAvgSumR6    int64
+	CPUNSum        int64
+	RequestsSumSum int64
+	SamplesLenSum  int64
+	CPUMaxSumR6    int64
+	CPUSdSumR6     int64
+	PerSecRows     int
+	PerSecCountSum int64
+	Ingested       uint64
+	Evicted        uint64
+}
+
+// SeedAnswers are the five configurations of WORKLOAD.md.
+var SeedAnswers = []SeedAnswer{
+	{10, 1000, 70, 3490, 1757.724008983987, 1757724021, 119700349, 11971485286, 698349, 3179551583, 374223585, 349, 3470349, 700000, 399990},
+	{1000, 10, 70, 349000, 175772.35563767992, 175772355469, 119700349, 11971485286, 698349, 196577159544, 37115051685, 349, 3470349, 700000, 399000},
+	{100, 1000, 70, 34900, 17586.79844534201, 17586798447, 1197000349, 119704241995, 6980349, 31760685871, 3744425917, 349, 34700349, 7000000, 3999900},
+	{1000, 100, 70, 349000, 175867.98292267657, 175867982776, 1197000349, 119704241995, 6980349, 253167909736, 37416484844, 349, 34700349, 7000000, 3999000},
+	{1000, 1000, 8, 39000, 19653.55050209651, 19653550460, 156000039, 15600462276, 7800039, 35481425224, 4182939231, 39, 37000039, 8000000, 0},
+}
+
+// r6 is JavaScript's Math.round(x·1e6): halves round up.
+func r6(x float64) int64 { return int64(math.Floor(x*1e6 + 0.5)) }
+
+// SeedChecksum accumulates the checksums of a run.
+type SeedChecksum struct {
+	SeedAnswer
+}
+
+// Add folds one push's outputs into the checksum.
+func (c *SeedChecksum) Add(p *SeedPipeline, out []live.Output) {
+	for _, o := range out {
+		switch o.Node {
+		case p.Hosts:
+			t := o.Events
+			c.Rows += t.Len()
+			avg, _ := t.Numbers("cpu_avg")
+			n, _ := t.Numbers("cpu_n")
+			rs, _ := t.Numbers("requests_sum")
+			mx, _ := t.Numbers("cpu_max")
+			sd, _ := t.Numbers("cpu_sd")
+			samples := t.Column("cpu_samples")
+			for i := range t.Len() {
+				if avg[i] == avg[i] {
+					c.CPUAvgSum += avg[i]
+					c.CPUAvgSumR6 += r6(avg[i])
+				}
+				c.CPUNSum += int64(n[i])
+				c.RequestsSumSum += int64(rs[i])
+				if mx[i] == mx[i] {
+					c.CPUMaxSumR6 += r6(mx[i])
+				}
+				if sd[i] == sd[i] {
+					c.CPUSdSumR6 += r6(sd[i])
+				}
+				if a, ok := samples.Array(i); ok {
+					c.SamplesLenSum += int64(len(a))
+				}
+			}
+		case p.PerSec:
+			c.PerSecRows += o.Events.Len()
+			eps, _ := o.Events.Numbers("events_per_sec")
+			for _, x := range eps {
+				c.PerSecCountSum += int64(x)
+			}
+		}
+	}
+}
+
+// RunSeed runs the seed pipeline over the stream and returns its checksum.
+func RunSeed(st *SeedStream) (SeedChecksum, error) {
+	p, err := NewSeedPipeline()
+	if err != nil {
+		return SeedChecksum{}, err
+	}
+	var c SeedChecksum
+	var out []live.Output
+	for _, b := range st.Batches {
+		if out, err = p.Series.PushMany(out[:0], b); err != nil {
+			return c, err
+		}
+		c.Add(p, out)
+	}
+	stats := p.Series.Stats()
+	c.Ingested, c.Evicted = stats.Ingested, stats.Evicted
+	return c, nil
+}
+
+func TestSeedAnswers(t *testing.T) {
+	for _, want := range SeedAnswers {
+		name := fmt.Sprintf("P=%d/N=%d/secs=%d", want.P, want.N, want.Secs)
+		t.Run(name, func(t *testing.T) {
+			if want.P*want.N > 10_000 && !*allAnswers {
+				t.Skip("large configuration: run with -all-answers")
+			}
+			got, err := RunSeed(NewSeedStream(want.P, want.N, want.Secs))
+			require.NoError(t, err)
+			assert.Equal(t, want.Rows, got.Rows, "rows emitted")
+			assert.InDelta(t, want.CPUAvgSum, got.CPUAvgSum, math.Abs(want.CPUAvgSum)*1e-9, "cpu_avg_sum")
+			assert.InDelta(t, want.CPUAvgSumR6, got.CPUAvgSumR6, 2, "cpu_avg_sum_r6")
+			assert.Equal(t, want.CPUNSum, got.CPUNSum, "cpu_n_sum")
+			assert.Equal(t, want.RequestsSumSum, got.RequestsSumSum, "requests_sum_sum")
+			assert.Equal(t, want.SamplesLenSum, got.SamplesLenSum, "samples_len_sum")
+			assert.InDelta(t, want.CPUMaxSumR6, got.CPUMaxSumR6, 2, "cpu_max_sum_r6")
+			assert.InDelta(t, want.CPUSdSumR6, got.CPUSdSumR6, 2, "cpu_sd_sum_r6")
+			assert.Equal(t, want.PerSecRows, got.PerSecRows, "persec rows")
+			assert.Equal(t, want.PerSecCountSum, got.PerSecCountSum, "persec_count_sum")
+			assert.Equal(t, want.Ingested, got.Ingested, "ingested")
+			assert.Equal(t, want.Evicted, got.Evicted, "evicted")
+		})
+	}
+}
