@@ -1,0 +1,314 @@
+package schema_test
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/schema"
+)
+
+func col(name string, k schema.Kind) schema.Column { return schema.Column{Name: name, Kind: k} }
+
+func opt(name string, k schema.Kind) schema.Column {
+	return schema.Column{Name: name, Kind: k, Optional: true}
+}
+
+func metrics() *schema.Schema {
+	return schema.MustNew(col("time", schema.Time), col("cpu", schema.Number), col("host", schema.String),
+		opt("up", schema.Bool), opt("tags", schema.Array))
+}
+
+func TestNewRejectsBadSchemas(t *testing.T) {
+	cases := []struct {
+		name string
+		cols []schema.Column
+		col  int
+	}{
+		{"empty schema", nil, -1},
+		{"first column not time", []schema.Column{col("cpu", schema.Number)}, 0},
+		{"time column optional", []schema.Column{opt("time", schema.Time)}, 0},
+		{"second time column", []schema.Column{col("time", schema.Time), col("t2", schema.Time)}, 1},
+		{"empty name", []schema.Column{col("time", schema.Time), col("", schema.Number)}, 1},
+		{"duplicate name", []schema.Column{col("time", schema.Time), col("a", schema.Number), col("a", schema.String)}, 2},
+		{"unknown kind", []schema.Column{col("time", schema.Time), col("a", schema.Kind(42))}, 1},
+		{"zero kind", []schema.Column{col("time", schema.Time), col("a", 0)}, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := schema.New(c.cols...)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, schema.ErrSchema)
+			var se *schema.SchemaError
+			require.True(t, errors.As(err, &se))
+			assert.Equal(t, c.col, se.Column)
+		})
+	}
+}
+
+func TestSchemaAccessors(t *testing.T) {
+	s := metrics()
+	assert.Equal(t, 5, s.Len())
+	i, ok := s.Index("host")
+	assert.True(t, ok)
+	assert.Equal(t, 2, i)
+	_, ok = s.Index("nope")
+	assert.False(t, ok)
+	assert.Equal(t, []string{"time", "cpu", "host", "up", "tags"}, s.Names())
+	assert.True(t, s.Equal(metrics()))
+	assert.Equal(t, "time:time, cpu:number, host:string, up:boolean?, tags:array?", s.String())
+	assert.True(t, s.Column(1).Required())
+	assert.False(t, s.Column(3).Required())
+}
+
+func TestParseKind(t *testing.T) {
+	for _, k := range []schema.Kind{schema.Time, schema.Number, schema.String, schema.Bool, schema.Array} {
+		got, err := schema.ParseKind(k.String())
+		require.NoError(t, err)
+		assert.Equal(t, k, got)
+	}
+	_, err := schema.ParseKind("float")
+	assert.ErrorIs(t, err, schema.ErrSchema)
+}
+
+func TestValueRoundTrips(t *testing.T) {
+	now := time.UnixMilli(1735689600000).UTC()
+	f, ok := schema.NumberValue(1.5).Num()
+	assert.True(t, ok)
+	assert.Equal(t, 1.5, f)
+	s, ok := schema.StringValue("").Str()
+	assert.True(t, ok, "the empty string is a value")
+	assert.Equal(t, "", s)
+	b, ok := schema.BoolValue(false).Bool()
+	assert.True(t, ok)
+	assert.False(t, b)
+	tm, ok := schema.TimeValue(now).Time()
+	assert.True(t, ok)
+	assert.True(t, now.Equal(tm))
+	ns, _ := schema.MillisValue(5).Nanos()
+	assert.Equal(t, int64(5_000_000), ns)
+	assert.True(t, schema.Missing().IsMissing())
+	_, ok = schema.Missing().Num()
+	assert.False(t, ok)
+	arr, ok := schema.ArrayValue().Array()
+	assert.True(t, ok)
+	assert.NotNil(t, arr, "an empty array is not missing")
+	assert.True(t, schema.NumberValue(0).Equal(schema.NumberValue(math.Copysign(0, -1))))
+	assert.False(t, schema.NumberValue(1).Equal(schema.StringValue("1")))
+	assert.Equal(t, `[1, "a", true]`, schema.ArrayValue(schema.NumberValue(1), schema.StringValue("a"), schema.BoolValue(true)).String())
+}
+
+func TestOfConvertsPlainValues(t *testing.T) {
+	v, err := schema.Of([]any{1, "a", nil, true})
+	require.NoError(t, err)
+	assert.Equal(t, `[1, "a", null, true]`, v.String())
+	_, err = schema.Of(struct{}{})
+	assert.ErrorIs(t, err, schema.ErrValidation)
+	_, err = schema.Of([]any{map[string]int{}})
+	assert.ErrorIs(t, err, schema.ErrValidation)
+}
+
+func row(cells ...any) schema.Row {
+	r := make(schema.Row, len(cells))
+	for i, c := range cells {
+		if ms, ok := c.(int); ok && i == 0 {
+			r[i] = schema.MillisValue(int64(ms))
+			continue
+		}
+		v, err := schema.Of(c)
+		if err != nil {
+			panic(err)
+		}
+		r[i] = v
+	}
+	return r
+}
+
+func TestAppendRowsNamesTheBadCell(t *testing.T) {
+	s := metrics()
+	cases := []struct {
+		name   string
+		row    schema.Row
+		col    int
+		reason schema.Reason
+	}{
+		{"wrong type", row(0, "bad", "a", nil, nil), 1, schema.WrongType},
+		{"NaN", row(0, math.NaN(), "a", nil, nil), 1, schema.NonFinite},
+		{"Inf", row(0, math.Inf(-1), "a", nil, nil), 1, schema.NonFinite},
+		{"number in string column", row(0, 1.0, 5, nil, nil), 2, schema.WrongType},
+		{"string in boolean column", row(0, 1.0, "a", "yes", nil), 3, schema.WrongType},
+		{"string in array column", row(0, 1.0, "a", nil, "x"), 4, schema.WrongType},
+		{"nested array", row(0, 1.0, "a", nil, []any{[]any{"n"}}), 4, schema.BadElement},
+		{"NaN element", row(0, 1.0, "a", nil, []any{math.NaN()}), 4, schema.BadElement},
+		{"missing element", row(0, 1.0, "a", nil, []any{nil}), 4, schema.BadElement},
+		{"short row", row(0, 1.0, "a", nil), -1, schema.RowLength},
+		{"long row", row(0, 1.0, "a", nil, nil, 7), -1, schema.RowLength},
+		{"missing required number", row(0, nil, "a", nil, nil), 1, schema.MissingRequired},
+		{"missing required string", row(0, 1.0, nil, nil, nil), 2, schema.MissingRequired},
+		{"missing time", schema.Row{schema.Missing(), schema.NumberValue(1), schema.StringValue("a"), {}, {}}, 0, schema.MissingRequired},
+		{"time not a time", row(1.5, 1.0, "a", nil, nil), 0, schema.WrongType},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := schema.NewBatch(s, 4)
+			good := row(0, 1.0, "a", true, []any{"x", 1})
+			err := s.AppendRows(b, []schema.Row{good, c.row})
+			require.Error(t, err)
+			assert.ErrorIs(t, err, schema.ErrValidation)
+			var re *schema.RowError
+			require.True(t, errors.As(err, &re))
+			assert.Equal(t, 1, re.Row)
+			assert.Equal(t, c.col, re.Column)
+			assert.Equal(t, c.reason, re.Reason)
+			assert.Zero(t, b.Len(), "a failed append leaves the batch as it was")
+		})
+	}
+}
+
+func TestValidateBatch(t *testing.T) {
+	s := metrics()
+	ok := func() *schema.Batch {
+		b := schema.NewBatch(s, 2)
+		require.NoError(t, s.AppendRows(b, []schema.Row{
+			row(0, 1.0, "a", nil, nil),
+			row(1000, 2.0, "b", true, []any{}),
+		}))
+		return b
+	}
+	require.NoError(t, s.Validate(ok(), true))
+
+	b := ok()
+	b.Time[1] = -1
+	err := s.Validate(b, true)
+	var re *schema.RowError
+	require.True(t, errors.As(err, &re))
+	assert.Equal(t, schema.Unsorted, re.Reason)
+	assert.NoError(t, s.Validate(b, false), "order is checked only when asked")
+
+	b = ok()
+	b.Cols[0].Num = b.Cols[0].Num[:1]
+	require.True(t, errors.As(s.Validate(b, false), &re))
+	assert.Equal(t, schema.ColumnLength, re.Reason)
+	assert.Equal(t, 1, re.Column)
+
+	b = ok()
+	b.Cols[0].Num[1] = math.Inf(1)
+	require.True(t, errors.As(s.Validate(b, false), &re))
+	assert.Equal(t, schema.NonFinite, re.Reason)
+	assert.Equal(t, 1, re.Row)
+
+	b = ok()
+	b.Cols[0].Num[1] = math.NaN()
+	b.Cols[0].Missing = []bool{false, true}
+	require.True(t, errors.As(s.Validate(b, false), &re), "cpu is required")
+	assert.Equal(t, schema.MissingRequired, re.Reason)
+
+	b = ok()
+	b.Cols = b.Cols[:3]
+	require.True(t, errors.As(s.Validate(b, false), &re))
+	assert.Equal(t, schema.RowLength, re.Reason)
+
+	b = ok()
+	b.Cols[2].Missing = []bool{true}
+	require.True(t, errors.As(s.Validate(b, false), &re))
+	assert.Equal(t, schema.ColumnLength, re.Reason)
+}
+
+func TestTableCells(t *testing.T) {
+	s := metrics()
+	tab := schema.NewTable(s)
+	assert.True(t, tab.AppendRowValues(row(0, 1.0, "a", nil, []any{"x", 2})))
+	assert.True(t, tab.AppendRowValues(row(1000, 2.0, "", false, nil)))
+	assert.False(t, tab.AppendRowValues(row(2000, "bad", "b", nil, nil)), "a cell of the wrong kind is stored missing")
+	require.Equal(t, 3, tab.Len())
+	cpu, ok := tab.Numbers("cpu")
+	require.True(t, ok)
+	assert.Equal(t, []float64{1, 2}, cpu[:2])
+	assert.True(t, math.IsNaN(cpu[2]))
+	hosts, ok := tab.Strings("host")
+	require.True(t, ok)
+	assert.Equal(t, []string{"a", "", "b"}, hosts)
+	assert.False(t, tab.Col(2).IsMissing(1), "the empty string is present")
+	assert.True(t, tab.Col(3).IsMissing(0))
+	elems, ok := tab.Col(4).Array(0)
+	require.True(t, ok)
+	assert.Equal(t, `["x", 2]`, schema.ArrayValue(elems...).String())
+	_, ok = tab.Col(4).Array(1)
+	assert.False(t, ok)
+	_, ok = tab.Numbers("host")
+	assert.False(t, ok)
+	assert.Equal(t, int64(1_000_000_000), tab.TimeNanos(1))
+	assert.Equal(t, time.UnixMilli(1000).UTC(), tab.Time(1))
+
+	c := tab.Clone()
+	tab.Reset()
+	assert.Zero(t, tab.Len())
+	assert.Equal(t, 3, c.Len(), "a clone is independent")
+	assert.Equal(t, "time=1970-01-01T00:00:00Z cpu=1 host=\"a\" up=null tags=[\"x\", 2]", c.String()[:len("time=1970-01-01T00:00:00Z cpu=1 host=\"a\" up=null tags=[\"x\", 2]")])
+	n := 0
+	for i, r := range c.All() {
+		assert.Equal(t, c.Row(i), r)
+		n++
+	}
+	assert.Equal(t, 3, n)
+}
+
+func TestTableAppendDoesNotAllocateOnceGrown(t *testing.T) {
+	s := metrics()
+	tab := schema.NewTable(s)
+	fill := func() {
+		tab.Reset()
+		for i := range 100 {
+			tab.Col(0).AppendTime(int64(i))
+			tab.Col(1).AppendNum(1)
+			tab.Col(2).AppendStr("h")
+			tab.Col(3).AppendMissing()
+			tab.Col(4).BeginArray()
+			tab.Col(4).AppendElem(schema.NumberValue(1))
+			tab.Col(4).EndArray()
+		}
+	}
+	fill()
+	assert.Zero(t, testing.AllocsPerRun(20, fill))
+}
+
+func ExampleNew() {
+	s, err := schema.New(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "cpu", Kind: schema.Number},
+		schema.Column{Name: "host", Kind: schema.String},
+		schema.Column{Name: "note", Kind: schema.String, Optional: true},
+	)
+	fmt.Println(s, err)
+	_, err = schema.New(schema.Column{Name: "cpu", Kind: schema.Number})
+	fmt.Println(err)
+	// Output:
+	// time:time, cpu:number, host:string, note:string? <nil>
+	// schema: column 0 ("cpu"): the first column must be of kind time, not number
+}
+
+func ExampleBatch() {
+	s := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "cpu", Kind: schema.Number},
+		schema.Column{Name: "host", Kind: schema.String},
+	)
+	b := schema.NewBatch(s, 2)
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
+	for i, host := range []string{"a", "b"} {
+		b.Time = append(b.Time, t0+int64(i)*int64(time.Second))
+		b.Cols[0].Num = append(b.Cols[0].Num, 0.5)
+		b.Cols[1].Str = append(b.Cols[1].Str, host)
+	}
+	fmt.Println(b.Len(), s.Validate(b, true))
+	b.Cols[0].Num[1] = math.NaN()
+	fmt.Println(s.Validate(b, true))
+	// Output:
+	// 2 <nil>
+	// schema: row 1 column 1 (cpu): non-finite number: NaN
+}
