@@ -308,3 +308,25 @@ func TestNumericPartitionKeepsItsKind(t *testing.T) {
 	assert.True(t, math.IsNaN(shards[1]), "a missing key is its own partition with a missing key")
 	assert.Equal(t, []float64{1, 2, 4, 4, 9}, sums, "-0 and 0 are one partition")
 }
+
+func TestSampleCountsPerPartition(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	p, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
+	require.NoError(t, err)
+	sampled, err := s.Sample(p, 2)
+	require.NoError(t, err)
+	roll, err := s.Rolling(sampled, []rolling.Window{{Span: time.Minute, Aggs: []reduce.Agg{{Out: "sum", From: "value", Using: reduce.Sum}}}}, rolling.Options{})
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(sampled))
+	require.NoError(t, s.Watch(roll))
+	out, err := s.PushRows(nil, r(0, 1, "a"), r(1, 10, "b"), r(2, 2, "a"), r(3, 20, "b"), r(4, 3, "a"), r(5, 4, "a"))
+	require.NoError(t, err)
+	require.Len(t, out, 2)
+	assert.Equal(t, []float64{2, 20, 4}, values(out[0].Events), "every second row of each host")
+	sums, _ := out[1].Events.Numbers("sum")
+	hosts, _ := out[1].Events.Strings("host")
+	assert.Equal(t, []string{"a", "b", "a"}, hosts)
+	assert.Equal(t, []float64{2, 20, 6}, sums)
+	_, err = s.Sample(p, 0)
+	assert.ErrorIs(t, err, live.ErrConfig)
+}

@@ -22,6 +22,20 @@ import (
 func init() {
 	steps["rolling"] = buildRolling
 	steps["partitionBy"] = buildPartitionBy
+	steps["sample"] = buildSample
+}
+
+func buildSample(s *live.Series, src live.NodeID, step map[string]json.RawMessage) (live.NodeID, error) {
+	var spec struct {
+		Stride float64 `json:"stride"`
+	}
+	if err := json.Unmarshal(mustJSON(step), &spec); err != nil {
+		return 0, err
+	}
+	if spec.Stride != float64(int(spec.Stride)) {
+		return 0, configErr("stride", fmt.Errorf("stride %v is not an integer", spec.Stride))
+	}
+	return s.Sample(src, int(spec.Stride))
 }
 
 // kv is one member of a JSON object, in document order.

@@ -312,3 +312,21 @@ func ExampleBatch() {
 	// 2 <nil>
 	// schema: row 1 column 1 (cpu): non-finite number: NaN
 }
+
+func TestRunsGroupEqualTimes(t *testing.T) {
+	s := schema.MustNew(col("time", schema.Time), col("v", schema.Number))
+	tab := schema.NewTable(s)
+	for _, ms := range []int64{0, 0, 5, 7, 7, 7} {
+		tab.Col(0).AppendTime(ms)
+		tab.Col(1).AppendNum(1)
+	}
+	var got []schema.Run
+	for r := range tab.Runs() {
+		got = append(got, r)
+	}
+	assert.Equal(t, []schema.Run{{0, 0, 2}, {5, 2, 3}, {7, 3, 6}}, got)
+	assert.Equal(t, 3, got[2].Len())
+	for range schema.NewTable(s).Runs() {
+		t.Fatal("an empty table has no runs")
+	}
+}

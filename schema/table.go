@@ -165,3 +165,32 @@ func (t *Table) String() string {
 	}
 	return b.String()
 }
+
+// Run is a run of consecutive rows of a table that share one time: rows
+// [From, To).
+type Run struct {
+	Time     int64
+	From, To int
+}
+
+// Len returns the number of rows in the run.
+func (r Run) Len() int { return r.To - r.From }
+
+// Runs iterates over the runs of consecutive rows with equal times, in
+// order. For the output of a clock-triggered rolling each run is one
+// boundary's frame: every partition's row for that tick.
+func (t *Table) Runs() iter.Seq[Run] {
+	return func(yield func(Run) bool) {
+		ts := t.Times()
+		for i := 0; i < len(ts); {
+			j := i + 1
+			for j < len(ts) && ts[j] == ts[i] {
+				j++
+			}
+			if !yield(Run{Time: ts[i], From: i, To: j}) {
+				return
+			}
+			i = j
+		}
+	}
+}
