@@ -180,10 +180,25 @@ func (n *partitionNode) push(in *frame) {
 	b.gone.reset()
 	n.expired = n.expired[:0]
 	times := in.tab.Times()
-	for i, t := range times {
-		k, v := n.rowKey(in, i)
-		p := n.router.Route(k, v, t)
-		b.out.part = append(b.out.part, p)
+	if n.kind == schema.String && in.syms[n.col] != nil {
+		// The fast path: string keys arrive as intern ids.
+		ids := in.syms[n.col]
+		for i, t := range times {
+			p, ok := n.router.FindSym(ids[i])
+			if !ok {
+				k, v := n.rowKey(in, i)
+				p = n.router.Route(k, v, t)
+			}
+			n.router.Touch(p, t)
+			b.out.part = append(b.out.part, p)
+		}
+	} else {
+		for i, t := range times {
+			k, v := n.rowKey(in, i)
+			b.out.part = append(b.out.part, n.router.Route(k, v, t))
+		}
+	}
+	for i, p := range b.out.part {
 		n.store(p, in, i)
 	}
 }
@@ -197,6 +212,16 @@ func (n *partitionNode) store(p int32, in *frame, i int) {
 	r := &n.rings[p]
 	opts := n.router.Options()
 	st := n.stride
+	if opts.MaxEvents == 1 && r.n == 1 && !n.wantGone && n.arrays == nil {
+		// Keeping one row: overwrite it in place.
+		row := r.buf[:st:st]
+		row[0] = uint64(in.tab.TimeNanos(i))
+		row[1] = in.ids[i]
+		for j := 1; j < n.sch.Len(); j++ {
+			row[1+j] = n.encode(in, i, j)
+		}
+		return
+	}
 	if opts.MaxEvents > 0 && r.n == opts.MaxEvents {
 		n.evictFront(p, 1)
 	}

@@ -2,8 +2,6 @@ package live
 
 import (
 	"github.com/pond-go/pond/rolling"
-	"github.com/pond-go/pond/schema"
-	"github.com/pond-go/pond/trigger"
 )
 
 // Rolling adds a rolling aggregation over source: one or more windows
@@ -50,12 +48,10 @@ func (s *Series) Rolling(source NodeID, windows []rolling.Window, opts rolling.O
 		n.stream = plan.NewStream()
 	} else {
 		b.scope = src.scope
-		if t := opts.Trigger; t.Kind() == trigger.KindClock {
-			n.clock = trigger.NewClockState(t.Sequence())
-		}
+		n.group = plan.NewGroup(pn.router)
 		// Declared groups are known from the start.
 		for _, p := range pn.router.Order() {
-			n.engine(p)
+			n.group.Declare(p)
 		}
 	}
 	id := s.addNode(n)
@@ -89,38 +85,8 @@ type rollingNode struct {
 	in   rolling.Input
 
 	stream *rolling.Stream // not partitioned
-
-	part    *partitionNode // partitioned
-	engines []*rolling.Engine
-	gens    []uint32
-	counts  []trigger.CountState
-	order   []int32
-	clock   trigger.ClockState
-}
-
-// engine returns the engine of partition p, creating it (and placing the
-// partition last in the emission order) if it is new.
-func (n *rollingNode) engine(p int32) *rolling.Engine {
-	for int(p) >= len(n.engines) {
-		n.engines = append(n.engines, nil)
-		n.gens = append(n.gens, 0)
-		n.counts = append(n.counts, trigger.CountState{})
-	}
-	gen := n.part.router.Generation(p)
-	e := n.engines[p]
-	if e != nil && n.gens[p] == gen {
-		return e
-	}
-	if e != nil {
-		e.Release()
-	}
-	e = n.plan.NewEngine()
-	n.engines[p], n.gens[p] = e, gen
-	if t := n.plan.Trigger(); t.Kind() == trigger.KindCount {
-		n.counts[p] = trigger.NewCountState(t.N())
-	}
-	n.order = append(n.order, p)
-	return e
+	part   *partitionNode  // partitioned
+	group  *rolling.Group
 }
 
 func (n *rollingNode) push(in *frame) {
@@ -129,75 +95,21 @@ func (n *rollingNode) push(in *frame) {
 		return
 	}
 	n.plan.Bind(&n.in, in.tab, in.syms)
-	out := n.out.tab
 	if n.stream != nil {
-		n.stream.Push(&n.in, out)
+		n.stream.Push(&n.in, n.out.tab)
 		return
 	}
-	times := in.tab.Times()
-	tc := out.Col(0)
-	kc := out.Col(1)
-	switch n.plan.Trigger().Kind() {
-	case trigger.KindClock:
-		for i, t := range times {
-			n.engine(in.part[i]).Append(&n.in, i)
-			if b, fired := n.clock.Observe(t); fired {
-				for _, p := range n.order {
-					e := n.engines[p]
-					e.Fold(t)
-					tc.AppendTime(b)
-					kc.AppendValue(n.part.router.KeyValue(p))
-					e.Emit(out)
-				}
-			}
-		}
-	case trigger.KindEvent:
-		for i, t := range times {
-			p := in.part[i]
-			e := n.engine(p)
-			e.Append(&n.in, i)
-			mt, _ := e.MaxTime()
-			e.Fold(mt)
-			tc.AppendTime(t)
-			kc.AppendValue(n.part.router.KeyValue(p))
-			e.Emit(out)
-		}
-	case trigger.KindCount:
-		for i, t := range times {
-			p := in.part[i]
-			e := n.engine(p)
-			e.Append(&n.in, i)
-			if n.counts[p].Observe() {
-				mt, _ := e.MaxTime()
-				e.Fold(mt)
-				tc.AppendTime(t)
-				kc.AppendValue(n.part.router.KeyValue(p))
-				e.Emit(out)
-			}
-		}
-	}
+	n.group.Push(&n.in, in.part, n.out.tab)
 }
 
 func (n *rollingNode) evicted(*frame) {}
 
 // finish drops the state of partitions the partitioning removed.
 func (n *rollingNode) finish() {
-	if n.part == nil || len(n.part.expired) == 0 {
+	if n.part == nil {
 		return
 	}
 	for _, p := range n.part.expired {
-		if int(p) < len(n.engines) && n.engines[p] != nil {
-			n.engines[p].Release()
-			n.engines[p] = nil
-		}
+		n.group.Remove(p)
 	}
-	keep := n.order[:0]
-	for _, p := range n.order {
-		if n.engines[p] != nil {
-			keep = append(keep, p)
-		}
-	}
-	n.order = keep
 }
-
-var _ = schema.Time

@@ -196,6 +196,24 @@ func (r *Router) Route(k Key, v schema.Value, t int64) int32 {
 	return i
 }
 
+// FindSym returns the index of the live partition of string key id (an
+// intern id), the routing fast path: one slice lookup.
+func (r *Router) FindSym(id uint32) (int32, bool) {
+	if uint64(id) < uint64(len(r.bySym)) {
+		if i := r.bySym[id]; i > 0 {
+			return i - 1, true
+		}
+	}
+	return 0, false
+}
+
+// Touch records t as a time routed to partition i.
+func (r *Router) Touch(i int32, t int64) {
+	if t > r.last[i] {
+		r.last[i] = t
+	}
+}
+
 func (r *Router) create(k Key, v schema.Value) int32 {
 	var i int32
 	if n := len(r.free); n > 0 {

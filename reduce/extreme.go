@@ -1,5 +1,7 @@
 package reduce
 
+import "math"
+
 // Extreme is a monotone deque giving the minimum or the maximum of a sliding
 // window whose values leave in arrival order (FIFO). It keeps (seq, value)
 // entries whose values are monotone from the front (the extreme) to the
@@ -89,3 +91,68 @@ func (e *Extreme) Len() int { return e.n }
 
 // Reset empties the deque and keeps its memory.
 func (e *Extreme) Reset() { e.head, e.n = 0, 0 }
+
+// RemoveBefore is Remove for every arrival number below seq: the values
+// that left the window, in one call.
+func (e *Extreme) RemoveBefore(seq uint64) {
+	mask := len(e.buf) - 1
+	for e.n > 0 && e.buf[e.head].seq < seq {
+		e.head = (e.head + 1) & mask
+		e.n--
+	}
+}
+
+// AddSlots adds n values stored as float64 bits in slots at off,
+// off+stride, …, with arrival numbers seq, seq+1, …: a run of a
+// row-major block. NaN values (missing) are skipped.
+func (e *Extreme) AddSlots(slots []uint64, off, stride, n int, seq uint64) {
+	for r := 0; r < n; r++ {
+		x := math.Float64frombits(slots[off+r*stride])
+		if x != x {
+			continue
+		}
+		mask := len(e.buf) - 1
+		if e.max {
+			for e.n > 0 && e.buf[(e.head+e.n-1)&mask].x < x {
+				e.n--
+			}
+		} else {
+			for e.n > 0 && e.buf[(e.head+e.n-1)&mask].x > x {
+				e.n--
+			}
+		}
+		if e.n == len(e.buf) {
+			e.grow()
+			mask = len(e.buf) - 1
+		}
+		e.buf[(e.head+e.n)&mask] = extremeEntry{seq + uint64(r), x}
+		e.n++
+	}
+}
+
+// PrependSlots builds the deque from the back: it takes n values stored
+// as in [Extreme.AddSlots], with arrival numbers seq, seq+1, …, all older
+// than every value already held, scanning them newest first. A value is
+// kept when nothing newer beats it, which is the deque Add would have
+// built, at one comparison per value. Call it on an emptied deque, on the
+// runs of a window from the newest to the oldest.
+func (e *Extreme) PrependSlots(slots []uint64, off, stride, n int, seq uint64) {
+	for r := n - 1; r >= 0; r-- {
+		x := math.Float64frombits(slots[off+r*stride])
+		if x != x {
+			continue
+		}
+		if e.n > 0 {
+			f := e.buf[e.head].x
+			if e.max && x < f || !e.max && x > f {
+				continue
+			}
+		}
+		if e.n == len(e.buf) {
+			e.grow()
+		}
+		e.head = (e.head - 1) & (len(e.buf) - 1)
+		e.buf[e.head] = extremeEntry{seq + uint64(r), x}
+		e.n++
+	}
+}

@@ -1,6 +1,7 @@
 package reduce
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -180,4 +181,75 @@ func FuzzCompareUTF16(f *testing.F) {
 			t.Fatalf("not antisymmetric on %q, %q", a, b)
 		}
 	})
+}
+
+func TestExtremeSlotsMatchOneByOne(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, mx := range []bool{false, true} {
+		a, b := NewMin(), NewMin()
+		if mx {
+			a, b = NewMax(), NewMax()
+		}
+		var seq, front uint64
+		for step := range 3000 {
+			run := 1 + rng.IntN(6)
+			slots := make([]uint64, run*2)
+			for r := range run {
+				x := float64(rng.IntN(20))
+				if rng.IntN(10) == 0 {
+					x = math.NaN()
+				}
+				slots[r*2+1] = math.Float64bits(x)
+				b.Add(seq+uint64(r), x)
+			}
+			a.AddSlots(slots, 1, 2, run, seq)
+			seq += uint64(run)
+			for range rng.IntN(run + 1) {
+				b.Remove(front)
+				front++
+			}
+			a.RemoveBefore(front)
+			av, aok := a.Value()
+			bv, bok := b.Value()
+			require.Equal(t, bok, aok, "step %d", step)
+			require.Equal(t, bv, av, "step %d", step)
+		}
+	}
+}
+
+func TestExtremePrependBuildsTheSameDeque(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, mx := range []bool{false, true} {
+		for trial := range 500 {
+			n := rng.IntN(40)
+			slots := make([]uint64, n)
+			fwd := NewMin()
+			back := NewMin()
+			if mx {
+				fwd, back = NewMax(), NewMax()
+			}
+			for i := range slots {
+				x := float64(rng.IntN(8))
+				if rng.IntN(9) == 0 {
+					x = math.NaN()
+				}
+				slots[i] = math.Float64bits(x)
+				fwd.Add(uint64(100+i), x)
+			}
+			// Two runs, newest first.
+			cut := rng.IntN(n + 1)
+			back.PrependSlots(slots, cut, 1, n-cut, uint64(100+cut))
+			back.PrependSlots(slots, 0, 1, cut, 100)
+			require.Equal(t, fwd.Len(), back.Len(), "trial %d", trial)
+			// Slide both to empty: they must agree all the way.
+			for s := uint64(100); s < uint64(100+n); s++ {
+				fv, fok := fwd.Value()
+				bv, bok := back.Value()
+				require.Equal(t, fok, bok)
+				require.Equal(t, fv, bv, "trial %d seq %d", trial, s)
+				fwd.Remove(s)
+				back.RemoveBefore(s + 1)
+			}
+		}
+	}
 }

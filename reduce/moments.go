@@ -213,3 +213,128 @@ func (m *Moments) Stdev() (float64, bool) {
 	}
 	return sd, true
 }
+
+// AddSlots adds n values stored as float64 bits in slots, at off,
+// off+stride, …: the column of a row-major block. Missing values (NaN)
+// are skipped. It is Add in a loop, with the sums of the main band kept
+// in registers across the run and split over two lanes, so that a run
+// costs a fraction of the calls.
+func (m *Moments) AddSlots(slots []uint64, off, stride, n int) {
+	m.slots(slots, off, stride, n, false)
+}
+
+// RemoveSlots removes n values stored as in [Moments.AddSlots].
+func (m *Moments) RemoveSlots(slots []uint64, off, stride, n int) {
+	m.slots(slots, off, stride, n, true)
+}
+
+func (m *Moments) slots(slots []uint64, off, stride, n int, remove bool) {
+	if n <= 0 {
+		return
+	}
+	_ = slots[off+(n-1)*stride]
+	if remove && m.n <= n {
+		// Possibly emptying it: go value by value.
+		m.slotsSlow(slots, off, stride, n, remove)
+		return
+	}
+	for !m.anchored && n > 0 {
+		// The first value anchors the main band.
+		m.Add(math.Float64frombits(slots[off]))
+		off += stride
+		n--
+	}
+	if n == 0 {
+		return
+	}
+	b := &m.bands[0]
+	sign := 1.0
+	if remove {
+		sign = -1
+	}
+	// Two lanes of double-double sums, merged into the band at the end.
+	var s0, c0, q0, qc0, s1, c1, q1, qc1 float64
+	k0, k1 := 0, 0
+	lo, hi := m.anchor-bandSpan, m.anchor+bandSpan
+	i := off
+	for r := 0; r < n; r++ {
+		bits := slots[i]
+		i += stride
+		x := math.Float64frombits(bits)
+		if x-x != 0 {
+			continue // missing
+		}
+		e := int(bits >> 52 & 0x7ff)
+		if (e < lo || e > hi) && x != 0 {
+			if remove {
+				m.Remove(x)
+			} else {
+				m.Add(x)
+			}
+			continue
+		}
+		x *= sign
+		p := x * x
+		pe := math.FMA(x, x, -p)
+		if r&1 == 0 {
+			k0++
+			t := s0 + x
+			d := t - s0
+			c0 += (s0 - (t - d)) + (x - d)
+			s0 = t
+			u := q0 + p
+			d = u - q0
+			qc0 += (q0 - (u - d)) + (p - d) + pe
+			q0 = u
+		} else {
+			k1++
+			t := s1 + x
+			d := t - s1
+			c1 += (s1 - (t - d)) + (x - d)
+			s1 = t
+			u := q1 + p
+			d = u - q1
+			qc1 += (q1 - (u - d)) + (p - d) + pe
+			q1 = u
+		}
+	}
+	k := k0 + k1
+	if k == 0 {
+		return
+	}
+	if remove {
+		// The squares were added with a plus sign; remove them.
+		q0, qc0, q1, qc1 = -q0, -qc0, -q1, -qc1
+		m.n -= k
+		b.n -= k
+		if b.n <= 0 {
+			*b = band{}
+			if m.n <= 0 {
+				*m = Moments{}
+			}
+			return
+		}
+	} else {
+		m.n += k
+		b.n += k
+	}
+	t, e := twoSum(b.s, s0)
+	b.c += e + c0
+	t, e = twoSum(t, s1)
+	b.s, b.c = t, b.c+e+c1
+	t, e = twoSum(b.q, q0)
+	b.qc += e + qc0
+	t, e = twoSum(t, q1)
+	b.q, b.qc = t, b.qc+e+qc1
+}
+
+func (m *Moments) slotsSlow(slots []uint64, off, stride, n int, remove bool) {
+	for r := 0; r < n; r++ {
+		x := math.Float64frombits(slots[off+r*stride])
+		if remove {
+			m.Remove(x)
+		} else {
+			m.Add(x)
+		}
+	}
+}

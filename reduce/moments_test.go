@@ -319,3 +319,67 @@ func TestMomentsDoNotAllocate(t *testing.T) {
 	})
 	assert.Zero(t, allocs)
 }
+
+// TestMomentsSlotsMatchOneByOne runs the same random histories through
+// AddSlots/RemoveSlots and through Add/Remove: the results must agree to
+// the last bits a double-double leaves (and exactly on counts).
+func TestMomentsSlotsMatchOneByOne(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	gen := []func() float64{
+		func() float64 { return 0.5 + 0.1*rng.NormFloat64() },
+		func() float64 { return float64(rng.IntN(7)) },
+		func() float64 {
+			switch rng.IntN(12) {
+			case 0:
+				return math.NaN()
+			case 1:
+				return 1e16
+			case 2:
+				return 1e-12
+			case 3:
+				return 0
+			}
+			return rng.NormFloat64() * 100
+		},
+	}
+	for gi, g := range gen {
+		var a, b Moments
+		var window []float64
+		for step := range 2000 {
+			run := 1 + rng.IntN(9)
+			stride := 1 + rng.IntN(3)
+			slots := make([]uint64, run*stride)
+			var xs []float64
+			for r := range run {
+				x := g()
+				xs = append(xs, x)
+				slots[r*stride] = math.Float64bits(x)
+			}
+			if len(window) < run || rng.IntN(2) == 0 {
+				a.AddSlots(slots, 0, stride, run)
+				for _, x := range xs {
+					b.Add(x)
+				}
+				window = append(window, xs...)
+			} else {
+				old := window[:run]
+				for r, x := range old {
+					slots[r*stride] = math.Float64bits(x)
+				}
+				a.RemoveSlots(slots, 0, stride, run)
+				for _, x := range old {
+					b.Remove(x)
+				}
+				window = window[run:]
+			}
+			require.Equal(t, b.N(), a.N(), "gen %d step %d", gi, step)
+			var live []float64
+			for _, x := range window {
+				if x == x {
+					live = append(live, x)
+				}
+			}
+			checkMoments(t, &a, live, 1e-10, "slots")
+		}
+	}
+}

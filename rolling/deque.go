@@ -6,11 +6,13 @@ const blockRows = 256
 // blockPool recycles deque blocks among the engines of one plan, so that
 // windows that slide in steady state do not allocate.
 type blockPool struct {
-	size int // uint64 slots per block
-	free [][]uint64
+	size  int // uint64 slots per block
+	free  [][]uint64
+	inUse int
 }
 
 func (p *blockPool) get() []uint64 {
+	p.inUse++
 	if n := len(p.free); n > 0 {
 		b := p.free[n-1]
 		p.free[n-1] = nil
@@ -21,9 +23,12 @@ func (p *blockPool) get() []uint64 {
 }
 
 func (p *blockPool) put(b []uint64) {
-	// Keep a bounded number of spare blocks: enough to absorb the churn of
-	// many partitions sliding at once, not a copy of a window that shrank.
-	if len(p.free) < 64 {
+	p.inUse--
+	// Keep enough spare blocks to absorb the churn of many partitions
+	// sliding at once (each frees a block at its head and takes one at
+	// its tail at different moments), but not a copy of windows that
+	// shrank: at most a quarter of what is in use, and at least 64.
+	if len(p.free) < max(64, p.inUse/4) {
 		p.free = append(p.free, b)
 	}
 }

@@ -192,6 +192,11 @@ func (e *Engine) WindowLen(w int) int { return int(e.dq.tail - e.wins[w].head) }
 // is not); a count window keeps its last Count rows. cut is the time of
 // the row being emitted for — the latest row of the stream, or under a
 // synchronised clock the row that crossed the boundary.
+//
+// A window whose contents after the fold are fewer than the rows that
+// would enter and leave it (a short window under a clock: 200 ms of rows
+// emitted every 200 ms) is recomputed from the deque instead of updated,
+// which touches each row once rather than twice.
 func (e *Engine) Fold(cut int64) {
 	p := e.p
 	tail := e.dq.tail
@@ -206,17 +211,17 @@ func (e *Engine) Fold(cut int64) {
 				nh = tail - uint64(wp.count)
 			}
 		} else {
-			lim := cut - wp.span
-			nh = ws.head
-			for nh < tail && e.dq.time(nh) < lim {
-				nh++
+			nh = e.scanTo(ws.head, tail, cut-wp.span)
+		}
+		if ops := (tail - ws.added) + (nh - ws.head); tail-nh < ops {
+			e.rebuild(ws, wp, nh, tail)
+		} else {
+			if nh > ws.head {
+				e.remove(ws, wp, ws.head, min(nh, ws.added))
 			}
-		}
-		if nh > ws.head {
-			e.remove(ws, wp, ws.head, min(nh, ws.added))
-		}
-		if from := max(ws.added, nh); from < tail {
-			e.add(ws, wp, from, tail)
+			if from := max(ws.added, nh); from < tail {
+				e.add(ws, wp, from, tail)
+			}
 		}
 		ws.head, ws.added = nh, tail
 		low = min(low, nh)
@@ -230,55 +235,109 @@ func (e *Engine) Fold(cut int64) {
 			}
 		}
 	}
-	e.dq.dropTo(low, &p.pool)
+	if low >= e.dq.base+blockRows || low == tail {
+		e.dq.dropTo(low, &p.pool)
+	} else {
+		e.dq.front = max(e.dq.front, low)
+	}
+}
+
+// scanTo returns the first row from a on whose time is not before lim
+// (tail if none), reading the times block by block.
+func (e *Engine) scanTo(a, tail uint64, lim int64) uint64 {
+	st := e.dq.stride
+	for a < tail {
+		off := a - e.dq.base
+		blk := e.dq.blocks[off/blockRows]
+		first := int(off % blockRows)
+		n := min(blockRows-first, int(tail-a))
+		for r := range n {
+			if int64(blk[(first+r)*st]) >= lim {
+				return a + uint64(r)
+			}
+		}
+		a += uint64(n)
+	}
+	return tail
+}
+
+// rebuild recomputes a window's states from rows [from, to): extremes
+// are built from the back, one comparison per row.
+func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
+	e.resetStates(ws)
+	if len(ws.mins)+len(ws.maxs) > 0 && from < to {
+		stride := e.dq.stride
+		// Runs from the newest block to the oldest.
+		a := to
+		for a > from {
+			off := a - 1 - e.dq.base
+			blk := e.dq.blocks[off/blockRows]
+			last := int(off % blockRows)
+			n := min(last+1, int(a-from))
+			first := last + 1 - n
+			seq := a - uint64(n)
+			for i, s := range wp.mins {
+				ws.mins[i].PrependSlots(blk, first*stride+s, stride, n, seq)
+			}
+			for i, s := range wp.maxs {
+				ws.maxs[i].PrependSlots(blk, first*stride+s, stride, n, seq)
+			}
+			a = seq
+		}
+	}
+	e.addExcept(ws, wp, from, to, false)
+}
+
+// resetStates empties every state of a window.
+func (e *Engine) resetStates(ws *winState) {
+	for i := range ws.moments {
+		ws.moments[i].Reset()
+	}
+	clear(ws.counts)
+	for _, x := range ws.mins {
+		x.Reset()
+	}
+	for _, x := range ws.maxs {
+		x.Reset()
+	}
+	for _, g := range ws.generic {
+		g.Reset()
+	}
 }
 
 func (e *Engine) add(ws *winState, wp *winPlan, from, to uint64) {
+	e.addExcept(ws, wp, from, to, true)
+}
+
+// addExcept adds rows [from, to) to the window's states, the extremes
+// only when withExtremes is set.
+func (e *Engine) addExcept(ws *winState, wp *winPlan, from, to uint64, withExtremes bool) {
 	stride := e.dq.stride
 	for from < to {
 		off := from - e.dq.base
 		blk := e.dq.blocks[off/blockRows]
 		first := int(off % blockRows)
 		n := min(blockRows-first, int(to-from))
-		rows := blk[first*stride : (first+n)*stride]
+		base := first * stride
 		for i, s := range wp.moments {
-			m := &ws.moments[i]
-			for r := s; r < len(rows); r += stride {
-				if x := math.Float64frombits(rows[r]); x == x {
-					m.Add(x)
-				}
-			}
+			ws.moments[i].AddSlots(blk, base+s, stride, n)
 		}
 		for i, s := range wp.counts {
-			c := 0
-			for r := s; r < len(rows); r += stride {
-				if rows[r] != 0 {
-					c++
-				}
-			}
-			ws.counts[i] += c
+			ws.counts[i] += countPresent(blk, base+s, stride, n, wp.countNum[i])
 		}
-		for i, s := range wp.mins {
-			x := ws.mins[i]
-			for r := 0; r < n; r++ {
-				if v := math.Float64frombits(rows[r*stride+s]); v == v {
-					x.Add(from+uint64(r), v)
-				}
+		if withExtremes {
+			for i, s := range wp.mins {
+				ws.mins[i].AddSlots(blk, base+s, stride, n, from)
 			}
-		}
-		for i, s := range wp.maxs {
-			x := ws.maxs[i]
-			for r := 0; r < n; r++ {
-				if v := math.Float64frombits(rows[r*stride+s]); v == v {
-					x.Add(from+uint64(r), v)
-				}
+			for i, s := range wp.maxs {
+				ws.maxs[i].AddSlots(blk, base+s, stride, n, from)
 			}
 		}
 		for i, g := range wp.generic {
 			st := ws.generic[i]
 			for r := 0; r < n; r++ {
 				a := from + uint64(r)
-				st.Add(a, e.value(g.slot, a, rows[r*stride+g.slot]))
+				st.Add(a, e.value(g.slot, a, blk[base+r*stride+g.slot]))
 			}
 		}
 		from += uint64(n)
@@ -287,48 +346,54 @@ func (e *Engine) add(ws *winState, wp *winPlan, from, to uint64) {
 
 func (e *Engine) remove(ws *winState, wp *winPlan, from, to uint64) {
 	stride := e.dq.stride
+	for _, x := range ws.mins {
+		x.RemoveBefore(to)
+	}
+	for _, x := range ws.maxs {
+		x.RemoveBefore(to)
+	}
 	for from < to {
 		off := from - e.dq.base
 		blk := e.dq.blocks[off/blockRows]
 		first := int(off % blockRows)
 		n := min(blockRows-first, int(to-from))
-		rows := blk[first*stride : (first+n)*stride]
+		base := first * stride
 		for i, s := range wp.moments {
-			m := &ws.moments[i]
-			for r := s; r < len(rows); r += stride {
-				if x := math.Float64frombits(rows[r]); x == x {
-					m.Remove(x)
-				}
-			}
+			ws.moments[i].RemoveSlots(blk, base+s, stride, n)
 		}
 		for i, s := range wp.counts {
-			c := 0
-			for r := s; r < len(rows); r += stride {
-				if rows[r] != 0 {
-					c++
-				}
-			}
-			ws.counts[i] -= c
-		}
-		for _, x := range ws.mins {
-			for r := 0; r < n; r++ {
-				x.Remove(from + uint64(r))
-			}
-		}
-		for _, x := range ws.maxs {
-			for r := 0; r < n; r++ {
-				x.Remove(from + uint64(r))
-			}
+			ws.counts[i] -= countPresent(blk, base+s, stride, n, wp.countNum[i])
 		}
 		for i, g := range wp.generic {
 			st := ws.generic[i]
 			for r := 0; r < n; r++ {
 				a := from + uint64(r)
-				st.Remove(a, e.value(g.slot, a, rows[r*stride+g.slot]))
+				st.Remove(a, e.value(g.slot, a, blk[base+r*stride+g.slot]))
 			}
 		}
 		from += uint64(n)
 	}
+}
+
+// countPresent counts the present cells among n slots at off, off+stride,
+// …: not NaN for a number column, not zero for the others.
+func countPresent(blk []uint64, off, stride, n int, number bool) int {
+	c := 0
+	end := off + n*stride
+	if number {
+		for r := off; r < end; r += stride {
+			if x := math.Float64frombits(blk[r]); x == x {
+				c++
+			}
+		}
+		return c
+	}
+	for r := off; r < end; r += stride {
+		if blk[r] != 0 {
+			c++
+		}
+	}
+	return c
 }
 
 // value decodes the slot of row a.
@@ -472,4 +537,44 @@ func appendOpt(dst *schema.Col, x float64, ok bool) {
 func (e *Engine) Release() {
 	e.dq.release(&e.p.pool)
 	e.arrs = nil
+}
+
+// Stride returns the number of 64-bit slots an encoded row takes: the time
+// and one per column the plan reads.
+func (p *Plan) Stride() int { return 1 + len(p.cols) }
+
+// HasArrays reports whether the plan reads an array column; such rows
+// cannot be moved around encoded (their elements live beside the deque).
+func (p *Plan) HasArrays() bool { return p.hasArr }
+
+// encodeRow writes row i of in, encoded, to dst (Stride slots).
+func (in *Input) encodeRow(i int, dst []uint64) {
+	dst[0] = uint64(in.times[i])
+	for k, c := range in.enc {
+		dst[k+1] = c[i]
+	}
+}
+
+// appendEncoded appends encoded rows (a multiple of Stride slots, from a
+// plan without array columns) at the tail of the deque, copying block by
+// block.
+func (e *Engine) appendEncoded(rows []uint64) {
+	st := e.dq.stride
+	for len(rows) > 0 {
+		off := e.dq.tail - e.dq.base
+		if off == uint64(len(e.dq.blocks))*blockRows {
+			e.dq.blocks = append(e.dq.blocks, e.p.pool.get())
+		}
+		b := e.dq.blocks[off/blockRows]
+		o := int(off % blockRows)
+		n := min(blockRows-o, len(rows)/st)
+		copy(b[o*st:(o+n)*st], rows[:n*st])
+		for r := range n {
+			if t := int64(rows[r*st]); !e.has || t > e.maxT {
+				e.maxT, e.has = t, true
+			}
+		}
+		e.dq.tail += uint64(n)
+		rows = rows[n*st:]
+	}
 }

@@ -39,7 +39,7 @@ type stateKind uint8
 
 const (
 	stMoments stateKind = iota // count, sum, avg, stdev of a number column
-	stCount                    // count of a non-number column
+	stCount                    // count without sums
 	stMin
 	stMax
 	stFirst   // scanned from the deque at emission
@@ -53,9 +53,10 @@ type winPlan struct {
 	span       int64 // nanoseconds; 0 for a count window
 	count      int
 	minSamples int
-	moments    []int // slot of each Moments state
-	counts     []int // slot of each non-number count
-	mins, maxs []int // slot of each extreme
+	moments    []int  // slot of each Moments state
+	counts     []int  // slot of each plain count
+	countNum   []bool // the count's column is a number column (NaN = missing)
+	mins, maxs []int  // slot of each extreme
 	generic    []genPlan
 }
 
@@ -124,6 +125,15 @@ func NewPlan(src *schema.Schema, windows []Window, opts Options, key *Key, syms 
 		if w.MinSamples != nil {
 			wp.minSamples = *w.MinSamples
 		}
+		// A number column needs Moments only for sum, avg or stdev; a count
+		// alone is a plain counter.
+		needsMoments := map[string]bool{}
+		for _, a := range w.Aggs {
+			switch a.Using.Op() {
+			case reduce.OpSum, reduce.OpAvg, reduce.OpStdev:
+				needsMoments[a.From] = true
+			}
+		}
 		momentOf := map[int]int{}
 		countOf := map[int]int{}
 		minOf := map[int]int{}
@@ -169,10 +179,13 @@ func NewPlan(src *schema.Schema, windows []Window, opts Options, key *Key, syms 
 				return len(*list) - 1
 			}
 			switch {
-			case kind == schema.Number && (op == reduce.OpCount || op == reduce.OpSum || op == reduce.OpAvg || op == reduce.OpStdev):
+			case kind == schema.Number && needsMoments[a.From] && (op == reduce.OpCount || op == reduce.OpSum || op == reduce.OpAvg || op == reduce.OpStdev):
 				o.state, o.idx = stMoments, intern(momentOf, &wp.moments)
 			case op == reduce.OpCount:
 				o.state, o.idx = stCount, intern(countOf, &wp.counts)
+				if len(wp.countNum) < len(wp.counts) {
+					wp.countNum = append(wp.countNum, kind == schema.Number)
+				}
 			case op == reduce.OpMin:
 				o.state, o.idx = stMin, intern(minOf, &wp.mins)
 			case op == reduce.OpMax:

@@ -259,11 +259,11 @@ func (s *Schema) AppendRows(b *Batch, rows []Row) error {
 			case Number:
 				v.Num = append(v.Num, math.Float64frombits(c.bits))
 			case String:
-				v.Str = append(v.Str, c.str)
+				v.Str = append(v.Str, c.str())
 			case Bool:
 				v.Bool = append(v.Bool, c.bits == 1)
 			case Array:
-				v.Arr = append(v.Arr, c.arr)
+				v.Arr = append(v.Arr, c.arr())
 			}
 		}
 	}
@@ -291,7 +291,7 @@ func (s *Schema) checkRow(i int, r Row) error {
 				return s.rowErr(i, j, NonFinite, fmt.Sprint(f))
 			}
 		case Array:
-			for k, e := range c.arr {
+			for k, e := range c.arr() {
 				if err := checkElem(e); err != "" {
 					return s.rowErr(i, j, BadElement, fmt.Sprintf("element %d %s", k, err))
 				}

@@ -223,11 +223,11 @@ func (c *Col) AppendValue(v Value) bool {
 			return false
 		}
 	case String:
-		c.AppendStr(v.str)
+		c.AppendStr(v.str())
 	case Bool:
 		c.AppendBool(v.bits == 1)
 	case Array:
-		c.AppendArray(v.arr)
+		c.AppendArray(v.arr())
 	}
 	return true
 }

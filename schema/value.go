@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 )
 
 // Value is one cell: a time, a number, a string, a boolean, an array of
@@ -13,10 +14,31 @@ import (
 // immutable; copy them freely. Arrays share their elements: do not modify
 // the slice returned by [Value.Array].
 type Value struct {
+	ptr  unsafe.Pointer // String: the bytes; Array: the first element
+	bits uint64         // Number: float64 bits; Time: int64 nanoseconds; Bool: 0 or 1; String, Array: the length
 	kind Kind
-	bits uint64 // Number: float64 bits; Time: int64 nanoseconds; Bool: 0 or 1
-	str  string
-	arr  []Value
+}
+
+// A Value is three words: strings and arrays are held by pointer and
+// length, so that columns of values (array cells, rows) stay compact.
+
+var emptyArray = []Value{}
+
+func (v Value) str() string {
+	if v.kind != String {
+		return ""
+	}
+	return unsafe.String((*byte)(v.ptr), int(v.bits))
+}
+
+func (v Value) arr() []Value {
+	if v.kind != Array {
+		return nil
+	}
+	if v.bits == 0 {
+		return emptyArray
+	}
+	return unsafe.Slice((*Value)(v.ptr), int(v.bits))
 }
 
 // Row is one row of values in schema order, the time first.
@@ -30,7 +52,9 @@ func Missing() Value { return Value{} }
 func NumberValue(f float64) Value { return Value{kind: Number, bits: math.Float64bits(f)} }
 
 // StringValue returns a string.
-func StringValue(s string) Value { return Value{kind: String, str: s} }
+func StringValue(s string) Value {
+	return Value{kind: String, ptr: unsafe.Pointer(unsafe.StringData(s)), bits: uint64(len(s))}
+}
 
 // BoolValue returns a boolean.
 func BoolValue(b bool) Value {
@@ -44,10 +68,7 @@ func BoolValue(b bool) Value {
 // ArrayValue returns an array of the given scalars. The slice is kept, not
 // copied. Elements that are not scalars are rejected by validation.
 func ArrayValue(elems ...Value) Value {
-	if elems == nil {
-		elems = []Value{}
-	}
-	return Value{kind: Array, arr: elems}
+	return Value{kind: Array, ptr: unsafe.Pointer(unsafe.SliceData(elems)), bits: uint64(len(elems))}
 }
 
 // TimeValue returns a time key.
@@ -121,13 +142,13 @@ func (v Value) Num() (float64, bool) {
 }
 
 // Str returns the string and true, or "" and false if v is not a string.
-func (v Value) Str() (string, bool) { return v.str, v.kind == String }
+func (v Value) Str() (string, bool) { return v.str(), v.kind == String }
 
 // Bool returns the boolean and true, or false and false if v is not a boolean.
 func (v Value) Bool() (bool, bool) { return v.bits == 1 && v.kind == Bool, v.kind == Bool }
 
 // Array returns the elements and true, or nil and false if v is not an array.
-func (v Value) Array() ([]Value, bool) { return v.arr, v.kind == Array }
+func (v Value) Array() ([]Value, bool) { return v.arr(), v.kind == Array }
 
 // Nanos returns the time in nanoseconds since the epoch and true, or 0 and
 // false if v is not a time.
@@ -158,13 +179,14 @@ func (v Value) Equal(o Value) bool {
 	case Number:
 		return math.Float64frombits(v.bits) == math.Float64frombits(o.bits)
 	case String:
-		return v.str == o.str
+		return v.str() == o.str()
 	case Array:
-		if len(v.arr) != len(o.arr) {
+		a, b := v.arr(), o.arr()
+		if len(a) != len(b) {
 			return false
 		}
-		for i := range v.arr {
-			if !v.arr[i].Equal(o.arr[i]) {
+		for i := range a {
+			if !a[i].Equal(b[i]) {
 				return false
 			}
 		}
@@ -180,15 +202,15 @@ func (v Value) Any() any {
 	case Number:
 		return math.Float64frombits(v.bits)
 	case String:
-		return v.str
+		return v.str()
 	case Bool:
 		return v.bits == 1
 	case Time:
 		t, _ := v.Time()
 		return t
 	case Array:
-		out := make([]any, len(v.arr))
-		for i, e := range v.arr {
+		out := make([]any, v.bits)
+		for i, e := range v.arr() {
 			out[i] = e.Any()
 		}
 		return out
@@ -204,7 +226,7 @@ func (v Value) String() string {
 	case Number:
 		return strconv.FormatFloat(math.Float64frombits(v.bits), 'g', -1, 64)
 	case String:
-		return strconv.Quote(v.str)
+		return strconv.Quote(v.str())
 	case Bool:
 		return strconv.FormatBool(v.bits == 1)
 	case Time:
@@ -213,7 +235,7 @@ func (v Value) String() string {
 	case Array:
 		var b strings.Builder
 		b.WriteByte('[')
-		for i, e := range v.arr {
+		for i, e := range v.arr() {
 			if i > 0 {
 				b.WriteString(", ")
 			}
