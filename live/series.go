@@ -363,6 +363,7 @@ type rootNode struct {
 	dropped int
 	sorted  bool    // the accepted rows continue the store in order
 	sel     []int32 // batch rows accepted, nil when all were
+	cache   []internCache
 }
 
 func (r *rootNode) push(*frame)    {}
@@ -377,7 +378,6 @@ func (r *rootNode) take(b *schema.Batch) error {
 	f.reset()
 	r.gone.reset()
 	r.dropped = 0
-	n := b.Len()
 	latest, has := s.latest, s.hasLatest
 	all := true
 	r.sorted = true
@@ -415,7 +415,7 @@ func (r *rootNode) take(b *schema.Batch) error {
 	}
 	if all {
 		r.sel = nil
-		r.fill(b, nil, n)
+		r.fillAll(b)
 	} else {
 		r.sel = s.accept
 		r.fill(b, s.accept, len(s.accept))
@@ -529,6 +529,7 @@ func (r *rootNode) commit() {
 	}
 	s.ingested += uint64(n)
 	s.rejected += uint64(r.dropped)
+	r.rememberStrings()
 	if n > 0 {
 		last := s.store.Time(s.store.Len() - 1)
 		if !s.hasLatest || last > s.latest {

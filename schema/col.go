@@ -23,6 +23,16 @@ type Col struct {
 	end   []int32   // Array: end offset of each cell in elems
 	elems []Value   // Array elements
 	open  bool      // an array is being appended
+	// aliased: ts, num, str and flag share memory the column does not own
+	// (see [Col.AliasNums]); own keeps the column's buffers meanwhile.
+	aliased bool
+	own     struct {
+		ts   []int64
+		num  []float64
+		str  []string
+		flag []uint8
+	}
+	ones []uint8 // all ones, the presence flags of aliased strings
 }
 
 // NewCol returns an empty column of kind k.
@@ -44,6 +54,11 @@ func (c *Col) Len() int {
 
 // Reset empties the column and keeps its capacity.
 func (c *Col) Reset() {
+	if c.aliased {
+		c.ts, c.num, c.str, c.flag = c.own.ts, c.own.num, c.own.str, c.own.flag
+		c.own.ts, c.own.num, c.own.str, c.own.flag = nil, nil, nil, nil
+		c.aliased = false
+	}
 	c.ts = c.ts[:0]
 	c.num = c.num[:0]
 	clear(c.str) // drop references so old strings can be collected
@@ -284,4 +299,42 @@ func (c *Col) SetMissing(i int) {
 		// An array cell's elements stay in place; only its flag changes.
 		c.flag[i] = 0
 	}
+}
+
+// alias swaps the column's buffers out for borrowed ones, to be given back
+// by Reset.
+func (c *Col) alias() {
+	if !c.aliased {
+		c.own.ts, c.own.num, c.own.str, c.own.flag = c.ts[:0], c.num[:0], c.str[:0], c.flag[:0]
+		c.aliased = true
+	}
+}
+
+// AliasTimes makes an empty time column hold ts without copying it. The
+// column then shares ts's memory until [Col.Reset]; appending to it is not
+// allowed meanwhile.
+func (c *Col) AliasTimes(ts []int64) {
+	c.alias()
+	c.ts = ts[:len(ts):len(ts)]
+}
+
+// AliasNums makes an empty number column hold xs without copying it (NaN
+// cells are missing), as [Col.AliasTimes] does.
+func (c *Col) AliasNums(xs []float64) {
+	c.alias()
+	c.num = xs[:len(xs):len(xs)]
+}
+
+// AliasStrs makes an empty string column hold ss, every cell present,
+// without copying it, as [Col.AliasTimes] does.
+func (c *Col) AliasStrs(ss []string) {
+	if len(c.ones) < len(ss) {
+		c.ones = make([]uint8, max(len(ss), 2*len(c.ones)))
+		for i := range c.ones {
+			c.ones[i] = 1
+		}
+	}
+	c.alias()
+	c.str = ss[:len(ss):len(ss)]
+	c.flag = c.ones[:len(ss):len(ss)]
 }

@@ -330,3 +330,26 @@ func TestRunsGroupEqualTimes(t *testing.T) {
 		t.Fatal("an empty table has no runs")
 	}
 }
+
+func TestAliasedColumnsGiveTheirMemoryBack(t *testing.T) {
+	s := schema.MustNew(col("time", schema.Time), col("v", schema.Number), col("h", schema.String))
+	tab := schema.NewTable(s)
+	ts := []int64{1, 2}
+	vs := []float64{1.5, 2.5}
+	hs := []string{"a", "b"}
+	tab.Col(0).AliasTimes(ts)
+	tab.Col(1).AliasNums(vs)
+	tab.Col(2).AliasStrs(hs)
+	require.Equal(t, 2, tab.Len())
+	got, _ := tab.Strings("h")
+	assert.Equal(t, hs, got)
+	assert.False(t, tab.Col(2).IsMissing(1))
+	tab.Reset()
+	tab.Col(0).AppendTime(9)
+	tab.Col(1).AppendNum(9)
+	tab.Col(2).AppendStr("z")
+	assert.Equal(t, []int64{1, 2}, ts, "appending after a reset never writes into the borrowed slices")
+	assert.Equal(t, []float64{1.5, 2.5}, vs)
+	assert.Equal(t, []string{"a", "b"}, hs)
+	assert.Equal(t, 1, tab.Len())
+}

@@ -1,0 +1,106 @@
+package live
+
+import "github.com/pond-go/pond/schema"
+
+// internCache remembers, for one string column, the strings of the last
+// successful push and their intern ids by position. Producers that send
+// the same keys in the same order every time (a tick of every host) then
+// cost a string comparison per row instead of a hash lookup.
+type internCache struct {
+	strs []string
+	ids  []uint32
+}
+
+// fillAll makes the out frame hold every row of b, sharing b's memory
+// where it can: times, numbers without missing cells and strings without
+// missing cells are not copied. String columns get their intern ids.
+func (r *rootNode) fillAll(b *schema.Batch) {
+	s := r.s
+	f := &r.out
+	tab := f.tab
+	n := b.Len()
+	tab.Col(0).AliasTimes(b.Time)
+	if len(r.cache) != s.schema.Len() {
+		r.cache = make([]internCache, s.schema.Len())
+	}
+	for j := 1; j < s.schema.Len(); j++ {
+		v := &b.Cols[j-1]
+		c := tab.Col(j)
+		switch s.schema.Column(j).Kind {
+		case schema.Number:
+			if v.Missing == nil {
+				c.AliasNums(v.Num)
+				continue
+			}
+			for i := range n {
+				if v.Missing[i] {
+					c.AppendMissing()
+				} else {
+					c.AppendNum(v.Num[i])
+				}
+			}
+		case schema.String:
+			ids := f.syms[j][:0]
+			cache := &r.cache[j]
+			if v.Missing == nil {
+				c.AliasStrs(v.Str)
+				for i, str := range v.Str {
+					if i < len(cache.strs) && cache.strs[i] == str {
+						ids = append(ids, cache.ids[i])
+					} else {
+						ids = append(ids, s.syms.ID(str))
+					}
+				}
+			} else {
+				for i, str := range v.Str {
+					if v.Missing[i] {
+						c.AppendMissing()
+						ids = append(ids, 0)
+						continue
+					}
+					c.AppendStr(str)
+					if i < len(cache.strs) && cache.strs[i] == str {
+						ids = append(ids, cache.ids[i])
+					} else {
+						ids = append(ids, s.syms.ID(str))
+					}
+				}
+			}
+			f.syms[j] = ids
+		case schema.Bool:
+			for i := range n {
+				if v.IsMissing(i) {
+					c.AppendMissing()
+				} else {
+					c.AppendBool(v.Bool[i])
+				}
+			}
+		case schema.Array:
+			for i := range n {
+				if v.IsMissing(i) {
+					c.AppendMissing()
+				} else {
+					c.AppendArray(v.Arr[i])
+				}
+			}
+		}
+	}
+	next := s.ingested
+	for k := range n {
+		f.ids = append(f.ids, next+uint64(k))
+	}
+}
+
+// rememberStrings updates the intern caches from the committed push.
+func (r *rootNode) rememberStrings() {
+	f := &r.out
+	for j := range r.cache {
+		ids := f.syms[j]
+		if ids == nil || f.tab.Col(j).Kind() != schema.String {
+			continue
+		}
+		c := &r.cache[j]
+		c.strs = append(c.strs[:0], f.tab.Col(j).Strings()...)
+		c.ids = append(c.ids[:0], ids...)
+	}
+}
