@@ -57,6 +57,9 @@ func (s *Series) PartitionBy(source NodeID, column string, opts partition.Option
 	b.produces[Event], b.produces[Batch], b.produces[Evict] = true, true, true
 	b.scope = &partScope{node: NodeID(len(s.nodes))}
 	n.stride = 2 + src.sch.Len() - 1
+	for j := 1; j < src.sch.Len(); j++ {
+		n.hasArrays = n.hasArrays || src.sch.Column(j).Kind == schema.Array
+	}
 	id := s.addNode(n)
 	// Replay what the series holds, in arrival order.
 	if s.store.Len() > 0 {
@@ -106,8 +109,9 @@ type partitionNode struct {
 	router *partition.Router
 	// per-partition storage of the rows the partition holds: row-major,
 	// [time, id, cells…] per row.
-	rings   []ring
-	stride  int
+	rings     []ring
+	stride    int
+	hasArrays bool // the schema has an array column
 	arrays  map[uint64]schema.Value
 	expired []int32
 	seenNew map[partition.Key]bool
@@ -198,8 +202,53 @@ func (n *partitionNode) push(in *frame) {
 			b.out.part = append(b.out.part, n.router.Route(k, v, t))
 		}
 	}
+	if n.router.Options().MaxEvents == 1 && !n.wantGone && !n.hasArrays {
+		n.storeLast(in, b.out.part)
+		return
+	}
 	for i, p := range b.out.part {
 		n.store(p, in, i)
+	}
+}
+
+// storeLast keeps, per partition, only the last of its rows (MaxEvents 1),
+// writing column by column: new partitions get their row through store,
+// then every row is written over its partition's one slot in order, so the
+// last row of each partition in the push is the one kept.
+func (n *partitionNode) storeLast(in *frame, parts []int32) {
+	for i, p := range parts {
+		if int(p) >= len(n.rings) || n.rings[p].n == 0 {
+			n.store(p, in, i)
+		}
+	}
+	rings := n.rings
+	for i, t := range in.tab.Times() {
+		row := rings[parts[i]].buf
+		row[0] = uint64(t)
+		row[1] = in.ids[i]
+	}
+	for j := 1; j < n.sch.Len(); j++ {
+		c := in.tab.Col(j)
+		switch n.sch.Column(j).Kind {
+		case schema.Number:
+			for i, x := range c.Numbers() {
+				rings[parts[i]].buf[1+j] = math.Float64bits(x)
+			}
+		case schema.String:
+			if ids := in.syms[j]; ids != nil {
+				for i, id := range ids {
+					rings[parts[i]].buf[1+j] = uint64(id)
+				}
+				continue
+			}
+			for i, p := range parts {
+				rings[p].buf[1+j] = n.encode(in, i, j)
+			}
+		default:
+			for i, p := range parts {
+				rings[p].buf[1+j] = n.encode(in, i, j)
+			}
+		}
 	}
 }
 

@@ -49,8 +49,10 @@ func (s *Series) Rolling(source NodeID, windows []rolling.Window, opts rolling.O
 	} else {
 		b.scope = src.scope
 		n.group = plan.NewGroup(pn.router)
-		// Declared groups are known from the start.
-		for _, p := range pn.router.Order() {
+		// Declared groups are known from the start; other partitions join
+		// as the node first sees their rows (in the replay below, by
+		// arrival).
+		for _, p := range pn.router.Groups() {
 			n.group.Declare(p)
 		}
 	}

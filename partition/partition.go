@@ -242,6 +242,10 @@ func (r *Router) create(k Key, v schema.Value) int32 {
 	return i
 }
 
+// Groups returns the partitions of the declared groups, in declared
+// order (they are never removed and come first in Order).
+func (r *Router) Groups() []int32 { return r.order[:r.declared] }
+
 // Len returns the number of live partitions.
 func (r *Router) Len() int { return r.count }
 

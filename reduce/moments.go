@@ -50,10 +50,11 @@ import "math"
 // Non-finite values (NaN, ±Inf) are ignored by both Add and Remove, so they
 // count as missing (pond-ts §8.2).
 type Moments struct {
-	n        int  // values held, zeros included
-	anchor   int  // biased exponent the main band is centred on
-	anchored bool // anchor is set; it stays until m is empty again
-	bands    [3]band
+	noSquares bool // Σx² is not kept (see SkipSquares)
+	n         int  // values held, zeros included
+	anchor    int  // biased exponent the main band is centred on
+	anchored  bool // anchor is set; it stays until m is empty again
+	bands     [3]band
 }
 
 // band is the double-double sums of the values of one magnitude band.
@@ -82,6 +83,12 @@ func (m *Moments) band(x float64) *band {
 	return m.bandOf(x)
 }
 
+// SkipSquares stops m from keeping Σx², which only the standard
+// deviation needs: Add and Remove then cost a single compensated sum, and
+// Stdev reports missing. It lasts until m is used for something else; call
+// it on an empty Moments.
+func (m *Moments) SkipSquares() { m.noSquares = true }
+
 // Add adds x. A non-finite x is ignored.
 func (m *Moments) Add(x float64) {
 	if x-x != 0 {
@@ -94,6 +101,9 @@ func (m *Moments) Add(x float64) {
 	d := t - b.s
 	b.c += (b.s - (t - d)) + (x - d)
 	b.s = t
+	if m.noSquares {
+		return
+	}
 	p := x * x
 	e := math.FMA(x, x, -p)
 	u := b.q + p
@@ -110,7 +120,7 @@ func (m *Moments) Remove(x float64) {
 	}
 	m.n--
 	if m.n == 0 {
-		*m = Moments{}
+		*m = Moments{noSquares: m.noSquares}
 		return
 	}
 	b := m.bandOf(x)
@@ -123,6 +133,9 @@ func (m *Moments) Remove(x float64) {
 	d := t - b.s
 	b.c += (b.s - (t - d)) - (x + d)
 	b.s = t
+	if m.noSquares {
+		return
+	}
 	p := x * x
 	e := math.FMA(x, x, -p)
 	u := b.q - p
@@ -145,8 +158,8 @@ func (m *Moments) bandOf(x float64) *band {
 	return &m.bands[0]
 }
 
-// Reset empties m.
-func (m *Moments) Reset() { *m = Moments{} }
+// Reset empties m (it keeps SkipSquares).
+func (m *Moments) Reset() { *m = Moments{noSquares: m.noSquares} }
 
 // N returns the number of values held.
 func (m *Moments) N() int { return m.n }
@@ -189,6 +202,9 @@ func (m *Moments) Mean() (float64, bool) {
 // by n): false when there are none or when it is not finite, 0 for one
 // value.
 func (m *Moments) Stdev() (float64, bool) {
+	if m.noSquares {
+		return 0, false
+	}
 	switch m.n {
 	case 0:
 		return 0, false
@@ -252,20 +268,19 @@ func (m *Moments) slots(slots []uint64, off, stride, n int, remove bool) {
 	if remove {
 		sign = -1
 	}
-	// Two lanes of double-double sums, merged into the band at the end.
-	var s0, c0, q0, qc0, s1, c1, q1, qc1 float64
-	k0, k1 := 0, 0
+	// Two lanes of double-double sums, merged into the band at the end;
+	// a value outside the main band goes the one-by-one way.
+	var l0, l1 lane
 	lo, hi := m.anchor-bandSpan, m.anchor+bandSpan
-	i := off
-	for r := 0; r < n; r++ {
+	sq := !m.noSquares
+	end := off + n*stride
+	for i, r := off, 0; i < end; i, r = i+stride, r+1 {
 		bits := slots[i]
-		i += stride
 		x := math.Float64frombits(bits)
 		if x-x != 0 {
 			continue // missing
 		}
-		e := int(bits >> 52 & 0x7ff)
-		if (e < lo || e > hi) && x != 0 {
+		if e := int(bits >> 52 & 0x7ff); (e < lo || e > hi) && x != 0 {
 			if remove {
 				m.Remove(x)
 			} else {
@@ -274,43 +289,35 @@ func (m *Moments) slots(slots []uint64, off, stride, n int, remove bool) {
 			continue
 		}
 		x *= sign
-		p := x * x
-		pe := math.FMA(x, x, -p)
-		if r&1 == 0 {
-			k0++
-			t := s0 + x
-			d := t - s0
-			c0 += (s0 - (t - d)) + (x - d)
-			s0 = t
-			u := q0 + p
-			d = u - q0
-			qc0 += (q0 - (u - d)) + (p - d) + pe
-			q0 = u
-		} else {
-			k1++
-			t := s1 + x
-			d := t - s1
-			c1 += (s1 - (t - d)) + (x - d)
-			s1 = t
-			u := q1 + p
-			d = u - q1
-			qc1 += (q1 - (u - d)) + (p - d) + pe
-			q1 = u
+		l := &l0
+		if r&1 != 0 {
+			l = &l1
+		}
+		l.k++
+		t := l.s + x
+		d := t - l.s
+		l.c += (l.s - (t - d)) + (x - d)
+		l.s = t
+		if sq {
+			p := x * x
+			pe := math.FMA(x, x, -p)
+			u := l.q + p
+			d = u - l.q
+			l.qc += (l.q - (u - d)) + (p - d) + pe
+			l.q = u
 		}
 	}
-	k := k0 + k1
+	k := l0.k + l1.k
 	if k == 0 {
 		return
 	}
 	if remove {
-		// The squares were added with a plus sign; remove them.
-		q0, qc0, q1, qc1 = -q0, -qc0, -q1, -qc1
 		m.n -= k
 		b.n -= k
 		if b.n <= 0 {
 			*b = band{}
 			if m.n <= 0 {
-				*m = Moments{}
+				*m = Moments{noSquares: m.noSquares}
 			}
 			return
 		}
@@ -318,14 +325,27 @@ func (m *Moments) slots(slots []uint64, off, stride, n int, remove bool) {
 		m.n += k
 		b.n += k
 	}
-	t, e := twoSum(b.s, s0)
-	b.c += e + c0
-	t, e = twoSum(t, s1)
-	b.s, b.c = t, b.c+e+c1
-	t, e = twoSum(b.q, q0)
-	b.qc += e + qc0
-	t, e = twoSum(t, q1)
-	b.q, b.qc = t, b.qc+e+qc1
+	t, e := twoSum(b.s, l0.s)
+	b.c += e + l0.c
+	t, e = twoSum(t, l1.s)
+	b.s, b.c = t, b.c+e+l1.c
+	if m.noSquares {
+		return
+	}
+	if remove {
+		// The squares were summed with a plus sign; take them away.
+		l0.q, l0.qc, l1.q, l1.qc = -l0.q, -l0.qc, -l1.q, -l1.qc
+	}
+	t, e = twoSum(b.q, l0.q)
+	b.qc += e + l0.qc
+	t, e = twoSum(t, l1.q)
+	b.q, b.qc = t, b.qc+e+l1.qc
+}
+
+// lane is one lane of a run's double-double sums.
+type lane struct {
+	k           int
+	s, c, q, qc float64
 }
 
 func (m *Moments) slotsSlow(slots []uint64, off, stride, n int, remove bool) {

@@ -475,6 +475,8 @@ func (e *Engine) Emit(out *schema.Table) {
 			}
 		case stCount:
 			dst.AppendNum(float64(ws.counts[o.idx]))
+		case stRows:
+			dst.AppendNum(float64(tail - ws.head))
 		case stMin:
 			x, ok := ws.mins[o.idx].Value()
 			appendOpt(dst, x, ok)

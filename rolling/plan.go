@@ -40,6 +40,7 @@ type stateKind uint8
 const (
 	stMoments stateKind = iota // count, sum, avg, stdev of a number column
 	stCount                    // count without sums
+	stRows                     // count of a required column: the window's rows
 	stMin
 	stMax
 	stFirst   // scanned from the deque at emission
@@ -160,6 +161,15 @@ func NewPlan(src *schema.Schema, windows []Window, opts Options, key *Key, syms 
 			if err := a.Using.Check(kind); err != nil {
 				return nil, &SpecError{Window: name, Output: a.Out, Reason: fmt.Sprintf("reducer %s does not fit column %q", a.Using, a.From), Err: err}
 			}
+			op := a.Using.Op()
+			if op == reduce.OpCount && src.Column(ci).Required() {
+				// A required column has a value in every row: its count
+				// is the number of rows in the window, and the deque need
+				// not hold the column for it.
+				p.outs = append(p.outs, outPlan{win: wi, state: stRows, op: op})
+				outCols = append(outCols, schema.Column{Name: a.Out, Kind: schema.Number, Optional: true})
+				continue
+			}
 			slot, ok := slotOf[ci]
 			if !ok {
 				p.cols = append(p.cols, ci)
@@ -168,7 +178,6 @@ func NewPlan(src *schema.Schema, windows []Window, opts Options, key *Key, syms 
 				slotOf[ci] = slot
 				p.hasArr = p.hasArr || kind == schema.Array
 			}
-			op := a.Using.Op()
 			o := outPlan{win: wi, slot: slot, op: op}
 			intern := func(m map[int]int, list *[]int) int {
 				if i, ok := m[slot]; ok {
