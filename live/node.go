@@ -104,6 +104,10 @@ type nodeBase struct {
 	wantGone bool
 	// scope is the partitioning the node's rows carry, nil if none.
 	scope *partScope
+	// late: the node's rows are produced after retention (in finish, as a
+	// reduce does, or by a node fed by such a node), so the nodes built on
+	// it are pushed in the finish pass, once it has finished.
+	late bool
 }
 
 func (b *nodeBase) base() *nodeBase { return b }

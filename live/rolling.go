@@ -61,6 +61,7 @@ func (s *Series) Rolling(source NodeID, windows []rolling.Window, opts rolling.O
 		n.push(&f)
 		n.out.reset()
 	}
+	s.rollingBuilt(n, opts.History)
 	return id, nil
 }
 

@@ -314,18 +314,25 @@ func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 	// Commit point: from here on nothing fails.
 	s.root.commit()
 	for _, n := range s.nodes[1:] {
-		n.push(&s.nodes[n.base().src].base().out)
-	}
-	s.root.retain()
-	for _, n := range s.nodes[1:] {
-		b := n.base()
-		if b.followsEvictions {
-			if g := &s.nodes[b.src].base().gone; g.len() > 0 {
-				n.evicted(g)
-			}
+		if src := s.nodes[n.base().src].base(); !src.late {
+			n.push(&src.out)
 		}
 	}
-	for _, n := range s.nodes {
+	s.root.retain()
+	s.root.finish()
+	// The finish pass, in build order: a node takes its source's
+	// evictions once the source has finished (a partition expires idle
+	// partitions in finish), and a node fed by a late node takes its rows
+	// here.
+	for _, n := range s.nodes[1:] {
+		b := n.base()
+		src := s.nodes[b.src].base()
+		if src.late {
+			n.push(&src.out)
+		}
+		if b.followsEvictions && src.gone.len() > 0 {
+			n.evicted(&src.gone)
+		}
 		n.finish()
 	}
 	return s.collect(dst), nil

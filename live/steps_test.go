@@ -23,6 +23,148 @@ func init() {
 	steps["rolling"] = buildRolling
 	steps["partitionBy"] = buildPartitionBy
 	steps["sample"] = buildSample
+	steps["diff"] = buildChange((*live.Series).Diff)
+	steps["rate"] = buildChange((*live.Series).Rate)
+	steps["pctChange"] = buildChange((*live.Series).PctChange)
+	steps["fill"] = buildFill
+	steps["cumulative"] = buildCumulative
+	steps["window"] = buildWindow
+	steps["select"] = buildSelect
+	steps["reduce"] = buildReduce
+	steps["aggregate"] = buildAggregate
+}
+
+// stepColumns reads the "columns" list of a step.
+func stepColumns(step map[string]json.RawMessage) ([]string, error) {
+	var cols []string
+	if raw, ok := step["columns"]; ok {
+		if err := json.Unmarshal(raw, &cols); err != nil {
+			return nil, configErr("columns", err)
+		}
+	}
+	return cols, nil
+}
+
+func buildChange(add func(*live.Series, live.NodeID, ...string) (live.NodeID, error)) func(*live.Series, live.NodeID, map[string]json.RawMessage) (live.NodeID, error) {
+	return func(s *live.Series, src live.NodeID, step map[string]json.RawMessage) (live.NodeID, error) {
+		cols, err := stepColumns(step)
+		if err != nil {
+			return 0, err
+		}
+		return add(s, src, cols...)
+	}
+}
+
+func buildSelect(s *live.Series, src live.NodeID, step map[string]json.RawMessage) (live.NodeID, error) {
+	cols, err := stepColumns(step)
+	if err != nil {
+		return 0, err
+	}
+	return s.Select(src, cols...)
+}
+
+func buildFill(s *live.Series, src live.NodeID, step map[string]json.RawMessage) (live.NodeID, error) {
+	var spec struct {
+		Strategy string  `json:"strategy"`
+		Limit    float64 `json:"limit"`
+	}
+	if err := json.Unmarshal(mustJSON(step), &spec); err != nil {
+		return 0, err
+	}
+	if spec.Limit != float64(int(spec.Limit)) {
+		return 0, configErr("limit", fmt.Errorf("limit %v is not an integer", spec.Limit))
+	}
+	strategy, err := live.ParseFillStrategy(spec.Strategy)
+	if err != nil {
+		return 0, err
+	}
+	cols, err := stepColumns(step)
+	if err != nil {
+		return 0, err
+	}
+	return s.Fill(src, live.FillOptions{Strategy: strategy, Limit: int(spec.Limit), Columns: cols})
+}
+
+func buildCumulative(s *live.Series, src live.NodeID, step map[string]json.RawMessage) (live.NodeID, error) {
+	ms, err := members(step["aggs"])
+	if err != nil {
+		return 0, configErr("aggs", err)
+	}
+	var totals []live.Running
+	for _, m := range ms {
+		var name string
+		if err := json.Unmarshal(m.val, &name); err != nil {
+			return 0, configErr(m.key, err)
+		}
+		r, err := reduce.Parse(name)
+		if err != nil {
+			return 0, configErr(m.key, err)
+		}
+		totals = append(totals, live.Running{Column: m.key, Using: r})
+	}
+	return s.Cumulative(src, totals...)
+}
+
+func buildWindow(s *live.Series, src live.NodeID, step map[string]json.RawMessage) (live.NodeID, error) {
+	raw := step["length"]
+	var str string
+	if json.Unmarshal(raw, &str) == nil {
+		d, err := lenientDuration(str)
+		if err != nil {
+			return 0, configErr("length", err)
+		}
+		return s.Window(src, d)
+	}
+	var n float64
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return 0, configErr("length", err)
+	}
+	if n != float64(int(n)) {
+		return 0, configErr("length", fmt.Errorf("count %v is not an integer", n))
+	}
+	return s.WindowCount(src, int(n))
+}
+
+func buildReduce(s *live.Series, src live.NodeID, step map[string]json.RawMessage) (live.NodeID, error) {
+	trig, err := parseTrigger(step["trigger"])
+	if err != nil {
+		return 0, err
+	}
+	aggs, err := parseAggs(step["aggs"])
+	if err != nil {
+		return 0, err
+	}
+	return s.Reduce(src, aggs, trig)
+}
+
+func buildAggregate(s *live.Series, src live.NodeID, step map[string]json.RawMessage) (live.NodeID, error) {
+	var spec struct {
+		Every  string   `json:"every"`
+		Anchor *float64 `json:"anchor"`
+		Grace  string   `json:"grace"`
+	}
+	if err := json.Unmarshal(mustJSON(step), &spec); err != nil {
+		return 0, err
+	}
+	step0, err := lenientDuration(spec.Every)
+	if err != nil {
+		return 0, configErr("every", err)
+	}
+	seq := sequence.Every(step0)
+	if spec.Anchor != nil {
+		seq = seq.WithAnchorNanos(int64(*spec.Anchor * 1e6))
+	}
+	var grace time.Duration
+	if spec.Grace != "" {
+		if grace, err = lenientDuration(spec.Grace); err != nil {
+			return 0, configErr("grace", err)
+		}
+	}
+	aggs, err := parseAggs(step["aggs"])
+	if err != nil {
+		return 0, err
+	}
+	return s.Aggregate(src, seq, aggs, grace)
 }
 
 func buildSample(s *live.Series, src live.NodeID, step map[string]json.RawMessage) (live.NodeID, error) {

@@ -1,0 +1,62 @@
+package live_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/live"
+	"github.com/pond-go/pond/partition"
+	"github.com/pond-go/pond/rolling"
+	"github.com/pond-go/pond/sequence"
+	"github.com/pond-go/pond/trigger"
+)
+
+func TestByTimeGivesOneGroupPerBoundary(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
+	require.NoError(t, err)
+	roll, err := s.Rolling(byHost, []rolling.Window{{Span: time.Minute, Aggs: sumAgg}},
+		rolling.Options{Trigger: trigger.Clock(sequence.Every(time.Second))})
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(roll))
+	require.NoError(t, s.Watch(s.Root()))
+	_, err = s.PushRows(nil, r(0, 1, "a"), r(0, 2, "b"), r(0, 3, "c"))
+	require.NoError(t, err)
+	out, err := s.PushRows(nil, r(1000, 1, "a"), r(2000, 1, "b"), r(2500, 1, "c"))
+	require.NoError(t, err)
+
+	type group struct {
+		at    int64
+		hosts []string
+		sums  []float64
+	}
+	var got []group
+	for g := range live.ByTime(out, roll) {
+		hosts, _ := g.Strings("host")
+		sums, _ := g.Numbers("sum")
+		got = append(got, group{g.Time / int64(time.Millisecond), hosts, sums})
+		assert.Equal(t, g.Len(), len(hosts))
+	}
+	assert.Equal(t, []group{
+		{1000, []string{"a", "b", "c"}, []float64{2, 2, 3}},
+		{2000, []string{"a", "b", "c"}, []float64{2, 3, 3}},
+	}, got)
+
+	var rootTimes []int64
+	for g := range live.ByTime(out, s.Root()) {
+		rootTimes = append(rootTimes, g.At().UnixMilli())
+		for i, row := range g.All() {
+			assert.Equal(t, g.Value(i, 2), row[2])
+		}
+	}
+	assert.Equal(t, []int64{1000, 2000, 2500}, rootTimes)
+
+	for range live.ByTime(out, roll) {
+		break // stopping early is fine
+	}
+	_, ok := live.Group{Table: out[0].Events}.Numbers("nope")
+	assert.False(t, ok)
+}

@@ -1,0 +1,170 @@
+package live_test
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/live"
+	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/rolling"
+	"github.com/pond-go/pond/schema"
+	"github.com/pond-go/pond/sequence"
+	"github.com/pond-go/pond/trigger"
+)
+
+// pushAll pushes each batch of rows and returns the node's emissions, one
+// table per push (nil when it emitted nothing).
+func pushAll(t *testing.T, s *live.Series, node live.NodeID, pushes ...[]schema.Row) []*schema.Table {
+	t.Helper()
+	require.NoError(t, s.Watch(node))
+	var got []*schema.Table
+	var out []live.Output
+	var err error
+	for i, rows := range pushes {
+		out, err = s.PushRows(out[:0], rows...)
+		require.NoError(t, err, "push %d", i)
+		var tab *schema.Table
+		for _, o := range out {
+			if o.Node == node && o.Kind == live.Event {
+				tab = o.Events.Clone()
+			}
+		}
+		got = append(got, tab)
+	}
+	return got
+}
+
+func rows(rs ...schema.Row) []schema.Row { return rs }
+
+// TestReduce pins spec §12 case 23, with pond-go's once-per-push rule
+// (DIFFERENCES §12) in place of pond-ts's microtask.
+func TestReduce(t *testing.T) {
+	sum := []reduce.Agg{{Out: "sum", From: "value", Using: reduce.Sum}}
+	t.Run("once per push, keyed at its last row", func(t *testing.T) {
+		s := newSeries(t, live.Options{})
+		n, err := s.Reduce(s.Root(), sum, trigger.Event())
+		require.NoError(t, err)
+		got := pushAll(t, s, n, rows(r(0, 1, "")), rows(r(1000, 2, "")), rows(r(2000, 3, "")))
+		assert.Equal(t, []int64{2000}, times(got[2]))
+		assert.Equal(t, []any{6.0}, cells(t, got[2], "sum"))
+	})
+	t.Run("after retention", func(t *testing.T) {
+		s := newSeries(t, live.Options{MaxEvents: 2})
+		n, err := s.Reduce(s.Root(), []reduce.Agg{{Out: "n", From: "value", Using: reduce.Count}}, trigger.Event())
+		require.NoError(t, err)
+		got := pushAll(t, s, n, rows(r(0, 1, "")), rows(r(1000, 2, "")), rows(r(2000, 3, "")))
+		assert.Equal(t, []any{2.0}, cells(t, got[2], "n"))
+		got = pushAll(t, s, n, rows(r(3000, 4, ""), r(4000, 5, ""), r(5000, 6, "")))
+		assert.Equal(t, []int64{5000}, times(got[0]))
+		assert.Equal(t, []any{2.0}, cells(t, got[0], "n"))
+	})
+	t.Run("count trigger emits the same row per n counted", func(t *testing.T) {
+		s := newSeries(t, live.Options{})
+		n, err := s.Reduce(s.Root(), sum, trigger.Count(2))
+		require.NoError(t, err)
+		got := pushAll(t, s, n, rows(r(0, 1, ""), r(1, 2, ""), r(2, 3, ""), r(3, 4, ""), r(4, 5, "")), rows(r(5, 6, "")))
+		assert.Equal(t, []any{15.0, 15.0}, cells(t, got[0], "sum"))
+		assert.Equal(t, []int64{4, 4}, times(got[0]))
+		assert.Equal(t, []any{21.0}, cells(t, got[1], "sum"), "the fifth and sixth rows make the third emission")
+	})
+	t.Run("clock trigger sees the push's last row", func(t *testing.T) {
+		s := newSeries(t, live.Options{})
+		n, err := s.Reduce(s.Root(), sum, trigger.Clock(sequence.Every(time.Second)))
+		require.NoError(t, err)
+		got := pushAll(t, s, n, rows(r(0, 1, "")), rows(r(1500, 2, ""), r(2500, 3, ""), r(3500, 4, "")))
+		assert.Nil(t, got[0])
+		assert.Equal(t, []int64{3000}, times(got[1]), "crossings within one push collapse")
+		assert.Equal(t, []any{10.0}, cells(t, got[1], "sum"))
+	})
+	t.Run("reorder with retention", func(t *testing.T) {
+		s := newSeries(t, live.Options{Ordering: live.Reorder, MaxEvents: 3})
+		n, err := s.Reduce(s.Root(), []reduce.Agg{
+			{Out: "avg", From: "value", Using: reduce.Avg},
+			{Out: "sd", From: "value", Using: reduce.Stdev},
+		}, trigger.Event())
+		require.NoError(t, err)
+		got := pushAll(t, s, n, rows(r(4000, 50, "")), rows(r(3000, 60, "")), rows(r(2000, 70, "")), rows(r(1000, 10, "")))
+		assert.Equal(t, []int64{1000}, times(got[3]), "keyed at the last row, although it was evicted")
+		avg, _ := got[3].Numbers("avg")
+		sd, _ := got[3].Numbers("sd")
+		assert.InDelta(t, 60, avg[0], 1e-12)
+		assert.InDelta(t, math.Sqrt(200.0/3), sd[0], 1e-12)
+	})
+	t.Run("min and max under reorder with retention (spec §10.3)", func(t *testing.T) {
+		s := newSeries(t, live.Options{Ordering: live.Reorder, MaxEvents: 2})
+		n, err := s.Reduce(s.Root(), []reduce.Agg{
+			{Out: "min", From: "value", Using: reduce.Min},
+			{Out: "first", From: "value", Using: reduce.First},
+			{Out: "s", From: "value", Using: reduce.Samples},
+		}, trigger.Event())
+		require.NoError(t, err)
+		got := pushAll(t, s, n, rows(r(3000, 30, "")), rows(r(2000, 20, "")), rows(r(1000, 10, "")))
+		assert.Equal(t, []any{20.0}, cells(t, got[2], "min"), "pond-ts gives undefined")
+		assert.Equal(t, []any{30.0}, cells(t, got[2], "first"), "the earliest arrived of those held")
+		assert.Equal(t, "[30, 20]", got[2].Value(0, 3).String())
+	})
+	t.Run("replays what the series holds", func(t *testing.T) {
+		s := newSeries(t, live.Options{MaxEvents: 3})
+		_, err := s.PushRows(nil, r(0, 50, ""), r(1000, 40, ""), r(2000, 30, ""))
+		require.NoError(t, err)
+		n, err := s.Reduce(s.Root(), []reduce.Agg{{Out: "min", From: "value", Using: reduce.Min}}, trigger.Event())
+		require.NoError(t, err)
+		var pushes [][]schema.Row
+		for i, x := range []float64{20, 10, 5, 100, 1} {
+			pushes = append(pushes, rows(r(int64(3000+1000*i), x, "")))
+		}
+		var mins []any
+		for _, tab := range pushAll(t, s, n, pushes...) {
+			mins = append(mins, cells(t, tab, "min")...)
+		}
+		assert.Equal(t, []any{20.0, 10.0, 5.0, 5.0, 1.0}, mins)
+	})
+	t.Run("over a rolling, every row", func(t *testing.T) {
+		s := newSeries(t, live.Options{MaxEvents: 1})
+		roll, err := s.Rolling(s.Root(), []rolling.Window{{Count: 1, Aggs: []reduce.Agg{{Out: "x", From: "value", Using: reduce.Sum}}}}, rolling.Options{})
+		require.NoError(t, err)
+		n, err := s.Reduce(roll, []reduce.Agg{{Out: "sum", From: "x", Using: reduce.Sum}}, trigger.Event())
+		require.NoError(t, err)
+		got := pushAll(t, s, n, rows(r(0, 1, ""), r(1, 2, "")), rows(r(2, 3, "")))
+		assert.Equal(t, []any{6.0}, cells(t, got[1], "sum"))
+	})
+	t.Run("nodes built on a reduce take its rows in the same push", func(t *testing.T) {
+		s := newSeries(t, live.Options{})
+		n, err := s.Reduce(s.Root(), sum, trigger.Event())
+		require.NoError(t, err)
+		d, err := s.Diff(n, "sum")
+		require.NoError(t, err)
+		got := pushAll(t, s, d, rows(r(0, 1, "")), rows(r(1, 2, ""), r(2, 3, "")))
+		assert.Equal(t, []any{nil}, cells(t, got[0], "sum"))
+		assert.Equal(t, []any{5.0}, cells(t, got[1], "sum"))
+	})
+}
+
+func TestReduceConfigErrors(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	cases := []struct {
+		name string
+		aggs []reduce.Agg
+		trig trigger.Trigger
+	}{
+		{"no aggregation", nil, trigger.Event()},
+		{"unknown column", []reduce.Agg{{Out: "x", From: "nope", Using: reduce.Sum}}, trigger.Event()},
+		{"time column", []reduce.Agg{{Out: "x", From: "time", Using: reduce.Count}}, trigger.Event()},
+		{"sum of strings", []reduce.Agg{{Out: "x", From: "host", Using: reduce.Sum}}, trigger.Event()},
+		{"duplicate output", []reduce.Agg{{Out: "x", From: "value", Using: reduce.Sum}, {Out: "x", From: "value", Using: reduce.Max}}, trigger.Event()},
+		{"output named time", []reduce.Agg{{Out: "time", From: "value", Using: reduce.Sum}}, trigger.Event()},
+		{"zero reducer", []reduce.Agg{{Out: "x", From: "value"}}, trigger.Event()},
+		{"count of zero", []reduce.Agg{{Out: "x", From: "value", Using: reduce.Sum}}, trigger.Count(0)},
+		{"clock of zero", []reduce.Agg{{Out: "x", From: "value", Using: reduce.Sum}}, trigger.Clock(sequence.Every(0))},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := s.Reduce(s.Root(), c.aggs, c.trig)
+			assert.ErrorIs(t, err, live.ErrConfig)
+		})
+	}
+}

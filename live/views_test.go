@@ -1,0 +1,587 @@
+package live_test
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/live"
+	"github.com/pond-go/pond/partition"
+	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/rolling"
+	"github.com/pond-go/pond/schema"
+	"github.com/pond-go/pond/sequence"
+	"github.com/pond-go/pond/trigger"
+)
+
+// optSchema is [time, value (optional number)].
+var optSchema = schema.MustNew(
+	schema.Column{Name: "time", Kind: schema.Time},
+	schema.Column{Name: "value", Kind: schema.Number, Optional: true},
+)
+
+// v is a row of optSchema; NaN is a missing value.
+func v(t int64, x float64) schema.Row {
+	val := schema.NumberValue(x)
+	if math.IsNaN(x) {
+		val = schema.Missing()
+	}
+	return schema.Row{schema.MillisValue(t), val}
+}
+
+var gap = math.NaN()
+
+// cells returns a number column with missing cells as nil, for comparing.
+func cells(t *testing.T, tab *schema.Table, col string) []any {
+	t.Helper()
+	nums, ok := tab.Numbers(col)
+	require.True(t, ok, "no number column %q in %s", col, tab.Schema())
+	out := make([]any, len(nums))
+	for i, x := range nums {
+		if !math.IsNaN(x) {
+			out[i] = x
+		}
+	}
+	return out
+}
+
+// times returns the times of a table in milliseconds.
+func times(tab *schema.Table) []int64 {
+	var out []int64
+	for _, t := range tab.Times() {
+		out = append(out, t/int64(time.Millisecond))
+	}
+	return out
+}
+
+// emitted pushes each row on its own and gathers what node emits.
+func emitted(t *testing.T, s *live.Series, node live.NodeID, rows ...schema.Row) *schema.Table {
+	t.Helper()
+	require.NoError(t, s.Watch(node))
+	sch, err := s.NodeSchema(node)
+	require.NoError(t, err)
+	all := schema.NewTable(sch)
+	var out []live.Output
+	for _, row := range rows {
+		out, err = s.PushRows(out[:0], row)
+		require.NoError(t, err)
+		for _, o := range out {
+			if o.Node == node && o.Kind == live.Event {
+				for i := range o.Events.Len() {
+					all.AppendFrom(o.Events, i)
+				}
+			}
+		}
+	}
+	return all
+}
+
+func snapshot(t *testing.T, s *live.Series, node live.NodeID) *schema.Table {
+	t.Helper()
+	tab, err := s.Snapshot(node)
+	require.NoError(t, err)
+	return tab
+}
+
+// TestChangeViews pins spec §12 case 24 (diff, rate, pctChange).
+func TestChangeViews(t *testing.T) {
+	cases := []struct {
+		name string
+		add  func(*live.Series, live.NodeID, ...string) (live.NodeID, error)
+		rows []schema.Row
+		want []any
+	}{
+		{"diff", (*live.Series).Diff, []schema.Row{v(0, 10), v(1, 25), v(2, 33)}, []any{nil, 15.0, 8.0}},
+		{"diff costs two rows per gap", (*live.Series).Diff, []schema.Row{v(0, 1), v(1, gap), v(2, 5), v(3, 8)}, []any{nil, nil, nil, 3.0}},
+		{"rate per second", (*live.Series).Rate, []schema.Row{v(1000, 10), v(3000, 30), v(3500, 20)}, []any{nil, 10.0, -20.0}},
+		{"rate over no time", (*live.Series).Rate, []schema.Row{v(1000, 10), v(1000, 30)}, []any{nil, nil}},
+		{"pctChange", (*live.Series).PctChange, []schema.Row{v(0, 0), v(1, 5), v(2, 10)}, []any{nil, nil, 1.0}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := live.New("m", optSchema, live.Options{})
+			require.NoError(t, err)
+			n, err := c.add(s, s.Root(), "value")
+			require.NoError(t, err)
+			assert.Equal(t, c.want, cells(t, emitted(t, s, n, c.rows...), "value"))
+		})
+	}
+}
+
+// TestFill pins spec §12 case 24 (fill).
+func TestFill(t *testing.T) {
+	cases := []struct {
+		name string
+		opts live.FillOptions
+		rows []schema.Row
+		want []any
+	}{
+		{"hold with limit 2", live.FillOptions{Strategy: live.FillHold, Limit: 2},
+			[]schema.Row{v(0, 10), v(1, gap), v(2, gap), v(3, gap)}, []any{10.0, 10.0, 10.0, nil}},
+		{"hold with limit 1", live.FillOptions{Strategy: live.FillHold, Limit: 1},
+			[]schema.Row{v(0, 10), v(1, gap), v(2, 20), v(3, gap)}, []any{10.0, 10.0, 20.0, 20.0}},
+		{"hold without limit", live.FillOptions{Strategy: live.FillHold},
+			[]schema.Row{v(0, gap), v(1, 3), v(2, gap), v(3, gap), v(4, gap)}, []any{nil, 3.0, 3.0, 3.0, 3.0}},
+		{"zero fills a leading gap", live.FillOptions{Strategy: live.FillZero},
+			[]schema.Row{v(0, gap), v(1, 4), v(2, gap)}, []any{0.0, 4.0, 0.0}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := live.New("m", optSchema, live.Options{})
+			require.NoError(t, err)
+			n, err := s.Fill(s.Root(), c.opts)
+			require.NoError(t, err)
+			assert.Equal(t, c.want, cells(t, emitted(t, s, n, c.rows...), "value"))
+		})
+	}
+}
+
+func TestFillHoldsStrings(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	n, err := s.Fill(s.Root(), live.FillOptions{Strategy: live.FillHold, Columns: []string{"host"}})
+	require.NoError(t, err)
+	tab := emitted(t, s, n, r(0, 1, "a"), r(1, 2, ""), r(2, 3, "b"))
+	hosts, _ := tab.Strings("host")
+	assert.Equal(t, []string{"a", "a", "b"}, hosts)
+}
+
+// TestCumulative pins spec §12 case 24 (cumulative) and the compensated
+// running sum.
+func TestCumulative(t *testing.T) {
+	cases := []struct {
+		name  string
+		using reduce.Reducer
+		rows  []schema.Row
+		want  []any
+	}{
+		{"sum", reduce.Sum, []schema.Row{v(0, gap), v(1, 2), v(2, gap), v(3, 3)}, []any{nil, 2.0, 2.0, 5.0}},
+		{"count", reduce.Count, []schema.Row{v(0, gap), v(1, 2), v(2, gap), v(3, 3)}, []any{nil, 1.0, 1.0, 2.0}},
+		{"min", reduce.Min, []schema.Row{v(0, 3), v(1, 5), v(2, -1), v(3, gap)}, []any{3.0, 3.0, -1.0, -1.0}},
+		{"max", reduce.Max, []schema.Row{v(0, 3), v(1, 5), v(2, -1)}, []any{3.0, 5.0, 5.0}},
+		{"compensated sum", reduce.Sum, []schema.Row{v(0, 1e16), v(1, 1), v(2, -1e16)}, []any{1e16, 1e16, 1.0}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := live.New("m", optSchema, live.Options{})
+			require.NoError(t, err)
+			n, err := s.Cumulative(s.Root(), live.Running{Column: "value", Using: c.using})
+			require.NoError(t, err)
+			assert.Equal(t, c.want, cells(t, emitted(t, s, n, c.rows...), "value"))
+		})
+	}
+}
+
+func TestSelectKeepsColumnsInSchemaOrder(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	n, err := s.Select(s.Root(), "host", "value", "host")
+	require.NoError(t, err)
+	sch, err := s.NodeSchema(n)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"time", "value", "host"}, sch.Names())
+	tab := emitted(t, s, n, r(0, 1, "a"))
+	assert.Equal(t, "time=1970-01-01T00:00:00Z value=1 host=\"a\"", tab.String())
+}
+
+func TestMap(t *testing.T) {
+	out := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "double", Kind: schema.Number, Optional: true},
+		schema.Column{Name: "label", Kind: schema.String, Optional: true},
+	)
+	s := newSeries(t, live.Options{MaxEvents: 2})
+	n, err := s.Map(s.Root(), out, func(in, out schema.Row) bool {
+		x, _ := in[1].Num()
+		if x < 0 {
+			return false // dropped
+		}
+		out[0] = schema.MillisValue(999) // ignored: rows keep their time
+		out[1] = schema.NumberValue(2 * x)
+		out[2] = schema.NumberValue(x) // the wrong kind: stored missing
+		return true
+	})
+	require.NoError(t, err)
+	tab := emitted(t, s, n, r(0, 1, ""), r(1000, -1, ""), r(2000, 3, ""), r(3000, 4, ""))
+	assert.Equal(t, []int64{0, 2000, 3000}, times(tab))
+	assert.Equal(t, []any{2.0, 6.0, 8.0}, cells(t, tab, "double"))
+	assert.True(t, tab.Col(2).IsMissing(0))
+	// The source holds 3000 and 2000: so does the map.
+	assert.Equal(t, []int64{2000, 3000}, times(snapshot(t, s, n)))
+}
+
+// TestFilterFollowsEvictions pins spec §12 case 26 (first bullet).
+func TestFilterFollowsEvictions(t *testing.T) {
+	s := newSeries(t, live.Options{MaxEvents: 3})
+	onlyA, err := s.Filter(s.Root(), func(row schema.Row) bool {
+		h, _ := row[2].Str()
+		return h == "a"
+	})
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(onlyA, live.Evict))
+	var out []live.Output
+	for _, row := range []schema.Row{r(0, 1, "a"), r(1000, 2, "b"), r(2000, 3, "a")} {
+		out, err = s.PushRows(out[:0], row)
+		require.NoError(t, err)
+	}
+	out, err = s.PushRows(out[:0], r(3000, 4, "b"))
+	require.NoError(t, err)
+	require.Len(t, out, 1)
+	assert.Equal(t, []int64{0}, times(out[0].Events), "the filter announces the row it lost")
+	assert.Equal(t, []int64{2000}, times(snapshot(t, s, onlyA)))
+}
+
+// TestViewsEvictByIdentity pins spec §12 case 26 (second bullet), where
+// pond-ts over-evicts: DIFFERENCES §15.
+func TestViewsEvictByIdentity(t *testing.T) {
+	s := newSeries(t, live.Options{MaxEvents: 2})
+	all, err := s.Filter(s.Root(), func(schema.Row) bool { return true })
+	require.NoError(t, err)
+	_, err = s.PushRows(nil, r(1000, 1, "a"), r(1000, 2, "b"))
+	require.NoError(t, err)
+	_, err = s.PushRows(nil, r(2000, 3, "c"))
+	require.NoError(t, err)
+	assert.Equal(t, 2, s.Len())
+	assert.Equal(t, []float64{2, 3}, values(snapshot(t, s, all)))
+}
+
+// TestWindowAnnouncesItsEvictions pins spec §12 case 26 (third bullet):
+// DIFFERENCES §13 gives 110 where pond-ts gives 111.
+func TestWindowAnnouncesItsEvictions(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	w, err := s.WindowCount(s.Root(), 2)
+	require.NoError(t, err)
+	sum, err := s.Reduce(w, []reduce.Agg{{Out: "sum", From: "value", Using: reduce.Sum}}, trigger.Event())
+	require.NoError(t, err)
+	tab := emitted(t, s, sum, r(0, 1, ""), r(1, 10, ""), r(2, 100, ""))
+	assert.Equal(t, []any{1.0, 11.0, 110.0}, cells(t, tab, "sum"))
+}
+
+// TestWindows pins spec §12 case 25 (windows).
+func TestWindows(t *testing.T) {
+	cases := []struct {
+		name  string
+		span  time.Duration
+		count int
+		at    []int64
+		want  []int64
+	}{
+		{"span keeps both ends", 5 * time.Second, 0, []int64{0, 5000}, []int64{0, 5000}},
+		{"span evicts what is older", 5 * time.Second, 0, []int64{0, 5000, 5001}, []int64{5000, 5001}},
+		{"count keeps the last", 0, 2, []int64{0, 1, 2, 3}, []int64{2, 3}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSeries(t, live.Options{})
+			var w live.NodeID
+			var err error
+			if c.count > 0 {
+				w, err = s.WindowCount(s.Root(), c.count)
+			} else {
+				w, err = s.Window(s.Root(), c.span)
+			}
+			require.NoError(t, err)
+			var rows []schema.Row
+			for _, at := range c.at {
+				rows = append(rows, r(at, 1, ""))
+			}
+			tab := emitted(t, s, w, rows...)
+			assert.Equal(t, c.at, times(tab), "a window passes every row on")
+			assert.Equal(t, c.want, times(snapshot(t, s, w)))
+		})
+	}
+}
+
+// TestSampleStrides pins spec §12 case 25 (sampling).
+func TestSampleStrides(t *testing.T) {
+	cases := []struct {
+		stride, n int
+		want      []any
+	}{
+		{3, 9, []any{3.0, 6.0, 9.0}},
+		{2, 10, []any{2.0, 4.0, 6.0, 8.0, 10.0}},
+		{1, 3, []any{1.0, 2.0, 3.0}},
+	}
+	for _, c := range cases {
+		s, err := live.New("m", optSchema, live.Options{})
+		require.NoError(t, err)
+		n, err := s.Sample(s.Root(), c.stride)
+		require.NoError(t, err)
+		var rows []schema.Row
+		for i := 1; i <= c.n; i++ {
+			rows = append(rows, v(int64(i), float64(i)))
+		}
+		assert.Equal(t, c.want, cells(t, emitted(t, s, n, rows...), "value"), "stride %d", c.stride)
+	}
+	s := newSeries(t, live.Options{})
+	for _, stride := range []int{0, -1} {
+		_, err := s.Sample(s.Root(), stride)
+		assert.ErrorIs(t, err, live.ErrConfig)
+	}
+}
+
+// TestViewsAcceptLateRows pins spec §12 case 29: DIFFERENCES §14.
+func TestViewsAcceptLateRows(t *testing.T) {
+	s := newSeries(t, live.Options{Ordering: live.Reorder})
+	all, err := s.Filter(s.Root(), func(schema.Row) bool { return true })
+	require.NoError(t, err)
+	w, err := s.Window(s.Root(), time.Second)
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(all))
+	require.NoError(t, s.Watch(w, live.Evict))
+	_, err = s.PushRows(nil, r(2000, 1, ""))
+	require.NoError(t, err)
+	out, err := s.PushRows(nil, r(1500, 2, ""), r(500, 3, ""))
+	require.NoError(t, err, "a late row is no error")
+	assert.Equal(t, 3, s.Len())
+	require.Len(t, out, 2)
+	assert.Equal(t, []int64{1500, 500}, times(out[0].Events), "late rows are passed on as they come")
+	assert.Equal(t, []int64{500}, times(out[1].Events), "a late row older than the window leaves it at once")
+	assert.Equal(t, []int64{500, 1500, 2000}, times(snapshot(t, s, all)), "held in key order")
+	assert.Equal(t, []int64{1500, 2000}, times(snapshot(t, s, w)))
+}
+
+func TestViewsOnPartitionsKeepStatePerPartition(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 2})
+	require.NoError(t, err)
+	d, err := s.Diff(byHost, "value")
+	require.NoError(t, err)
+	roll, err := s.Rolling(d, []rolling.Window{{Span: time.Minute, Aggs: []reduce.Agg{{Out: "sum", From: "value", Using: reduce.Sum}}}}, rolling.Options{})
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(d))
+	require.NoError(t, s.Watch(roll))
+	out, err := s.PushRows(nil, r(0, 1, "a"), r(1, 10, "b"), r(2, 3, "a"), r(3, 15, "b"), r(4, 4, "a"))
+	require.NoError(t, err)
+	require.Len(t, out, 2)
+	assert.Equal(t, []any{nil, nil, 2.0, 5.0, 1.0}, cells(t, out[0].Events, "value"), "each host diffs its own rows")
+	hosts, _ := out[1].Events.Strings("host")
+	assert.Equal(t, []string{"a", "b", "a", "b", "a"}, hosts, "a rolling on the view is per partition")
+	assert.Equal(t, []any{0.0, 0.0, 2.0, 5.0, 3.0}, cells(t, out[1].Events, "sum"))
+	// Each partition holds its last two rows (a lost 0), and so does the view.
+	assert.Equal(t, []int64{1, 2, 3, 4}, times(snapshot(t, s, d)))
+}
+
+func TestIdlePartitionsLeaveViews(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{IdleTTL: 10 * time.Second})
+	require.NoError(t, err)
+	w, err := s.WindowCount(byHost, 5)
+	require.NoError(t, err)
+	n, err := s.Reduce(w, []reduce.Agg{{Out: "n", From: "value", Using: reduce.Count}}, trigger.Event())
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(n))
+	_, err = s.PushRows(nil, r(0, 1, "a"), r(1000, 1, "b"), r(2000, 1, "a"))
+	require.NoError(t, err)
+	out, err := s.PushRows(nil, r(12500, 1, "b"))
+	require.NoError(t, err)
+	// a (last seen at 2000) expired at 12500: its rows left the window and the reduce.
+	assert.Equal(t, []any{2.0}, cells(t, out[0].Events, "n"))
+	assert.Equal(t, []int64{1000, 12500}, times(snapshot(t, s, w)))
+}
+
+func TestViewsOverARollingHoldNothingButWindows(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	roll, err := s.Rolling(s.Root(), []rolling.Window{{Count: 2, Aggs: []reduce.Agg{{Out: "sum", From: "value", Using: reduce.Sum}}}}, rolling.Options{})
+	require.NoError(t, err)
+	d, err := s.Diff(roll, "sum")
+	require.NoError(t, err)
+	w, err := s.WindowCount(d, 2)
+	require.NoError(t, err)
+	total, err := s.Reduce(w, []reduce.Agg{{Out: "total", From: "sum", Using: reduce.Sum}}, trigger.Event())
+	require.NoError(t, err)
+	tab := emitted(t, s, total, r(0, 1, ""), r(1, 2, ""), r(2, 4, ""), r(3, 8, ""))
+	// sums 1, 3, 6, 12; diffs –, 2, 3, 6; the window holds the last two.
+	assert.Equal(t, []any{0.0, 2.0, 5.0, 9.0}, cells(t, tab, "total"))
+	_, err = s.Snapshot(d)
+	assert.ErrorIs(t, err, live.ErrNode)
+	assert.Equal(t, []any{3.0, 6.0}, cells(t, snapshot(t, s, w), "sum"))
+}
+
+func TestViewsStartFromWhatTheSourceHolds(t *testing.T) {
+	s := newSeries(t, live.Options{MaxEvents: 3})
+	_, err := s.PushRows(nil, r(0, 1, "a"), r(1, 2, "a"), r(2, 4, "a"), r(3, 8, "a"))
+	require.NoError(t, err)
+	d, err := s.Diff(s.Root(), "value")
+	require.NoError(t, err)
+	assert.Equal(t, []any{nil, 2.0, 4.0}, cells(t, snapshot(t, s, d), "value"))
+	roll, err := s.Rolling(d, []rolling.Window{{Count: 3, Aggs: []reduce.Agg{{Out: "sum", From: "value", Using: reduce.Sum}}}}, rolling.Options{})
+	require.NoError(t, err)
+	tab := emitted(t, s, roll, r(4, 16, "a"))
+	assert.Equal(t, []any{14.0}, cells(t, tab, "sum"), "the rolling on the view starts from its rows: 2 + 4 + 8")
+}
+
+func TestViewConfigErrors(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	root := s.Root()
+	cases := []struct {
+		name  string
+		build func() (live.NodeID, error)
+	}{
+		{"filter without function", func() (live.NodeID, error) { return s.Filter(root, nil) }},
+		{"map without schema", func() (live.NodeID, error) { return s.Map(root, nil, func(_, _ schema.Row) bool { return true }) }},
+		{"map without function", func() (live.NodeID, error) { return s.Map(root, metricsSchema, nil) }},
+		{"select nothing", func() (live.NodeID, error) { return s.Select(root) }},
+		{"select unknown", func() (live.NodeID, error) { return s.Select(root, "nope") }},
+		{"select time", func() (live.NodeID, error) { return s.Select(root, "time") }},
+		{"window of no time", func() (live.NodeID, error) { return s.Window(root, 0) }},
+		{"window of no rows", func() (live.NodeID, error) { return s.WindowCount(root, 0) }},
+		{"diff of nothing", func() (live.NodeID, error) { return s.Diff(root) }},
+		{"diff of a string", func() (live.NodeID, error) { return s.Diff(root, "host") }},
+		{"rate twice", func() (live.NodeID, error) { return s.Rate(root, "value", "value") }},
+		{"pctChange of time", func() (live.NodeID, error) { return s.PctChange(root, "time") }},
+		{"fill linear", func() (live.NodeID, error) { return s.Fill(root, live.FillOptions{Strategy: live.FillLinear}) }},
+		{"fill without strategy", func() (live.NodeID, error) { return s.Fill(root, live.FillOptions{}) }},
+		{"fill negative limit", func() (live.NodeID, error) { return s.Fill(root, live.FillOptions{Strategy: live.FillHold, Limit: -1}) }},
+		{"fill zero on a string", func() (live.NodeID, error) {
+			return s.Fill(root, live.FillOptions{Strategy: live.FillZero, Columns: []string{"host"}})
+		}},
+		{"cumulative of nothing", func() (live.NodeID, error) { return s.Cumulative(root) }},
+		{"cumulative avg", func() (live.NodeID, error) {
+			return s.Cumulative(root, live.Running{Column: "value", Using: reduce.Avg})
+		}},
+		{"gather of the root", func() (live.NodeID, error) { return s.Gather(root) }},
+		{"per partition of the root", func() (live.NodeID, error) {
+			return s.PerPartition(root, func(s *live.Series, p live.NodeID) (live.NodeID, error) { return p, nil })
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := c.build()
+			require.ErrorIs(t, err, live.ErrConfig)
+			var ce *live.ConfigError
+			assert.ErrorAs(t, err, &ce)
+		})
+	}
+	_, err := s.Diff(42, "value")
+	assert.ErrorIs(t, err, live.ErrNode)
+	_, err = live.ParseFillStrategy("bfill")
+	assert.ErrorIs(t, err, live.ErrConfig)
+}
+
+func TestPushFromInsideAViewFails(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	var inner, snap error
+	_, err := s.Filter(s.Root(), func(schema.Row) bool {
+		_, inner = s.PushRows(nil, r(5, 1, ""))
+		_, snap = s.Snapshot(s.Root())
+		return true
+	})
+	require.NoError(t, err)
+	_, err = s.PushRows(nil, r(0, 1, ""))
+	require.NoError(t, err)
+	assert.ErrorIs(t, inner, live.ErrReentrant)
+	assert.ErrorIs(t, snap, live.ErrReentrant)
+	assert.Equal(t, 1, s.Len())
+}
+
+func TestViewsSteadyPushDoesNotAllocate(t *testing.T) {
+	s := newSeries(t, live.Options{MaxAge: time.Second})
+	even, err := s.Filter(s.Root(), func(row schema.Row) bool {
+		x, _ := row[1].Num()
+		return int(x)%2 == 0
+	})
+	require.NoError(t, err)
+	d, err := s.Diff(even, "value")
+	require.NoError(t, err)
+	f, err := s.Fill(d, live.FillOptions{Strategy: live.FillHold})
+	require.NoError(t, err)
+	c, err := s.Cumulative(f, live.Running{Column: "value", Using: reduce.Sum})
+	require.NoError(t, err)
+	w, err := s.Window(c, 300*time.Millisecond)
+	require.NoError(t, err)
+	sel, err := s.Select(w, "value")
+	require.NoError(t, err)
+	red, err := s.Reduce(sel, []reduce.Agg{{Out: "avg", From: "value", Using: reduce.Avg}, {Out: "max", From: "value", Using: reduce.Max}}, trigger.Event())
+	require.NoError(t, err)
+	agg, err := s.Aggregate(s.Root(), sequence.Every(100*time.Millisecond), []reduce.Agg{{Out: "n", From: "value", Using: reduce.Count}, {Out: "p50", From: "value", Using: reduce.Median}}, 0)
+	require.NoError(t, err)
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
+	require.NoError(t, err)
+	smp, err := s.Sample(byHost, 3)
+	require.NoError(t, err)
+	for _, id := range []live.NodeID{red, agg, smp} {
+		require.NoError(t, s.Watch(id))
+	}
+	require.NoError(t, s.Watch(w, live.Evict))
+	b := schema.NewBatch(metricsSchema, 100)
+	hosts := []string{"a", "b", "c", "d"}
+	next := int64(0)
+	fill := func() {
+		b.Reset()
+		for i := range 100 {
+			b.Time = append(b.Time, ms(next))
+			b.Cols[0].Num = append(b.Cols[0].Num, float64(i))
+			b.Cols[1].Str = append(b.Cols[1].Str, hosts[i%len(hosts)])
+			next += 10
+		}
+	}
+	var out []live.Output
+	for range 50 {
+		fill()
+		out, err = s.PushMany(out[:0], b)
+		require.NoError(t, err)
+	}
+	allocs := testing.AllocsPerRun(20, func() {
+		fill()
+		out, _ = s.PushMany(out[:0], b)
+	})
+	assert.Zero(t, allocs)
+}
+
+func TestSampleRestartsWhenAPartitionIndexIsReused(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{IdleTTL: 10 * time.Second})
+	require.NoError(t, err)
+	smp, err := s.Sample(byHost, 2)
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(smp))
+	_, err = s.PushRows(nil, r(0, 1, "a"), r(1000, 2, "b"))
+	require.NoError(t, err)
+	_, err = s.PushRows(nil, r(12000, 3, "b")) // a expires; b's second row is sampled
+	require.NoError(t, err)
+	out, err := s.PushRows(nil, r(13000, 4, "c"), r(14000, 5, "c"))
+	require.NoError(t, err)
+	require.Len(t, out, 1)
+	assert.Equal(t, []float64{5}, values(out[0].Events), "c takes a's index and counts from zero")
+}
+
+// BenchmarkViewChain pushes 1000 rows per op through filter → diff →
+// window(1s) → reduce(avg, max) over a root keeping 10 s, a partition
+// per host (100 hosts) with a per-host sample, and a 1 s aggregate.
+func BenchmarkViewChain(b *testing.B) {
+	s, err := live.New("bench", metricsSchema, live.Options{MaxAge: 10 * time.Second})
+	require.NoError(b, err)
+	even, _ := s.Filter(s.Root(), func(row schema.Row) bool { x, _ := row[1].Num(); return int(x)%2 == 0 })
+	d, _ := s.Diff(even, "value")
+	w, _ := s.Window(d, time.Second)
+	red, _ := s.Reduce(w, []reduce.Agg{{Out: "avg", From: "value", Using: reduce.Avg}, {Out: "max", From: "value", Using: reduce.Max}}, trigger.Event())
+	byHost, _ := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
+	smp, _ := s.Sample(byHost, 4)
+	agg, _ := s.Aggregate(s.Root(), sequence.Every(time.Second), []reduce.Agg{{Out: "n", From: "value", Using: reduce.Count}}, 0)
+	for _, id := range []live.NodeID{red, smp, agg} {
+		require.NoError(b, s.Watch(id))
+	}
+	batch := schema.NewBatch(metricsSchema, 1000)
+	hosts := make([]string, 100)
+	for i := range hosts {
+		hosts[i] = "host-" + string(rune('a'+i/26)) + string(rune('a'+i%26))
+	}
+	next := int64(0)
+	var out []live.Output
+	b.ReportAllocs()
+	for b.Loop() {
+		batch.Reset()
+		for i := range 1000 {
+			batch.Time = append(batch.Time, next)
+			batch.Cols[0].Num = append(batch.Cols[0].Num, float64(i%97))
+			batch.Cols[1].Str = append(batch.Cols[1].Str, hosts[i%len(hosts)])
+			next += int64(time.Millisecond)
+		}
+		if out, err = s.PushMany(out[:0], batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*1000)/b.Elapsed().Seconds(), "rows/s")
+}
