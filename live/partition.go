@@ -112,9 +112,9 @@ type partitionNode struct {
 	rings     []ring
 	stride    int
 	hasArrays bool // the schema has an array column
-	arrays  map[uint64]schema.Value
-	expired []int32
-	seenNew map[partition.Key]bool
+	arrays    map[uint64]schema.Value
+	expired   []int32
+	seenNew   map[partition.Key]bool
 }
 
 // ring is a growable circular buffer of encoded rows.

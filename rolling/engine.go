@@ -133,6 +133,11 @@ func (p *Plan) NewEngine() *Engine {
 	for w, wp := range p.wins {
 		ws := &e.wins[w]
 		ws.moments = make([]reduce.Moments, len(wp.moments))
+		for i, sq := range wp.squares {
+			if !sq {
+				ws.moments[i].SkipSquares()
+			}
+		}
 		ws.counts = make([]int, len(wp.counts))
 		for range wp.mins {
 			ws.mins = append(ws.mins, reduce.NewMin())
@@ -213,9 +218,18 @@ func (e *Engine) Fold(cut int64) {
 		} else {
 			nh = e.scanTo(ws.head, tail, cut-wp.span)
 		}
-		if ops := (tail - ws.added) + (nh - ws.head); tail-nh < ops {
+		switch ops := (tail - ws.added) + (nh - ws.head); {
+		case tail-nh < ops:
 			e.rebuild(ws, wp, nh, tail)
-		} else {
+		case ops <= 3:
+			// A row or two: the per-row path, as under an event trigger.
+			for r := ws.head; r < min(nh, ws.added); r++ {
+				e.removeRow(ws, wp, r)
+			}
+			for r := max(ws.added, nh); r < tail; r++ {
+				e.addRow(ws, wp, r)
+			}
+		default:
 			if nh > ws.head {
 				e.remove(ws, wp, ws.head, min(nh, ws.added))
 			}
@@ -226,19 +240,66 @@ func (e *Engine) Fold(cut int64) {
 		ws.head, ws.added = nh, tail
 		low = min(low, nh)
 	}
-	if e.arrs != nil {
-		for a := e.dq.front; a < low; a++ {
-			for k, kind := range p.kinds {
-				if kind == schema.Array {
-					delete(e.arrs, e.arrKey(a, k+1))
-				}
-			}
-		}
-	}
+	e.dropArrays(low)
 	if low >= e.dq.base+blockRows || low == tail {
 		e.dq.dropTo(low, &p.pool)
 	} else {
 		e.dq.front = max(e.dq.front, low)
+	}
+}
+
+// Step is Fold for exactly one row appended since the last fold, the
+// event trigger's path: the row enters every window and each window
+// evicts from its front, row by row.
+func (e *Engine) Step() {
+	tail := e.dq.tail
+	a := tail - 1
+	low := a
+	for w := range e.wins {
+		ws := &e.wins[w]
+		wp := &e.p.wins[w]
+		if ws.added != a {
+			// Not exactly one row pending: take the general path.
+			e.Fold(e.maxT)
+			return
+		}
+		e.addRow(ws, wp, a)
+		h := ws.head
+		if wp.count > 0 {
+			for tail-h > uint64(wp.count) {
+				e.removeRow(ws, wp, h)
+				h++
+			}
+		} else {
+			lim := e.maxT - wp.span
+			for h < a && e.dq.time(h) < lim {
+				e.removeRow(ws, wp, h)
+				h++
+			}
+		}
+		ws.head, ws.added = h, tail
+		low = min(low, h)
+	}
+	if low >= e.dq.base+blockRows {
+		e.dropArrays(low)
+		e.dq.dropTo(low, &e.p.pool)
+	} else if low > e.dq.front {
+		e.dropArrays(low)
+		e.dq.front = low
+	}
+}
+
+// dropArrays forgets the array cells of rows before low.
+func (e *Engine) dropArrays(low uint64) {
+	if e.arrs == nil {
+		return
+	}
+	for a := e.dq.front; a < low; a++ {
+		for k, kind := range e.p.kinds {
+			if kind == schema.Array {
+				delete(e.arrs, e.arrKey(a, k+1))
+			}
+		}
 	}
 }
 
@@ -259,6 +320,50 @@ func (e *Engine) scanTo(a, tail uint64, lim int64) uint64 {
 		a += uint64(n)
 	}
 	return tail
+}
+
+// addRow adds row a to a window's states.
+func (e *Engine) addRow(ws *winState, wp *winPlan, a uint64) {
+	row := e.dq.row(a)
+	for i, s := range wp.moments {
+		ws.moments[i].Add(math.Float64frombits(row[s]))
+	}
+	for i, s := range wp.counts {
+		if e.present(s, row[s]) {
+			ws.counts[i]++
+		}
+	}
+	for i, s := range wp.mins {
+		ws.mins[i].Add(a, math.Float64frombits(row[s]))
+	}
+	for i, s := range wp.maxs {
+		ws.maxs[i].Add(a, math.Float64frombits(row[s]))
+	}
+	for i, g := range wp.generic {
+		ws.generic[i].Add(a, e.value(g.slot, a, row[g.slot]))
+	}
+}
+
+// removeRow removes row a, the oldest in the window, from its states.
+func (e *Engine) removeRow(ws *winState, wp *winPlan, a uint64) {
+	row := e.dq.row(a)
+	for i, s := range wp.moments {
+		ws.moments[i].Remove(math.Float64frombits(row[s]))
+	}
+	for i, s := range wp.counts {
+		if e.present(s, row[s]) {
+			ws.counts[i]--
+		}
+	}
+	for _, x := range ws.mins {
+		x.Remove(a)
+	}
+	for _, x := range ws.maxs {
+		x.Remove(a)
+	}
+	for i, g := range wp.generic {
+		ws.generic[i].Remove(a, e.value(g.slot, a, row[g.slot]))
+	}
 }
 
 // rebuild recomputes a window's states from rows [from, to): extremes
@@ -578,5 +683,36 @@ func (e *Engine) appendEncoded(rows []uint64) {
 		}
 		e.dq.tail += uint64(n)
 		rows = rows[n*st:]
+	}
+}
+
+// appendInput appends rows [from, to) of in (a plan without array
+// columns), block by block.
+func (e *Engine) appendInput(in *Input, from, to int) {
+	st := e.dq.stride
+	for from < to {
+		off := e.dq.tail - e.dq.base
+		if off == uint64(len(e.dq.blocks))*blockRows {
+			e.dq.blocks = append(e.dq.blocks, e.p.pool.get())
+		}
+		blk := e.dq.blocks[off/blockRows]
+		o := int(off % blockRows)
+		k := min(blockRows-o, to-from)
+		rows := blk[o*st : (o+k)*st]
+		times := in.times[from : from+k]
+		for r, t := range times {
+			rows[r*st] = uint64(t)
+			if !e.has || t > e.maxT {
+				e.maxT, e.has = t, true
+			}
+		}
+		for c, col := range in.enc {
+			col = col[from : from+k]
+			for r, x := range col {
+				rows[r*st+c+1] = x
+			}
+		}
+		e.dq.tail += uint64(k)
+		from += k
 	}
 }

@@ -141,7 +141,7 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 		for i, t := range in.times {
 			e := g.engine(part[i])
 			e.Append(in, i)
-			e.Fold(e.maxT)
+			e.Step()
 			tc.AppendTime(t)
 			kc.AppendValue(g.keys.KeyValue(part[i]))
 			e.Emit(out)

@@ -55,6 +55,7 @@ type winPlan struct {
 	count      int
 	minSamples int
 	moments    []int  // slot of each Moments state
+	squares    []bool // the Moments state feeds a stdev
 	counts     []int  // slot of each plain count
 	countNum   []bool // the count's column is a number column (NaN = missing)
 	mins, maxs []int  // slot of each extreme
@@ -190,6 +191,10 @@ func NewPlan(src *schema.Schema, windows []Window, opts Options, key *Key, syms 
 			switch {
 			case kind == schema.Number && needsMoments[a.From] && (op == reduce.OpCount || op == reduce.OpSum || op == reduce.OpAvg || op == reduce.OpStdev):
 				o.state, o.idx = stMoments, intern(momentOf, &wp.moments)
+				for len(wp.squares) < len(wp.moments) {
+					wp.squares = append(wp.squares, false)
+				}
+				wp.squares[o.idx] = wp.squares[o.idx] || op == reduce.OpStdev
 			case op == reduce.OpCount:
 				o.state, o.idx = stCount, intern(countOf, &wp.counts)
 				if len(wp.countNum) < len(wp.counts) {

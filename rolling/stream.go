@@ -8,14 +8,16 @@ import (
 // Stream runs one [Engine] under the plan's trigger: the rolling of a
 // source that is not partitioned.
 type Stream struct {
-	e     *Engine
-	clock trigger.ClockState
-	count trigger.CountState
+	e       *Engine
+	clock   trigger.ClockState
+	count   trigger.CountState
+	fast    bool // the event trigger's batch path applies
+	scratch eventScratch
 }
 
 // NewStream returns an empty stream for the plan.
 func (p *Plan) NewStream() *Stream {
-	s := &Stream{e: p.NewEngine()}
+	s := &Stream{e: p.NewEngine(), fast: p.fastEvent()}
 	switch t := p.opts.Trigger; t.Kind() {
 	case trigger.KindClock:
 		s.clock = trigger.NewClockState(t.Sequence())
@@ -41,9 +43,13 @@ func (s *Stream) Push(in *Input, out *schema.Table) {
 	tc := out.Col(0)
 	switch e.p.opts.Trigger.Kind() {
 	case trigger.KindEvent:
+		if s.fast && len(in.times) > 1 {
+			s.pushEvents(in, out)
+			return
+		}
 		for i, t := range in.times {
 			e.Append(in, i)
-			e.Fold(e.maxT)
+			e.Step()
 			tc.AppendTime(t)
 			e.Emit(out)
 		}
@@ -57,13 +63,28 @@ func (s *Stream) Push(in *Input, out *schema.Table) {
 			}
 		}
 	case trigger.KindClock:
+		if e.p.hasArr {
+			for i, t := range in.times {
+				e.Append(in, i)
+				if b, fired := s.clock.Observe(t); fired {
+					e.Fold(t)
+					tc.AppendTime(b)
+					e.Emit(out)
+				}
+			}
+			return
+		}
+		// Append runs of rows between crossings in one go.
+		from := 0
 		for i, t := range in.times {
-			e.Append(in, i)
 			if b, fired := s.clock.Observe(t); fired {
+				e.appendInput(in, from, i+1)
+				from = i + 1
 				e.Fold(t)
 				tc.AppendTime(b)
 				e.Emit(out)
 			}
 		}
+		e.appendInput(in, from, len(in.times))
 	}
 }
