@@ -188,7 +188,7 @@ func (e *Engine) countsByRow(sc *eventScratch, base, head uint64, rc []int32, sl
 	sc.adds = out
 	h := head
 	for i := range n {
-		if e.present(slot, e.dq.row(base+uint64(i))[slot]) {
+		if e.present(slot, e.dq.row(base + uint64(i))[slot]) {
 			*c++
 		}
 		for range rc[i] {
