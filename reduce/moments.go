@@ -177,6 +177,15 @@ func (m *Moments) totals() (s, q dd) {
 	return s, q
 }
 
+// fastTwoSum2 renormalises a sum and its compensation, whichever is the
+// larger.
+func fastTwoSum2(a, b float64) (float64, float64) {
+	if math.Abs(a) < math.Abs(b) {
+		a, b = b, a
+	}
+	return fastTwoSum(a, b)
+}
+
 // Sum returns the sum of the values; 0 when empty.
 func (m *Moments) Sum() float64 {
 	if m.n == 0 {
@@ -217,7 +226,14 @@ func (m *Moments) Stdev() (float64, bool) {
 		return 0, true
 	}
 	n := float64(m.n)
-	s, q := m.totals()
+	var s, q dd
+	if m.bands[1].n == 0 && m.bands[2].n == 0 {
+		b := &m.bands[0]
+		s.hi, s.lo = fastTwoSum2(b.s, b.c)
+		q.hi, q.lo = fastTwoSum2(b.q, b.qc)
+	} else {
+		s, q = m.totals()
+	}
 	s2 := s.sqr()
 	d := q.mulF(n).sub(s2)
 	// A spread below 2^-50 of the mean (a few ulps of the values) is what
@@ -254,8 +270,8 @@ func (m *Moments) slots(slots []uint64, off, stride, n int, remove bool) {
 		return
 	}
 	_ = slots[off+(n-1)*stride]
-	if remove && m.n <= n {
-		// Possibly emptying it: go value by value.
+	if n <= 4 || remove && m.n <= n {
+		// A short run, or possibly emptying it: go value by value.
 		m.slotsSlow(slots, off, stride, n, remove)
 		return
 	}
