@@ -32,6 +32,10 @@ func NewMin() *Extreme { return &Extreme{} }
 // NewMax returns an empty deque tracking the maximum.
 func NewMax() *Extreme { return &Extreme{max: true} }
 
+// SetMax makes an empty Extreme (a min deque by default, as its zero
+// value) track the maximum instead; for Extremes held by value.
+func (e *Extreme) SetMax() { e.max = true }
+
 // Add adds value x with arrival number seq. Numbers must increase from one
 // Add to the next. A NaN x is ignored (callers filter missing values; ±Inf
 // compare as usual).

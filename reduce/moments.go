@@ -40,21 +40,23 @@ import "math"
 // # Reading
 //
 // [Moments.Sum] rounds the double-double sum; [Moments.Mean] divides it by
-// n in double-double. [Moments.Stdev] is the population standard deviation
-// √(n·Σx² − (Σx)²)/n with the difference taken in double-double, accurate
-// to about 1e-15 relative unless the mean is more than about 1e7 times the
-// spread. A spread below 2^-50 of the mean, a few ulps of the values and
+// n. [Moments.Stdev] is the population standard deviation
+// √(Σx²/n − mean²): in float64 when the variance is at least 1e-6 of the
+// squared mean (then within about 1e-14 relative), otherwise with the
+// difference taken in double-double, which stays accurate unless the mean
+// is more than about 1e7 times the spread. A spread below 2^-50 of the mean, a few ulps of the values and
 // the size of a double-double's rounding residue, is reported as 0, so
 // equal values give 0.
 //
 // Non-finite values (NaN, ±Inf) are ignored by both Add and Remove, so they
 // count as missing (pond-ts §8.2).
 type Moments struct {
-	noSquares bool // Σx² is not kept (see SkipSquares)
-	n         int  // values held, zeros included
-	anchor    int  // biased exponent the main band is centred on
-	anchored  bool // anchor is set; it stays until m is empty again
-	bands     [3]band
+	n         int      // values held, zeros included
+	anchor    int32    // biased exponent the main band is centred on
+	anchored  bool     // anchor is set; it stays until m is empty again
+	noSquares bool     // Σx² is not kept (see SkipSquares)
+	main      band     // the main band
+	outer     *[2]band // above and below the main band; nil until needed
 }
 
 // band is the double-double sums of the values of one magnitude band.
@@ -74,13 +76,37 @@ const bandSpan = 26
 // to. Zeros go to the main band: they change no sum.
 func (m *Moments) band(x float64) *band {
 	if x == 0 {
-		return &m.bands[0]
+		return &m.main
 	}
 	if !m.anchored {
-		m.anchor, m.anchored = int(math.Float64bits(x)>>52&0x7ff), true
-		return &m.bands[0]
+		m.anchor, m.anchored = int32(math.Float64bits(x)>>52&0x7ff), true
+		return &m.main
+	}
+	if m.outer == nil && m.outside(x) {
+		m.outer = new([2]band)
 	}
 	return m.bandOf(x)
+}
+
+// outside reports whether x falls outside the main band.
+func (m *Moments) outside(x float64) bool {
+	d := int32(math.Float64bits(x)>>52&0x7ff) - m.anchor
+	return x != 0 && (d > bandSpan || d < -bandSpan)
+}
+
+// single reports whether only the main band holds values.
+func (m *Moments) single() bool {
+	return m.outer == nil || m.outer[0].n == 0 && m.outer[1].n == 0
+}
+
+// empty resets m to hold nothing, keeping its settings and the memory of
+// its outer bands.
+func (m *Moments) empty() {
+	o := m.outer
+	*m = Moments{noSquares: m.noSquares, outer: o}
+	if o != nil {
+		*o = [2]band{}
+	}
 }
 
 // SkipSquares stops m from keeping Σx², which only the standard
@@ -120,7 +146,7 @@ func (m *Moments) Remove(x float64) {
 	}
 	m.n--
 	if m.n == 0 {
-		*m = Moments{noSquares: m.noSquares}
+		m.empty()
 		return
 	}
 	b := m.bandOf(x)
@@ -147,32 +173,35 @@ func (m *Moments) Remove(x float64) {
 // bandOf returns the band holding x (never opening one).
 func (m *Moments) bandOf(x float64) *band {
 	if x == 0 {
-		return &m.bands[0]
+		return &m.main
 	}
-	switch d := int(math.Float64bits(x)>>52&0x7ff) - m.anchor; {
+	switch d := int32(math.Float64bits(x)>>52&0x7ff) - m.anchor; {
 	case d > bandSpan:
-		return &m.bands[1]
+		return &m.outer[0]
 	case d < -bandSpan:
-		return &m.bands[2]
+		return &m.outer[1]
 	}
-	return &m.bands[0]
+	return &m.main
 }
 
 // Reset empties m (it keeps SkipSquares).
-func (m *Moments) Reset() { *m = Moments{noSquares: m.noSquares} }
+func (m *Moments) Reset() { m.empty() }
 
 // N returns the number of values held.
 func (m *Moments) N() int { return m.n }
 
 // totals returns Σx and Σx² over the bands, as double-doubles.
 func (m *Moments) totals() (s, q dd) {
-	for i := range m.bands {
-		b := &m.bands[i]
-		if b.n == 0 {
-			continue
+	s, q = dd{m.main.s, m.main.c}, dd{m.main.q, m.main.qc}
+	if m.outer != nil {
+		for i := range m.outer {
+			b := &m.outer[i]
+			if b.n == 0 {
+				continue
+			}
+			s = s.add(dd{b.s, b.c})
+			q = q.add(dd{b.q, b.qc})
 		}
-		s = s.add(dd{b.s, b.c})
-		q = q.add(dd{b.q, b.qc})
 	}
 	return s, q
 }
@@ -191,8 +220,8 @@ func (m *Moments) Sum() float64 {
 	if m.n == 0 {
 		return 0
 	}
-	if m.bands[1].n == 0 && m.bands[2].n == 0 {
-		return m.bands[0].s + m.bands[0].c
+	if m.single() {
+		return m.main.s + m.main.c
 	}
 	s, _ := m.totals()
 	return s.hi + s.lo
@@ -203,9 +232,9 @@ func (m *Moments) Mean() (float64, bool) {
 	if m.n == 0 {
 		return 0, false
 	}
-	if m.bands[1].n == 0 && m.bands[2].n == 0 {
+	if m.single() {
 		// One band: the rounded sum divided, within an ulp of the mean.
-		b := &m.bands[0]
+		b := &m.main
 		return (b.s + b.c) / float64(m.n), true
 	}
 	s, _ := m.totals()
@@ -227,8 +256,17 @@ func (m *Moments) Stdev() (float64, bool) {
 	}
 	n := float64(m.n)
 	var s, q dd
-	if m.bands[1].n == 0 && m.bands[2].n == 0 {
-		b := &m.bands[0]
+	if m.single() {
+		b := &m.main
+		// The common case in float64: when the variance is not small
+		// against the squared mean (so Σx²/n − mean² does not cancel to
+		// less than 1e-6 of itself), its rounding error is under 1e-10
+		// relative; otherwise finish in double-double below.
+		mean := (b.s + b.c) / n
+		v := (b.q+b.qc)/n - mean*mean
+		if v > 1e-6*mean*mean && v-v == 0 {
+			return math.Sqrt(v), true
+		}
 		s.hi, s.lo = fastTwoSum2(b.s, b.c)
 		q.hi, q.lo = fastTwoSum2(b.q, b.qc)
 	} else {
@@ -284,7 +322,7 @@ func (m *Moments) slots(slots []uint64, off, stride, n int, remove bool) {
 	if n == 0 {
 		return
 	}
-	b := &m.bands[0]
+	b := &m.main
 	sign := 1.0
 	if remove {
 		sign = -1
@@ -292,7 +330,7 @@ func (m *Moments) slots(slots []uint64, off, stride, n int, remove bool) {
 	// Two lanes of double-double sums, merged into the band at the end;
 	// a value outside the main band goes the one-by-one way.
 	var l0, l1 lane
-	lo, hi := m.anchor-bandSpan, m.anchor+bandSpan
+	lo, hi := int(m.anchor)-bandSpan, int(m.anchor)+bandSpan
 	sq := !m.noSquares
 	end := off + n*stride
 	for i, r := off, 0; i < end; i, r = i+stride, r+1 {
@@ -338,7 +376,7 @@ func (m *Moments) slots(slots []uint64, off, stride, n int, remove bool) {
 		if b.n <= 0 {
 			*b = band{}
 			if m.n <= 0 {
-				*m = Moments{noSquares: m.noSquares}
+				m.empty()
 			}
 			return
 		}

@@ -21,7 +21,7 @@ type SlideOut struct {
 func (m *Moments) Slide(adds, rems []float64, remCount []int32, out SlideOut) {
 	r := 0
 	for i := 0; i < len(adds); {
-		if m.anchored && m.bands[1].n == 0 && m.bands[2].n == 0 {
+		if m.anchored && m.single() {
 			if ni, nr := m.slideFast(adds, rems, remCount, out, i, r); ni > i {
 				i, r = ni, nr
 				continue
@@ -42,10 +42,10 @@ func (m *Moments) Slide(adds, rems []float64, remCount []int32, out SlideOut) {
 // slideFast runs rows from i while every value stays in the main band and
 // the band does not empty; it returns where it stopped.
 func (m *Moments) slideFast(adds, rems []float64, remCount []int32, out SlideOut, i, r int) (int, int) {
-	b := &m.bands[0]
+	b := &m.main
 	s, c, q, qc := b.s, b.c, b.q, b.qc
 	n, bn := m.n, b.n
-	lo, hi := m.anchor-bandSpan, m.anchor+bandSpan
+	lo, hi := int(m.anchor)-bandSpan, int(m.anchor)+bandSpan
 	sq := !m.noSquares
 	inBand := func(x float64) bool {
 		e := int(math.Float64bits(x) >> 52 & 0x7ff)
@@ -129,7 +129,7 @@ func (m *Moments) slideFast(adds, rems []float64, remCount []int32, out SlideOut
 	}
 	b.s, b.c, b.q, b.qc, b.n, m.n = s, c, q, qc, bn, n
 	if n == 0 {
-		*m = Moments{noSquares: m.noSquares}
+		m.empty()
 	}
 	return i, r
 }

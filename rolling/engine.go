@@ -122,28 +122,40 @@ type winState struct {
 	head, added uint64
 	moments     []reduce.Moments
 	counts      []int
-	mins, maxs  []*reduce.Extreme
+	mins, maxs  []reduce.Extreme
 	generic     []reduce.Window
 }
 
-// NewEngine returns an empty engine for the plan.
+// NewEngine returns an empty engine for the plan. Engines come from the
+// plan's arena: the state of engines made one after the other (the
+// partitions of a node, in the order they appear) lies side by side in
+// memory, which is what a clock tick walks through; an engine released
+// is reused.
 func (p *Plan) NewEngine() *Engine {
-	e := &Engine{p: p, wins: make([]winState, len(p.wins))}
-	e.dq.stride = 1 + len(p.cols)
+	if n := len(p.arena.free); n > 0 {
+		e := p.arena.free[n-1]
+		p.arena.free = p.arena.free[:n-1]
+		e.reuse()
+		return e
+	}
+	a := &p.arena
+	e := take(&a.engines, 1)
+	e[0] = Engine{p: p, wins: take(&a.wins, len(p.wins))}
+	eng := &e[0]
+	eng.dq.stride = 1 + len(p.cols)
 	for w, wp := range p.wins {
-		ws := &e.wins[w]
-		ws.moments = make([]reduce.Moments, len(wp.moments))
+		ws := &eng.wins[w]
+		ws.moments = take(&a.moments, len(wp.moments))
 		for i, sq := range wp.squares {
 			if !sq {
 				ws.moments[i].SkipSquares()
 			}
 		}
-		ws.counts = make([]int, len(wp.counts))
-		for range wp.mins {
-			ws.mins = append(ws.mins, reduce.NewMin())
-		}
-		for range wp.maxs {
-			ws.maxs = append(ws.maxs, reduce.NewMax())
+		ws.counts = take(&a.counts, len(wp.counts))
+		ws.mins = take(&a.extremes, len(wp.mins))
+		ws.maxs = take(&a.extremes, len(wp.maxs))
+		for i := range ws.maxs {
+			ws.maxs[i].SetMax()
 		}
 		for _, g := range wp.generic {
 			st, err := g.red.NewWindow(g.kind)
@@ -155,9 +167,51 @@ func (p *Plan) NewEngine() *Engine {
 		}
 	}
 	if p.hasArr {
+		eng.arrs = map[uint64][]schema.Value{}
+	}
+	return eng
+}
+
+// arena hands out the state of a plan's engines from chunks.
+type arena struct {
+	engines  []Engine
+	wins     []winState
+	moments  []reduce.Moments
+	extremes []reduce.Extreme
+	counts   []int
+	free     []*Engine
+}
+
+// arenaChunk is the number of elements a chunk holds.
+const arenaChunk = 256
+
+// take returns n fresh elements from the chunk of *s, starting a new chunk
+// when this one is full. The elements stay where they are for as long as
+// anything points to them.
+func take[T any](s *[]T, n int) []T {
+	if n == 0 {
+		return nil
+	}
+	if cap(*s)-len(*s) < n {
+		*s = make([]T, 0, max(arenaChunk, n))
+	}
+	k := len(*s)
+	*s = (*s)[:k+n]
+	return (*s)[k : k+n : k+n]
+}
+
+// reuse makes a released engine empty again.
+func (e *Engine) reuse() {
+	e.dq = deque{stride: e.dq.stride}
+	e.maxT, e.has = 0, false
+	for w := range e.wins {
+		ws := &e.wins[w]
+		ws.head, ws.added = 0, 0
+		e.resetStates(ws)
+	}
+	if e.p.hasArr {
 		e.arrs = map[uint64][]schema.Value{}
 	}
-	return e
 }
 
 // Append stores row i of in at the tail of the engine's deque.
@@ -355,10 +409,12 @@ func (e *Engine) removeRow(ws *winState, wp *winPlan, a uint64) {
 			ws.counts[i]--
 		}
 	}
-	for _, x := range ws.mins {
+	for i := range ws.mins {
+		x := &ws.mins[i]
 		x.Remove(a)
 	}
-	for _, x := range ws.maxs {
+	for i := range ws.maxs {
+		x := &ws.maxs[i]
 		x.Remove(a)
 	}
 	for i, g := range wp.generic {
@@ -399,10 +455,12 @@ func (e *Engine) resetStates(ws *winState) {
 		ws.moments[i].Reset()
 	}
 	clear(ws.counts)
-	for _, x := range ws.mins {
+	for i := range ws.mins {
+		x := &ws.mins[i]
 		x.Reset()
 	}
-	for _, x := range ws.maxs {
+	for i := range ws.maxs {
+		x := &ws.maxs[i]
 		x.Reset()
 	}
 	for _, g := range ws.generic {
@@ -451,10 +509,12 @@ func (e *Engine) addExcept(ws *winState, wp *winPlan, from, to uint64, withExtre
 
 func (e *Engine) remove(ws *winState, wp *winPlan, from, to uint64) {
 	stride := e.dq.stride
-	for _, x := range ws.mins {
+	for i := range ws.mins {
+		x := &ws.mins[i]
 		x.RemoveBefore(to)
 	}
-	for _, x := range ws.maxs {
+	for i := range ws.maxs {
+		x := &ws.maxs[i]
 		x.RemoveBefore(to)
 	}
 	for from < to {
@@ -639,11 +699,12 @@ func appendOpt(dst *schema.Col, x float64, ok bool) {
 	}
 }
 
-// Release gives the engine's memory back to the plan's pool; the engine
-// must not be used afterwards.
+// Release gives the engine's memory back to the plan's pool and the
+// engine to its arena; the engine must not be used afterwards.
 func (e *Engine) Release() {
 	e.dq.release(&e.p.pool)
 	e.arrs = nil
+	e.p.arena.free = append(e.p.arena.free, e)
 }
 
 // Stride returns the number of 64-bit slots an encoded row takes: the time

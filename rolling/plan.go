@@ -32,6 +32,7 @@ type Plan struct {
 	syms   Symbols
 	hasArr bool
 	pool   blockPool
+	arena  arena
 	first  int // output column of the first aggregation
 }
 
