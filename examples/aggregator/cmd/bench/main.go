@@ -1,0 +1,486 @@
+// Command bench races aggregators (spec §5): for every hosts × events/s
+// cell of the sweep it starts a fresh producer and a fresh aggregator as
+// child processes, waits for their ready lines, opens WebSocket probes on
+// /live and /live-agg, warms up, then reads the aggregator's /metrics and
+// /proc once a second over the measured window, and prints the §5.2 table:
+// rows/s taken, CPU cores, RSS, Go heap, dropped rows/s (from the
+// producer's /metrics) and batchDone p50/p99.
+//
+//	go run ./examples/aggregator/cmd/bench -hosts 1000 -rates 100,1000 -seconds 30 -rounds 2
+//
+// By default it builds this example's producer and aggregator. -agg
+// name=command (repeatable) races other aggregators that serve the same
+// endpoints and read AGGREGATOR_PORT and PRODUCER_URL from the
+// environment (the Node and Rust aggregators of the seed article do);
+// rounds alternate between them. -producer swaps the producer the same
+// way (it must read GRPC_PORT, METRICS_PORT, HOST_COUNT and
+// EVENTS_PER_SEC, and serve JSON /metrics with dropped_rows_total).
+// Results are printed and, with -out, appended to a file under -label; a
+// file is never overwritten.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+type aggSpec struct{ name, cmd string }
+
+type aggFlags []aggSpec
+
+func (a *aggFlags) String() string { return fmt.Sprint(*a) }
+func (a *aggFlags) Set(s string) error {
+	name, cmd, ok := strings.Cut(s, "=")
+	if !ok || name == "" || cmd == "" {
+		return fmt.Errorf("want name=command, got %q", s)
+	}
+	*a = append(*a, aggSpec{name, cmd})
+	return nil
+}
+
+func main() {
+	var aggs aggFlags
+	flag.Var(&aggs, "agg", "aggregator to race, as name=shell command (repeatable; default: this example)")
+	producerCmd := flag.String("producer", "", "producer shell command (default: this example's producer)")
+	hostsList := flag.String("hosts", "10,100,1000", "comma-separated host counts")
+	ratesList := flag.String("rates", "1,10,100,1000", "comma-separated events per second per host")
+	warmup := flag.Duration("warmup", 5*time.Second, "warm-up before measuring")
+	seconds := flag.Float64("seconds", 30, "measured seconds per cell")
+	rounds := flag.Int("rounds", 1, "rounds; aggregators alternate within each round")
+	probes := flag.String("probe", "live,live-agg", "WebSocket endpoints to hold open during a run (comma-separated; empty for none)")
+	aggReady := flag.String("agg-ready", `aggregator listening on`, "regexp of the aggregator's ready line")
+	prodReady := flag.String("producer-ready", `producer listening on`, "regexp of the producer's ready line")
+	out := flag.String("out", "", "append the markdown table to this file")
+	label := flag.String("label", "", "heading of the appended table (default: the date)")
+	flag.Parse()
+
+	hosts, err := ints(*hostsList)
+	check(err)
+	rates, err := ints(*ratesList)
+	check(err)
+	tmp, err := os.MkdirTemp("", "pond-bench-")
+	check(err)
+	defer os.RemoveAll(tmp)
+	if len(aggs) == 0 {
+		bin := filepath.Join(tmp, "aggregator")
+		check(build(bin, "./examples/aggregator"))
+		aggs = append(aggs, aggSpec{"pond-go", bin})
+	}
+	if *producerCmd == "" {
+		bin := filepath.Join(tmp, "producer")
+		check(build(bin, "./examples/aggregator/cmd/producer"))
+		*producerCmd = bin
+	}
+	var probeList []string
+	for _, p := range strings.Split(*probes, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			probeList = append(probeList, "/"+strings.TrimPrefix(p, "/"))
+		}
+	}
+	r := runner{
+		producer: *producerCmd, warmup: *warmup, window: time.Duration(*seconds * float64(time.Second)),
+		probes: probeList, aggReady: regexp.MustCompile(*aggReady), prodReady: regexp.MustCompile(*prodReady),
+	}
+	var results []result
+	fmt.Println(header())
+	for _, p := range hosts {
+		for _, n := range rates {
+			for round := range *rounds {
+				for i := range aggs {
+					// Alternate the order between rounds.
+					a := aggs[(i+round)%len(aggs)]
+					res, err := r.run(a, p, n, round+1)
+					if err != nil {
+						res = result{agg: a.name, hosts: p, rate: n, round: round + 1, err: err.Error()}
+					}
+					results = append(results, res)
+					fmt.Println(res.row())
+				}
+			}
+		}
+	}
+	if *out != "" {
+		if *label == "" {
+			*label = time.Now().Format("2006-01-02 15:04")
+		}
+		f, err := os.OpenFile(*out, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		check(err)
+		fmt.Fprintf(f, "\n### %s\n\n%s\n", *label, header())
+		for _, res := range results {
+			fmt.Fprintln(f, res.row())
+		}
+		check(f.Close())
+	}
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func ints(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("bad number %q in %q", f, s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func build(bin, pkg string) error {
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go build %s (run the bench from the module root): %w", pkg, err)
+	}
+	return nil
+}
+
+type runner struct {
+	producer            string
+	warmup, window      time.Duration
+	probes              []string
+	aggReady, prodReady *regexp.Regexp
+}
+
+type result struct {
+	agg                   string
+	hosts, rate, round    int
+	taken, cores, prodCPU float64
+	rssMB, heapMB         float64
+	droppedPerSec         float64
+	p50, p99              float64
+	aggFPS                float64
+	probeDrops            int64
+	err                   string
+}
+
+func header() string {
+	return "| Aggregator | Hosts × ev/s | Round | Target rows/s | Rows/s taken | CPU cores | Producer cores | RSS MB (max) | Go heap MB | Dropped/s | batchDone p50 ms | p99 ms | /live-agg frames/s |\n" +
+		"|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+}
+
+func (r result) row() string {
+	if r.err != "" {
+		return fmt.Sprintf("| %s | %d × %d | %d | %d | error: %s | | | | | | | | |", r.agg, r.hosts, r.rate, r.round, r.hosts*r.rate, r.err)
+	}
+	heap := "–"
+	if r.heapMB > 0 {
+		heap = fmt.Sprintf("%.0f", r.heapMB)
+	}
+	note := ""
+	if r.probeDrops > 0 {
+		note = fmt.Sprintf(" (probe dropped %d×)", r.probeDrops)
+	}
+	return fmt.Sprintf("| %s | %d × %d | %d | %s | %s | %.2f | %.2f | %.0f | %s | %s | %.3f | %.2f | %.1f%s |",
+		r.agg, r.hosts, r.rate, r.round, comma(float64(r.hosts*r.rate)), comma(r.taken), r.cores, r.prodCPU,
+		r.rssMB, heap, comma(r.droppedPerSec), r.p50, r.p99, r.aggFPS, note)
+}
+
+func comma(f float64) string {
+	s := strconv.FormatInt(int64(f+0.5), 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// freePort asks the kernel for a free port.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// proc is a child process in its own process group.
+type proc struct {
+	cmd  *exec.Cmd
+	name string
+}
+
+// start runs command through sh -c "exec …" (so the pid is the program's)
+// in its own process group and waits up to 15 s for ready on its stdout
+// or stderr.
+func start(name, command string, env []string, ready *regexp.Regexp) (*proc, error) {
+	cmd := exec.Command("sh", "-c", "exec "+command)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &proc{cmd: cmd, name: name}
+	found := make(chan struct{})
+	var tail []string
+	var mu sync.Mutex
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		once := false
+		for sc.Scan() {
+			line := sc.Text()
+			mu.Lock()
+			tail = append(tail, line)
+			if len(tail) > 20 {
+				tail = tail[1:]
+			}
+			mu.Unlock()
+			if !once && ready.MatchString(line) {
+				once = true
+				close(found)
+			}
+		}
+	}()
+	select {
+	case <-found:
+		return p, nil
+	case <-time.After(15 * time.Second):
+		p.stop()
+		mu.Lock()
+		defer mu.Unlock()
+		return nil, fmt.Errorf("%s: no ready line in 15 s; last output: %s", name, strings.Join(tail, " / "))
+	}
+}
+
+// stop sends SIGTERM to the process group, then SIGKILL after 5 s.
+func (p *proc) stop() {
+	pgid := p.cmd.Process.Pid
+	syscall.Kill(-pgid, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		syscall.Kill(-pgid, syscall.SIGKILL)
+		<-done
+	}
+}
+
+// cpuSeconds reads utime+stime of a process from /proc/<pid>/stat.
+func cpuSeconds(pid int) (float64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command name, which is in parentheses.
+	i := strings.LastIndexByte(string(data), ')')
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 13 {
+		return 0, errors.New("short /proc stat")
+	}
+	ut, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	const clkTck = 100 // sysconf(_SC_CLK_TCK) on Linux
+	return (ut + st) / clkTck, nil
+}
+
+// rssMB reads VmRSS of a process.
+func rssMB(pid int) float64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			f := strings.Fields(rest)
+			if len(f) > 0 {
+				kb, _ := strconv.ParseFloat(f[0], 64)
+				return kb / 1024
+			}
+		}
+	}
+	return 0
+}
+
+// aggMetrics is the part of an aggregator's /metrics the bench reads
+// (the Node shape of spec §3.11).
+type aggMetrics struct {
+	Events struct {
+		Ingested float64 `json:"ingested"`
+	} `json:"events"`
+	Latency struct {
+		BatchDoneMs *struct {
+			P50 float64 `json:"p50"`
+			P99 float64 `json:"p99"`
+		} `json:"batchDoneMs"`
+	} `json:"latency"`
+	Memory struct {
+		HeapUsed float64 `json:"heapUsed"`
+	} `json:"memory"`
+}
+
+type prodMetrics struct {
+	DroppedRowsTotal float64 `json:"dropped_rows_total"`
+}
+
+func getJSON(url string, v any) error {
+	c := http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	return json.NewDecoder(resp.Body).Decode(v)
+}
+
+// probe holds a WebSocket open, reading and discarding frames, and counts
+// them; it reconnects when the aggregator drops it.
+type probe struct {
+	frames, drops atomic.Int64
+}
+
+func (p *probe) run(ctx context.Context, url string) {
+	for ctx.Err() == nil {
+		conn, _, err := websocket.Dial(ctx, url, nil)
+		if err != nil {
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		conn.SetReadLimit(-1)
+		for {
+			_, r, err := conn.Reader(ctx)
+			if err == nil {
+				_, err = io.Copy(io.Discard, r)
+			}
+			if err != nil {
+				break
+			}
+			p.frames.Add(1)
+		}
+		conn.CloseNow()
+		if ctx.Err() == nil {
+			p.drops.Add(1)
+		}
+	}
+}
+
+func (r *runner) run(a aggSpec, hosts, rate, round int) (result, error) {
+	res := result{agg: a.name, hosts: hosts, rate: rate, round: round}
+	gport, err := freePort()
+	if err != nil {
+		return res, err
+	}
+	mport, err := freePort()
+	if err != nil {
+		return res, err
+	}
+	aport, err := freePort()
+	if err != nil {
+		return res, err
+	}
+	prod, err := start("producer", r.producer, []string{
+		"GRPC_PORT=" + strconv.Itoa(gport), "METRICS_PORT=" + strconv.Itoa(mport),
+		"HOST_COUNT=" + strconv.Itoa(hosts), "EVENTS_PER_SEC=" + strconv.Itoa(rate),
+	}, r.prodReady)
+	if err != nil {
+		return res, err
+	}
+	defer prod.stop()
+	agg, err := start(a.name, a.cmd, []string{
+		"AGGREGATOR_PORT=" + strconv.Itoa(aport), "PRODUCER_URL=127.0.0.1:" + strconv.Itoa(gport),
+	}, r.aggReady)
+	if err != nil {
+		return res, err
+	}
+	defer agg.stop()
+	base := fmt.Sprintf("http://127.0.0.1:%d", aport)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	probes := map[string]*probe{}
+	var wg sync.WaitGroup
+	for _, path := range r.probes {
+		p := &probe{}
+		probes[path] = p
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.run(ctx, fmt.Sprintf("ws://127.0.0.1:%d%s", aport, path))
+		}()
+	}
+	defer wg.Wait()
+	defer cancel()
+
+	time.Sleep(r.warmup)
+	var m0, m1 aggMetrics
+	var d0, d1 prodMetrics
+	if err := getJSON(base+"/metrics", &m0); err != nil {
+		return res, err
+	}
+	getJSON(fmt.Sprintf("http://127.0.0.1:%d/metrics", mport), &d0)
+	c0, err := cpuSeconds(agg.cmd.Process.Pid)
+	if err != nil {
+		return res, err
+	}
+	pc0, _ := cpuSeconds(prod.cmd.Process.Pid)
+	var aggFrames0 int64
+	if p := probes["/live-agg"]; p != nil {
+		aggFrames0 = p.frames.Load()
+	}
+	t0 := time.Now()
+	for time.Since(t0) < r.window {
+		time.Sleep(time.Second)
+		res.rssMB = max(res.rssMB, rssMB(agg.cmd.Process.Pid))
+		var m aggMetrics
+		if err := getJSON(base+"/metrics", &m); err == nil {
+			res.heapMB = max(res.heapMB, m.Memory.HeapUsed/(1<<20))
+		}
+	}
+	if err := getJSON(base+"/metrics", &m1); err != nil {
+		return res, err
+	}
+	getJSON(fmt.Sprintf("http://127.0.0.1:%d/metrics", mport), &d1)
+	c1, _ := cpuSeconds(agg.cmd.Process.Pid)
+	pc1, _ := cpuSeconds(prod.cmd.Process.Pid)
+	wall := time.Since(t0).Seconds()
+	res.taken = (m1.Events.Ingested - m0.Events.Ingested) / wall
+	res.cores = (c1 - c0) / wall
+	res.prodCPU = (pc1 - pc0) / wall
+	res.droppedPerSec = (d1.DroppedRowsTotal - d0.DroppedRowsTotal) / wall
+	if l := m1.Latency.BatchDoneMs; l != nil {
+		res.p50, res.p99 = l.P50, l.P99
+	}
+	if p := probes["/live-agg"]; p != nil {
+		res.aggFPS = float64(p.frames.Load()-aggFrames0) / wall
+	}
+	for _, p := range probes {
+		res.probeDrops += p.drops.Load()
+	}
+	return res, nil
+}

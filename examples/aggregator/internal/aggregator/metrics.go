@@ -1,0 +1,267 @@
+package aggregator
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"os"
+	"runtime/debug"
+	"runtime/metrics"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// LatencyRing keeps the last 1024 samples of a latency, in milliseconds.
+type LatencyRing struct {
+	mu    sync.Mutex
+	buf   [1024]float64
+	n     int
+	next  int
+	total uint64
+}
+
+// Add records one sample.
+func (r *LatencyRing) Add(d time.Duration) {
+	ms := float64(d) / float64(time.Millisecond)
+	r.mu.Lock()
+	r.buf[r.next] = ms
+	r.next = (r.next + 1) % len(r.buf)
+	r.n = min(r.n+1, len(r.buf))
+	r.total++
+	r.mu.Unlock()
+}
+
+// Percentiles are the summary of a latency ring; Count is the number of
+// samples it holds (at most 1024).
+type Percentiles struct {
+	P50   float64 `json:"p50"`
+	P95   float64 `json:"p95"`
+	P99   float64 `json:"p99"`
+	Count int     `json:"count"`
+}
+
+// Summary sorts the held samples and returns their percentiles, each the
+// sample at index min(n−1, floor(n·p)); nil when there are none.
+func (r *LatencyRing) Summary() *Percentiles {
+	r.mu.Lock()
+	s := slices.Clone(r.buf[:r.n])
+	r.mu.Unlock()
+	if len(s) == 0 {
+		return nil
+	}
+	slices.Sort(s)
+	at := func(p float64) float64 { return s[min(len(s)-1, int(float64(len(s))*p))] }
+	return &Percentiles{P50: at(0.50), P95: at(0.95), P99: at(0.99), Count: len(s)}
+}
+
+// metrics are the aggregator's counters that are read without its lock.
+type counters struct {
+	a *Aggregator
+
+	pushCalls, pushEvents, maxBatch  atomic.Uint64
+	fannedOut, bytesFannedOut        atomic.Uint64
+	slowDisconnects, reconnects      atomic.Uint64
+	upstreamConnected, lastTickHosts atomic.Int64
+	batchDoneMs, pushManyMs          LatencyRing
+	batchDoneHist, pushManyHist      prometheus.Histogram
+	reg                              *prometheus.Registry
+}
+
+func (m *counters) init(a *Aggregator) {
+	m.a = a
+	buckets := []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1}
+	m.batchDoneHist = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "pond_aggregator_batch_done_seconds", Help: "Time from a gRPC batch's arrival to all of its work done (push, ticks, frames, history, enqueue).", Buckets: buckets})
+	m.pushManyHist = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "pond_aggregator_push_many_seconds", Help: "Time spent in one PushMany.", Buckets: buckets})
+	m.reg = prometheus.NewRegistry()
+	counter := func(name, help string, f func() float64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, f)
+	}
+	gauge := func(name, help string, f func() float64) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
+	}
+	u := func(x *atomic.Uint64) func() float64 { return func() float64 { return float64(x.Load()) } }
+	stats := func(f func(Stats) float64) func() float64 { return func() float64 { return f(a.Stats()) } }
+	m.reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.batchDoneHist, m.pushManyHist,
+		counter("pond_aggregator_events_ingested_total", "Rows taken into the live series.", stats(func(s Stats) float64 { return float64(s.Series.Ingested) })),
+		counter("pond_aggregator_events_evicted_total", "Rows evicted from the raw window.", stats(func(s Stats) float64 { return float64(s.Series.Evicted) })),
+		counter("pond_aggregator_rows_rejected_total", "Rows refused (out of order, past the grace).", stats(func(s Stats) float64 { return float64(s.RejectedRows + s.Series.Rejected) })),
+		counter("pond_aggregator_ticks_emitted_total", "200 ms ticks emitted on /live-agg.", stats(func(s Stats) float64 { return float64(s.TicksEmitted) })),
+		counter("pond_aggregator_push_many_calls_total", "PushMany calls.", u(&m.pushCalls)),
+		counter("pond_aggregator_rows_fanned_out_total", "Rows handed to WebSocket clients.", u(&m.fannedOut)),
+		counter("pond_aggregator_bytes_fanned_out_total", "Bytes handed to WebSocket clients.", u(&m.bytesFannedOut)),
+		counter("pond_aggregator_slow_disconnects_total", "WebSocket clients disconnected for a full queue.", u(&m.slowDisconnects)),
+		counter("pond_aggregator_upstream_reconnects_total", "Reconnects to the producer.", u(&m.reconnects)),
+		gauge("pond_aggregator_live_series_length", "Rows in the raw window.", stats(func(s Stats) float64 { return float64(s.Series.Length) })),
+		gauge("pond_aggregator_ws_clients", "Connected WebSocket clients.", stats(func(s Stats) float64 { return float64(s.LiveClients + s.AggClients) })),
+		gauge("pond_aggregator_upstream_connected", "1 while the producer stream is open.", func() float64 { return float64(m.upstreamConnected.Load()) }),
+	)
+}
+
+func (m *counters) push(rows int, d time.Duration) {
+	m.pushCalls.Add(1)
+	m.pushEvents.Add(uint64(rows))
+	for {
+		old := m.maxBatch.Load()
+		if uint64(rows) <= old || m.maxBatch.CompareAndSwap(old, uint64(rows)) {
+			break
+		}
+	}
+	m.pushManyMs.Add(d)
+	m.pushManyHist.Observe(d.Seconds())
+}
+
+func (m *counters) batchDone(d time.Duration) {
+	m.batchDoneMs.Add(d)
+	m.batchDoneHist.Observe(d.Seconds())
+}
+
+// MetricsDoc is the JSON /metrics document, in the shape of the Node
+// aggregator (spec §3.11) so that one scraper reads every implementation,
+// plus pond-go extras (stats, upstream, ticks).
+type MetricsDoc struct {
+	UptimeSec float64 `json:"uptimeSec"`
+	Events    struct {
+		Ingested       uint64 `json:"ingested"`
+		FannedOut      uint64 `json:"fannedOut"`
+		BytesFannedOut uint64 `json:"bytesFannedOut"`
+	} `json:"events"`
+	PushMany struct {
+		Calls        uint64   `json:"calls"`
+		TotalEvents  uint64   `json:"totalEvents"`
+		AvgBatchSize *float64 `json:"avgBatchSize"`
+		MaxBatchSize uint64   `json:"maxBatchSize"`
+	} `json:"pushMany"`
+	LiveSeriesLength int `json:"liveSeriesLength"`
+	Latency          struct {
+		BatchDoneMs     *Percentiles `json:"batchDoneMs"`
+		PushManyTotalMs *Percentiles `json:"pushManyTotalMs"`
+	} `json:"latency"`
+	WS struct {
+		ClientCount    int     `json:"clientCount"`
+		BufferedAmount []int64 `json:"bufferedAmount"`
+	} `json:"ws"`
+	Memory struct {
+		RSS       uint64 `json:"rss"`
+		HeapUsed  uint64 `json:"heapUsed"`
+		HeapTotal uint64 `json:"heapTotal"`
+	} `json:"memory"`
+	GC struct {
+		Go struct {
+			Count   int64   `json:"count"`
+			TotalMs float64 `json:"totalMs"`
+			MaxMs   float64 `json:"maxMs"`
+		} `json:"go"`
+	} `json:"gc"`
+	Stats struct {
+		Ingested   uint64 `json:"ingested"`
+		Evicted    uint64 `json:"evicted"`
+		Rejected   uint64 `json:"rejected"`
+		Length     int    `json:"length"`
+		Hosts      int64  `json:"hosts"`
+		Ticks      uint64 `json:"ticks"`
+		SlowClient uint64 `json:"slowDisconnects"`
+	} `json:"stats"`
+	Upstream struct {
+		Producer   string `json:"producer"`
+		Connected  bool   `json:"connected"`
+		Reconnects uint64 `json:"reconnects"`
+	} `json:"upstream"`
+}
+
+// Metrics returns the /metrics document.
+func (a *Aggregator) Metrics() MetricsDoc {
+	var d MetricsDoc
+	m := &a.m
+	d.UptimeSec = time.Since(a.start).Seconds()
+	a.mu.Lock()
+	st := a.p.s.Stats()
+	d.Stats.Rejected = st.Rejected + a.rejectedRows
+	d.Stats.Ticks = a.ticksEmitted
+	d.WS.BufferedAmount = []int64{}
+	for _, set := range []map[*client]struct{}{a.liveClients, a.aggClients} {
+		for c := range set {
+			d.WS.BufferedAmount = append(d.WS.BufferedAmount, c.pending.Load())
+		}
+	}
+	a.mu.Unlock()
+	d.WS.ClientCount = len(d.WS.BufferedAmount)
+	d.Events.Ingested = st.Ingested
+	d.Events.FannedOut = m.fannedOut.Load()
+	d.Events.BytesFannedOut = m.bytesFannedOut.Load()
+	d.PushMany.Calls = m.pushCalls.Load()
+	d.PushMany.TotalEvents = m.pushEvents.Load()
+	if d.PushMany.Calls > 0 {
+		avg := float64(d.PushMany.TotalEvents) / float64(d.PushMany.Calls)
+		d.PushMany.AvgBatchSize = &avg
+	}
+	d.PushMany.MaxBatchSize = m.maxBatch.Load()
+	d.LiveSeriesLength = st.Length
+	d.Latency.BatchDoneMs = m.batchDoneMs.Summary()
+	d.Latency.PushManyTotalMs = m.pushManyMs.Summary()
+	d.Memory.RSS = readRSS()
+	samples := []metrics.Sample{
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/total:bytes"},
+	}
+	metrics.Read(samples)
+	d.Memory.HeapUsed = samples[0].Value.Uint64()
+	d.Memory.HeapTotal = samples[1].Value.Uint64()
+	var gc debug.GCStats
+	debug.ReadGCStats(&gc)
+	d.GC.Go.Count = gc.NumGC
+	d.GC.Go.TotalMs = float64(gc.PauseTotal) / float64(time.Millisecond)
+	for _, p := range gc.Pause {
+		d.GC.Go.MaxMs = max(d.GC.Go.MaxMs, float64(p)/float64(time.Millisecond))
+	}
+	d.Stats.Ingested, d.Stats.Evicted, d.Stats.Length = st.Ingested, st.Evicted, st.Length
+	d.Stats.Hosts = m.lastTickHosts.Load()
+	d.Stats.SlowClient = m.slowDisconnects.Load()
+	d.Upstream.Producer = a.cfg.ProducerAddr
+	d.Upstream.Connected = m.upstreamConnected.Load() == 1
+	d.Upstream.Reconnects = m.reconnects.Load()
+	return d
+}
+
+// readRSS returns the resident set size from /proc/self/status (0 where
+// there is none).
+func readRSS() uint64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := sc.Text()
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			f := bytes.Fields([]byte(rest))
+			if len(f) > 0 {
+				kb, _ := strconv.ParseUint(string(f[0]), 10, 64)
+				return kb * 1024
+			}
+		}
+	}
+	return 0
+}
+
+func (a *Aggregator) serveMetrics(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(a.Metrics())
+}
+
+func (a *Aggregator) promHandler() http.Handler {
+	return promhttp.HandlerFor(a.m.reg, promhttp.HandlerOpts{})
+}

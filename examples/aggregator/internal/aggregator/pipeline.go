@@ -1,0 +1,210 @@
+package aggregator
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/pond-go/pond/examples/aggregator/internal/wire"
+	"github.com/pond-go/pond/live"
+	"github.com/pond-go/pond/partition"
+	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/rolling"
+	"github.com/pond-go/pond/schema"
+	"github.com/pond-go/pond/sequence"
+	"github.com/pond-go/pond/trigger"
+)
+
+// Schema is the raw series' schema, in the order of the proto's Event
+// fields.
+var Schema = schema.MustNew(
+	schema.Column{Name: "time", Kind: schema.Time},
+	schema.Column{Name: "cpu", Kind: schema.Number},
+	schema.Column{Name: "requests", Kind: schema.Number},
+	schema.Column{Name: "host", Kind: schema.String},
+)
+
+// TickEvery is the period of the per-host clock.
+const TickEvery = 200 * time.Millisecond
+
+// pipeline is the seed pipeline (WORKLOAD.md, the same nodes as
+// benchmarks.NewSeedPipeline) with the example's two additions: an
+// optional per-host stride sampler between the partition and the rolling,
+// and an idle TTL that forgets a host quiet for longer than the 1m window.
+type pipeline struct {
+	s         *live.Series
+	hosts     live.NodeID // the partitioned two-window rolling
+	perSec    live.NodeID // the unpartitioned 1s count
+	cols      hostCols
+	perSecCol int
+}
+
+// hostCols are the column indices of the per-host rolling's output.
+type hostCols struct {
+	host, cpuAvg, cpuSd, cpuN, reqAvg, reqSum, reqN,
+	samples, cpuMin, cpuMax, curAvg, curSd int
+}
+
+// pipelineOptions are the knobs of the pipeline.
+type pipelineOptions struct {
+	Retention    time.Duration
+	Ordering     live.Ordering
+	Grace        time.Duration
+	SampleStride int
+}
+
+func newPipeline(o pipelineOptions) (*pipeline, error) {
+	s, err := live.New("metrics", Schema, live.Options{MaxAge: o.Retention, Ordering: o.Ordering, Grace: o.Grace})
+	if err != nil {
+		return nil, err
+	}
+	clock := trigger.Clock(sequence.Every(TickEvery))
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1, IdleTTL: time.Minute})
+	if err != nil {
+		return nil, err
+	}
+	src := byHost
+	if o.SampleStride > 1 {
+		if src, err = s.Sample(byHost, o.SampleStride); err != nil {
+			return nil, err
+		}
+	}
+	hosts, err := s.Rolling(src, []rolling.Window{
+		{Name: "1m", Span: time.Minute, Aggs: []reduce.Agg{
+			{Out: "cpu_avg", From: "cpu", Using: reduce.Avg},
+			{Out: "cpu_sd", From: "cpu", Using: reduce.Stdev},
+			{Out: "cpu_n", From: "cpu", Using: reduce.Count},
+			{Out: "requests_avg", From: "requests", Using: reduce.Avg},
+			{Out: "requests_sum", From: "requests", Using: reduce.Sum},
+			{Out: "requests_n", From: "requests", Using: reduce.Count},
+		}},
+		{Name: "200ms", Span: TickEvery, Aggs: []reduce.Agg{
+			{Out: "cpu_samples", From: "cpu", Using: reduce.Samples},
+			{Out: "cpu_min", From: "cpu", Using: reduce.Min},
+			{Out: "cpu_max", From: "cpu", Using: reduce.Max},
+			{Out: "current_avg", From: "cpu", Using: reduce.Avg},
+			{Out: "current_sd", From: "cpu", Using: reduce.Stdev},
+		}},
+	}, rolling.Options{Trigger: clock})
+	if err != nil {
+		return nil, err
+	}
+	perSec, err := s.Rolling(s.Root(), []rolling.Window{
+		{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{{Out: "events_per_sec", From: "cpu", Using: reduce.Count}}},
+	}, rolling.Options{Trigger: clock})
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range []live.NodeID{s.Root(), hosts, perSec} {
+		if err := s.Watch(w, live.Event); err != nil {
+			return nil, err
+		}
+	}
+	p := &pipeline{s: s, hosts: hosts, perSec: perSec}
+	hs, err := s.NodeSchema(hosts)
+	if err != nil {
+		return nil, err
+	}
+	idx := func(name string) int {
+		j, ok := hs.Index(name)
+		if !ok {
+			err = fmt.Errorf("aggregator: the rolling has no column %q", name)
+		}
+		return j
+	}
+	p.cols = hostCols{
+		host: idx("host"), cpuAvg: idx("cpu_avg"), cpuSd: idx("cpu_sd"), cpuN: idx("cpu_n"),
+		reqAvg: idx("requests_avg"), reqSum: idx("requests_sum"), reqN: idx("requests_n"),
+		samples: idx("cpu_samples"), cpuMin: idx("cpu_min"), cpuMax: idx("cpu_max"),
+		curAvg: idx("current_avg"), curSd: idx("current_sd"),
+	}
+	ps, _ := s.NodeSchema(perSec)
+	p.perSecCol, _ = ps.Index("events_per_sec")
+	return p, err
+}
+
+// CountAnomalies counts the samples of a 200 ms slice beyond each σ
+// threshold of the 1m baseline (spec §3.5): with diff = v − avg and
+// cut = t·sd, a sample counts above when diff > cut, else below when
+// −diff > cut; the comparisons are strict. When avg or sd is missing (NaN)
+// or there are no samples, the counts stay zero. above and below must have
+// one slot per threshold and are overwritten.
+//
+// With sd = 0 the cut is 0 and any sample off the mean would count. pond-go
+// keeps exact (compensated) sums, so a window of equal values has exactly
+// sd = 0 and avg = the value, and its samples (a subset of that window)
+// count nothing; no epsilon is needed, and the rule stays the one of the
+// reference implementations.
+func CountAnomalies(samples []float64, avg, sd float64, thresholds []float64, above, below []int) {
+	clear(above)
+	clear(below)
+	if avg != avg || sd != sd || len(samples) == 0 {
+		return
+	}
+	for _, v := range samples {
+		diff := v - avg
+		for i, t := range thresholds {
+			cut := t * sd
+			if diff > cut {
+				above[i]++
+			} else if -diff > cut {
+				below[i]++
+			}
+		}
+	}
+}
+
+// tickBuilder turns the rolling's rows of one boundary into HostTicks.
+type tickBuilder struct {
+	thresholds []float64
+	samples    []float64
+}
+
+// build appends the HostTicks of rows [from, to) of tab (the per-host
+// rolling's output) to dst. Hosts whose 1m window is empty are left out.
+// firstMs is the time of the first event ever taken, for
+// window_age_seconds.
+func (tb *tickBuilder) build(dst []wire.HostTick, tab *schema.Table, c *hostCols, from, to int, tsMs, firstMs int64) []wire.HostTick {
+	hosts := tab.Col(c.host).Strings()
+	num := func(j int) []float64 { return tab.Col(j).Numbers() }
+	cpuAvg, cpuSd, cpuN := num(c.cpuAvg), num(c.cpuSd), num(c.cpuN)
+	reqAvg, reqSum, reqN := num(c.reqAvg), num(c.reqSum), num(c.reqN)
+	cpuMin, cpuMax, curAvg, curSd := num(c.cpuMin), num(c.cpuMax), num(c.curAvg), num(c.curSd)
+	samples := tab.Col(c.samples)
+	age := math.Max(0, math.Min(60, float64(tsMs-firstMs)/1000))
+	k := len(tb.thresholds)
+	counts := make([]int, 2*k*(to-from))
+	for i := from; i < to; i++ {
+		n := int(cpuN[i])
+		if n == 0 {
+			continue
+		}
+		tb.samples = tb.samples[:0]
+		if vs, ok := samples.Array(i); ok {
+			for _, v := range vs {
+				if f, ok := v.Num(); ok {
+					tb.samples = append(tb.samples, f)
+				}
+			}
+		}
+		above, below := counts[:k:k], counts[k:2*k:2*k]
+		counts = counts[2*k:]
+		CountAnomalies(tb.samples, cpuAvg[i], cpuSd[i], tb.thresholds, above, below)
+		dst = append(dst, wire.HostTick{
+			TS: tsMs, Host: hosts[i],
+			CPUAvg: cpuAvg[i], CPUSd: cpuSd[i], CPUN: n,
+			NCurrent: len(tb.samples), AnomaliesAbove: above, AnomaliesBelow: below,
+			RequestsAvg: reqAvg[i], RequestsSum: zeroIfMissing(reqSum[i]), RequestsN: int(reqN[i]),
+			WindowAgeSeconds: age,
+			CPUMin:           cpuMin[i], CPUMax: cpuMax[i], CurrentAvg: curAvg[i], CurrentSd: curSd[i],
+		})
+	}
+	return dst
+}
+
+func zeroIfMissing(f float64) float64 {
+	if f != f {
+		return 0
+	}
+	return f
+}

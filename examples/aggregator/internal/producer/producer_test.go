@@ -1,0 +1,133 @@
+package producer
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pond-go/pond/benchmarks"
+	"github.com/pond-go/pond/examples/aggregator/internal/eventsv1"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/proto"
+)
+
+func TestSimulatorIsReproducibleWithASeed(t *testing.T) {
+	a := NewSimulator(12, 0.4, benchmarks.NewMulberry32(9).Next)
+	b := NewSimulator(12, 0.4, benchmarks.NewMulberry32(9).Next)
+	for k := range 50 {
+		now := int64(1714000000000 + 250*k)
+		assert.True(t, proto.Equal(a.Tick(now), b.Tick(now)), "tick %d", k)
+	}
+}
+
+func TestSimulatorEmitsOneEventPerHostInOrder(t *testing.T) {
+	s := NewSimulator(10, 0.4, benchmarks.NewMulberry32(1).Next)
+	for k := range 400 {
+		now := int64(1714000000000 + 100*k)
+		b := s.Tick(now)
+		require.Len(t, b.Events, 10)
+		for i, e := range b.Events {
+			assert.Equal(t, HostName(i), e.Host)
+			assert.Equal(t, now, e.TimeMs, "every event of a tick shares its time")
+			assert.GreaterOrEqual(t, e.Cpu, 0.0)
+			assert.LessOrEqual(t, e.Cpu, 1.0)
+			assert.GreaterOrEqual(t, e.Requests, int64(0))
+			assert.Less(t, e.Requests, int64(200))
+		}
+		for i := range 10 {
+			assert.GreaterOrEqual(t, s.Mean(i), 0.15)
+			assert.LessOrEqual(t, s.Mean(i), 0.9)
+		}
+	}
+	assert.Equal(t, "api-9", HostName(8), "names go on past the canonical eight")
+}
+
+// fixed returns a uniform source that replays vals, then 0.5 forever.
+func fixed(vals ...float64) func() float64 {
+	return func() float64 {
+		if len(vals) == 0 {
+			return 0.5
+		}
+		v := vals[0]
+		vals = vals[1:]
+		return v
+	}
+}
+
+func TestBurstsLiftCPUForFourSeconds(t *testing.T) {
+	// Tick 0 at 0 ms: no walk, one draw each for the noise and the
+	// requests. Tick at 1000 ms: the walk draws two uniforms for the
+	// triangular noise (0.5, 0.5: none) and one for the burst (0: starts).
+	s := NewSimulator(1, 0, fixed(0.5, 0.5, 0.5, 0.5, 0))
+	assert.InDelta(t, 0.55, s.Tick(0).Events[0].Cpu, 1e-12)
+	assert.InDelta(t, 0.55+BurstLift, s.Tick(1000).Events[0].Cpu, 1e-12)
+	assert.True(t, s.InBurst(0, 4999))
+	assert.False(t, s.InBurst(0, 5000), "a burst lasts 4000 ms")
+}
+
+func TestQueueDropsTheOldestAndCountsIt(t *testing.T) {
+	s := &subscriber{wake: make(chan struct{}, 1)}
+	var dropped int
+	for i := range QueueBatches + 6 {
+		dropped += s.enqueue(&eventsv1.Raw{Data: []byte{byte(i)}}, 10)
+	}
+	assert.Equal(t, 60, dropped, "six batches of ten rows")
+	assert.EqualValues(t, 6, s.dropped)
+	assert.Equal(t, QueueBatches, s.depth())
+	r, rows, ok := s.pop()
+	require.True(t, ok)
+	assert.Equal(t, []byte{6}, r.Data, "the oldest six went")
+	assert.Equal(t, 10, rows)
+}
+
+// TestAPausedSubscriberLosesBatchesNotMemory subscribes twice: one stream
+// is never read, the other reads. The paused one's queue overflows and is
+// counted; the reading one keeps up.
+func TestAPausedSubscriberLosesBatchesNotMemory(t *testing.T) {
+	p, err := Start(Config{GRPCAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0", Hosts: 50, EventsPerSec: 200, Variability: 0.4})
+	require.NoError(t, err)
+	defer p.Stop()
+	dialSmall := func() eventsv1.ProducerClient {
+		// Small HTTP/2 windows so the paused stream blocks soon.
+		conn, err := grpc.NewClient(p.GRPCAddr(), grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithInitialWindowSize(64<<10), grpc.WithInitialConnWindowSize(64<<10),
+			grpc.WithDefaultCallOptions(grpc.ForceCodecV2(eventsv1.Codec)))
+		require.NoError(t, err)
+		t.Cleanup(func() { conn.Close() })
+		return eventsv1.NewProducerClient(conn)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err = dialSmall().Subscribe(ctx, &eventsv1.SubscribeRequest{})
+	require.NoError(t, err)
+	reader, err := dialSmall().Subscribe(ctx, &eventsv1.SubscribeRequest{})
+	require.NoError(t, err)
+	var read atomic.Int64
+	go func() {
+		var raw eventsv1.Raw
+		for reader.RecvMsg(&raw) == nil {
+			read.Add(1)
+		}
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for p.Metrics().DroppedBatchesTotal < 100 {
+		require.True(t, time.Now().Before(deadline), "the paused subscriber's queue never overflowed")
+		time.Sleep(20 * time.Millisecond)
+	}
+	var m Metrics
+	resp, err := http.Get("http://" + p.MetricsAddr() + "/metrics")
+	require.NoError(t, err)
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&m))
+	resp.Body.Close()
+	assert.Equal(t, 2, m.Subscribers)
+	assert.Equal(t, m.DroppedBatchesTotal*50, m.DroppedRowsTotal)
+	assert.Contains(t, m.QueueDepth, QueueBatches, "the paused queue stays full, no larger")
+	// The reader lost at most a few batches in flight.
+	assert.Greater(t, float64(read.Load()), 0.9*float64(m.TicksEmittedTotal)-float64(QueueBatches))
+}

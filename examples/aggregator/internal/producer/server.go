@@ -1,0 +1,348 @@
+package producer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/pond-go/pond/benchmarks"
+	"github.com/pond-go/pond/examples/aggregator/internal/eventsv1"
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
+)
+
+// QueueBatches is the capacity of each subscriber's queue.
+const QueueBatches = 64
+
+// Config configures a producer.
+type Config struct {
+	// GRPCAddr is the gRPC listen address ("127.0.0.1:50051"; port 0
+	// picks one).
+	GRPCAddr string
+	// MetricsAddr is the HTTP listen address of /metrics and /health; empty
+	// serves none.
+	MetricsAddr  string
+	Hosts        int     // number of hosts
+	EventsPerSec float64 // ticks per second (one event per host per tick)
+	Variability  float64 // full width of the uniform per-event noise
+	// Seed seeds the simulator when HasSeed is set; otherwise the seed is
+	// random.
+	Seed    uint32
+	HasSeed bool
+	// Now is the wall clock (time.Now when nil); tests replace it.
+	Now func() time.Time
+}
+
+// Producer is a running producer.
+type Producer struct {
+	cfg     Config
+	sim     *Simulator
+	grpcLis net.Listener
+	httpLis net.Listener
+	srv     *grpc.Server
+	httpSrv *http.Server
+	start   time.Time
+	startMs int64
+
+	mu   sync.Mutex
+	subs map[*subscriber]struct{}
+
+	ticks, skipped, batches, rows, droppedBatches, droppedRows atomic.Uint64
+
+	stopOnce  sync.Once
+	stopTicks chan struct{}
+	tickDone  chan struct{}
+	paused    atomic.Bool
+}
+
+// subscriber is one Subscribe stream and its bounded queue.
+type subscriber struct {
+	mu      sync.Mutex
+	ring    [QueueBatches]*eventsv1.Raw
+	rows    [QueueBatches]int
+	head, n int
+	wake    chan struct{}
+	dropped uint64
+}
+
+// enqueue adds a batch, dropping the oldest when the queue is full. It
+// reports the rows dropped.
+func (s *subscriber) enqueue(r *eventsv1.Raw, rows int) (droppedRows int) {
+	s.mu.Lock()
+	if s.n == QueueBatches {
+		droppedRows = s.rows[s.head]
+		s.ring[s.head] = nil
+		s.head = (s.head + 1) % QueueBatches
+		s.n--
+		s.dropped++
+	}
+	i := (s.head + s.n) % QueueBatches
+	s.ring[i], s.rows[i] = r, rows
+	s.n++
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	return droppedRows
+}
+
+func (s *subscriber) pop() (*eventsv1.Raw, int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.n == 0 {
+		return nil, 0, false
+	}
+	r, rows := s.ring[s.head], s.rows[s.head]
+	s.ring[s.head] = nil
+	s.head = (s.head + 1) % QueueBatches
+	s.n--
+	return r, rows, true
+}
+
+func (s *subscriber) depth() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n
+}
+
+// Start listens and starts ticking. Stop it with [Producer.Stop].
+func Start(cfg Config) (*Producer, error) {
+	if cfg.Hosts < 1 {
+		return nil, fmt.Errorf("producer: hosts %d must be at least 1", cfg.Hosts)
+	}
+	if !(cfg.EventsPerSec > 0) {
+		return nil, fmt.Errorf("producer: events per second %v must be positive", cfg.EventsPerSec)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	seed := cfg.Seed
+	if !cfg.HasSeed {
+		seed = rand.Uint32()
+	}
+	p := &Producer{
+		cfg:       cfg,
+		sim:       NewSimulator(cfg.Hosts, cfg.Variability, benchmarks.NewMulberry32(seed).Next),
+		subs:      map[*subscriber]struct{}{},
+		stopTicks: make(chan struct{}),
+		tickDone:  make(chan struct{}),
+	}
+	var err error
+	if p.grpcLis, err = net.Listen("tcp", cfg.GRPCAddr); err != nil {
+		return nil, fmt.Errorf("producer: %w", err)
+	}
+	if cfg.MetricsAddr != "" {
+		if p.httpLis, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
+			p.grpcLis.Close()
+			return nil, fmt.Errorf("producer: %w", err)
+		}
+	}
+	p.srv = grpc.NewServer(grpc.ForceServerCodecV2(eventsv1.Codec))
+	eventsv1.RegisterProducerServer(p.srv, service{p: p})
+	go p.srv.Serve(p.grpcLis)
+	if p.httpLis != nil {
+		mux := http.NewServeMux()
+		mux.HandleFunc("GET /metrics", p.serveMetrics)
+		mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"ok":true}`))
+		})
+		p.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		go p.httpSrv.Serve(p.httpLis)
+	}
+	p.start = cfg.Now()
+	p.startMs = p.start.UnixMilli()
+	go p.tickLoop()
+	return p, nil
+}
+
+// GRPCAddr returns the address the gRPC server listens on.
+func (p *Producer) GRPCAddr() string { return p.grpcLis.Addr().String() }
+
+// MetricsAddr returns the address of /metrics, or "" when there is none.
+func (p *Producer) MetricsAddr() string {
+	if p.httpLis == nil {
+		return ""
+	}
+	return p.httpLis.Addr().String()
+}
+
+// Pause stops emitting ticks (true) or resumes (false); for tests.
+func (p *Producer) Pause(on bool) { p.paused.Store(on) }
+
+// tickLoop emits one batch per tick, scheduled from deadlines: tick k is
+// due at start + k·period, so the average rate is exact even when the
+// timer is coarse. A loop more than a second behind skips the missed ticks
+// and counts them.
+func (p *Producer) tickLoop() {
+	defer close(p.tickDone)
+	period := time.Duration(float64(time.Second) / p.cfg.EventsPerSec)
+	next := p.cfg.Now()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		now := p.cfg.Now()
+		if d := next.Sub(now); d > 0 {
+			timer.Reset(d)
+			select {
+			case <-p.stopTicks:
+				return
+			case <-timer.C:
+			}
+			now = p.cfg.Now()
+		} else {
+			select {
+			case <-p.stopTicks:
+				return
+			default:
+			}
+		}
+		if behind := now.Sub(next); behind > time.Second {
+			missed := uint64(behind / period)
+			p.skipped.Add(missed)
+			next = next.Add(time.Duration(missed) * period)
+		}
+		next = next.Add(period)
+		if p.paused.Load() {
+			continue
+		}
+		// Milliseconds from the monotonic clock, so event times never go
+		// back when the wall clock is stepped.
+		p.emit(p.startMs + now.Sub(p.start).Milliseconds())
+	}
+}
+
+// emit builds, encodes and fans out one tick.
+func (p *Producer) emit(nowMs int64) {
+	b := p.sim.Tick(nowMs)
+	data, err := proto.Marshal(b)
+	if err != nil {
+		panic(err) // a generated message always marshals
+	}
+	raw := &eventsv1.Raw{Data: data}
+	rows := len(b.Events)
+	p.ticks.Add(1)
+	p.mu.Lock()
+	for s := range p.subs {
+		if d := s.enqueue(raw, rows); d > 0 {
+			p.droppedBatches.Add(1)
+			p.droppedRows.Add(uint64(d))
+		}
+	}
+	p.mu.Unlock()
+}
+
+type service struct {
+	eventsv1.UnimplementedProducerServer
+	p *Producer
+}
+
+// Subscribe streams the subscriber's queue until the stream ends.
+func (s service) Subscribe(_ *eventsv1.SubscribeRequest, stream eventsv1.Producer_SubscribeServer) error {
+	p := s.p
+	sub := &subscriber{wake: make(chan struct{}, 1)}
+	p.mu.Lock()
+	p.subs[sub] = struct{}{}
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		delete(p.subs, sub)
+		p.mu.Unlock()
+	}()
+	ctx := stream.Context()
+	for {
+		raw, rows, ok := sub.pop()
+		if !ok {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-sub.wake:
+				continue
+			}
+		}
+		if err := stream.SendMsg(raw); err != nil {
+			return err
+		}
+		p.batches.Add(1)
+		p.rows.Add(uint64(rows))
+	}
+}
+
+// Metrics is the producer's /metrics document.
+type Metrics struct {
+	UptimeSec           float64 `json:"uptimeSec"`
+	Hosts               int     `json:"hosts"`
+	EventsPerSecPerHost float64 `json:"eventsPerSecPerHost"`
+	TicksEmittedTotal   uint64  `json:"ticks_emitted_total"`
+	TicksSkippedTotal   uint64  `json:"ticks_skipped_total"`
+	EventsEmittedTotal  uint64  `json:"events_emitted_total"`
+	BatchesSentTotal    uint64  `json:"batches_sent_total"`
+	RowsSentTotal       uint64  `json:"rows_sent_total"`
+	DroppedBatchesTotal uint64  `json:"dropped_batches_total"`
+	DroppedRowsTotal    uint64  `json:"dropped_rows_total"`
+	Subscribers         int     `json:"subscribers"`
+	QueueDepth          []int   `json:"queue_depth"`
+}
+
+// Metrics returns the producer's counters.
+func (p *Producer) Metrics() Metrics {
+	m := Metrics{
+		UptimeSec:           p.cfg.Now().Sub(p.start).Seconds(),
+		Hosts:               p.cfg.Hosts,
+		EventsPerSecPerHost: p.cfg.EventsPerSec,
+		TicksEmittedTotal:   p.ticks.Load(),
+		TicksSkippedTotal:   p.skipped.Load(),
+		BatchesSentTotal:    p.batches.Load(),
+		RowsSentTotal:       p.rows.Load(),
+		DroppedBatchesTotal: p.droppedBatches.Load(),
+		DroppedRowsTotal:    p.droppedRows.Load(),
+		QueueDepth:          []int{},
+	}
+	m.EventsEmittedTotal = m.TicksEmittedTotal * uint64(p.cfg.Hosts)
+	p.mu.Lock()
+	for s := range p.subs {
+		m.QueueDepth = append(m.QueueDepth, s.depth())
+	}
+	p.mu.Unlock()
+	m.Subscribers = len(m.QueueDepth)
+	return m
+}
+
+func (p *Producer) serveMetrics(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(p.Metrics())
+}
+
+// Stop shuts the producer down: it stops the simulator, gives the writers
+// 200 ms to flush, then stops gracefully, forcing the stop after 500 ms (an
+// open Subscribe stream would otherwise hold a graceful stop forever).
+func (p *Producer) Stop() { p.stopOnce.Do(p.stop) }
+
+func (p *Producer) stop() {
+	close(p.stopTicks)
+	<-p.tickDone
+	time.Sleep(200 * time.Millisecond)
+	done := make(chan struct{})
+	go func() { p.srv.GracefulStop(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(500 * time.Millisecond):
+		p.srv.Stop()
+		<-done
+	}
+	if p.httpSrv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		defer cancel()
+		if err := p.httpSrv.Shutdown(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			p.httpSrv.Close()
+		}
+	}
+}
