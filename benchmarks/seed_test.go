@@ -132,3 +132,26 @@ func TestSeedAnswers(t *testing.T) {
 		})
 	}
 }
+
+// TestSeedSteadyDoesNotAllocate guards the zero-allocation claim of the
+// seed pipeline: once the 1m windows are full and evicting, a push (and
+// the ticks it fires) allocates nothing, on a small configuration.
+func TestSeedSteadyDoesNotAllocate(t *testing.T) {
+	for _, c := range []struct{ P, N int }{{20, 100}, {50, 10}} {
+		st := NewSeedStream(c.P, c.N, 70)
+		p, err := NewSeedPipeline()
+		require.NoError(t, err)
+		var out []live.Output
+		warm := 62 * c.N
+		for _, b := range st.Batches[:warm] {
+			out, err = p.Series.PushMany(out[:0], b)
+			require.NoError(t, err)
+		}
+		next := warm
+		allocs := testing.AllocsPerRun(len(st.Batches)-warm-1, func() {
+			out, _ = p.Series.PushMany(out[:0], st.Batches[next])
+			next++
+		})
+		assert.Zero(t, allocs, "P=%d N=%d: allocations per push in steady state", c.P, c.N)
+	}
+}

@@ -166,6 +166,11 @@ func (s *Series) addNode(n node) NodeID {
 	return b.id
 }
 
+// HeldBytes returns the memory the root's storage holds (its chunks,
+// spare ones included), for sizing a series: about 8 bytes per row for
+// the time, 8 per number, 4 per string (an intern id), 1 per boolean.
+func (s *Series) HeldBytes() int { return s.store.Bytes() }
+
 // Len returns the number of rows the series holds.
 func (s *Series) Len() int { return s.store.Len() }
 
