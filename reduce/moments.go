@@ -322,6 +322,9 @@ func (m *Moments) slots(slots []uint64, off, stride, n int, remove bool) {
 	if n == 0 {
 		return
 	}
+	if m.runFast(slots, off, stride, n, remove) {
+		return
+	}
 	b := &m.main
 	sign := 1.0
 	if remove {
@@ -405,6 +408,96 @@ func (m *Moments) slots(slots []uint64, off, stride, n int, remove bool) {
 type lane struct {
 	k           int
 	s, c, q, qc float64
+}
+
+// runFast is the common case of a run: every value present and inside the
+// main band. It sums the run without a branch per value — two lanes of
+// double-double sums, and the smallest and largest exponent seen — and
+// checks afterwards: a missing value turns a lane into NaN, an exponent
+// outside the band shows in the extremes. Then it reports false having
+// changed nothing, and the caller takes the careful path.
+func (m *Moments) runFast(slots []uint64, off, stride, n int, remove bool) bool {
+	var s0, c0, q0, qc0, s1, c1, q1, qc1 float64
+	minE, maxE := uint64(0x7ff), uint64(0)
+	end := off + n*stride
+	i := off
+	sq := !m.noSquares
+	for ; i+stride < end; i += 2 * stride {
+		b0, b1 := slots[i], slots[i+stride]
+		x0, x1 := math.Float64frombits(b0), math.Float64frombits(b1)
+		e0, e1 := b0>>52&0x7ff, b1>>52&0x7ff
+		minE = min(minE, e0, e1)
+		maxE = max(maxE, e0, e1)
+		t0 := s0 + x0
+		d0 := t0 - s0
+		c0 += (s0 - (t0 - d0)) + (x0 - d0)
+		s0 = t0
+		t1 := s1 + x1
+		d1 := t1 - s1
+		c1 += (s1 - (t1 - d1)) + (x1 - d1)
+		s1 = t1
+		if sq {
+			p0, p1 := x0*x0, x1*x1
+			pe0, pe1 := math.FMA(x0, x0, -p0), math.FMA(x1, x1, -p1)
+			u0 := q0 + p0
+			d0 = u0 - q0
+			qc0 += (q0 - (u0 - d0)) + (p0 - d0) + pe0
+			q0 = u0
+			u1 := q1 + p1
+			d1 = u1 - q1
+			qc1 += (q1 - (u1 - d1)) + (p1 - d1) + pe1
+			q1 = u1
+		}
+	}
+	if i < end {
+		b0 := slots[i]
+		x0 := math.Float64frombits(b0)
+		e0 := b0 >> 52 & 0x7ff
+		minE = min(minE, e0)
+		maxE = max(maxE, e0)
+		t0 := s0 + x0
+		d0 := t0 - s0
+		c0 += (s0 - (t0 - d0)) + (x0 - d0)
+		s0 = t0
+		if sq {
+			p0 := x0 * x0
+			pe0 := math.FMA(x0, x0, -p0)
+			u0 := q0 + p0
+			d0 = u0 - q0
+			qc0 += (q0 - (u0 - d0)) + (p0 - d0) + pe0
+			q0 = u0
+		}
+	}
+	lo, hi := uint64(max(0, int(m.anchor)-bandSpan)), uint64(int(m.anchor)+bandSpan)
+	// A zero has exponent 0 and belongs anywhere; the check below then
+	// fails safe (the careful path handles it).
+	if minE < lo || maxE > hi || s0-s0 != 0 || s1-s1 != 0 || q0-q0 != 0 || q1-q1 != 0 {
+		return false
+	}
+	b := &m.main
+	if remove {
+		if m.n <= n || b.n <= n {
+			return false
+		}
+		s0, c0, s1, c1 = -s0, -c0, -s1, -c1
+		q0, qc0, q1, qc1 = -q0, -qc0, -q1, -qc1
+		m.n -= n
+		b.n -= n
+	} else {
+		m.n += n
+		b.n += n
+	}
+	t, e := twoSum(b.s, s0)
+	b.c += e + c0
+	t, e = twoSum(t, s1)
+	b.s, b.c = t, b.c+e+c1
+	if sq {
+		t, e = twoSum(b.q, q0)
+		b.qc += e + qc0
+		t, e = twoSum(t, q1)
+		b.q, b.qc = t, b.qc+e+qc1
+	}
+	return true
 }
 
 func (m *Moments) slotsSlow(slots []uint64, off, stride, n int, remove bool) {

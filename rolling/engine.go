@@ -670,15 +670,37 @@ func (e *Engine) Emit(out *schema.Table) {
 			}
 		case stSamples:
 			dst.BeginArray()
-			for a := ws.head; a < tail; a++ {
-				if bits := e.dq.row(a)[o.slot]; e.present(o.slot, bits) {
-					dst.AppendElem(e.value(o.slot, a, bits))
+			if p.kinds[o.slot-1] == schema.Number {
+				e.appendNumbers(dst, ws.head, tail, o.slot)
+			} else {
+				for a := ws.head; a < tail; a++ {
+					if bits := e.dq.row(a)[o.slot]; e.present(o.slot, bits) {
+						dst.AppendElem(e.value(o.slot, a, bits))
+					}
 				}
 			}
 			dst.EndArray()
 		case stGeneric:
 			ws.generic[o.idx].Append(dst)
 		}
+	}
+}
+
+// appendNumbers appends the present numbers of slot in rows [from, to) to
+// the array being built in dst, block by block.
+func (e *Engine) appendNumbers(dst *schema.Col, from, to uint64, slot int) {
+	st := e.dq.stride
+	for from < to {
+		off := from - e.dq.base
+		blk := e.dq.blocks[off/blockRows]
+		first := int(off % blockRows)
+		k := min(blockRows-first, int(to-from))
+		for r := first * st; r < (first+k)*st; r += st {
+			if x := math.Float64frombits(blk[r+slot]); x == x {
+				dst.AppendElem(schema.NumberValue(x))
+			}
+		}
+		from += uint64(k)
 	}
 }
 
