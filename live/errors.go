@@ -23,11 +23,14 @@ var (
 	// ErrLate reports, under reorder ordering, a row later than the grace
 	// period allows.
 	ErrLate = errors.New("live: event outside grace period")
-	// ErrNode reports a node id that does not belong to the series, or an
-	// output kind a node does not produce.
+	// ErrNode reports a node id that does not belong to the series, an
+	// output kind a node does not produce, or a node that cannot do what
+	// was asked (a snapshot of a node that holds no rows, the stats of a
+	// node that is not an aggregate).
 	ErrNode = errors.New("live: unknown node or output")
-	// ErrReentrant reports a push made while another push of the same
-	// series is running (from inside a map or filter function).
+	// ErrReentrant reports a push or a snapshot asked for while a push of
+	// the same series is running (from inside a map or filter function);
+	// the builders of views, reduces and aggregates return it too.
 	ErrReentrant = errors.New("live: push during push")
 	// ErrValidation is [schema.ErrValidation], for callers that import only
 	// this package.
@@ -44,6 +47,8 @@ type OrderError struct {
 	err    error
 }
 
+// Error names the row, its time and the latest time, and the grace for
+// [ErrLate].
 func (e *OrderError) Error() string {
 	if e.err == ErrLate {
 		return fmt.Sprintf("live: row %d at %s is outside the grace period (latest %s, grace %v)",
@@ -65,6 +70,8 @@ type ConfigError struct {
 	Err    error
 }
 
+// Error returns "live: <op>: <field>: <reason>", followed by the error
+// underneath if there is one.
 func (e *ConfigError) Error() string {
 	msg := "live: " + e.Op
 	if e.Field != "" {

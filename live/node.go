@@ -28,6 +28,8 @@ const (
 	Evict
 )
 
+// String returns "event", "batch" or "evict", or "kind(n)" for a value
+// that is not an output kind.
 func (k OutputKind) String() string {
 	switch k {
 	case Event:

@@ -21,6 +21,8 @@ const (
 	Reorder
 )
 
+// String returns "strict", "drop" or "reorder", or "ordering(n)" for a
+// value that is not an ordering.
 func (o Ordering) String() string {
 	switch o {
 	case Strict:
@@ -33,7 +35,8 @@ func (o Ordering) String() string {
 	return fmt.Sprintf("ordering(%d)", uint8(o))
 }
 
-// ParseOrdering parses "strict", "drop" or "reorder".
+// ParseOrdering parses "strict", "drop" or "reorder"; the empty string is
+// strict. Any other name is an error wrapping [ErrConfig].
 func ParseOrdering(s string) (Ordering, error) {
 	switch s {
 	case "strict", "":

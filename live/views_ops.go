@@ -257,6 +257,8 @@ const (
 	FillLinear
 )
 
+// String returns "hold", "zero" or "linear", or "fill(n)" for a value
+// that is not a strategy.
 func (f FillStrategy) String() string {
 	switch f {
 	case FillHold:

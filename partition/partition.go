@@ -31,6 +31,8 @@ type KeyError struct {
 	Err    error        // ErrUnknownGroup or ErrLimit
 }
 
+// Error names the row, the key and the column, and the limit for
+// [ErrLimit].
 func (e *KeyError) Error() string {
 	if e.Err == ErrLimit {
 		return fmt.Sprintf("partition: row %d: key %s of column %q would make more than %d partitions",
@@ -58,7 +60,7 @@ type Options struct {
 	// Groups, when not empty, declares the partitions: they exist from the
 	// start, in this order, and a row with any other key is an error that
 	// rejects its push. Values must have the column's kind and be
-	// distinct.
+	// distinct; a missing value declares the partition of missing keys.
 	Groups []schema.Value
 	// MaxEvents and MaxAge are the retention of each partition's own rows.
 	// Zero inherits the source series' setting, as pond-ts does.
@@ -149,8 +151,10 @@ type Router struct {
 	count    int
 }
 
-// NewRouter returns a router for a column of kind k. keyValue turns a
-// declared group into its routing key (for strings, by interning it).
+// NewRouter returns a router for a column of kind k, with the declared
+// groups of o already created. keyOf turns a declared group into its
+// routing key (for strings, by interning it). Options that do not pass
+// [Options.Check] are an error wrapping [ErrOptions].
 func NewRouter(k schema.Kind, o Options, keyOf func(schema.Value) Key) (*Router, error) {
 	if err := o.Check(k); err != nil {
 		return nil, err

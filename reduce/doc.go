@@ -81,10 +81,14 @@
 // Add 1e16, add 1, remove 1e16 gives 1 (pond-ts gives 0), and the stdev of
 // 5, 5, 5 left after other values were evicted is exactly 0 (pond-ts:
 // 8.4e-8). Values are kept in magnitude bands, each reset to zero when it
-// empties, so an outlier leaves no residue once it is gone. avg and stdev
-// are finished in double-double. stdev is the population form
-// √(Σ(x−mean)²/n). Results can differ from pond-ts's plain float sums in
-// the last bits, and by more where pond-ts drifts.
+// empties, so an outlier leaves no residue once it is gone. sum is the
+// double-double sum rounded once; avg divides that rounded sum by n (within
+// an ulp of the exact mean, not always the nearest float64 to it), or
+// divides in double-double when values of several bands are held. stdev is the population form √(Σ(x−mean)²/n), taken in float64
+// when the variance is not small against the squared mean and finished in
+// double-double otherwise (see [Moments]). Results can differ from
+// pond-ts's plain float sums in the last bits, and by more where pond-ts
+// drifts.
 //
 // An update costs about as much as a plain floating-point add in a loop
 // (3–4 ns on the machine of BENCH.md; see BenchmarkMoments): the

@@ -70,7 +70,7 @@ func (b *Batch) Reset() {
 	}
 }
 
-// Missing reports whether cell i of v is marked missing.
+// IsMissing reports whether cell i of v is marked missing.
 func (v *Vec) IsMissing(i int) bool { return v.Missing != nil && v.Missing[i] }
 
 // Reason says what is wrong with a cell or a row.
@@ -97,6 +97,8 @@ var reasonText = [...]string{
 	ColumnLength:    "column length differs from the number of rows",
 }
 
+// String returns what the reason says ("wrong type", "unsorted times"…),
+// or "reason(n)" for a value that is not a reason.
 func (r Reason) String() string {
 	if int(r) < len(reasonText) && reasonText[r] != "" {
 		return reasonText[r]
@@ -113,6 +115,9 @@ type RowError struct {
 	Detail string // what was found, for the message
 }
 
+// Error returns "schema: row <i> column <j> (<name>): <reason>: <detail>",
+// with "batch" for the row and no column when the error concerns the whole
+// batch or row.
 func (e *RowError) Error() string {
 	msg := "schema: "
 	if e.Row >= 0 {
@@ -142,9 +147,12 @@ func (s *Schema) rowErr(row, col int, r Reason, detail string) *RowError {
 }
 
 // Validate checks a whole batch against the schema: column count and
-// lengths, the kind of every cell, required cells, finite numbers, array
-// elements, and, when sorted is true, non-decreasing times. It returns the
-// first problem as a [*RowError], or nil.
+// lengths, required cells, finite numbers, array elements, and, when
+// sorted is true, non-decreasing times. (A batch cannot hold a cell of
+// the wrong kind: each column is read from the slice of its kind, and the
+// others are ignored.) It returns the first problem it finds as a
+// [*RowError], or nil; the checks run column by column, so that problem
+// is not always in the earliest bad row.
 func (s *Schema) Validate(b *Batch, sorted bool) error {
 	n := len(b.Time)
 	if len(b.Cols) != len(s.cols)-1 {

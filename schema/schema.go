@@ -44,6 +44,8 @@ type SchemaError struct {
 	Reason string
 }
 
+// Error returns "schema: column <i> (<name>): <reason>", or "schema:
+// <reason>" for the schema as a whole.
 func (e *SchemaError) Error() string {
 	if e.Column < 0 {
 		return "schema: " + e.Reason

@@ -81,10 +81,11 @@ func NanosValue(ns int64) Value { return Value{kind: Time, bits: uint64(ns)} }
 // the unit pond-ts uses.
 func MillisValue(ms int64) Value { return NanosValue(ms * int64(time.Millisecond)) }
 
-// Of converts a plain Go value: nil is missing; float64, float32 and the
-// integer types are numbers; string; bool; time.Time is a time; []any and
-// []Value are arrays (their elements converted the same way); a Value is
-// returned as it is. Any other type is an error wrapping [ErrValidation].
+// Of converts a plain Go value: nil is missing; float64, float32, int,
+// int32, int64, uint32 and uint64 are numbers; string; bool; time.Time is
+// a time; []any and []Value are arrays (their elements converted the same
+// way); a Value is returned as it is. Any other type (int8, uint, …) is an
+// error wrapping [ErrValidation].
 func Of(x any) (Value, error) {
 	switch x := x.(type) {
 	case nil:

@@ -23,6 +23,7 @@ type DurationError struct {
 	Reason string
 }
 
+// Error returns "sequence: invalid duration <input>: <reason>".
 func (e *DurationError) Error() string {
 	return fmt.Sprintf("sequence: invalid duration %q: %s", e.Input, e.Reason)
 }
@@ -153,7 +154,8 @@ func (s Sequence) Boundary(idx int64) int64 { return s.anchor + idx*s.step }
 // Start returns the start of the bucket holding t.
 func (s Sequence) Start(t int64) int64 { return s.Boundary(s.Index(t)) }
 
-// String renders the sequence as "every 200ms" or "every 30s from 5s".
+// String renders the sequence as "every 200ms", or with its anchor in
+// nanoseconds since the epoch as "every 30s from 5000000000".
 func (s Sequence) String() string {
 	if s.anchor == 0 {
 		return "every " + time.Duration(s.step).String()

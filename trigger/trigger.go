@@ -21,6 +21,8 @@ const (
 	KindClock             // one emission per crossed bucket boundary
 )
 
+// String returns "event", "count" or "clock", or "kind(n)" for a value
+// that is not a kind.
 func (k Kind) String() string {
 	switch k {
 	case KindEvent:
@@ -85,6 +87,8 @@ func (t Trigger) Err() error {
 	return fmt.Errorf("%w: unknown kind %d", ErrTrigger, t.kind)
 }
 
+// String renders the trigger as "event", "count(n)" or "clock(every
+// 30s)".
 func (t Trigger) String() string {
 	switch t.kind {
 	case KindCount:

@@ -1,0 +1,141 @@
+// Package live holds [Series], a live time series: it takes batches of
+// rows, keeps a bounded window of them in time order, runs a graph of
+// operators over them (partitions, rolling windows, reductions, buckets,
+// per-row views) and returns what each operator produced as tagged
+// outputs of the push. It follows pond-ts's live layer, with the
+// differences listed in DIFFERENCES.md.
+//
+// # Series
+//
+// [New] builds a series from a [schema.Schema] and [Options]. Rows enter
+// through [Series.PushMany] (a columnar [schema.Batch], the fast path) or
+// [Series.PushRows] (rows of values). The series stores what it accepts,
+// columnar, in chunks, with strings interned once; [Series.Len],
+// [Series.All], [Series.Row], [Series.Latest] and [Series.Stats] read
+// what it holds and what it has done. Times are int64 nanoseconds since
+// the Unix epoch inside the library and in tables; [time.Time] and
+// [time.Duration] at the API.
+//
+// # The node graph
+//
+// Every operator is a node of the series, identified by a [NodeID]. The
+// series itself is the root ([Series.Root], id 0); each builder method
+// adds a node on a source node and returns its id. Ids are given in build
+// order, which is also the order in which nodes run in a push, and they
+// are not always consecutive (a rolling with a history takes one more id
+// for it). A node built on a series that already holds rows starts from
+// them, replayed in arrival order; what it would emit then is dropped.
+// [Series.NodeSchema] gives the schema of a node's rows.
+//
+// # Pushes and outputs
+//
+// [Series.Watch] selects the outputs a push returns: a node's [Event]
+// output (the rows it emitted: for the root and a partition, the rows it
+// took in), its [Batch] output (the root's and a partition's rows of the
+// push as one table: the same table as its Event output) and its [Evict]
+// output (the rows retention or a window let go). [Series.PushMany]
+// appends one [Output] per watched node and kind that produced rows, in a
+// fixed order: first the Event outputs of all watched nodes in build
+// order, then their Batch outputs, then their Evict outputs. Each Output
+// holds all the rows of one node and kind in one [schema.Table]; nothing
+// is returned for a node and kind without rows.
+//
+// Output tables belong to the series and stay valid until the next call
+// of PushMany or PushRows, successful or not; [schema.Table.Clone] keeps
+// one. The root's outputs (and a partition's, which are the same rows)
+// may share memory with the pushed batch: times, numbers without missing
+// cells and strings without missing cells are not copied, so do not
+// change the batch while you read them. dst is caller-owned: pass
+// out[:0] to reuse it, so that steady-state pushes need not allocate.
+//
+// # Atomic pushes and errors
+//
+// A push is atomic in every ordering mode: every row is checked (cells
+// against the schema, ordering, partition limits) before anything
+// changes. On error nothing is stored, emitted or counted, dst comes
+// back as it was, and the error names the row:
+//
+//   - a [*schema.RowError] wrapping [ErrValidation] ([schema.ErrValidation])
+//     for a cell of the wrong kind, a missing required cell, NaN or ±Inf,
+//     a row or column of the wrong length;
+//   - an [*OrderError] wrapping [ErrOutOfOrder] (strict ordering) or
+//     [ErrLate] (reorder ordering, beyond the grace period);
+//   - a [*partition.KeyError] wrapping [partition.ErrUnknownGroup] or
+//     [partition.ErrLimit] for a key a partitioning refuses;
+//   - [ErrReentrant] for a push from inside a push (a filter's function).
+//
+// Options and pipelines are checked when built: builders return a
+// [*ConfigError] wrapping [ErrConfig] and the error underneath (a
+// [rolling.ErrSpec], [reduce.ErrReducer], [trigger.ErrTrigger] or
+// [sequence.ErrSequence], for instance). An unknown node id or an output
+// a node does not have is [ErrNode]. Nothing a caller's data or options
+// can do panics.
+//
+// # Ordering and retention
+//
+// [Options.Ordering] says what happens to a row older than the latest one
+// held: [Strict] rejects the push, [Drop] drops the row and counts it in
+// [Stats].Rejected, [Reorder] inserts it in time order after the rows of
+// the same time, if it is no more than [Options.Grace] late (inclusive;
+// no grace accepts any lateness). Equal times are fine in every mode.
+//
+// Retention runs once after each push: [Options.MaxAge] evicts the rows
+// older than the latest time minus MaxAge (a row exactly MaxAge old
+// stays), [Options.MaxEvents] keeps the newest rows. The evicted rows are
+// the root's Evict output. Nodes that hold rows follow the root's
+// evictions by identity, not by time; rolling windows keep their own rows
+// and are not shortened by retention.
+//
+// # Partitions and the synchronised clock
+//
+// [Series.PartitionBy] routes the root's rows by the value of one column
+// (a string, number or boolean; a missing value is a partition of its
+// own) and keeps each partition's rows under its own retention, with
+// optional declared groups, a partition limit and an idle time-to-live
+// ([partition.Options]). Operators built on a partition node run per
+// partition, and their rows carry the partition column after the time.
+//
+// A rolling on a partitioned node with a clock trigger is synchronised:
+// the tick fires inside the ingest of the first row that crosses a
+// boundary; every partition known then, in first-seen order (declared
+// groups first), evicts against that row's time and emits one row keyed
+// at the boundary, quiet partitions included; rows of other partitions at
+// the same time arrive after the tick and show at the next one. A tick's
+// rows come out together, one run of equal times in the rolling's table
+// ([schema.Table.Runs], [ByTime]).
+//
+// # Operators
+//
+//   - [Series.PartitionBy]: per-key partitions of the root;
+//   - [Series.Rolling]: one or more rolling windows (time spans or a row
+//     count) under an event, count or clock trigger ([rolling.Window],
+//     [trigger.Trigger]);
+//   - [Series.Reduce]: a reduction of everything a node holds, once per
+//     push;
+//   - [Series.Aggregate]: fixed buckets of a sequence, emitted when they
+//     close, with a grace;
+//   - views, one row out per row in: [Series.Filter], [Series.Map],
+//     [Series.Select], [Series.Window], [Series.WindowCount],
+//     [Series.Diff], [Series.Rate], [Series.PctChange], [Series.Fill],
+//     [Series.Cumulative], [Series.Sample];
+//   - [Series.PerPartition] builds a chain of views per partition, and
+//     [Series.Gather] merges a partitioned node back into one stream.
+//
+// [NewTyped] and [Codec] push and read slices of a struct type without
+// reflection per row; [ByTime] groups a push's rows by time.
+//
+// # Snapshots
+//
+// [Series.Snapshot] returns a table the caller owns of what a node holds
+// now, in time order: the root's rows, a partition node's, a window's or a
+// view's, or the emitted rows a rolling keeps in its history
+// ([rolling.History], off by default). Later pushes do not change it.
+//
+// # Concurrency and time
+//
+// A Series is not safe for concurrent use: guard it with a lock if
+// several goroutines push to it or read it. The package starts no
+// goroutine, uses no channel and never reads the wall clock: every
+// window, clock and time-to-live runs on the data's own times, so the
+// same pushes always give the same outputs.
+package live
