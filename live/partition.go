@@ -110,6 +110,7 @@ type partitionNode struct {
 	// per-partition storage of the rows the partition holds: row-major,
 	// [time, id, cells…] per row.
 	rings     []ring
+	slab      []uint64 // where new partitions' first slots come from
 	stride    int
 	hasArrays bool // the schema has an array column
 	arrays    map[uint64]schema.Value
@@ -275,7 +276,14 @@ func (n *partitionNode) store(p int32, in *frame, i int) {
 		n.evictFront(p, 1)
 	}
 	if r.n*st == len(r.buf) {
-		grown := make([]uint64, max(st, 2*len(r.buf)))
+		var grown []uint64
+		if len(r.buf) == 0 {
+			// A partition's first row: from a shared slab, so that the
+			// one-row slots of many partitions lie side by side.
+			grown = n.slot()
+		} else {
+			grown = make([]uint64, 2*len(r.buf))
+		}
 		for k := range r.n {
 			copy(grown[k*st:(k+1)*st], r.row(k, st))
 		}
@@ -297,6 +305,17 @@ func (n *partitionNode) store(p int32, in *frame, i int) {
 		}
 		n.evictFront(p, k)
 	}
+}
+
+// slot returns room for one row, from a slab shared by the partitions.
+func (n *partitionNode) slot() []uint64 {
+	st := n.stride
+	if len(n.slab) < st {
+		n.slab = make([]uint64, 256*st)
+	}
+	s := n.slab[:st:st]
+	n.slab = n.slab[st:]
+	return s
 }
 
 func (r *ring) row(k, stride int) []uint64 {

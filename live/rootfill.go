@@ -1,6 +1,10 @@
 package live
 
-import "github.com/pond-go/pond/schema"
+import (
+	"unsafe"
+
+	"github.com/pond-go/pond/schema"
+)
 
 // internCache remembers, for one string column, the strings of the last
 // successful push and their intern ids by position. Producers that send
@@ -9,6 +13,13 @@ import "github.com/pond-go/pond/schema"
 type internCache struct {
 	strs []string
 	ids  []uint32
+	hit  bool // the last push matched the cache on every row
+}
+
+// equalString is a == b, answering without comparing bytes when both share
+// their bytes (a producer that sends the same string values every time).
+func equalString(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
 }
 
 // fillAll makes the out frame hold every row of b, sharing b's memory
@@ -42,15 +53,19 @@ func (r *rootNode) fillAll(b *schema.Batch) {
 		case schema.String:
 			ids := f.syms[j][:0]
 			cache := &r.cache[j]
+			cache.hit = false
 			if v.Missing == nil {
 				c.AliasStrs(v.Str)
+				hit := len(v.Str) == len(cache.strs)
 				for i, str := range v.Str {
-					if i < len(cache.strs) && cache.strs[i] == str {
+					if i < len(cache.strs) && equalString(cache.strs[i], str) {
 						ids = append(ids, cache.ids[i])
 					} else {
 						ids = append(ids, s.syms.ID(str))
+						hit = false
 					}
 				}
+				cache.hit = hit
 			} else {
 				for i, str := range v.Str {
 					if v.Missing[i] {
@@ -59,7 +74,7 @@ func (r *rootNode) fillAll(b *schema.Batch) {
 						continue
 					}
 					c.AppendStr(str)
-					if i < len(cache.strs) && cache.strs[i] == str {
+					if i < len(cache.strs) && equalString(cache.strs[i], str) {
 						ids = append(ids, cache.ids[i])
 					} else {
 						ids = append(ids, s.syms.ID(str))
@@ -100,6 +115,9 @@ func (r *rootNode) rememberStrings() {
 			continue
 		}
 		c := &r.cache[j]
+		if c.hit {
+			continue // it holds these strings already
+		}
 		c.strs = append(c.strs[:0], f.tab.Col(j).Strings()...)
 		c.ids = append(c.ids[:0], ids...)
 	}

@@ -160,3 +160,30 @@ func (e *Extreme) PrependSlots(slots []uint64, off, stride, n int, seq uint64) {
 		e.n++
 	}
 }
+
+// PrependMinMax is PrependSlots on a min deque and a max deque of the same
+// values at once, reading each value once.
+func PrependMinMax(mn, mx *Extreme, slots []uint64, off, stride, n int, seq uint64) {
+	for r := n - 1; r >= 0; r-- {
+		x := math.Float64frombits(slots[off+r*stride])
+		if x != x {
+			continue
+		}
+		if mn.n == 0 || x <= mn.buf[mn.head].x {
+			if mn.n == len(mn.buf) {
+				mn.grow()
+			}
+			mn.head = (mn.head - 1) & (len(mn.buf) - 1)
+			mn.buf[mn.head] = extremeEntry{seq + uint64(r), x}
+			mn.n++
+		}
+		if mx.n == 0 || x >= mx.buf[mx.head].x {
+			if mx.n == len(mx.buf) {
+				mx.grow()
+			}
+			mx.head = (mx.head - 1) & (len(mx.buf) - 1)
+			mx.buf[mx.head] = extremeEntry{seq + uint64(r), x}
+			mx.n++
+		}
+	}
+}

@@ -253,3 +253,36 @@ func TestExtremePrependBuildsTheSameDeque(t *testing.T) {
 		}
 	}
 }
+
+func TestPrependMinMaxMatchesSeparate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for trial := range 300 {
+		n := rng.IntN(30)
+		slots := make([]uint64, n)
+		for i := range slots {
+			x := float64(rng.IntN(6))
+			if rng.IntN(7) == 0 {
+				x = math.NaN()
+			}
+			slots[i] = math.Float64bits(x)
+		}
+		a, b, c, d := NewMin(), NewMax(), NewMin(), NewMax()
+		a.PrependSlots(slots, 0, 1, n, 7)
+		b.PrependSlots(slots, 0, 1, n, 7)
+		PrependMinMax(c, d, slots, 0, 1, n, 7)
+		for s := uint64(7); s <= uint64(7+n); s++ {
+			av, aok := a.Value()
+			cv, cok := c.Value()
+			require.Equal(t, aok, cok, "trial %d", trial)
+			require.Equal(t, av, cv, "trial %d", trial)
+			bv, bok := b.Value()
+			dv, dok := d.Value()
+			require.Equal(t, bok, dok)
+			require.Equal(t, bv, dv, "trial %d", trial)
+			a.RemoveBefore(s)
+			b.RemoveBefore(s)
+			c.RemoveBefore(s)
+			d.RemoveBefore(s)
+		}
+	}
+}

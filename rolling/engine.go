@@ -4,6 +4,7 @@ import (
 	"math"
 	"unsafe"
 
+	"github.com/pond-go/pond/internal/prefetch"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/schema"
 )
@@ -357,6 +358,21 @@ func (e *Engine) dropArrays(low uint64) {
 	}
 }
 
+// Prefetch starts loading what a fold of the engine will touch first and
+// is least likely to find in cache: the oldest row of each window (rows a
+// minute old, for a minute-long window) and the window states. A tick
+// prefetches a few engines ahead of the one it folds.
+func (e *Engine) Prefetch() {
+	prefetch.Line(unsafe.Pointer(&e.wins[0]))
+	for w := range e.wins {
+		if h := e.wins[w].head; h < e.dq.tail {
+			off := h - e.dq.base
+			blk := e.dq.blocks[off/blockRows]
+			prefetch.Line(unsafe.Pointer(&blk[int(off%blockRows)*e.dq.stride]))
+		}
+	}
+}
+
 // scanTo returns the first row from a on whose time is not before lim
 // (tail if none), reading the times block by block.
 func (e *Engine) scanTo(a, tail uint64, lim int64) uint64 {
@@ -438,9 +454,17 @@ func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
 			first := last + 1 - n
 			seq := a - uint64(n)
 			for i, s := range wp.mins {
+				if j := wp.maxOn(s); j >= 0 {
+					// A min and a max of one column: one pass for both.
+					reduce.PrependMinMax(&ws.mins[i], &ws.maxs[j], blk, first*stride+s, stride, n, seq)
+					continue
+				}
 				ws.mins[i].PrependSlots(blk, first*stride+s, stride, n, seq)
 			}
 			for i, s := range wp.maxs {
+				if wp.minOn(s) >= 0 {
+					continue // done with its min
+				}
 				ws.maxs[i].PrependSlots(blk, first*stride+s, stride, n, seq)
 			}
 			a = seq
@@ -745,27 +769,12 @@ func (in *Input) encodeRow(i int, dst []uint64) {
 	}
 }
 
-// appendEncoded appends encoded rows (a multiple of Stride slots, from a
-// plan without array columns) at the tail of the deque, copying block by
-// block.
-func (e *Engine) appendEncoded(rows []uint64) {
-	st := e.dq.stride
-	for len(rows) > 0 {
-		off := e.dq.tail - e.dq.base
-		if off == uint64(len(e.dq.blocks))*blockRows {
-			e.dq.blocks = append(e.dq.blocks, e.p.pool.get())
-		}
-		b := e.dq.blocks[off/blockRows]
-		o := int(off % blockRows)
-		n := min(blockRows-o, len(rows)/st)
-		copy(b[o*st:(o+n)*st], rows[:n*st])
-		for r := range n {
-			if t := int64(rows[r*st]); !e.has || t > e.maxT {
-				e.maxT, e.has = t, true
-			}
-		}
-		e.dq.tail += uint64(n)
-		rows = rows[n*st:]
+// reserve makes sure the deque has blocks for k more rows after its tail
+// (it does not move the tail).
+func (e *Engine) reserve(k int) {
+	need := e.dq.tail + uint64(k) - e.dq.base
+	for uint64(len(e.dq.blocks))*blockRows < need {
+		e.dq.blocks = append(e.dq.blocks, e.p.pool.get())
 	}
 }
 

@@ -1,7 +1,7 @@
 package rolling
 
 import (
-	"slices"
+	"math"
 
 	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/trigger"
@@ -42,10 +42,15 @@ type Group struct {
 	clock   trigger.ClockState
 	counts  []trigger.CountState
 
-	pend     []uint64 // encoded rows since the last tick
+	// Rows since the last tick, column by column: times, the encoded
+	// columns the plan reads, partitions.
+	pendT    []int64
+	pendC    [][]uint64
 	pendPart []int32
-	sorted   []uint64
-	offs     []int32
+	offs     []int32    // per partition: rows to flush
+	dst      [][]uint64 // per partition: where its next row goes
+	pos      []uint64   // per partition: the absolute index of that row
+	mt       []int64    // per partition: latest time flushed
 }
 
 // NewGroup returns an empty group for the plan, whose [Plan] must have
@@ -123,20 +128,17 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 			}
 			return
 		}
-		st := g.p.Stride()
+		// Buffer the rows between crossings column by column, in runs.
+		from := 0
 		for i, t := range in.times {
-			n := len(g.pend)
-			if cap(g.pend)-n < st {
-				g.pend = slices.Grow(g.pend, st*(len(in.times)-i))
-			}
-			g.pend = g.pend[:n+st]
-			in.encodeRow(i, g.pend[n:])
-			g.pendPart = append(g.pendPart, part[i])
 			if b, fired := g.clock.Observe(t); fired {
+				g.buffer(in, part, from, i+1)
+				from = i + 1
 				g.flush()
 				g.tick(t, b, out)
 			}
 		}
+		g.buffer(in, part, from, len(in.times))
 	case trigger.KindEvent:
 		for i, t := range in.times {
 			e := g.engine(part[i])
@@ -165,7 +167,14 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 // window evicted against t.
 func (g *Group) tick(t, b int64, out *schema.Table) {
 	tc, kc := out.Col(0), out.Col(1)
-	for _, p := range g.order {
+	const ahead = 4
+	for i := range min(ahead, len(g.order)) {
+		g.engines[g.order[i]].Prefetch()
+	}
+	for i, p := range g.order {
+		if i+ahead < len(g.order) {
+			g.engines[g.order[i+ahead]].Prefetch()
+		}
 		e := g.engines[p]
 		e.Fold(t)
 		tc.AppendTime(b)
@@ -174,10 +183,28 @@ func (g *Group) tick(t, b int64, out *schema.Table) {
 	}
 }
 
+// buffer appends rows [from, to) of in to the rows waiting for the next
+// tick.
+func (g *Group) buffer(in *Input, part []int32, from, to int) {
+	if from >= to {
+		return
+	}
+	if len(g.pendC) != len(in.enc) {
+		g.pendC = make([][]uint64, len(in.enc))
+	}
+	g.pendT = append(g.pendT, in.times[from:to]...)
+	for k, c := range in.enc {
+		g.pendC[k] = append(g.pendC[k], c[from:to]...)
+	}
+	g.pendPart = append(g.pendPart, part[from:to]...)
+}
+
 // flush moves the buffered rows into their partitions' deques: new
-// partitions are created in the order their first row arrived, then the
-// rows are sorted by partition, keeping arrival order, and copied in one
-// run per partition.
+// partitions are created in the order their first row arrived; then each
+// partition's deque makes room for its rows, and the rows are written in
+// arrival order straight to their places (a partition's rows stay in
+// arrival order, and the places written at one time are one per
+// partition, a working set that stays in cache).
 func (g *Group) flush() {
 	if len(g.pendPart) == 0 {
 		return
@@ -187,36 +214,66 @@ func (g *Group) flush() {
 			g.engine(p)
 		}
 	}
-	st := g.p.Stride()
-	if cap(g.offs) < len(g.engines)+1 {
-		g.offs = make([]int32, len(g.engines)+1)
+	n := len(g.engines)
+	if cap(g.offs) < n {
+		g.offs = make([]int32, n)
 	}
-	offs := g.offs[:len(g.engines)+1]
-	clear(offs)
+	counts := g.offs[:n]
+	clear(counts)
 	for _, p := range g.pendPart {
-		offs[p+1]++
+		counts[p]++
 	}
-	for i := 1; i < len(offs); i++ {
-		offs[i] += offs[i-1]
+	// Make room, and find each partition's first place.
+	st := g.p.Stride()
+	if cap(g.dst) < n {
+		g.dst = make([][]uint64, n)
+		g.pos = make([]uint64, n)
+		g.mt = make([]int64, n)
 	}
-	if cap(g.sorted) < len(g.pend) {
-		g.sorted = make([]uint64, len(g.pend))
-	}
-	sorted := g.sorted[:len(g.pend)]
-	for i, p := range g.pendPart {
-		k := int(offs[p])
-		offs[p]++
-		copy(sorted[k*st:(k+1)*st], g.pend[i*st:(i+1)*st])
-	}
-	// offs[p] is now the end of partition p's rows, offs[p-1] its start.
-	start := int32(0)
-	for p := range g.engines {
-		end := offs[p]
-		if end > start {
-			g.engines[p].appendEncoded(sorted[int(start)*st : int(end)*st])
+	dst, pos, mt := g.dst[:n], g.pos[:n], g.mt[:n]
+	for p, k := range counts {
+		if k == 0 {
+			continue
 		}
-		start = end
+		e := g.engines[p]
+		e.reserve(int(k))
+		pos[p] = e.dq.tail
+		off := e.dq.tail - e.dq.base
+		dst[p] = e.dq.blocks[off/blockRows][int(off%blockRows)*st:]
+		mt[p] = e.maxT
+		if !e.has {
+			mt[p] = math.MinInt64
+		}
 	}
-	g.pend = g.pend[:0]
+	for i, p := range g.pendPart {
+		d := dst[p]
+		if len(d) < st {
+			// The next block of the partition's deque.
+			e := g.engines[p]
+			off := pos[p] - e.dq.base
+			d = e.dq.blocks[off/blockRows]
+		}
+		t := g.pendT[i]
+		d[0] = uint64(t)
+		for k, c := range g.pendC {
+			d[k+1] = c[i]
+		}
+		dst[p] = d[st:]
+		pos[p]++
+		if t > mt[p] {
+			mt[p] = t
+		}
+	}
+	for p, k := range counts {
+		if k > 0 {
+			e := g.engines[p]
+			e.dq.tail += uint64(k)
+			e.maxT, e.has = mt[p], true
+		}
+	}
+	g.pendT = g.pendT[:0]
+	for k := range g.pendC {
+		g.pendC[k] = g.pendC[k][:0]
+	}
 	g.pendPart = g.pendPart[:0]
 }

@@ -63,6 +63,26 @@ type winPlan struct {
 	generic    []genPlan
 }
 
+// maxOn returns the index of the max state on slot s, or -1.
+func (wp *winPlan) maxOn(s int) int {
+	for j, x := range wp.maxs {
+		if x == s {
+			return j
+		}
+	}
+	return -1
+}
+
+// minOn returns the index of the min state on slot s, or -1.
+func (wp *winPlan) minOn(s int) int {
+	for j, x := range wp.mins {
+		if x == s {
+			return j
+		}
+	}
+	return -1
+}
+
 type genPlan struct {
 	slot int
 	red  reduce.Reducer
