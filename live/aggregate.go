@@ -46,6 +46,9 @@ func (s *Series) Aggregate(source NodeID, seq sequence.Sequence, aggs []reduce.A
 	if grace < 0 {
 		return 0, configErr(op, "grace", fmt.Sprintf("%v must not be negative", grace), nil)
 	}
+	if grace > sequence.MaxDuration {
+		return 0, configErr(op, "grace", fmt.Sprintf("%v is longer than %v", grace, sequence.MaxDuration), nil)
+	}
 	if grace == 0 {
 		grace = s.opts.Grace
 	}

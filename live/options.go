@@ -3,6 +3,8 @@ package live
 import (
 	"fmt"
 	"time"
+
+	"github.com/pond-go/pond/sequence"
 )
 
 // Ordering says what a series does with a row older than the latest one it
@@ -72,6 +74,10 @@ func (o Options) validate(op string) error {
 	switch {
 	case o.MaxAge < 0:
 		return configErr(op, "MaxAge", fmt.Sprintf("%v must not be negative", o.MaxAge), nil)
+	case o.MaxAge > sequence.MaxDuration:
+		return configErr(op, "MaxAge", fmt.Sprintf("%v is longer than %v", o.MaxAge, sequence.MaxDuration), nil)
+	case o.Grace > sequence.MaxDuration:
+		return configErr(op, "Grace", fmt.Sprintf("%v is longer than %v", o.Grace, sequence.MaxDuration), nil)
 	case o.MaxEvents < 0:
 		return configErr(op, "MaxEvents", fmt.Sprintf("%d must not be negative", o.MaxEvents), nil)
 	case o.Ordering > Reorder:

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pond-go/pond/schema"
+	"github.com/pond-go/pond/sequence"
 )
 
 // Views are per-row operators built on any node: filter, map, select,
@@ -547,8 +548,8 @@ func (s *Series) Window(source NodeID, span time.Duration) (NodeID, error) {
 	if err != nil {
 		return 0, err
 	}
-	if span <= 0 {
-		return 0, configErr("window", "span", fmt.Sprintf("%v must be positive", span), nil)
+	if err := sequence.CheckDuration(span); err != nil {
+		return 0, configErr("window", "span", fmt.Sprintf("%v must be positive and at most %v", span, sequence.MaxDuration), err)
 	}
 	return s.addWindow(source, src, int64(span), 0), nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pond-go/pond/schema"
+	"github.com/pond-go/pond/sequence"
 )
 
 // Errors returned by this package.
@@ -97,6 +98,8 @@ func (o Options) Check(k schema.Kind) error {
 		return fmt.Errorf("%w: MaxPartitions %d must not be negative", ErrOptions, o.MaxPartitions)
 	case o.IdleTTL < 0:
 		return fmt.Errorf("%w: IdleTTL %v must not be negative", ErrOptions, o.IdleTTL)
+	case o.MaxAge > sequence.MaxDuration || o.IdleTTL > sequence.MaxDuration:
+		return fmt.Errorf("%w: MaxAge %v or IdleTTL %v is longer than %v", ErrOptions, o.MaxAge, o.IdleTTL, sequence.MaxDuration)
 	case o.MaxPartitions > 0 && len(o.Groups) > o.MaxPartitions:
 		return fmt.Errorf("%w: %d declared groups exceed MaxPartitions %d", ErrOptions, len(o.Groups), o.MaxPartitions)
 	}

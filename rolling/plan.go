@@ -5,6 +5,7 @@ import (
 
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/schema"
+	"github.com/pond-go/pond/sequence"
 	"github.com/pond-go/pond/trigger"
 )
 
@@ -130,6 +131,8 @@ func NewPlan(src *schema.Schema, windows []Window, opts Options, key *Key, syms 
 		switch {
 		case w.Span < 0 || w.Count < 0:
 			return nil, &SpecError{Window: name, Reason: "span and count must be positive"}
+		case w.Span > sequence.MaxDuration:
+			return nil, &SpecError{Window: name, Reason: fmt.Sprintf("span %v is longer than %v", w.Span, sequence.MaxDuration)}
 		case w.Span == 0 && w.Count == 0:
 			return nil, &SpecError{Window: name, Reason: "a window needs a positive Span or Count"}
 		case w.Span > 0 && w.Count > 0:

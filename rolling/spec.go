@@ -8,6 +8,7 @@ import (
 
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/schema"
+	"github.com/pond-go/pond/sequence"
 	"github.com/pond-go/pond/trigger"
 )
 
@@ -130,7 +131,7 @@ func (o Options) check() error {
 	if o.MinSamples < 0 {
 		return &SpecError{Reason: fmt.Sprintf("MinSamples %d must not be negative", o.MinSamples)}
 	}
-	if o.History.MaxEvents < 0 || o.History.MaxAge < 0 {
+	if o.History.MaxEvents < 0 || o.History.MaxAge < 0 || o.History.MaxAge > sequence.MaxDuration {
 		return &SpecError{Reason: fmt.Sprintf("history bounds (%d, %v) must not be negative", o.History.MaxEvents, o.History.MaxAge)}
 	}
 	return nil

@@ -85,6 +85,16 @@ const (
 	Unsorted                          // a time before the previous row's
 	BadElement                        // an array element that is not a finite scalar
 	ColumnLength                      // a batch column with another length than Time
+	TimeRange                         // a time more than MaxTime from the epoch
+)
+
+// MinTime and MaxTime bound the times a series accepts: within 2^62 − 1
+// ns of the Unix epoch, the years 1823 to 2116. Inside these bounds a time
+// minus any duration pond-go accepts (at most 2^62 ns), or the distance
+// between two times, never overflows an int64.
+const (
+	MaxTime = 1<<62 - 1
+	MinTime = -MaxTime
 )
 
 var reasonText = [...]string{
@@ -95,6 +105,7 @@ var reasonText = [...]string{
 	Unsorted:        "unsorted times",
 	BadElement:      "bad array element",
 	ColumnLength:    "column length differs from the number of rows",
+	TimeRange:       "time outside the supported range (the years 1823 to 2116)",
 }
 
 // String returns what the reason says ("wrong type", "unsorted times"…),
@@ -157,6 +168,11 @@ func (s *Schema) Validate(b *Batch, sorted bool) error {
 	n := len(b.Time)
 	if len(b.Cols) != len(s.cols)-1 {
 		return s.rowErr(-1, -1, RowLength, fmt.Sprintf("batch has %d value columns, schema has %d", len(b.Cols), len(s.cols)-1))
+	}
+	for i, t := range b.Time {
+		if t < MinTime || t > MaxTime {
+			return s.rowErr(i, 0, TimeRange, fmt.Sprintf("%d ns", t))
+		}
 	}
 	if sorted {
 		for i := 1; i < n; i++ {
@@ -292,6 +308,11 @@ func (s *Schema) checkRow(i int, r Row) error {
 		}
 		if c.kind != col.Kind {
 			return s.rowErr(i, j, WrongType, fmt.Sprintf("expected %s, got %s", col.Kind, c.kind))
+		}
+		if c.kind == Time {
+			if t := int64(c.bits); t < MinTime || t > MaxTime {
+				return s.rowErr(i, j, TimeRange, fmt.Sprintf("%d ns", t))
+			}
 		}
 		switch c.kind {
 		case Number:

@@ -27,4 +27,7 @@
 // since no non-finite number is ever stored), readable without copying
 // through [Table.Numbers]. Times are int64 nanoseconds since the Unix
 // epoch throughout; [Value] and [Table.Time] convert to [time.Time].
+// A series accepts times within [MinTime, MaxTime], the years 1823 to
+// 2116, so that time arithmetic with any accepted duration (at most 2^62
+// ns) cannot overflow; validation rejects others with [TimeRange].
 package schema

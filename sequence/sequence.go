@@ -64,7 +64,7 @@ func ParseDuration(s string) (time.Duration, error) {
 			continue
 		}
 		n, err := strconv.ParseInt(s[:i], 10, 64)
-		if err != nil || n > int64(1<<63-1)/int64(u.unit) {
+		if err != nil || n > int64(MaxDuration)/int64(u.unit) {
 			return 0, &DurationError{Input: s, Reason: "it is too large"}
 		}
 		if n == 0 {
@@ -75,11 +75,25 @@ func ParseDuration(s string) (time.Duration, error) {
 	return 0, &DurationError{Input: s, Reason: "the unit is not one of ms, s, m, h, d"}
 }
 
-// CheckDuration returns an error wrapping [ErrDuration] if d is zero or
-// negative.
+// MaxDuration is the longest duration pond-go accepts anywhere (a window,
+// a retention, a grace, a step): 2^62 ns, about 146 years. With times
+// kept within MaxTime of the epoch, a time minus a duration, or two
+// times apart, never overflows an int64.
+const MaxDuration = time.Duration(1 << 62)
+
+// MaxTime bounds the times and anchors pond-go accepts: within ±MaxTime
+// ns of the epoch (the years 1823 to 2116). The schema package checks
+// pushed times against the same bound.
+const MaxTime = 1<<62 - 1
+
+// CheckDuration returns an error wrapping [ErrDuration] if d is zero,
+// negative, or longer than [MaxDuration].
 func CheckDuration(d time.Duration) error {
 	if d <= 0 {
 		return &DurationError{Input: d.String(), Reason: "it must be positive"}
+	}
+	if d > MaxDuration {
+		return &DurationError{Input: d.String(), Reason: "it is too large"}
 	}
 	return nil
 }
@@ -127,6 +141,12 @@ func (s Sequence) WithAnchorNanos(ns int64) Sequence {
 func (s Sequence) Err() error {
 	if s.step <= 0 {
 		return fmt.Errorf("%w: step %v must be positive", ErrSequence, time.Duration(s.step))
+	}
+	if s.step > int64(MaxDuration) {
+		return fmt.Errorf("%w: step %v is longer than %v", ErrSequence, time.Duration(s.step), MaxDuration)
+	}
+	if s.anchor > MaxTime || s.anchor < -MaxTime {
+		return fmt.Errorf("%w: anchor %d ns is outside ±%d ns of the epoch", ErrSequence, s.anchor, int64(MaxTime))
 	}
 	return nil
 }

@@ -44,9 +44,13 @@ func TestParseDurationRejectsAnythingElse(t *testing.T) {
 }
 
 func TestParseDurationLargestDay(t *testing.T) {
-	d, err := sequence.ParseDuration("106751d")
+	d, err := sequence.ParseDuration("53375d")
 	require.NoError(t, err)
-	assert.Equal(t, 106751*24*time.Hour, d)
+	assert.Equal(t, 53375*24*time.Hour, d)
+	_, err = sequence.ParseDuration("53376d")
+	assert.ErrorIs(t, err, sequence.ErrDuration, "longer than MaxDuration (2^62 ns)")
+	assert.ErrorIs(t, sequence.CheckDuration(sequence.MaxDuration+1), sequence.ErrDuration)
+	assert.NoError(t, sequence.CheckDuration(sequence.MaxDuration))
 }
 
 func TestEveryRejectsNonPositiveSteps(t *testing.T) {
@@ -54,6 +58,9 @@ func TestEveryRejectsNonPositiveSteps(t *testing.T) {
 		assert.ErrorIs(t, sequence.Every(step).Err(), sequence.ErrSequence)
 	}
 	assert.NoError(t, sequence.Every(time.Nanosecond).Err())
+	assert.ErrorIs(t, sequence.Every(sequence.MaxDuration+1).Err(), sequence.ErrSequence)
+	assert.ErrorIs(t, sequence.Every(time.Second).WithAnchorNanos(sequence.MaxTime+1).Err(), sequence.ErrSequence)
+	assert.NoError(t, sequence.Every(time.Second).WithAnchorNanos(-sequence.MaxTime).Err())
 }
 
 func TestIndexIsFloorForNegativeTimes(t *testing.T) {

@@ -1,0 +1,85 @@
+package live_test
+
+import (
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/live"
+	"github.com/pond-go/pond/partition"
+	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/rolling"
+	"github.com/pond-go/pond/schema"
+	"github.com/pond-go/pond/sequence"
+)
+
+func at(ns int64, x float64) schema.Row {
+	return schema.Row{schema.NanosValue(ns), schema.NumberValue(x), schema.StringValue("a")}
+}
+
+// Times more than 2^62 − 1 ns from the epoch (before 1823, after 2116)
+// are rejected as a validation error naming the row: inside that range a
+// time minus any accepted duration cannot overflow.
+func TestTimesOutsideTheRangeAreRejected(t *testing.T) {
+	for _, ns := range []int64{math.MinInt64, math.MaxInt64, schema.MinTime - 1, schema.MaxTime + 1} {
+		s := newSeries(t, live.Options{MaxAge: time.Second})
+		_, err := s.PushRows(nil, at(0, 1), at(ns, 2))
+		require.ErrorIs(t, err, live.ErrValidation, "time %d", ns)
+		var re *schema.RowError
+		require.True(t, errors.As(err, &re))
+		assert.Equal(t, schema.TimeRange, re.Reason)
+		assert.Equal(t, 1, re.Row)
+		assert.Zero(t, s.Len())
+	}
+	_, err := live.New("m", metricsSchema, live.Options{MaxAge: sequence.MaxDuration + 1})
+	assert.ErrorIs(t, err, live.ErrConfig, "durations are bounded too")
+}
+
+// At the edges of the range, with the longest durations, the arithmetic
+// of retention, grace, windows and partition retention stays exact.
+func TestTimeArithmeticAtTheEdges(t *testing.T) {
+	long := sequence.MaxDuration
+	t.Run("MaxAge retention keeps a row at the minimum time", func(t *testing.T) {
+		s := newSeries(t, live.Options{MaxAge: long})
+		_, err := s.PushRows(nil, at(schema.MinTime, 1), at(schema.MinTime+1, 2))
+		require.NoError(t, err)
+		assert.Equal(t, 2, s.Len())
+		_, err = s.PushRows(nil, at(schema.MaxTime, 3))
+		require.NoError(t, err)
+		assert.Equal(t, 1, s.Len(), "the oldest rows are more than 2^62 ns older than the latest")
+	})
+	t.Run("grace compares the whole distance", func(t *testing.T) {
+		s := newSeries(t, live.Options{Ordering: live.Reorder, Grace: time.Second})
+		_, err := s.PushRows(nil, at(schema.MaxTime, 1))
+		require.NoError(t, err)
+		_, err = s.PushRows(nil, at(schema.MinTime, 2))
+		assert.ErrorIs(t, err, live.ErrLate)
+		_, err = s.PushRows(nil, at(schema.MaxTime-int64(time.Second), 2))
+		assert.NoError(t, err, "exactly the grace late")
+	})
+	t.Run("a long time window at the minimum time keeps every row", func(t *testing.T) {
+		s := newSeries(t, live.Options{})
+		id, err := s.Rolling(s.Root(), []rolling.Window{{Span: long, Aggs: []reduce.Agg{{Out: "sum", From: "value", Using: reduce.Sum}}}}, rolling.Options{})
+		require.NoError(t, err)
+		require.NoError(t, s.Watch(id))
+		out, err := s.PushRows(nil, at(schema.MinTime, 1), at(schema.MinTime+1, 2), at(0, 4))
+		require.NoError(t, err)
+		require.Len(t, out, 1)
+		sums, _ := out[0].Events.Numbers("sum")
+		assert.Equal(t, []float64{1, 3, 7}, sums)
+	})
+	t.Run("partition MaxAge at the minimum time", func(t *testing.T) {
+		s := newSeries(t, live.Options{})
+		p, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxAge: time.Second})
+		require.NoError(t, err)
+		_, err = s.PushRows(nil, at(schema.MinTime, 1), at(schema.MinTime+1, 2))
+		require.NoError(t, err)
+		snap, err := s.Snapshot(p)
+		require.NoError(t, err)
+		assert.Equal(t, 2, snap.Len())
+	})
+}
