@@ -180,6 +180,16 @@ func NewMicroStream(rows, batchSize int) []*schema.Batch {
 	return out
 }
 
+// microWindows is the micro workload's rolling: a 1m avg of value.
+func microWindows() []rolling.Window {
+	return []rolling.Window{
+		{Span: time.Minute, Aggs: []reduce.Agg{{Out: "avg", From: "value", Using: reduce.Avg}}},
+	}
+}
+
+// microOptions: the event trigger, no history.
+func microOptions() rolling.Options { return rolling.Options{} }
+
 // NewMicroPipeline builds the micro pipeline: an unpartitioned series with
 // no retention and a 1m rolling avg of value on the event trigger,
 // watched.
@@ -188,9 +198,7 @@ func NewMicroPipeline() (*live.Series, live.NodeID, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	r, err := s.Rolling(s.Root(), []rolling.Window{
-		{Span: time.Minute, Aggs: []reduce.Agg{{Out: "avg", From: "value", Using: reduce.Avg}}},
-	}, rolling.Options{})
+	r, err := s.Rolling(s.Root(), microWindows(), microOptions())
 	if err != nil {
 		return nil, 0, err
 	}
