@@ -761,13 +761,6 @@ func (p *Plan) Stride() int { return 1 + len(p.cols) }
 // cannot be moved around encoded (their elements live beside the deque).
 func (p *Plan) HasArrays() bool { return p.hasArr }
 
-// encodeRow writes row i of in, encoded, to dst (Stride slots).
-func (in *Input) encodeRow(i int, dst []uint64) {
-	dst[0] = uint64(in.times[i])
-	for k, c := range in.enc {
-		dst[k+1] = c[i]
-	}
-}
 
 // reserve makes sure the deque has blocks for k more rows after its tail
 // (it does not move the tail).
