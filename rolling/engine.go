@@ -761,7 +761,6 @@ func (p *Plan) Stride() int { return 1 + len(p.cols) }
 // cannot be moved around encoded (their elements live beside the deque).
 func (p *Plan) HasArrays() bool { return p.hasArr }
 
-
 // reserve makes sure the deque has blocks for k more rows after its tail
 // (it does not move the tail).
 func (e *Engine) reserve(k int) {
