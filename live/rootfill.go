@@ -1,6 +1,7 @@
 package live
 
 import (
+	"slices"
 	"unsafe"
 
 	"github.com/pond-go/pond/schema"
@@ -101,8 +102,9 @@ func (r *rootNode) fillAll(b *schema.Batch) {
 		}
 	}
 	next := s.ingested
-	for k := range n {
-		f.ids = append(f.ids, next+uint64(k))
+	f.ids = slices.Grow(f.ids[:0], n)[:n]
+	for k := range f.ids {
+		f.ids[k] = next + uint64(k)
 	}
 }
 

@@ -245,23 +245,45 @@ func (g *Group) flush() {
 			mt[p] = math.MinInt64
 		}
 	}
-	for i, p := range g.pendPart {
-		d := dst[p]
-		if len(d) < st {
-			// The next block of the partition's deque.
-			e := g.engines[p]
-			off := pos[p] - e.dq.base
-			d = e.dq.blocks[off/blockRows]
+	next := func(p int32) []uint64 {
+		// The next block of the partition's deque.
+		e := g.engines[p]
+		off := pos[p] - e.dq.base
+		return e.dq.blocks[off/blockRows]
+	}
+	if len(g.pendC) == 2 {
+		// Two columns (the usual plan): the same loop, unrolled.
+		c0, c1 := g.pendC[0], g.pendC[1]
+		times := g.pendT
+		for i, p := range g.pendPart {
+			d := dst[p]
+			if len(d) < 3 {
+				d = next(p)
+			}
+			t := times[i]
+			d[0], d[1], d[2] = uint64(t), c0[i], c1[i]
+			dst[p] = d[3:]
+			pos[p]++
+			if t > mt[p] {
+				mt[p] = t
+			}
 		}
-		t := g.pendT[i]
-		d[0] = uint64(t)
-		for k, c := range g.pendC {
-			d[k+1] = c[i]
-		}
-		dst[p] = d[st:]
-		pos[p]++
-		if t > mt[p] {
-			mt[p] = t
+	} else {
+		for i, p := range g.pendPart {
+			d := dst[p]
+			if len(d) < st {
+				d = next(p)
+			}
+			t := g.pendT[i]
+			d[0] = uint64(t)
+			for k, c := range g.pendC {
+				d[k+1] = c[i]
+			}
+			dst[p] = d[st:]
+			pos[p]++
+			if t > mt[p] {
+				mt[p] = t
+			}
 		}
 	}
 	for p, k := range counts {
