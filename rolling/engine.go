@@ -639,9 +639,23 @@ func (e *Engine) appendSlot(dst *schema.Col, slot int, a uint64, bits uint64) {
 // up are missing.
 func (e *Engine) Emit(out *schema.Table) {
 	p := e.p
+	if cap(p.dsts) < len(p.outs) {
+		p.dsts = make([]*schema.Col, len(p.outs))
+	}
+	dsts := p.dsts[:len(p.outs)]
+	for j := range dsts {
+		dsts[j] = out.Col(p.first + j)
+	}
+	e.emitTo(dsts)
+}
+
+// emitTo is Emit with the output columns looked up: a tick emitting many
+// engines into one table looks them up once.
+func (e *Engine) emitTo(dsts []*schema.Col) {
+	p := e.p
 	tail := e.dq.tail
 	for j, o := range p.outs {
-		dst := out.Col(p.first + j)
+		dst := dsts[j]
 		ws := &e.wins[o.win]
 		if int(tail-ws.head) < p.wins[o.win].minSamples {
 			dst.AppendMissing()

@@ -51,6 +51,7 @@ type Group struct {
 	dst      [][]uint64 // per partition: where its next row goes
 	pos      []uint64   // per partition: the absolute index of that row
 	mt       []int64    // per partition: latest time flushed
+	dsts     []*schema.Col
 }
 
 // NewGroup returns an empty group for the plan, whose [Plan] must have
@@ -167,6 +168,14 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 // window evicted against t.
 func (g *Group) tick(t, b int64, out *schema.Table) {
 	tc, kc := out.Col(0), out.Col(1)
+	p0 := g.p
+	if cap(g.dsts) < len(p0.outs) {
+		g.dsts = make([]*schema.Col, len(p0.outs))
+	}
+	dsts := g.dsts[:len(p0.outs)]
+	for j := range dsts {
+		dsts[j] = out.Col(p0.first + j)
+	}
 	const ahead = 4
 	for i := range min(ahead, len(g.order)) {
 		g.engines[g.order[i]].Prefetch()
@@ -179,7 +188,7 @@ func (g *Group) tick(t, b int64, out *schema.Table) {
 		e.Fold(t)
 		tc.AppendTime(b)
 		kc.AppendValue(g.keys.KeyValue(p))
-		e.Emit(out)
+		e.emitTo(dsts)
 	}
 }
 

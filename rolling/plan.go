@@ -34,7 +34,8 @@ type Plan struct {
 	hasArr bool
 	pool   blockPool
 	arena  arena
-	first  int // output column of the first aggregation
+	dsts   []*schema.Col // scratch of Emit
+	first  int           // output column of the first aggregation
 }
 
 type stateKind uint8
