@@ -335,21 +335,24 @@ func (a *Aggregator) emitTick(tab *schema.Table, run schema.Run) {
 	}
 }
 
-// rawSnapshot builds the /live snapshot: every row the raw window holds.
-// Called with the lock held.
+// rawSnapshot builds the /live snapshot: every row the raw window holds,
+// read as one columnar snapshot (no row is built). Called with the lock
+// held.
 func (a *Aggregator) rawSnapshot() []byte {
-	b := wire.BeginRaw(make([]byte, 0, 64+48*a.p.s.Len()), wire.TypeSnapshot)
-	first := true
-	for _, row := range a.p.s.All() {
-		if !first {
+	snap, err := a.p.s.Snapshot(a.p.s.Root())
+	if err != nil {
+		// The root always holds rows and the lock excludes a push.
+		panic("aggregator: snapshot of the root: " + err.Error())
+	}
+	b := wire.BeginRaw(make([]byte, 0, 64+48*snap.Len()), wire.TypeSnapshot)
+	cpu, _ := snap.Numbers("cpu")
+	req, _ := snap.Numbers("requests")
+	hosts, _ := snap.Strings("host")
+	for i, ns := range snap.Times() {
+		if i > 0 {
 			b = append(b, ',')
 		}
-		first = false
-		cpu, _ := row[1].Num()
-		req, _ := row[2].Num()
-		host, _ := row[3].Str()
-		ns, _ := row[0].Nanos()
-		b = wire.AppendRawRow(b, ns/int64(time.Millisecond), cpu, req, host)
+		b = wire.AppendRawRow(b, ns/int64(time.Millisecond), cpu[i], req[i], hosts[i])
 	}
 	return wire.EndRaw(b)
 }
