@@ -73,16 +73,18 @@ const bandSpan = 26
 // band returns the band x belongs in. The first non-zero value added to
 // an empty Moments anchors the main band; the anchor holds until every
 // value has left, so a value is always removed from the band it was added
-// to. Zeros go to the main band: they change no sum.
+// to. Zeros go to the main band: they change no sum. The common case —
+// anchored, and x within the main band — is one exponent comparison.
 func (m *Moments) band(x float64) *band {
-	if x == 0 {
+	e := int32(math.Float64bits(x) >> 52 & 0x7ff)
+	if d := e - m.anchor; m.anchored && d <= bandSpan && d >= -bandSpan || x == 0 {
 		return &m.main
 	}
 	if !m.anchored {
-		m.anchor, m.anchored = int32(math.Float64bits(x)>>52&0x7ff), true
+		m.anchor, m.anchored = e, true
 		return &m.main
 	}
-	if m.outer == nil && m.outside(x) {
+	if m.outer == nil {
 		m.outer = new([2]band)
 	}
 	return m.bandOf(x)
@@ -149,7 +151,10 @@ func (m *Moments) Remove(x float64) {
 		m.empty()
 		return
 	}
-	b := m.bandOf(x)
+	b := &m.main
+	if d := int32(math.Float64bits(x)>>52&0x7ff) - m.anchor; (d > bandSpan || d < -bandSpan) && x != 0 {
+		b = m.bandOf(x)
+	}
 	b.n--
 	if b.n <= 0 {
 		*b = band{}
