@@ -90,11 +90,6 @@ func (m *Moments) band(x float64) *band {
 	return m.bandOf(x)
 }
 
-// outside reports whether x falls outside the main band.
-func (m *Moments) outside(x float64) bool {
-	d := int32(math.Float64bits(x)>>52&0x7ff) - m.anchor
-	return x != 0 && (d > bandSpan || d < -bandSpan)
-}
 
 // single reports whether only the main band holds values.
 func (m *Moments) single() bool {
