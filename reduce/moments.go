@@ -90,7 +90,6 @@ func (m *Moments) band(x float64) *band {
 	return m.bandOf(x)
 }
 
-
 // single reports whether only the main band holds values.
 func (m *Moments) single() bool {
 	return m.outer == nil || m.outer[0].n == 0 && m.outer[1].n == 0
