@@ -492,6 +492,20 @@ func (e *Engine) resetStates(ws *winState) {
 	}
 }
 
+// runs calls fn for each run of rows [from, to) that lies in one deque
+// block: the block, the offset of the run's first slot in it, the run's
+// length and the absolute index of its first row.
+func (e *Engine) runs(from, to uint64, fn func(blk []uint64, base, n int, a uint64)) {
+	for from < to {
+		off := from - e.dq.base
+		blk := e.dq.blocks[off/blockRows]
+		first := int(off % blockRows)
+		n := min(blockRows-first, int(to-from))
+		fn(blk, first*e.dq.stride, n, from)
+		from += uint64(n)
+	}
+}
+
 func (e *Engine) add(ws *winState, wp *winPlan, from, to uint64) {
 	e.addExcept(ws, wp, from, to, true)
 }
@@ -500,12 +514,7 @@ func (e *Engine) add(ws *winState, wp *winPlan, from, to uint64) {
 // only when withExtremes is set.
 func (e *Engine) addExcept(ws *winState, wp *winPlan, from, to uint64, withExtremes bool) {
 	stride := e.dq.stride
-	for from < to {
-		off := from - e.dq.base
-		blk := e.dq.blocks[off/blockRows]
-		first := int(off % blockRows)
-		n := min(blockRows-first, int(to-from))
-		base := first * stride
+	e.runs(from, to, func(blk []uint64, base, n int, a uint64) {
 		for i, s := range wp.moments {
 			ws.moments[i].AddSlots(blk, base+s, stride, n)
 		}
@@ -514,39 +523,29 @@ func (e *Engine) addExcept(ws *winState, wp *winPlan, from, to uint64, withExtre
 		}
 		if withExtremes {
 			for i, s := range wp.mins {
-				ws.mins[i].AddSlots(blk, base+s, stride, n, from)
+				ws.mins[i].AddSlots(blk, base+s, stride, n, a)
 			}
 			for i, s := range wp.maxs {
-				ws.maxs[i].AddSlots(blk, base+s, stride, n, from)
+				ws.maxs[i].AddSlots(blk, base+s, stride, n, a)
 			}
 		}
 		for i, g := range wp.generic {
-			st := ws.generic[i]
-			for r := 0; r < n; r++ {
-				a := from + uint64(r)
-				st.Add(a, e.value(g.slot, a, blk[base+r*stride+g.slot]))
+			for r := range uint64(n) {
+				ws.generic[i].Add(a+r, e.value(g.slot, a+r, blk[base+int(r)*stride+g.slot]))
 			}
 		}
-		from += uint64(n)
-	}
+	})
 }
 
 func (e *Engine) remove(ws *winState, wp *winPlan, from, to uint64) {
 	stride := e.dq.stride
 	for i := range ws.mins {
-		x := &ws.mins[i]
-		x.RemoveBefore(to)
+		ws.mins[i].RemoveBefore(to)
 	}
 	for i := range ws.maxs {
-		x := &ws.maxs[i]
-		x.RemoveBefore(to)
+		ws.maxs[i].RemoveBefore(to)
 	}
-	for from < to {
-		off := from - e.dq.base
-		blk := e.dq.blocks[off/blockRows]
-		first := int(off % blockRows)
-		n := min(blockRows-first, int(to-from))
-		base := first * stride
+	e.runs(from, to, func(blk []uint64, base, n int, a uint64) {
 		for i, s := range wp.moments {
 			ws.moments[i].RemoveSlots(blk, base+s, stride, n)
 		}
@@ -554,14 +553,11 @@ func (e *Engine) remove(ws *winState, wp *winPlan, from, to uint64) {
 			ws.counts[i] -= countPresent(blk, base+s, stride, n, wp.countNum[i])
 		}
 		for i, g := range wp.generic {
-			st := ws.generic[i]
-			for r := 0; r < n; r++ {
-				a := from + uint64(r)
-				st.Remove(a, e.value(g.slot, a, blk[base+r*stride+g.slot]))
+			for r := range uint64(n) {
+				ws.generic[i].Remove(a+r, e.value(g.slot, a+r, blk[base+int(r)*stride+g.slot]))
 			}
 		}
-		from += uint64(n)
-	}
+	})
 }
 
 // countPresent counts the present cells among n slots at off, off+stride,
@@ -728,18 +724,13 @@ func (e *Engine) emitTo(dsts []*schema.Col) {
 // the array being built in dst, block by block.
 func (e *Engine) appendNumbers(dst *schema.Col, from, to uint64, slot int) {
 	st := e.dq.stride
-	for from < to {
-		off := from - e.dq.base
-		blk := e.dq.blocks[off/blockRows]
-		first := int(off % blockRows)
-		k := min(blockRows-first, int(to-from))
-		for r := first * st; r < (first+k)*st; r += st {
+	e.runs(from, to, func(blk []uint64, base, n int, _ uint64) {
+		for r := base; r < base+n*st; r += st {
 			if x := math.Float64frombits(blk[r+slot]); x == x {
 				dst.AppendElem(schema.NumberValue(x))
 			}
 		}
-		from += uint64(k)
-	}
+	})
 }
 
 // present reports whether an encoded slot holds a value.

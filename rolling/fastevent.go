@@ -206,16 +206,11 @@ func (e *Engine) countsByRow(sc *eventScratch, base, head uint64, rc []int32, sl
 // gather appends the values in slot of rows [from, to) to dst.
 func (e *Engine) gather(dst []float64, from, to uint64, slot int) []float64 {
 	st := e.dq.stride
-	for from < to {
-		off := from - e.dq.base
-		blk := e.dq.blocks[off/blockRows]
-		first := int(off % blockRows)
-		k := min(blockRows-first, int(to-from))
-		for r := range k {
-			dst = append(dst, math.Float64frombits(blk[(first+r)*st+slot]))
+	e.runs(from, to, func(blk []uint64, base, n int, _ uint64) {
+		for r := base; r < base+n*st; r += st {
+			dst = append(dst, math.Float64frombits(blk[r+slot]))
 		}
-		from += uint64(k)
-	}
+	})
 	return dst
 }
 
