@@ -505,29 +505,7 @@ func TestViewsSteadyPushDoesNotAllocate(t *testing.T) {
 		require.NoError(t, s.Watch(id))
 	}
 	require.NoError(t, s.Watch(w, live.Evict))
-	b := schema.NewBatch(metricsSchema, 100)
-	hosts := []string{"a", "b", "c", "d"}
-	next := int64(0)
-	fill := func() {
-		b.Reset()
-		for i := range 100 {
-			b.Time = append(b.Time, ms(next))
-			b.Cols[0].Num = append(b.Cols[0].Num, float64(i))
-			b.Cols[1].Str = append(b.Cols[1].Str, hosts[i%len(hosts)])
-			next += 10
-		}
-	}
-	var out []live.Output
-	for range 50 {
-		fill()
-		out, err = s.PushMany(out[:0], b)
-		require.NoError(t, err)
-	}
-	allocs := testing.AllocsPerRun(20, func() {
-		fill()
-		out, _ = s.PushMany(out[:0], b)
-	})
-	assert.Zero(t, allocs)
+	assert.Zero(t, steadyPushAllocs(t, s, "a", "b", "c", "d"))
 }
 
 func TestSampleRestartsWhenAPartitionIndexIsReused(t *testing.T) {
