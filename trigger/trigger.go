@@ -3,6 +3,7 @@ package trigger
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/pond-go/pond/sequence"
 )
@@ -104,22 +105,30 @@ func (t Trigger) String() string {
 type ClockState struct {
 	seq     sequence.Sequence
 	started bool
-	next    int64 // start of the bucket after the current one
+	next    int64 // start of the bucket after the current one; MinInt64 before the first time
 	idx     int64 // index of the current bucket
 }
 
 // NewClockState returns the crossing state of a clock on seq, which must be
 // valid.
-func NewClockState(seq sequence.Sequence) ClockState { return ClockState{seq: seq} }
+func NewClockState(seq sequence.Sequence) ClockState {
+	return ClockState{seq: seq, next: math.MinInt64}
+}
 
 // Observe feeds one time. It reports whether the time crosses into a later
 // bucket, and if so the start of that bucket (the emission key). The first
 // time ever observed only sets the bucket. The common case, a time in the
 // current bucket, costs one comparison.
 func (c *ClockState) Observe(t int64) (boundary int64, fired bool) {
-	if t < c.next && c.started {
+	if t < c.next { // never true before the first time
 		return 0, false
 	}
+	return c.cross(t)
+}
+
+// cross is Observe for a time at or past the next boundary, or the first
+// time: kept apart so that Observe's common case inlines.
+func (c *ClockState) cross(t int64) (boundary int64, fired bool) {
 	idx := c.seq.Index(t)
 	if !c.started {
 		c.started = true
