@@ -287,6 +287,32 @@ func TestPartitionIdleTTLFreesPartitions(t *testing.T) {
 	assert.Equal(t, []float64{3, 1}, n)
 }
 
+// TestPartitionExpiredBeforeItsFirstTick: a partition that expires while
+// its rows still wait for the clock's next tick takes them with it; a new
+// key given the same slot starts empty.
+func TestPartitionExpiredBeforeItsFirstTick(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	p, err := s.PartitionBy(s.Root(), "host", partition.Options{IdleTTL: time.Second})
+	require.NoError(t, err)
+	roll, err := s.Rolling(p, []rolling.Window{{Span: time.Minute, Aggs: []reduce.Agg{{Out: "n", From: "value", Using: reduce.Count}}}},
+		rolling.Options{Trigger: trigger.Clock(sequence.Every(10 * time.Second))})
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(roll))
+	_, err = s.PushRows(nil, r(0, 1, "a"), r(500, 1, "b"))
+	require.NoError(t, err)
+	_, err = s.PushRows(nil, r(2000, 1, "b")) // a expires, before any tick
+	require.NoError(t, err)
+	_, err = s.PushRows(nil, r(3000, 1, "c"))
+	require.NoError(t, err)
+	out, err := s.PushRows(nil, r(10000, 1, "b"))
+	require.NoError(t, err)
+	require.Len(t, out, 1)
+	hosts, _ := out[0].Events.Strings("host")
+	assert.Equal(t, []string{"b", "c"}, hosts)
+	n, _ := out[0].Events.Numbers("n")
+	assert.Equal(t, []float64{3, 1}, n, "a's row left with a")
+}
+
 func TestNumericPartitionKeepsItsKind(t *testing.T) {
 	sch := schema.MustNew(
 		schema.Column{Name: "time", Kind: schema.Time},

@@ -1,8 +1,6 @@
 package rolling
 
 import (
-	"math"
-
 	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/trigger"
 )
@@ -47,11 +45,11 @@ type Group struct {
 	pendT    []int64
 	pendC    [][]uint64
 	pendPart []int32
-	offs     []int32    // per partition: rows to flush
-	dst      [][]uint64 // per partition: where its next row goes
-	pos      []uint64   // per partition: the absolute index of that row
-	mt       []int64    // per partition: latest time flushed
-	dsts     []*schema.Col
+	// The buffered rows of each partition, chained in arrival order:
+	// head[p] is the first (-1 when none), next[r] the one after row r.
+	head, last []int32
+	next       []int32
+	dsts       []*schema.Col
 }
 
 // NewGroup returns an empty group for the plan, whose [Plan] must have
@@ -71,10 +69,12 @@ func (g *Group) Declare(part int32) { g.engine(part) }
 // Remove forgets partition part and gives its memory back to the pool. A
 // row for the same index later starts a new partition.
 func (g *Group) Remove(part int32) {
+	// Buffered rows of the partition leave with it, even when it has not
+	// reached a tick yet (its index may be given to another key).
+	g.flush()
 	if int(part) >= len(g.engines) || g.engines[part] == nil {
 		return
 	}
-	g.flush() // buffered rows of the partition leave with it
 	g.engines[part].Release()
 	g.engines[part] = nil
 	keep := g.order[:0]
@@ -135,7 +135,6 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 			if b, fired := g.clock.Observe(t); fired {
 				g.buffer(in, part, from, i+1)
 				from = i + 1
-				g.flush()
 				g.tick(t, b, out)
 			}
 		}
@@ -165,8 +164,11 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 }
 
 // tick emits one row per known partition, keyed at boundary b, with every
-// window evicted against t.
+// window evicted against t. Each partition first takes the rows buffered
+// for it, so that its engine is visited once per tick: append, fold,
+// emit.
 func (g *Group) tick(t, b int64, out *schema.Table) {
+	g.link()
 	tc, kc := out.Col(0), out.Col(1)
 	p0 := g.p
 	if cap(g.dsts) < len(p0.outs) {
@@ -185,11 +187,13 @@ func (g *Group) tick(t, b int64, out *schema.Table) {
 			g.engines[g.order[i+ahead]].Prefetch()
 		}
 		e := g.engines[p]
+		g.take(p, e)
 		e.Fold(t)
 		tc.AppendTime(b)
 		kc.AppendValue(g.keys.KeyValue(p))
 		e.emitTo(dsts)
 	}
+	g.clearPending()
 }
 
 // buffer appends rows [from, to) of in to the rows waiting for the next
@@ -208,100 +212,91 @@ func (g *Group) buffer(in *Input, part []int32, from, to int) {
 	g.pendPart = append(g.pendPart, part[from:to]...)
 }
 
-// flush moves the buffered rows into their partitions' deques: new
-// partitions are created in the order their first row arrived; then each
-// partition's deque makes room for its rows, and the rows are written in
-// arrival order straight to their places (a partition's rows stay in
-// arrival order, and the places written at one time are one per
-// partition, a working set that stays in cache).
+// link makes the engines of the partitions first seen among the
+// buffered rows, in the order their first rows arrived, and chains each
+// partition's buffered rows in arrival order.
+func (g *Group) link() {
+	if len(g.pendPart) == 0 {
+		return
+	}
+	for len(g.head) < len(g.engines) {
+		g.head = append(g.head, -1)
+		g.last = append(g.last, -1)
+	}
+	next := g.next[:0]
+	for i, p := range g.pendPart {
+		if int(p) >= len(g.head) || g.head[p] < 0 {
+			if int(p) >= len(g.engines) || g.engines[p] == nil {
+				g.engine(p)
+			}
+			for int(p) >= len(g.head) {
+				g.head = append(g.head, -1)
+				g.last = append(g.last, -1)
+			}
+			g.head[p] = int32(i)
+		} else {
+			next[g.last[p]] = int32(i)
+		}
+		g.last[p] = int32(i)
+		next = append(next, -1)
+	}
+	g.next = next
+}
+
+// take appends partition p's buffered rows, linked by [Group.link], to
+// its engine's deque.
+func (g *Group) take(p int32, e *Engine) {
+	if int(p) >= len(g.head) {
+		return
+	}
+	r := g.head[p]
+	if r < 0 {
+		return
+	}
+	g.head[p] = -1
+	mt, has := e.maxT, e.has
+	pool := &g.p.pool
+	if len(g.pendC) == 2 {
+		// Two columns (the usual plan): the same loop, unrolled.
+		c0, c1 := g.pendC[0], g.pendC[1]
+		for ; r >= 0; r = g.next[r] {
+			row := e.dq.push(pool)
+			t := g.pendT[r]
+			row[0], row[1], row[2] = uint64(t), c0[r], c1[r]
+			if !has || t > mt {
+				mt, has = t, true
+			}
+		}
+	} else {
+		for ; r >= 0; r = g.next[r] {
+			row := e.dq.push(pool)
+			t := g.pendT[r]
+			row[0] = uint64(t)
+			for k, c := range g.pendC {
+				row[k+1] = c[r]
+			}
+			if !has || t > mt {
+				mt, has = t, true
+			}
+		}
+	}
+	e.maxT, e.has = mt, has
+}
+
+// flush moves every buffered row into its partition's deque.
 func (g *Group) flush() {
 	if len(g.pendPart) == 0 {
 		return
 	}
-	for _, p := range g.pendPart {
-		if int(p) >= len(g.engines) || g.engines[p] == nil {
-			g.engine(p)
-		}
+	g.link()
+	for _, p := range g.order {
+		g.take(p, g.engines[p])
 	}
-	n := len(g.engines)
-	if cap(g.offs) < n {
-		g.offs = make([]int32, n)
-	}
-	counts := g.offs[:n]
-	clear(counts)
-	for _, p := range g.pendPart {
-		counts[p]++
-	}
-	// Make room, and find each partition's first place.
-	st := g.p.Stride()
-	if cap(g.dst) < n {
-		g.dst = make([][]uint64, n)
-		g.pos = make([]uint64, n)
-		g.mt = make([]int64, n)
-	}
-	dst, pos, mt := g.dst[:n], g.pos[:n], g.mt[:n]
-	for p, k := range counts {
-		if k == 0 {
-			continue
-		}
-		e := g.engines[p]
-		e.reserve(int(k))
-		pos[p] = e.dq.tail
-		off := e.dq.tail - e.dq.base
-		dst[p] = e.dq.blocks[off/blockRows][int(off%blockRows)*st:]
-		mt[p] = e.maxT
-		if !e.has {
-			mt[p] = math.MinInt64
-		}
-	}
-	next := func(p int32) []uint64 {
-		// The next block of the partition's deque.
-		e := g.engines[p]
-		off := pos[p] - e.dq.base
-		return e.dq.blocks[off/blockRows]
-	}
-	if len(g.pendC) == 2 {
-		// Two columns (the usual plan): the same loop, unrolled.
-		c0, c1 := g.pendC[0], g.pendC[1]
-		times := g.pendT
-		for i, p := range g.pendPart {
-			d := dst[p]
-			if len(d) < 3 {
-				d = next(p)
-			}
-			t := times[i]
-			d[0], d[1], d[2] = uint64(t), c0[i], c1[i]
-			dst[p] = d[3:]
-			pos[p]++
-			if t > mt[p] {
-				mt[p] = t
-			}
-		}
-	} else {
-		for i, p := range g.pendPart {
-			d := dst[p]
-			if len(d) < st {
-				d = next(p)
-			}
-			t := g.pendT[i]
-			d[0] = uint64(t)
-			for k, c := range g.pendC {
-				d[k+1] = c[i]
-			}
-			dst[p] = d[st:]
-			pos[p]++
-			if t > mt[p] {
-				mt[p] = t
-			}
-		}
-	}
-	for p, k := range counts {
-		if k > 0 {
-			e := g.engines[p]
-			e.dq.tail += uint64(k)
-			e.maxT, e.has = mt[p], true
-		}
-	}
+	g.clearPending()
+}
+
+// clearPending forgets the buffered rows, which have been taken.
+func (g *Group) clearPending() {
 	g.pendT = g.pendT[:0]
 	for k := range g.pendC {
 		g.pendC[k] = g.pendC[k][:0]
