@@ -285,11 +285,14 @@ func (e *Engine) Fold(cut int64) {
 				e.addRow(ws, wp, r)
 			}
 		default:
-			if nh > ws.head {
-				e.remove(ws, wp, ws.head, min(nh, ws.added))
-			}
-			if from := max(ws.added, nh); from < tail {
-				e.add(ws, wp, from, tail)
+			rTo, aFrom := min(nh, ws.added), max(ws.added, nh)
+			switch {
+			case ws.head < rTo && aFrom < tail:
+				e.shift(ws, wp, ws.head, rTo, aFrom, tail)
+			case ws.head < rTo:
+				e.remove(ws, wp, ws.head, rTo)
+			case aFrom < tail:
+				e.add(ws, wp, aFrom, tail)
 			}
 		}
 		ws.head, ws.added = nh, tail
@@ -371,6 +374,12 @@ func (e *Engine) Prefetch() {
 			prefetch.Line(unsafe.Pointer(&blk[int(off%blockRows)*e.dq.stride]))
 		}
 	}
+	// The tail, where the rows buffered since the last tick go and which
+	// a short window reads back.
+	if off := e.dq.tail - e.dq.base; off < uint64(len(e.dq.blocks))*blockRows {
+		blk := e.dq.blocks[off/blockRows]
+		prefetch.Line(unsafe.Pointer(&blk[int(off%blockRows)*e.dq.stride]))
+	}
 }
 
 // scanTo returns the first row from a on whose time is not before lim
@@ -439,9 +448,19 @@ func (e *Engine) removeRow(ws *winState, wp *winPlan, a uint64) {
 }
 
 // rebuild recomputes a window's states from rows [from, to): extremes
-// are built from the back, one comparison per row.
+// are built from the back, one comparison per row; the sums of rows that
+// lie in one block are filled in one pass each.
 func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
-	e.resetStates(ws)
+	blk, base, ok := e.run(from, to)
+	if ok {
+		clear(ws.counts)
+		e.resetExtremes(ws)
+		for _, g := range ws.generic {
+			g.Reset()
+		}
+	} else {
+		e.resetStates(ws)
+	}
 	if len(ws.mins)+len(ws.maxs) > 0 && from < to {
 		stride := e.dq.stride
 		// Runs from the newest block to the oldest.
@@ -470,7 +489,89 @@ func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
 			a = seq
 		}
 	}
-	e.addExcept(ws, wp, from, to, false)
+	if !ok {
+		e.addExcept(ws, wp, from, to, false)
+		return
+	}
+	n, stride := int(to-from), e.dq.stride
+	for i, s := range wp.moments {
+		ws.moments[i].FillSlots(blk, base+s, stride, n)
+	}
+	for i, s := range wp.counts {
+		ws.counts[i] = countPresent(blk, base+s, stride, n, wp.countNum[i])
+	}
+	e.addGeneric(ws, wp, blk, base, n, from)
+}
+
+// run returns the block holding rows [from, to), a non-empty range, and
+// the offset of the first row's slots in it; false when the rows span
+// blocks.
+func (e *Engine) run(from, to uint64) ([]uint64, int, bool) {
+	if from >= to {
+		return nil, 0, false
+	}
+	off, last := from-e.dq.base, to-1-e.dq.base
+	if off/blockRows != last/blockRows {
+		return nil, 0, false
+	}
+	return e.dq.blocks[off/blockRows], int(off%blockRows) * e.dq.stride, true
+}
+
+// shift slides a window: rows [rFrom, rTo) leave it and rows [aFrom, aTo)
+// enter, as remove then add. When each run lies in one block, each sum
+// is updated in one pass (a window sliding by a few rows per emission).
+func (e *Engine) shift(ws *winState, wp *winPlan, rFrom, rTo, aFrom, aTo uint64) {
+	rblk, rbase, rok := e.run(rFrom, rTo)
+	ablk, abase, aok := e.run(aFrom, aTo)
+	if !rok || !aok {
+		e.remove(ws, wp, rFrom, rTo)
+		e.add(ws, wp, aFrom, aTo)
+		return
+	}
+	stride := e.dq.stride
+	rn, an := int(rTo-rFrom), int(aTo-aFrom)
+	for i := range ws.mins {
+		ws.mins[i].RemoveBefore(rTo)
+	}
+	for i := range ws.maxs {
+		ws.maxs[i].RemoveBefore(rTo)
+	}
+	e.removeGeneric(ws, wp, rblk, rbase, rn, rFrom)
+	for i, s := range wp.moments {
+		ws.moments[i].ShiftSlots(rblk, rbase+s, rn, ablk, abase+s, an, stride)
+	}
+	for i, s := range wp.counts {
+		ws.counts[i] += countPresent(ablk, abase+s, stride, an, wp.countNum[i]) -
+			countPresent(rblk, rbase+s, stride, rn, wp.countNum[i])
+	}
+	for i, s := range wp.mins {
+		ws.mins[i].AddSlots(ablk, abase+s, stride, an, aFrom)
+	}
+	for i, s := range wp.maxs {
+		ws.maxs[i].AddSlots(ablk, abase+s, stride, an, aFrom)
+	}
+	e.addGeneric(ws, wp, ablk, abase, an, aFrom)
+}
+
+// addGeneric adds n rows from slot base of blk, the first being row a, to
+// the window's generic states.
+func (e *Engine) addGeneric(ws *winState, wp *winPlan, blk []uint64, base, n int, a uint64) {
+	stride := e.dq.stride
+	for i, g := range wp.generic {
+		for r := range uint64(n) {
+			ws.generic[i].Add(a+r, e.value(g.slot, a+r, blk[base+int(r)*stride+g.slot]))
+		}
+	}
+}
+
+// removeGeneric removes n rows as addGeneric adds them.
+func (e *Engine) removeGeneric(ws *winState, wp *winPlan, blk []uint64, base, n int, a uint64) {
+	stride := e.dq.stride
+	for i, g := range wp.generic {
+		for r := range uint64(n) {
+			ws.generic[i].Remove(a+r, e.value(g.slot, a+r, blk[base+int(r)*stride+g.slot]))
+		}
+	}
 }
 
 // resetStates empties every state of a window.
@@ -479,6 +580,14 @@ func (e *Engine) resetStates(ws *winState) {
 		ws.moments[i].Reset()
 	}
 	clear(ws.counts)
+	e.resetExtremes(ws)
+	for _, g := range ws.generic {
+		g.Reset()
+	}
+}
+
+// resetExtremes empties a window's minimums and maximums.
+func (e *Engine) resetExtremes(ws *winState) {
 	for i := range ws.mins {
 		x := &ws.mins[i]
 		x.Reset()
@@ -486,9 +595,6 @@ func (e *Engine) resetStates(ws *winState) {
 	for i := range ws.maxs {
 		x := &ws.maxs[i]
 		x.Reset()
-	}
-	for _, g := range ws.generic {
-		g.Reset()
 	}
 }
 
@@ -529,11 +635,7 @@ func (e *Engine) addExcept(ws *winState, wp *winPlan, from, to uint64, withExtre
 				ws.maxs[i].AddSlots(blk, base+s, stride, n, a)
 			}
 		}
-		for i, g := range wp.generic {
-			for r := range uint64(n) {
-				ws.generic[i].Add(a+r, e.value(g.slot, a+r, blk[base+int(r)*stride+g.slot]))
-			}
-		}
+		e.addGeneric(ws, wp, blk, base, n, a)
 	})
 }
 
@@ -552,11 +654,7 @@ func (e *Engine) remove(ws *winState, wp *winPlan, from, to uint64) {
 		for i, s := range wp.counts {
 			ws.counts[i] -= countPresent(blk, base+s, stride, n, wp.countNum[i])
 		}
-		for i, g := range wp.generic {
-			for r := range uint64(n) {
-				ws.generic[i].Remove(a+r, e.value(g.slot, a+r, blk[base+int(r)*stride+g.slot]))
-			}
-		}
+		e.removeGeneric(ws, wp, blk, base, n, a)
 	})
 }
 
@@ -765,15 +863,6 @@ func (p *Plan) Stride() int { return 1 + len(p.cols) }
 // HasArrays reports whether the plan reads an array column; such rows
 // cannot be moved around encoded (their elements live beside the deque).
 func (p *Plan) HasArrays() bool { return p.hasArr }
-
-// reserve makes sure the deque has blocks for k more rows after its tail
-// (it does not move the tail).
-func (e *Engine) reserve(k int) {
-	need := e.dq.tail + uint64(k) - e.dq.base
-	for uint64(len(e.dq.blocks))*blockRows < need {
-		e.dq.blocks = append(e.dq.blocks, e.p.pool.get())
-	}
-}
 
 // appendInput appends rows [from, to) of in (a plan without array
 // columns), block by block.

@@ -1,0 +1,136 @@
+package reduce
+
+import "math"
+
+// smallRun is the longest run [Moments.FillSlots] and [Moments.ShiftSlots]
+// take in their one-pass path. Up to it, [Moments.AddSlots] and
+// [Moments.RemoveSlots] go value by value, and the one-pass path does the
+// same additions in the same order, so its results are bit for bit those
+// of the calls it replaces.
+const smallRun = 4
+
+// FillSlots makes m hold exactly the values of n slots at off, off+stride,
+// … (missing ones skipped), with the result of [Moments.Reset] followed by
+// [Moments.AddSlots]. For a short run whose values are all present and
+// within one band — a window of a few rows rebuilt at each emission — it
+// is one pass in registers and a single store of the state.
+func (m *Moments) FillSlots(slots []uint64, off, stride, n int) {
+	if n > 0 && n <= smallRun {
+		_ = slots[off+(n-1)*stride]
+		b0 := slots[off]
+		if e0 := int(b0 >> 52 & 0x7ff); e0 != 0 && e0 != 0x7ff {
+			// The first value, present and not zero, anchors the band;
+			// every value must fall in it (Add's rule) and be finite.
+			var s, c, q, qc float64
+			ok := true
+			sq := !m.noSquares
+			for i := off; i < off+n*stride; i += stride {
+				bits := slots[i]
+				x := math.Float64frombits(bits)
+				d := int(bits>>52&0x7ff) - e0
+				ok = ok && (d <= bandSpan && d >= -bandSpan || x == 0)
+				s, c = addDD(s, c, x)
+				if sq {
+					q, qc = addSquare(q, qc, x)
+				}
+			}
+			if ok && s-s == 0 && q-q == 0 && qc-qc == 0 {
+				o := m.outer
+				if o != nil {
+					*o = [2]band{}
+				}
+				*m = Moments{n: n, anchor: int32(e0), anchored: true, noSquares: m.noSquares,
+					main: band{n: n, s: s, c: c, q: q, qc: qc}, outer: o}
+				return
+			}
+		}
+	}
+	m.empty()
+	m.AddSlots(slots, off, stride, n)
+}
+
+// ShiftSlots removes the values of rn slots at roff, roff+stride, … of rem
+// and then adds those of an slots at aoff, … of add: a window sliding by a
+// few rows. Its result is that of [Moments.RemoveSlots] followed by
+// [Moments.AddSlots]; when both runs are short, their values present and
+// in the main band, and the band keeps a value throughout, it is one pass
+// in registers.
+func (m *Moments) ShiftSlots(rem []uint64, roff, rn int, add []uint64, aoff, an, stride int) {
+	if rn > 0 && an > 0 && rn <= smallRun && an <= smallRun && m.anchored && m.main.n > rn {
+		_ = rem[roff+(rn-1)*stride]
+		_ = add[aoff+(an-1)*stride]
+		b := &m.main
+		s, c, q, qc := b.s, b.c, b.q, b.qc
+		anchor := int(m.anchor)
+		ok := true
+		sq := !m.noSquares
+		for i := roff; i < roff+rn*stride; i += stride {
+			bits := rem[i]
+			x := math.Float64frombits(bits)
+			d := int(bits>>52&0x7ff) - anchor
+			ok = ok && (d <= bandSpan && d >= -bandSpan || x == 0)
+			s, c = subDD(s, c, x)
+			if sq {
+				q, qc = subSquare(q, qc, x)
+			}
+		}
+		for i := aoff; i < aoff+an*stride; i += stride {
+			bits := add[i]
+			x := math.Float64frombits(bits)
+			d := int(bits>>52&0x7ff) - anchor
+			ok = ok && (d <= bandSpan && d >= -bandSpan || x == 0)
+			s, c = addDD(s, c, x)
+			if sq {
+				q, qc = addSquare(q, qc, x)
+			}
+		}
+		// A missing or infinite value shows as a NaN or an infinity in
+		// the sums (an in-band exponent check alone misses the top of the
+		// range).
+		if ok && s-s == 0 && c-c == 0 && q-q == 0 && qc-qc == 0 {
+			m.n += an - rn
+			b.n += an - rn
+			b.s, b.c, b.q, b.qc = s, c, q, qc
+			return
+		}
+	}
+	m.RemoveSlots(rem, roff, stride, rn)
+	m.AddSlots(add, aoff, stride, an)
+}
+
+// addDD adds x to the double-double s + c as [Moments.Add] does.
+func addDD(s, c, x float64) (float64, float64) {
+	t := s + x
+	d := t - s
+	c += (s - (t - d)) + (x - d)
+	return t, c
+}
+
+// subDD takes x from the double-double s + c as [Moments.Remove] does.
+func subDD(s, c, x float64) (float64, float64) {
+	t := s - x
+	d := t - s
+	c += (s - (t - d)) - (x + d)
+	return t, c
+}
+
+// addSquare adds x² to the double-double q + qc as [Moments.Add] does.
+func addSquare(q, qc, x float64) (float64, float64) {
+	p := x * x
+	e := math.FMA(x, x, -p)
+	u := q + p
+	d := u - q
+	qc += (q - (u - d)) + (p - d) + e
+	return u, qc
+}
+
+// subSquare takes x² from the double-double q + qc as [Moments.Remove]
+// does.
+func subSquare(q, qc, x float64) (float64, float64) {
+	p := x * x
+	e := math.FMA(x, x, -p)
+	u := q - p
+	d := u - q
+	qc += (q - (u - d)) - (p + d) - e
+	return u, qc
+}
