@@ -362,23 +362,32 @@ func (e *Engine) dropArrays(low uint64) {
 }
 
 // Prefetch starts loading what a fold of the engine will touch first and
-// is least likely to find in cache: the oldest row of each window (rows a
-// minute old, for a minute-long window) and the window states. A tick
-// prefetches a few engines ahead of the one it folds.
-func (e *Engine) Prefetch() {
+// is least likely to find in cache: the window states, the oldest rows of
+// each window (rows a minute old, for a minute-long window) — as many as
+// are about to leave when about rows arrive — and the deque's tail. A
+// tick prefetches a few engines ahead of the one it folds.
+func (e *Engine) Prefetch(rows int) {
 	prefetch.Line(unsafe.Pointer(&e.wins[0]))
+	st := e.dq.stride
+	// Lines of the leaving rows, at most 16 (about 40 rows of 3 slots);
+	// a run into the next block is left to the hardware.
+	span := min(max(rows, 1)*st*8, 16*64)
 	for w := range e.wins {
 		if h := e.wins[w].head; h < e.dq.tail {
 			off := h - e.dq.base
 			blk := e.dq.blocks[off/blockRows]
-			prefetch.Line(unsafe.Pointer(&blk[int(off%blockRows)*e.dq.stride]))
+			i := int(off%blockRows) * st
+			end := min(len(blk), i+span/8+1)
+			p := unsafe.Pointer(&blk[i])
+			prefetch.Line(p)
+			for j := i + 8 - int(uintptr(p)%64/8); j < end; j += 8 {
+				prefetch.Line(unsafe.Pointer(&blk[j]))
+			}
 		}
 	}
-	// The tail, where the rows buffered since the last tick go and which
-	// a short window reads back.
 	if off := e.dq.tail - e.dq.base; off < uint64(len(e.dq.blocks))*blockRows {
 		blk := e.dq.blocks[off/blockRows]
-		prefetch.Line(unsafe.Pointer(&blk[int(off%blockRows)*e.dq.stride]))
+		prefetch.Line(unsafe.Pointer(&blk[int(off%blockRows)*st]))
 	}
 }
 

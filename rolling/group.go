@@ -49,6 +49,7 @@ type Group struct {
 	// head[p] is the first (-1 when none), next[r] the one after row r.
 	head, last []int32
 	next       []int32
+	count      []int32 // per partition: rows chained
 	dsts       []*schema.Col
 }
 
@@ -180,11 +181,13 @@ func (g *Group) tick(t, b int64, out *schema.Table) {
 	}
 	const ahead = 4
 	for i := range min(ahead, len(g.order)) {
-		g.engines[g.order[i]].Prefetch()
+		q := g.order[i]
+		g.engines[q].Prefetch(g.pending(q))
 	}
 	for i, p := range g.order {
 		if i+ahead < len(g.order) {
-			g.engines[g.order[i+ahead]].Prefetch()
+			q := g.order[i+ahead]
+			g.engines[q].Prefetch(g.pending(q))
 		}
 		e := g.engines[p]
 		g.take(p, e)
@@ -222,6 +225,7 @@ func (g *Group) link() {
 	for len(g.head) < len(g.engines) {
 		g.head = append(g.head, -1)
 		g.last = append(g.last, -1)
+		g.count = append(g.count, 0)
 	}
 	next := g.next[:0]
 	for i, p := range g.pendPart {
@@ -232,15 +236,25 @@ func (g *Group) link() {
 			for int(p) >= len(g.head) {
 				g.head = append(g.head, -1)
 				g.last = append(g.last, -1)
+				g.count = append(g.count, 0)
 			}
 			g.head[p] = int32(i)
 		} else {
 			next[g.last[p]] = int32(i)
 		}
 		g.last[p] = int32(i)
+		g.count[p]++
 		next = append(next, -1)
 	}
 	g.next = next
+}
+
+// pending returns the number of rows buffered for partition p.
+func (g *Group) pending(p int32) int {
+	if int(p) >= len(g.count) {
+		return 0
+	}
+	return int(g.count[p])
 }
 
 // take appends partition p's buffered rows, linked by [Group.link], to
@@ -253,7 +267,7 @@ func (g *Group) take(p int32, e *Engine) {
 	if r < 0 {
 		return
 	}
-	g.head[p] = -1
+	g.head[p], g.count[p] = -1, 0
 	mt, has := e.maxT, e.has
 	pool := &g.p.pool
 	if len(g.pendC) == 2 {
