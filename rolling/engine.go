@@ -377,12 +377,11 @@ func (e *Engine) Prefetch(rows int) {
 			off := h - e.dq.base
 			blk := e.dq.blocks[off/blockRows]
 			i := int(off%blockRows) * st
-			end := min(len(blk), i+span/8+1)
 			p := unsafe.Pointer(&blk[i])
-			prefetch.Line(p)
-			for j := i + 8 - int(uintptr(p)%64/8); j < end; j += 8 {
-				prefetch.Line(unsafe.Pointer(&blk[j]))
-			}
+			// Lines from p's to the one holding the span's last byte
+			// (within the block): p, p+64, … fall one in each.
+			n := int(uintptr(p)%64) + min(span, (len(blk)-i)*8)
+			prefetch.Lines(p, (n+63)/64)
 		}
 	}
 	if off := e.dq.tail - e.dq.base; off < uint64(len(e.dq.blocks))*blockRows {
@@ -509,7 +508,9 @@ func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
 	for i, s := range wp.counts {
 		ws.counts[i] = countPresent(blk, base+s, stride, n, wp.countNum[i])
 	}
-	e.addGeneric(ws, wp, blk, base, n, from)
+	if len(wp.generic) > 0 {
+		e.addGeneric(ws, wp, blk, base, n, from)
+	}
 }
 
 // run returns the block holding rows [from, to), a non-empty range, and
@@ -545,7 +546,9 @@ func (e *Engine) shift(ws *winState, wp *winPlan, rFrom, rTo, aFrom, aTo uint64)
 	for i := range ws.maxs {
 		ws.maxs[i].RemoveBefore(rTo)
 	}
-	e.removeGeneric(ws, wp, rblk, rbase, rn, rFrom)
+	if len(wp.generic) > 0 {
+		e.removeGeneric(ws, wp, rblk, rbase, rn, rFrom)
+	}
 	for i, s := range wp.moments {
 		ws.moments[i].ShiftSlots(rblk, rbase+s, rn, ablk, abase+s, an, stride)
 	}
@@ -559,7 +562,9 @@ func (e *Engine) shift(ws *winState, wp *winPlan, rFrom, rTo, aFrom, aTo uint64)
 	for i, s := range wp.maxs {
 		ws.maxs[i].AddSlots(ablk, abase+s, stride, an, aFrom)
 	}
-	e.addGeneric(ws, wp, ablk, abase, an, aFrom)
+	if len(wp.generic) > 0 {
+		e.addGeneric(ws, wp, ablk, abase, an, aFrom)
+	}
 }
 
 // addGeneric adds n rows from slot base of blk, the first being row a, to
@@ -644,7 +649,9 @@ func (e *Engine) addExcept(ws *winState, wp *winPlan, from, to uint64, withExtre
 				ws.maxs[i].AddSlots(blk, base+s, stride, n, a)
 			}
 		}
-		e.addGeneric(ws, wp, blk, base, n, a)
+		if len(wp.generic) > 0 {
+			e.addGeneric(ws, wp, blk, base, n, a)
+		}
 	})
 }
 
@@ -663,7 +670,9 @@ func (e *Engine) remove(ws *winState, wp *winPlan, from, to uint64) {
 		for i, s := range wp.counts {
 			ws.counts[i] -= countPresent(blk, base+s, stride, n, wp.countNum[i])
 		}
-		e.removeGeneric(ws, wp, blk, base, n, a)
+		if len(wp.generic) > 0 {
+			e.removeGeneric(ws, wp, blk, base, n, a)
+		}
 	})
 }
 

@@ -269,29 +269,28 @@ func (g *Group) take(p int32, e *Engine) {
 	}
 	g.head[p], g.count[p] = -1, 0
 	mt, has := e.maxT, e.has
-	pool := &g.p.pool
-	if len(g.pendC) == 2 {
-		// Two columns (the usual plan): the same loop, unrolled.
-		c0, c1 := g.pendC[0], g.pendC[1]
-		for ; r >= 0; r = g.next[r] {
-			row := e.dq.push(pool)
-			t := g.pendT[r]
-			row[0], row[1], row[2] = uint64(t), c0[r], c1[r]
-			if !has || t > mt {
-				mt, has = t, true
+	st := e.dq.stride
+	// The block holding the deque's tail, and the tail's slot in it.
+	var blk []uint64
+	i := 0
+	for ; r >= 0; r = g.next[r] {
+		if blk == nil || i == len(blk) {
+			off := e.dq.tail - e.dq.base
+			if off == uint64(len(e.dq.blocks))*blockRows {
+				e.dq.blocks = append(e.dq.blocks, g.p.pool.get())
 			}
+			blk = e.dq.blocks[off/blockRows]
+			i = int(off%blockRows) * st
 		}
-	} else {
-		for ; r >= 0; r = g.next[r] {
-			row := e.dq.push(pool)
-			t := g.pendT[r]
-			row[0] = uint64(t)
-			for k, c := range g.pendC {
-				row[k+1] = c[r]
-			}
-			if !has || t > mt {
-				mt, has = t, true
-			}
+		t := g.pendT[r]
+		blk[i] = uint64(t)
+		for k, c := range g.pendC {
+			blk[i+1+k] = c[r]
+		}
+		i += st
+		e.dq.tail++
+		if !has || t > mt {
+			mt, has = t, true
 		}
 	}
 	e.maxT, e.has = mt, has

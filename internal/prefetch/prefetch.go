@@ -8,3 +8,13 @@ import "unsafe"
 // other effect; on architectures without an implementation it does
 // nothing.
 func Line(p unsafe.Pointer) { line(p) }
+
+// Lines starts loading n consecutive cache lines, the first holding p, in
+// one call. Like [Line] it has no other effect; p and the lines after it
+// need not be valid memory (prefetches do not fault), but callers pass
+// addresses inside one allocation.
+func Lines(p unsafe.Pointer, n int) {
+	if n > 0 {
+		lines(p, n)
+	}
+}

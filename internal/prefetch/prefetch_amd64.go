@@ -4,3 +4,6 @@ import "unsafe"
 
 //go:noescape
 func line(p unsafe.Pointer)
+
+//go:noescape
+func lines(p unsafe.Pointer, n int)

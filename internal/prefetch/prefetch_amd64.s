@@ -5,3 +5,14 @@ TEXT ·line(SB), NOSPLIT|NOFRAME, $0-8
 	MOVQ p+0(FP), AX
 	PREFETCHT0 (AX)
 	RET
+
+// func lines(p unsafe.Pointer, n int)
+TEXT ·lines(SB), NOSPLIT|NOFRAME, $0-16
+	MOVQ p+0(FP), AX
+	MOVQ n+8(FP), CX
+loop:
+	PREFETCHT0 (AX)
+	ADDQ $64, AX
+	DECQ CX
+	JNZ loop
+	RET

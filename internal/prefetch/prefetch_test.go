@@ -12,3 +12,17 @@ func TestLineHasNoEffect(t *testing.T) {
 		t.Fatal("prefetching changed memory")
 	}
 }
+
+func TestLinesHasNoEffect(t *testing.T) {
+	x := make([]int64, 64)
+	for i := range x {
+		x[i] = int64(i)
+	}
+	Lines(unsafe.Pointer(&x[3]), 4)
+	Lines(unsafe.Pointer(&x[0]), 0)
+	for i := range x {
+		if x[i] != int64(i) {
+			t.Fatal("prefetching changed memory")
+		}
+	}
+}
