@@ -766,10 +766,13 @@ func (e *Engine) Emit(out *schema.Table) {
 func (e *Engine) emitTo(dsts []*schema.Col) {
 	p := e.p
 	tail := e.dq.tail
-	for j, o := range p.outs {
+	outs := p.outs
+	dsts = dsts[:len(outs)]
+	for j := range outs {
+		o := &outs[j]
 		dst := dsts[j]
 		ws := &e.wins[o.win]
-		if int(tail-ws.head) < p.wins[o.win].minSamples {
+		if ms := p.wins[o.win].minSamples; ms > 0 && int(tail-ws.head) < ms {
 			dst.AppendMissing()
 			continue
 		}
@@ -840,6 +843,15 @@ func (e *Engine) emitTo(dsts []*schema.Col) {
 // the array being built in dst, block by block.
 func (e *Engine) appendNumbers(dst *schema.Col, from, to uint64, slot int) {
 	st := e.dq.stride
+	if blk, base, ok := e.run(from, to); ok {
+		// A window of a few rows lies in one block.
+		for r := base + slot; r < base+int(to-from)*st; r += st {
+			if x := math.Float64frombits(blk[r]); x == x {
+				dst.AppendElem(schema.NumberValue(x))
+			}
+		}
+		return
+	}
 	e.runs(from, to, func(blk []uint64, base, n int, _ uint64) {
 		for r := base; r < base+n*st; r += st {
 			if x := math.Float64frombits(blk[r+slot]); x == x {
