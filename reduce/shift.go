@@ -35,12 +35,13 @@ func (m *Moments) FillSlots(slots []uint64, off, stride, n int) {
 				}
 			}
 			if ok && s-s == 0 && q-q == 0 && qc-qc == 0 {
-				o := m.outer
-				if o != nil {
+				// Field by field: a whole-struct store would go through
+				// the write barrier for the outer pointer, which stays.
+				if o := m.outer; o != nil {
 					*o = [2]band{}
 				}
-				*m = Moments{n: n, anchor: int32(e0), anchored: true, noSquares: m.noSquares,
-					main: band{n: n, s: s, c: c, q: q, qc: qc}, outer: o}
+				m.n, m.anchor, m.anchored = n, int32(e0), true
+				m.main = band{n: n, s: s, c: c, q: q, qc: qc}
 				return
 			}
 		}
