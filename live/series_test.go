@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pond-go/pond/internal/allocs"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/reduce"
@@ -215,7 +216,7 @@ func TestSteadyPushDoesNotAllocate(t *testing.T) {
 // steadyPushAllocs pushes 50 batches of 100 rows (10 ms apart, values
 // 0..99, hosts taken in turn from hosts) to reach a steady state, then
 // returns the allocations of one more such push.
-func steadyPushAllocs(t *testing.T, s *live.Series, hosts ...string) float64 {
+func steadyPushAllocs(t *testing.T, s *live.Series, hosts ...string) uint64 {
 	t.Helper()
 	b := schema.NewBatch(metricsSchema, 100)
 	next := int64(0)
@@ -235,7 +236,7 @@ func steadyPushAllocs(t *testing.T, s *live.Series, hosts ...string) float64 {
 		out, err = s.PushMany(out[:0], b)
 		require.NoError(t, err)
 	}
-	return testing.AllocsPerRun(20, func() {
+	return allocs.Count(20, func() {
 		fill()
 		out, _ = s.PushMany(out[:0], b)
 	})

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pond-go/pond/internal/allocs"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/reduce"
@@ -196,7 +197,7 @@ func TestTypedPushDoesNotAllocate(t *testing.T) {
 		push()
 		require.NoError(t, err)
 	}
-	assert.Zero(t, testing.AllocsPerRun(20, push))
+	assert.Zero(t, allocs.Count(20, push))
 	require.NoError(t, err)
 }
 

@@ -61,8 +61,25 @@ func (e *Extreme) Add(seq uint64, x float64) {
 }
 
 // grow doubles the ring (at least 8 entries), unwrapping it.
-func (e *Extreme) grow() {
-	buf := make([]extremeEntry, max(8, 2*len(e.buf)))
+func (e *Extreme) grow() { e.growTo(max(8, 2*len(e.buf))) }
+
+// Reserve makes room for n entries without growing again: a window about
+// to be rebuilt from n rows never holds more. It rounds n up to a power
+// of two and keeps the entries held.
+func (e *Extreme) Reserve(n int) {
+	if n > len(e.buf) {
+		size := 8
+		for size < n {
+			size *= 2
+		}
+		e.growTo(size)
+	}
+}
+
+// growTo moves the entries into a buffer of size entries, a power of two
+// at least e.n.
+func (e *Extreme) growTo(size int) {
+	buf := make([]extremeEntry, size)
 	mask := len(e.buf) - 1
 	for i := range e.n {
 		buf[i] = e.buf[(e.head+i)&mask]

@@ -286,3 +286,30 @@ func TestPrependMinMaxMatchesSeparate(t *testing.T) {
 		}
 	}
 }
+
+// TestExtremeReserve: Reserve keeps the entries held, rounds up to a power
+// of two, and spares the deque any growth up to that size.
+func TestExtremeReserve(t *testing.T) {
+	e := NewMin()
+	for i := range 5 {
+		e.Add(uint64(i), float64(i)) // increasing: every value stays
+	}
+	e.Reserve(20)
+	require.Len(t, e.buf, 32)
+	x, ok := e.Value()
+	require.True(t, ok)
+	require.Equal(t, 0.0, x)
+	e.Reserve(3) // never shrinks
+	require.Len(t, e.buf, 32)
+	buf := &e.buf[0]
+	for i := 5; i < 32; i++ {
+		e.Add(uint64(i), float64(i))
+	}
+	require.Same(t, buf, &e.buf[0], "the deque grew")
+	require.Equal(t, 32, e.n)
+	for s := range uint64(31) {
+		e.Remove(s)
+	}
+	x, _ = e.Value()
+	require.Equal(t, 31.0, x)
+}

@@ -25,10 +25,12 @@ func (p *blockPool) get() []uint64 {
 func (p *blockPool) put(b []uint64) {
 	p.inUse--
 	// Keep enough spare blocks to absorb the churn of many partitions
-	// sliding at once (each frees a block at its head and takes one at
-	// its tail at different moments), but not a copy of windows that
-	// shrank: at most a quarter of what is in use, and at least 64.
-	if len(p.free) < max(64, p.inUse/4) {
+	// sliding at once: each frees a block at its head and takes one at
+	// its tail at different moments, and partitions fed in step do so
+	// all at the same tick, so up to one block per partition waits here
+	// between the two. Beyond that, do not keep a copy of windows that
+	// shrank: at most as many spare blocks as are in use, and at least 64.
+	if len(p.free) < max(64, p.inUse) {
 		p.free = append(p.free, b)
 	}
 }

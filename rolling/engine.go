@@ -470,6 +470,17 @@ func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
 		e.resetStates(ws)
 	}
 	if len(ws.mins)+len(ws.maxs) > 0 && from < to {
+		// Room for the whole window at once, up to 256 rows: a short
+		// rebuilt window's deques then grow with its row count's
+		// high-water mark, not with runs in the data; a long one's grow
+		// only as far as the data needs.
+		k := min(int(to-from), 256)
+		for i := range ws.mins {
+			ws.mins[i].Reserve(k)
+		}
+		for i := range ws.maxs {
+			ws.maxs[i].Reserve(k)
+		}
 		stride := e.dq.stride
 		// Runs from the newest block to the oldest.
 		a := to

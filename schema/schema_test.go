@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pond-go/pond/internal/allocs"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -274,7 +275,7 @@ func TestTableAppendDoesNotAllocateOnceGrown(t *testing.T) {
 		}
 	}
 	fill()
-	assert.Zero(t, testing.AllocsPerRun(20, fill))
+	assert.Zero(t, allocs.Count(20, fill))
 }
 
 func ExampleNew() {

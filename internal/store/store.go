@@ -41,7 +41,7 @@ type ccol struct {
 // New returns an empty store for columns of the given kinds (kinds[0] is
 // the time). withIDs keeps an identity per row.
 func New(kinds []schema.Kind, withIDs bool) *Store {
-	return &Store{kinds: kinds, ids: withIDs}
+	return &Store{kinds: kinds, ids: withIDs, free: make([]*chunk, 0, maxSpare)}
 }
 
 // Len returns the number of rows held.
@@ -242,7 +242,12 @@ func (s *Store) Evict(k int) {
 	} else {
 		s.head %= ChunkRows
 	}
+	// Keep at most two spare chunks (the free list never grows past
+	// them, so dropping many chunks at once does not allocate either).
 	for _, c := range s.chunks[:drop] {
+		if len(s.free) == maxSpare {
+			break
+		}
 		for j := range c.cols {
 			clear(c.cols[j].arr)
 		}
@@ -253,12 +258,10 @@ func (s *Store) Evict(k int) {
 		clear(s.chunks[n:])
 		s.chunks = s.chunks[:n]
 	}
-	// Keep at most two spare chunks.
-	if len(s.free) > 2 {
-		clear(s.free[2:])
-		s.free = s.free[:2]
-	}
 }
+
+// maxSpare is the number of evicted chunks a store keeps for reuse.
+const maxSpare = 2
 
 // Bytes estimates the memory the store holds, spare chunks included.
 func (s *Store) Bytes() int {

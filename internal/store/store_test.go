@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pond-go/pond/internal/allocs"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -117,9 +118,9 @@ func TestBoundsAndSteadyStateDoesNotAllocate(t *testing.T) {
 		s.Append(src, 0, 1000)
 		s.Evict(1000)
 	}
-	allocs := testing.AllocsPerRun(50, func() {
+	n := allocs.Count(50, func() {
 		s.Append(src, 0, 1000)
 		s.Evict(1000)
 	})
-	assert.Zero(t, allocs)
+	assert.Zero(t, n)
 }
