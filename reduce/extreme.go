@@ -181,6 +181,10 @@ func (e *Extreme) PrependSlots(slots []uint64, off, stride, n int, seq uint64) {
 // PrependMinMax is PrependSlots on a min deque and a max deque of the same
 // values at once, reading each value once.
 func PrependMinMax(mn, mx *Extreme, slots []uint64, off, stride, n int, seq uint64) {
+	if n > 0 && n <= len(mn.buf)-mn.n && n <= len(mx.buf)-mx.n {
+		prependMinMaxRoom(mn, mx, slots, off, stride, n, seq)
+		return
+	}
 	for r := n - 1; r >= 0; r-- {
 		x := math.Float64frombits(slots[off+r*stride])
 		if x != x {
@@ -203,4 +207,45 @@ func PrependMinMax(mn, mx *Extreme, slots []uint64, off, stride, n int, seq uint
 			mx.n++
 		}
 	}
+}
+
+// prependMinMaxRoom is PrependMinMax when both rings have room for every
+// value (Reserve makes it so for a rebuilt window): each value is written
+// in front of each deque unconditionally, into a free slot, and the
+// deque's front moves over it only when the value is kept, which the
+// compiler turns into conditional moves. Whether a value in a window of
+// noisy data is a new minimum is a coin toss for the branch predictor;
+// this way there is no branch to predict.
+func prependMinMaxRoom(mn, mx *Extreme, slots []uint64, off, stride, n int, seq uint64) {
+	mnBuf, mxBuf := mn.buf, mx.buf
+	mnMask, mxMask := len(mnBuf)-1, len(mxBuf)-1
+	hn, kn, hx, kx := mn.head, mn.n, mx.head, mx.n
+	lo, hi := math.Inf(1), math.Inf(-1) // the fronts' values, for comparing
+	if kn > 0 {
+		lo = mnBuf[hn].x
+	}
+	if kx > 0 {
+		hi = mxBuf[hx].x
+	}
+	_ = slots[off+(n-1)*stride]
+	for r := n - 1; r >= 0; r-- {
+		x := math.Float64frombits(slots[off+r*stride])
+		if x != x {
+			continue
+		}
+		s := seq + uint64(r)
+		pn, px := (hn-1)&mnMask, (hx-1)&mxMask
+		mnBuf[pn] = extremeEntry{s, x}
+		mxBuf[px] = extremeEntry{s, x}
+		keepMin, keepMax := x <= lo, x >= hi
+		// min and max compare equal zeros alike, whatever their signs.
+		lo, hi = min(lo, x), max(hi, x)
+		if keepMin {
+			hn, kn = pn, kn+1
+		}
+		if keepMax {
+			hx, kx = px, kx+1
+		}
+	}
+	mn.head, mn.n, mx.head, mx.n = hn, kn, hx, kx
 }

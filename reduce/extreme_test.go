@@ -313,3 +313,63 @@ func TestExtremeReserve(t *testing.T) {
 	x, _ = e.Value()
 	require.Equal(t, 31.0, x)
 }
+
+// dequeEntries lists a deque's entries front to back.
+func dequeEntries(e *Extreme) []extremeEntry {
+	var out []extremeEntry
+	for i := range e.n {
+		out = append(out, e.buf[(e.head+i)&(len(e.buf)-1)])
+	}
+	return out
+}
+
+// TestPrependMinMaxWithRoomBuildsTheSameDeques: with room reserved,
+// PrependMinMax takes its branch-free path; the deques it builds, over
+// runs prepended one after the other as a multi-block window is, must be
+// entry for entry those of the growing path, with ties, signed zeros,
+// infinities and missing values.
+func TestPrependMinMaxWithRoomBuildsTheSameDeques(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	vals := []float64{0, math.Copysign(0, -1), 1, 2, 2, 3, math.Inf(1), math.Inf(-1), math.NaN()}
+	for trial := range 3000 {
+		runs := 1 + rng.IntN(3)
+		stride := 1 + rng.IntN(3)
+		a, b, c, d := NewMin(), NewMax(), NewMin(), NewMax()
+		total := 0
+		var slotsOf [][]uint64
+		var ns []int
+		for range runs {
+			n := rng.IntN(12)
+			slots := make([]uint64, n*stride+1)
+			for r := range n {
+				x := vals[rng.IntN(len(vals))]
+				if rng.IntN(2) == 0 {
+					x = rng.NormFloat64()
+				}
+				slots[r*stride] = math.Float64bits(x)
+			}
+			slotsOf, ns = append(slotsOf, slots), append(ns, n)
+			total += n
+		}
+		c.Reserve(total)
+		d.Reserve(total)
+		seq := uint64(1000)
+		for i := range runs { // newest run first
+			seq -= uint64(ns[i])
+			PrependMinMax(a, b, slotsOf[i], 0, stride, ns[i], seq)
+			PrependMinMax(c, d, slotsOf[i], 0, stride, ns[i], seq)
+		}
+		got, want := dequeEntries(c), dequeEntries(a)
+		require.Equal(t, len(want), len(got), "trial %d: min deque", trial)
+		for i := range want {
+			require.Equal(t, want[i].seq, got[i].seq, "trial %d: min entry %d", trial, i)
+			require.Equal(t, math.Float64bits(want[i].x), math.Float64bits(got[i].x), "trial %d: min entry %d", trial, i)
+		}
+		got, want = dequeEntries(d), dequeEntries(b)
+		require.Equal(t, len(want), len(got), "trial %d: max deque", trial)
+		for i := range want {
+			require.Equal(t, want[i].seq, got[i].seq, "trial %d: max entry %d", trial, i)
+			require.Equal(t, math.Float64bits(want[i].x), math.Float64bits(got[i].x), "trial %d: max entry %d", trial, i)
+		}
+	}
+}
