@@ -26,9 +26,11 @@ import "math"
 // residue of that size would outlive the value that caused it: after 1e16
 // leaves a window of values near 50, Σx² would still be off by about 1,
 // enough to make the stdev of equal values 0.6. So values are kept in
-// three bands by binary magnitude: the main band within 2^±26 of the value
-// that opened it, one band above and one below. Each band has its own
-// count, and an emptied band is reset to exactly zero: an outlier's
+// bands by binary magnitude, each 53 binary orders of magnitude wide: the
+// main band within 2^±26 of the value that opened it, and the bands above
+// and below it, opened as values fall in them (a value 2^40 above the main
+// band and one 2^90 above it are in different bands). Each band has its
+// own count, and an emptied band is reset to exactly zero: an outlier's
 // residue leaves with it. The band is picked from the exponent bits, one
 // predictable branch; typical data never leaves the main band.
 //
@@ -51,13 +53,24 @@ import "math"
 // Non-finite values (NaN, ±Inf) are ignored by both Add and Remove, so they
 // count as missing (pond-ts §8.2).
 type Moments struct {
-	n         int      // values held, zeros included
-	anchor    int32    // biased exponent the main band is centred on
-	anchored  bool     // anchor is set; it stays until m is empty again
-	noSquares bool     // Σx² is not kept (see SkipSquares)
-	main      band     // the main band
-	outer     *[2]band // above and below the main band; nil until needed
+	n         int         // values held, zeros included
+	anchor    int32       // biased exponent the main band is centred on
+	anchored  bool        // anchor is set; it stays until m is empty again
+	noSquares bool        // Σx² is not kept (see SkipSquares)
+	main      band        // the main band
+	outer     *outerBands // the other bands; nil until a value falls outside the main one
 }
+
+// outerBands are the bands other than the main one, by index: band k
+// holds the values whose biased exponent is within bandSpan of
+// anchor + k·bandWidth (k ≠ 0). They are kept, emptied, for reuse.
+type outerBands struct {
+	k []int32
+	b []band
+}
+
+// bandWidth is the number of binary orders of magnitude a band covers.
+const bandWidth = 2*bandSpan + 1
 
 // band is the double-double sums of the values of one magnitude band.
 type band struct {
@@ -70,11 +83,12 @@ type band struct {
 // band.
 const bandSpan = 26
 
-// band returns the band x belongs in. The first non-zero value added to
-// an empty Moments anchors the main band; the anchor holds until every
-// value has left, so a value is always removed from the band it was added
-// to. Zeros go to the main band: they change no sum. The common case —
-// anchored, and x within the main band — is one exponent comparison.
+// band returns the band x belongs in, opening it if needed. The first
+// non-zero value added to an empty Moments anchors the main band; the
+// anchor holds until every value has left, so a value is always removed
+// from the band it was added to. Zeros go to the main band: they change
+// no sum. The common case — anchored, and x within the main band — is one
+// exponent comparison.
 func (m *Moments) band(x float64) *band {
 	e := int32(math.Float64bits(x) >> 52 & 0x7ff)
 	if d := e - m.anchor; m.anchored && d <= bandSpan && d >= -bandSpan || x == 0 {
@@ -84,16 +98,38 @@ func (m *Moments) band(x float64) *band {
 		m.anchor, m.anchored = e, true
 		return &m.main
 	}
-	if m.outer == nil {
-		m.outer = new([2]band)
-	}
 	return m.bandOf(x)
 }
 
-// single reports whether only the main band holds values.
-func (m *Moments) single() bool {
-	return m.outer == nil || m.outer[0].n == 0 && m.outer[1].n == 0
+// bandOf returns the band holding x, opening an outer band if needed.
+func (m *Moments) bandOf(x float64) *band {
+	if x == 0 {
+		return &m.main
+	}
+	d := int32(math.Float64bits(x)>>52&0x7ff) - m.anchor + bandSpan
+	k := d / bandWidth
+	if d < 0 {
+		k = (d - bandWidth + 1) / bandWidth // floor
+	}
+	if k == 0 {
+		return &m.main
+	}
+	if m.outer == nil {
+		m.outer = &outerBands{}
+	}
+	o := m.outer
+	for i, ki := range o.k {
+		if ki == k {
+			return &o.b[i]
+		}
+	}
+	o.k = append(o.k, k)
+	o.b = append(o.b, band{})
+	return &o.b[len(o.b)-1]
 }
+
+// single reports whether only the main band holds values.
+func (m *Moments) single() bool { return m.n == m.main.n }
 
 // empty resets m to hold nothing, keeping its settings and the memory of
 // its outer bands.
@@ -101,7 +137,7 @@ func (m *Moments) empty() {
 	o := m.outer
 	*m = Moments{noSquares: m.noSquares, outer: o}
 	if o != nil {
-		*o = [2]band{}
+		clear(o.b)
 	}
 }
 
@@ -169,20 +205,6 @@ func (m *Moments) Remove(x float64) {
 	b.q = u
 }
 
-// bandOf returns the band holding x (never opening one).
-func (m *Moments) bandOf(x float64) *band {
-	if x == 0 {
-		return &m.main
-	}
-	switch d := int32(math.Float64bits(x)>>52&0x7ff) - m.anchor; {
-	case d > bandSpan:
-		return &m.outer[0]
-	case d < -bandSpan:
-		return &m.outer[1]
-	}
-	return &m.main
-}
-
 // Reset empties m (it keeps SkipSquares).
 func (m *Moments) Reset() { m.empty() }
 
@@ -193,8 +215,8 @@ func (m *Moments) N() int { return m.n }
 func (m *Moments) totals() (s, q dd) {
 	s, q = dd{m.main.s, m.main.c}, dd{m.main.q, m.main.qc}
 	if m.outer != nil {
-		for i := range m.outer {
-			b := &m.outer[i]
+		for i := range m.outer.b {
+			b := &m.outer.b[i]
 			if b.n == 0 {
 				continue
 			}

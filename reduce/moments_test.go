@@ -292,6 +292,20 @@ func TestMomentsOutlierLeavesNoResidue(t *testing.T) {
 	sd, _ := m.Stdev()
 	assert.Equal(t, 0.0, sd)
 	assert.Equal(t, 9.0, m.Sum())
+	// A tiny value opened the main band: ordinary values and the outlier
+	// are both far above it, but not within one band of each other, so
+	// the outlier still has a band of its own and takes its residue away.
+	for _, outlier := range []float64{1e16, 1e30, -1e25} {
+		m := momentsOf(1e-12, x, x, x)
+		m.Add(outlier)
+		m.Add(x)
+		m.Remove(outlier)
+		m.Remove(1e-12)
+		sd, ok := m.Stdev()
+		require.True(t, ok)
+		assert.Equal(t, 0.0, sd, "outlier %v", outlier)
+		assert.Equal(t, 4*x, m.Sum(), "outlier %v", outlier)
+	}
 }
 
 func TestMomentsReset(t *testing.T) {

@@ -38,7 +38,7 @@ func (m *Moments) FillSlots(slots []uint64, off, stride, n int) {
 				// Field by field: a whole-struct store would go through
 				// the write barrier for the outer pointer, which stays.
 				if o := m.outer; o != nil {
-					*o = [2]band{}
+					clear(o.b)
 				}
 				m.n, m.anchor, m.anchored = n, int32(e0), true
 				m.main = band{n: n, s: s, c: c, q: q, qc: qc}
