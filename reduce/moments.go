@@ -1,6 +1,10 @@
 package reduce
 
-import "math"
+import (
+	"math"
+
+	"github.com/pond-go/pond/internal/fsum"
+)
 
 // Moments keeps compensated running sums of the numbers it holds: their
 // count, Σx and Σx². It is the state of the sum, avg and stdev reducers,
@@ -438,11 +442,19 @@ type lane struct {
 // outside the band shows in the extremes. Then it reports false having
 // changed nothing, and the caller takes the careful path.
 func (m *Moments) runFast(slots []uint64, off, stride, n int, remove bool) bool {
+	lo, hi := uint64(max(0, int(m.anchor)-bandSpan)), uint64(int(m.anchor)+bandSpan)
+	sq := !m.noSquares
+	// Whole groups of four rows go to the vector kernel, when there is
+	// one; the rest to the two scalar lanes below.
+	var vec fsum.Sum
+	done, outside := fsum.Run(slots, off, stride, n, sq, lo, hi, &vec)
+	if outside {
+		return false
+	}
 	var s0, c0, q0, qc0, s1, c1, q1, qc1 float64
 	minE, maxE := uint64(0x7ff), uint64(0)
 	end := off + n*stride
-	i := off
-	sq := !m.noSquares
+	i := off + done*stride
 	for ; i+stride < end; i += 2 * stride {
 		b0, b1 := slots[i], slots[i+stride]
 		x0, x1 := math.Float64frombits(b0), math.Float64frombits(b1)
@@ -489,10 +501,12 @@ func (m *Moments) runFast(slots []uint64, off, stride, n int, remove bool) bool 
 			q0 = u0
 		}
 	}
-	lo, hi := uint64(max(0, int(m.anchor)-bandSpan)), uint64(int(m.anchor)+bandSpan)
 	// A zero has exponent 0 and belongs anywhere; the check below then
 	// fails safe (the careful path handles it).
 	if minE < lo || maxE > hi || s0-s0 != 0 || s1-s1 != 0 || q0-q0 != 0 || q1-q1 != 0 {
+		return false
+	}
+	if vec.S-vec.S != 0 || vec.Q-vec.Q != 0 {
 		return false
 	}
 	b := &m.main
@@ -502,6 +516,7 @@ func (m *Moments) runFast(slots []uint64, off, stride, n int, remove bool) bool 
 		}
 		s0, c0, s1, c1 = -s0, -c0, -s1, -c1
 		q0, qc0, q1, qc1 = -q0, -qc0, -q1, -qc1
+		vec.S, vec.C, vec.Q, vec.QC = -vec.S, -vec.C, -vec.Q, -vec.QC
 		m.n -= n
 		b.n -= n
 	} else {
@@ -512,11 +527,19 @@ func (m *Moments) runFast(slots []uint64, off, stride, n int, remove bool) bool 
 	b.c += e + c0
 	t, e = twoSum(t, s1)
 	b.s, b.c = t, b.c+e+c1
+	if done > 0 {
+		t, e = twoSum(b.s, vec.S)
+		b.s, b.c = t, b.c+e+vec.C
+	}
 	if sq {
 		t, e = twoSum(b.q, q0)
 		b.qc += e + qc0
 		t, e = twoSum(t, q1)
 		b.q, b.qc = t, b.qc+e+qc1
+		if done > 0 {
+			t, e = twoSum(b.q, vec.Q)
+			b.q, b.qc = t, b.qc+e+vec.QC
+		}
 	}
 	return true
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/internal/fsum"
 )
 
 // relErr is |got − want| / |want|, or |got| when want is 0.
@@ -338,6 +340,15 @@ func TestMomentsDoNotAllocate(t *testing.T) {
 // AddSlots/RemoveSlots and through Add/Remove: the results must agree to
 // the last bits a double-double leaves (and exactly on counts).
 func TestMomentsSlotsMatchOneByOne(t *testing.T) {
+	t.Run("vector kernel as detected", checkSlotsMatchOneByOne)
+	t.Run("scalar lanes only", func(t *testing.T) {
+		defer func(a bool) { fsum.Available = a }(fsum.Available)
+		fsum.Available = false
+		checkSlotsMatchOneByOne(t)
+	})
+}
+
+func checkSlotsMatchOneByOne(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	gen := []func() float64{
 		func() float64 { return 0.5 + 0.1*rng.NormFloat64() },
@@ -360,7 +371,7 @@ func TestMomentsSlotsMatchOneByOne(t *testing.T) {
 		var a, b Moments
 		var window []float64
 		for step := range 2000 {
-			run := 1 + rng.IntN(9)
+			run := 1 + rng.IntN(30) // up to several groups of four for the kernel
 			stride := 1 + rng.IntN(3)
 			slots := make([]uint64, run*stride)
 			var xs []float64
