@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/internal/allocs"
 )
 
 func TestExtremeMinusOldest(t *testing.T) {
@@ -116,7 +118,7 @@ func TestExtremeDoesNotAllocate(t *testing.T) {
 	for range 5000 {
 		step()
 	}
-	assert.Zero(t, testing.AllocsPerRun(10000, step))
+	assert.Zero(t, allocs.Count(10000, step))
 
 	// A decreasing run keeps every value: the ring grows once, then is
 	// reused.
@@ -132,7 +134,7 @@ func TestExtremeDoesNotAllocate(t *testing.T) {
 	for range 5000 {
 		dec()
 	}
-	assert.Zero(t, testing.AllocsPerRun(10000, dec))
+	assert.Zero(t, allocs.Count(10000, dec))
 	assert.Equal(t, w, e.Len())
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/pond-go/pond/internal/allocs"
 	"github.com/pond-go/pond/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -411,7 +412,7 @@ func TestWindowsDoNotAllocate(t *testing.T) {
 				for range 2000 {
 					step()
 				}
-				assert.Zero(t, testing.AllocsPerRun(1000, step))
+				assert.Zero(t, allocs.Count(1000, step))
 			})
 		}
 	}
@@ -435,7 +436,7 @@ func TestBucketsDoNotAllocate(t *testing.T) {
 			for range 10 {
 				round()
 			}
-			assert.Zero(t, testing.AllocsPerRun(100, round))
+			assert.Zero(t, allocs.Count(100, round))
 		})
 	}
 }

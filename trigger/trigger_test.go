@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/pond-go/pond/internal/allocs"
 	"github.com/pond-go/pond/sequence"
 	"github.com/pond-go/pond/trigger"
 )
@@ -83,11 +84,11 @@ func TestTriggerValidation(t *testing.T) {
 func TestClockObserveDoesNotAllocate(t *testing.T) {
 	c := trigger.NewClockState(sequence.Every(200 * time.Millisecond))
 	var tm int64
-	allocs := testing.AllocsPerRun(1000, func() {
+	n := allocs.Count(1000, func() {
 		tm += 7 * ms
 		c.Observe(tm)
 	})
-	assert.Zero(t, allocs)
+	assert.Zero(t, n)
 }
 
 func ExampleClock() {
