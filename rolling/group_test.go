@@ -105,15 +105,12 @@ func TestGroupMatchesRecomputation(t *testing.T) {
 				for range 1 + rng.IntN(20) {
 					tm += int64(rng.IntN(30)) * int64(time.Millisecond)
 					p := int32(rng.IntN(4 + push/60)) // more partitions as it goes
-					v := float64(rng.IntN(1000)) / 8
-					w := rng.NormFloat64()
 					tab.Col(0).AppendTime(tm)
-					tab.Col(1).AppendNum(v)
+					tab.Col(1).AppendNum(float64(rng.IntN(1000)) / 8)
 					if rng.IntN(5) == 0 {
 						tab.Col(2).AppendMissing()
-						w = math.NaN()
 					} else {
-						tab.Col(2).AppendNum(w)
+						tab.Col(2).AppendNum(rng.NormFloat64())
 					}
 					part = append(part, p)
 				}
