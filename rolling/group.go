@@ -24,11 +24,12 @@ type Keys interface {
 // crossing row join at the next tick; quiet partitions still emit.
 //
 // Between ticks nothing is observable, so rows are only buffered, in
-// arrival order, in one sequential buffer; at the tick they are sorted by
-// partition (a counting sort that keeps arrival order within a partition)
-// and copied into each partition's deque in one run, which keeps the
-// per-row cost to a sequential write and the writes into a thousand deques
-// to one burst each.
+// arrival order, in one sequential buffer. At the tick each partition's
+// rows are chained in arrival order, and the tick visits each partition
+// once: it takes the partition's rows into its deque, folds its windows
+// and emits its row, while the oldest rows, tail and state of partitions
+// a few places ahead are prefetched. The per-row cost is a sequential
+// write; a partition's state is brought into cache once per tick.
 //
 // Under an event or count trigger each partition emits on its own rows
 // (the count per partition), keyed at the row's time.
