@@ -551,30 +551,55 @@ func (e *Engine) shift(ws *winState, wp *winPlan, rFrom, rTo, aFrom, aTo uint64)
 	}
 	stride := e.dq.stride
 	rn, an := int(rTo-rFrom), int(aTo-aFrom)
-	for i := range ws.mins {
-		ws.mins[i].RemoveBefore(rTo)
-	}
-	for i := range ws.maxs {
-		ws.maxs[i].RemoveBefore(rTo)
-	}
-	if len(wp.generic) > 0 {
-		e.removeGeneric(ws, wp, rblk, rbase, rn, rFrom)
-	}
+	e.removeExtremes(ws, rTo)
+	e.removeRest(ws, wp, rblk, rbase, rn, rFrom)
 	for i, s := range wp.moments {
 		ws.moments[i].ShiftSlots(rblk, rbase+s, rn, ablk, abase+s, an, stride)
 	}
+	e.addRest(ws, wp, ablk, abase, an, aFrom, true)
+}
+
+// addRest adds n rows from slot base of blk, the first being row a, to
+// the window's states other than its sums: counts, extremes (when
+// withExtremes is set) and generic states.
+func (e *Engine) addRest(ws *winState, wp *winPlan, blk []uint64, base, n int, a uint64, withExtremes bool) {
+	stride := e.dq.stride
 	for i, s := range wp.counts {
-		ws.counts[i] += countPresent(ablk, abase+s, stride, an, wp.countNum[i]) -
-			countPresent(rblk, rbase+s, stride, rn, wp.countNum[i])
+		ws.counts[i] += countPresent(blk, base+s, stride, n, wp.countNum[i])
 	}
-	for i, s := range wp.mins {
-		ws.mins[i].AddSlots(ablk, abase+s, stride, an, aFrom)
-	}
-	for i, s := range wp.maxs {
-		ws.maxs[i].AddSlots(ablk, abase+s, stride, an, aFrom)
+	if withExtremes {
+		for i, s := range wp.mins {
+			ws.mins[i].AddSlots(blk, base+s, stride, n, a)
+		}
+		for i, s := range wp.maxs {
+			ws.maxs[i].AddSlots(blk, base+s, stride, n, a)
+		}
 	}
 	if len(wp.generic) > 0 {
-		e.addGeneric(ws, wp, ablk, abase, an, aFrom)
+		e.addGeneric(ws, wp, blk, base, n, a)
+	}
+}
+
+// removeRest removes n rows as addRest adds them, but for the extremes,
+// which removeExtremes handles by arrival number.
+func (e *Engine) removeRest(ws *winState, wp *winPlan, blk []uint64, base, n int, a uint64) {
+	stride := e.dq.stride
+	for i, s := range wp.counts {
+		ws.counts[i] -= countPresent(blk, base+s, stride, n, wp.countNum[i])
+	}
+	if len(wp.generic) > 0 {
+		e.removeGeneric(ws, wp, blk, base, n, a)
+	}
+}
+
+// removeExtremes drops the rows before to from the window's minimums and
+// maximums.
+func (e *Engine) removeExtremes(ws *winState, to uint64) {
+	for i := range ws.mins {
+		ws.mins[i].RemoveBefore(to)
+	}
+	for i := range ws.maxs {
+		ws.maxs[i].RemoveBefore(to)
 	}
 }
 
@@ -649,41 +674,18 @@ func (e *Engine) addExcept(ws *winState, wp *winPlan, from, to uint64, withExtre
 		for i, s := range wp.moments {
 			ws.moments[i].AddSlots(blk, base+s, stride, n)
 		}
-		for i, s := range wp.counts {
-			ws.counts[i] += countPresent(blk, base+s, stride, n, wp.countNum[i])
-		}
-		if withExtremes {
-			for i, s := range wp.mins {
-				ws.mins[i].AddSlots(blk, base+s, stride, n, a)
-			}
-			for i, s := range wp.maxs {
-				ws.maxs[i].AddSlots(blk, base+s, stride, n, a)
-			}
-		}
-		if len(wp.generic) > 0 {
-			e.addGeneric(ws, wp, blk, base, n, a)
-		}
+		e.addRest(ws, wp, blk, base, n, a, withExtremes)
 	})
 }
 
 func (e *Engine) remove(ws *winState, wp *winPlan, from, to uint64) {
 	stride := e.dq.stride
-	for i := range ws.mins {
-		ws.mins[i].RemoveBefore(to)
-	}
-	for i := range ws.maxs {
-		ws.maxs[i].RemoveBefore(to)
-	}
+	e.removeExtremes(ws, to)
 	e.runs(from, to, func(blk []uint64, base, n int, a uint64) {
 		for i, s := range wp.moments {
 			ws.moments[i].RemoveSlots(blk, base+s, stride, n)
 		}
-		for i, s := range wp.counts {
-			ws.counts[i] -= countPresent(blk, base+s, stride, n, wp.countNum[i])
-		}
-		if len(wp.generic) > 0 {
-			e.removeGeneric(ws, wp, blk, base, n, a)
-		}
+		e.removeRest(ws, wp, blk, base, n, a)
 	})
 }
 

@@ -31,6 +31,19 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-8
 	MOVL DX, edx+4(FP)
 	RET
 
+// FOLD folds the four lanes of the double-double sum + comp (sx and cx
+// name the same registers' low halves) into lane 0 of sx + cx: lanes 0
+// and 2 with 1 and 3, then the two left. X5-X9 are clobbered.
+#define FOLD(sum, comp, sx, cx) \
+	VEXTRACTF128 $1, sum, X5; \
+	VEXTRACTF128 $1, comp, X6; \
+	VADDPD X6, cx, cx; \
+	TWOSUM(sx, X5, cx); \
+	VPERMILPD $1, sx, X5; \
+	VPERMILPD $1, cx, X6; \
+	VADDPD X6, cx, cx; \
+	TWOSUM(sx, X5, cx)
+
 // func run(p *uint64, groups, strideBytes int, sq bool, lo, hi uint64, l *Sum) bool
 //
 // Y0 the four values; Y1 S, Y2 C, Y3 Q, Y4 QC; Y5-Y9 temporaries;
@@ -104,23 +117,8 @@ next:
 
 	// Fold the four lanes into one, as TwoSums: lanes 0 and 2 with 1 and
 	// 3, then the two that are left.
-	VEXTRACTF128 $1, Y1, X5
-	VEXTRACTF128 $1, Y2, X6
-	VADDPD X6, X2, X2
-	TWOSUM(X1, X5, X2)
-	VPERMILPD $1, X1, X5
-	VPERMILPD $1, X2, X6
-	VADDPD X6, X2, X2
-	TWOSUM(X1, X5, X2)
-
-	VEXTRACTF128 $1, Y3, X5
-	VEXTRACTF128 $1, Y4, X6
-	VADDPD X6, X4, X4
-	TWOSUM(X3, X5, X4)
-	VPERMILPD $1, X3, X5
-	VPERMILPD $1, X4, X6
-	VADDPD X6, X4, X4
-	TWOSUM(X3, X5, X4)
+	FOLD(Y1, Y2, X1, X2)
+	FOLD(Y3, Y4, X3, X4)
 
 	MOVQ l+48(FP), DI
 	VMOVSD X1, 0(DI)
