@@ -40,8 +40,12 @@ import (
 //
 // What remains: while values of very different magnitudes are in a window
 // together, results are as precise as a double-double allows at the
-// largest of them (about 1e-32 relative to it), and squares beyond about
-// 1e154 overflow, in which case the stdev is reported as missing.
+// largest of them (about 1e-32 relative to it); a value that has left can
+// leave a residue of about 2^-106 of its square in Σx² while values of its
+// band (within 2^53 of it) remain; the squares of values beyond 2^500
+// (about 3.3e150) are not summed and the stdev is reported as missing
+// while one is held (it comes back when they have left); and the squares
+// of values below about 1e-154 lose precision to underflow.
 //
 // # Reading
 //
@@ -58,11 +62,29 @@ import (
 // count as missing (pond-ts §8.2).
 type Moments struct {
 	n         int         // values held, zeros included
-	anchor    int32       // biased exponent the main band is centred on
+	anchor    int16       // biased exponent the main band is centred on
 	anchored  bool        // anchor is set; it stays until m is empty again
 	noSquares bool        // Σx² is not kept (see SkipSquares)
+	big       int32       // values held whose squares are not summed (see bigExp)
 	main      band        // the main band
 	outer     *outerBands // the other bands; nil until a value falls outside the main one
+}
+
+// bigExp is the biased exponent from which a value's square is not added
+// to Σx² (|x| ≥ 2^500, about 3.3e150): such values are counted instead,
+// and the deviation is missing while one is held. Every square summed is
+// then below 2^1000, so up to 2^23 of them in one band cannot overflow
+// Σx²; a square that overflowed used to turn the band's Σx² into an
+// infinity and then NaN, for as long as the band held any value.
+const bigExp = 1023 + 500
+
+// squareLimit is the biased exponent from which values take the careful
+// path: bigExp when squares are kept, beyond any exponent otherwise.
+func (m *Moments) squareLimit() int {
+	if m.noSquares {
+		return 0x800
+	}
+	return bigExp
 }
 
 // outerBands are the bands other than the main one, by index: band k
@@ -95,11 +117,11 @@ const bandSpan = 26
 // exponent comparison.
 func (m *Moments) band(x float64) *band {
 	e := int32(math.Float64bits(x) >> 52 & 0x7ff)
-	if d := e - m.anchor; m.anchored && d <= bandSpan && d >= -bandSpan || x == 0 {
+	if d := e - int32(m.anchor); m.anchored && d <= bandSpan && d >= -bandSpan || x == 0 {
 		return &m.main
 	}
 	if !m.anchored {
-		m.anchor, m.anchored = e, true
+		m.anchor, m.anchored = int16(e), true
 		return &m.main
 	}
 	return m.bandOf(x)
@@ -110,7 +132,7 @@ func (m *Moments) bandOf(x float64) *band {
 	if x == 0 {
 		return &m.main
 	}
-	d := int32(math.Float64bits(x)>>52&0x7ff) - m.anchor + bandSpan
+	d := int32(math.Float64bits(x)>>52&0x7ff) - int32(m.anchor) + bandSpan
 	k := d / bandWidth
 	if d < 0 {
 		k = (d - bandWidth + 1) / bandWidth // floor
@@ -166,6 +188,10 @@ func (m *Moments) Add(x float64) {
 	if m.noSquares {
 		return
 	}
+	if int(math.Float64bits(x)>>52&0x7ff) >= bigExp {
+		m.big++
+		return
+	}
 	p := x * x
 	e := math.FMA(x, x, -p)
 	u := b.q + p
@@ -185,8 +211,13 @@ func (m *Moments) Remove(x float64) {
 		m.empty()
 		return
 	}
+	ex := int32(math.Float64bits(x) >> 52 & 0x7ff)
+	big := !m.noSquares && int(ex) >= bigExp
+	if big {
+		m.big--
+	}
 	b := &m.main
-	if d := int32(math.Float64bits(x)>>52&0x7ff) - m.anchor; (d > bandSpan || d < -bandSpan) && x != 0 {
+	if d := ex - int32(m.anchor); (d > bandSpan || d < -bandSpan) && x != 0 {
 		b = m.bandOf(x)
 	}
 	b.n--
@@ -198,7 +229,7 @@ func (m *Moments) Remove(x float64) {
 	d := t - b.s
 	b.c += (b.s - (t - d)) - (x + d)
 	b.s = t
-	if m.noSquares {
+	if m.noSquares || big {
 		return
 	}
 	p := x * x
@@ -215,20 +246,34 @@ func (m *Moments) Reset() { m.empty() }
 // N returns the number of values held.
 func (m *Moments) N() int { return m.n }
 
-// totals returns Σx and Σx² over the bands, as double-doubles.
+// totals returns Σx and Σx² over the bands, as normalised double-doubles.
+//
+// A band's compensation is not bounded by half an ulp of its sum: after
+// values leave, the sum can be a small remainder (even zero, as -c) and
+// the compensation the rounding error of larger values' arithmetic. The
+// double-double operations assume normalised operands — adding the
+// compensations together would swamp a small band's sum — so each band is
+// renormalised first.
 func (m *Moments) totals() (s, q dd) {
-	s, q = dd{m.main.s, m.main.c}, dd{m.main.q, m.main.qc}
+	s, q = normDD(m.main.s, m.main.c), normDD(m.main.q, m.main.qc)
 	if m.outer != nil {
 		for i := range m.outer.b {
 			b := &m.outer.b[i]
 			if b.n == 0 {
 				continue
 			}
-			s = s.add(dd{b.s, b.c})
-			q = q.add(dd{b.q, b.qc})
+			s = s.add(normDD(b.s, b.c))
+			q = q.add(normDD(b.q, b.qc))
 		}
 	}
 	return s, q
+}
+
+// normDD returns the double-double a + b with |lo| at most half an ulp of
+// hi.
+func normDD(a, b float64) dd {
+	hi, lo := fastTwoSum2(a, b)
+	return dd{hi, lo}
 }
 
 // fastTwoSum2 renormalises a sum and its compensation, whichever is the
@@ -266,11 +311,27 @@ func (m *Moments) Mean() (float64, bool) {
 	return s.divF(float64(m.n)).hi, true
 }
 
+// MeanStdev returns [Moments.Mean] and [Moments.Stdev] at once, with the
+// same results, sharing their common case's arithmetic.
+func (m *Moments) MeanStdev() (mean float64, okMean bool, sd float64, okSd bool) {
+	if m.n >= 2 && m.n == m.main.n && !m.noSquares && m.big == 0 {
+		b := &m.main
+		n := float64(m.n)
+		mean = (b.s + b.c) / n
+		if v := (b.q+b.qc)/n - mean*mean; v > 1e-6*mean*mean && v-v == 0 {
+			return mean, true, math.Sqrt(v), true
+		}
+	}
+	mean, okMean = m.Mean()
+	sd, okSd = m.Stdev()
+	return mean, okMean, sd, okSd
+}
+
 // Stdev returns the population standard deviation of the values (dividing
 // by n): false when there are none or when it is not finite, 0 for one
 // value.
 func (m *Moments) Stdev() (float64, bool) {
-	if m.noSquares {
+	if m.noSquares || m.big > 0 {
 		return 0, false
 	}
 	switch m.n {
@@ -358,7 +419,7 @@ func (m *Moments) slots(slots []uint64, off, stride, n int, remove bool) {
 	// Two lanes of double-double sums, merged into the band at the end;
 	// a value outside the main band goes the one-by-one way.
 	var l0, l1 lane
-	lo, hi := int(m.anchor)-bandSpan, int(m.anchor)+bandSpan
+	lo, hi := int(m.anchor)-bandSpan, min(int(m.anchor)+bandSpan, m.squareLimit()-1)
 	sq := !m.noSquares
 	end := off + n*stride
 	for i, r := off, 0; i < end; i, r = i+stride, r+1 {
@@ -442,7 +503,7 @@ type lane struct {
 // outside the band shows in the extremes. Then it reports false having
 // changed nothing, and the caller takes the careful path.
 func (m *Moments) runFast(slots []uint64, off, stride, n int, remove bool) bool {
-	lo, hi := uint64(max(0, int(m.anchor)-bandSpan)), uint64(int(m.anchor)+bandSpan)
+	lo, hi := uint64(max(0, int(m.anchor)-bandSpan)), uint64(min(int(m.anchor)+bandSpan, m.squareLimit()-1))
 	sq := !m.noSquares
 	// Whole groups of four rows go to the vector kernel, when there is
 	// one; the rest to the two scalar lanes below.

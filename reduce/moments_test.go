@@ -262,6 +262,7 @@ func TestMomentsExtremeMagnitudes(t *testing.T) {
 		{"huge", []float64{1e150, 3e150}, 4e150, 1e150, true},
 		{"tiny", []float64{1e-150, 3e-150}, 4e-150, 1e-150, true},
 		{"squares overflow: stdev missing", []float64{1e300, 3e300}, 4e300, 0, false},
+		{"one square too big: stdev missing", []float64{1, 2, 1e151}, 1e151, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -308,6 +309,39 @@ func TestMomentsOutlierLeavesNoResidue(t *testing.T) {
 		require.True(t, ok)
 		assert.Equal(t, 0.0, sd, "outlier %v", outlier)
 		assert.Equal(t, 4*x, m.Sum(), "outlier %v", outlier)
+	}
+}
+
+// TestMomentsRecoverFromHugeSquares: a value whose square would overflow
+// makes the stdev missing while it is held, and only then; a zero or
+// another value sharing its band does not keep the band poisoned. Each
+// way in: one value at a time, runs, and the event trigger's Slide.
+func TestMomentsRecoverFromHugeSquares(t *testing.T) {
+	for _, big := range []float64{1e200, -1e151, 1e308} {
+		m := momentsOf(big, 0, -4, -4, -4, -4)
+		_, ok := m.Stdev()
+		assert.False(t, ok, "%v held", big)
+		m.Remove(big)
+		sd, ok := m.Stdev()
+		require.True(t, ok, "%v left", big)
+		assert.InDelta(t, 1.6, sd, 1e-15)
+
+		var r Moments
+		run := []uint64{math.Float64bits(big), 0, math.Float64bits(-4), math.Float64bits(-4), math.Float64bits(-4), math.Float64bits(-4)}
+		r.AddSlots(run, 0, 1, len(run))
+		r.RemoveSlots(run, 0, 1, 1)
+		sd, ok = r.Stdev()
+		require.True(t, ok, "%v left a run", big)
+		assert.InDelta(t, 1.6, sd, 1e-15)
+
+		var s Moments
+		out := make([]float64, 6)
+		s.Slide([]float64{big, 0, -4, -4, -4, -4}, []float64{big}, []int32{0, 0, 0, 0, 0, 1}, SlideOut{Stdev: out})
+		assert.True(t, math.IsNaN(out[4]), "%v held while sliding", big)
+		assert.InDelta(t, 1.6, out[5], 1e-15, "%v slid out", big)
+		sd, ok = s.Stdev()
+		require.True(t, ok, "%v slid out", big)
+		assert.InDelta(t, 1.6, sd, 1e-15)
 	}
 }
 
@@ -406,6 +440,43 @@ func checkSlotsMatchOneByOne(t *testing.T) {
 				}
 			}
 			checkMoments(t, &a, live, 1e-10, "slots")
+		}
+	}
+}
+
+// TestMeanStdevMatchesMeanAndStdev: the joint reading gives bit for bit
+// what the two readings give, whatever the state.
+func TestMeanStdevMatchesMeanAndStdev(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	vals := []float64{0, 1, 2, 5, 5, 0.1, 1e16, 1e-12, 1e200, -3, 58.95465139167753}
+	for trial := range 5000 {
+		var m Moments
+		if trial%4 == 0 {
+			m.SkipSquares()
+		}
+		var held []float64
+		for range rng.IntN(8) {
+			x := vals[rng.IntN(len(vals))]
+			if rng.IntN(3) == 0 {
+				x = rng.NormFloat64()
+			}
+			m.Add(x)
+			held = append(held, x)
+		}
+		for len(held) > 0 && rng.IntN(3) == 0 {
+			m.Remove(held[0])
+			held = held[1:]
+		}
+		mean, okMean, sd, okSd := m.MeanStdev()
+		wm, wokm := m.Mean()
+		ws, woks := m.Stdev()
+		require.Equal(t, wokm, okMean, "trial %d", trial)
+		require.Equal(t, woks, okSd, "trial %d", trial)
+		if wokm {
+			require.Equal(t, math.Float64bits(wm), math.Float64bits(mean), "trial %d", trial)
+		}
+		if woks {
+			require.Equal(t, math.Float64bits(ws), math.Float64bits(sd), "trial %d", trial)
 		}
 	}
 }

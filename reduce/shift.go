@@ -24,15 +24,18 @@ func (m *Moments) FillSlots(slots []uint64, off, stride, n int) {
 		b0 := slots[off]
 		if e0 := int(b0 >> 52 & 0x7ff); e0 != 0 && e0 != 0x7ff {
 			// The first value, present and not zero, anchors the band;
-			// every value must fall in it (Add's rule) and be finite.
+			// every value must fall in it (Add's rule), be finite and
+			// have its square summed.
 			var s, c, q, qc float64
 			ok := true
 			sq := !m.noSquares
+			lo, span := bandRange(e0, m.squareLimit())
 			for i := off; i < off+n*stride; i += stride {
 				bits := slots[i]
 				x := math.Float64frombits(bits)
-				d := int(bits>>52&0x7ff) - e0
-				ok = ok && (d <= bandSpan && d >= -bandSpan || x == 0)
+				if uint(int(bits>>52&0x7ff)-lo) > span && bits<<1 != 0 {
+					ok = false
+				}
 				s, c = addDD(s, c, x)
 				if sq {
 					q, qc = addSquare(q, qc, x)
@@ -44,7 +47,7 @@ func (m *Moments) FillSlots(slots []uint64, off, stride, n int) {
 				if o := m.outer; o != nil {
 					clear(o.b)
 				}
-				m.n, m.anchor, m.anchored = n, int32(e0), true
+				m.n, m.anchor, m.anchored, m.big = n, int16(e0), true, 0
 				m.main = band{n: n, s: s, c: c, q: q, qc: qc}
 				return
 			}
@@ -66,14 +69,15 @@ func (m *Moments) ShiftSlots(rem []uint64, roff, rn int, add []uint64, aoff, an,
 		_ = add[aoff+(an-1)*stride]
 		b := &m.main
 		s, c, q, qc := b.s, b.c, b.q, b.qc
-		anchor := int(m.anchor)
 		ok := true
 		sq := !m.noSquares
+		lo, span := bandRange(int(m.anchor), m.squareLimit())
 		for i := roff; i < roff+rn*stride; i += stride {
 			bits := rem[i]
 			x := math.Float64frombits(bits)
-			d := int(bits>>52&0x7ff) - anchor
-			ok = ok && (d <= bandSpan && d >= -bandSpan || x == 0)
+			if uint(int(bits>>52&0x7ff)-lo) > span && bits<<1 != 0 {
+				ok = false
+			}
 			s, c = subDD(s, c, x)
 			if sq {
 				q, qc = subSquare(q, qc, x)
@@ -82,8 +86,9 @@ func (m *Moments) ShiftSlots(rem []uint64, roff, rn int, add []uint64, aoff, an,
 		for i := aoff; i < aoff+an*stride; i += stride {
 			bits := add[i]
 			x := math.Float64frombits(bits)
-			d := int(bits>>52&0x7ff) - anchor
-			ok = ok && (d <= bandSpan && d >= -bandSpan || x == 0)
+			if uint(int(bits>>52&0x7ff)-lo) > span && bits<<1 != 0 {
+				ok = false
+			}
 			s, c = addDD(s, c, x)
 			if sq {
 				q, qc = addSquare(q, qc, x)
@@ -101,6 +106,18 @@ func (m *Moments) ShiftSlots(rem []uint64, roff, rn int, add []uint64, aoff, an,
 	}
 	m.RemoveSlots(rem, roff, stride, rn)
 	m.AddSlots(add, aoff, stride, an)
+}
+
+// bandRange returns the biased exponents of the main band centred on
+// anchor, as its lowest and its width less one, with the band cut below
+// limit (see Moments.squareLimit): a value belongs when uint(e − lo) ≤
+// span, or is a zero (of any sign).
+func bandRange(anchor, limit int) (lo int, span uint) {
+	lo, hi := anchor-bandSpan, min(anchor+bandSpan, limit-1)
+	if hi < lo {
+		return 0x1000, 0 // no biased exponent fits
+	}
+	return lo, uint(hi - lo)
 }
 
 // addDD adds x to the double-double s + c as [Moments.Add] does.

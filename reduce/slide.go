@@ -21,7 +21,7 @@ type SlideOut struct {
 func (m *Moments) Slide(adds, rems []float64, remCount []int32, out SlideOut) {
 	r := 0
 	for i := 0; i < len(adds); {
-		if m.anchored && m.single() {
+		if m.anchored && m.single() && m.big == 0 {
 			if ni, nr := m.slideFast(adds, rems, remCount, out, i, r); ni > i {
 				i, r = ni, nr
 				continue
@@ -45,7 +45,7 @@ func (m *Moments) slideFast(adds, rems []float64, remCount []int32, out SlideOut
 	b := &m.main
 	s, c, q, qc := b.s, b.c, b.q, b.qc
 	n, bn := m.n, b.n
-	lo, hi := int(m.anchor)-bandSpan, int(m.anchor)+bandSpan
+	lo, hi := int(m.anchor)-bandSpan, min(int(m.anchor)+bandSpan, m.squareLimit()-1)
 	sq := !m.noSquares
 	inBand := func(x float64) bool {
 		e := int(math.Float64bits(x) >> 52 & 0x7ff)
