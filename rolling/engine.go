@@ -779,76 +779,103 @@ func (e *Engine) Emit(out *schema.Table) {
 func (e *Engine) emitTo(dsts []*schema.Col) {
 	p := e.p
 	tail := e.dq.tail
-	outs := p.outs
-	dsts = dsts[:len(outs)]
-	for j := range outs {
-		o := &outs[j]
-		dst := dsts[j]
-		ws := &e.wins[o.win]
-		if ms := p.wins[o.win].minSamples; ms > 0 && int(tail-ws.head) < ms {
-			dst.AppendMissing()
-			continue
-		}
-		switch o.state {
-		case stMoments:
-			m := &ws.moments[o.idx]
-			switch o.op {
-			case reduce.OpCount:
-				dst.AppendNum(float64(m.N()))
-			case reduce.OpSum:
-				dst.AppendNum(m.Sum())
-			case reduce.OpAvg:
-				x, ok := m.Mean()
-				appendOpt(dst, x, ok)
-			case reduce.OpStdev:
-				x, ok := m.Stdev()
-				appendOpt(dst, x, ok)
+	dsts = dsts[:len(p.outs)]
+	for k := range p.emits {
+		st := &p.emits[k]
+		ws := &e.wins[st.win]
+		if ms := p.wins[st.win].minSamples; ms > 0 && int(tail-ws.head) < ms {
+			if st.state != stMoments && st.state != stRows {
+				dsts[st.out].AppendMissing()
+				continue
 			}
-		case stCount:
-			dst.AppendNum(float64(ws.counts[o.idx]))
-		case stRows:
-			dst.AppendNum(float64(tail - ws.head))
-		case stMin:
-			x, ok := ws.mins[o.idx].Value()
-			appendOpt(dst, x, ok)
-		case stMax:
-			x, ok := ws.maxs[o.idx].Value()
-			appendOpt(dst, x, ok)
-		case stFirst:
-			a := ws.head
-			for a < tail && !e.present(o.slot, e.dq.row(a)[o.slot]) {
-				a++
-			}
-			if a == tail {
-				dst.AppendMissing()
-			} else {
-				e.appendSlot(dst, o.slot, a, e.dq.row(a)[o.slot])
-			}
-		case stLast:
-			a := tail
-			for a > ws.head && !e.present(o.slot, e.dq.row(a - 1)[o.slot]) {
-				a--
-			}
-			if a == ws.head {
-				dst.AppendMissing()
-			} else {
-				e.appendSlot(dst, o.slot, a-1, e.dq.row(a - 1)[o.slot])
-			}
-		case stSamples:
-			dst.BeginArray()
-			if p.kinds[o.slot-1] == schema.Number {
-				e.appendNumbers(dst, ws.head, tail, o.slot)
-			} else {
-				for a := ws.head; a < tail; a++ {
-					if bits := e.dq.row(a)[o.slot]; e.present(o.slot, bits) {
-						dst.AppendElem(e.value(o.slot, a, bits))
-					}
+			for _, j := range st.outs {
+				if j >= 0 {
+					dsts[j].AppendMissing()
 				}
 			}
-			dst.EndArray()
-		case stGeneric:
-			ws.generic[o.idx].Append(dst)
+			continue
 		}
+		switch st.state {
+		case stMoments:
+			m := &ws.moments[st.idx]
+			if j := st.outs[0]; j >= 0 {
+				dsts[j].AppendNum(float64(m.N()))
+			}
+			if j := st.outs[1]; j >= 0 {
+				dsts[j].AppendNum(m.Sum())
+			}
+			switch ja, js := st.outs[2], st.outs[3]; {
+			case ja >= 0 && js >= 0:
+				x, okx, y, oky := m.MeanStdev()
+				appendOpt(dsts[ja], x, okx)
+				appendOpt(dsts[js], y, oky)
+			case ja >= 0:
+				x, ok := m.Mean()
+				appendOpt(dsts[ja], x, ok)
+			case js >= 0:
+				x, ok := m.Stdev()
+				appendOpt(dsts[js], x, ok)
+			}
+		case stRows:
+			x := float64(tail - ws.head)
+			for _, j := range st.outs {
+				if j >= 0 {
+					dsts[j].AppendNum(x)
+				}
+			}
+		default:
+			e.emitOne(ws, &p.outs[st.out], dsts[st.out], tail)
+		}
+	}
+}
+
+// emitOne appends output o of window state ws to dst: the outputs that
+// read their own state or the deque.
+func (e *Engine) emitOne(ws *winState, o *outPlan, dst *schema.Col, tail uint64) {
+	p := e.p
+	switch o.state {
+	case stCount:
+		dst.AppendNum(float64(ws.counts[o.idx]))
+	case stMin:
+		x, ok := ws.mins[o.idx].Value()
+		appendOpt(dst, x, ok)
+	case stMax:
+		x, ok := ws.maxs[o.idx].Value()
+		appendOpt(dst, x, ok)
+	case stFirst:
+		a := ws.head
+		for a < tail && !e.present(o.slot, e.dq.row(a)[o.slot]) {
+			a++
+		}
+		if a == tail {
+			dst.AppendMissing()
+		} else {
+			e.appendSlot(dst, o.slot, a, e.dq.row(a)[o.slot])
+		}
+	case stLast:
+		a := tail
+		for a > ws.head && !e.present(o.slot, e.dq.row(a - 1)[o.slot]) {
+			a--
+		}
+		if a == ws.head {
+			dst.AppendMissing()
+		} else {
+			e.appendSlot(dst, o.slot, a-1, e.dq.row(a - 1)[o.slot])
+		}
+	case stSamples:
+		dst.BeginArray()
+		if p.kinds[o.slot-1] == schema.Number {
+			e.appendNumbers(dst, ws.head, tail, o.slot)
+		} else {
+			for a := ws.head; a < tail; a++ {
+				if bits := e.dq.row(a)[o.slot]; e.present(o.slot, bits) {
+					dst.AppendElem(e.value(o.slot, a, bits))
+				}
+			}
+		}
+		dst.EndArray()
+	case stGeneric:
+		ws.generic[o.idx].Append(dst)
 	}
 }
 

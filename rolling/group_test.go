@@ -73,7 +73,10 @@ func TestGroupMatchesRecomputation(t *testing.T) {
 		t.Run(cols, func(t *testing.T) {
 			long := []reduce.Agg{
 				{Out: "avg", From: "v", Using: reduce.Avg},
+				{Out: "rows", From: "v", Using: reduce.Count},
 				{Out: "sd", From: "v", Using: reduce.Stdev},
+				{Out: "avg_again", From: "v", Using: reduce.Avg}, // a second step for the same reading
+				{Out: "rows_again", From: "v", Using: reduce.Count},
 			}
 			short := []reduce.Agg{
 				{Out: "min", From: "v", Using: reduce.Min},
@@ -187,6 +190,9 @@ func checkGroupRow(t *testing.T, m *groupModel, p int32, cut float64, out *schem
 	v1 := m.window(p, cut-float64(time.Second), 1)
 	a, ok := mean(v1)
 	num("avg", a, ok)
+	num("avg_again", a, ok)
+	num("rows", float64(len(v1)), true)
+	num("rows_again", float64(len(v1)), true)
 	if ok {
 		ss := 0.0
 		for _, x := range v1 {
