@@ -20,7 +20,7 @@ func benchData(n int) []float64 {
 
 // benchShapes are the data the Moments benchmarks run on: real-valued data
 // and small integers (one magnitude band), and values spanning 2^±100,
-// which fall in all three bands.
+// which fall in several bands.
 var benchShapes = []struct {
 	name string
 	data func() []float64
