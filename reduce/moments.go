@@ -269,6 +269,19 @@ func (m *Moments) totals() (s, q dd) {
 	return s, q
 }
 
+// sumTotal is the Σx of totals alone, for the readers that need no Σx².
+func (m *Moments) sumTotal() dd {
+	s := normDD(m.main.s, m.main.c)
+	if m.outer != nil {
+		for i := range m.outer.b {
+			if b := &m.outer.b[i]; b.n != 0 {
+				s = s.add(normDD(b.s, b.c))
+			}
+		}
+	}
+	return s
+}
+
 // normDD returns the double-double a + b with |lo| at most half an ulp of
 // hi.
 func normDD(a, b float64) dd {
@@ -293,7 +306,7 @@ func (m *Moments) Sum() float64 {
 	if m.single() {
 		return m.main.s + m.main.c
 	}
-	s, _ := m.totals()
+	s := m.sumTotal()
 	return s.hi + s.lo
 }
 
@@ -307,7 +320,7 @@ func (m *Moments) Mean() (float64, bool) {
 		b := &m.main
 		return (b.s + b.c) / float64(m.n), true
 	}
-	s, _ := m.totals()
+	s := m.sumTotal()
 	return s.divF(float64(m.n)).hi, true
 }
 
