@@ -46,13 +46,16 @@ type Group struct {
 	pendT    []int64
 	pendC    [][]uint64
 	pendPart []int32
-	// The buffered rows of each partition, chained in arrival order:
-	// head[p] is the first (-1 when none), next[r] the one after row r.
-	head, last []int32
-	next       []int32
-	count      []int32 // per partition: rows chained
-	dsts       []*schema.Col
+	// The buffered rows of each partition, chained in arrival order
+	// (chains[p]), next[r] the row after row r (-1 ends a chain).
+	chains []chain
+	next   []int32
+	dsts   []*schema.Col
 }
+
+// chain is one partition's buffered rows: the first and last (-1 when
+// none) and how many.
+type chain struct{ first, last, n int32 }
 
 // NewGroup returns an empty group for the plan, whose [Plan] must have
 // been built with a partition key.
@@ -223,28 +226,22 @@ func (g *Group) link() {
 	if len(g.pendPart) == 0 {
 		return
 	}
-	for len(g.head) < len(g.engines) {
-		g.head = append(g.head, -1)
-		g.last = append(g.last, -1)
-		g.count = append(g.count, 0)
-	}
 	next := g.next[:0]
 	for i, p := range g.pendPart {
-		if int(p) >= len(g.head) || g.head[p] < 0 {
+		for int(p) >= len(g.chains) {
+			g.chains = append(g.chains, chain{first: -1, last: -1})
+		}
+		c := &g.chains[p]
+		if c.first < 0 {
 			if int(p) >= len(g.engines) || g.engines[p] == nil {
 				g.engine(p)
 			}
-			for int(p) >= len(g.head) {
-				g.head = append(g.head, -1)
-				g.last = append(g.last, -1)
-				g.count = append(g.count, 0)
-			}
-			g.head[p] = int32(i)
+			c.first = int32(i)
 		} else {
-			next[g.last[p]] = int32(i)
+			next[c.last] = int32(i)
 		}
-		g.last[p] = int32(i)
-		g.count[p]++
+		c.last = int32(i)
+		c.n++
 		next = append(next, -1)
 	}
 	g.next = next
@@ -252,23 +249,20 @@ func (g *Group) link() {
 
 // pending returns the number of rows buffered for partition p.
 func (g *Group) pending(p int32) int {
-	if int(p) >= len(g.count) {
+	if int(p) >= len(g.chains) {
 		return 0
 	}
-	return int(g.count[p])
+	return int(g.chains[p].n)
 }
 
 // take appends partition p's buffered rows, linked by [Group.link], to
 // its engine's deque.
 func (g *Group) take(p int32, e *Engine) {
-	if int(p) >= len(g.head) {
+	if int(p) >= len(g.chains) || g.chains[p].first < 0 {
 		return
 	}
-	r := g.head[p]
-	if r < 0 {
-		return
-	}
-	g.head[p], g.count[p] = -1, 0
+	r := g.chains[p].first
+	g.chains[p] = chain{first: -1, last: -1}
 	mt, has := e.maxT, e.has
 	st := e.dq.stride
 	// The block holding the deque's tail, and the tail's slot in it.

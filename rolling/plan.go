@@ -155,10 +155,7 @@ func groupOutputs(outs []outPlan) []emitPlan {
 			}
 			if !placed {
 				st := emitPlan{win: o.win, state: o.state, idx: o.idx, out: j, outs: [4]int16{-1, -1, -1, -1}}
-				if o.state == stRows {
-					r = 0
-				}
-				st.outs[r] = int16(j)
+				st.outs[r] = int16(j) // a row count is a count: role 0
 				steps = append(steps, st)
 			}
 		default:
