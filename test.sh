@@ -1,7 +1,19 @@
 #!/usr/bin/env bash
-# The test command of the README: every package, with the race detector.
+# The test command of the README: every package of the three modules
+# (the library, its conformance suite, the examples), with the race
+# detector, then a summary of what was skipped and why.
+#
 # The conformance vectors are read from $POND_VECTORS, else
-# ../shared/vectors, else the verbatim copy in testdata/vectors.
+# ../shared/vectors, else the verbatim copy in conformance/testdata/vectors.
+# What the tests need: the Go module proxy (for the examples' modules);
+# optionally Debian's chromium (the dashboard's browser tests) and
+# protoc with its Go plugins (the proto drift test). Without them those
+# tests skip, and the summary below says so.
 set -euo pipefail
 cd "$(dirname "$0")"
-go test -race -count=1 ./... "$@"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+go test -race -count=1 -json ./... ./conformance/... ./examples/... "$@" >"$log" || status=$?
+go run ./examples/internal/testsummary <"$log" || status=$?
+exit $status

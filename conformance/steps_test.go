@@ -1,4 +1,4 @@
-package live_test
+package conformance_test
 
 import (
 	"bytes"
@@ -139,9 +139,9 @@ func buildReduce(s *live.Series, src live.NodeID, step map[string]json.RawMessag
 
 func buildAggregate(s *live.Series, src live.NodeID, step map[string]json.RawMessage) (live.NodeID, error) {
 	var spec struct {
-		Every  string   `json:"every"`
-		Anchor *float64 `json:"anchor"`
-		Grace  string   `json:"grace"`
+		Every  string       `json:"every"`
+		Anchor *json.Number `json:"anchor"`
+		Grace  string       `json:"grace"`
 	}
 	if err := json.Unmarshal(mustJSON(step), &spec); err != nil {
 		return 0, err
@@ -152,7 +152,11 @@ func buildAggregate(s *live.Series, src live.NodeID, step map[string]json.RawMes
 	}
 	seq := sequence.Every(step0)
 	if spec.Anchor != nil {
-		seq = seq.WithAnchorNanos(int64(*spec.Anchor * 1e6))
+		anchor, err := msNanos(string(*spec.Anchor))
+		if err != nil {
+			return 0, configErr("anchor", err)
+		}
+		seq = seq.WithAnchorNanos(anchor)
 	}
 	var grace time.Duration
 	if spec.Grace != "" {
@@ -265,10 +269,10 @@ func parseTrigger(raw json.RawMessage) (trigger.Trigger, error) {
 		return trigger.Event(), nil
 	}
 	var spec struct {
-		Kind   string   `json:"kind"`
-		Every  string   `json:"every"`
-		Anchor *float64 `json:"anchor"`
-		N      int      `json:"n"`
+		Kind   string       `json:"kind"`
+		Every  string       `json:"every"`
+		Anchor *json.Number `json:"anchor"`
+		N      int          `json:"n"`
 	}
 	if err := json.Unmarshal(raw, &spec); err != nil {
 		return trigger.Trigger{}, err
@@ -285,7 +289,11 @@ func parseTrigger(raw json.RawMessage) (trigger.Trigger, error) {
 		}
 		seq := sequence.Every(d)
 		if spec.Anchor != nil {
-			seq = seq.WithAnchorNanos(int64(*spec.Anchor * 1e6))
+			anchor, err := msNanos(string(*spec.Anchor))
+			if err != nil {
+				return trigger.Trigger{}, configErr("anchor", err)
+			}
+			seq = seq.WithAnchorNanos(anchor)
 		}
 		return trigger.Clock(seq), nil
 	}

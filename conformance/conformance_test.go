@@ -1,10 +1,11 @@
-package live_test
+package conformance_test
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -30,7 +31,7 @@ type vector struct {
 	Schema   []vecColumn
 	Series   vecSeries
 	Pipeline []map[string]json.RawMessage
-	Pushes   [][][]any
+	Pushes   [][][]json.RawMessage
 	Expect   []vecExpect
 	Tol      *float64 `json:"tolerance"`
 }
@@ -69,7 +70,7 @@ func (n notImplemented) Error() string { return "not implemented: " + string(n) 
 // that have only the checkout.
 var (
 	sharedVectors = filepath.Join("..", "..", "shared", "vectors")
-	copyVectors   = filepath.Join("..", "testdata", "vectors")
+	copyVectors   = filepath.Join("testdata", "vectors")
 )
 
 func vectorDir() string {
@@ -266,14 +267,18 @@ func durationOpt(field, s string) (time.Duration, error) {
 // jsonRow converts a vector row to values: the time in milliseconds, then
 // cells by the column's kind; the string "NaN" (or "Infinity") in a number
 // column is that non-finite number.
-func jsonRow(s *schema.Schema, r []any) schema.Row {
+func jsonRow(s *schema.Schema, r []json.RawMessage) schema.Row {
 	row := make(schema.Row, len(r))
-	for j, x := range r {
+	for j, raw := range r {
 		if j == 0 {
-			if ms, ok := x.(float64); ok {
-				row[0] = schema.NanosValue(int64(math.Round(ms * 1e6)))
+			if ns, err := msNanos(string(raw)); err == nil {
+				row[0] = schema.NanosValue(ns)
 				continue
 			}
+		}
+		var x any
+		if err := json.Unmarshal(raw, &x); err != nil {
+			panic(err)
 		}
 		if j < s.Len() && s.Column(j).Kind == schema.Number {
 			if str, ok := x.(string); ok {
@@ -296,6 +301,22 @@ func jsonRow(s *schema.Schema, r []any) schema.Row {
 	return row
 }
 
+// msNanos converts a JSON number of epoch milliseconds to nanoseconds
+// exactly. Going through float64 would not do: a real epoch time (about
+// 1.7e12 ms) times 1e6 is above 2^53, so the product would be off by up
+// to 128 ns and could cross a window or clock edge.
+func msNanos(num string) (int64, error) {
+	r, ok := new(big.Rat).SetString(strings.TrimSpace(num))
+	if !ok {
+		return 0, fmt.Errorf("%q is not a number", num)
+	}
+	r.Mul(r, big.NewRat(1_000_000, 1))
+	if !r.IsInt() || !r.Num().IsInt64() {
+		return 0, fmt.Errorf("%s ms is not a whole number of nanoseconds in int64", num)
+	}
+	return r.Num().Int64(), nil
+}
+
 func compareEvents(t *testing.T, push int, want [][]json.RawMessage, got []*schema.Table, tol float64) {
 	t.Helper()
 	var rows []gotRow
@@ -310,12 +331,12 @@ func compareEvents(t *testing.T, push int, want [][]json.RawMessage, got []*sche
 	}
 	require.Equal(t, len(want), len(rows), "push %d: number of events; got %s", push, fmtRows(rows))
 	for k, w := range want {
-		var ms float64
-		require.NoError(t, json.Unmarshal(w[0], &ms))
+		wantT, err := msNanos(string(w[0]))
+		require.NoError(t, err, "push %d event %d: time", push, k)
 		var rec map[string]any
 		require.NoError(t, json.Unmarshal(w[1], &rec))
 		g := rows[k]
-		require.Equal(t, int64(math.Round(ms*1e6)), g.t, "push %d event %d: time; got %s", push, k, fmtRows(rows))
+		require.Equal(t, wantT, g.t, "push %d event %d: time; got %s", push, k, fmtRows(rows))
 		keys := make([]string, 0, len(rec))
 		for c := range rec {
 			keys = append(keys, c)
@@ -329,8 +350,8 @@ func compareEvents(t *testing.T, push int, want [][]json.RawMessage, got []*sche
 		require.Equal(t, keys, gotKeys, "push %d event %d: columns", push, k)
 		for c, wv := range rec {
 			if !sameValue(wv, g.rec[c], tol) {
-				require.Failf(t, "value differs", "push %d event %d (t=%v) column %q: want %v, got %v\nall: %s",
-					push, k, ms, c, wv, g.rec[c], fmtRows(rows))
+				require.Failf(t, "value differs", "push %d event %d (t=%d ns) column %q: want %v, got %v\nall: %s",
+					push, k, wantT, c, wv, g.rec[c], fmtRows(rows))
 			}
 		}
 	}
