@@ -70,7 +70,10 @@ type counters struct {
 	pushCalls, pushEvents, maxBatch  atomic.Uint64
 	fannedOut, bytesFannedOut        atomic.Uint64
 	slowDisconnects, reconnects      atomic.Uint64
+	dialAttempts                     atomic.Uint64
 	upstreamConnected, lastTickHosts atomic.Int64
+	downSinceMs                      atomic.Int64 // when the producer was last lost, 0 while connected
+	badTime                          atomic.Uint64
 	batchDoneMs, pushManyMs          LatencyRing
 	batchDoneHist, pushManyHist      prometheus.Histogram
 	reg                              *prometheus.Registry
@@ -174,6 +177,8 @@ type MetricsDoc struct {
 		Hosts      int64  `json:"hosts"`
 		Ticks      uint64 `json:"ticks"`
 		SlowClient uint64 `json:"slowDisconnects"`
+		// Refused breaks Rejected down by reason.
+		Refused refusals `json:"refused"`
 	} `json:"stats"`
 	Upstream struct {
 		Producer   string `json:"producer"`
@@ -187,14 +192,18 @@ func (a *Aggregator) Metrics() MetricsDoc {
 	var d MetricsDoc
 	m := &a.m
 	d.UptimeSec = time.Since(a.start).Seconds()
-	a.mu.Lock()
-	st := a.p.s.Stats()
-	d.Stats.Rejected = st.Rejected + a.rejectedRows
-	d.Stats.Ticks = a.ticksEmitted
+	s := a.Stats()
+	st := s.Series
+	d.Stats.Rejected = st.Rejected + s.RejectedRows
+	d.Stats.Refused = s.Refused
+	d.Stats.Ticks = s.TicksEmitted
 	d.WS.BufferedAmount = []int64{}
+	a.mu.Lock()
 	for _, set := range []map[*client]struct{}{a.liveClients, a.aggClients} {
 		for c := range set {
-			d.WS.BufferedAmount = append(d.WS.BufferedAmount, c.pending.Load())
+			c.mu.Lock()
+			d.WS.BufferedAmount = append(d.WS.BufferedAmount, c.bytes)
+			c.mu.Unlock()
 		}
 	}
 	a.mu.Unlock()
