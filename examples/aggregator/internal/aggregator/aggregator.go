@@ -62,6 +62,11 @@ type Config struct {
 	// host rows it holds (default 250 000, about 50 s at 1000 hosts).
 	History        time.Duration
 	HistoryMaxRows int
+	// LiveSnapshotRows caps the rows of a /live snapshot (default
+	// 4 000 000, the whole 30 s window up to 133 000 rows/s); above it a
+	// snapshot carries the newest rows of the window. The aggregator keeps
+	// a copy of those rows for snapshots, about 40 bytes each.
+	LiveSnapshotRows int
 	// MaxSkew is how far ahead of the aggregator's clock a row's time may
 	// be (default 5 s); later rows are refused, counted and logged.
 	MaxSkew time.Duration
@@ -122,6 +127,9 @@ func (c *Config) fill() error {
 	if c.HistoryMaxRows == 0 {
 		c.HistoryMaxRows = 250_000
 	}
+	if c.LiveSnapshotRows <= 0 {
+		c.LiveSnapshotRows = 4_000_000
+	}
 	if c.MaxSkew <= 0 {
 		c.MaxSkew = 5 * time.Second
 	}
@@ -175,15 +183,12 @@ type Aggregator struct {
 	lastTickMs    int64
 	eventsPerSec  int64
 	ticksEmitted  uint64
-	pushes        uint64 // successful pushes, the version of rawSnap
-	rawSnap       *schema.Table
-	rawSnapAt     uint64
+	raw           rawRing
 	hist          history
 	refused       refusals
 
 	liveClients map[*client]struct{}
 	aggClients  map[*client]struct{}
-	rawBuf      []byte
 
 	// counters read without the lock
 	m counters
@@ -219,6 +224,7 @@ func New(cfg Config) (*Aggregator, error) {
 		liveClients: map[*client]struct{}{},
 		aggClients:  map[*client]struct{}{},
 		hist:        history{maxAgeMs: cfg.History.Milliseconds(), maxRows: cfg.HistoryMaxRows},
+		raw:         rawRing{maxAge: int64(cfg.Retention), maxRows: cfg.LiveSnapshotRows},
 	}
 	a.m.init(a)
 	return a, nil
@@ -258,7 +264,6 @@ func (a *Aggregator) Push(b *schema.Batch, started time.Time) error {
 		return err
 	}
 	a.out = out
-	a.pushes++
 	a.m.push(in.Len(), pushDur)
 	var hostTab, perSecTab *schema.Table
 	for _, o := range out {
@@ -449,33 +454,11 @@ func (a *Aggregator) took(tab *schema.Table) {
 	for _, r := range req {
 		a.requestsTotal += r
 	}
-	if len(a.liveClients) == 0 {
-		return
-	}
-	b := wire.BeginRaw(a.rawBuf[:0], wire.TypeAppend)
-	b = appendRawTable(b, tab, true)
-	b = wire.EndRaw(b)
-	a.rawBuf = b
-	frame := append([]byte(nil), b...)
+	chunk := newRawChunk(tab)
+	a.raw.add(chunk)
 	for c := range a.liveClients {
-		a.send(c, item{raw: frame, rows: n, size: int64(len(frame))})
+		a.send(c, item{chunk: chunk, size: int64(48 * n)})
 	}
-}
-
-// appendRawTable appends the rows of a table of the raw schema as
-// positional arrays.
-func appendRawTable(b []byte, tab *schema.Table, first bool) []byte {
-	times := tab.Times()
-	cpu := tab.Col(1).Numbers()
-	req := tab.Col(2).Numbers()
-	host := tab.Col(3).Strings()
-	for i, t := range times {
-		if !first || i > 0 {
-			b = append(b, ',')
-		}
-		b = wire.AppendRawRow(b, t/int64(time.Millisecond), cpu[i], req[i], host[i])
-	}
-	return b
 }
 
 // emitTick assembles one boundary's rows into a tick, keeps it in the
@@ -503,22 +486,6 @@ func (a *Aggregator) emitTick(tab *schema.Table, run schema.Run) {
 	for c := range a.aggClients {
 		a.send(c, item{tick: t, size: size})
 	}
-}
-
-// rawSnapshot returns a columnar copy of the raw window for a /live
-// client's snapshot, shared by the clients that connect between two
-// pushes. Called with the lock held; the table is read without it.
-func (a *Aggregator) rawSnapshot() *schema.Table {
-	if a.rawSnap != nil && a.rawSnapAt == a.pushes {
-		return a.rawSnap
-	}
-	snap, err := a.p.s.Snapshot(a.p.s.Root())
-	if err != nil {
-		// The root always holds rows and the lock excludes a push.
-		panic("aggregator: snapshot of the root: " + err.Error())
-	}
-	a.rawSnap, a.rawSnapAt = snap, a.pushes
-	return snap
 }
 
 // Stats are the aggregator's counters, for tests and the metrics.

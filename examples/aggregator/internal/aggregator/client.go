@@ -13,7 +13,6 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/pond-go/pond/examples/aggregator/internal/wire"
-	"github.com/pond-go/pond/schema"
 )
 
 // pieceBytes is the size of the pieces a snapshot is streamed in: the
@@ -27,11 +26,10 @@ const closeGrace = 5 * time.Second
 // item is one queued frame: a /live append (bytes shared by every client)
 // or a /live-agg tick, which the client's writer encodes.
 type item struct {
-	raw  []byte
-	tick *tick
-	rows int   // rows a raw frame carries, for the fan-out counters
-	size int64 // bytes it counts for against the queue bound
-	at   int64 // when it was queued, unix ns
+	chunk *rawChunk
+	tick  *tick
+	size  int64 // bytes it counts for against the queue bound
+	at    int64 // when it was queued, unix ns
 }
 
 // client is one WebSocket subscriber: a bounded queue drained by one
@@ -46,7 +44,8 @@ type client struct {
 	// What the snapshot is made of, taken at registration under the
 	// aggregator's lock and read by the writer only.
 	snapTicks []*tick
-	snapRaw   *schema.Table
+	snapRaw   []*rawChunk
+	snapCut   int64 // ns: the raw rows before it have left the window
 
 	gone bool // dropped (under the aggregator's lock)
 
@@ -152,7 +151,10 @@ func (a *Aggregator) ServeLive(w http.ResponseWriter, r *http.Request) {
 	}
 	c := a.newClient(r.Context(), false)
 	a.mu.Lock()
-	c.snapRaw = a.rawSnapshot()
+	c.snapRaw, c.snapCut = a.raw.all(), math.MinInt64
+	if latest, ok := a.p.s.Latest(); ok {
+		c.snapCut = latest - int64(a.cfg.Retention)
+	}
 	a.liveClients[c] = struct{}{}
 	a.mu.Unlock()
 	readCtx := conn.CloseRead(c.ctx)
@@ -301,10 +303,13 @@ func (c *client) written(size int64) {
 // writeItem writes one queued frame.
 func (a *Aggregator) writeItem(conn *websocket.Conn, c *client, it item) error {
 	defer c.written(it.size)
-	frame, rows := it.raw, it.rows
+	var frame []byte
+	var rows int
 	if it.tick != nil {
 		c.applyWant()
 		frame, rows = a.encodeTick(c, it.tick)
+	} else {
+		frame, rows = it.chunk.appendFrame(), len(it.chunk.times)
 	}
 	if err := conn.Write(c.ctx, websocket.MessageText, frame); err != nil {
 		return err
@@ -385,7 +390,7 @@ func (a *Aggregator) writeSnapshot(conn *websocket.Conn, c *client) error {
 	if c.agg {
 		rows = a.streamAggSnapshot(&pw, c)
 	} else {
-		rows = streamRawSnapshot(&pw, c.snapRaw)
+		rows = streamRawSnapshot(&pw, c.snapRaw, c.snapCut)
 	}
 	c.snapTicks, c.snapRaw = nil, nil
 	c.buf = pw.buf[:0]
@@ -425,23 +430,22 @@ func (p *pieceWriter) flush(final bool) {
 	p.buf = p.buf[:0]
 }
 
-func streamRawSnapshot(p *pieceWriter, snap *schema.Table) int {
+// streamRawSnapshot writes the rows of the chunks still in the window
+// (time at or after cut), in the order they were taken.
+func streamRawSnapshot(p *pieceWriter, chunks []*rawChunk, cut int64) int {
 	p.buf = wire.BeginRaw(p.buf, wire.TypeSnapshot)
-	cpu, _ := snap.Numbers("cpu")
-	req, _ := snap.Numbers("requests")
-	hosts, _ := snap.Strings("host")
-	for i, ns := range snap.Times() {
-		if i > 0 {
-			p.buf = append(p.buf, ',')
-		}
-		p.buf = wire.AppendRawRow(p.buf, ns/int64(time.Millisecond), cpu[i], req[i], hosts[i])
+	rows := 0
+	for _, c := range chunks {
+		var n int
+		p.buf, n = c.appendRows(p.buf, cut, rows == 0)
+		rows += n
 		if p.flush(false); p.err != nil {
 			return 0
 		}
 	}
 	p.buf = wire.EndRaw(p.buf)
 	p.flush(true)
-	return snap.Len()
+	return rows
 }
 
 // streamAggSnapshot writes the aggregate snapshot through the client's
