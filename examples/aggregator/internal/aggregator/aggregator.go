@@ -192,6 +192,8 @@ type Aggregator struct {
 
 	// counters read without the lock
 	m counters
+	// onBatchDone, when set before Run, sees every batchDone time (tests).
+	onBatchDone func(time.Duration)
 }
 
 // refusals count the rows the aggregator refused, by reason.
@@ -285,7 +287,11 @@ func (a *Aggregator) Push(b *schema.Batch, started time.Time) error {
 			a.emitTick(hostTab, run)
 		}
 	}
-	a.m.batchDone(time.Since(started))
+	d := time.Since(started)
+	a.m.batchDone(d)
+	if a.onBatchDone != nil {
+		a.onBatchDone(d)
+	}
 	return nil
 }
 

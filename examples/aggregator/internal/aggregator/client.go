@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -344,7 +345,7 @@ func (c *client) appendTickRows(b []byte, t *tick, first bool) ([]byte, int) {
 		}
 		return append(b, t.encodedRows()...), len(t.rows)
 	}
-	c.projBuf = c.proj.apply(c.projBuf, t.rows)
+	c.projBuf = c.proj.applyOrdered(c.projBuf, t.rows, t.rankOrder(c.proj.By))
 	for i, r := range c.projBuf {
 		if !first || i > 0 {
 			b = append(b, ',')
@@ -428,6 +429,9 @@ func (p *pieceWriter) flush(final bool) {
 	_, p.err = p.w.Write(p.buf)
 	p.total += len(p.buf)
 	p.buf = p.buf[:0]
+	// Let ingest run first between pieces: a snapshot can wait, a batch
+	// should not.
+	runtime.Gosched()
 }
 
 // streamRawSnapshot writes the rows of the chunks still in the window

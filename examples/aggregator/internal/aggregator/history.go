@@ -15,6 +15,18 @@ type tick struct {
 
 	once sync.Once
 	enc  []byte // rows encoded as comma-separated HostTick objects
+
+	orderOnce [3]sync.Once
+	order     [3][]int32 // rank order of the rows, per rank key
+}
+
+// rankOrder returns the rows' rank order by key k, sorted once and shared
+// by every client that cuts by k: a client's snapshot then costs a walk of
+// its top N per tick, not a sort of every host.
+func (t *tick) rankOrder(k RankKey) []int32 {
+	i := k.rankIndex()
+	t.orderOnce[i].Do(func() { t.order[i] = rankOrder(t.rows, k) })
+	return t.order[i]
 }
 
 // encodedRows returns the tick's rows as JSON objects separated by commas,
