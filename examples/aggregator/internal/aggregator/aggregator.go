@@ -1,8 +1,8 @@
 // Package aggregator is the middle tier of the aggregator example: it
 // subscribes to a producer over gRPC, pushes each EventBatch into a
 // pond-go pipeline with one PushMany, and serves the raw feed (/live), the
-// per-host 200 ms ticks (/live-agg), /healthz, /readyz, /metrics and the
-// dashboard.
+// per-host 200 ms ticks (/live-agg), /health, /readyz, /metrics
+// (Prometheus), /metrics.json and the dashboard.
 //
 // # Consistency
 //
