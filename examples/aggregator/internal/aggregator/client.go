@@ -20,6 +20,10 @@ import (
 // writer never holds more than this of a snapshot's JSON at once.
 const pieceBytes = 64 << 10
 
+// piecePool holds the buffers snapshots are encoded in, so that churning
+// clients do not each allocate one.
+var piecePool = sync.Pool{New: func() any { b := make([]byte, 0, pieceBytes+pieceBytes/4); return &b }}
+
 // closeGrace is how long a client dropped as slow has to take the frame
 // being written and the close frame before its connection is cut.
 const closeGrace = 5 * time.Second
@@ -386,7 +390,9 @@ func (a *Aggregator) writeSnapshot(conn *websocket.Conn, c *client) error {
 	if err != nil {
 		return err
 	}
-	pw := pieceWriter{w: w, stop: c.stop, buf: c.buf[:0]}
+	buf := piecePool.Get().(*[]byte)
+	defer piecePool.Put(buf)
+	pw := pieceWriter{w: w, stop: c.stop, buf: (*buf)[:0]}
 	rows := 0
 	if c.agg {
 		rows = a.streamAggSnapshot(&pw, c)
@@ -394,7 +400,9 @@ func (a *Aggregator) writeSnapshot(conn *websocket.Conn, c *client) error {
 		rows = streamRawSnapshot(&pw, c.snapRaw, c.snapCut)
 	}
 	c.snapTicks, c.snapRaw = nil, nil
-	c.buf = pw.buf[:0]
+	if cap(pw.buf) <= 4*pieceBytes {
+		*buf = pw.buf[:0]
+	}
 	if pw.err != nil {
 		return pw.err
 	}
