@@ -214,3 +214,19 @@ func TestProjectionKeepsTheTopNWithOneHostOfHysteresis(t *testing.T) {
 	var off projection
 	assert.Equal(t, "abcd", names(off.apply(nil, tick(0.1, 0.5, 0.9, 0.3))), "no cut: emission order")
 }
+
+func TestAnUnknownRankKeyOrNIsRejected(t *testing.T) {
+	a := newTestAggregator(t, Config{Logger: quietLogger})
+	_, base := serve(t, a)
+	for q, want := range map[string]string{
+		"?by=requests_avg": `unknown by="requests_avg": want cpu_avg, cpu_sd or requests_sum`,
+		"?n=ten":           `n="ten": want a number of hosts`,
+	} {
+		resp, err := http.Get(base + "/live-agg" + q)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusBadRequest, resp.StatusCode, q)
+		assert.Contains(t, string(body), want)
+	}
+}
