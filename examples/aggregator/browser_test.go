@@ -37,7 +37,7 @@ func chromiumPath() string {
 
 // browser starts a headless Chromium for the test, or skips the test
 // (saying why) when there is none.
-func browser(t *testing.T) context.Context {
+func browser(t *testing.T, timeout time.Duration) context.Context {
 	t.Helper()
 	path := chromiumPath()
 	if path == "" {
@@ -60,7 +60,7 @@ func browser(t *testing.T) context.Context {
 	t.Cleanup(cancelAlloc)
 	ctx, cancel := chromedp.NewContext(allocCtx)
 	t.Cleanup(cancel)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancelTimeout := context.WithTimeout(ctx, timeout)
 	t.Cleanup(cancelTimeout)
 	return ctx
 }
@@ -126,7 +126,7 @@ func num(s string) float64 {
 // the band often), the time axis is labelled, the CPU axis contains the
 // bands and the anomaly chart has a scale.
 func TestDashboardInHeadlessChromium(t *testing.T) {
-	ctx := browser(t)
+	ctx := browser(t, 90*time.Second)
 	url, _, _ := started(t, "-addr", "127.0.0.1:0", "-hosts", "8", "-rate", "20", "-seed", "4")
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url+"?sigma=1")))
 	v := waitFor(t, ctx, "live, 8 rows, anomalies, bands", func(v view) bool {
@@ -150,7 +150,7 @@ func TestDashboardShowsTheProducerDown(t *testing.T) {
 	require.NoError(t, err)
 	dead := lis.Addr().String()
 	lis.Close()
-	ctx := browser(t)
+	ctx := browser(t, 90*time.Second)
 	url, _, _ := started(t, "-addr", "127.0.0.1:0", "-producer", dead)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url)))
 	v := waitFor(t, ctx, "producer unreachable", func(v view) bool {
@@ -172,7 +172,7 @@ func TestScreenshots(t *testing.T) {
 		t.Skip("set POND_SCREENSHOTS to a directory to write the dashboard's screenshots")
 	}
 	for _, hosts := range []int{8, 1000} {
-		ctx := browser(t)
+		ctx := browser(t, 3*time.Minute)
 		url, _, stop := started(t, "-addr", "127.0.0.1:0", "-hosts", strconv.Itoa(hosts), "-rate", "10", "-seed", "4")
 		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url)))
 		waitFor(t, ctx, "live", func(v view) bool { return v.Status == "live" && v.Rows >= min(hosts, 10) })

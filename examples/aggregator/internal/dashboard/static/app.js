@@ -463,7 +463,7 @@ function renderBars(dotsAt, t0) {
   g.strokeStyle = '#2a3541'; g.fillStyle = '#8a96a3'; g.font = '11px sans-serif';
   for (let k = 0; k <= mx; k += step) {
     g.beginPath(); g.moveTo(padL, Yb(k)); g.lineTo(w, Yb(k)); g.stroke();
-    g.fillText(String(k), 2, Math.max(10, Yb(k) + 4));
+    g.fillText(String(k), 2, Math.min(h - 2, Math.max(10, Yb(k) + 4)));
   }
   g.fillStyle = ANOMALY;
   counts.forEach((k, i) => {
