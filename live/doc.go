@@ -92,8 +92,11 @@
 // (a string, number or boolean; a missing value is a partition of its
 // own) and keeps each partition's rows under its own retention, with
 // optional declared groups, a partition limit and an idle time-to-live
-// ([partition.Options]). Operators built on a partition node run per
-// partition, and their rows carry the partition column after the time.
+// ([partition.Options]). The limit is checked at the push's own time: the
+// partitions the idle time-to-live removes by the end of a push make room
+// for its new keys first, and a push that still does not fit changes
+// nothing. Operators built on a partition node run per partition, and
+// their rows carry the partition column after the time.
 //
 // A rolling on a partitioned node with a clock trigger is synchronised:
 // the tick fires inside the ingest of the first row that crosses a
