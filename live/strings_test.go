@@ -1,14 +1,20 @@
 package live_test
 
 import (
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/partition"
+	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
+	"github.com/pond-go/pond/sequence"
+	"github.com/pond-go/pond/trigger"
 )
 
 // hostBatch is a batch of metricsSchema rows one millisecond apart from
@@ -95,4 +101,126 @@ func routedKeys(snap *schema.Table) map[string]int {
 		}
 	}
 	return n
+}
+
+// reqSchema has a host and a request id that is new in every row.
+var reqSchema = schema.MustNew(
+	schema.Column{Name: "time", Kind: schema.Time},
+	schema.Column{Name: "host", Kind: schema.String},
+	schema.Column{Name: "req", Kind: schema.String, Optional: true},
+)
+
+// heldStringsCases build, on a series that keeps one row, nodes that hold
+// strings the root no longer does, one holder per case; they return the
+// nodes to watch and to snapshot.
+var heldStringsCases = []struct {
+	name  string
+	build func(s *live.Series) ([]live.NodeID, error)
+}{
+	{"a partition's rows", func(s *live.Series) ([]live.NodeID, error) {
+		p, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
+		return []live.NodeID{p}, err
+	}},
+	{"a partitioned rolling's windows", func(s *live.Series) ([]live.NodeID, error) {
+		p, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
+		if err != nil {
+			return nil, err
+		}
+		id, err := s.Rolling(p, []rolling.Window{{Count: 4, Aggs: firstAndUnique}}, rolling.Options{})
+		return []live.NodeID{id}, err
+	}},
+	{"rows waiting for a partitioned clock's tick", func(s *live.Series) ([]live.NodeID, error) {
+		p, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
+		if err != nil {
+			return nil, err
+		}
+		id, err := s.Rolling(p, []rolling.Window{{Span: 20 * time.Millisecond, Aggs: firstAndUnique}}, everySeven)
+		return []live.NodeID{id}, err
+	}},
+	{"a rolling's window rows, waiting for a tick", func(s *live.Series) ([]live.NodeID, error) {
+		id, err := s.Rolling(s.Root(), []rolling.Window{{Span: 20 * time.Millisecond, Aggs: firstAndUnique}}, everySeven)
+		return []live.NodeID{id}, err
+	}},
+	{"a fill's last value", func(s *live.Series) ([]live.NodeID, error) {
+		fill, err := s.Fill(s.Root(), live.FillOptions{Strategy: live.FillHold, Columns: []string{"req"}})
+		if err != nil {
+			return nil, err
+		}
+		// Only the second of two filled rows gets through: nothing but
+		// the fill holds its value.
+		second, err := s.Filter(fill, func(row schema.Row) bool { ns, _ := row[0].Nanos(); return ns/int64(time.Millisecond)%7 == 4 })
+		if err != nil {
+			return nil, err
+		}
+		id, err := s.Rolling(second, []rolling.Window{{Count: 1, Aggs: firstAndUnique}}, rolling.Options{})
+		return []live.NodeID{id}, err
+	}},
+}
+
+var (
+	firstAndUnique = []reduce.Agg{{Out: "first", From: "req", Using: reduce.First}, {Out: "uniq", From: "req", Using: reduce.Unique}}
+	everySeven     = rolling.Options{Trigger: trigger.Clock(sequence.Every(7 * time.Millisecond))}
+)
+
+// TestStringsHeldOnlyByNodesOutliveSweeps: a series that forgets unheld
+// strings after every push emits and holds what a twin that never needs
+// to sweep does, although its strings are held by one node only, and new
+// strings take the freed ids.
+func TestStringsHeldOnlyByNodesOutliveSweeps(t *testing.T) {
+	for _, c := range heldStringsCases {
+		t.Run(c.name, func(t *testing.T) {
+			var series [2]*live.Series
+			var nodes []live.NodeID
+			for k := range series {
+				s, err := live.New("held", reqSchema, live.Options{MaxEvents: 1})
+				require.NoError(t, err)
+				nodes, err = c.build(s)
+				require.NoError(t, err)
+				for _, id := range nodes {
+					require.NoError(t, s.Watch(id))
+				}
+				series[k] = s
+			}
+			s, twin := series[0], series[1]
+			live.SweepEveryPush(s)
+			for i := range 300 {
+				row := schema.Row{schema.MillisValue(int64(i)), schema.StringValue(fmt.Sprintf("h%d", i%5)), schema.StringValue(fmt.Sprintf("r%d", i))}
+				if i%7 == 3 || i%7 == 4 {
+					row[2] = schema.Missing()
+				}
+				out, err := s.PushRows(nil, row)
+				require.NoError(t, err)
+				want, err := twin.PushRows(nil, row)
+				require.NoError(t, err)
+				require.Equal(t, render(want), render(out), "push %d", i)
+				for _, id := range nodes {
+					exp, err := twin.Snapshot(id)
+					if err != nil {
+						continue // the node holds no rows to show
+					}
+					got, err := s.Snapshot(id)
+					require.NoError(t, err)
+					require.Equal(t, exp.String(), got.String(), "node %d after push %d", id, i)
+				}
+			}
+		})
+	}
+}
+
+// TestDeclaredGroupKeysOutliveSweeps: a declared group's key is held by
+// the partitioning even before any row has it.
+func TestDeclaredGroupKeysOutliveSweeps(t *testing.T) {
+	s, err := live.New("groups", reqSchema, live.Options{MaxEvents: 1})
+	require.NoError(t, err)
+	live.SweepEveryPush(s)
+	_, err = s.PartitionBy(s.Root(), "host", partition.Options{Groups: partition.Strings("a", "b")})
+	require.NoError(t, err)
+	for i := range 50 {
+		_, err := s.PushRows(nil, schema.Row{schema.MillisValue(int64(i)), schema.StringValue("a"), schema.StringValue(fmt.Sprintf("r%d", i))})
+		require.NoError(t, err)
+	}
+	_, err = s.PushRows(nil, schema.Row{schema.MillisValue(50), schema.StringValue("b"), schema.Missing()})
+	assert.NoError(t, err, "b is still a declared group")
+	_, err = s.PushRows(nil, schema.Row{schema.MillisValue(51), schema.StringValue("r3"), schema.Missing()})
+	assert.ErrorIs(t, err, partition.ErrUnknownGroup, "a string given a freed id is no group")
 }

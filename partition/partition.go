@@ -280,6 +280,10 @@ func (r *Router) Order() []int32 { return r.order }
 // (missing for the partition of missing keys).
 func (r *Router) KeyValue(i int32) schema.Value { return r.keys[i] }
 
+// Key returns the routing key of partition i (for a string key, its
+// intern id).
+func (r *Router) Key(i int32) Key { return r.codes[i] }
+
 // Generation returns a number that changes when index i is given to a new
 // partition, so state kept per index can tell it is stale.
 func (r *Router) Generation(i int32) uint32 { return r.gen[i] }
