@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pond-go/pond/internal/allocs"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/reduce"
@@ -223,4 +224,48 @@ func TestDeclaredGroupKeysOutliveSweeps(t *testing.T) {
 	assert.NoError(t, err, "b is still a declared group")
 	_, err = s.PushRows(nil, schema.Row{schema.MillisValue(51), schema.StringValue("r3"), schema.Missing()})
 	assert.ErrorIs(t, err, partition.ErrUnknownGroup, "a string given a freed id is no group")
+}
+
+// TestDistinctStringsPushDoesNotAllocate: once warm, pushes that bring a
+// new string in every row, and the sweeps that forget the old ones, do not
+// allocate.
+func TestDistinctStringsPushDoesNotAllocate(t *testing.T) {
+	s, err := live.New("reqs", reqSchema, live.Options{MaxAge: time.Second})
+	require.NoError(t, err)
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1, IdleTTL: time.Second})
+	require.NoError(t, err)
+	roll, err := s.Rolling(byHost, []rolling.Window{{Span: 2 * time.Second, Aggs: []reduce.Agg{
+		{Out: "n", From: "req", Using: reduce.Count},
+		{Out: "first", From: "req", Using: reduce.First},
+	}}}, everySeven)
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(roll))
+	const rows, pushes = 500, 400
+	hosts := make([]string, 10)
+	for i := range hosts {
+		hosts[i] = fmt.Sprintf("h%d", i)
+	}
+	reqs := make([]string, rows*pushes)
+	for i := range reqs {
+		reqs[i] = fmt.Sprintf("req-%d", i)
+	}
+	b := schema.NewBatch(reqSchema, rows)
+	next := 0
+	var out []live.Output
+	push := func() {
+		b.Reset()
+		for range rows {
+			b.Time = append(b.Time, ms(int64(next)))
+			b.Cols[0].Str = append(b.Cols[0].Str, hosts[next%len(hosts)])
+			b.Cols[1].Str = append(b.Cols[1].Str, reqs[next])
+			next++
+		}
+		if out, err = s.PushMany(out[:0], b); err != nil {
+			panic(err)
+		}
+	}
+	for range pushes / 2 {
+		push()
+	}
+	assert.Zero(t, allocs.Count(pushes/2-1, push), "%d pushes of %d new strings each", pushes/2-1, rows)
 }
