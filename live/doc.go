@@ -86,6 +86,14 @@
 // evictions by identity, not by time; rolling windows keep their own rows
 // and are not shortened by retention.
 //
+// Strings are stored as ids of the series' intern table, and the table
+// forgets a string once no retained row, partition, window or fill holds
+// it (a periodic sweep, at the end of a push, costs a constant per new
+// string and does not allocate in steady state). So a column with a new
+// value in every row (a request or trace id) or keys that come and go
+// cost memory for what the series holds, not for every string it has
+// seen.
+//
 // # Partitions and the synchronised clock
 //
 // [Series.PartitionBy] routes the root's rows by the value of one column
