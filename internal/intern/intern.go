@@ -13,12 +13,12 @@
 // the most ids the table has held at once.
 //
 // A sweep is due once the ids given since the last one reach the largest
-// of 1024, half the ids live after it and an eighth of the ids marked
-// then. A sweep costs a pass over the ids and one mark per cell held, so
-// the cost per new string is a constant, and between sweeps the table
-// holds at most about one and a half times the strings it held at the
-// last one, plus what a sweep's worth of new strings adds. Giving and
-// freeing ids does not allocate once the table has reached that size.
+// of 1024, a quarter of the ids live after it and an eighth of the ids
+// marked then. A sweep costs a pass over the ids and one mark per cell
+// held, so the cost per new string is a constant (a few marks), and
+// between sweeps the table holds the strings it kept at the last one plus
+// at most that many new ones. Giving and freeing ids does not allocate
+// once the table has reached that size.
 //
 // A push that fails undoes its new ids: [Table.Begin] opens a journal of
 // the ids given, [Table.Rollback] frees them in reverse order, leaving
@@ -160,6 +160,6 @@ func (t *Table) Sweep() {
 		}
 	}
 	clear(t.marks)
-	t.due = max(minDue, t.live/2, t.seen/8)
+	t.due = max(minDue, t.live/4, t.seen/8)
 	t.grown, t.seen = 0, 0
 }
