@@ -94,6 +94,13 @@ type rollingNode struct {
 
 func (n *rollingNode) push(in *frame) {
 	n.out.reset()
+	if n.part != nil {
+		// Partitions removed to make room for this push's keys leave
+		// before its ticks (those removed at its end leave in finish).
+		for _, p := range n.part.expired {
+			n.group.Remove(p)
+		}
+	}
 	if in.len() == 0 {
 		return
 	}
