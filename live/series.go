@@ -171,6 +171,22 @@ func (s *Series) addNode(n node) NodeID {
 // the time, 8 per number, 4 per string (an intern id), 1 per boolean.
 func (s *Series) HeldBytes() int { return s.store.Bytes() }
 
+// NodeBytes returns the memory a node's own state holds, the root's
+// storage excluded: for a rolling, its windows (deque blocks and
+// extremes, or under aligned windows its panes and raw rows); 0 for
+// nodes that keep no state of their own. An unknown id is an error
+// wrapping [ErrNode].
+func (s *Series) NodeBytes(id NodeID) (int, error) {
+	n, err := s.node(id)
+	if err != nil {
+		return 0, err
+	}
+	if h, ok := n.(interface{ heldBytes() int }); ok {
+		return h.heldBytes(), nil
+	}
+	return 0, nil
+}
+
 // Len returns the number of rows the series holds.
 func (s *Series) Len() int { return s.store.Len() }
 

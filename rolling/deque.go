@@ -116,3 +116,6 @@ func (d *deque) release(p *blockPool) {
 
 // len returns the number of rows held.
 func (d *deque) len() int { return int(d.tail - d.front) }
+
+// bytes returns the memory of the pool's spare blocks.
+func (p *blockPool) bytes() int { return 8 * p.size * len(p.free) }
