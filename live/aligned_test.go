@@ -1,0 +1,138 @@
+package live_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/live"
+	"github.com/pond-go/pond/partition"
+	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/rolling"
+	"github.com/pond-go/pond/schema"
+	"github.com/pond-go/pond/sequence"
+	"github.com/pond-go/pond/trigger"
+)
+
+func alignedClock(step time.Duration) rolling.Options {
+	return rolling.Options{Trigger: trigger.Clock(sequence.Every(step)), Aligned: true}
+}
+
+func countWindow(span time.Duration) []rolling.Window {
+	return []rolling.Window{{Span: span, Aggs: []reduce.Agg{
+		{Out: "n", From: "x", Using: reduce.Count},
+		{Out: "sum", From: "x", Using: reduce.Sum},
+	}}}
+}
+
+func xRow(ms int64, x float64, host string) schema.Row {
+	return schema.Row{schema.MillisValue(ms), schema.NumberValue(x), schema.Value{}, schema.StringValue(host)}
+}
+
+func TestAlignedReorderWithGrace(t *testing.T) {
+	s, err := live.New("t", alignedSchema, live.Options{Ordering: live.Reorder, Grace: 300 * time.Millisecond})
+	require.NoError(t, err)
+	by, err := s.PartitionBy(s.Root(), "host", partition.Options{})
+	require.NoError(t, err)
+	r, err := s.Rolling(by, countWindow(400*time.Millisecond), alignedClock(200*time.Millisecond))
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(r))
+	push := func(rows ...schema.Row) ([]alignedRow, error) {
+		out, err := s.PushRows(nil, rows...)
+		var got []alignedRow
+		for _, o := range out {
+			got = appendEmitted(got, o.Events.Clone())
+		}
+		return got, err
+	}
+
+	got, err := push(xRow(100, 1, "a"), xRow(450, 2, "a"))
+	require.NoError(t, err)
+	assert.Empty(t, got, "450 − 300 is before the boundary at 200: nothing closes")
+
+	got, err = push(xRow(180, 4, "a"))
+	require.NoError(t, err)
+	assert.Empty(t, got, "a late row within grace closes nothing")
+
+	got, err = push(xRow(700, 8, "a"))
+	require.NoError(t, err)
+	// 700 − 300 = 400 closes 200 and 400; the late row is in its pane.
+	assert.Equal(t, []string{"200 a [2 5]", "400 a [2 5]"}, strs(got))
+
+	_, err = push(xRow(390, 16, "a"))
+	require.ErrorIs(t, err, live.ErrLate, "310ms late is beyond the grace")
+
+	got, err = push(xRow(410, 32, "a"), xRow(1000, 0, "a"))
+	require.NoError(t, err)
+	// 410 is in [400, 600): in the windows at 600 and 800 only.
+	assert.Equal(t, []string{"600 a [2 34]"}, strs(got))
+}
+
+func strs(rows []alignedRow) []string {
+	var out []string
+	for _, r := range rows {
+		out = append(out, r.String())
+	}
+	return out
+}
+
+func TestAlignedBuildErrors(t *testing.T) {
+	clock := trigger.Clock(sequence.Every(200 * time.Millisecond))
+	cases := []struct {
+		name    string
+		series  live.Options
+		windows []rolling.Window
+		opts    rolling.Options
+		want    string
+	}{
+		{"event trigger", live.Options{}, countWindow(time.Second), rolling.Options{Aligned: true}, "Aligned needs a clock trigger, not event"},
+		{"count trigger", live.Options{}, countWindow(time.Second), rolling.Options{Trigger: trigger.Count(3), Aligned: true}, "Aligned needs a clock trigger, not count(3)"},
+		{"count window", live.Options{}, []rolling.Window{{Count: 5, Aggs: []reduce.Agg{{Out: "n", From: "x", Using: reduce.Count}}}}, rolling.Options{Trigger: clock, Aligned: true}, "Aligned needs time windows, not a count window"},
+		{"reorder without grace", live.Options{Ordering: live.Reorder}, countWindow(time.Second), rolling.Options{Trigger: clock, Aligned: true}, "aligned windows need a grace under reorder ordering"},
+		{"panes too fine", live.Options{}, countWindow(time.Hour + time.Nanosecond), rolling.Options{Trigger: clock, Aligned: true}, "would need"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := live.New("t", alignedSchema, c.series)
+			require.NoError(t, err)
+			_, err = s.Rolling(s.Root(), c.windows, c.opts)
+			require.ErrorIs(t, err, live.ErrConfig)
+			assert.Contains(t, err.Error(), c.want)
+			if !errors.Is(err, rolling.ErrSpec) {
+				assert.Contains(t, err.Error(), "Aligned")
+			}
+		})
+	}
+}
+
+func TestAlignedUnpartitioned(t *testing.T) {
+	s, err := live.New("t", alignedSchema, live.Options{})
+	require.NoError(t, err)
+	r, err := s.Rolling(s.Root(), countWindow(time.Second), alignedClock(500*time.Millisecond))
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(r))
+	out, err := s.PushRows(nil, xRow(100, 1, "a"), xRow(400, 2, "b"), xRow(600, 4, "a"), xRow(2600, 8, "b"))
+	require.NoError(t, err)
+	require.Len(t, out, 1)
+	tab := out[0].Events
+	// 2600 closes 500 … 2500; the window holds a row through 1500.
+	assert.Equal(t, []int64{500, 1000, 1500}, millis(tab.Times()))
+	n, _ := tab.Numbers("n")
+	sum, _ := tab.Numbers("sum")
+	assert.Equal(t, []float64{2, 3, 1}, n)
+	assert.Equal(t, []float64{3, 7, 4}, sum)
+	bytes, err := s.NodeBytes(r)
+	require.NoError(t, err)
+	assert.Positive(t, bytes)
+}
+
+func millis(ts []int64) []int64 {
+	out := make([]int64, len(ts))
+	for i, t := range ts {
+		out[i] = t / int64(time.Millisecond)
+	}
+	return out
+}
