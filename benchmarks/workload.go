@@ -112,7 +112,14 @@ type SeedPipeline struct {
 // root retention 30s; partition by host (MaxEvents 1); windows 1m and
 // 200ms on a 200ms clock; then an unpartitioned 1s count on the same
 // clock. Both rollings are watched.
-func NewSeedPipeline() (*SeedPipeline, error) {
+func NewSeedPipeline() (*SeedPipeline, error) { return newSeedPipeline(false) }
+
+// NewSeedAlignedPipeline is [NewSeedPipeline] with both rollings in
+// aligned mode (rolling.Options.Aligned): the rows of WORKLOAD.md's
+// pipeline, but each host's windows are [b − span, b) of its own rows.
+func NewSeedAlignedPipeline() (*SeedPipeline, error) { return newSeedPipeline(true) }
+
+func newSeedPipeline(aligned bool) (*SeedPipeline, error) {
 	s, err := live.New("metrics", SeedSchema, live.Options{MaxAge: 30 * time.Second})
 	if err != nil {
 		return nil, err
@@ -138,13 +145,13 @@ func NewSeedPipeline() (*SeedPipeline, error) {
 			{Out: "current_avg", From: "cpu", Using: reduce.Avg},
 			{Out: "current_sd", From: "cpu", Using: reduce.Stdev},
 		}},
-	}, rolling.Options{Trigger: clock})
+	}, rolling.Options{Trigger: clock, Aligned: aligned})
 	if err != nil {
 		return nil, err
 	}
 	perSec, err := s.Rolling(s.Root(), []rolling.Window{
 		{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{{Out: "events_per_sec", From: "cpu", Using: reduce.Count}}},
-	}, rolling.Options{Trigger: clock})
+	}, rolling.Options{Trigger: clock, Aligned: aligned})
 	if err != nil {
 		return nil, err
 	}
