@@ -40,7 +40,25 @@ type Group struct {
 	dsts    []*schema.Col
 	first   int // output column of the first aggregation
 	free    []*part
+
+	// Rows not yet in their panes, in arrival order: they are not
+	// observable before the next boundary closes, so they wait, written
+	// sequentially, and each partition's are then added together, its
+	// state brought into cache once for all of them. A few rows per
+	// partition wait at most (see flushAt).
+	pendT  []int64
+	pendC  [][]uint64
+	pendP  []int32
+	chains []chain
+	link   []int32
+	seen   []int32
+	direct bool // the plan reads an array column: rows are added as they come
+	in     Rows // the pending rows as Rows
 }
+
+// chain is one partition's pending rows: the first and last, −1 when
+// none.
+type chain struct{ first, last int32 }
 
 // part is one partition's windows.
 type part struct {
@@ -54,7 +72,55 @@ type part struct {
 // column of the first aggregation; lag is how late an accepted row may
 // be (the series' grace under reorder, 0 under strict or drop ordering).
 func (p *Plan) NewGroup(keys Keys, first int, lag int64) *Group {
-	return &Group{p: p, keys: keys, first: first, lag: lag}
+	g := &Group{p: p, keys: keys, first: first, lag: lag}
+	for _, k := range p.kinds {
+		g.direct = g.direct || k == schema.Array
+	}
+	g.pendC = make([][]uint64, len(p.kinds))
+	return g
+}
+
+// flushAt is the number of pending rows that makes the group add them to
+// their panes before a boundary asks: eight per partition, at least 1024.
+func (g *Group) flushAt() int { return max(1024, 8*len(g.order)) }
+
+// flush adds the pending rows to their partitions' panes, partition by
+// partition, each partition's in arrival order; partitions first seen
+// among them are made in the order their first rows arrived.
+func (g *Group) flush() {
+	if len(g.pendP) == 0 {
+		return
+	}
+	link := g.link[:0]
+	seen := g.seen[:0]
+	for i, q := range g.pendP {
+		for int(q) >= len(g.chains) {
+			g.chains = append(g.chains, chain{-1, -1})
+		}
+		c := &g.chains[q]
+		if c.first < 0 {
+			g.part(q)
+			c.first = int32(i)
+			seen = append(seen, q)
+		} else {
+			link[c.last] = int32(i)
+		}
+		c.last = int32(i)
+		link = append(link, -1)
+	}
+	g.in = Rows{Times: g.pendT, Enc: g.pendC}
+	for _, q := range seen {
+		pt := g.parts[q]
+		for r := g.chains[q].first; r >= 0; r = link[r] {
+			g.add(pt, &g.in, int(r), g.pendT[r])
+		}
+		g.chains[q] = chain{-1, -1}
+	}
+	g.link, g.seen = link, seen
+	g.pendT, g.pendP = g.pendT[:0], g.pendP[:0]
+	for k := range g.pendC {
+		g.pendC[k] = g.pendC[k][:0]
+	}
 }
 
 // SetLag sets how late an accepted row may be, in nanoseconds.
@@ -90,6 +156,7 @@ func (g *Group) part(q int32) *part {
 
 // Remove forgets partition q; a later row for the index starts afresh.
 func (g *Group) Remove(q int32) {
+	g.flush()
 	if int(q) >= len(g.parts) || g.parts[q] == nil {
 		return
 	}
@@ -123,13 +190,25 @@ func (g *Group) Push(in *Rows, part []int32, out *schema.Table) {
 			g.started = true
 			g.next = g.after(wm)
 		} else if wm >= g.next {
+			g.flush()
 			g.closeTo(wm, out)
 		}
 		var q int32
 		if part != nil {
 			q = part[i]
 		}
-		g.add(g.part(q), in, i, t)
+		if g.direct {
+			g.add(g.part(q), in, i, t)
+			continue
+		}
+		g.pendT = append(g.pendT, t)
+		for k, c := range in.Enc {
+			g.pendC[k] = append(g.pendC[k], c[i])
+		}
+		g.pendP = append(g.pendP, q)
+		if len(g.pendP) >= g.flushAt() {
+			g.flush()
+		}
 	}
 }
 
@@ -427,6 +506,10 @@ func (rr *rawRows) push(wp *winPlan, in *Rows, i int, t int64) {
 // rows, extreme deques, aggregates and the structures around them.
 func (g *Group) Bytes() int {
 	n := int(unsafe.Sizeof(*g)) + 8*cap(g.parts) + 4*cap(g.order)
+	n += 8*cap(g.pendT) + 4*cap(g.pendP) + 8*cap(g.chains) + 4*(cap(g.link)+cap(g.seen))
+	for _, c := range g.pendC {
+		n += 8 * cap(c)
+	}
 	for _, pt := range g.parts {
 		if pt == nil {
 			continue
