@@ -53,7 +53,8 @@ type Group struct {
 	link   []int32
 	seen   []int32
 	direct bool // the plan reads an array column: rows are added as they come
-	in     Rows // the pending rows as Rows
+	scrT   []int64    // one partition's pending rows, gathered
+	scrC   [][]uint64 // their slots
 }
 
 // chain is one partition's pending rows: the first and last, −1 when
@@ -108,12 +109,23 @@ func (g *Group) flush() {
 		c.last = int32(i)
 		link = append(link, -1)
 	}
-	g.in = Rows{Times: g.pendT, Enc: g.pendC}
+	if len(g.scrC) != len(g.pendC) {
+		g.scrC = make([][]uint64, len(g.pendC))
+	}
 	for _, q := range seen {
-		pt := g.parts[q]
-		for r := g.chains[q].first; r >= 0; r = link[r] {
-			g.add(pt, &g.in, int(r), g.pendT[r])
+		// Gather the partition's rows, then add them run by run.
+		ts := g.scrT[:0]
+		for k := range g.scrC {
+			g.scrC[k] = g.scrC[k][:0]
 		}
+		for r := g.chains[q].first; r >= 0; r = link[r] {
+			ts = append(ts, g.pendT[r])
+			for k, c := range g.pendC {
+				g.scrC[k] = append(g.scrC[k], c[r])
+			}
+		}
+		g.scrT = ts
+		g.addRows(g.parts[q], ts, g.scrC)
 		g.chains[q] = chain{-1, -1}
 	}
 	g.link, g.seen = link, seen
@@ -241,17 +253,8 @@ func (g *Group) closeTo(wm int64, out *schema.Table) {
 // add puts row i of in, at time t, in partition pt's panes.
 func (g *Group) add(pt *part, in *Rows, i int, t int64) {
 	p := g.p
-	if !pt.live {
-		pt.live = true
-		g.live++
-		pt.maxT = t
-		for w := range pt.wins {
-			wp := &p.wins[w]
-			pt.wins[w].reset(wp, floorDiv(g.next-wp.span-p.anchor, wp.width), floorDiv(g.next-p.step-p.anchor, wp.width))
-		}
-	} else if t > pt.maxT {
-		pt.maxT = t
-	}
+	g.wake(pt, t)
+	pt.maxT = max(pt.maxT, t)
 	for w := range pt.wins {
 		wp := &p.wins[w]
 		ws := &pt.wins[w]
@@ -273,6 +276,22 @@ func (g *Group) add(pt *part, in *Rows, i int, t int64) {
 		if len(wp.raws) > 0 {
 			ws.raw.push(wp, in, i, t)
 		}
+	}
+}
+
+// wake makes a dormant partition live, its windows empty and placed at
+// the next boundary, for a row at t.
+func (g *Group) wake(pt *part, t int64) {
+	if pt.live {
+		return
+	}
+	p := g.p
+	pt.live = true
+	g.live++
+	pt.maxT = t
+	for w := range pt.wins {
+		wp := &p.wins[w]
+		pt.wins[w].reset(wp, floorDiv(g.next-wp.span-p.anchor, wp.width), floorDiv(g.next-p.step-p.anchor, wp.width))
 	}
 }
 
@@ -506,8 +525,11 @@ func (rr *rawRows) push(wp *winPlan, in *Rows, i int, t int64) {
 // rows, extreme deques, aggregates and the structures around them.
 func (g *Group) Bytes() int {
 	n := int(unsafe.Sizeof(*g)) + 8*cap(g.parts) + 4*cap(g.order)
-	n += 8*cap(g.pendT) + 4*cap(g.pendP) + 8*cap(g.chains) + 4*(cap(g.link)+cap(g.seen))
+	n += 8*cap(g.pendT) + 4*cap(g.pendP) + 8*cap(g.scrT) + 8*cap(g.chains) + 4*(cap(g.link)+cap(g.seen))
 	for _, c := range g.pendC {
+		n += 8 * cap(c)
+	}
+	for _, c := range g.scrC {
 		n += 8 * cap(c)
 	}
 	for _, pt := range g.parts {
