@@ -193,6 +193,7 @@ func (g *Group) Remove(q int32) {
 // whose windows hold a row at each boundary the rows close: boundaries in
 // time order, partitions in first-seen order within a boundary.
 func (g *Group) Push(in *Rows, part []int32, out *schema.Table) {
+	from := 0
 	for i, t := range in.Times {
 		if !g.started || t > g.latest {
 			g.latest = t
@@ -202,24 +203,44 @@ func (g *Group) Push(in *Rows, part []int32, out *schema.Table) {
 			g.started = true
 			g.next = g.after(wm)
 		} else if wm >= g.next {
+			// Row i closes boundaries: the rows before it go first.
+			g.buffer(in, part, from, i)
+			from = i
 			g.flush()
 			g.closeTo(wm, out)
 		}
-		var q int32
-		if part != nil {
-			q = part[i]
+	}
+	g.buffer(in, part, from, len(in.Times))
+	if len(g.pendP) >= g.flushAt() {
+		g.flush()
+	}
+}
+
+// buffer takes rows [from, to) of in: into the pending rows, or straight
+// into their panes when the plan reads arrays.
+func (g *Group) buffer(in *Rows, part []int32, from, to int) {
+	if from >= to {
+		return
+	}
+	if g.direct {
+		for i := from; i < to; i++ {
+			var q int32
+			if part != nil {
+				q = part[i]
+			}
+			g.add(g.part(q), in, i, in.Times[i])
 		}
-		if g.direct {
-			g.add(g.part(q), in, i, t)
-			continue
-		}
-		g.pendT = append(g.pendT, t)
-		for k, c := range in.Enc {
-			g.pendC[k] = append(g.pendC[k], c[i])
-		}
-		g.pendP = append(g.pendP, q)
-		if len(g.pendP) >= g.flushAt() {
-			g.flush()
+		return
+	}
+	g.pendT = append(g.pendT, in.Times[from:to]...)
+	for k, c := range in.Enc {
+		g.pendC[k] = append(g.pendC[k], c[from:to]...)
+	}
+	if part != nil {
+		g.pendP = append(g.pendP, part[from:to]...)
+	} else {
+		for range to - from {
+			g.pendP = append(g.pendP, 0)
 		}
 	}
 }
@@ -440,9 +461,14 @@ func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*schema.Col) {
 }
 
 // emitRaw appends a holistic output: its state is filled from the raw
-// rows in [b − span, b), in arrival order.
+// rows in [b − span, b), in arrival order. samples of a scalar column is
+// written straight from the rows.
 func (p *Plan) emitRaw(wp *winPlan, ws *winState, i int, b int64, dst *schema.Col) {
 	rp := &wp.raws[i]
+	if rp.red.Op() == reduce.OpSamples && rp.kind != schema.Array {
+		p.emitSamples(wp, ws, rp, b, dst)
+		return
+	}
 	st := ws.gen[i]
 	st.Reset()
 	rr := &ws.raw
@@ -455,6 +481,33 @@ func (p *Plan) emitRaw(wp *winPlan, ws *winState, i int, b int64, dst *schema.Co
 		st.Add(uint64(r), p.value(rp.kind, row[rp.inRow], rr, r*rr.stride+rp.inRow))
 	}
 	st.Append(dst)
+}
+
+// emitSamples appends the present values of a scalar slot in
+// [b − span, b), in arrival order, as one array.
+func (p *Plan) emitSamples(wp *winPlan, ws *winState, rp *rawPlan, b int64, dst *schema.Col) {
+	rr := &ws.raw
+	lo := b - wp.span
+	dst.BeginArray()
+	st := rr.stride
+	rows := rr.buf[rr.head*st:]
+	for r := 0; r+st <= len(rows); r += st {
+		if t := int64(rows[r]); t < lo || t >= b {
+			continue
+		}
+		bits := rows[r+rp.inRow]
+		switch rp.kind {
+		case schema.Number:
+			if x := math.Float64frombits(bits); x == x {
+				dst.AppendElem(schema.NumberValue(x))
+			}
+		default:
+			if bits != 0 {
+				dst.AppendElem(p.value(rp.kind, bits, rr, 0))
+			}
+		}
+	}
+	dst.EndArray()
 }
 
 // value decodes an encoded slot of a raw row.
