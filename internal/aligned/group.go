@@ -41,32 +41,27 @@ type Group struct {
 	first   int // output column of the first aggregation
 	free    []*part
 
-	// Rows not yet in their panes, in arrival order: they are not
-	// observable before the next boundary closes, so they wait, written
-	// sequentially, and each partition's are then added together, its
-	// state brought into cache once for all of them. A few rows per
-	// partition wait at most (see flushAt).
-	pendT  []int64
-	pendC  [][]uint64
-	pendP  []int32
-	chains []chain
-	link   []int32
-	seen   []int32
-	direct bool // the plan reads an array column: rows are added as they come
-	scrT   []int64    // one partition's pending rows, gathered
-	scrC   [][]uint64 // their slots
+	direct bool       // the plan reads an array column: rows are added as they come
+	view   [][]uint64 // scratch: one partition's inbox, slot by slot
 }
-
-// chain is one partition's pending rows: the first and last, −1 when
-// none.
-type chain struct{ first, last int32 }
 
 // part is one partition's windows.
 type part struct {
 	wins []winState
 	live bool
 	maxT int64
+	// The inbox: rows not yet in the panes. They are not observable before
+	// the next boundary closes, so up to inboxRows of them wait here,
+	// slot by slot, and are added together (the partition's state brought
+	// into cache once for all of them) when the inbox is full or the
+	// boundary closes.
+	inN int
+	inT [inboxRows]int64
+	inC []uint64 // inboxRows per slot
 }
+
+// inboxRows is the number of rows a partition's inbox holds.
+const inboxRows = 8
 
 // NewGroup returns an empty group. keys, when not nil, gives the key of
 // each partition for the column after the time; first is the output
@@ -77,62 +72,20 @@ func (p *Plan) NewGroup(keys Keys, first int, lag int64) *Group {
 	for _, k := range p.kinds {
 		g.direct = g.direct || k == schema.Array
 	}
-	g.pendC = make([][]uint64, len(p.kinds))
+	g.view = make([][]uint64, len(p.kinds))
 	return g
 }
 
-// flushAt is the number of pending rows that makes the group add them to
-// their panes before a boundary asks: eight per partition, at least 1024.
-func (g *Group) flushAt() int { return max(1024, 8*len(g.order)) }
-
-// flush adds the pending rows to their partitions' panes, partition by
-// partition, each partition's in arrival order; partitions first seen
-// among them are made in the order their first rows arrived.
-func (g *Group) flush() {
-	if len(g.pendP) == 0 {
+// drain adds the rows of a partition's inbox to its panes.
+func (g *Group) drain(pt *part) {
+	if pt.inN == 0 {
 		return
 	}
-	link := g.link[:0]
-	seen := g.seen[:0]
-	for i, q := range g.pendP {
-		for int(q) >= len(g.chains) {
-			g.chains = append(g.chains, chain{-1, -1})
-		}
-		c := &g.chains[q]
-		if c.first < 0 {
-			g.part(q)
-			c.first = int32(i)
-			seen = append(seen, q)
-		} else {
-			link[c.last] = int32(i)
-		}
-		c.last = int32(i)
-		link = append(link, -1)
+	for k := range g.view {
+		g.view[k] = pt.inC[k*inboxRows : k*inboxRows+pt.inN]
 	}
-	if len(g.scrC) != len(g.pendC) {
-		g.scrC = make([][]uint64, len(g.pendC))
-	}
-	for _, q := range seen {
-		// Gather the partition's rows, then add them run by run.
-		ts := g.scrT[:0]
-		for k := range g.scrC {
-			g.scrC[k] = g.scrC[k][:0]
-		}
-		for r := g.chains[q].first; r >= 0; r = link[r] {
-			ts = append(ts, g.pendT[r])
-			for k, c := range g.pendC {
-				g.scrC[k] = append(g.scrC[k], c[r])
-			}
-		}
-		g.scrT = ts
-		g.addRows(g.parts[q], ts, g.scrC)
-		g.chains[q] = chain{-1, -1}
-	}
-	g.link, g.seen = link, seen
-	g.pendT, g.pendP = g.pendT[:0], g.pendP[:0]
-	for k := range g.pendC {
-		g.pendC[k] = g.pendC[k][:0]
-	}
+	g.addRows(pt, pt.inT[:pt.inN], g.view)
+	pt.inN = 0
 }
 
 // SetLag sets how late an accepted row may be, in nanoseconds.
@@ -155,7 +108,7 @@ func (g *Group) part(q int32) *part {
 			pt = g.free[n-1]
 			g.free = g.free[:n-1]
 		} else {
-			pt = &part{wins: make([]winState, len(g.p.wins))}
+			pt = &part{wins: make([]winState, len(g.p.wins)), inC: make([]uint64, inboxRows*len(g.p.kinds))}
 			for w := range g.p.wins {
 				pt.wins[w] = g.p.newWin(&g.p.wins[w])
 			}
@@ -168,7 +121,6 @@ func (g *Group) part(q int32) *part {
 
 // Remove forgets partition q; a later row for the index starts afresh.
 func (g *Group) Remove(q int32) {
-	g.flush()
 	if int(q) >= len(g.parts) || g.parts[q] == nil {
 		return
 	}
@@ -177,6 +129,7 @@ func (g *Group) Remove(q int32) {
 		g.live--
 		pt.live = false
 	}
+	pt.inN = 0 // its waiting rows leave with it
 	g.parts[q] = nil
 	g.free = append(g.free, pt)
 	keep := g.order[:0]
@@ -206,41 +159,49 @@ func (g *Group) Push(in *Rows, part []int32, out *schema.Table) {
 			// Row i closes boundaries: the rows before it go first.
 			g.buffer(in, part, from, i)
 			from = i
-			g.flush()
 			g.closeTo(wm, out)
 		}
 	}
 	g.buffer(in, part, from, len(in.Times))
-	if len(g.pendP) >= g.flushAt() {
-		g.flush()
-	}
 }
 
 // buffer takes rows [from, to) of in: into the pending rows, or straight
 // into their panes when the plan reads arrays.
-func (g *Group) buffer(in *Rows, part []int32, from, to int) {
+func (g *Group) buffer(in *Rows, parts []int32, from, to int) {
 	if from >= to {
 		return
 	}
 	if g.direct {
 		for i := from; i < to; i++ {
 			var q int32
-			if part != nil {
-				q = part[i]
+			if parts != nil {
+				q = parts[i]
 			}
 			g.add(g.part(q), in, i, in.Times[i])
 		}
 		return
 	}
-	g.pendT = append(g.pendT, in.Times[from:to]...)
-	for k, c := range in.Enc {
-		g.pendC[k] = append(g.pendC[k], c[from:to]...)
-	}
-	if part != nil {
-		g.pendP = append(g.pendP, part[from:to]...)
-	} else {
-		for range to - from {
-			g.pendP = append(g.pendP, 0)
+	for i := from; i < to; i++ {
+		var q int32
+		if parts != nil {
+			q = parts[i]
+		}
+		var pt *part
+		if int(q) < len(g.parts) && g.parts[q] != nil {
+			pt = g.parts[q]
+		} else {
+			pt = g.part(q)
+		}
+		n := pt.inN
+		if !pt.live {
+			g.wake(pt, in.Times[i]) // live from its first waiting row
+		}
+		pt.inT[n] = in.Times[i]
+		for k, c := range in.Enc {
+			pt.inC[k*inboxRows+n] = c[i]
+		}
+		if pt.inN = n + 1; pt.inN == inboxRows {
+			g.drain(pt)
 		}
 	}
 }
@@ -329,6 +290,7 @@ func (g *Group) close(b int64, out *schema.Table) {
 	}
 	for _, q := range g.order {
 		pt := g.parts[q]
+		g.drain(pt)
 		if !pt.live {
 			continue
 		}
@@ -578,18 +540,11 @@ func (rr *rawRows) push(wp *winPlan, in *Rows, i int, t int64) {
 // rows, extreme deques, aggregates and the structures around them.
 func (g *Group) Bytes() int {
 	n := int(unsafe.Sizeof(*g)) + 8*cap(g.parts) + 4*cap(g.order)
-	n += 8*cap(g.pendT) + 4*cap(g.pendP) + 8*cap(g.scrT) + 8*cap(g.chains) + 4*(cap(g.link)+cap(g.seen))
-	for _, c := range g.pendC {
-		n += 8 * cap(c)
-	}
-	for _, c := range g.scrC {
-		n += 8 * cap(c)
-	}
 	for _, pt := range g.parts {
 		if pt == nil {
 			continue
 		}
-		n += int(unsafe.Sizeof(*pt)) + int(unsafe.Sizeof(winState{}))*cap(pt.wins)
+		n += int(unsafe.Sizeof(*pt)) + int(unsafe.Sizeof(winState{}))*cap(pt.wins) + 8*cap(pt.inC)
 		for w := range pt.wins {
 			ws := &pt.wins[w]
 			n += 8 * (cap(ws.ring) + cap(ws.ns) + cap(ws.cnts) + cap(ws.sums) + cap(ws.fp) + cap(ws.lp) + cap(ws.raw.buf))
