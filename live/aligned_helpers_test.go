@@ -24,6 +24,15 @@ var alignedSchema = schema.MustNew(
 	schema.Column{Name: "host", Kind: schema.String},
 )
 
+// alignedRequired is alignedSchema with x required (every row has a
+// finite x).
+var alignedRequired = schema.MustNew(
+	schema.Column{Name: "time", Kind: schema.Time},
+	schema.Column{Name: "x", Kind: schema.Number},
+	schema.Column{Name: "s", Kind: schema.String, Optional: true},
+	schema.Column{Name: "host", Kind: schema.String},
+)
+
 // arow is one generated row; xOK and sOK false make the cell missing.
 type arow struct {
 	t     int64 // ms
@@ -52,8 +61,9 @@ type alignedCase struct {
 	lag     int64 // ms
 	step    int64 // ms
 	anchor  int64 // ms
-	windows []rolling.Window
-	rows    []arow
+	windows  []rolling.Window
+	rows     []arow
+	required bool // x is a required column
 }
 
 var numberReducers = []reduce.Reducer{reduce.Count, reduce.Sum, reduce.Avg, reduce.Stdev, reduce.Min, reduce.Max,
@@ -96,6 +106,7 @@ func newAlignedCase(rng *rand.Rand) alignedCase {
 		}
 		c.windows = append(c.windows, win)
 	}
+	c.required = rng.IntN(3) == 0
 	keys := 1 + rng.IntN(5)
 	base := []float64{0, 1000, 1e6}[rng.IntN(3)]
 	t := int64(rng.IntN(1000)) - 500
@@ -116,7 +127,7 @@ func newAlignedCase(rng *rand.Rand) alignedCase {
 		}
 		latest = max(latest, rt)
 		r := arow{t: rt, host: fmt.Sprintf("h%d", rng.IntN(keys)), index: i}
-		if rng.IntN(10) != 0 {
+		if c.required || rng.IntN(10) != 0 {
 			r.x, r.xOK = base+math.Round(rng.NormFloat64()*1000)/64, true
 		}
 		if rng.IntN(10) != 0 {
@@ -129,7 +140,11 @@ func newAlignedCase(rng *rand.Rand) alignedCase {
 
 // build makes the series and its aligned rolling on hosts.
 func (c *alignedCase) build() (*live.Series, live.NodeID, error) {
-	s, err := live.New("t", alignedSchema, c.opts)
+	sch := alignedSchema
+	if c.required {
+		sch = alignedRequired
+	}
+	s, err := live.New("t", sch, c.opts)
 	if err != nil {
 		return nil, 0, err
 	}

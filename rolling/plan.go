@@ -345,6 +345,9 @@ func (p *Plan) buildAligned() error {
 	seq := p.opts.Trigger.Sequence()
 	step := int64(seq.Step())
 	spec := aligned.Spec{Step: step, Anchor: seq.Anchor(), Kinds: p.kinds}
+	for _, c := range p.cols {
+		spec.Required = append(spec.Required, p.src.Column(c).Required())
+	}
 	if p.syms != nil {
 		spec.Syms = p.syms
 	}

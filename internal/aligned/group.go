@@ -308,7 +308,7 @@ func (g *Group) close(b int64, out *schema.Table) {
 					ws.enter(wp, ws.hi)
 				}
 			}
-			held = held || ws.rows > 0
+			held = held || ws.held(wp)
 		}
 		if held {
 			out.Col(0).AppendTime(b)
@@ -341,7 +341,7 @@ func (g *Group) close(b int64, out *schema.Table) {
 			if len(wp.raws) > 0 {
 				ws.raw.dropBefore(b + p.step - wp.span)
 			}
-			empty = empty && ws.rows == 0
+			empty = empty && !ws.held(wp)
 		}
 		if empty && pt.maxT < b {
 			pt.live = false

@@ -29,6 +29,7 @@ type Symbols interface {
 type Spec struct {
 	Step, Anchor int64
 	Kinds        []schema.Kind
+	Required     []bool // slot k+1's column is required: every row has a finite value
 	Windows      []Window
 	Syms         Symbols
 }
@@ -82,15 +83,19 @@ type outPlan struct {
 }
 
 // winPlan is one window's layout. A pane record is stride 64-bit words:
-// the counts (rows first, then each Moments' n, then each count) packed
-// two uint32 to a word, then per Moments s, c (and q, qc when squared),
+// the counts (the row count first when it is kept, then each Moments' n,
+// then each count) packed two 31-bit counts to a word, the top bit of the
+// first one set once the pane has a row, then per Moments s, c (and q, qc when squared),
 // then per extreme slot the pane's min or max, then per first/last slot
 // its first time, first value, last time and last value.
 type winPlan struct {
 	span, width int64
 	minSamples  int
 	stride      int
-	nCounts     int // rows + moments + counts
+	nCounts     int  // rows (when kept) + moments + counts
+	hasRows     bool // the row count is kept: a row-count output or a warm-up needs it
+	c0          int  // 1 when the row count is kept (packed index 0), else 0
+	cnt0        int  // packed index of the first count
 	moments     []momPlan
 	counts      []countPlan
 	exts        []extPlan
@@ -108,6 +113,8 @@ type momPlan struct {
 	slot    int
 	squares bool
 	off     int // word offset of s (c, q, qc follow)
+	nIdx    int  // packed index of its n: the row count's (0) for a required column
+	isRows  bool // its n is the row count
 }
 
 type countPlan struct {
@@ -233,7 +240,29 @@ func NewPlan(s Spec) (*Plan, error) {
 			}
 			wp.outs = append(wp.outs, o)
 		}
-		wp.nCounts = 1 + len(wp.moments) + len(wp.counts)
+		req := func(slot int) bool { return slot-1 < len(s.Required) && s.Required[slot-1] }
+		for _, o := range wp.outs {
+			wp.hasRows = wp.hasRows || o.kind == oRows
+		}
+		for _, m := range wp.moments {
+			wp.hasRows = wp.hasRows || req(m.slot)
+		}
+		wp.hasRows = wp.hasRows || wp.minSamples > 0 || len(wp.moments)+len(wp.counts) == 0
+		if wp.hasRows {
+			wp.c0 = 1
+		}
+		// A required column's values are all finite: its n is the row count.
+		nc := wp.c0
+		for i := range wp.moments {
+			if req(wp.moments[i].slot) {
+				wp.moments[i].nIdx, wp.moments[i].isRows = 0, true
+				continue
+			}
+			wp.moments[i].nIdx = nc
+			nc++
+		}
+		wp.cnt0 = nc
+		wp.nCounts = nc + len(wp.counts)
 		wp.offMom = (wp.nCounts + 1) / 2
 		off := wp.offMom
 		for i := range wp.moments {

@@ -16,7 +16,8 @@ type winState struct {
 	cap, head  int      // panes; ring slot of pane base
 	n          int      // panes held
 	base, hi   int64    // pane indices
-	rows       int64
+	rows       int64 // when the plan keeps the row count
+	lastRow    int64 // the latest closed pane with a row (noPane: none)
 	ns, cnts   []int64
 	sums       []float64 // s, c, q, qc per Moments
 	exts       []reduce.Extreme
@@ -26,6 +27,15 @@ type winState struct {
 	curS, curE int64 // time range of the cached pane
 	curOff     int   // its word offset in ring
 	rebuild    bool
+}
+
+// held reports whether the window holds a row: one of its panes
+// [base, hi) has one.
+func (ws *winState) held(wp *winPlan) bool {
+	if wp.hasRows {
+		return ws.rows > 0
+	}
+	return ws.lastRow >= ws.base
 }
 
 // noPane marks a first/last pointer without a pane.
@@ -87,7 +97,7 @@ func (ws *winState) reset(wp *winPlan, base, hi int64) {
 }
 
 func (ws *winState) clearAcc() {
-	ws.rows = 0
+	ws.rows, ws.lastRow = 0, noPane
 	clear(ws.ns)
 	clear(ws.cnts)
 	clear(ws.sums)
@@ -124,7 +134,7 @@ func (ws *winState) slot(d int) int {
 
 // grow makes room for need panes, keeping their order.
 func (ws *winState) grow(wp *winPlan, need int) {
-	c := max(need, ws.cap+ws.cap/8, int(wp.span/wp.width)+1)
+	c := max(need, ws.cap+ws.cap/8, int(wp.span/wp.width))
 	ring := make([]uint64, c*wp.stride)
 	for j := range ws.n {
 		copy(ring[j*wp.stride:(j+1)*wp.stride], ws.ring[ws.slot(j)*wp.stride:][:wp.stride])
@@ -146,27 +156,43 @@ func initPane(wp *winPlan, r []uint64) {
 	}
 }
 
-func count(r []uint64, i int) int64 { return int64(uint32(r[i>>1] >> (32 * (i & 1)))) }
+// countMax is where a pane's counts saturate (2^31 − 1 rows in one pane
+// of one partition); the top bit of the first count is the pane's
+// non-empty flag.
+const countMax = 1<<31 - 1
+
+func count(r []uint64, i int) int64 { return int64(uint32(r[i>>1]>>(32*(i&1))) & countMax) }
 
 // incCount adds one to packed count i, saturating.
 func incCount(r []uint64, i int) {
 	sh := 32 * (i & 1)
-	if uint32(r[i>>1]>>sh) != math.MaxUint32 {
+	if uint32(r[i>>1]>>sh)&countMax != countMax {
 		r[i>>1] += 1 << sh
 	}
 }
 
+// markRow sets the pane's non-empty flag.
+func markRow(r []uint64) { r[0] |= 1 << 31 }
+
+// hasRow reports the pane's non-empty flag.
+func hasRow(r []uint64) bool { return r[0]>>31&1 != 0 }
+
 // addRow adds row row of enc, at time t, to the pane at word offset off.
 func (p *Plan) addRow(wp *winPlan, ws *winState, off int, t int64, enc [][]uint64, row int) {
 	r := ws.ring[off : off+wp.stride : off+wp.stride]
-	incCount(r, 0)
+	markRow(r)
+	if wp.hasRows {
+		incCount(r, 0)
+	}
 	for i := range wp.moments {
 		m := &wp.moments[i]
 		x := math.Float64frombits(enc[m.slot-1][row])
 		if math.IsInf(x, 0) || x != x {
 			continue
 		}
-		incCount(r, 1+i)
+		if !m.isRows {
+			incCount(r, m.nIdx)
+		}
 		f := r[m.off:]
 		s, c := math.Float64frombits(f[0]), math.Float64frombits(f[1])
 		if m.squares {
@@ -185,7 +211,7 @@ func (p *Plan) addRow(wp *winPlan, ws *winState, off int, t int64, enc [][]uint6
 	}
 	for i, cp := range wp.counts {
 		if p.present(cp.slot, enc[cp.slot-1][row]) {
-			incCount(r, 1+len(wp.moments)+i)
+			incCount(r, wp.cnt0+i)
 		}
 	}
 	for i, e := range wp.exts {
@@ -226,12 +252,17 @@ func (p *Plan) present(slot int, bits uint64) bool {
 // enter adds closed pane k (in the ring) to the window's aggregate.
 func (ws *winState) enter(wp *winPlan, k int64) {
 	r := ws.ring[ws.slot(int(k-ws.base))*wp.stride:][:wp.stride]
-	ws.rows += count(r, 0)
+	if wp.hasRows {
+		ws.rows += count(r, 0)
+	}
+	if hasRow(r) {
+		ws.lastRow = k
+	}
 	for i := range wp.moments {
-		ws.ns[i] += count(r, 1+i)
+		ws.ns[i] += count(r, wp.moments[i].nIdx)
 	}
 	for i := range wp.counts {
-		ws.cnts[i] += count(r, 1+len(wp.moments)+i)
+		ws.cnts[i] += count(r, wp.cnt0+i)
 	}
 	ws.addSums(wp, r, 1)
 	for i := range wp.exts {
@@ -266,13 +297,15 @@ func (ws *winState) leave(wp *winPlan) {
 	k := ws.base
 	if ws.n > 0 && k < ws.hi {
 		r := ws.ring[ws.head*wp.stride:][:wp.stride]
-		ws.rows -= count(r, 0)
+		if wp.hasRows {
+			ws.rows -= count(r, 0)
+		}
 		for i := range wp.counts {
-			ws.cnts[i] -= count(r, 1+len(wp.moments)+i)
+			ws.cnts[i] -= count(r, wp.cnt0+i)
 		}
 		for i := range wp.moments {
 			m := &wp.moments[i]
-			pn := count(r, 1+i)
+			pn := count(r, m.nIdx)
 			if pn == 0 {
 				continue
 			}
