@@ -57,10 +57,10 @@ func (r arow) row() schema.Row {
 
 // alignedCase is one random configuration.
 type alignedCase struct {
-	opts    live.Options
-	lag     int64 // ms
-	step    int64 // ms
-	anchor  int64 // ms
+	opts     live.Options
+	lag      int64 // ms
+	step     int64 // ms
+	anchor   int64 // ms
 	windows  []rolling.Window
 	rows     []arow
 	required bool // x is a required column

@@ -112,7 +112,7 @@ type winPlan struct {
 type momPlan struct {
 	slot    int
 	squares bool
-	off     int // word offset of s (c, q, qc follow)
+	off     int  // word offset of s (c, q, qc follow)
 	nIdx    int  // packed index of its n: the row count's (0) for a required column
 	isRows  bool // its n is the row count
 }

@@ -16,8 +16,8 @@ type winState struct {
 	cap, head  int      // panes; ring slot of pane base
 	n          int      // panes held
 	base, hi   int64    // pane indices
-	rows       int64 // when the plan keeps the row count
-	lastRow    int64 // the latest closed pane with a row (noPane: none)
+	rows       int64    // when the plan keeps the row count
+	lastRow    int64    // the latest closed pane with a row (noPane: none)
 	ns, cnts   []int64
 	sums       []float64 // s, c, q, qc per Moments
 	exts       []reduce.Extreme
