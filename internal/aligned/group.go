@@ -4,6 +4,7 @@ import (
 	"math"
 	"unsafe"
 
+	"github.com/pond-go/pond/internal/prefetch"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/schema"
 )
@@ -288,7 +289,16 @@ func (g *Group) close(b int64, out *schema.Table) {
 	for j := range dsts {
 		dsts[j] = out.Col(g.first + j)
 	}
-	for _, q := range g.order {
+	order := g.order
+	for i, q := range order {
+		// Partitions a few places ahead: their structures, then (once
+		// those are in) their windows' states and newest panes.
+		if i+8 < len(order) {
+			prefetch.Lines(unsafe.Pointer(g.parts[order[i+8]]), 3)
+		}
+		if i+4 < len(order) {
+			g.parts[order[i+4]].prefetch(p)
+		}
 		pt := g.parts[q]
 		g.drain(pt)
 		if !pt.live {
@@ -346,6 +356,22 @@ func (g *Group) close(b int64, out *schema.Table) {
 		if empty && pt.maxT < b {
 			pt.live = false
 			g.live--
+		}
+	}
+}
+
+// prefetch starts loading what a close of the partition touches first:
+// its windows' states and the pane records around the window's ends.
+func (pt *part) prefetch(p *Plan) {
+	for w := range pt.wins {
+		ws := &pt.wins[w]
+		prefetch.Lines(unsafe.Pointer(ws), 4)
+		if ws.n > 0 {
+			st := p.wins[w].stride
+			prefetch.Lines(unsafe.Pointer(&ws.ring[ws.head*st]), 1+st/8)
+			if d := int(ws.hi - ws.base); d >= 0 && d < ws.n {
+				prefetch.Lines(unsafe.Pointer(&ws.ring[ws.slot(d)*st]), 1+st/8)
+			}
 		}
 	}
 }
