@@ -358,8 +358,6 @@ type rawRows struct {
 	stride int
 }
 
-func (rr *rawRows) len() int { return len(rr.buf)/rr.stride - rr.head }
-
 func (rr *rawRows) clear() {
 	rr.buf, rr.head = rr.buf[:0], 0
 	clear(rr.arrs)
