@@ -136,3 +136,55 @@ func millis(ts []int64) []int64 {
 	}
 	return out
 }
+
+func TestAlignedDeclaredGroupsComeFirstAndQuietOnesStop(t *testing.T) {
+	s, err := live.New("t", alignedSchema, live.Options{})
+	require.NoError(t, err)
+	by, err := s.PartitionBy(s.Root(), "host", partition.Options{Groups: partition.Strings("z", "a")})
+	require.NoError(t, err)
+	r, err := s.Rolling(by, countWindow(time.Second), alignedClock(500*time.Millisecond))
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(r))
+	push := func(rows ...schema.Row) []string {
+		out, err := s.PushRows(nil, rows...)
+		require.NoError(t, err)
+		var got []alignedRow
+		for _, o := range out {
+			got = appendEmitted(got, o.Events.Clone())
+		}
+		return strs(got)
+	}
+	// Declared groups emit first, in declaration order, although a's row
+	// arrived first.
+	assert.Equal(t, []string{"500 z [1 2]", "500 a [1 1]"}, push(xRow(100, 1, "a"), xRow(200, 2, "z"), xRow(600, 4, "a")))
+	// z goes quiet: it emits while its window holds its row, then stops;
+	// a emits on.
+	assert.Equal(t, []string{"1000 z [1 2]", "1000 a [2 5]", "1500 a [1 4]"}, push(xRow(1900, 8, "a")))
+	assert.Equal(t, []string{"2000 a [1 8]"}, push(xRow(2100, 16, "a")))
+	// A new row wakes z, in its declared place.
+	assert.Equal(t, []string{"2500 a [2 24]", "3000 z [1 32]", "3000 a [1 16]"}, push(xRow(2600, 32, "z"), xRow(3100, 0, "a")))
+}
+
+func TestAlignedIdleTTLForgetsAPartition(t *testing.T) {
+	s, err := live.New("t", alignedSchema, live.Options{})
+	require.NoError(t, err)
+	by, err := s.PartitionBy(s.Root(), "host", partition.Options{IdleTTL: 500 * time.Millisecond})
+	require.NoError(t, err)
+	r, err := s.Rolling(by, countWindow(2*time.Second), alignedClock(500*time.Millisecond))
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(r))
+	out, err := s.PushRows(nil, xRow(100, 1, "a"), xRow(200, 2, "b"), xRow(600, 4, "b"))
+	require.NoError(t, err)
+	require.Len(t, out, 1)
+	assert.Equal(t, 2, out[0].Events.Len(), "both emit at 500")
+	// After this push a has been idle for more than 500ms: it is
+	// forgotten (at the end of the push, as retention runs), its 2s
+	// window with it, though that window still held its row.
+	_, err = s.PushRows(nil, xRow(1100, 8, "b"), xRow(1600, 16, "b"))
+	require.NoError(t, err)
+	out, err = s.PushRows(nil, xRow(2100, 32, "b"))
+	require.NoError(t, err)
+	require.Len(t, out, 1)
+	got := appendEmitted(nil, out[0].Events.Clone())
+	assert.Equal(t, []string{"2000 b [4 30]"}, strs(got))
+}
