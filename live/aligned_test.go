@@ -188,3 +188,22 @@ func TestAlignedIdleTTLForgetsAPartition(t *testing.T) {
 	got := appendEmitted(nil, out[0].Events.Clone())
 	assert.Equal(t, []string{"2000 b [4 30]"}, strs(got))
 }
+
+func TestAlignedOnAViewWithHistory(t *testing.T) {
+	s, err := live.New("t", alignedSchema, live.Options{})
+	require.NoError(t, err)
+	f, err := s.Filter(s.Root(), func(row schema.Row) bool { x, _ := row[1].Num(); return x > 1 })
+	require.NoError(t, err)
+	opts := alignedClock(500 * time.Millisecond)
+	opts.History = rolling.History{MaxEvents: 10}
+	r, err := s.Rolling(f, countWindow(time.Second), opts)
+	require.NoError(t, err)
+	_, err = s.PushRows(nil, xRow(100, 1, "a"), xRow(200, 2, "a"), xRow(700, 4, "a"), xRow(1200, 8, "a"))
+	require.NoError(t, err)
+	snap, err := s.Snapshot(r)
+	require.NoError(t, err)
+	n, _ := snap.Numbers("n")
+	sum, _ := snap.Numbers("sum")
+	assert.Equal(t, []float64{1, 2}, n)
+	assert.Equal(t, []float64{2, 6}, sum)
+}
