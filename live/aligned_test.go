@@ -207,3 +207,22 @@ func TestAlignedOnAViewWithHistory(t *testing.T) {
 	assert.Equal(t, []float64{1, 2}, n)
 	assert.Equal(t, []float64{2, 6}, sum)
 }
+
+func TestAlignedAtTheEndsOfTime(t *testing.T) {
+	for _, step := range []time.Duration{time.Hour, sequence.MaxDuration / 2, sequence.MaxDuration} {
+		s, err := live.New("t", alignedSchema, live.Options{Ordering: live.Reorder, Grace: time.Minute})
+		require.NoError(t, err)
+		by, err := s.PartitionBy(s.Root(), "host", partition.Options{})
+		require.NoError(t, err)
+		r, err := s.Rolling(by, countWindow(step), alignedClock(step))
+		require.NoError(t, err)
+		require.NoError(t, s.Watch(r))
+		row := func(ns int64, host string) schema.Row {
+			return schema.Row{schema.NanosValue(ns), schema.NumberValue(1), schema.Value{}, schema.StringValue(host)}
+		}
+		assert.NotPanics(t, func() {
+			_, err = s.PushRows(nil, row(schema.MinTime, "a"), row(schema.MinTime+1, "b"), row(0, "a"), row(schema.MaxTime-int64(time.Minute), "b"), row(schema.MaxTime, "a"))
+		})
+		require.NoError(t, err, "step %v", step)
+	}
+}

@@ -56,6 +56,9 @@ func (s *Series) Rolling(source NodeID, windows []rolling.Window, opts rolling.O
 	if s.opts.Ordering == Reorder {
 		lateness = s.opts.Grace
 	}
+	if err := plan.CheckLateness(lateness); err != nil {
+		return 0, configErr(op, "Aligned", "cannot build", err)
+	}
 	n := &rollingNode{s: s, plan: plan, part: pn}
 	b := n.base()
 	b.src, b.op, b.sch = source, op, plan.Schema()

@@ -375,6 +375,19 @@ func gcd(a, b int64) int64 {
 	return a
 }
 
+// CheckLateness sizes an aligned plan's pane rings for rows up to d late
+// (the series' grace) and returns a [*SpecError] when a window would need
+// too many panes; it does nothing for a plan that is not aligned.
+func (p *Plan) CheckLateness(d time.Duration) error {
+	if p.al == nil {
+		return nil
+	}
+	if err := p.al.SetLateness(int64(d)); err != nil {
+		return &SpecError{Reason: "Aligned: the series' grace is too long for the panes", Err: err}
+	}
+	return nil
+}
+
 // Aligned reports whether the plan's windows are aligned, and describes
 // how each window is kept: "panes of 200ms", with "+ raw rows" when some
 // output needs every value.

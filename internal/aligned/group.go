@@ -89,7 +89,8 @@ func (g *Group) drain(pt *part) {
 	pt.inN = 0
 }
 
-// SetLag sets how late an accepted row may be, in nanoseconds.
+// SetLag sets how late an accepted row may be, in nanoseconds; the plan
+// must have been sized for it ([Plan.SetLateness]).
 func (g *Group) SetLag(lag int64) { g.lag = max(lag, 0) }
 
 // Len returns the number of partitions the group knows.
@@ -313,11 +314,10 @@ func (g *Group) close(b int64, out *schema.Table) {
 			if ws.hi < ws.base {
 				ws.hi = ws.base
 			}
-			for ; ws.hi < hi; ws.hi++ {
-				if ws.hi-ws.base < int64(ws.n) {
-					ws.enter(wp, ws.hi)
-				}
+			for end := min(hi, ws.base+int64(ws.n)); ws.hi < end; ws.hi++ {
+				ws.enter(wp, ws.hi)
 			}
+			ws.hi = max(ws.hi, hi) // panes past the ring are empty
 			held = held || ws.held(wp)
 		}
 		if held {

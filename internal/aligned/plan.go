@@ -107,6 +107,7 @@ type winPlan struct {
 	offMom      int // word offset of the first Moments' sums
 	offExt      int
 	offFL       int
+	maxRing     int64 // the most panes the ring may need (span, step and lateness)
 }
 
 type momPlan struct {
@@ -280,7 +281,28 @@ func NewPlan(s Spec) (*Plan, error) {
 		p.wins = append(p.wins, wp)
 	}
 	p.nOut = out
+	if err := p.SetLateness(0); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// MaxPanes bounds the panes a window's ring may hold: its span, a step
+// and the lateness, in panes.
+const MaxPanes = 1 << 22
+
+// SetLateness sizes the windows' rings for rows up to lag late and
+// reports whether any ring would need more than MaxPanes panes.
+func (p *Plan) SetLateness(lag int64) error {
+	for i := range p.wins {
+		wp := &p.wins[i]
+		n := wp.span/wp.width + (p.step+lag)/wp.width + 2
+		if lag < 0 || n > MaxPanes || n < 0 {
+			return fmt.Errorf("aligned: a lateness of %d ns needs %d panes of %d ns (at most %d)", lag, n, wp.width, MaxPanes)
+		}
+		wp.maxRing = n
+	}
+	return nil
 }
 
 // maxOf returns the index of the max extreme on the same slot as the min

@@ -111,6 +111,11 @@ func (ws *winState) pane(wp *winPlan, k int64) int {
 		return -1
 	}
 	d := k - ws.base
+	if d < 0 || d > wp.maxRing {
+		// Beyond any window a valid stream can reach (times at the ends
+		// of the range): no window will hold the row.
+		return -1
+	}
 	if d >= int64(ws.n) {
 		need := int(d) + 1
 		if need > ws.cap {
