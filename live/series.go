@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 
 	"github.com/pond-go/pond/internal/intern"
 	"github.com/pond-go/pond/internal/store"
@@ -170,6 +171,27 @@ func (s *Series) addNode(n node) NodeID {
 // spare ones included), for sizing a series: about 8 bytes per row for
 // the time, 8 per number, 4 per string (an intern id), 1 per boolean.
 func (s *Series) HeldBytes() int { return s.store.Bytes() }
+
+// Describe returns a one-line description of a node: its operation and,
+// for a rolling, how each window is kept — "rolling: 1m, 200ms" for the
+// default mode, "rolling aligned: 1m: panes of 200ms; 200ms: panes of
+// 200ms + raw rows" under aligned windows (panes of mergeable partial
+// states; raw rows only for outputs that need every value). An unknown id
+// is an error wrapping [ErrNode].
+func (s *Series) Describe(id NodeID) (string, error) {
+	n, err := s.node(id)
+	if err != nil {
+		return "", err
+	}
+	r, ok := n.(*rollingNode)
+	if !ok {
+		return n.base().op, nil
+	}
+	if aligned, wins := r.plan.Aligned(); aligned {
+		return "rolling aligned: " + strings.Join(wins, "; "), nil
+	}
+	return "rolling: " + strings.Join(r.plan.WindowNames(), ", "), nil
+}
 
 // NodeBytes returns the memory a node's own state holds, the root's
 // storage excluded: for a rolling, its windows (deque blocks and

@@ -388,6 +388,15 @@ func (p *Plan) CheckLateness(d time.Duration) error {
 	return nil
 }
 
+// WindowNames returns the windows' names in declaration order.
+func (p *Plan) WindowNames() []string {
+	var names []string
+	for _, wp := range p.wins {
+		names = append(names, wp.name)
+	}
+	return names
+}
+
 // Aligned reports whether the plan's windows are aligned, and describes
 // how each window is kept: "panes of 200ms", with "+ raw rows" when some
 // output needs every value.
