@@ -22,6 +22,7 @@ var alignedSchema = schema.MustNew(
 	schema.Column{Name: "x", Kind: schema.Number, Optional: true},
 	schema.Column{Name: "s", Kind: schema.String, Optional: true},
 	schema.Column{Name: "host", Kind: schema.String},
+	schema.Column{Name: "a", Kind: schema.Array, Optional: true},
 )
 
 // alignedRequired is alignedSchema with x required (every row has a
@@ -31,6 +32,7 @@ var alignedRequired = schema.MustNew(
 	schema.Column{Name: "x", Kind: schema.Number},
 	schema.Column{Name: "s", Kind: schema.String, Optional: true},
 	schema.Column{Name: "host", Kind: schema.String},
+	schema.Column{Name: "a", Kind: schema.Array, Optional: true},
 )
 
 // arow is one generated row; xOK and sOK false make the cell missing.
@@ -41,7 +43,8 @@ type arow struct {
 	s     string
 	sOK   bool
 	host  string
-	index int // arrival index in the stream
+	arr   []schema.Value // nil: missing
+	index int            // arrival index in the stream
 }
 
 func (r arow) row() schema.Row {
@@ -52,7 +55,11 @@ func (r arow) row() schema.Row {
 	if r.sOK {
 		s = schema.StringValue(r.s)
 	}
-	return schema.Row{schema.MillisValue(r.t), x, s, schema.StringValue(r.host)}
+	a := schema.Value{}
+	if r.arr != nil {
+		a = schema.ArrayValue(r.arr...)
+	}
+	return schema.Row{schema.MillisValue(r.t), x, s, schema.StringValue(r.host), a}
 }
 
 // alignedCase is one random configuration.
@@ -64,11 +71,13 @@ type alignedCase struct {
 	windows  []rolling.Window
 	rows     []arow
 	required bool // x is a required column
+	arrays   bool // some outputs read the array column
 }
 
 var numberReducers = []reduce.Reducer{reduce.Count, reduce.Sum, reduce.Avg, reduce.Stdev, reduce.Min, reduce.Max,
 	reduce.First, reduce.Last, reduce.Difference, reduce.Median, reduce.Percentile(90), reduce.Keep,
 	reduce.Unique, reduce.Top(2), reduce.Samples}
+var arrayReducers = []reduce.Reducer{reduce.Count, reduce.First, reduce.Last, reduce.Keep, reduce.Unique, reduce.Top(2), reduce.Samples}
 var stringReducers = []reduce.Reducer{reduce.Count, reduce.First, reduce.Last, reduce.Keep, reduce.Unique, reduce.Top(2), reduce.Samples}
 
 // newAlignedCase draws a configuration: an ordering, a clock, one to
@@ -86,6 +95,7 @@ func newAlignedCase(rng *rand.Rand) alignedCase {
 	}
 	c.step = []int64{100, 200, 300, 500}[rng.IntN(4)]
 	c.anchor = rng.Int64N(c.step)
+	c.arrays = rng.IntN(4) == 0
 	nw := 1 + rng.IntN(3)
 	out := 0
 	for w := range nw {
@@ -94,9 +104,12 @@ func newAlignedCase(rng *rand.Rand) alignedCase {
 		for range 1 + rng.IntN(6) {
 			a := reduce.Agg{Out: fmt.Sprintf("o%d", out)}
 			out++
-			if rng.IntN(3) == 0 {
+			switch {
+			case c.arrays && rng.IntN(3) == 0:
+				a.From, a.Using = "a", arrayReducers[rng.IntN(len(arrayReducers))]
+			case rng.IntN(3) == 0:
 				a.From, a.Using = "s", stringReducers[rng.IntN(len(stringReducers))]
-			} else {
+			default:
 				a.From, a.Using = "x", numberReducers[rng.IntN(len(numberReducers))]
 			}
 			win.Aggs = append(win.Aggs, a)
@@ -132,6 +145,12 @@ func newAlignedCase(rng *rand.Rand) alignedCase {
 		}
 		if rng.IntN(10) != 0 {
 			r.s, r.sOK = string(rune('a'+rng.IntN(4))), true
+		}
+		if rng.IntN(5) != 0 {
+			r.arr = []schema.Value{}
+			for range rng.IntN(3) {
+				r.arr = append(r.arr, schema.NumberValue(float64(rng.IntN(3))))
+			}
 		}
 		c.rows = append(c.rows, r)
 	}

@@ -102,8 +102,11 @@ func refAgg(a reduce.Agg, rows []arow) schema.Value {
 	var vals []schema.Value
 	for _, r := range rows {
 		v := r.row()[1]
-		if a.From == "s" {
+		switch a.From {
+		case "s":
 			v = r.row()[2]
+		case "a":
+			v = r.row()[4]
 		}
 		vals = append(vals, v)
 		if x, ok := v.Num(); ok {
@@ -167,8 +170,11 @@ func refAgg(a reduce.Agg, rows []arow) schema.Value {
 	}
 	// The holistic reducers: a bucket over the rows in arrival order.
 	kind := schema.Number
-	if a.From == "s" {
+	switch a.From {
+	case "s":
 		kind = schema.String
+	case "a":
+		kind = schema.Array
 	}
 	bk, err := a.Using.NewBucket(kind)
 	if err != nil {

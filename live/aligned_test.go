@@ -29,7 +29,7 @@ func countWindow(span time.Duration) []rolling.Window {
 }
 
 func xRow(ms int64, x float64, host string) schema.Row {
-	return schema.Row{schema.MillisValue(ms), schema.NumberValue(x), schema.Value{}, schema.StringValue(host)}
+	return schema.Row{schema.MillisValue(ms), schema.NumberValue(x), schema.Value{}, schema.StringValue(host), schema.Value{}}
 }
 
 func TestAlignedReorderWithGrace(t *testing.T) {
@@ -221,7 +221,7 @@ func TestAlignedAtTheEndsOfTime(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, s.Watch(r))
 		row := func(ns int64, host string) schema.Row {
-			return schema.Row{schema.NanosValue(ns), schema.NumberValue(1), schema.Value{}, schema.StringValue(host)}
+			return schema.Row{schema.NanosValue(ns), schema.NumberValue(1), schema.Value{}, schema.StringValue(host), schema.Value{}}
 		}
 		assert.NotPanics(t, func() {
 			_, err = s.PushRows(nil, row(schema.MinTime, "a"), row(schema.MinTime+1, "b"), row(0, "a"), row(schema.MaxTime-int64(time.Minute), "b"), row(schema.MaxTime, "a"))

@@ -453,8 +453,12 @@ func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*schema.Col) {
 // written straight from the rows.
 func (p *Plan) emitRaw(wp *winPlan, ws *winState, i int, b int64, dst *schema.Col) {
 	rp := &wp.raws[i]
-	if rp.red.Op() == reduce.OpSamples && rp.kind != schema.Array {
+	switch op := rp.red.Op(); {
+	case op == reduce.OpSamples && rp.kind != schema.Array:
 		p.emitSamples(wp, ws, rp, b, dst)
+		return
+	case op == reduce.OpFirst || op == reduce.OpLast:
+		p.emitFirstLast(wp, ws, rp, b, dst, op == reduce.OpLast)
 		return
 	}
 	st := ws.gen[i]
@@ -469,6 +473,30 @@ func (p *Plan) emitRaw(wp *winPlan, ws *winState, i int, b int64, dst *schema.Co
 		st.Add(uint64(r), p.value(rp.kind, row[rp.inRow], rr, r*rr.stride+rp.inRow))
 	}
 	st.Append(dst)
+}
+
+// emitFirstLast appends first or last of raw rows (arrays): the value at
+// the earliest time in [b − span, b), ties to the earlier arrival, or at
+// the latest, ties to the later arrival, as the panes' first and last do.
+func (p *Plan) emitFirstLast(wp *winPlan, ws *winState, rp *rawPlan, b int64, dst *schema.Col, last bool) {
+	rr := &ws.raw
+	lo := b - wp.span
+	st := rr.stride
+	best, bestT := -1, int64(0)
+	for r := rr.head * st; r+st <= len(rr.buf); r += st {
+		t := int64(rr.buf[r])
+		if t < lo || t >= b || rr.buf[r+rp.inRow] == 0 {
+			continue
+		}
+		if best < 0 || !last && t < bestT || last && t >= bestT {
+			best, bestT = r, t
+		}
+	}
+	if best < 0 {
+		dst.AppendMissing()
+		return
+	}
+	dst.AppendValue(p.value(rp.kind, rr.buf[best+rp.inRow], rr, best+rp.inRow))
 }
 
 // emitSamples appends the present values of a scalar slot in
@@ -554,8 +582,9 @@ func (rr *rawRows) push(wp *winPlan, in *Rows, i int, t int64) {
 		for _, s := range wp.rawSlots {
 			v := schema.Value{}
 			if s-1 < len(in.Arrs) && in.Arrs[s-1] != nil && !in.Arrs[s-1].IsMissing(i) {
+				// A copy: the input's cells are reused by the next push.
 				a, _ := in.Arrs[s-1].Array(i)
-				v = schema.ArrayValue(a...)
+				v = schema.ArrayValue(append([]schema.Value(nil), a...)...)
 			}
 			rr.arrs = append(rr.arrs, v)
 		}
