@@ -268,3 +268,26 @@ func TestAlignedOracle(t *testing.T) {
 }
 
 var _ = cmp.Compare[int]
+
+// FuzzAlignedOracle drives the oracle from fuzzed seeds and batch sizes:
+// every case it finds is a random stream, pipeline and batching whose
+// aligned rows must equal the brute-force ones, and must not panic.
+func FuzzAlignedOracle(f *testing.F) {
+	f.Add(uint64(1), uint8(7))
+	f.Add(uint64(99), uint8(1))
+	f.Fuzz(func(t *testing.T, seed uint64, batch uint8) {
+		rng := rand.New(rand.NewPCG(seed, 77))
+		c := newAlignedCase(rng)
+		c.rows = c.rows[:min(len(c.rows), 200)]
+		s, node, err := c.build()
+		require.NoError(t, err)
+		size := 1 + int(batch)%40
+		got, err := pushAligned(s, node, c.rows, func() int { return size })
+		require.NoError(t, err)
+		scale := 1.0
+		for _, r := range c.rows {
+			scale = max(scale, math.Abs(r.x))
+		}
+		compareEmitted(t, got, c.oracle(), scale, "fuzz")
+	})
+}
