@@ -44,9 +44,30 @@ func BenchmarkSeed(b *testing.B) {
 	}
 }
 
+// BenchmarkSeedAligned is BenchmarkSeed's steady phase with both rollings
+// aligned (NewSeedAlignedPipeline), beside the default mode's, plus the
+// state the partitioned rolling holds per partition at the end of the
+// run (state-B/partition: its panes, raw rows and structures, the root's
+// retention excluded).
+func BenchmarkSeedAligned(b *testing.B) {
+	for _, c := range []struct{ P, N, Secs int }{{100, 100, 70}, {100, 1000, 70}, {1000, 100, 70}, {1000, 10, 70}} {
+		name := fmt.Sprintf("P=%d/N=%d", c.P, c.N)
+		b.Run(name+"/mode=aligned", func(b *testing.B) {
+			benchSeedWith(b, stream(c.P, c.N, c.Secs), 63, NewSeedAlignedPipeline)
+		})
+		b.Run(name+"/mode=default", func(b *testing.B) {
+			benchSeedWith(b, stream(c.P, c.N, c.Secs), 63, NewSeedPipeline)
+		})
+	}
+}
+
 var timedCtx = pprof.WithLabels(context.Background(), pprof.Labels("phase", "timed"))
 
 func benchSeed(b *testing.B, st *SeedStream, warmSecs int) {
+	benchSeedWith(b, st, warmSecs, NewSeedPipeline)
+}
+
+func benchSeedWith(b *testing.B, st *SeedStream, warmSecs int, build func() (*SeedPipeline, error)) {
 	warm := warmSecs * st.N
 	timed := st.Batches[warm:]
 	rows := 0
@@ -57,13 +78,15 @@ func benchSeed(b *testing.B, st *SeedStream, warmSecs int) {
 	var total time.Duration
 	var allocs, bytes uint64
 	var ms runtime.MemStats
+	var last *SeedPipeline
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
-		p, err := NewSeedPipeline()
+		p, err := build()
 		if err != nil {
 			b.Fatal(err)
 		}
+		last = p
 		for _, x := range st.Batches[:warm] {
 			out, _ = p.Series.PushMany(out[:0], x)
 		}
@@ -94,4 +117,7 @@ func benchSeed(b *testing.B, st *SeedStream, warmSecs int) {
 	b.ReportMetric(float64(rows)*runs/total.Seconds(), "rows/s")
 	b.ReportMetric(float64(bytes)/(float64(rows)*runs), "B/row")
 	b.ReportMetric(float64(allocs)/(float64(rows)*runs), "allocs/row")
+	if held, err := last.Series.NodeBytes(last.Hosts); err == nil {
+		b.ReportMetric(float64(held)/float64(st.P), "state-B/partition")
+	}
 }

@@ -159,3 +159,77 @@ func TestSeedSteadyDoesNotAllocate(t *testing.T) {
 		assert.Zero(t, n, "P=%d N=%d: allocations over a minute of pushes in steady state", c.P, c.N)
 	}
 }
+
+// TestSeedAlignedAnswers checks the aligned seed pipeline against counts
+// that follow from the stream's shape: each host emits at every closed
+// boundary b = 200 ms·k (k = 1 … 349 over 70 s), its 1m window holding
+// exactly the N·min(b, 60 s) rows of [b − 1m, b) and its 200ms window
+// N/5 rows; the unpartitioned 1s count holds P·N·min(b, 1 s) rows.
+func TestSeedAlignedAnswers(t *testing.T) {
+	for _, c := range []struct{ P, N int }{{10, 100}, {30, 10}} {
+		st := NewSeedStream(c.P, c.N, 70)
+		p, err := NewSeedAlignedPipeline()
+		require.NoError(t, err)
+		var out []live.Output
+		rows, nSum, samples, perSecRows, perSecSum := 0, 0.0, 0, 0, 0.0
+		for _, b := range st.Batches {
+			out, err = p.Series.PushMany(out[:0], b)
+			require.NoError(t, err)
+			for _, o := range out {
+				if o.Node == p.PerSec {
+					perSecRows += o.Events.Len()
+					xs, _ := o.Events.Numbers("events_per_sec")
+					for _, x := range xs {
+						perSecSum += x
+					}
+					continue
+				}
+				rows += o.Events.Len()
+				ns, _ := o.Events.Numbers("cpu_n")
+				for _, x := range ns {
+					nSum += x
+				}
+				col := o.Events.Column("cpu_samples")
+				for i := range o.Events.Len() {
+					a, _ := col.Array(i)
+					samples += len(a)
+				}
+			}
+		}
+		wantN, wantPerSec := 0.0, 0.0
+		for k := 1; k <= 349; k++ {
+			ms := 200 * k
+			wantN += float64(c.N * min(ms, 60000) / 1000)
+			wantPerSec += float64(c.P * c.N * min(ms, 1000) / 1000)
+		}
+		assert.Equal(t, c.P*349, rows, "rows emitted")
+		assert.Equal(t, float64(c.P)*wantN, nSum, "cpu_n summed")
+		assert.Equal(t, c.P*349*c.N/5, samples, "samples")
+		assert.Equal(t, 349, perSecRows, "per-second rows")
+		assert.Equal(t, wantPerSec, perSecSum, "per-second counts")
+	}
+}
+
+// TestSeedAlignedSteadyDoesNotAllocate is TestSeedSteadyDoesNotAllocate
+// for the aligned pipeline: once the panes' rings, the raw rows of the
+// 200ms window and the output tables have reached their sizes, pushes
+// allocate nothing, counted exactly over a minute of pushes.
+func TestSeedAlignedSteadyDoesNotAllocate(t *testing.T) {
+	for _, c := range []struct{ P, N int }{{20, 100}, {50, 10}} {
+		st := NewSeedStream(c.P, c.N, 140)
+		p, err := NewSeedAlignedPipeline()
+		require.NoError(t, err)
+		var out []live.Output
+		warm := 75 * c.N
+		for _, b := range st.Batches[:warm] {
+			out, err = p.Series.PushMany(out[:0], b)
+			require.NoError(t, err)
+		}
+		next := warm
+		n := allocs.Count(len(st.Batches)-warm-1, func() {
+			out, _ = p.Series.PushMany(out[:0], st.Batches[next])
+			next++
+		})
+		assert.Zero(t, n, "P=%d N=%d: allocations over a minute of aligned pushes in steady state", c.P, c.N)
+	}
+}

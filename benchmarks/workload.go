@@ -74,20 +74,7 @@ func NewSeedStream(p, n, secs int) *SeedStream {
 		b := schema.NewBatch(SeedSchema, p)
 		t := t0 + int64(i)*tick
 		for h := range p {
-			var u [15]float64
-			for j := range u {
-				u[j] = rng.Next()
-			}
-			s := 0.0
-			for j := range 12 {
-				s += u[j]
-			}
-			cpu := 0.5 + float64(0.1*(s-6))
-			if u[12] < 0.01 {
-				cpu = 0.8 + float64(0.2*u[13])
-			}
-			cpu = math.Min(1, math.Max(0, cpu))
-			req := 70 + math.Floor(u[14]*61)
+			cpu, req := seedRow(rng)
 			b.Time = append(b.Time, t)
 			b.Cols[0].Num = append(b.Cols[0].Num, cpu)
 			b.Cols[1].Num = append(b.Cols[1].Num, req)
@@ -96,6 +83,58 @@ func NewSeedStream(p, n, secs int) *SeedStream {
 		st.Batches[i] = b
 	}
 	return st
+}
+
+// seedRow draws one row's cpu and requests: 15 uniforms, as WORKLOAD.md
+// says.
+func seedRow(rng *Mulberry32) (cpu, req float64) {
+	var u [15]float64
+	for j := range u {
+		u[j] = rng.Next()
+	}
+	s := 0.0
+	for j := range 12 {
+		s += u[j]
+	}
+	cpu = 0.5 + float64(0.1*(s-6))
+	if u[12] < 0.01 {
+		cpu = 0.8 + float64(0.2*u[13])
+	}
+	cpu = math.Min(1, math.Max(0, cpu))
+	return cpu, 70 + math.Floor(u[14]*61)
+}
+
+// EachSeedBatch generates the seed stream batch by batch into one reused
+// batch, for rates whose stream is too large to hold (N events per second
+// per host, N dividing 10^9: ticks of 10^9/N ns, 10000/s ticks every
+// 100 µs), calling fn with each; fn must not keep the batch.
+func EachSeedBatch(p, n, secs int, fn func(*schema.Batch) error) error {
+	if int64(time.Second)%int64(n) != 0 {
+		return fmt.Errorf("benchmarks: N=%d must divide 10^9", n)
+	}
+	hosts := make([]string, p)
+	for h := range hosts {
+		hosts[h] = HostName(h)
+	}
+	rng := NewMulberry32(42)
+	tick := int64(time.Second) / int64(n)
+	t0 := T0.UnixNano()
+	b := schema.NewBatch(SeedSchema, p)
+	for i := range secs * n {
+		b.Reset()
+		t := t0 + int64(i)*tick
+		for h := range p {
+			cpu, req := seedRow(rng)
+			b.Time = append(b.Time, t)
+			b.Cols[0].Num = append(b.Cols[0].Num, cpu)
+			b.Cols[1].Num = append(b.Cols[1].Num, req)
+			b.Cols[2].Str = append(b.Cols[2].Str, hosts[h])
+		}
+		if err := fn(b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Rows returns the number of rows in the stream.
@@ -112,7 +151,14 @@ type SeedPipeline struct {
 // root retention 30s; partition by host (MaxEvents 1); windows 1m and
 // 200ms on a 200ms clock; then an unpartitioned 1s count on the same
 // clock. Both rollings are watched.
-func NewSeedPipeline() (*SeedPipeline, error) {
+func NewSeedPipeline() (*SeedPipeline, error) { return newSeedPipeline(false) }
+
+// NewSeedAlignedPipeline is [NewSeedPipeline] with both rollings in
+// aligned mode (rolling.Options.Aligned): the rows of WORKLOAD.md's
+// pipeline, but each host's windows are [b − span, b) of its own rows.
+func NewSeedAlignedPipeline() (*SeedPipeline, error) { return newSeedPipeline(true) }
+
+func newSeedPipeline(aligned bool) (*SeedPipeline, error) {
 	s, err := live.New("metrics", SeedSchema, live.Options{MaxAge: 30 * time.Second})
 	if err != nil {
 		return nil, err
@@ -138,13 +184,13 @@ func NewSeedPipeline() (*SeedPipeline, error) {
 			{Out: "current_avg", From: "cpu", Using: reduce.Avg},
 			{Out: "current_sd", From: "cpu", Using: reduce.Stdev},
 		}},
-	}, rolling.Options{Trigger: clock})
+	}, rolling.Options{Trigger: clock, Aligned: aligned})
 	if err != nil {
 		return nil, err
 	}
 	perSec, err := s.Rolling(s.Root(), []rolling.Window{
 		{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{{Out: "events_per_sec", From: "cpu", Using: reduce.Count}}},
-	}, rolling.Options{Trigger: clock})
+	}, rolling.Options{Trigger: clock, Aligned: aligned})
 	if err != nil {
 		return nil, err
 	}

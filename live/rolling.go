@@ -1,6 +1,8 @@
 package live
 
 import (
+	"time"
+
 	"github.com/pond-go/pond/rolling"
 )
 
@@ -20,6 +22,14 @@ import (
 // out together in the push's one table. With an event or count trigger
 // each partition emits on its own rows.
 //
+// With opts.Aligned the windows end on the clock's boundaries instead:
+// boundary b closes when no row before it can still be accepted (under
+// strict or drop ordering at the first accepted row at or after b; under
+// reorder once the latest accepted time minus the grace reaches b —
+// reorder without a grace is an error), and each partition whose windows
+// hold a row emits one row keyed at b over its own rows in
+// [b − span, b). See the rolling package's "Aligned windows".
+//
 // A series that already holds rows replays them into the new node, in
 // arrival order; what it emits while doing so is dropped.
 func (s *Series) Rolling(source NodeID, windows []rolling.Window, opts rolling.Options) (NodeID, error) {
@@ -35,9 +45,19 @@ func (s *Series) Rolling(source NodeID, windows []rolling.Window, opts rolling.O
 		c := pn.sch.Column(pn.col)
 		key = &rolling.Key{Name: c.Name, Kind: c.Kind}
 	}
+	if opts.Aligned && s.opts.Ordering == Reorder && s.opts.Grace == 0 {
+		return 0, configErr(op, "Aligned", "aligned windows need a grace under reorder ordering: without one any row may be late and no boundary ever closes", nil)
+	}
 	plan, err := rolling.NewPlan(src.sch, windows, opts, key, s.syms)
 	if err != nil {
 		return 0, configErr(op, "", "cannot build", err)
+	}
+	var lateness time.Duration
+	if s.opts.Ordering == Reorder {
+		lateness = s.opts.Grace
+	}
+	if err := plan.CheckLateness(lateness); err != nil {
+		return 0, configErr(op, "Aligned", "cannot build", err)
 	}
 	n := &rollingNode{s: s, plan: plan, part: pn}
 	b := n.base()
@@ -46,9 +66,11 @@ func (s *Series) Rolling(source NodeID, windows []rolling.Window, opts rolling.O
 	b.produces[Event] = true
 	if pn == nil {
 		n.stream = plan.NewStream()
+		n.stream.SetLateness(lateness)
 	} else {
 		b.scope = src.scope
 		n.group = plan.NewGroup(pn.router)
+		n.group.SetLateness(lateness)
 		// Declared groups are known from the start; other partitions join
 		// as the node first sees their rows (in the replay below, by
 		// arrival).
@@ -122,4 +144,11 @@ func (n *rollingNode) finish() {
 	for _, p := range n.part.expired {
 		n.group.Remove(p)
 	}
+}
+
+func (n *rollingNode) heldBytes() int {
+	if n.stream != nil {
+		return n.stream.HeldBytes()
+	}
+	return n.group.HeldBytes()
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 
 	"github.com/pond-go/pond/internal/intern"
 	"github.com/pond-go/pond/internal/store"
@@ -172,6 +173,43 @@ func (s *Series) addNode(n node) NodeID {
 // spare ones included), for sizing a series: about 8 bytes per row for
 // the time, 8 per number, 4 per string (an intern id), 1 per boolean.
 func (s *Series) HeldBytes() int { return s.store.Bytes() }
+
+// Describe returns a one-line description of a node: its operation and,
+// for a rolling, how each window is kept — "rolling: 1m, 200ms" for the
+// default mode, "rolling aligned: 1m: panes of 200ms; 200ms: panes of
+// 200ms + raw rows" under aligned windows (panes of mergeable partial
+// states; raw rows only for outputs that need every value). An unknown id
+// is an error wrapping [ErrNode].
+func (s *Series) Describe(id NodeID) (string, error) {
+	n, err := s.node(id)
+	if err != nil {
+		return "", err
+	}
+	r, ok := n.(*rollingNode)
+	if !ok {
+		return n.base().op, nil
+	}
+	if aligned, wins := r.plan.Aligned(); aligned {
+		return "rolling aligned: " + strings.Join(wins, "; "), nil
+	}
+	return "rolling: " + strings.Join(r.plan.WindowNames(), ", "), nil
+}
+
+// NodeBytes returns the memory a node's own state holds, the root's
+// storage excluded: for a rolling, its windows (deque blocks and
+// extremes, or under aligned windows its panes and raw rows); 0 for
+// nodes that keep no state of their own. An unknown id is an error
+// wrapping [ErrNode].
+func (s *Series) NodeBytes(id NodeID) (int, error) {
+	n, err := s.node(id)
+	if err != nil {
+		return 0, err
+	}
+	if h, ok := n.(interface{ heldBytes() int }); ok {
+		return h.heldBytes(), nil
+	}
+	return 0, nil
+}
 
 // Len returns the number of rows the series holds.
 func (s *Series) Len() int { return s.store.Len() }

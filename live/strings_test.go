@@ -142,6 +142,21 @@ var heldStringsCases = []struct {
 		id, err := s.Rolling(s.Root(), []rolling.Window{{Span: 20 * time.Millisecond, Aggs: firstAndUnique}}, everySeven)
 		return []live.NodeID{id}, err
 	}},
+	{"an aligned rolling's panes, raw rows and inboxes, partitioned", func(s *live.Series) ([]live.NodeID, error) {
+		p, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
+		if err != nil {
+			return nil, err
+		}
+		id, err := s.Rolling(p, []rolling.Window{
+			{Span: 21 * time.Millisecond, Aggs: alignedStrings},
+			{Span: 7 * time.Millisecond, Aggs: []reduce.Agg{{Out: "last7", From: "req", Using: reduce.Last}}},
+		}, everySevenAligned)
+		return []live.NodeID{id}, err
+	}},
+	{"an aligned rolling's panes and raw rows, unpartitioned", func(s *live.Series) ([]live.NodeID, error) {
+		id, err := s.Rolling(s.Root(), []rolling.Window{{Span: 21 * time.Millisecond, Aggs: alignedStrings}}, everySevenAligned)
+		return []live.NodeID{id}, err
+	}},
 	{"a fill's last value", func(s *live.Series) ([]live.NodeID, error) {
 		fill, err := s.Fill(s.Root(), live.FillOptions{Strategy: live.FillHold, Columns: []string{"req"}})
 		if err != nil {
@@ -161,6 +176,15 @@ var heldStringsCases = []struct {
 var (
 	firstAndUnique = []reduce.Agg{{Out: "first", From: "req", Using: reduce.First}, {Out: "uniq", From: "req", Using: reduce.Unique}}
 	everySeven     = rolling.Options{Trigger: trigger.Clock(sequence.Every(7 * time.Millisecond))}
+	// Aligned windows keep first and last in panes and samples and unique
+	// in raw rows: both hold intern ids.
+	alignedStrings = []reduce.Agg{
+		{Out: "first", From: "req", Using: reduce.First},
+		{Out: "last", From: "req", Using: reduce.Last},
+		{Out: "samples", From: "req", Using: reduce.Samples},
+		{Out: "uniq", From: "req", Using: reduce.Unique},
+	}
+	everySevenAligned = rolling.Options{Trigger: trigger.Clock(sequence.Every(7 * time.Millisecond)), Aligned: true}
 )
 
 // TestStringsHeldOnlyByNodesOutliveSweeps: a series that forgets unheld

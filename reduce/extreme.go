@@ -110,6 +110,10 @@ func (e *Extreme) Value() (float64, bool) {
 // size; fewer when values were dropped).
 func (e *Extreme) Len() int { return e.n }
 
+// Cap returns the number of entries the deque has room for, for sizing
+// the memory a state holds (16 bytes each).
+func (e *Extreme) Cap() int { return len(e.buf) }
+
 // Reset empties the deque and keeps its memory.
 func (e *Extreme) Reset() { e.head, e.n = 0, 0 }
 

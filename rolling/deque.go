@@ -130,3 +130,6 @@ func (d *deque) markSlot(k int, m Marker) {
 		a += uint64(n)
 	}
 }
+
+// bytes returns the memory of the pool's spare blocks.
+func (p *blockPool) bytes() int { return 8 * p.size * len(p.free) }

@@ -34,6 +34,38 @@
 // max deques without branches; long runs are summed four rows at a time
 // with AVX2 where the processor has it.
 //
+// # Aligned windows
+//
+// With [Options.Aligned] (a clock trigger and time windows only; anything
+// else is a [*SpecError] naming the option) the windows end on the
+// clock's boundaries. Boundary b closes when no row with t < b can still
+// be accepted: under strict or drop ordering at the first accepted row
+// with t ≥ b, under reorder with grace g once the latest accepted time
+// minus g reaches b (the live package rejects reorder without a grace).
+// At each closed boundary, in time order, every partition whose windows
+// hold a row emits, in first-seen order, one row keyed at b, each window
+// holding exactly that partition's rows with b − span ≤ t < b; boundaries
+// crossed in one push or skipped by a gap each get their row while a
+// window holds one, and a partition whose windows are empty waits for its
+// next row. A partition's rows are therefore a pure function of its own
+// rows: the same events batched otherwise, interleaved otherwise with
+// other keys, split over several series or replayed from the last longest
+// window give the same rows. first and last are the values at the
+// earliest and the latest time in the window (ties: the earlier and the
+// later arrival).
+//
+// An aligned window is a union of panes of width gcd(span, step) on the
+// clock's grid. count, sum, avg, stdev, min, max, first, last and
+// difference keep one partial state per pane per partition and never
+// store rows: a pane's sums are double-doubles, added to the window's
+// when the pane closes and subtracted when it leaves, summed again from
+// the panes when an outlier or an overflow leaves so that no residue
+// stays; min and max slide over the panes' extremes in a monotone deque.
+// samples, median, p<q>, keep, unique and top<N> keep the raw values
+// they read, for their own window only. [Plan.Aligned] describes each
+// window's representation. A span needing more than 2^20 panes is a
+// build error.
+//
 // # Triggers
 //
 // [Stream] drives one engine under the plan's trigger (event, count or

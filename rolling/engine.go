@@ -964,3 +964,19 @@ func (e *Engine) appendInput(in *Input, from, to int) {
 		from += k
 	}
 }
+
+// heldBytes returns the memory the engine holds: its deque's blocks and
+// its extreme deques (the shared pool's spares are the plan's).
+func (e *Engine) heldBytes() int {
+	n := 8*e.p.pool.size*len(e.dq.blocks) + 24*cap(e.dq.blocks)
+	for w := range e.wins {
+		ws := &e.wins[w]
+		for i := range ws.mins {
+			n += 16 * ws.mins[i].Cap()
+		}
+		for i := range ws.maxs {
+			n += 16 * ws.maxs[i].Cap()
+		}
+	}
+	return n
+}

@@ -1,6 +1,9 @@
 package rolling
 
 import (
+	"time"
+
+	"github.com/pond-go/pond/internal/aligned"
 	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/trigger"
 )
@@ -51,6 +54,9 @@ type Group struct {
 	chains []chain
 	next   []int32
 	dsts   []*schema.Col
+
+	al   *aligned.Group // the aligned engine, when the plan is aligned
+	rows aligned.Rows
 }
 
 // chain is one partition's buffered rows: the first and last (-1 when
@@ -61,6 +67,10 @@ type chain struct{ first, last, n int32 }
 // been built with a partition key.
 func (p *Plan) NewGroup(keys Keys) *Group {
 	g := &Group{p: p, keys: keys}
+	if p.al != nil {
+		g.al = p.al.NewGroup(keys, p.first, 0)
+		return g
+	}
 	if t := p.opts.Trigger; t.Kind() == trigger.KindClock {
 		g.clock = trigger.NewClockState(t.Sequence())
 	}
@@ -69,11 +79,43 @@ func (p *Plan) NewGroup(keys Keys) *Group {
 
 // Declare makes partition part known (placing it last in the emission
 // order) before any of its rows arrive, as declared groups are.
-func (g *Group) Declare(part int32) { g.engine(part) }
+func (g *Group) Declare(part int32) {
+	if g.al != nil {
+		g.al.Declare(part)
+		return
+	}
+	g.engine(part)
+}
+
+// SetLateness tells an aligned group how late an accepted row may be: the
+// series' grace under reorder ordering, zero under strict or drop. A
+// boundary closes when the latest accepted time minus the lateness
+// reaches it. It has no effect on a group that is not aligned.
+func (g *Group) SetLateness(d time.Duration) {
+	if g.al != nil {
+		g.al.SetLag(int64(d))
+	}
+}
+
+// HeldBytes returns the memory the group's windows hold.
+func (g *Group) HeldBytes() int {
+	if g.al != nil {
+		return g.al.Bytes()
+	}
+	n := 0
+	for _, p := range g.order {
+		n += g.engines[p].heldBytes()
+	}
+	return n + g.p.pool.bytes() + 8*(cap(g.pendT)+cap(g.pendPart)/2+cap(g.next)/2)
+}
 
 // Remove forgets partition part and gives its memory back to the pool. A
 // row for the same index later starts a new partition.
 func (g *Group) Remove(part int32) {
+	if g.al != nil {
+		g.al.Remove(part)
+		return
+	}
 	// Buffered rows of the partition leave with it, even when it has not
 	// reached a tick yet (its index may be given to another key).
 	g.flush()
@@ -92,7 +134,12 @@ func (g *Group) Remove(part int32) {
 }
 
 // Len returns the number of partitions the group knows.
-func (g *Group) Len() int { return len(g.order) }
+func (g *Group) Len() int {
+	if g.al != nil {
+		return g.al.Len()
+	}
+	return len(g.order)
+}
 
 // Engine returns the engine of partition part, or nil.
 func (g *Group) Engine(part int32) *Engine {
@@ -122,6 +169,11 @@ func (g *Group) engine(part int32) *Engine {
 // Push takes every row of in, in order, row i belonging to partition
 // part[i], and appends the rows it emits to out.
 func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
+	if g.al != nil {
+		g.rows = aligned.Rows{Times: in.times, Enc: in.enc, Arrs: in.arrs}
+		g.al.Push(&g.rows, part, out)
+		return
+	}
 	tc, kc := out.Col(0), out.Col(1)
 	switch g.p.opts.Trigger.Kind() {
 	case trigger.KindClock:

@@ -56,12 +56,14 @@ type groupRig struct {
 	parts int
 }
 
-func newGroupRig(parts, perSec int) *groupRig {
+func newGroupRig(parts, perSec int) *groupRig { return newGroupRigMode(parts, perSec, false) }
+
+func newGroupRigMode(parts, perSec int, aligned bool) *groupRig {
 	keys := make(keyNames, parts)
 	for i := range keys {
 		keys[i] = schema.StringValue(fmt.Sprintf("host-%04d", i))
 	}
-	plan, err := NewPlan(benchSchema, seedWindows, Options{Trigger: trigger.Clock(sequence.Every(200 * time.Millisecond))},
+	plan, err := NewPlan(benchSchema, seedWindows, Options{Trigger: trigger.Clock(sequence.Every(200 * time.Millisecond)), Aligned: aligned},
 		&Key{Name: "host", Kind: schema.String}, nil)
 	if err != nil {
 		panic(err)
@@ -92,9 +94,12 @@ func (r *groupRig) tick() {
 // (no series around it) in steady state: one op is one batch of one row
 // per partition.
 func BenchmarkGroupTick(b *testing.B) {
-	for _, c := range []struct{ parts, perSec int }{{10, 1000}, {1000, 10}, {1000, 100}} {
-		b.Run(fmt.Sprintf("P=%d/N=%d", c.parts, c.perSec), func(b *testing.B) {
-			r := newGroupRig(c.parts, c.perSec)
+	for _, c := range []struct {
+		parts, perSec int
+		aligned       bool
+	}{{10, 1000, false}, {1000, 10, false}, {1000, 100, false}, {10, 1000, true}, {1000, 10, true}, {1000, 100, true}} {
+		b.Run(fmt.Sprintf("P=%d/N=%d/aligned=%v", c.parts, c.perSec, c.aligned), func(b *testing.B) {
+			r := newGroupRigMode(c.parts, c.perSec, c.aligned)
 			for range 61 * c.perSec { // fill the 1m windows
 				r.tick()
 			}

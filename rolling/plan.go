@@ -3,10 +3,12 @@ package rolling
 import (
 	"fmt"
 
+	"github.com/pond-go/pond/internal/aligned"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/sequence"
 	"github.com/pond-go/pond/trigger"
+	"time"
 )
 
 // Symbols turns strings into dense ids and back; the live series' intern
@@ -37,6 +39,7 @@ type Plan struct {
 	arena  arena
 	dsts   []*schema.Col // scratch of Emit
 	first  int           // output column of the first aggregation
+	al     *aligned.Plan // the aligned engine's plan, when Options.Aligned
 }
 
 type stateKind uint8
@@ -64,6 +67,7 @@ type winPlan struct {
 	countNum   []bool // the count's column is a number column (NaN = missing)
 	mins, maxs []int  // slot of each extreme
 	generic    []genPlan
+	aggs       []aligned.Agg // the outputs, for an aligned plan (slot 0: the row count)
 }
 
 // maxOn returns the index of the max state on slot s, or -1.
@@ -259,6 +263,7 @@ func NewPlan(src *schema.Schema, windows []Window, opts Options, key *Key, syms 
 				// is the number of rows in the window, and the deque need
 				// not hold the column for it.
 				p.outs = append(p.outs, outPlan{win: wi, state: stRows, op: op})
+				wp.aggs = append(wp.aggs, aligned.Agg{Slot: 0, Using: a.Using})
 				outCols = append(outCols, schema.Column{Name: a.Out, Kind: schema.Number, Optional: true})
 				continue
 			}
@@ -271,6 +276,7 @@ func NewPlan(src *schema.Schema, windows []Window, opts Options, key *Key, syms 
 				p.hasArr = p.hasArr || kind == schema.Array
 			}
 			o := outPlan{win: wi, slot: slot, op: op}
+			wp.aggs = append(wp.aggs, aligned.Agg{Slot: slot, Using: a.Using})
 			intern := func(m map[int]int, list *[]int) int {
 				if i, ok := m[slot]; ok {
 					return i
@@ -322,7 +328,92 @@ func NewPlan(src *schema.Schema, windows []Window, opts Options, key *Key, syms 
 			return nil, &SpecError{Reason: "string columns need a symbol table"}
 		}
 	}
+	if opts.Aligned {
+		if err := p.buildAligned(); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
+}
+
+// maxPanes bounds the panes an aligned window may need: spans whose
+// greatest common divisor with the step is tiny would need billions.
+const maxPanes = 1 << 20
+
+// buildAligned compiles the aligned engine's plan.
+func (p *Plan) buildAligned() error {
+	seq := p.opts.Trigger.Sequence()
+	step := int64(seq.Step())
+	spec := aligned.Spec{Step: step, Anchor: seq.Anchor(), Kinds: p.kinds}
+	for _, c := range p.cols {
+		spec.Required = append(spec.Required, p.src.Column(c).Required())
+	}
+	if p.syms != nil {
+		spec.Syms = p.syms
+	}
+	for _, wp := range p.wins {
+		if wp.count > 0 {
+			return &SpecError{Window: wp.name, Reason: "Aligned needs time windows, not a count window"}
+		}
+		if n := wp.span / gcd(wp.span, step); n > maxPanes {
+			return &SpecError{Window: wp.name, Reason: fmt.Sprintf("Aligned: span %v and step %v would need %d panes of %v (at most %d); make the span a multiple of a larger divisor of the step", formatSpan(time.Duration(wp.span)), seq.Step(), n, time.Duration(gcd(wp.span, step)), maxPanes)}
+		}
+		spec.Windows = append(spec.Windows, aligned.Window{Span: wp.span, MinSamples: wp.minSamples, Aggs: wp.aggs})
+	}
+	al, err := aligned.NewPlan(spec)
+	if err != nil {
+		return &SpecError{Reason: "Aligned", Err: err}
+	}
+	p.al = al
+	return nil
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// CheckLateness sizes an aligned plan's pane rings for rows up to d late
+// (the series' grace) and returns a [*SpecError] when a window would need
+// too many panes; it does nothing for a plan that is not aligned.
+func (p *Plan) CheckLateness(d time.Duration) error {
+	if p.al == nil {
+		return nil
+	}
+	if err := p.al.SetLateness(int64(d)); err != nil {
+		return &SpecError{Reason: "Aligned: the series' grace is too long for the panes", Err: err}
+	}
+	return nil
+}
+
+// WindowNames returns the windows' names in declaration order.
+func (p *Plan) WindowNames() []string {
+	var names []string
+	for _, wp := range p.wins {
+		names = append(names, wp.name)
+	}
+	return names
+}
+
+// Aligned reports whether the plan's windows are aligned, and describes
+// how each window is kept: "panes of 200ms", with "+ raw rows" when some
+// output needs every value.
+func (p *Plan) Aligned() (bool, []string) {
+	if p.al == nil {
+		return false, nil
+	}
+	var d []string
+	for i, wp := range p.wins {
+		width, raw := p.al.Describe(i)
+		s := wp.name + ": panes of " + formatSpan(time.Duration(width))
+		if raw {
+			s += " + raw rows"
+		}
+		d = append(d, s)
+	}
+	return true, d
 }
 
 // Schema returns the schema of the emitted rows: the time, the partition

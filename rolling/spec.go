@@ -81,6 +81,13 @@ type Options struct {
 	MinSamples int
 	// History keeps the emitted rows for reading back; off by default.
 	History History
+	// Aligned, under a clock trigger, makes every window end on the
+	// clock's boundaries: the row keyed at boundary b holds the rows with
+	// b − span ≤ t < b, and b is emitted once no row before it can still
+	// be accepted. A partition's rows then depend only on its own events
+	// (see the package doc, "Aligned windows"). It needs a clock trigger
+	// and time windows.
+	Aligned bool
 }
 
 // History bounds the emitted rows a rolling node keeps. It is off when
@@ -130,6 +137,9 @@ func (o Options) check() error {
 	}
 	if o.MinSamples < 0 {
 		return &SpecError{Reason: fmt.Sprintf("MinSamples %d must not be negative", o.MinSamples)}
+	}
+	if o.Aligned && o.Trigger.Kind() != trigger.KindClock {
+		return &SpecError{Reason: fmt.Sprintf("Aligned needs a clock trigger, not %s", o.Trigger)}
 	}
 	if o.History.MaxEvents < 0 || o.History.MaxAge < 0 || o.History.MaxAge > sequence.MaxDuration {
 		return &SpecError{Reason: fmt.Sprintf("history bounds (%d, %v) must not be negative", o.History.MaxEvents, o.History.MaxAge)}

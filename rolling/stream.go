@@ -1,6 +1,9 @@
 package rolling
 
 import (
+	"time"
+
+	"github.com/pond-go/pond/internal/aligned"
 	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/trigger"
 )
@@ -13,11 +16,18 @@ type Stream struct {
 	count   trigger.CountState
 	fast    bool // the event trigger's batch path applies
 	scratch eventScratch
+
+	al   *aligned.Group // the aligned engine, when the plan is aligned
+	rows aligned.Rows
 }
 
 // NewStream returns an empty stream for the plan.
 func (p *Plan) NewStream() *Stream {
 	s := &Stream{e: p.NewEngine(), fast: p.fastEvent()}
+	if p.al != nil {
+		s.al = p.al.NewGroup(nil, p.first, 0)
+		return s
+	}
 	switch t := p.opts.Trigger; t.Kind() {
 	case trigger.KindClock:
 		s.clock = trigger.NewClockState(t.Sequence())
@@ -25,6 +35,21 @@ func (p *Plan) NewStream() *Stream {
 		s.count = trigger.NewCountState(t.N())
 	}
 	return s
+}
+
+// SetLateness is [Group.SetLateness] for a stream.
+func (s *Stream) SetLateness(d time.Duration) {
+	if s.al != nil {
+		s.al.SetLag(int64(d))
+	}
+}
+
+// HeldBytes returns the memory the stream's windows hold.
+func (s *Stream) HeldBytes() int {
+	if s.al != nil {
+		return s.al.Bytes()
+	}
+	return s.e.heldBytes() + s.e.p.pool.bytes()
 }
 
 // Engine returns the stream's engine.
@@ -38,7 +63,14 @@ func (s *Stream) Engine() *Engine { return s.e }
 //   - clock trigger: one row per crossing, keyed at the start of the
 //     bucket the crossing row opens, with that row included and the
 //     windows evicted against its time.
+//
+// An aligned plan emits as [Group] does, without the partition column.
 func (s *Stream) Push(in *Input, out *schema.Table) {
+	if s.al != nil {
+		s.rows = aligned.Rows{Times: in.times, Enc: in.enc, Arrs: in.arrs}
+		s.al.Push(&s.rows, nil, out)
+		return
+	}
 	e := s.e
 	tc := out.Col(0)
 	switch e.p.opts.Trigger.Kind() {

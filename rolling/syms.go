@@ -20,11 +20,20 @@ func (e *Engine) MarkSyms(m Marker) {
 }
 
 // MarkSyms tells m the intern id of every string cell the stream holds.
-func (s *Stream) MarkSyms(m Marker) { s.e.MarkSyms(m) }
+func (s *Stream) MarkSyms(m Marker) {
+	if s.al != nil {
+		s.al.MarkSyms(m)
+		return
+	}
+	s.e.MarkSyms(m)
+}
 
 // MarkSyms tells m the intern id of every string cell the group holds:
 // its partitions' rows and the rows buffered for the next tick.
 func (g *Group) MarkSyms(m Marker) {
+	if g.al != nil {
+		g.al.MarkSyms(m)
+	}
 	for _, e := range g.engines {
 		if e != nil {
 			e.MarkSyms(m)

@@ -1,0 +1,21 @@
+package benchmarks
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSeedAlignedDescribesItsWindows(t *testing.T) {
+	p, err := NewSeedAlignedPipeline()
+	require.NoError(t, err)
+	d, err := p.Series.Describe(p.Hosts)
+	require.NoError(t, err)
+	assert.Equal(t, "rolling aligned: 1m: panes of 200ms; 200ms: panes of 200ms + raw rows", d)
+	p, err = NewSeedPipeline()
+	require.NoError(t, err)
+	d, err = p.Series.Describe(p.Hosts)
+	require.NoError(t, err)
+	assert.Equal(t, "rolling: 1m, 200ms", d)
+}

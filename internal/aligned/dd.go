@@ -1,0 +1,84 @@
+package aligned
+
+import "math"
+
+// The sums of a pane and of a window are double-doubles: a float64 and
+// the exact rounding error of every addition made to it (TwoSum), the
+// squares split exactly with an FMA. A window adds a pane's sums when the
+// pane enters and subtracts the same pair when it leaves; a pane whose
+// squares dwarf what stays (an outlier leaving), or whose sums are not
+// finite, is not subtracted: the window is summed again from its panes,
+// so no residue of a value outlives it.
+
+// twoSum returns a + b as a sum and its exact rounding error.
+func twoSum(a, b float64) (float64, float64) {
+	s := a + b
+	bb := s - a
+	return s, (a - (s - bb)) + (b - bb)
+}
+
+// ddAdd adds the double-double (y, yc) to (*s, *c).
+func ddAdd(s, c *float64, y, yc float64) {
+	hi, e := twoSum(*s, y)
+	*s, *c = hi, *c+yc+e
+}
+
+// addSquare adds x to the sum (s, c) and x² to (q, qc).
+func addSquare(s, c, q, qc *float64, x float64) {
+	hi, e := twoSum(*s, x)
+	*s, *c = hi, *c+e
+	sq := x * x
+	sqe := math.FMA(x, x, -sq)
+	hi, e = twoSum(*q, sq)
+	*q, *qc = hi, *qc+e+sqe
+}
+
+// bigSquare is the magnitude from which a value's square is not summed
+// (2^500): the square of such a value could overflow Σx², so the pane
+// marks its Σx² infinite instead and the deviation is missing while the
+// pane is in a window.
+const bigSquare = 0x1p500
+
+// ddDivF returns (s + c) / n as a double-double.
+func ddDivF(s, c, n float64) (float64, float64) {
+	hi := s / n
+	r := math.FMA(-hi, n, s) // s − hi·n, exactly
+	return hi, (r + c) / n
+}
+
+// meanOf returns the mean of n values summing to (s, c).
+func meanOf(s, c float64, n int64) (float64, bool) {
+	if n == 0 {
+		return 0, false
+	}
+	hi, lo := ddDivF(s, c, float64(n))
+	m := hi + lo
+	return m, !math.IsInf(m, 0) && m == m
+}
+
+// stdevOf returns the population standard deviation of n values with sums
+// (s, c) of x and (q, qc) of x², computed in double-double: Σx²/n − mean².
+// A spread below 2^-50 of the mean is reported as 0, as reduce.Moments
+// does, so equal values give 0.
+func stdevOf(s, c, q, qc float64, n int64) (float64, bool) {
+	if n == 0 || math.IsInf(q, 0) || q != q || math.IsInf(s, 0) || s != s {
+		return 0, false
+	}
+	if n == 1 {
+		return 0, true
+	}
+	fn := float64(n)
+	mh, ml := ddDivF(s, c, fn)
+	qh, ql := ddDivF(q, qc, fn)
+	// mean² in double-double.
+	p := mh * mh
+	pe := math.FMA(mh, mh, -p) + 2*mh*ml
+	vh, ve := twoSum(qh, -p)
+	v := vh + (ve + ql - pe)
+	m := mh + ml
+	if v <= 0 || v <= m*m*0x1p-100 {
+		return 0, true
+	}
+	sd := math.Sqrt(v)
+	return sd, !math.IsInf(sd, 0)
+}

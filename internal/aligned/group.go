@@ -1,0 +1,614 @@
+package aligned
+
+import (
+	"math"
+	"unsafe"
+
+	"github.com/pond-go/pond/internal/prefetch"
+	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/schema"
+)
+
+// Keys gives the partition column's value of a partition index.
+type Keys interface {
+	KeyValue(p int32) schema.Value
+}
+
+// Rows is a block of source rows: their times and, per slot the plan
+// reads, the encoded cells (a number's bits, an intern id, 0/1/2 for a
+// boolean, 0/1 for an array's presence); Arrs holds the array columns
+// (nil for the others).
+type Rows struct {
+	Times []int64
+	Enc   [][]uint64
+	Arrs  []*schema.Col
+}
+
+// Group is the aligned state of a node: one set of windows per
+// partition, and the clock's next boundary, which closes when the
+// watermark — the latest time accepted minus the lateness the series
+// accepts — reaches it.
+type Group struct {
+	p       *Plan
+	keys    Keys // nil: rows carry no partition column
+	parts   []*part
+	order   []int32
+	live    int   // partitions whose windows hold or will hold a row
+	next    int64 // the first boundary not closed
+	started bool
+	latest  int64
+	lag     int64
+	dsts    []*schema.Col
+	first   int // output column of the first aggregation
+	free    []*part
+
+	direct bool       // the plan reads an array column: rows are added as they come
+	view   [][]uint64 // scratch: one partition's inbox, slot by slot
+}
+
+// part is one partition's windows.
+type part struct {
+	wins []winState
+	live bool
+	maxT int64
+	// The inbox: rows not yet in the panes. They are not observable before
+	// the next boundary closes, so up to inboxRows of them wait here,
+	// slot by slot, and are added together (the partition's state brought
+	// into cache once for all of them) when the inbox is full or the
+	// boundary closes.
+	inN int
+	inT [inboxRows]int64
+	inC []uint64 // inboxRows per slot
+}
+
+// inboxRows is the number of rows a partition's inbox holds.
+const inboxRows = 8
+
+// NewGroup returns an empty group. keys, when not nil, gives the key of
+// each partition for the column after the time; first is the output
+// column of the first aggregation; lag is how late an accepted row may
+// be (the series' grace under reorder, 0 under strict or drop ordering).
+func (p *Plan) NewGroup(keys Keys, first int, lag int64) *Group {
+	g := &Group{p: p, keys: keys, first: first, lag: lag}
+	for _, k := range p.kinds {
+		g.direct = g.direct || k == schema.Array
+	}
+	g.view = make([][]uint64, len(p.kinds))
+	return g
+}
+
+// drain adds the rows of a partition's inbox to its panes.
+func (g *Group) drain(pt *part) {
+	if pt.inN == 0 {
+		return
+	}
+	for k := range g.view {
+		g.view[k] = pt.inC[k*inboxRows : k*inboxRows+pt.inN]
+	}
+	g.addRows(pt, pt.inT[:pt.inN], g.view)
+	pt.inN = 0
+}
+
+// SetLag sets how late an accepted row may be, in nanoseconds; the plan
+// must have been sized for it ([Plan.SetLateness]).
+func (g *Group) SetLag(lag int64) { g.lag = max(lag, 0) }
+
+// Len returns the number of partitions the group knows.
+func (g *Group) Len() int { return len(g.order) }
+
+// Declare makes partition q known (last in the emission order) before any
+// of its rows arrive.
+func (g *Group) Declare(q int32) { g.part(q) }
+
+func (g *Group) part(q int32) *part {
+	for int(q) >= len(g.parts) {
+		g.parts = append(g.parts, nil)
+	}
+	pt := g.parts[q]
+	if pt == nil {
+		if n := len(g.free); n > 0 {
+			pt = g.free[n-1]
+			g.free = g.free[:n-1]
+		} else {
+			pt = &part{wins: make([]winState, len(g.p.wins)), inC: make([]uint64, inboxRows*len(g.p.kinds))}
+			for w := range g.p.wins {
+				pt.wins[w] = g.p.newWin(&g.p.wins[w])
+			}
+		}
+		g.parts[q] = pt
+		g.order = append(g.order, q)
+	}
+	return pt
+}
+
+// Remove forgets partition q; a later row for the index starts afresh.
+func (g *Group) Remove(q int32) {
+	if int(q) >= len(g.parts) || g.parts[q] == nil {
+		return
+	}
+	pt := g.parts[q]
+	if pt.live {
+		g.live--
+		pt.live = false
+	}
+	pt.inN = 0 // its waiting rows leave with it
+	g.parts[q] = nil
+	g.free = append(g.free, pt)
+	keep := g.order[:0]
+	for _, x := range g.order {
+		if x != q {
+			keep = append(keep, x)
+		}
+	}
+	g.order = keep
+}
+
+// Push takes the rows in order, row i in partition part[i] (partition 0
+// for all when part is nil), and appends to out one row per partition
+// whose windows hold a row at each boundary the rows close: boundaries in
+// time order, partitions in first-seen order within a boundary.
+func (g *Group) Push(in *Rows, part []int32, out *schema.Table) {
+	from := 0
+	for i, t := range in.Times {
+		if !g.started || t > g.latest {
+			g.latest = t
+		}
+		wm := g.latest - g.lag
+		if !g.started {
+			g.started = true
+			g.next = g.after(wm)
+		} else if wm >= g.next {
+			// Row i closes boundaries: the rows before it go first.
+			g.buffer(in, part, from, i)
+			from = i
+			g.closeTo(wm, out)
+		}
+	}
+	g.buffer(in, part, from, len(in.Times))
+}
+
+// buffer takes rows [from, to) of in: into the pending rows, or straight
+// into their panes when the plan reads arrays.
+func (g *Group) buffer(in *Rows, parts []int32, from, to int) {
+	if from >= to {
+		return
+	}
+	if g.direct {
+		for i := from; i < to; i++ {
+			var q int32
+			if parts != nil {
+				q = parts[i]
+			}
+			g.add(g.part(q), in, i, in.Times[i])
+		}
+		return
+	}
+	for i := from; i < to; i++ {
+		var q int32
+		if parts != nil {
+			q = parts[i]
+		}
+		var pt *part
+		if int(q) < len(g.parts) && g.parts[q] != nil {
+			pt = g.parts[q]
+		} else {
+			pt = g.part(q)
+		}
+		n := pt.inN
+		if !pt.live {
+			g.wake(pt, in.Times[i]) // live from its first waiting row
+		}
+		pt.inT[n] = in.Times[i]
+		for k, c := range in.Enc {
+			pt.inC[k*inboxRows+n] = c[i]
+		}
+		if pt.inN = n + 1; pt.inN == inboxRows {
+			g.drain(pt)
+		}
+	}
+}
+
+// after returns the first boundary later than t.
+func (g *Group) after(t int64) int64 {
+	p := g.p
+	b := p.anchor + floorDiv(t-p.anchor, p.step)*p.step
+	if b > math.MaxInt64-p.step {
+		return math.MaxInt64
+	}
+	return b + p.step
+}
+
+// closeTo closes every boundary up to wm, emitting at each.
+func (g *Group) closeTo(wm int64, out *schema.Table) {
+	for g.next <= wm {
+		if g.live == 0 {
+			g.next = g.after(wm)
+			return
+		}
+		g.close(g.next, out)
+		if g.next > math.MaxInt64-g.p.step {
+			g.next = math.MaxInt64
+			return
+		}
+		g.next += g.p.step
+	}
+}
+
+// add puts row i of in, at time t, in partition pt's panes.
+func (g *Group) add(pt *part, in *Rows, i int, t int64) {
+	p := g.p
+	g.wake(pt, t)
+	pt.maxT = max(pt.maxT, t)
+	for w := range pt.wins {
+		wp := &p.wins[w]
+		ws := &pt.wins[w]
+		off := ws.curOff
+		if t < ws.curS || t >= ws.curE {
+			k := floorDiv(t-p.anchor, wp.width)
+			if k < ws.hi {
+				continue // before the window at the next boundary
+			}
+			off = ws.pane(wp, k)
+			if off < 0 {
+				continue
+			}
+			ws.curS = p.anchor + k*wp.width
+			ws.curE = ws.curS + wp.width
+			ws.curOff = off
+		}
+		p.addRow(wp, ws, off, t, in.Enc, i)
+		if len(wp.raws) > 0 {
+			ws.raw.push(wp, in, i, t)
+		}
+	}
+}
+
+// wake makes a dormant partition live, its windows empty and placed at
+// the next boundary, for a row at t.
+func (g *Group) wake(pt *part, t int64) {
+	if pt.live {
+		return
+	}
+	p := g.p
+	pt.live = true
+	g.live++
+	pt.maxT = t
+	for w := range pt.wins {
+		wp := &p.wins[w]
+		pt.wins[w].reset(wp, floorDiv(g.next-wp.span-p.anchor, wp.width), floorDiv(g.next-p.step-p.anchor, wp.width))
+	}
+}
+
+// close emits at boundary b for every live partition whose windows hold
+// a row, then slides their windows to the next boundary.
+func (g *Group) close(b int64, out *schema.Table) {
+	p := g.p
+	if cap(g.dsts) < p.nOut {
+		g.dsts = make([]*schema.Col, p.nOut)
+	}
+	dsts := g.dsts[:p.nOut]
+	for j := range dsts {
+		dsts[j] = out.Col(g.first + j)
+	}
+	order := g.order
+	for i, q := range order {
+		// Partitions a few places ahead: their structures, then (once
+		// those are in) their windows' states and newest panes.
+		if i+8 < len(order) {
+			prefetch.Lines(unsafe.Pointer(g.parts[order[i+8]]), 3)
+		}
+		if i+4 < len(order) {
+			g.parts[order[i+4]].prefetch(p)
+		}
+		pt := g.parts[q]
+		g.drain(pt)
+		if !pt.live {
+			continue
+		}
+		held := false
+		for w := range pt.wins {
+			wp := &p.wins[w]
+			ws := &pt.wins[w]
+			hi := floorDiv(b-p.anchor, wp.width)
+			ws.curS, ws.curE = 0, 0
+			if ws.hi < ws.base {
+				ws.hi = ws.base
+			}
+			for end := min(hi, ws.base+int64(ws.n)); ws.hi < end; ws.hi++ {
+				ws.enter(wp, ws.hi)
+			}
+			ws.hi = max(ws.hi, hi) // panes past the ring are empty
+			held = held || ws.held(wp)
+		}
+		if held {
+			out.Col(0).AppendTime(b)
+			if g.keys != nil {
+				out.Col(1).AppendValue(g.keys.KeyValue(q))
+			}
+			for w := range pt.wins {
+				p.emit(&p.wins[w], &pt.wins[w], b, dsts)
+			}
+		}
+		// Slide to the next boundary: the panes before its window leave.
+		empty := true
+		for w := range pt.wins {
+			wp := &p.wins[w]
+			ws := &pt.wins[w]
+			lo := floorDiv(b+p.step-wp.span-p.anchor, wp.width)
+			for ws.base < lo && ws.n > 0 {
+				ws.leave(wp)
+			}
+			if ws.base < lo {
+				ws.base = lo
+			}
+			if ws.rebuild {
+				ws.resum(wp)
+			}
+			p.retireFL(wp, ws)
+			for i := range ws.exts {
+				ws.exts[i].RemoveBefore(seqOf(lo))
+			}
+			if len(wp.raws) > 0 {
+				ws.raw.dropBefore(b + p.step - wp.span)
+			}
+			empty = empty && !ws.held(wp)
+		}
+		if empty && pt.maxT < b {
+			pt.live = false
+			g.live--
+		}
+	}
+}
+
+// prefetch starts loading what a close of the partition touches first:
+// its windows' states and the pane records around the window's ends.
+func (pt *part) prefetch(p *Plan) {
+	for w := range pt.wins {
+		ws := &pt.wins[w]
+		prefetch.Lines(unsafe.Pointer(ws), 4)
+		if ws.n > 0 {
+			st := p.wins[w].stride
+			prefetch.Lines(unsafe.Pointer(&ws.ring[ws.head*st]), 1+st/8)
+			if d := int(ws.hi - ws.base); d >= 0 && d < ws.n {
+				prefetch.Lines(unsafe.Pointer(&ws.ring[ws.slot(d)*st]), 1+st/8)
+			}
+		}
+	}
+}
+
+// retireFL moves the first/last pointers off the panes that left.
+func (p *Plan) retireFL(wp *winPlan, ws *winState) {
+	for i := range wp.fls {
+		if ws.lp[i] != noPane && ws.lp[i] < ws.base {
+			ws.fp[i], ws.lp[i] = noPane, noPane
+			continue
+		}
+		if ws.fp[i] == noPane || ws.fp[i] >= ws.base {
+			continue
+		}
+		ws.fp[i] = noPane
+		for k := ws.base; k < ws.hi && k-ws.base < int64(ws.n); k++ {
+			if int64(ws.ring[ws.slot(int(k-ws.base))*wp.stride+wp.offFL+4*i]) != math.MaxInt64 {
+				ws.fp[i] = k
+				break
+			}
+		}
+	}
+}
+
+// emit appends window ws's outputs at boundary b.
+func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*schema.Col) {
+	if wp.minSamples > 0 && ws.rows < int64(wp.minSamples) {
+		for _, o := range wp.outs {
+			dsts[o.out].AppendMissing()
+		}
+		return
+	}
+	for _, o := range wp.outs {
+		dst := dsts[o.out]
+		switch o.kind {
+		case oRows:
+			dst.AppendNum(float64(ws.rows))
+		case oN:
+			dst.AppendNum(float64(ws.ns[o.idx]))
+		case oCount:
+			dst.AppendNum(float64(ws.cnts[o.idx]))
+		case oSum:
+			a := ws.sums[4*o.idx:]
+			appendOpt(dst, a[0]+a[1], true)
+		case oAvg:
+			a := ws.sums[4*o.idx:]
+			x, ok := meanOf(a[0], a[1], ws.ns[o.idx])
+			appendOpt(dst, x, ok)
+		case oStdev:
+			a := ws.sums[4*o.idx:]
+			x, ok := stdevOf(a[0], a[1], a[2], a[3], ws.ns[o.idx])
+			appendOpt(dst, x, ok)
+		case oMin, oMax:
+			x, ok := ws.exts[o.idx].Value()
+			appendOpt(dst, x, ok)
+		case oDiff:
+			lo, ok := ws.exts[o.idx].Value()
+			hi, _ := ws.exts[wp.maxOf(o.idx)].Value()
+			appendOpt(dst, hi-lo, ok)
+		case oFirst, oLast:
+			k, at := ws.fp[o.idx], 1
+			if o.kind == oLast {
+				k, at = ws.lp[o.idx], 3
+			}
+			if k == noPane {
+				dst.AppendMissing()
+				continue
+			}
+			r := ws.ring[ws.slot(int(k-ws.base))*wp.stride+wp.offFL+4*o.idx:][:4]
+			p.appendSlot(dst, wp.fls[o.idx], r[at])
+		case oRaw:
+			p.emitRaw(wp, ws, o.idx, b, dst)
+		}
+	}
+}
+
+// emitRaw appends a holistic output: its state is filled from the raw
+// rows in [b − span, b), in arrival order. samples of a scalar column is
+// written straight from the rows.
+func (p *Plan) emitRaw(wp *winPlan, ws *winState, i int, b int64, dst *schema.Col) {
+	rp := &wp.raws[i]
+	switch op := rp.red.Op(); {
+	case op == reduce.OpSamples && rp.kind != schema.Array:
+		p.emitSamples(wp, ws, rp, b, dst)
+		return
+	case op == reduce.OpFirst || op == reduce.OpLast:
+		p.emitFirstLast(wp, ws, rp, b, dst, op == reduce.OpLast)
+		return
+	}
+	st := ws.gen[i]
+	st.Reset()
+	rr := &ws.raw
+	lo := b - wp.span
+	for r := rr.head; r < len(rr.buf)/rr.stride; r++ {
+		row := rr.buf[r*rr.stride:][:rr.stride]
+		if t := int64(row[0]); t < lo || t >= b {
+			continue
+		}
+		st.Add(uint64(r), p.value(rp.kind, row[rp.inRow], rr, r*rr.stride+rp.inRow))
+	}
+	st.Append(dst)
+}
+
+// emitFirstLast appends first or last of raw rows (arrays): the value at
+// the earliest time in [b − span, b), ties to the earlier arrival, or at
+// the latest, ties to the later arrival, as the panes' first and last do.
+func (p *Plan) emitFirstLast(wp *winPlan, ws *winState, rp *rawPlan, b int64, dst *schema.Col, last bool) {
+	rr := &ws.raw
+	lo := b - wp.span
+	st := rr.stride
+	best, bestT := -1, int64(0)
+	for r := rr.head * st; r+st <= len(rr.buf); r += st {
+		t := int64(rr.buf[r])
+		if t < lo || t >= b || rr.buf[r+rp.inRow] == 0 {
+			continue
+		}
+		if best < 0 || !last && t < bestT || last && t >= bestT {
+			best, bestT = r, t
+		}
+	}
+	if best < 0 {
+		dst.AppendMissing()
+		return
+	}
+	dst.AppendValue(p.value(rp.kind, rr.buf[best+rp.inRow], rr, best+rp.inRow))
+}
+
+// emitSamples appends the present values of a scalar slot in
+// [b − span, b), in arrival order, as one array.
+func (p *Plan) emitSamples(wp *winPlan, ws *winState, rp *rawPlan, b int64, dst *schema.Col) {
+	rr := &ws.raw
+	lo := b - wp.span
+	dst.BeginArray()
+	st := rr.stride
+	rows := rr.buf[rr.head*st:]
+	for r := 0; r+st <= len(rows); r += st {
+		if t := int64(rows[r]); t < lo || t >= b {
+			continue
+		}
+		bits := rows[r+rp.inRow]
+		switch rp.kind {
+		case schema.Number:
+			if x := math.Float64frombits(bits); x == x {
+				dst.AppendElem(schema.NumberValue(x))
+			}
+		default:
+			if bits != 0 {
+				dst.AppendElem(p.value(rp.kind, bits, rr, 0))
+			}
+		}
+	}
+	dst.EndArray()
+}
+
+// value decodes an encoded slot of a raw row.
+func (p *Plan) value(kind schema.Kind, bits uint64, rr *rawRows, at int) schema.Value {
+	switch kind {
+	case schema.Number:
+		if x := math.Float64frombits(bits); x == x {
+			return schema.NumberValue(x)
+		}
+	case schema.String:
+		if bits != 0 {
+			return schema.StringValue(p.syms.Str(uint32(bits)))
+		}
+	case schema.Bool:
+		if bits != 0 {
+			return schema.BoolValue(bits == 2)
+		}
+	case schema.Array:
+		if bits != 0 {
+			return rr.arrs[at]
+		}
+	}
+	return schema.Value{}
+}
+
+func (p *Plan) appendSlot(dst *schema.Col, slot int, bits uint64) {
+	switch p.kinds[slot-1] {
+	case schema.Number:
+		dst.AppendNum(math.Float64frombits(bits))
+	case schema.String:
+		dst.AppendStr(p.syms.Str(uint32(bits)))
+	case schema.Bool:
+		dst.AppendBool(bits == 2)
+	default:
+		dst.AppendMissing()
+	}
+}
+
+func appendOpt(dst *schema.Col, x float64, ok bool) {
+	if ok && !math.IsInf(x, 0) && x == x {
+		dst.AppendNum(x)
+	} else {
+		dst.AppendMissing()
+	}
+}
+
+// push appends row i of in to the raw rows.
+func (rr *rawRows) push(wp *winPlan, in *Rows, i int, t int64) {
+	rr.buf = append(rr.buf, uint64(t))
+	for _, s := range wp.rawSlots {
+		rr.buf = append(rr.buf, in.Enc[s-1][i])
+	}
+	if wp.rawArr {
+		// Arrays beside the encoded row, at the same positions.
+		rr.arrs = append(rr.arrs, schema.Value{})
+		for _, s := range wp.rawSlots {
+			v := schema.Value{}
+			if s-1 < len(in.Arrs) && in.Arrs[s-1] != nil && !in.Arrs[s-1].IsMissing(i) {
+				// A copy: the input's cells are reused by the next push.
+				a, _ := in.Arrs[s-1].Array(i)
+				v = schema.ArrayValue(append([]schema.Value(nil), a...)...)
+			}
+			rr.arrs = append(rr.arrs, v)
+		}
+	}
+}
+
+// Bytes returns the memory the group's partitions hold: pane rings, raw
+// rows, extreme deques, aggregates and the structures around them.
+func (g *Group) Bytes() int {
+	n := int(unsafe.Sizeof(*g)) + 8*cap(g.parts) + 4*cap(g.order)
+	for _, pt := range g.parts {
+		if pt == nil {
+			continue
+		}
+		n += int(unsafe.Sizeof(*pt)) + int(unsafe.Sizeof(winState{}))*cap(pt.wins) + 8*cap(pt.inC)
+		for w := range pt.wins {
+			ws := &pt.wins[w]
+			n += 8 * (cap(ws.ring) + cap(ws.ns) + cap(ws.cnts) + cap(ws.sums) + cap(ws.fp) + cap(ws.lp) + cap(ws.raw.buf))
+			n += int(unsafe.Sizeof(schema.Value{})) * cap(ws.raw.arrs)
+			for i := range ws.exts {
+				n += int(unsafe.Sizeof(reduce.Extreme{})) + 16*ws.exts[i].Cap()
+			}
+			n += 16 * len(ws.gen) // interface headers; the states' own memory is not counted
+		}
+	}
+	return n
+}

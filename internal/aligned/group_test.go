@@ -1,0 +1,96 @@
+package aligned
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/schema"
+)
+
+const ms = int64(time.Millisecond)
+
+// numberGroup builds a group over one number slot with the given outputs
+// on a 1s window and a 500ms clock.
+func numberGroup(t *testing.T, reds ...reduce.Reducer) (*Group, *schema.Table) {
+	t.Helper()
+	var aggs []Agg
+	cols := []schema.Column{{Name: "time", Kind: schema.Time}}
+	for i, r := range reds {
+		aggs = append(aggs, Agg{Slot: 1, Using: r})
+		cols = append(cols, schema.Column{Name: string(rune('a' + i)), Kind: r.OutputKind(schema.Number), Optional: true})
+	}
+	p, err := NewPlan(Spec{Step: 500 * ms, Kinds: []schema.Kind{schema.Number}, Windows: []Window{{Span: 1000 * ms, Aggs: aggs}}})
+	require.NoError(t, err)
+	return p.NewGroup(nil, 1, 0), schema.NewTable(schema.MustNew(cols...))
+}
+
+func push(g *Group, out *schema.Table, ts []int64, xs []float64) {
+	enc := make([]uint64, len(xs))
+	for i, x := range xs {
+		enc[i] = math.Float64bits(x)
+	}
+	g.Push(&Rows{Times: ts, Enc: [][]uint64{enc}}, nil, out)
+}
+
+func TestAnOutlierLeavesNoResidue(t *testing.T) {
+	g, out := numberGroup(t, reduce.Sum, reduce.Stdev, reduce.Count)
+	push(g, out, []int64{0, 100 * ms}, []float64{1e16, 5})
+	for i := int64(6); i < 30; i++ {
+		push(g, out, []int64{i * 100 * ms}, []float64{5})
+	}
+	// The window at 2000 ([1000, 2000)) holds only fives: the outlier's
+	// pane left at 1500.
+	require.Greater(t, out.Len(), 3)
+	sum, _ := out.Numbers("a")
+	sd, _ := out.Numbers("b")
+	n, _ := out.Numbers("c")
+	last := out.Len() - 1
+	assert.Equal(t, 10*5.0, sum[last])
+	assert.Equal(t, 0.0, sd[last], "the stdev of equal values once the outlier has left")
+	assert.Equal(t, 10.0, n[last])
+	assert.Equal(t, 1e16+5, sum[0], "the window at 500 holds both")
+}
+
+func TestAHugeValueMakesTheStdevMissingWhileHeld(t *testing.T) {
+	g, out := numberGroup(t, reduce.Stdev, reduce.Avg)
+	push(g, out, []int64{0, 100 * ms, 600 * ms}, []float64{0x1p600, 1, 3})
+	push(g, out, []int64{1100 * ms, 1600 * ms, 2100 * ms}, []float64{5, 7, 9})
+	sd := out.Col(1)
+	require.Equal(t, 4, out.Len()) // boundaries 500, 1000, 1500, 2000
+	assert.True(t, sd.IsMissing(0))
+	assert.True(t, sd.IsMissing(1))
+	x, ok := sd.Num(2) // [500, 1500): 3, 5
+	assert.True(t, ok)
+	assert.Equal(t, 1.0, x)
+}
+
+func TestArraysTakeTheRowByRowPath(t *testing.T) {
+	p, err := NewPlan(Spec{Step: 500 * ms, Kinds: []schema.Kind{schema.Array}, Windows: []Window{{Span: 500 * ms, Aggs: []Agg{
+		{Slot: 1, Using: reduce.Samples}, {Slot: 1, Using: reduce.Count},
+	}}}})
+	require.NoError(t, err)
+	g := p.NewGroup(nil, 1, 0)
+	out := schema.NewTable(schema.MustNew(schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "s", Kind: schema.Array, Optional: true}, schema.Column{Name: "n", Kind: schema.Number, Optional: true}))
+	in := schema.NewTable(schema.MustNew(schema.Column{Name: "time", Kind: schema.Time}, schema.Column{Name: "a", Kind: schema.Array, Optional: true}))
+	in.Col(0).AppendTimes([]int64{0, 100 * ms, 600 * ms})
+	in.Col(1).AppendArray([]schema.Value{schema.NumberValue(1), schema.StringValue("x")})
+	in.Col(1).AppendMissing()
+	in.Col(1).AppendArray([]schema.Value{schema.NumberValue(2)})
+	g.Push(&Rows{Times: in.Times(), Enc: [][]uint64{{1, 0, 1}}, Arrs: []*schema.Col{in.Col(1)}}, nil, out)
+	require.Equal(t, 1, out.Len())
+	assert.Equal(t, `[1, "x"]`, out.Row(0)[1].String())
+	assert.Equal(t, 1.0, out.Row(0)[2].Any())
+}
+
+func TestBuildErrors(t *testing.T) {
+	_, err := NewPlan(Spec{Step: 0})
+	assert.Error(t, err)
+	_, err = NewPlan(Spec{Step: 1, Windows: []Window{{Span: 0}}})
+	assert.Error(t, err)
+}

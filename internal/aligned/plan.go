@@ -1,0 +1,323 @@
+// Package aligned is the engine of aligned rolling windows: windows that
+// end on the boundaries of a clock's sequence, half-open ([b − span, b)),
+// closed when no row before the boundary can still be accepted, and kept
+// as panes of width gcd(span, step) on the clock's grid.
+//
+// A window keeps, per partition, one partial state per pane for its
+// mergeable outputs (count, sum, avg, stdev, min, max, first, last,
+// difference) and never stores their rows; only the outputs that need
+// every value (samples, median, percentiles, keep, unique, top) keep raw
+// rows, for their own window's span. The engine is pure: rows and a
+// watermark in, rows out, nothing else.
+package aligned
+
+import (
+	"fmt"
+
+	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/schema"
+)
+
+// Symbols resolves intern ids to strings (id 0 is a missing string).
+type Symbols interface {
+	Str(id uint32) string
+}
+
+// Spec describes an aligned node: its clock, the kinds of the encoded
+// slots it reads (slot k+1 is Kinds[k]; slot 0 is the time) and its
+// windows. Outputs are numbered in declaration order across windows.
+type Spec struct {
+	Step, Anchor int64
+	Kinds        []schema.Kind
+	Required     []bool // slot k+1's column is required: every row has a finite value
+	Windows      []Window
+	Syms         Symbols
+}
+
+// Window is one time window and its outputs.
+type Window struct {
+	Span       int64
+	MinSamples int
+	Aggs       []Agg
+}
+
+// Agg is one output: a reducer over slot Slot (1-based); slot 0 is the
+// count of a column every row has, the window's row count.
+type Agg struct {
+	Slot  int
+	Using reduce.Reducer
+}
+
+// Plan is a compiled Spec, shared by the partitions of a node.
+type Plan struct {
+	step, anchor int64
+	kinds        []schema.Kind
+	syms         Symbols
+	wins         []winPlan
+	nOut         int
+	maxSpan      int64
+}
+
+// outKind is how one output is computed.
+type outKind uint8
+
+const (
+	oRows  outKind = iota // count of a required column: the window's rows
+	oCount                // count field
+	oN                    // count of a Moments
+	oSum
+	oAvg
+	oStdev
+	oMin
+	oMax
+	oDiff
+	oFirst
+	oLast
+	oRaw // a reduce.Window over the raw rows
+)
+
+type outPlan struct {
+	kind outKind
+	idx  int // moments, count, extreme, first/last or raw index
+	out  int // output index across the node
+}
+
+// winPlan is one window's layout. A pane record is stride 64-bit words:
+// the counts (the row count first when it is kept, then each Moments' n,
+// then each count) packed two 31-bit counts to a word, the top bit of the
+// first one set once the pane has a row, then per Moments s, c (and q, qc when squared),
+// then per extreme slot the pane's min or max, then per first/last slot
+// its first time, first value, last time and last value.
+type winPlan struct {
+	span, width int64
+	minSamples  int
+	stride      int
+	nCounts     int  // rows (when kept) + moments + counts
+	hasRows     bool // the row count is kept: a row-count output or a warm-up needs it
+	c0          int  // 1 when the row count is kept (packed index 0), else 0
+	cnt0        int  // packed index of the first count
+	moments     []momPlan
+	counts      []countPlan
+	exts        []extPlan
+	fls         []int // slot of each first/last state
+	raws        []rawPlan
+	rawSlots    []int // slots the raw rows keep, in order
+	rawArr      bool  // a raw slot is an array column
+	outs        []outPlan
+	offMom      int // word offset of the first Moments' sums
+	offExt      int
+	offFL       int
+	maxRing     int64 // the most panes the ring may need (span, step and lateness)
+}
+
+type momPlan struct {
+	slot    int
+	squares bool
+	off     int  // word offset of s (c, q, qc follow)
+	nIdx    int  // packed index of its n: the row count's (0) for a required column
+	isRows  bool // its n is the row count
+}
+
+type countPlan struct {
+	slot   int
+	number bool
+}
+
+type extPlan struct {
+	slot int
+	max  bool
+}
+
+type rawPlan struct {
+	col   int // index in rawSlots
+	red   reduce.Reducer
+	kind  schema.Kind
+	out   int
+	inRow int // position of the slot in a raw row (1 + col)
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// NewPlan compiles a Spec. The caller has checked every reducer against
+// its column; NewPlan returns an error only for a spec it cannot lay out.
+func NewPlan(s Spec) (*Plan, error) {
+	if s.Step <= 0 {
+		return nil, fmt.Errorf("aligned: step %d must be positive", s.Step)
+	}
+	p := &Plan{step: s.Step, anchor: s.Anchor, kinds: s.Kinds, syms: s.Syms}
+	out := 0
+	for _, w := range s.Windows {
+		if w.Span <= 0 {
+			return nil, fmt.Errorf("aligned: span %d must be positive", w.Span)
+		}
+		wp := winPlan{span: w.Span, width: gcd(w.Span, s.Step), minSamples: w.MinSamples}
+		p.maxSpan = max(p.maxSpan, w.Span)
+		needsMoments := map[int]bool{}
+		for _, a := range w.Aggs {
+			switch a.Using.Op() {
+			case reduce.OpSum, reduce.OpAvg, reduce.OpStdev:
+				needsMoments[a.Slot] = true
+			}
+		}
+		momOf, cntOf, extOf, flOf, rawOf := map[int]int{}, map[int]int{}, map[[2]int]int{}, map[int]int{}, map[int]int{}
+		mom := func(slot int, sq bool) int {
+			i, ok := momOf[slot]
+			if !ok {
+				i = len(wp.moments)
+				momOf[slot] = i
+				wp.moments = append(wp.moments, momPlan{slot: slot})
+			}
+			wp.moments[i].squares = wp.moments[i].squares || sq
+			return i
+		}
+		ext := func(slot int, isMax bool) int {
+			k := [2]int{slot, 0}
+			if isMax {
+				k[1] = 1
+			}
+			i, ok := extOf[k]
+			if !ok {
+				i = len(wp.exts)
+				extOf[k] = i
+				wp.exts = append(wp.exts, extPlan{slot: slot, max: isMax})
+			}
+			return i
+		}
+		for _, a := range w.Aggs {
+			o := outPlan{out: out}
+			out++
+			if a.Slot == 0 {
+				wp.outs = append(wp.outs, o) // oRows
+				continue
+			}
+			kind := s.Kinds[a.Slot-1]
+			op := a.Using.Op()
+			switch {
+			case kind == schema.Number && needsMoments[a.Slot] && (op == reduce.OpCount || op == reduce.OpSum || op == reduce.OpAvg || op == reduce.OpStdev):
+				o.idx = mom(a.Slot, op == reduce.OpStdev)
+				o.kind = map[reduce.Op]outKind{reduce.OpCount: oN, reduce.OpSum: oSum, reduce.OpAvg: oAvg, reduce.OpStdev: oStdev}[op]
+			case op == reduce.OpCount:
+				i, ok := cntOf[a.Slot]
+				if !ok {
+					i = len(wp.counts)
+					cntOf[a.Slot] = i
+					wp.counts = append(wp.counts, countPlan{slot: a.Slot, number: kind == schema.Number})
+				}
+				o.kind, o.idx = oCount, i
+			case op == reduce.OpMin && kind == schema.Number:
+				o.kind, o.idx = oMin, ext(a.Slot, false)
+			case op == reduce.OpMax && kind == schema.Number:
+				o.kind, o.idx = oMax, ext(a.Slot, true)
+			case op == reduce.OpDifference && kind == schema.Number:
+				// The min's index; the max's is found beside it.
+				o.kind, o.idx = oDiff, ext(a.Slot, false)
+				ext(a.Slot, true)
+			case (op == reduce.OpFirst || op == reduce.OpLast) && kind != schema.Array:
+				i, ok := flOf[a.Slot]
+				if !ok {
+					i = len(wp.fls)
+					flOf[a.Slot] = i
+					wp.fls = append(wp.fls, a.Slot)
+				}
+				o.kind, o.idx = oFirst, i
+				if op == reduce.OpLast {
+					o.kind = oLast
+				}
+			default:
+				c, ok := rawOf[a.Slot]
+				if !ok {
+					c = len(wp.rawSlots)
+					rawOf[a.Slot] = c
+					wp.rawSlots = append(wp.rawSlots, a.Slot)
+					wp.rawArr = wp.rawArr || kind == schema.Array
+				}
+				o.kind, o.idx = oRaw, len(wp.raws)
+				wp.raws = append(wp.raws, rawPlan{col: c, red: a.Using, kind: kind, out: o.out, inRow: 1 + c})
+			}
+			wp.outs = append(wp.outs, o)
+		}
+		req := func(slot int) bool { return slot-1 < len(s.Required) && s.Required[slot-1] }
+		for _, o := range wp.outs {
+			wp.hasRows = wp.hasRows || o.kind == oRows
+		}
+		for _, m := range wp.moments {
+			wp.hasRows = wp.hasRows || req(m.slot)
+		}
+		wp.hasRows = wp.hasRows || wp.minSamples > 0 || len(wp.moments)+len(wp.counts) == 0
+		if wp.hasRows {
+			wp.c0 = 1
+		}
+		// A required column's values are all finite: its n is the row count.
+		nc := wp.c0
+		for i := range wp.moments {
+			if req(wp.moments[i].slot) {
+				wp.moments[i].nIdx, wp.moments[i].isRows = 0, true
+				continue
+			}
+			wp.moments[i].nIdx = nc
+			nc++
+		}
+		wp.cnt0 = nc
+		wp.nCounts = nc + len(wp.counts)
+		wp.offMom = (wp.nCounts + 1) / 2
+		off := wp.offMom
+		for i := range wp.moments {
+			wp.moments[i].off = off
+			off += 2
+			if wp.moments[i].squares {
+				off += 2
+			}
+		}
+		wp.offExt = off
+		off += len(wp.exts)
+		wp.offFL = off
+		off += 4 * len(wp.fls)
+		wp.stride = off
+		p.wins = append(p.wins, wp)
+	}
+	p.nOut = out
+	if err := p.SetLateness(0); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// MaxPanes bounds the panes a window's ring may hold: its span, a step
+// and the lateness, in panes.
+const MaxPanes = 1 << 22
+
+// SetLateness sizes the windows' rings for rows up to lag late and
+// reports whether any ring would need more than MaxPanes panes.
+func (p *Plan) SetLateness(lag int64) error {
+	for i := range p.wins {
+		wp := &p.wins[i]
+		n := wp.span/wp.width + (p.step+lag)/wp.width + 2
+		if lag < 0 || n > MaxPanes || n < 0 {
+			return fmt.Errorf("aligned: a lateness of %d ns needs %d panes of %d ns (at most %d)", lag, n, wp.width, MaxPanes)
+		}
+		wp.maxRing = n
+	}
+	return nil
+}
+
+// maxOf returns the index of the max extreme on the same slot as the min
+// extreme i.
+func (wp *winPlan) maxOf(i int) int {
+	for j, x := range wp.exts {
+		if x.max && x.slot == wp.exts[i].slot {
+			return j
+		}
+	}
+	return -1
+}
+
+// Describe says how each window is kept: "panes of 200ms" and, when some
+// outputs need every value, "+ raw rows".
+func (p *Plan) Describe(i int) (width int64, raw bool) {
+	return p.wins[i].width, len(p.wins[i].raws) > 0
+}

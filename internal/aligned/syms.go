@@ -1,0 +1,62 @@
+package aligned
+
+import (
+	"math"
+
+	"github.com/pond-go/pond/schema"
+)
+
+// Marker is told the intern ids the group holds, so that the series'
+// intern table keeps them when it forgets strings nothing holds.
+type Marker interface {
+	Mark(id uint32)
+}
+
+// MarkSyms tells m the intern id of every string cell the group holds:
+// the rows waiting in the partitions' inboxes, the first and last values
+// of the panes, and the raw rows of the windows that keep them.
+func (g *Group) MarkSyms(m Marker) {
+	p := g.p
+	str := func(slot int) bool { return slot >= 1 && slot <= len(p.kinds) && p.kinds[slot-1] == schema.String }
+	for _, q := range g.order {
+		pt := g.parts[q]
+		if pt == nil {
+			continue
+		}
+		for k, kind := range p.kinds {
+			if kind != schema.String || len(pt.inC) < (k+1)*inboxRows {
+				continue
+			}
+			for _, id := range pt.inC[k*inboxRows : k*inboxRows+pt.inN] {
+				m.Mark(uint32(id))
+			}
+		}
+		for w := range pt.wins {
+			ws, wp := &pt.wins[w], &p.wins[w]
+			for i, s := range wp.fls {
+				if !str(s) {
+					continue
+				}
+				for d := range ws.n {
+					fl := ws.ring[ws.slot(d)*wp.stride+wp.offFL+4*i:][:4]
+					if int64(fl[0]) != math.MaxInt64 {
+						m.Mark(uint32(fl[1]))
+						m.Mark(uint32(fl[3]))
+					}
+				}
+			}
+			rr := &ws.raw
+			if rr.stride == 0 {
+				continue
+			}
+			for c, s := range wp.rawSlots {
+				if !str(s) {
+					continue
+				}
+				for r := rr.head; (r+1)*rr.stride <= len(rr.buf); r++ {
+					m.Mark(uint32(rr.buf[r*rr.stride+1+c]))
+				}
+			}
+		}
+	}
+}

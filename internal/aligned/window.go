@@ -1,0 +1,393 @@
+package aligned
+
+import (
+	"math"
+
+	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/schema"
+)
+
+// winState is one window of one partition: the ring of its panes
+// [base, base+n), and its running aggregate over the closed panes
+// [base, hi) — what the window at the next boundary holds but for the
+// panes still open.
+type winState struct {
+	ring       []uint64 // cap panes of stride words
+	cap, head  int      // panes; ring slot of pane base
+	n          int      // panes held
+	base, hi   int64    // pane indices
+	rows       int64    // when the plan keeps the row count
+	lastRow    int64    // the latest closed pane with a row (noPane: none)
+	ns, cnts   []int64
+	sums       []float64 // s, c, q, qc per Moments
+	exts       []reduce.Extreme
+	fp, lp     []int64 // pane of the first and last present value of each first/last slot; none when < base or ≥ hi
+	raw        rawRows
+	gen        []reduce.Window
+	curS, curE int64 // time range of the cached pane
+	curOff     int   // its word offset in ring
+	rebuild    bool
+}
+
+// held reports whether the window holds a row: one of its panes
+// [base, hi) has one.
+func (ws *winState) held(wp *winPlan) bool {
+	if wp.hasRows {
+		return ws.rows > 0
+	}
+	return ws.lastRow >= ws.base
+}
+
+// noPane marks a first/last pointer without a pane.
+const noPane = math.MinInt64
+
+// seqOf maps a pane index to an increasing arrival number for
+// reduce.Extreme.
+func seqOf(k int64) uint64 { return uint64(k) ^ 1<<63 }
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+func (p *Plan) newWin(wp *winPlan) winState {
+	ws := winState{
+		ns:   make([]int64, len(wp.moments)),
+		cnts: make([]int64, len(wp.counts)),
+		sums: make([]float64, 4*len(wp.moments)),
+		exts: make([]reduce.Extreme, len(wp.exts)),
+		fp:   make([]int64, len(wp.fls)),
+		lp:   make([]int64, len(wp.fls)),
+	}
+	for i, e := range wp.exts {
+		if e.max {
+			ws.exts[i].SetMax()
+		}
+	}
+	for i := range ws.fp {
+		ws.fp[i], ws.lp[i] = noPane, noPane
+	}
+	ws.raw.stride = 1 + len(wp.rawSlots)
+	for _, r := range wp.raws {
+		st, err := r.red.NewWindow(r.kind)
+		if err != nil {
+			// The rolling plan checked every reducer against its column.
+			panic("aligned: plan admitted a reducer its state rejects: " + err.Error())
+		}
+		ws.gen = append(ws.gen, st)
+	}
+	return ws
+}
+
+// reset empties the window and places its ring at pane base.
+func (ws *winState) reset(wp *winPlan, base, hi int64) {
+	ws.head, ws.n, ws.base, ws.hi = 0, 0, base, hi
+	ws.clearAcc()
+	for i := range ws.exts {
+		ws.exts[i].Reset()
+	}
+	for i := range ws.fp {
+		ws.fp[i], ws.lp[i] = noPane, noPane
+	}
+	ws.raw.clear()
+	ws.curS, ws.curE = 0, 0
+}
+
+func (ws *winState) clearAcc() {
+	ws.rows, ws.lastRow = 0, noPane
+	clear(ws.ns)
+	clear(ws.cnts)
+	clear(ws.sums)
+	ws.rebuild = false
+}
+
+// pane returns the word offset of pane k in the ring, extending the ring
+// to it; -1 when k is before the ring (a row no window will hold).
+func (ws *winState) pane(wp *winPlan, k int64) int {
+	if k < ws.base {
+		return -1
+	}
+	d := k - ws.base
+	if d < 0 || d > wp.maxRing {
+		// Beyond any window a valid stream can reach (times at the ends
+		// of the range): no window will hold the row.
+		return -1
+	}
+	if d >= int64(ws.n) {
+		need := int(d) + 1
+		if need > ws.cap {
+			ws.grow(wp, need)
+		}
+		for j := ws.n; j < need; j++ {
+			initPane(wp, ws.ring[ws.slot(j)*wp.stride:][:wp.stride])
+		}
+		ws.n = need
+	}
+	return ws.slot(int(d)) * wp.stride
+}
+
+func (ws *winState) slot(d int) int {
+	i := ws.head + d
+	if i >= ws.cap {
+		i -= ws.cap
+	}
+	return i
+}
+
+// grow makes room for need panes, keeping their order.
+func (ws *winState) grow(wp *winPlan, need int) {
+	c := max(need, ws.cap+ws.cap/8, int(wp.span/wp.width))
+	ring := make([]uint64, c*wp.stride)
+	for j := range ws.n {
+		copy(ring[j*wp.stride:(j+1)*wp.stride], ws.ring[ws.slot(j)*wp.stride:][:wp.stride])
+	}
+	ws.ring, ws.cap, ws.head = ring, c, 0
+	ws.curS, ws.curE = 0, 0
+}
+
+// initPane makes a pane record empty.
+func initPane(wp *winPlan, r []uint64) {
+	clear(r[:wp.offExt])
+	nan := math.Float64bits(math.NaN())
+	for i := range wp.exts {
+		r[wp.offExt+i] = nan
+	}
+	for i := range wp.fls {
+		f := r[wp.offFL+4*i:][:4]
+		f[0], f[1], f[2], f[3] = uint64(math.MaxInt64), 0, 1<<63, 0
+	}
+}
+
+// countMax is where a pane's counts saturate (2^31 − 1 rows in one pane
+// of one partition); the top bit of the first count is the pane's
+// non-empty flag.
+const countMax = 1<<31 - 1
+
+func count(r []uint64, i int) int64 { return int64(uint32(r[i>>1]>>(32*(i&1))) & countMax) }
+
+// incCount adds one to packed count i, saturating.
+func incCount(r []uint64, i int) {
+	sh := 32 * (i & 1)
+	if uint32(r[i>>1]>>sh)&countMax != countMax {
+		r[i>>1] += 1 << sh
+	}
+}
+
+// markRow sets the pane's non-empty flag.
+func markRow(r []uint64) { r[0] |= 1 << 31 }
+
+// hasRow reports the pane's non-empty flag.
+func hasRow(r []uint64) bool { return r[0]>>31&1 != 0 }
+
+// addRow adds row row of enc, at time t, to the pane at word offset off.
+func (p *Plan) addRow(wp *winPlan, ws *winState, off int, t int64, enc [][]uint64, row int) {
+	r := ws.ring[off : off+wp.stride : off+wp.stride]
+	markRow(r)
+	if wp.hasRows {
+		incCount(r, 0)
+	}
+	for i := range wp.moments {
+		m := &wp.moments[i]
+		x := math.Float64frombits(enc[m.slot-1][row])
+		if math.IsInf(x, 0) || x != x {
+			continue
+		}
+		if !m.isRows {
+			incCount(r, m.nIdx)
+		}
+		f := r[m.off:]
+		s, c := math.Float64frombits(f[0]), math.Float64frombits(f[1])
+		if m.squares {
+			q, qc := math.Float64frombits(f[2]), math.Float64frombits(f[3])
+			if math.Abs(x) >= bigSquare || math.IsInf(q, 1) {
+				ddAdd(&s, &c, x, 0)
+				q, qc = math.Inf(1), 0
+			} else {
+				addSquare(&s, &c, &q, &qc, x)
+			}
+			f[2], f[3] = math.Float64bits(q), math.Float64bits(qc)
+		} else {
+			ddAdd(&s, &c, x, 0)
+		}
+		f[0], f[1] = math.Float64bits(s), math.Float64bits(c)
+	}
+	for i, cp := range wp.counts {
+		if p.present(cp.slot, enc[cp.slot-1][row]) {
+			incCount(r, wp.cnt0+i)
+		}
+	}
+	for i, e := range wp.exts {
+		x := math.Float64frombits(enc[e.slot-1][row])
+		if x != x {
+			continue
+		}
+		cur := math.Float64frombits(r[wp.offExt+i])
+		if cur != cur || e.max && x > cur || !e.max && x < cur {
+			r[wp.offExt+i] = math.Float64bits(x)
+		}
+	}
+	for i, s := range wp.fls {
+		bits := enc[s-1][row]
+		if !p.present(s, bits) {
+			continue
+		}
+		f := r[wp.offFL+4*i:][:4]
+		if t < int64(f[0]) {
+			f[0], f[1] = uint64(t), bits
+		}
+		if t >= int64(f[2]) {
+			f[2], f[3] = uint64(t), bits
+		}
+	}
+}
+
+// present reports whether an encoded slot holds a value (for a number:
+// not NaN).
+func (p *Plan) present(slot int, bits uint64) bool {
+	if p.kinds[slot-1] == schema.Number {
+		x := math.Float64frombits(bits)
+		return x == x
+	}
+	return bits != 0
+}
+
+// enter adds closed pane k (in the ring) to the window's aggregate.
+func (ws *winState) enter(wp *winPlan, k int64) {
+	r := ws.ring[ws.slot(int(k-ws.base))*wp.stride:][:wp.stride]
+	if wp.hasRows {
+		ws.rows += count(r, 0)
+	}
+	if hasRow(r) {
+		ws.lastRow = k
+	}
+	for i := range wp.moments {
+		ws.ns[i] += count(r, wp.moments[i].nIdx)
+	}
+	for i := range wp.counts {
+		ws.cnts[i] += count(r, wp.cnt0+i)
+	}
+	ws.addSums(wp, r, 1)
+	for i := range wp.exts {
+		ws.exts[i].Add(seqOf(k), math.Float64frombits(r[wp.offExt+i]))
+	}
+	for i := range wp.fls {
+		if int64(r[wp.offFL+4*i]) != math.MaxInt64 {
+			if ws.fp[i] == noPane {
+				ws.fp[i] = k
+			}
+			ws.lp[i] = k
+		}
+	}
+}
+
+// addSums adds (sign 1) or subtracts (sign −1) a pane's sums.
+func (ws *winState) addSums(wp *winPlan, r []uint64, sign float64) {
+	for i := range wp.moments {
+		m := &wp.moments[i]
+		f := r[m.off:]
+		a := ws.sums[4*i:][:4]
+		ddAdd(&a[0], &a[1], sign*math.Float64frombits(f[0]), sign*math.Float64frombits(f[1]))
+		if m.squares {
+			ddAdd(&a[2], &a[3], sign*math.Float64frombits(f[2]), sign*math.Float64frombits(f[3]))
+		}
+	}
+}
+
+// leave removes the oldest pane, base, from the ring and the aggregate
+// (when it is in it).
+func (ws *winState) leave(wp *winPlan) {
+	k := ws.base
+	if ws.n > 0 && k < ws.hi {
+		r := ws.ring[ws.head*wp.stride:][:wp.stride]
+		if wp.hasRows {
+			ws.rows -= count(r, 0)
+		}
+		for i := range wp.counts {
+			ws.cnts[i] -= count(r, wp.cnt0+i)
+		}
+		for i := range wp.moments {
+			m := &wp.moments[i]
+			pn := count(r, m.nIdx)
+			if pn == 0 {
+				continue
+			}
+			ws.ns[i] -= pn
+			f := r[m.off:]
+			a := ws.sums[4*i:][:4]
+			ps := math.Float64frombits(f[0])
+			switch {
+			case ws.ns[i] == 0:
+				a[0], a[1], a[2], a[3] = 0, 0, 0, 0
+				continue
+			case math.IsInf(ps, 0) || ps != ps || math.IsInf(a[0], 0) || a[0] != a[0]:
+				ws.rebuild = true
+			case m.squares:
+				pq := math.Float64frombits(f[2])
+				if math.IsInf(pq, 0) || pq != pq || math.IsInf(a[2], 0) || a[2] != a[2] || pq > 0x1p20*(a[2]-pq) {
+					ws.rebuild = true
+				}
+			}
+			ddAdd(&a[0], &a[1], -ps, -math.Float64frombits(f[1]))
+			if m.squares {
+				ddAdd(&a[2], &a[3], -math.Float64frombits(f[2]), -math.Float64frombits(f[3]))
+			}
+		}
+	}
+	if ws.n > 0 {
+		ws.head = ws.slot(1)
+		ws.n--
+	}
+	ws.base++
+	ws.curS, ws.curE = 0, 0
+}
+
+// resum sums the window's closed panes again, after an outlier or an
+// overflow left it.
+func (ws *winState) resum(wp *winPlan) {
+	clear(ws.sums)
+	for k := ws.base; k < ws.hi && k < ws.base+int64(ws.n); k++ {
+		ws.addSums(wp, ws.ring[ws.slot(int(k-ws.base))*wp.stride:][:wp.stride], 1)
+	}
+	ws.rebuild = false
+}
+
+// rawRows is the raw rows a window keeps, in arrival order: the time and
+// the slots its holistic outputs read, row-major; arrays beside.
+type rawRows struct {
+	buf    []uint64
+	arrs   []schema.Value
+	head   int // first row held
+	stride int
+}
+
+func (rr *rawRows) clear() {
+	rr.buf, rr.head = rr.buf[:0], 0
+	clear(rr.arrs)
+	rr.arrs = rr.arrs[:0]
+}
+
+// dropBefore forgets rows from the front, in arrival order, while they
+// are older than cut.
+func (rr *rawRows) dropBefore(cut int64) {
+	rows := len(rr.buf) / rr.stride
+	for rr.head < rows && int64(rr.buf[rr.head*rr.stride]) < cut {
+		rr.head++
+	}
+	if rr.head == rows {
+		rr.clear()
+		return
+	}
+	if rr.head >= 64 && rr.head*2 >= rows {
+		n := copy(rr.buf, rr.buf[rr.head*rr.stride:])
+		rr.buf = rr.buf[:n]
+		if rr.arrs != nil {
+			m := copy(rr.arrs, rr.arrs[rr.head*rr.stride:])
+			clear(rr.arrs[m:])
+			rr.arrs = rr.arrs[:m]
+		}
+		rr.head = 0
+	}
+}
