@@ -1,0 +1,58 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/pond-go/pond/examples/cluster/internal/brokers"
+	"github.com/twmb/franz-go/pkg/kadm"
+)
+
+// Checkpoint is what a committed transaction records for one input
+// partition, beside its offset, in the offset commit's metadata: the time
+// of the last event it covers and the last boundary whose rows it wrote.
+// A worker that takes the partition over replays from the events of
+// (LastEventMs − LongestWindow) up to Offset and emits nothing for
+// boundaries up to LastBoundaryMs.
+type Checkpoint struct {
+	Offset         int64 // the next input offset to process
+	LastEventMs    int64 // -1 when no event was processed
+	LastBoundaryMs int64 // -1 when no row was written
+}
+
+// metadataFormat is the offset metadata: a version tag and the two times.
+const metadataFormat = "pond1 t=%d b=%d"
+
+func (c Checkpoint) metadata() string {
+	return fmt.Sprintf(metadataFormat, c.LastEventMs, c.LastBoundaryMs)
+}
+
+func parseMetadata(s string, c *Checkpoint) error {
+	if _, err := fmt.Sscanf(s, metadataFormat, &c.LastEventMs, &c.LastBoundaryMs); err != nil {
+		return fmt.Errorf("worker: offset metadata %q: %w", s, err)
+	}
+	return nil
+}
+
+// ReadCheckpoints returns the group's committed checkpoints of the input
+// partitions, waiting for pending transactional commits to settle
+// (RequireStable). A partition never committed is absent.
+func ReadCheckpoints(ctx context.Context, adm *kadm.Client) (map[int32]Checkpoint, error) {
+	offs, err := adm.FetchOffsets(kadm.RequireStable(ctx), brokers.Group)
+	if err != nil {
+		return nil, fmt.Errorf("worker: fetch committed offsets: %w", err)
+	}
+	out := map[int32]Checkpoint{}
+	var perr error
+	offs.Each(func(o kadm.OffsetResponse) {
+		if o.Topic != brokers.Input || o.Err != nil || o.At < 0 {
+			return
+		}
+		c := Checkpoint{Offset: o.At}
+		if err := parseMetadata(o.Metadata, &c); err != nil && perr == nil {
+			perr = err
+		}
+		out[o.Partition] = c
+	})
+	return out, perr
+}

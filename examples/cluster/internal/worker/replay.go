@@ -1,0 +1,141 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/pond-go/pond/examples/cluster/internal/brokers"
+	"github.com/pond-go/pond/examples/cluster/internal/events"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// maxParallelReplays bounds the replays run at once.
+const maxParallelReplays = 4
+
+// replayPending rebuilds every assigned partition that is not ready.
+func (w *Worker) replayPending(ctx context.Context) error {
+	var todo []*part
+	for _, pt := range w.parts {
+		if !pt.ready {
+			todo = append(todo, pt)
+		}
+	}
+	if len(todo) == 0 {
+		w.mu.Lock()
+		w.m.readyKnown = len(w.pending) == 0
+		w.mu.Unlock()
+		return nil
+	}
+	cps, err := ReadCheckpoints(ctx, w.adm)
+	if err != nil {
+		return err
+	}
+	errs := make([]error, len(todo))
+	sem := make(chan struct{}, maxParallelReplays)
+	var wg sync.WaitGroup
+	for i, pt := range todo {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			cp, ok := cps[pt.id]
+			if !ok {
+				cp = Checkpoint{Offset: 0, LastEventMs: -1, LastBoundaryMs: -1}
+			}
+			errs[i] = w.rebuild(ctx, pt, cp)
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rebuild gives pt a fresh series holding the windows as of checkpoint
+// cp, by replaying the input from (cp.LastEventMs − LongestWindow) up to
+// cp.Offset. The rows of the replay are dropped: the transaction that
+// committed cp wrote them.
+func (w *Worker) rebuild(ctx context.Context, pt *part, cp Checkpoint) error {
+	started := time.Now()
+	pipe, err := NewPipeline()
+	if err != nil {
+		return err
+	}
+	var n uint64
+	if cp.Offset > 0 && cp.LastEventMs >= 0 {
+		if n, err = w.replay(ctx, pt.id, pipe, cp); err != nil {
+			return err
+		}
+	}
+	pt.pipe, pt.cp, pt.committedBoundary, pt.ready = pipe, cp, cp.LastBoundaryMs, true
+	d := time.Since(started)
+	w.mu.Lock()
+	w.m.replays++
+	w.m.replayedEvents += n
+	w.m.lastReplay[pt.id] = replayStat{Events: n, Seconds: d.Seconds()}
+	w.mu.Unlock()
+	w.log.Info("partition ready", "partition", pt.id, "offset", cp.Offset, "replayed", n, "took", d)
+	return nil
+}
+
+// replay feeds pipe the committed input of partition p with event times
+// from cp.LastEventMs − LongestWindow and offsets below cp.Offset.
+func (w *Worker) replay(ctx context.Context, p int32, pipe *Pipeline, cp Checkpoint) (uint64, error) {
+	from := cp.LastEventMs - LongestWindow.Milliseconds()
+	listed, err := w.adm.ListOffsetsAfterMilli(ctx, from, brokers.Input)
+	if err != nil {
+		return 0, fmt.Errorf("worker: offsets after %d: %w", from, err)
+	}
+	lo, ok := listed.Lookup(brokers.Input, p)
+	if !ok || lo.Err != nil {
+		return 0, fmt.Errorf("worker: no offset after %d for partition %d: %v", from, p, lo.Err)
+	}
+	start := lo.Offset
+	if start >= cp.Offset {
+		return 0, nil
+	}
+	cl, err := kgo.NewClient(
+		kgo.SeedBrokers(w.cfg.Brokers...),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{brokers.Input: {p: kgo.NewOffset().At(start)}}),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.FetchMaxBytes(64<<20),
+		kgo.FetchMaxPartitionBytes(64<<20),
+	)
+	if err != nil {
+		return 0, err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	var n uint64
+	for done := false; !done; {
+		fs := cl.PollFetches(ctx)
+		if err := ctx.Err(); err != nil {
+			return n, fmt.Errorf("worker: replay partition %d: %w", p, err)
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			if r.Offset >= cp.Offset {
+				done = true
+				return
+			}
+			cpu, req, err := events.DecodeValue(r.Value)
+			if err != nil {
+				return
+			}
+			pipe.Add(r.Timestamp.UnixMilli(), cpu, req, string(r.Key))
+			n++
+			if r.Offset == cp.Offset-1 {
+				done = true
+			}
+		})
+		// The replay's rows were committed with cp: drop them.
+		if err := pipe.Discard(); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
