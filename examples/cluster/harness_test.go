@@ -136,15 +136,20 @@ func (rw *runningWorker) crash(t testing.TB) {
 	rw.stop(t)
 }
 
-// produce runs a producer over the test stream up to ticks (counting
-// what a predecessor sent) and returns it with its done channel.
-func startProducer(t testing.TB, seeds []string, st *events.Stream, ticks int64, ks *killSwitch) (*producer.Producer, context.CancelFunc, chan error) {
+// startProducer runs a producer over the test stream as fast as it goes.
+func startProducer(t testing.TB, seeds []string, st *events.Stream, ticks int64, ks *killSwitch) (*producer.Producer, func(), chan error) {
+	return startProducerWith(t, seeds, st, ticks, ks, false, 0)
+}
+
+// startProducerWith runs a producer up to tick ticks (counting what a
+// predecessor sent), through ks when it is not nil.
+func startProducerWith(t testing.TB, seeds []string, st *events.Stream, ticks int64, ks *killSwitch, paced bool, period time.Duration) (*producer.Producer, func(), chan error) {
 	opts := []kgo.Opt{}
 	if ks != nil {
 		opts = append(opts, kgo.Dialer(ks.dial))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p, err := producer.New(ctx, producer.Config{Brokers: seeds, Stream: st, Ticks: ticks, TxnID: "pond-producer", Opts: opts})
+	p, err := producer.New(ctx, producer.Config{Brokers: seeds, Stream: st, Ticks: ticks, TxnID: "pond-producer", Paced: paced, Period: period, Opts: opts})
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() { done <- p.Run(ctx) }()

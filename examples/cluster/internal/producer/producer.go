@@ -31,9 +31,11 @@ type Config struct {
 	// Ticks is how many ticks to send in all (counting those a
 	// predecessor committed); 0 is no end.
 	Ticks int64
-	// Paced sends tick k at its due wall time; otherwise as fast as
-	// possible.
-	Paced bool
+	// Paced sends tick k at its due wall time, Period after tick k−1
+	// (default the stream's own tick, so event time keeps to wall time);
+	// otherwise ticks go as fast as the cluster takes them.
+	Paced  bool
+	Period time.Duration
 	// TxnID is the transactional ID; a restarted producer must reuse it.
 	TxnID string
 	// Opts are extra client options (tests use them to cut connections).
@@ -73,7 +75,17 @@ func New(ctx context.Context, cfg Config) (*Producer, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Period <= 0 {
+		cfg.Period = time.Duration(cfg.Stream.TickMs) * time.Millisecond
+	}
 	p := &Producer{cfg: cfg, cl: cl}
+	// Taking the producer ID fences a predecessor with the same
+	// transactional ID and settles its open transaction, so the tail read
+	// next sees every tick that will ever be committed.
+	if _, _, err := cl.ProducerID(ctx); err != nil {
+		cl.Close()
+		return nil, fmt.Errorf("producer: init producer ID: %w", err)
+	}
 	last, err := LastCommittedTime(ctx, cfg.Brokers)
 	if err != nil {
 		cl.Close()
@@ -96,14 +108,14 @@ func (p *Producer) Run(ctx context.Context) error {
 	var recs []*kgo.Record
 	for k := first; p.cfg.Ticks == 0 || k < p.cfg.Ticks; k++ {
 		if p.cfg.Paced {
-			due := start.Add(time.Duration(k-first) * time.Duration(st.TickMs) * time.Millisecond)
+			due := start.Add(time.Duration(k-first) * p.cfg.Period)
 			if d := time.Until(due); d > 0 {
 				select {
 				case <-ctx.Done():
 					return nil
 				case <-time.After(d):
 				}
-			} else if d < -time.Duration(st.TickMs)*time.Millisecond {
+			} else if d < -p.cfg.Period {
 				p.skipped.Add(1)
 			}
 		}

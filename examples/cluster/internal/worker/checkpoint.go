@@ -2,7 +2,9 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/pond-go/pond/examples/cluster/internal/brokers"
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -35,9 +37,25 @@ func parseMetadata(s string, c *Checkpoint) error {
 }
 
 // ReadCheckpoints returns the group's committed checkpoints of the input
-// partitions, waiting for pending transactional commits to settle
-// (RequireStable). A partition never committed is absent.
+// partitions. A partition never committed is absent. A partition with a
+// transactional commit still pending (UNSTABLE_OFFSET_COMMIT) is asked
+// again until it settles or ctx ends: taking it for "never committed"
+// would rebuild an empty series.
 func ReadCheckpoints(ctx context.Context, adm *kadm.Client) (map[int32]Checkpoint, error) {
+	for wait := 20 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		out, err := readCheckpoints(ctx, adm)
+		if err == nil {
+			return out, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (last: %w)", ctx.Err(), err)
+		case <-time.After(wait):
+		}
+	}
+}
+
+func readCheckpoints(ctx context.Context, adm *kadm.Client) (map[int32]Checkpoint, error) {
 	offs, err := adm.FetchOffsets(kadm.RequireStable(ctx), brokers.Group)
 	if err != nil {
 		return nil, fmt.Errorf("worker: fetch committed offsets: %w", err)
@@ -45,12 +63,19 @@ func ReadCheckpoints(ctx context.Context, adm *kadm.Client) (map[int32]Checkpoin
 	out := map[int32]Checkpoint{}
 	var perr error
 	offs.Each(func(o kadm.OffsetResponse) {
-		if o.Topic != brokers.Input || o.Err != nil || o.At < 0 {
+		if o.Topic != brokers.Input {
+			return
+		}
+		if o.Err != nil {
+			perr = errors.Join(perr, fmt.Errorf("worker: committed offset of partition %d: %w", o.Partition, o.Err))
+			return
+		}
+		if o.At < 0 {
 			return
 		}
 		c := Checkpoint{Offset: o.At}
-		if err := parseMetadata(o.Metadata, &c); err != nil && perr == nil {
-			perr = err
+		if err := parseMetadata(o.Metadata, &c); err != nil {
+			perr = errors.Join(perr, err)
 		}
 		out[o.Partition] = c
 	})
