@@ -51,7 +51,7 @@ func startKafka(t testing.TB) []string {
 
 func testLogger(t testing.TB) *slog.Logger {
 	if os.Getenv("CLUSTER_TEST_LOG") != "" {
-		return slog.New(slog.NewTextHandler(os.Stderr, nil))
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	return slog.New(slog.DiscardHandler)
 }

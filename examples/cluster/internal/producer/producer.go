@@ -36,6 +36,10 @@ type Config struct {
 	// otherwise ticks go as fast as the cluster takes them.
 	Paced  bool
 	Period time.Duration
+	// TicksPerTxn groups that many ticks in one transaction (default 1:
+	// one produce batch and one transaction per tick). Larger groups fill
+	// a topic faster for tests and benchmarks.
+	TicksPerTxn int
 	// TxnID is the transactional ID; a restarted producer must reuse it.
 	TxnID string
 	// Opts are extra client options (tests use them to cut connections).
@@ -75,6 +79,7 @@ func New(ctx context.Context, cfg Config) (*Producer, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.TicksPerTxn = max(1, cfg.TicksPerTxn)
 	if cfg.Period <= 0 {
 		cfg.Period = time.Duration(cfg.Stream.TickMs) * time.Millisecond
 	}
@@ -122,8 +127,10 @@ func (p *Producer) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
+		if (k-first)%int64(p.cfg.TicksPerTxn) == 0 {
+			recs = recs[:0]
+		}
 		evs = st.Tick(evs[:0], k)
-		recs = recs[:0]
 		for i := range evs {
 			e := &evs[i]
 			recs = append(recs, &kgo.Record{
@@ -132,13 +139,18 @@ func (p *Producer) Run(ctx context.Context) error {
 				Timestamp: time.UnixMilli(e.TimeMs),
 			})
 		}
+		last := k+1 == p.cfg.Ticks
+		if (k-first+1)%int64(p.cfg.TicksPerTxn) != 0 && !last {
+			continue
+		}
 		if err := p.sendTick(ctx, recs); err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
 			return err
 		}
-		p.ticks.Add(1)
+		n := uint64(len(recs) / len(evs))
+		p.ticks.Add(n)
 		p.records.Add(uint64(len(recs)))
 		p.next.Store(k + 1)
 	}

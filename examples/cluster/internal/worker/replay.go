@@ -111,6 +111,17 @@ func (w *Worker) replay(ctx context.Context, p int32, pipe *Pipeline, cp Checkpo
 	defer cl.Close()
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
+	// Brokers search timestamps by the running maximum of batch
+	// timestamps, and transaction markers carry the broker's wall clock:
+	// on a stream whose event time lags the wall clock (a replayed or
+	// back-filled one) the answer can be far too early. It is a safe lower
+	// bound; narrow it by bisecting on the records themselves, which are
+	// in event-time order within a partition.
+	if start, err = w.bisectTime(ctx, p, start, cp.Offset, from); err != nil {
+		return 0, err
+	}
+	cl.SetOffsets(map[string]map[int32]kgo.EpochOffset{brokers.Input: {p: {Epoch: -1, Offset: start}}})
+	w.log.Debug("replay", "partition", p, "from_ms", from, "listed", lo.Offset, "start", start, "to", cp.Offset)
 	var n uint64
 	for done := false; !done; {
 		fs := cl.PollFetches(ctx)
@@ -138,4 +149,63 @@ func (w *Worker) replay(ctx context.Context, p int32, pipe *Pipeline, cp Checkpo
 		}
 	}
 	return n, nil
+}
+
+// bisectEnough is the range below which reading beats probing.
+const bisectEnough = 20000
+
+// bisectTime returns an offset at most bisectEnough before the
+// first record with a timestamp >= ms, assuming timestamps do not decrease with the offset,
+// reading one small fetch per probe.
+func (w *Worker) bisectTime(ctx context.Context, p int32, lo, hi, ms int64) (int64, error) {
+	if hi-lo <= bisectEnough {
+		return lo, nil
+	}
+	// Fetches of one byte return one batch: a probe reads little.
+	cl, err := kgo.NewClient(
+		kgo.SeedBrokers(w.cfg.Brokers...),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{brokers.Input: {p: kgo.NewOffset().At(lo)}}),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.FetchMaxBytes(1), kgo.FetchMaxPartitionBytes(1),
+	)
+	if err != nil {
+		return 0, err
+	}
+	defer cl.Close()
+	for probes := 0; hi-lo > bisectEnough && probes < 64; probes++ {
+		mid := lo + (hi-lo)/2
+		ts, off, err := firstAt(ctx, cl, p, mid)
+		if err != nil {
+			return 0, err
+		}
+		if off < 0 || ts >= ms {
+			hi = mid
+		} else {
+			lo = off + 1
+		}
+	}
+	return lo, nil
+}
+
+// firstAt returns the timestamp and offset of the first committed record
+// at or after offset at, or offset -1 when there is none.
+func firstAt(ctx context.Context, cl *kgo.Client, p int32, at int64) (int64, int64, error) {
+	cl.SetOffsets(map[string]map[int32]kgo.EpochOffset{brokers.Input: {p: {Epoch: -1, Offset: at}}})
+	for range 100 {
+		pctx, cancel := context.WithTimeout(ctx, time.Second)
+		fs := cl.PollRecords(pctx, 1)
+		cancel()
+		if err := ctx.Err(); err != nil {
+			return 0, 0, err
+		}
+		for _, r := range fs.Records() {
+			if r.Offset >= at {
+				return r.Timestamp.UnixMilli(), r.Offset, nil
+			}
+		}
+		if fs.NumRecords() == 0 {
+			return 0, -1, nil
+		}
+	}
+	return 0, -1, nil
 }

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/pond-go/pond/benchmarks"
+	"github.com/pond-go/pond/examples/cluster/internal/brokers"
+	"github.com/pond-go/pond/examples/cluster/internal/events"
+	"github.com/pond-go/pond/examples/cluster/internal/producer"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestReplayOfABusyPartitionTakesUnderASecond: one input partition
+// holding 100 hosts × 100 events/s for 70 s of event time; a worker
+// commits all of it and leaves; the next one to take the partition
+// rebuilds its windows from the last minute (600,000 events) in under
+// one second (ten under the race detector).
+func TestReplayOfABusyPartitionTakesUnderASecond(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills a partition with 700,000 events")
+	}
+	e, err := brokers.StartEmbedded()
+	require.NoError(t, err)
+	defer e.Close()
+	seeds := e.Addrs()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, brokers.CreateTopics(ctx, seeds, 1))
+
+	const hosts, rate, secs = 100, 100, 70
+	st, err := events.NewStream(hosts, rate, benchmarks.T0.UnixMilli(), 42)
+	require.NoError(t, err)
+	ticks := int64(rate * secs)
+	p, err := producer.New(ctx, producer.Config{Brokers: seeds, Stream: st, Ticks: ticks, TxnID: "pond-producer", TicksPerTxn: 10})
+	require.NoError(t, err)
+	require.NoError(t, p.Run(context.Background()))
+
+	first := startWorker(t, seeds, "first")
+	waitConsumed(t, seeds, st.Time(ticks-1).UnixMilli(), 120*time.Second)
+	first.stop(t)
+
+	second := startWorker(t, seeds, "second")
+	deadline := time.Now().Add(60 * time.Second)
+	for !second.w.Ready() || second.w.Stats().Replays == 0 {
+		require.True(t, time.Now().Before(deadline), "no replay within 60 s")
+		time.Sleep(20 * time.Millisecond)
+	}
+	s := second.w.Stats()
+	took := s.LastReplaySeconds[0]
+	t.Logf("replayed %d events (%d hosts × %d events/s, last %v) in %.3f s: %.0f events/s",
+		s.ReplayedEvents, hosts, rate, time.Minute, took, float64(s.ReplayedEvents)/took)
+	assert.InDelta(t, float64(hosts*rate*60), float64(s.ReplayedEvents), float64(hosts*2))
+	bound := 1.0
+	if raceEnabled {
+		bound = 10
+	}
+	assert.Less(t, took, bound, "replay of one partition")
+}
