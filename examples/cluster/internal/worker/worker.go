@@ -218,6 +218,16 @@ func (w *Worker) apply() {
 	}
 	w.mu.Lock()
 	w.m.assigned = len(w.parts)
+	for p := range w.m.lag {
+		if w.parts[p] == nil {
+			delete(w.m.lag, p) // another member reports it now
+		}
+	}
+	for p := range w.m.lastReplay {
+		if w.parts[p] == nil {
+			delete(w.m.lastReplay, p)
+		}
+	}
 	w.mu.Unlock()
 }
 
