@@ -31,9 +31,9 @@ type Config struct {
 	// Ticks is how many ticks to send in all (counting those a
 	// predecessor committed); 0 is no end.
 	Ticks int64
-	// Paced sends tick k at its due wall time, Period after tick k−1
-	// (default the stream's own tick, so event time keeps to wall time);
-	// otherwise ticks go as fast as the cluster takes them.
+	// Paced sends tick k at its due wall time: its event time when Period
+	// is the stream's own tick (the default), else Period after tick k−1.
+	// Otherwise ticks go as fast as the cluster takes them.
 	Paced  bool
 	Period time.Duration
 	// TicksPerTxn groups that many ticks in one transaction (default 1:
@@ -114,6 +114,9 @@ func (p *Producer) Run(ctx context.Context) error {
 	for k := first; p.cfg.Ticks == 0 || k < p.cfg.Ticks; k++ {
 		if p.cfg.Paced {
 			due := start.Add(time.Duration(k-first) * p.cfg.Period)
+			if p.cfg.Period == time.Duration(st.TickMs)*time.Millisecond {
+				due = st.Time(k) // event time is wall time
+			}
 			if d := time.Until(due); d > 0 {
 				select {
 				case <-ctx.Done():
