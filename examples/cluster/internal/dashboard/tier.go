@@ -333,4 +333,3 @@ func (t *Tier) serveLiveAgg(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 }
-

@@ -113,7 +113,6 @@ func New(cfg Config) (*Worker, error) {
 		kgo.HeartbeatInterval(min(cfg.SessionTimeout/5, 3*time.Second)),
 		kgo.RebalanceTimeout(cfg.RebalanceTimeout),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-		kgo.RequireStableFetchOffsets(),
 		kgo.DefaultProduceTopic(brokers.Output),
 		kgo.ProducerLinger(0),
 		kgo.MaxBufferedRecords(1 << 20),
