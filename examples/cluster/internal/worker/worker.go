@@ -71,7 +71,6 @@ type Worker struct {
 
 	parts map[int32]*part // owned by the poll loop
 	out   []rows.Row
-	buf   []byte
 }
 
 // part is the state of one assigned input partition.
