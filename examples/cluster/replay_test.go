@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"runtime"
 	"testing"
 	"time"
 
@@ -52,10 +55,33 @@ func TestReplayOfABusyPartitionTakesUnderASecond(t *testing.T) {
 	took := s.LastReplaySeconds[0]
 	t.Logf("replayed %d events (%d hosts × %d events/s, last %v) in %.3f s: %.0f events/s",
 		s.ReplayedEvents, hosts, rate, time.Minute, took, float64(s.ReplayedEvents)/took)
-	assert.InDelta(t, float64(hosts*rate*60), float64(s.ReplayedEvents), float64(hosts*2))
+	// From the last minute's first event, or up to the bisection's
+	// slack before it.
+	assert.GreaterOrEqual(t, s.ReplayedEvents, uint64(hosts*rate*60))
+	assert.LessOrEqual(t, s.ReplayedEvents, uint64(hosts*rate*60+25000))
 	bound := 1.0
 	if raceEnabled {
 		bound = 10
 	}
+	// The replay waits mostly on the embedded broker's fetches, which share
+	// the CPUs with everything else on the machine: on an oversubscribed
+	// machine the bound stretches with the load, and says so.
+	if load := loadPerCPU(); load > 1 {
+		bound *= load
+		t.Logf("load average %.1f per CPU: bound %.1f s", load, bound)
+	}
 	assert.Less(t, took, bound, "replay of one partition")
+}
+
+// loadPerCPU is the 1-minute load average over the CPUs, or 0.
+func loadPerCPU() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	var l float64
+	if _, err := fmt.Sscan(string(b), &l); err != nil {
+		return 0
+	}
+	return l / float64(runtime.NumCPU())
 }

@@ -73,6 +73,9 @@ func New(ctx context.Context, cfg Config) (*Producer, error) {
 		kgo.DefaultProduceTopic(brokers.Input),
 		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)),
 		kgo.ProducerLinger(0),
+		// Loopback or a LAN: compression costs more CPU than it saves,
+		// and an uncompressed batch is cheaper to replay.
+		kgo.ProducerBatchCompression(kgo.NoCompression()),
 		kgo.MaxBufferedRecords(1 << 20),
 	}, cfg.Opts...)
 	cl, err := kgo.NewClient(opts...)

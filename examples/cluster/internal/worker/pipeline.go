@@ -85,6 +85,7 @@ type Pipeline struct {
 	cols  cols
 	batch *schema.Batch
 	out   []live.Output
+	names map[string]string // interned host names
 }
 
 // cols are the column indices of the rolling's output.
@@ -123,7 +124,7 @@ func NewPipeline() (*Pipeline, error) {
 		}
 		return j
 	}
-	p := &Pipeline{s: s, hosts: hosts, batch: schema.NewBatch(Schema, 1024)}
+	p := &Pipeline{s: s, hosts: hosts, batch: schema.NewBatch(Schema, 1024), names: map[string]string{}}
 	p.cols = cols{
 		host: idx("host"), cpuAvg: idx("cpu_avg"), cpuSd: idx("cpu_sd"), cpuN: idx("cpu_n"),
 		reqAvg: idx("requests_avg"), reqSum: idx("requests_sum"), reqN: idx("requests_n"),
@@ -135,6 +136,21 @@ func NewPipeline() (*Pipeline, error) {
 
 // Add stages one event for the next Flush.
 func (p *Pipeline) Add(timeMs int64, cpu, requests float64, host string) {
+	p.add(timeMs, cpu, requests, host)
+}
+
+// AddKey stages one event whose host is a record key; each distinct name
+// is allocated once.
+func (p *Pipeline) AddKey(timeMs int64, cpu, requests float64, key []byte) {
+	host, ok := p.names[string(key)]
+	if !ok {
+		host = string(key)
+		p.names[host] = host
+	}
+	p.add(timeMs, cpu, requests, host)
+}
+
+func (p *Pipeline) add(timeMs int64, cpu, requests float64, host string) {
 	b := p.batch
 	b.Time = append(b.Time, timeMs*int64(time.Millisecond))
 	b.Cols[0].Num = append(b.Cols[0].Num, cpu)

@@ -137,7 +137,7 @@ func (w *Worker) replay(ctx context.Context, p int32, pipe *Pipeline, cp Checkpo
 			if err != nil {
 				return
 			}
-			pipe.Add(r.Timestamp.UnixMilli(), cpu, req, string(r.Key))
+			pipe.AddKey(r.Timestamp.UnixMilli(), cpu, req, r.Key)
 			n++
 			if r.Offset == cp.Offset-1 {
 				done = true

@@ -260,7 +260,7 @@ func (w *Worker) transact(ctx context.Context, fs kgo.Fetches) error {
 				continue
 			}
 			t := r.Timestamp.UnixMilli()
-			pt.pipe.Add(t, cpu, req, string(r.Key))
+			pt.pipe.AddKey(t, cpu, req, r.Key)
 			pt.cp.LastEventMs = t
 		}
 		last := fp.Records[len(fp.Records)-1]
