@@ -35,8 +35,9 @@ func TestChaosGivesTheGoldenRows(t *testing.T) {
 	step(150, "kill w2", func() { w2.crash(t) })
 	step(250, "start w4", func() { startWorker(t, seeds, "w4") })
 	step(350, "kill the producer", func() {
-		pks.kill()
+		pks.kill() // no EndTxn reaches the broker
 		cancelProd()
+		prod.Kill() // fail the records buffered for the dead connections
 		<-produced
 		prod, _, produced = startPacedProducer(t, seeds, st, nil)
 		t.Logf("producer restarted at tick %d", prod.Stats().NextTick)

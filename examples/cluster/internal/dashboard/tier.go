@@ -294,7 +294,18 @@ func (t *Tier) serveLiveAgg(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	ctx := conn.CloseRead(r.Context()) // top-N requests are not served: every host is sent
+	// Read and ignore what the page sends (set-top-n: every host is sent);
+	// CloseRead would close the socket on the first such message.
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	go func() {
+		defer cancel()
+		for {
+			if _, _, err := conn.Read(ctx); err != nil {
+				return
+			}
+		}
+	}()
 	c := &client{q: make(chan []byte, 1024), done: make(chan struct{})}
 	t.mu.Lock()
 	var snap wire.AggregateSnapshot

@@ -179,8 +179,10 @@ func (p *Producer) Stats() Stats {
 	return Stats{Ticks: p.ticks.Load(), Records: p.records.Load(), Skipped: p.skipped.Load(), NextTick: p.next.Load()}
 }
 
-// Kill closes the producer's connections without ending its transaction,
-// as a crash would (for tests; Run returns soon after).
+// Kill closes the client at once, failing the records it buffers, so
+// that Run returns (for tests). For the broker to see a crash rather than
+// an abort, cut the client's connections first (the chaos test's dialer
+// does).
 func (p *Producer) Kill() { p.cl.Close() }
 
 // LastCommittedTime returns the largest event time among the committed

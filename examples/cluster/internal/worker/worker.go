@@ -238,6 +238,7 @@ func (w *Worker) transact(ctx context.Context, fs kgo.Fetches) error {
 		produceErr error
 		errMu      sync.Mutex
 		nRows      int
+		suppressed uint64
 		boundaries []int64
 	)
 	promise := func(_ *kgo.Record, err error) {
@@ -265,7 +266,9 @@ func (w *Worker) transact(ctx context.Context, fs kgo.Fetches) error {
 		}
 		last := fp.Records[len(fp.Records)-1]
 		pt.cp.Offset = last.Offset + 1
+		w.mu.Lock()
 		w.m.setLag(fp.Partition, fp.HighWatermark-pt.cp.Offset)
+		w.mu.Unlock()
 		var err error
 		w.out, err = pt.pipe.Flush(w.out[:0])
 		if err != nil {
@@ -275,7 +278,7 @@ func (w *Worker) transact(ctx context.Context, fs kgo.Fetches) error {
 		for i := range w.out {
 			row := &w.out[i]
 			if row.BoundaryMs <= pt.committedBoundary {
-				w.m.suppressed++
+				suppressed++
 				continue
 			}
 			pt.cp.LastBoundaryMs = max(pt.cp.LastBoundaryMs, row.BoundaryMs)
@@ -315,6 +318,7 @@ func (w *Worker) transact(ctx context.Context, fs kgo.Fetches) error {
 		}
 	}
 	w.mu.Lock()
+	w.m.suppressed += suppressed
 	if committed {
 		w.m.committedTxns++
 		w.m.rowsOut += uint64(nRows)
