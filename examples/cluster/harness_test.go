@@ -88,6 +88,12 @@ func (k *killSwitch) kill() {
 	}
 }
 
+// txnTimeout is the workers' transaction timeout in tests: long enough
+// for a transaction under -race on a loaded machine (the coordinator
+// aborts and fences a slower one), short enough that a crashed worker's
+// open transaction stops blocking its partitions soon.
+const txnTimeout = 8 * time.Second
+
 // runningWorker is a worker running in the test.
 type runningWorker struct {
 	w      *worker.Worker
@@ -100,7 +106,7 @@ func startWorker(t testing.TB, seeds []string, id string) *runningWorker {
 	ks := &killSwitch{}
 	w, err := worker.New(worker.Config{
 		Brokers: seeds, ID: id, Logger: testLogger(t).With("id", id),
-		SessionTimeout: time.Second, RebalanceTimeout: 3 * time.Second, TransactionTimeout: 3 * time.Second,
+		SessionTimeout: time.Second, RebalanceTimeout: 3 * time.Second, TransactionTimeout: txnTimeout,
 		MaxPollRecords: 2000,
 		Opts:           []kgo.Opt{kgo.Dialer(ks.dial)},
 	})
@@ -196,15 +202,20 @@ func committedRows(t testing.TB, seeds []string) map[rows.Key]rows.Row {
 	defer cl.Close()
 	out := map[rows.Key]rows.Row{}
 	var dups []rows.Key
-	for quiet := 0; quiet < 2; {
+	// The topic is read when polls come back empty twice in a row, once
+	// it has given records (a slow start, under -race, is not the end).
+	started := time.Now()
+	for quiet, any := 0, false; quiet < 2; {
 		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		fs := cl.PollFetches(ctx)
 		cancel()
 		if fs.NumRecords() == 0 {
-			quiet++
+			if any || time.Since(started) > 15*time.Second {
+				quiet++
+			}
 			continue
 		}
-		quiet = 0
+		quiet, any = 0, true
 		fs.EachRecord(func(r *kgo.Record) {
 			row, err := rows.Decode(r.Value)
 			require.NoError(t, err)

@@ -25,15 +25,20 @@ func perPartitionOracle(t testing.TB, seeds []string) map[rows.Key]rows.Row {
 	pipes := map[int32]*worker.Pipeline{}
 	out := map[rows.Key]rows.Row{}
 	var buf []rows.Row
-	for quiet := 0; quiet < 2; {
+	// The topic is read when polls come back empty twice in a row, once
+	// it has given records (a slow start, under -race, is not the end).
+	started := time.Now()
+	for quiet, any := 0, false; quiet < 2; {
 		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		fs := cl.PollFetches(ctx)
 		cancel()
 		if fs.NumRecords() == 0 {
-			quiet++
+			if any || time.Since(started) > 15*time.Second {
+				quiet++
+			}
 			continue
 		}
-		quiet = 0
+		quiet, any = 0, true
 		fs.EachPartition(func(fp kgo.FetchTopicPartition) {
 			p := pipes[fp.Partition]
 			if p == nil {

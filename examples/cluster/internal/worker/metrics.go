@@ -43,6 +43,7 @@ type Stats struct {
 	Ready                                  bool
 	Lag                                    map[int32]int64
 	LastReplaySeconds                      map[int32]float64
+	LastReplayEvents                       map[int32]uint64
 	LatencyMs                              Samples // boundary → committed, wall ms
 }
 
@@ -53,7 +54,7 @@ func (w *Worker) Stats() Stats {
 	s := Stats{
 		ID: w.cfg.ID, Rebalances: w.m.rebalances, CommittedTxns: w.m.committedTxns, AbortedTxns: w.m.abortedTxns,
 		RowsOut: w.m.rowsOut, Suppressed: w.m.suppressed, Replays: w.m.replays, ReplayedEvents: w.m.replayedEvents,
-		Ready: w.m.readyKnown, Lag: map[int32]int64{}, LastReplaySeconds: map[int32]float64{},
+		Ready: w.m.readyKnown, Lag: map[int32]int64{}, LastReplaySeconds: map[int32]float64{}, LastReplayEvents: map[int32]uint64{},
 		LatencyMs: w.m.latency.Clone(),
 	}
 	for p, l := range w.m.lag {
@@ -61,6 +62,7 @@ func (w *Worker) Stats() Stats {
 	}
 	for p, r := range w.m.lastReplay {
 		s.LastReplaySeconds[p] = r.Seconds
+		s.LastReplayEvents[p] = r.Events
 	}
 	return s
 }

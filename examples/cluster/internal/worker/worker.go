@@ -65,6 +65,8 @@ type Worker struct {
 	admc *kgo.Client
 	log  *slog.Logger
 
+	closeOnce sync.Once
+
 	mu      sync.Mutex
 	pending []change
 	m       metrics
@@ -155,10 +157,13 @@ func (w *Worker) note(c change) {
 	w.m.readyKnown = false
 }
 
-// Close leaves the group cleanly (its partitions move at once).
+// Close leaves the group cleanly (its partitions move at once). It may
+// be called more than once.
 func (w *Worker) Close() {
-	w.sess.Close()
-	w.admc.Close()
+	w.closeOnce.Do(func() {
+		w.sess.Close()
+		w.admc.Close()
+	})
 }
 
 // Run consumes, computes and commits until ctx ends or the session fails
@@ -190,6 +195,12 @@ func (w *Worker) Run(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return nil
 			}
+			// The transactional producer is unusable (fenced, or timed
+			// out by the coordinator): leave the group now, so that the
+			// partitions move to a live member instead of staying with a
+			// client that still heartbeats.
+			w.log.Error("worker stops", "err", err)
+			w.Close()
 			return err
 		}
 	}
