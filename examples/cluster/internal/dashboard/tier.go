@@ -1,0 +1,346 @@
+// Package dashboard is the cluster's dashboard tier: it reads the output
+// topic with read-committed isolation, groups the rows by boundary into
+// the aggregator's /live-agg frames and serves the aggregator's dashboard
+// page, which reads them over a WebSocket.
+//
+// Rows of one boundary come from every input partition, committed by
+// different workers at different moments. A boundary is sent once every
+// input partition seen so far has sent a later one, or a second after its
+// first row, whichever comes first; a row that arrives after its boundary
+// was sent is counted (late_rows) and not shown.
+package dashboard
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/pond-go/pond/examples/cluster/internal/brokers"
+	"github.com/pond-go/pond/examples/cluster/internal/rows"
+	"github.com/pond-go/pond/examples/cluster/internal/telemetry"
+	"github.com/pond-go/pond/examples/cluster/internal/wire"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Config is the tier's settings.
+type Config struct {
+	Brokers []string
+	// History is how much of the output a new page gets, and how far back
+	// the tier starts reading (default 2 minutes).
+	History time.Duration
+	// HistoryTicks caps the ticks a new page gets (default 300).
+	HistoryTicks int
+	Logger       *slog.Logger
+}
+
+// tick is one sent boundary.
+type tick struct {
+	rows    []*wire.HostTick
+	globals wire.GlobalsTick
+}
+
+// pending is a boundary still gathering rows.
+type pending struct {
+	rows  []*wire.HostTick
+	since time.Time
+}
+
+// Tier is the dashboard tier.
+type Tier struct {
+	cfg Config
+	cl  *kgo.Client
+
+	mu        sync.Mutex
+	pending   map[int64]*pending
+	latest    map[string]int64 // input partition → latest boundary seen
+	sent      int64            // last boundary sent
+	firstTS   int64
+	history   []tick
+	clients   map[*client]struct{}
+	ingested  uint64
+	rowsIn    uint64
+	lateRows  uint64
+	framesOut uint64
+}
+
+// New connects the tier's consumer.
+func New(cfg Config) (*Tier, error) {
+	if cfg.History <= 0 {
+		cfg.History = 2 * time.Minute
+	}
+	if cfg.HistoryTicks <= 0 {
+		cfg.HistoryTicks = 300
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	cl, err := kgo.NewClient(
+		kgo.SeedBrokers(cfg.Brokers...),
+		kgo.ConsumeTopics(brokers.Output),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AfterMilli(time.Now().Add(-cfg.History).UnixMilli())),
+	)
+	if err != nil {
+		return nil, err
+	}
+	return &Tier{cfg: cfg, cl: cl, pending: map[int64]*pending{}, latest: map[string]int64{}, sent: -1, firstTS: -1, clients: map[*client]struct{}{}}, nil
+}
+
+// Close stops the consumer and disconnects every page.
+func (t *Tier) Close() {
+	t.cl.Close()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for c := range t.clients {
+		c.close()
+	}
+}
+
+// Run reads the output topic until ctx ends.
+func (t *Tier) Run(ctx context.Context) {
+	for ctx.Err() == nil {
+		pctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		fs := t.cl.PollFetches(pctx)
+		cancel()
+		if fs.IsClientClosed() {
+			return
+		}
+		t.mu.Lock()
+		fs.EachRecord(func(r *kgo.Record) { t.take(r) })
+		t.flush(time.Now())
+		t.mu.Unlock()
+	}
+}
+
+// take adds one output record to its boundary.
+func (t *Tier) take(r *kgo.Record) {
+	row, err := rows.Decode(r.Value)
+	if err != nil {
+		t.cfg.Logger.Warn("bad output record", "offset", r.Offset, "err", err)
+		return
+	}
+	t.rowsIn++
+	part := ""
+	for _, h := range r.Headers {
+		if h.Key == rows.HeaderPartition {
+			part = string(h.Value)
+		}
+	}
+	t.latest[part] = max(t.latest[part], row.BoundaryMs)
+	if row.BoundaryMs <= t.sent {
+		t.lateRows++
+		return
+	}
+	if t.firstTS < 0 {
+		t.firstTS = row.BoundaryMs - 200
+	}
+	p := t.pending[row.BoundaryMs]
+	if p == nil {
+		p = &pending{since: time.Now()}
+		t.pending[row.BoundaryMs] = p
+	}
+	p.rows = append(p.rows, hostTick(&row, t.firstTS))
+}
+
+// flush sends, in order, every boundary that is complete or has waited a
+// second.
+func (t *Tier) flush(now time.Time) {
+	if len(t.pending) == 0 {
+		return
+	}
+	low := int64(-1) // the boundary every partition has passed
+	for _, b := range t.latest {
+		if low < 0 || b < low {
+			low = b
+		}
+	}
+	bs := make([]int64, 0, len(t.pending))
+	for b := range t.pending {
+		bs = append(bs, b)
+	}
+	slices.Sort(bs)
+	ready := -1
+	for i, b := range bs {
+		if b < low || now.Sub(t.pending[b].since) > time.Second {
+			ready = i
+		}
+	}
+	for _, b := range bs[:ready+1] {
+		t.send(b, t.pending[b].rows)
+		delete(t.pending, b)
+	}
+}
+
+// send appends a boundary's frame to the history and every page.
+func (t *Tier) send(b int64, hs []*wire.HostTick) {
+	slices.SortFunc(hs, func(x, y *wire.HostTick) int {
+		switch {
+		case x.Host < y.Host:
+			return -1
+		case x.Host > y.Host:
+			return 1
+		}
+		return 0
+	})
+	var n uint64
+	for _, h := range hs {
+		n += uint64(h.NCurrent)
+	}
+	t.ingested += n
+	tk := tick{rows: hs, globals: wire.GlobalsTick{
+		TS: b, EventsIngestedTotal: t.ingested, EventsPerSec: int64(n) * 5,
+	}}
+	t.sent = b
+	t.history = append(t.history, tk)
+	cut := 0
+	for cut < len(t.history) && (len(t.history)-cut > t.cfg.HistoryTicks || t.history[cut].globals.TS < b-t.cfg.History.Milliseconds()) {
+		cut++
+	}
+	t.history = slices.Delete(t.history, 0, cut)
+	frame := wire.AppendAggregateAppend(nil, tk.rows, &tk.globals)
+	for c := range t.clients {
+		t.framesOut++
+		if !c.enqueue(frame) {
+			delete(t.clients, c)
+		}
+	}
+}
+
+// hostTick is a row as the dashboard draws it.
+func hostTick(r *rows.Row, firstTS int64) *wire.HostTick {
+	k := len(wire.DefaultThresholds)
+	h := &wire.HostTick{
+		TS: r.BoundaryMs, Host: r.Host,
+		CPUAvg: r.CPUAvg, CPUSd: r.CPUSd, CPUN: int(r.CPUN),
+		NCurrent: len(r.CPUSamples), AnomaliesAbove: make([]int, k), AnomaliesBelow: make([]int, k),
+		RequestsAvg: r.RequestsAvg, RequestsSum: r.RequestsSum, RequestsN: int(r.RequestsN),
+		WindowAgeSeconds: min(60, max(0, float64(r.BoundaryMs-firstTS)/1000)),
+		CPUMin:           r.CPUMin, CPUMax: r.CPUMax, CurrentAvg: r.CurrentAvg, CurrentSd: r.CurrentSd,
+	}
+	if h.RequestsSum != h.RequestsSum {
+		h.RequestsSum = 0
+	}
+	countAnomalies(r.CPUSamples, r.CPUAvg, r.CPUSd, wire.DefaultThresholds, h.AnomaliesAbove, h.AnomaliesBelow)
+	return h
+}
+
+// countAnomalies is the aggregator's CountAnomalies (spec §3.5; in
+// examples/aggregator/internal/aggregator, which this package may not
+// import): samples beyond each σ threshold of the 1m baseline, strictly.
+func countAnomalies(samples []float64, avg, sd float64, thresholds []float64, above, below []int) {
+	if avg != avg || sd != sd || len(samples) == 0 {
+		return
+	}
+	for _, v := range samples {
+		diff := v - avg
+		for i, th := range thresholds {
+			cut := th * sd
+			if diff > cut {
+				above[i]++
+			} else if -diff > cut {
+				below[i]++
+			}
+		}
+	}
+}
+
+// Handler serves the page, /live-agg, and the tier's metrics.
+func (t *Tier) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /live-agg", t.serveLiveAgg)
+	telemetry.Handle(mux, t.Families, func() bool { return true })
+	mux.Handle("/", Page())
+	return mux
+}
+
+// Families are the tier's metrics.
+func (t *Tier) Families() []telemetry.Family {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return []telemetry.Family{
+		telemetry.One("pond_dashboard_rows_in_total", "counter", "Committed rows read from the output topic.", float64(t.rowsIn)),
+		telemetry.One("pond_dashboard_late_rows_total", "counter", "Rows that came after their boundary was sent.", float64(t.lateRows)),
+		telemetry.One("pond_dashboard_frames_out_total", "counter", "aggregate-append frames queued to pages.", float64(t.framesOut)),
+		telemetry.One("pond_dashboard_clients", "gauge", "Open /live-agg sockets.", float64(len(t.clients))),
+		telemetry.One("pond_dashboard_last_boundary_ms", "gauge", "The last boundary sent.", float64(t.sent)),
+	}
+}
+
+// client is one /live-agg socket with its bounded queue.
+type client struct {
+	q    chan []byte
+	once sync.Once
+	done chan struct{}
+}
+
+func (c *client) enqueue(f []byte) bool {
+	select {
+	case c.q <- f:
+		return true
+	default:
+		c.close() // too slow: dropped, never waited for
+		return false
+	}
+}
+
+func (c *client) close() { c.once.Do(func() { close(c.done) }) }
+
+func (t *Tier) serveLiveAgg(w http.ResponseWriter, r *http.Request) {
+	conn, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		return
+	}
+	// Read and ignore what the page sends (set-top-n: every host is sent);
+	// CloseRead would close the socket on the first such message.
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	go func() {
+		defer cancel()
+		for {
+			if _, _, err := conn.Read(ctx); err != nil {
+				return
+			}
+		}
+	}()
+	c := &client{q: make(chan []byte, 1024), done: make(chan struct{})}
+	t.mu.Lock()
+	var snap wire.AggregateSnapshot
+	snap.Begin(nil, wire.DefaultThresholds)
+	for _, tk := range t.history {
+		for _, h := range tk.rows {
+			snap.Row(h)
+		}
+	}
+	for i := range t.history {
+		snap.Globals(&t.history[i].globals)
+	}
+	c.q <- snap.End()
+	t.clients[c] = struct{}{}
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		delete(t.clients, c)
+		t.mu.Unlock()
+		conn.CloseNow()
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.done:
+			conn.Close(websocket.StatusTryAgainLater, "too slow")
+			return
+		case f := <-c.q:
+			wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			err := conn.Write(wctx, websocket.MessageText, f)
+			cancel()
+			if err != nil {
+				return
+			}
+		}
+	}
+}

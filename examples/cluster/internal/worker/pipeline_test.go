@@ -1,0 +1,31 @@
+package worker
+
+import (
+	"testing"
+
+	"github.com/pond-go/pond/benchmarks"
+	"github.com/pond-go/pond/examples/cluster/internal/events"
+	"github.com/pond-go/pond/examples/cluster/internal/rows"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPipelineEmitsOneRowPerHostAndBoundary(t *testing.T) {
+	st, err := events.NewStream(3, 10, benchmarks.T0.UnixMilli(), 42)
+	require.NoError(t, err)
+	p, err := NewPipeline()
+	require.NoError(t, err)
+	var out []rows.Row
+	for k := range int64(30) {
+		for _, e := range st.Tick(nil, k) {
+			p.Add(e.TimeMs, e.CPU, e.Requests, e.Host)
+		}
+		out, err = p.Flush(out)
+		require.NoError(t, err)
+	}
+	seen := map[rows.Key]bool{}
+	for _, r := range out {
+		require.False(t, seen[r.Key()], "duplicate %v", r.Key())
+		seen[r.Key()] = true
+		t.Logf("%d %s n=%d samples=%v", r.BoundaryMs-benchmarks.T0.UnixMilli(), r.Host, r.CPUN, r.CPUSamples)
+	}
+}

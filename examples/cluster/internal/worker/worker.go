@@ -1,0 +1,379 @@
+// Package worker is a member of the cluster's consumer group. For each
+// input partition it is assigned it keeps one pond-go series (see
+// pipeline.go), fed in offset order, and writes every row the series
+// emits to the output topic in a transaction that also commits the input
+// offsets (franz-go's GroupTransactSession), so each (host, boundary) row
+// is committed exactly once.
+//
+// # Recovery
+//
+// A committed transaction records, per partition, the last event time and
+// the last boundary it covers (see [Checkpoint]). When a partition is
+// assigned, the worker rebuilds its series by reading the input from the
+// offset of (last event time − longest window) up to the committed offset
+// and throws the rows of that replay away: they were committed by the
+// transaction that committed the offset. It then goes on from the
+// committed offset. On revoke or loss it drops the partition's series; an
+// aborted transaction drops and rebuilds every series it touched, since
+// the session rewinds their offsets to the last commit.
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/pond-go/pond/examples/cluster/internal/brokers"
+	"github.com/pond-go/pond/examples/cluster/internal/events"
+	"github.com/pond-go/pond/examples/cluster/internal/rows"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Config is a worker's settings.
+type Config struct {
+	Brokers []string
+	// ID names the worker; its transactional ID is "pond-worker-" + ID.
+	ID string
+	// SessionTimeout, RebalanceTimeout and TransactionTimeout default to
+	// 10 s, 20 s and 10 s. Tests shorten them to see a crash quickly.
+	SessionTimeout, RebalanceTimeout, TransactionTimeout time.Duration
+	// MaxPollRecords bounds one transaction's input (default 50,000).
+	MaxPollRecords int
+	Logger         *slog.Logger
+	// Opts are extra client options for the group client (tests pass a
+	// dialer that can cut every connection, as a crash does).
+	Opts []kgo.Opt
+}
+
+// change is a group callback's news, applied by the poll loop.
+type change struct {
+	parts    []int32
+	assigned bool // else revoked or lost
+}
+
+// Worker is one group member.
+type Worker struct {
+	cfg  Config
+	sess *kgo.GroupTransactSession
+	adm  *kadm.Client // on its own plain client
+	admc *kgo.Client
+	log  *slog.Logger
+
+	closeOnce sync.Once
+
+	mu      sync.Mutex
+	pending []change
+	m       metrics
+
+	parts map[int32]*part // owned by the poll loop
+	out   []rows.Row
+}
+
+// part is the state of one assigned input partition.
+type part struct {
+	id    int32
+	pipe  *Pipeline
+	ready bool
+	cp    Checkpoint // as of the last event processed (committed or not)
+	// committedBoundary is the last boundary a committed transaction wrote:
+	// rows up to it are never written again.
+	committedBoundary int64
+	touched           bool // processed in the open transaction
+}
+
+// New connects a worker and joins the group.
+func New(cfg Config) (*Worker, error) {
+	if cfg.ID == "" {
+		return nil, errors.New("worker: an ID is required")
+	}
+	cfg.SessionTimeout = cmp(cfg.SessionTimeout, 10*time.Second)
+	cfg.RebalanceTimeout = cmp(cfg.RebalanceTimeout, 20*time.Second)
+	cfg.TransactionTimeout = cmp(cfg.TransactionTimeout, 10*time.Second)
+	if cfg.MaxPollRecords <= 0 {
+		cfg.MaxPollRecords = 50000
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	w := &Worker{cfg: cfg, parts: map[int32]*part{}, log: cfg.Logger.With("worker", cfg.ID)}
+	w.m.init()
+	opts := append([]kgo.Opt{
+		kgo.SeedBrokers(cfg.Brokers...),
+		kgo.ConsumerGroup(brokers.Group),
+		kgo.ConsumeTopics(brokers.Input),
+		kgo.Balancers(kgo.CooperativeStickyBalancer()),
+		kgo.TransactionalID("pond-worker-" + cfg.ID),
+		kgo.TransactionTimeout(cfg.TransactionTimeout),
+		kgo.SessionTimeout(cfg.SessionTimeout),
+		kgo.HeartbeatInterval(min(cfg.SessionTimeout/5, 3*time.Second)),
+		kgo.RebalanceTimeout(cfg.RebalanceTimeout),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.DefaultProduceTopic(brokers.Output),
+		kgo.ProducerLinger(0),
+		kgo.MaxBufferedRecords(1 << 20),
+		kgo.FetchMaxBytes(64 << 20),
+		kgo.FetchMaxPartitionBytes(16 << 20),
+		kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, m map[string][]int32) {
+			w.note(change{parts: m[brokers.Input], assigned: true})
+		}),
+		kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, m map[string][]int32) {
+			w.note(change{parts: m[brokers.Input]})
+		}),
+		kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, m map[string][]int32) {
+			w.note(change{parts: m[brokers.Input]})
+		}),
+	}, cfg.Opts...)
+	sess, err := kgo.NewGroupTransactSession(opts...)
+	if err != nil {
+		return nil, err
+	}
+	admc, err := kgo.NewClient(kgo.SeedBrokers(cfg.Brokers...))
+	if err != nil {
+		sess.Close()
+		return nil, err
+	}
+	w.sess, w.admc, w.adm = sess, admc, kadm.NewClient(admc)
+	return w, nil
+}
+
+func cmp(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+func (w *Worker) note(c change) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.pending = append(w.pending, c)
+	w.m.rebalances++
+	w.m.readyKnown = false
+}
+
+// Close leaves the group cleanly (its partitions move at once). It may
+// be called more than once.
+func (w *Worker) Close() {
+	w.closeOnce.Do(func() {
+		w.sess.Close()
+		w.admc.Close()
+	})
+}
+
+// Run consumes, computes and commits until ctx ends or the session fails
+// for good.
+func (w *Worker) Run(ctx context.Context) error {
+	for ctx.Err() == nil {
+		pctx, cancel := context.WithTimeout(ctx, 250*time.Millisecond)
+		fs := w.sess.PollRecords(pctx, w.cfg.MaxPollRecords)
+		cancel()
+		if fs.IsClientClosed() {
+			return nil
+		}
+		fs.EachError(func(t string, p int32, err error) {
+			if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+				w.log.Warn("fetch error", "topic", t, "partition", p, "err", err)
+			}
+		})
+		w.apply()
+		if err := w.replayPending(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		if fs.NumRecords() == 0 {
+			continue
+		}
+		if err := w.transact(ctx, fs); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			// The transactional producer is unusable (fenced, or timed
+			// out by the coordinator): leave the group now, so that the
+			// partitions move to a live member instead of staying with a
+			// client that still heartbeats.
+			w.log.Error("worker stops", "err", err)
+			w.Close()
+			return err
+		}
+	}
+	return nil
+}
+
+// apply takes the group callbacks' news: new partitions wait for their
+// replay, revoked and lost ones are dropped.
+func (w *Worker) apply() {
+	w.mu.Lock()
+	pending := w.pending
+	w.pending = nil
+	w.mu.Unlock()
+	for _, c := range pending {
+		for _, p := range c.parts {
+			if c.assigned {
+				if _, ok := w.parts[p]; !ok {
+					w.parts[p] = &part{id: p}
+				}
+			} else {
+				delete(w.parts, p)
+			}
+		}
+	}
+	w.mu.Lock()
+	w.m.assigned = len(w.parts)
+	for p := range w.m.lag {
+		if w.parts[p] == nil {
+			delete(w.m.lag, p) // another member reports it now
+		}
+	}
+	for p := range w.m.lastReplay {
+		if w.parts[p] == nil {
+			delete(w.m.lastReplay, p)
+		}
+	}
+	w.mu.Unlock()
+}
+
+// transact processes one poll's records in one transaction.
+func (w *Worker) transact(ctx context.Context, fs kgo.Fetches) error {
+	if err := w.sess.Begin(); err != nil {
+		return fmt.Errorf("worker: begin: %w", err)
+	}
+	var (
+		produceErr error
+		errMu      sync.Mutex
+		nRows      int
+		suppressed uint64
+		boundaries []int64
+	)
+	promise := func(_ *kgo.Record, err error) {
+		if err != nil {
+			errMu.Lock()
+			produceErr = errors.Join(produceErr, err)
+			errMu.Unlock()
+		}
+	}
+	fs.EachPartition(func(fp kgo.FetchTopicPartition) {
+		pt := w.parts[fp.Partition]
+		if pt == nil || !pt.ready || len(fp.Records) == 0 {
+			return // revoked meanwhile: the session aborts this transaction
+		}
+		pt.touched = true
+		for _, r := range fp.Records {
+			cpu, req, err := events.DecodeValue(r.Value)
+			if err != nil {
+				w.log.Warn("bad input record", "partition", fp.Partition, "offset", r.Offset, "err", err)
+				continue
+			}
+			t := r.Timestamp.UnixMilli()
+			pt.pipe.AddKey(t, cpu, req, r.Key)
+			pt.cp.LastEventMs = t
+		}
+		last := fp.Records[len(fp.Records)-1]
+		pt.cp.Offset = last.Offset + 1
+		w.mu.Lock()
+		w.m.setLag(fp.Partition, fp.HighWatermark-pt.cp.Offset)
+		w.mu.Unlock()
+		var err error
+		w.out, err = pt.pipe.Flush(w.out[:0])
+		if err != nil {
+			w.log.Error("push rejected", "partition", fp.Partition, "err", err)
+		}
+		part := []byte(strconv.Itoa(int(fp.Partition)))
+		for i := range w.out {
+			row := &w.out[i]
+			if row.BoundaryMs <= pt.committedBoundary {
+				suppressed++
+				continue
+			}
+			pt.cp.LastBoundaryMs = max(pt.cp.LastBoundaryMs, row.BoundaryMs)
+			w.sess.Produce(ctx, &kgo.Record{
+				Key:   []byte(row.Host),
+				Value: row.AppendJSON(nil),
+				Headers: []kgo.RecordHeader{
+					{Key: rows.HeaderBoundary, Value: strconv.AppendInt(nil, row.BoundaryMs, 10)},
+					{Key: rows.HeaderPartition, Value: part},
+				},
+			}, promise)
+			nRows++
+			boundaries = append(boundaries, row.BoundaryMs)
+		}
+	})
+	commit := kgo.TryCommit
+	if produceErr != nil {
+		commit = kgo.TryAbort
+	}
+	committed, err := w.sess.End(kgo.PreTxnCommitFnContext(ctx, w.stampMetadata), commit)
+	errMu.Lock()
+	if produceErr != nil {
+		w.log.Warn("produce failed; transaction aborted", "err", produceErr)
+	}
+	errMu.Unlock()
+	now := time.Now()
+	for _, pt := range w.parts {
+		if !pt.touched {
+			continue
+		}
+		pt.touched = false
+		if committed && err == nil {
+			pt.committedBoundary = pt.cp.LastBoundaryMs
+		} else {
+			// The session rewinds to the last commit: rebuild from there.
+			pt.ready, pt.pipe = false, nil
+		}
+	}
+	w.mu.Lock()
+	w.m.suppressed += suppressed
+	if committed {
+		w.m.committedTxns++
+		w.m.rowsOut += uint64(nRows)
+		for _, b := range boundaries {
+			w.m.latency.add(float64(now.UnixMilli() - b))
+		}
+	} else {
+		w.m.abortedTxns++
+	}
+	w.mu.Unlock()
+	if errors.Is(err, errStateMismatch) {
+		w.log.Error("transaction aborted", "err", err)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("worker: end transaction: %w", err)
+	}
+	return nil
+}
+
+// errStateMismatch aborts a commit whose offsets are not the state the
+// worker holds (it never should happen; the partitions are rebuilt).
+var errStateMismatch = errors.New("worker: commit does not match the series")
+
+// stampMetadata writes each partition's checkpoint into the offset
+// commit. It runs under the client's transaction lock and only edits the
+// request.
+func (w *Worker) stampMetadata(req *kmsg.TxnOffsetCommitRequest) error {
+	for i := range req.Topics {
+		t := &req.Topics[i]
+		if t.Topic != brokers.Input {
+			continue
+		}
+		for j := range t.Partitions {
+			p := &t.Partitions[j]
+			pt := w.parts[p.Partition]
+			if pt == nil || !pt.ready || pt.cp.Offset != p.Offset {
+				// Not ours to describe: this commit cannot stand for
+				// a state we hold, so refuse it (the session aborts).
+				return fmt.Errorf("%w: partition %d commits offset %d", errStateMismatch, p.Partition, p.Offset)
+			}
+			md := pt.cp.metadata()
+			p.Metadata = &md
+		}
+	}
+	return nil
+}

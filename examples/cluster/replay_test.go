@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/pond-go/pond/benchmarks"
+	"github.com/pond-go/pond/examples/cluster/internal/brokers"
+	"github.com/pond-go/pond/examples/cluster/internal/events"
+	"github.com/pond-go/pond/examples/cluster/internal/producer"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestReplayOfABusyPartitionTakesUnderASecond: one input partition
+// holding 100 hosts × 100 events/s for 70 s of event time; a worker
+// commits all of it and leaves; the next one to take the partition
+// rebuilds its windows from the last minute (600,000 events) in under
+// one second (ten under the race detector).
+func TestReplayOfABusyPartitionTakesUnderASecond(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills a partition with 700,000 events")
+	}
+	e, err := brokers.StartEmbedded()
+	require.NoError(t, err)
+	defer e.Close()
+	seeds := e.Addrs()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, brokers.CreateTopics(ctx, seeds, 1))
+
+	const hosts, rate, secs = 100, 100, 70
+	st, err := events.NewStream(hosts, rate, benchmarks.T0.UnixMilli(), 42)
+	require.NoError(t, err)
+	ticks := int64(rate * secs)
+	p, err := producer.New(ctx, producer.Config{Brokers: seeds, Stream: st, Ticks: ticks, TxnID: "pond-producer", TicksPerTxn: 10})
+	require.NoError(t, err)
+	require.NoError(t, p.Run(context.Background()))
+
+	first := startWorker(t, seeds, "first")
+	waitConsumed(t, seeds, st.Time(ticks-1).UnixMilli(), 120*time.Second)
+	first.stop(t)
+
+	second := startWorker(t, seeds, "second")
+	deadline := time.Now().Add(60 * time.Second)
+	for !second.w.Ready() || second.w.Stats().Replays == 0 {
+		require.True(t, time.Now().Before(deadline), "no replay within 60 s")
+		time.Sleep(20 * time.Millisecond)
+	}
+	s := second.w.Stats()
+	took, n := s.LastReplaySeconds[0], s.LastReplayEvents[0]
+	t.Logf("replayed %d events (%d hosts × %d events/s, last %v) in %.3f s: %.0f events/s",
+		n, hosts, rate, time.Minute, took, float64(n)/took)
+	// From the last minute's first event, or up to the bisection's
+	// slack before it.
+	assert.GreaterOrEqual(t, n, uint64(hosts*rate*60))
+	assert.LessOrEqual(t, n, uint64(hosts*rate*60+25000))
+	bound := 1.0
+	if raceEnabled {
+		bound = 10
+	}
+	// The replay waits mostly on the embedded broker's fetches, which share
+	// the CPUs with everything else on the machine: on an oversubscribed
+	// machine the bound stretches with the load, and says so.
+	if load := loadPerCPU(); load > 1 {
+		bound *= load
+		t.Logf("load average %.1f per CPU: bound %.1f s", load, bound)
+	}
+	assert.Less(t, took, bound, "replay of one partition")
+}
+
+// loadPerCPU is the 1-minute load average over the CPUs, or 0.
+func loadPerCPU() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	var l float64
+	if _, err := fmt.Sscan(string(b), &l); err != nil {
+		return 0
+	}
+	return l / float64(runtime.NumCPU())
+}
