@@ -1,14 +1,6 @@
 package main
 
-import (
-	"testing"
-
-	"github.com/pond-go/pond/examples/cluster/internal/worker"
-)
-
-// needsAligned is the skip message of the tests that hold only with
-// aligned windows.
-const needsAligned = "needs aligned windows (rolling.Options.Aligned), not on this branch yet"
+import "testing"
 
 // TestOracleOneSeriesGivesTheGoldenRows: the golden run's committed rows
 // equal those of one in-process series fed every event of the stream, one
@@ -16,9 +8,6 @@ const needsAligned = "needs aligned windows (rolling.Options.Aligned), not on th
 // windows make a row independent of the other hosts in its series, so
 // only they make the split over Kafka partitions invisible.
 func TestOracleOneSeriesGivesTheGoldenRows(t *testing.T) {
-	if !worker.AlignedWindows() {
-		t.Skip(needsAligned)
-	}
 	st := testStream(t)
 	want := oneSeriesOracle(t, st, testTicks)
 	got := goldenRows(t)

@@ -2,7 +2,6 @@ package worker
 
 import (
 	"fmt"
-	"reflect"
 	"time"
 
 	"github.com/pond-go/pond/examples/cluster/internal/rows"
@@ -30,27 +29,15 @@ const TickEvery = 200 * time.Millisecond
 // needs the events of this much event time before the last committed one.
 const LongestWindow = time.Minute
 
-// rollingOptions is the one place the clock mode is chosen.
-//
-// The cluster is designed for aligned windows: boundary b's row for a host
-// covers that host's events with b − span <= t < b and is emitted when the
-// partition first sees an event with t >= b, so a row depends only on its
-// host's events and any split of the hosts over Kafka partitions and
-// workers gives the same rows. The default mode fires a tick inside the
-// crossing event's own push (that host includes its event, the others do
-// not yet), so rows depend on the order of hosts within a partition.
+// rollingOptions is the one place the clock mode is chosen: aligned
+// windows. Boundary b's row for a host covers that host's events with
+// b − span <= t < b and is emitted when the partition first sees an event
+// with t >= b, so a row depends only on its host's events, and any split of
+// the hosts over Kafka partitions and workers, or a replay, gives the same
+// rows. (The default mode fires a tick inside the crossing event's own
+// push, so its rows depend on the order of hosts within a partition.)
 func rollingOptions() rolling.Options {
-	// TODO(aligned): set Aligned: true when the library has it.
-	return rolling.Options{Trigger: trigger.Clock(sequence.Every(TickEvery))}
-}
-
-// AlignedWindows reports whether rollingOptions asks for aligned windows.
-// It reads the field by name, so it says false on a library without
-// rolling.Options.Aligned and turns true by itself once the TODO above is
-// done; the tests that only hold in aligned mode skip on it.
-func AlignedWindows() bool {
-	f := reflect.ValueOf(rollingOptions()).FieldByName("Aligned")
-	return f.IsValid() && f.Kind() == reflect.Bool && f.Bool()
+	return rolling.Options{Trigger: trigger.Clock(sequence.Every(TickEvery)), Aligned: true}
 }
 
 // windows are the seed's two windows (WORKLOAD.md), in the column order of
