@@ -34,7 +34,7 @@ import (
 	"time"
 
 	"github.com/pond-go/pond/examples/aggregator/internal/backoff"
-	"github.com/pond-go/pond/examples/aggregator/internal/wire"
+	"github.com/pond-go/pond/examples/internal/wire"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/schema"

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/pond-go/pond/examples/aggregator/internal/wire"
+	"github.com/pond-go/pond/examples/internal/wire"
 )
 
 // pieceBytes is the size of the pieces a snapshot is streamed in: the

@@ -11,7 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/pond-go/pond/examples/aggregator/internal/producer"
-	"github.com/pond-go/pond/examples/aggregator/internal/wire"
+	"github.com/pond-go/pond/examples/internal/wire"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/pond-go/pond/examples/aggregator/internal/wire"
+	"github.com/pond-go/pond/examples/internal/wire"
 	"github.com/stretchr/testify/require"
 )
 

@@ -3,7 +3,7 @@ package aggregator
 import (
 	"sync"
 
-	"github.com/pond-go/pond/examples/aggregator/internal/wire"
+	"github.com/pond-go/pond/examples/internal/wire"
 )
 
 // tick is one emitted 200 ms tick: every host's row and the globals. A

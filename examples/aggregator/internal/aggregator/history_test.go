@@ -3,7 +3,7 @@ package aggregator
 import (
 	"testing"
 
-	"github.com/pond-go/pond/examples/aggregator/internal/wire"
+	"github.com/pond-go/pond/examples/internal/wire"
 	"github.com/stretchr/testify/assert"
 )
 

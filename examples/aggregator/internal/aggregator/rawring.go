@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pond-go/pond/examples/aggregator/internal/wire"
+	"github.com/pond-go/pond/examples/internal/wire"
 	"github.com/pond-go/pond/schema"
 )
 

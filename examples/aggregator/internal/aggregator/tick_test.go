@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pond-go/pond/examples/aggregator/internal/wire"
+	"github.com/pond-go/pond/examples/internal/wire"
 	"github.com/pond-go/pond/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

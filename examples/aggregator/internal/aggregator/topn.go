@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/pond-go/pond/examples/aggregator/internal/wire"
+	"github.com/pond-go/pond/examples/internal/wire"
 )
 
 // RankKey is a column the top-N projection ranks hosts by.

@@ -12,7 +12,7 @@ import (
 	"sync"
 
 	"github.com/coder/websocket"
-	"github.com/pond-go/pond/examples/aggregator/internal/wire"
+	"github.com/pond-go/pond/examples/internal/wire"
 )
 
 // Key identifies a row.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/pond-go/pond/examples/aggregator/internal/aggregator"
 	"github.com/pond-go/pond/examples/aggregator/internal/producer"
-	"github.com/pond-go/pond/examples/aggregator/internal/wire"
+	"github.com/pond-go/pond/examples/internal/wire"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -22,7 +22,7 @@ import (
 	"github.com/pond-go/pond/examples/cluster/internal/brokers"
 	"github.com/pond-go/pond/examples/cluster/internal/rows"
 	"github.com/pond-go/pond/examples/cluster/internal/telemetry"
-	"github.com/pond-go/pond/examples/cluster/internal/wire"
+	"github.com/pond-go/pond/examples/internal/wire"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
