@@ -687,7 +687,7 @@ func checkBounds(t *testing.T, p *fuzzPipeline, push int) {
 	if m := p.opts.MaxEvents; m > 0 && st.Length > m {
 		t.Fatalf("push %d: %d rows held, MaxEvents is %d", push, st.Length, m)
 	}
-	latest, ok := p.s.Latest()
+	latest, ok := p.s.LatestNanos()
 	prev := int64(math.MinInt64)
 	for i, row := range p.s.All() {
 		ns, _ := row[0].Nanos()

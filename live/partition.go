@@ -116,6 +116,7 @@ type partitionNode struct {
 	arrays    map[uint64]schema.Value
 	expired   []int32
 	seenNew   map[partition.Key]bool
+	ingested  []uint64 // per partition: rows routed to it since it was created
 }
 
 // ring is a growable circular buffer of encoded rows.
@@ -202,6 +203,12 @@ func (n *partitionNode) push(in *frame) {
 			k, v := n.rowKey(in, i)
 			b.out.part = append(b.out.part, n.router.Route(k, v, t))
 		}
+	}
+	if c := n.router.Cap(); len(n.ingested) < c {
+		n.ingested = append(n.ingested, make([]uint64, c-len(n.ingested))...)
+	}
+	for _, p := range b.out.part {
+		n.ingested[p]++
 	}
 	if n.router.Options().MaxEvents == 1 && !n.wantGone && !n.hasArrays {
 		n.storeLast(in, b.out.part)
@@ -420,6 +427,7 @@ func (n *partitionNode) finish() {
 	}
 	n.expired = n.router.Expire(n.s.latest, n.expired[:0])
 	for _, p := range n.expired {
+		n.ingested[p] = 0
 		r := &n.rings[p]
 		n.evictFront(p, r.n)
 		r.buf, r.head = nil, 0

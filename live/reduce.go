@@ -153,6 +153,7 @@ type reduceNode struct {
 	counted int    // count trigger: rows counted since the last emission
 	reached int    // rows that reached the node in this push
 	lastT   int64  // time of the last of them
+	seen    bool   // a row has reached the node
 	ownSeq  bool   // the source's rows have no identity: number them
 	nextSeq uint64 // the next own number
 }
@@ -180,6 +181,7 @@ func (n *reduceNode) push(in *frame) {
 	}
 	n.reached += rows
 	n.lastT = in.tab.TimeNanos(rows - 1)
+	n.seen = true
 }
 
 func (n *reduceNode) evicted(gone *frame) {
@@ -217,8 +219,10 @@ func (n *reduceNode) finish() {
 	}
 }
 
-func (n *reduceNode) emit(t int64) {
-	tab := n.out.tab
+func (n *reduceNode) emit(t int64) { n.emitTo(n.out.tab, t) }
+
+// emitTo appends the reduction of what the node holds now to tab, at t.
+func (n *reduceNode) emitTo(tab *schema.Table, t int64) {
 	tab.Col(0).AppendTime(t)
 	for k, st := range n.states {
 		st.Append(tab.Col(k + 1))

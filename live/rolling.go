@@ -59,7 +59,7 @@ func (s *Series) Rolling(source NodeID, windows []rolling.Window, opts rolling.O
 	id := s.addNode(n)
 	if f, ok := s.replaySource(source); ok {
 		n.push(&f)
-		n.out.reset()
+		n.settle()
 	}
 	s.rollingBuilt(n, opts.History)
 	return id, nil
@@ -90,10 +90,27 @@ type rollingNode struct {
 	stream *rolling.Stream // not partitioned
 	part   *partitionNode  // partitioned
 	group  *rolling.Group
+
+	// last holds the rows of the latest emission before the current
+	// push's, for [Series.Value]: out and last swap tables, so keeping
+	// them copies nothing.
+	last frame
+}
+
+// settle empties the node's output for the next push, keeping the rows
+// it holds as the latest emission when there are any.
+func (n *rollingNode) settle() {
+	if n.out.len() > 0 {
+		if n.last.tab == nil {
+			n.last = newFrame(n.sch)
+		}
+		n.out, n.last = n.last, n.out
+	}
+	n.out.reset()
 }
 
 func (n *rollingNode) push(in *frame) {
-	n.out.reset()
+	n.settle()
 	if in.len() == 0 {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"time"
 
 	"github.com/pond-go/pond/internal/intern"
 	"github.com/pond-go/pond/internal/store"
@@ -179,9 +180,18 @@ func (s *Series) Stats() Stats {
 	return Stats{Ingested: s.ingested, Rejected: s.rejected, Evicted: s.evicted, Length: s.store.Len()}
 }
 
-// Latest returns the latest time the series holds, in nanoseconds since the
-// epoch, and false when it is empty.
-func (s *Series) Latest() (int64, bool) {
+// Latest returns the latest time the series holds, and false when it is
+// empty.
+func (s *Series) Latest() (time.Time, bool) {
+	ns, ok := s.LatestNanos()
+	if !ok {
+		return time.Time{}, false
+	}
+	return time.Unix(0, ns).UTC(), true
+}
+
+// LatestNanos is [Series.Latest] in nanoseconds since the epoch.
+func (s *Series) LatestNanos() (int64, bool) {
 	if s.store.Len() == 0 {
 		return 0, false
 	}

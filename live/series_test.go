@@ -166,9 +166,11 @@ func TestRetentionEvictsAfterThePush(t *testing.T) {
 	_, err = a.PushRows(nil, r(7000, 3, ""))
 	require.NoError(t, err)
 	assert.Equal(t, 2, a.Len())
-	latest, ok := a.Latest()
+	latest, ok := a.LatestNanos()
 	assert.True(t, ok)
 	assert.Equal(t, ms(7000), latest)
+	at, _ := a.Latest()
+	assert.Equal(t, time.UnixMilli(7000).UTC(), at)
 }
 
 func TestOutputsAreOrderedByKindThenNode(t *testing.T) {

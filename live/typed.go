@@ -27,7 +27,9 @@ import (
 // (`pond:"ts,time"`), or else the one field of type [time.Time]; it is a
 // time.Time or an int64 of nanoseconds since the epoch. Value fields are
 // float64, float32, any integer type (number columns), string or bool, or
-// a pointer to one of those for an optional column (nil is missing). The
+// a pointer to one of those for an optional column (nil is missing), or a
+// []float64 or []string for an array column such as a samples reducer's
+// output (an optional column: nil is missing). The
 // option "optional" makes a float column optional with NaN as missing, a
 // string column with "" as missing. Untagged fields and fields tagged
 // "-" are not columns; embedded structs contribute their fields. Columns
@@ -56,6 +58,8 @@ const (
 	fUint64
 	fString
 	fBool
+	fFloats  // []float64 (array column)
+	fStrings // []string (array column)
 )
 
 // typedField is one tagged field.
@@ -77,8 +81,16 @@ func (f *typedField) colKind() schema.Kind {
 		return schema.String
 	case f.kind == fBool:
 		return schema.Bool
+	case f.kind == fFloats || f.kind == fStrings:
+		return schema.Array
 	}
 	return schema.Number
+}
+
+// optional reports whether the field's column is optional in a derived
+// schema: a pointer, the option "optional", or a slice (nil is missing).
+func (f *typedField) optional() bool {
+	return !f.isTime && (f.ptr || f.opt || f.kind == fFloats || f.kind == fStrings)
 }
 
 var timeType = reflect.TypeFor[time.Time]()
@@ -116,6 +128,13 @@ func kindOf(t reflect.Type) (fieldKind, bool) {
 		return fString, true
 	case reflect.Bool:
 		return fBool, true
+	case reflect.Slice:
+		switch t.Elem().Kind() {
+		case reflect.Float64:
+			return fFloats, true
+		case reflect.String:
+			return fStrings, true
+		}
 	}
 	return 0, false
 }
@@ -183,6 +202,8 @@ func fieldsOf(t reflect.Type) ([]typedField, error) {
 				f.isTime = true
 			case f.opt && f.ptr:
 				return configErr(op, sf.Name, "a pointer field is optional already; drop the option", nil)
+			case (k == fFloats || k == fStrings) && (f.ptr || f.opt):
+				return configErr(op, sf.Name, "a slice field is optional already (nil is missing); drop the pointer or the option", nil)
 			case f.opt && k != fFloat64 && k != fFloat32 && k != fString:
 				return configErr(op, sf.Name, fmt.Sprintf("option optional needs a float or string field (use a pointer for %s)", sf.Type), nil)
 			}
@@ -223,7 +244,7 @@ func SchemaOf[T any]() (*schema.Schema, error) {
 	}
 	cols := make([]schema.Column, len(fields))
 	for i, f := range fields {
-		cols[i] = schema.Column{Name: f.name, Kind: f.colKind(), Optional: !f.isTime && (f.ptr || f.opt)}
+		cols[i] = schema.Column{Name: f.name, Kind: f.colKind(), Optional: f.optional()}
 	}
 	s, err := schema.New(cols...)
 	if err != nil {
@@ -244,6 +265,7 @@ type Codec[T any] struct {
 	// decoding: the table schema last seen and where each field reads
 	decSch  *schema.Schema
 	decCols []int
+	decRefs []schema.Ref // array fields' columns
 }
 
 // NewCodec returns a codec of T for the schema sch, or for the schema
@@ -334,6 +356,8 @@ func (c *Codec[T]) Encode(dst *schema.Batch, rows []T) *schema.Batch {
 			v.Str, miss, some = encStr(v.Str, miss, f, base, n, size)
 		case fBool:
 			v.Bool, miss, some = encBool(v.Bool, miss, f, base, n, size)
+		case fFloats, fStrings:
+			v.Arr, miss, some = encArray(v.Arr, miss, f, base, n, size)
 		default:
 			v.Num, miss, some = encNumber(v.Num, miss, f, base, n, size)
 		}
@@ -344,6 +368,36 @@ func (c *Codec[T]) Encode(dst *schema.Batch, rows []T) *schema.Batch {
 		}
 	}
 	return dst
+}
+
+// encArray encodes a []float64 or []string field into array cells, nil
+// as missing. Each present cell is a new []schema.Value: array columns
+// are for outputs (samples) more than inputs, and this is the one
+// encoding that allocates per row.
+func encArray(dst [][]schema.Value, miss []bool, f *typedField, base unsafe.Pointer, n int, size uintptr) ([][]schema.Value, []bool, bool) {
+	dst, out := grow(dst, n)
+	miss, flags := grow(miss, n)
+	some := false
+	for i := range n {
+		p := at(base, i, size, f.off)
+		var cell []schema.Value
+		if f.kind == fFloats {
+			if xs := *(*[]float64)(p); xs != nil {
+				cell = make([]schema.Value, len(xs))
+				for k, x := range xs {
+					cell[k] = schema.NumberValue(x)
+				}
+			}
+		} else if ss := *(*[]string)(p); ss != nil {
+			cell = make([]schema.Value, len(ss))
+			for k, x := range ss {
+				cell[k] = schema.StringValue(x)
+			}
+		}
+		out[i], flags[i] = cell, cell == nil
+		some = some || cell == nil
+	}
+	return dst, miss, some
 }
 
 func at(base unsafe.Pointer, i int, size, off uintptr) unsafe.Pointer {
@@ -554,6 +608,24 @@ func (c *Codec[T]) Decode(dst []T, tab *schema.Table) ([]T, error) {
 					*(*bool)(p) = b
 				}
 			}
+		case f.kind == fFloats:
+			for i := range n {
+				if xs, ok := tab.AppendNums(nil, c.decRefs[k], i); ok {
+					if xs == nil {
+						xs = []float64{}
+					}
+					*(*[]float64)(at(base, i, size, f.off)) = xs
+				}
+			}
+		case f.kind == fStrings:
+			for i := range n {
+				if ss, ok := tab.AppendStrs(nil, c.decRefs[k], i); ok {
+					if ss == nil {
+						ss = []string{}
+					}
+					*(*[]string)(at(base, i, size, f.off)) = ss
+				}
+			}
 		default:
 			decNumber(f, col.Numbers(), base, size)
 		}
@@ -564,6 +636,7 @@ func (c *Codec[T]) Decode(dst []T, tab *schema.Table) ([]T, error) {
 // bind maps the fields to the columns of a table schema.
 func (c *Codec[T]) bind(sch *schema.Schema) error {
 	cols := make([]int, len(c.fields))
+	refs := make([]schema.Ref, len(c.fields))
 	for k := range c.fields {
 		f := &c.fields[k]
 		j, ok := sch.Index(f.name)
@@ -578,8 +651,11 @@ func (c *Codec[T]) bind(sch *schema.Schema) error {
 			return configErr("typed", f.goName, fmt.Sprintf("a %s field cannot hold column %q of kind %s", want, f.name, sch.Column(j).Kind), nil)
 		}
 		cols[k] = j
+		if f.colKind() == schema.Array {
+			refs[k], _ = sch.Ref(f.name, schema.Array) // the kind is checked above
+		}
 	}
-	c.decSch, c.decCols = sch, cols
+	c.decSch, c.decCols, c.decRefs = sch, cols, refs
 	return nil
 }
 

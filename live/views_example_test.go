@@ -302,14 +302,23 @@ func ExampleByTime() {
 	_ = s.Watch(roll)
 	_, _ = s.PushRows(nil, cpu(0, 0.5, "a"), cpu(0, 0.2, "b"))
 	out, _ := s.PushRows(nil, cpu(1000, 0.7, "a"), cpu(2000, 0.1, "b"))
+	// Columns are resolved once, when the pipeline is built: a misspelt
+	// name is an error here, not a panic at the first tick.
+	sch := must(s.NodeSchema(roll))
+	host := must(sch.Ref("host", schema.String))
+	peak := must(sch.Ref("max", schema.Number))
 	for g := range live.ByTime(out, roll) {
-		hosts, _ := g.Strings("host")
-		maxes, _ := g.Numbers("max")
-		fmt.Println(g.At().Format("15:04:05"), hosts, maxes)
+		fmt.Print(g.Time().Format("15:04:05"))
+		for i := g.From; i < g.To; i++ {
+			h, _ := g.Table.Str(host, i)
+			x, _ := g.Table.Num(peak, i)
+			fmt.Printf(" %s=%v", h, x)
+		}
+		fmt.Println()
 	}
 	// Output:
-	// 00:00:01 [a b] [0.7 0.2]
-	// 00:00:02 [a b] [0.7 0.2]
+	// 00:00:01 a=0.7 b=0.2
+	// 00:00:02 a=0.7 b=0.2
 }
 
 // Metric is a row of a typed series.

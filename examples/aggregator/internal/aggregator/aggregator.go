@@ -218,7 +218,7 @@ func (a *Aggregator) Push(b *schema.Batch, started time.Time) error {
 // than the grace late), so that one such row does not reject its whole
 // batch; they are counted as rejected.
 func (a *Aggregator) dropPastGrace(b *schema.Batch) *schema.Batch {
-	latest, has := a.p.s.Latest()
+	latest, has := a.p.s.LatestNanos()
 	grace := int64(a.cfg.Grace)
 	keep := true
 	for _, t := range b.Time {
@@ -239,7 +239,7 @@ func (a *Aggregator) dropPastGrace(b *schema.Batch) *schema.Batch {
 	}
 	f := a.filtered
 	f.Reset()
-	latest, has = a.p.s.Latest()
+	latest, has = a.p.s.LatestNanos()
 	for i, t := range b.Time {
 		if has && t < latest && latest-t > grace {
 			a.rejectedRows++
