@@ -16,7 +16,7 @@ import (
 var allAnswers = flag.Bool("all-answers", false, "also check the three large seed configurations (slow)")
 
 // SeedAnswer is pond-ts's checksum of the seed workload for one
-// configuration (WORKLOAD.md).
+// configuration (docs/workload.md).
 type SeedAnswer struct {
 	P, N, Secs     int
 	Rows           int
@@ -33,7 +33,7 @@ type SeedAnswer struct {
 	Evicted        uint64
 }
 
-// SeedAnswers are the five configurations of WORKLOAD.md.
+// SeedAnswers are the five configurations of docs/workload.md.
 var SeedAnswers = []SeedAnswer{
 	{10, 1000, 70, 3490, 1757.724008983987, 1757724021, 119700349, 11971485286, 698349, 3179551583, 374223585, 349, 3470349, 700000, 399990},
 	{1000, 10, 70, 349000, 175772.35563767992, 175772355469, 119700349, 11971485286, 698349, 196577159544, 37115051685, 349, 3470349, 700000, 399000},

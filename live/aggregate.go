@@ -26,7 +26,7 @@ import (
 //
 // A grace of 0 takes the series' grace (so an aggregate over a reorder
 // series waits for the rows the series accepts late); pond-ts ignores a
-// grace given to a live aggregate (spec §10.10), pond-go honours it. On a
+// grace given to a live aggregate, pond-go honours it. On a
 // partitioned source the buckets hold the rows of every partition.
 //
 // A series that already holds rows replays them into the node; buckets

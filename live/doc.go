@@ -2,8 +2,10 @@
 // rows, keeps a bounded window of them in time order, runs a graph of
 // operators over them (partitions, rolling windows, reductions, buckets,
 // per-row views) and returns what each operator produced as tagged
-// outputs of the push. It follows pond-ts's live layer, with the
-// differences listed in DIFFERENCES.md.
+// outputs of the push. It gives the same rows as pond-ts's live layer,
+// except where pond-ts is wrong or unsafe: pushes are atomic, sums are
+// compensated, options are checked when built, views evict by identity
+// (the list is docs/differences.md in the repository).
 //
 // # Series
 //

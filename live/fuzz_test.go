@@ -439,7 +439,7 @@ func (p fuzzPush) accepted() []schema.Row {
 }
 
 // rootModel is a plain model of what the root holds: the ordering modes
-// and retention of spec §1.4 and §2.4 on a slice of rows.
+// and retention of pond-ts's live series on a slice of rows.
 type rootModel struct {
 	opts   live.Options
 	times  []int64
@@ -535,7 +535,7 @@ func (m *rootModel) diff(s *live.Series) string {
 // outputs and state as on a twin series that only ever saw the successful
 // pushes. A push fails on ordering exactly when a plain model of the
 // ordering modes says so, and after a successful push the rows and stats
-// of the root are the model's (spec §1.4, §2.4): time order, drop, reorder
+// of the root are the model's (pond-ts's live series): time order, drop, reorder
 // after equal times, retention by age and count.
 func FuzzPushMany(f *testing.F) {
 	f.Add([]byte{0})

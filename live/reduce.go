@@ -57,7 +57,7 @@ func compileAggs(op string, src *schema.Schema, aggs []reduce.Agg) ([]int, *sche
 // It emits at the end of each successful push in which at least one row
 // reached it, after retention, so the reduction is over what the source
 // holds once the push is done, keyed at the last row that reached it —
-// even when retention evicted that row again (DIFFERENCES §12):
+// even when retention evicted that row again (docs/differences.md §12):
 //
 //   - [trigger.Event] (the zero Trigger): one row per such push;
 //   - [trigger.Count](n): the rows that reached it are counted across
@@ -70,8 +70,9 @@ func compileAggs(op string, src *schema.Schema, aggs []reduce.Agg) ([]int, *sche
 // may leave out of arrival order (a reorder series, partitions) its states
 // accept removals in any order, so it is right for every reducer under
 // reorder with retention (pond-ts's min, max, first, last and samples are
-// not, spec §10.3); elsewhere min and max use monotone deques. Over a source that holds no rows (a
-// rolling) it reduces every row that ever reached it. Nodes built on a
+// not: they assume rows leave in arrival order); elsewhere min and max use
+// monotone deques. Over a source that holds no rows (a rolling) it reduces
+// every row that ever reached it. Nodes built on a
 // reduce take its rows in the same push, after it emits.
 //
 // A series that already holds rows replays them into the node; what it

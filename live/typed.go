@@ -12,32 +12,6 @@ import (
 	"github.com/pond-go/pond/schema"
 )
 
-// Typed ingestion: a struct type stands for a row. Its fields tagged
-// `pond:"name"` are columns:
-//
-//	type Metric struct {
-//		At   time.Time `pond:"time"`
-//		CPU  float64   `pond:"cpu"`
-//		Mem  *float64  `pond:"mem"`           // optional: nil is missing
-//		Host string    `pond:"host"`
-//		Tag  string    `pond:"tag,optional"`  // optional: "" is missing
-//	}
-//
-// The time column is the field tagged with the option "time"
-// (`pond:"ts,time"`), or else the one field of type [time.Time]; it is a
-// time.Time or an int64 of nanoseconds since the epoch. Value fields are
-// float64, float32, any integer type (number columns), string or bool, or
-// a pointer to one of those for an optional column (nil is missing), or a
-// []float64 or []string for an array column such as a samples reducer's
-// output (an optional column: nil is missing). The
-// option "optional" makes a float column optional with NaN as missing, a
-// string column with "" as missing. Untagged fields and fields tagged
-// "-" are not columns; embedded structs contribute their fields. Columns
-// come in field order, the time first.
-//
-// Reflection runs once, when a [Codec] is built; encoding and decoding
-// then read and write fields at fixed offsets, a column at a time.
-
 // fieldKind is the Go type of a tagged field.
 type fieldKind uint8
 
@@ -257,6 +231,35 @@ func SchemaOf[T any]() (*schema.Schema, error) {
 // schema, and decodes tables into slices of T. Build it once with
 // [NewCodec]; it reflects over T then, and never per row. A Codec is not
 // safe for concurrent use.
+//
+// The struct tags: a struct type stands for a row, and its fields tagged
+// `pond:"name"` are columns:
+//
+//	type Metric struct {
+//		At   time.Time `pond:"time"`
+//		CPU  float64   `pond:"cpu"`
+//		Mem  *float64  `pond:"mem"`           // optional: nil is missing
+//		Host string    `pond:"host"`
+//		Tag  string    `pond:"tag,optional"`  // optional: "" is missing
+//	}
+//
+// The time column is the field tagged with the option "time"
+// (`pond:"ts,time"`), or else the one field of type [time.Time]; it is a
+// time.Time or an int64 of nanoseconds since the epoch. Value fields are
+// float64, float32, any integer type (number columns), string or bool, or
+// a pointer to one of those for an optional column (nil is missing), or a
+// []float64 or []string for an array column such as a samples reducer's
+// output (an optional column: nil is missing). The
+// option "optional" makes a float column optional with NaN as missing, a
+// string column with "" as missing. Untagged fields and fields tagged
+// "-" are not columns; embedded structs contribute their fields. Columns
+// come in field order, the time first.
+//
+// A tag is the column name, then options after commas: `pond:"name"`,
+// `pond:"name,time"`, `pond:"name,optional"`; an empty name takes the
+// field's name (`pond:",optional"`), and `pond:"-"` skips the field.
+// Reflection runs once, when a Codec is built; encoding and decoding then
+// read and write fields at fixed offsets, a column at a time.
 type Codec[T any] struct {
 	sch    *schema.Schema
 	fields []typedField // in schema column order
@@ -269,7 +272,8 @@ type Codec[T any] struct {
 }
 
 // NewCodec returns a codec of T for the schema sch, or for the schema
-// derived from T ([SchemaOf]) when sch is nil. With a schema, every
+// derived from T ([SchemaOf]) when sch is nil; [Codec] gives the tag
+// grammar. With a schema, every
 // column needs a tagged field of that name and a fitting type (the time
 // field for column 0, a number, string or bool field for the others), and
 // every tagged field a column; an optional field for a required column is

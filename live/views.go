@@ -16,13 +16,13 @@ import (
 //
 //   - rows are taken in arrival order, also a reorder source's late rows,
 //     which a view passes on as they come and holds in key order (by time,
-//     then arrival), as the root does (DIFFERENCES §14);
+//     then arrival), as the root does (docs/differences.md §14);
 //   - over a source that holds rows (the root, a partition, a window,
 //     another view over those) a view follows the source's evictions by
-//     identity, not time (§15), and announces its own as its Evict output;
+//     identity, not time (§15 there), and announces its own as its Evict output;
 //     over a source that holds none (a rolling, an aggregate, a reduce) it
 //     holds nothing either, except a window, which holds its own rows and
-//     announces their eviction (§13);
+//     announces their eviction (§13 there);
 //   - a view over a partitioned node keeps its state per partition and
 //     stays partitioned, so a rolling built on it is per partition.
 //
@@ -539,7 +539,7 @@ func (s *Series) Select(source NodeID, columns ...string) (NodeID, error) {
 // of the last span: after each push it evicts the rows older than its
 // latest time minus span (a row exactly span old stays), and announces
 // them as its Evict output, so nodes built on it (a reduce, a filter) see
-// only the window (DIFFERENCES §13). Rows the source evicts leave it too.
+// only the window (docs/differences.md §13). Rows the source evicts leave it too.
 // On a partitioned source each partition keeps its own window, measured
 // from its own latest time. A span that is not positive is an error
 // wrapping [ErrConfig].

@@ -252,7 +252,7 @@ const (
 	FillZero
 	// FillLinear interpolates between the values around the gap. It needs
 	// a value that has not arrived yet, so a live view rejects it when
-	// built (DIFFERENCES §16); it exists so that a pipeline read from a
+	// built (docs/differences.md §16); it exists so that a pipeline read from a
 	// configuration fails with a clear error.
 	FillLinear
 )
@@ -385,7 +385,7 @@ func (o *fillOp) forget(p int32) {
 // with zero, at most opts.Limit in a row when a limit is set. Other cells
 // and columns pass through.
 //
-// FillLinear is rejected (it needs future values, DIFFERENCES §16), as are
+// FillLinear is rejected (it needs future values; docs/differences.md §16), as are
 // a missing strategy, a negative limit, an unknown or time column, and
 // FillZero on a column that is not a number column: all errors wrap
 // [ErrConfig].

@@ -5,8 +5,10 @@
 // [Extreme] are the compensated running sums and the monotone deque behind them,
 // exported for engines that call them directly on their hot path.
 //
-// The reducers follow pond-ts's (pond-ts-live.md §8), with the numerical
-// differences recorded in DIFFERENCES.md §1–§4.
+// The reducers follow pond-ts's, with the numerical differences recorded
+// in the repository's docs/differences.md (§1 to §4): compensated sums,
+// the population standard deviation, non-finite values as missing and
+// linearly interpolated percentiles.
 //
 // # Reducers
 //
@@ -40,7 +42,7 @@
 //
 // The zero [schema.Value] is missing. Reducers skip missing values, and a
 // non-finite number (NaN, ±Inf, which only computed steps can produce) is
-// missing too (pond-ts §8.2): the sum of [1, NaN, 2, Inf] is 3 and its count
+// missing too, as in pond-ts: the sum of [1, NaN, 2, Inf] is 3 and its count
 // is 2. Numeric reducers also skip values that are not numbers. A numeric
 // result that is not finite (a sum beyond the float64 range) is written as
 // missing.
@@ -76,7 +78,7 @@
 // # Numerics
 //
 // sum, avg and stdev keep compensated (double-double) running sums of x
-// and x² (see [Moments]), as DIFFERENCES.md §1 asks: every addition's
+// and x² (see [Moments]; docs/differences.md §1): every addition's
 // rounding error is kept, so adding and removing values does not drift.
 // Add 1e16, add 1, remove 1e16 gives 1 (pond-ts gives 0), and the stdev of
 // 5, 5, 5 left after other values were evicted is exactly 0 (pond-ts:

@@ -6,7 +6,7 @@ import "math"
 // window whose values leave in arrival order (FIFO). It keeps (seq, value)
 // entries whose values are monotone from the front (the extreme) to the
 // back: [Extreme.Add] first drops the entries at the back that the new value
-// beats (strictly, so equal values are kept, as in pond-ts §8.5), and
+// beats (strictly, so equal values are kept, as pond-ts does), and
 // [Extreme.Remove] drops the front entry if it is the one leaving.
 //
 // Add and Remove are amortised O(1); Value is O(1). The entries live in a

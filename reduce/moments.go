@@ -59,7 +59,7 @@ import (
 // equal values give 0.
 //
 // Non-finite values (NaN, ±Inf) are ignored by both Add and Remove, so they
-// count as missing (pond-ts §8.2).
+// count as missing, as in pond-ts.
 type Moments struct {
 	n         int         // values held, zeros included
 	anchor    int16       // biased exponent the main band is centred on

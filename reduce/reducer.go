@@ -321,7 +321,7 @@ type Agg struct {
 func finite(f float64) bool { return f-f == 0 }
 
 // num returns v as a finite number, or false: missing, another kind and
-// non-finite numbers are not numbers to a reducer (pond-ts §8.2).
+// non-finite numbers are not numbers to a reducer, as in pond-ts.
 func num(v schema.Value) (float64, bool) {
 	f, ok := v.Num()
 	return f, ok && finite(f)

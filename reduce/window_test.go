@@ -67,7 +67,7 @@ func oneToTen() []schema.Value {
 	return vals(1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
 }
 
-// TestReducerKernels pins the values of pond-ts §8.3 and §12 case 27, for
+// TestReducerKernels pins the values of pond-ts's reducers and its reference case 27, for
 // window and bucket states alike.
 func TestReducerKernels(t *testing.T) {
 	num, str, arr := schema.Number, schema.String, schema.Array

@@ -76,7 +76,7 @@ func ExamplePlan_NewGroup() {
 	out := schema.NewTable(plan.Schema())
 	// a, b and c at 0, then a, b and c at 30s: a's row crosses the
 	// boundary and the tick fires at once, before b's and c's rows of
-	// the same time are taken in (spec §6.4).
+	// the same time are taken in (as in pond-ts).
 	plan.Bind(&in, table([2]float64{0, 1}, [2]float64{0, 1}, [2]float64{0, 1},
 		[2]float64{30000, 10}, [2]float64{30000, 10}, [2]float64{30000, 10}), nil)
 	group.Push(&in, []int32{0, 1, 2, 0, 1, 2}, out)

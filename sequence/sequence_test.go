@@ -83,7 +83,7 @@ func TestIndexIsFloorForNegativeTimes(t *testing.T) {
 func TestAnchorShiftsBoundaries(t *testing.T) {
 	ms := int64(time.Millisecond)
 	s := sequence.Every(5 * time.Second).WithAnchorNanos(1000 * ms)
-	// spec §12 case 17: anchor 1000, t = 0 falls in [-4000, 1000).
+	// pond-ts's reference case 17: anchor 1000, t = 0 falls in [-4000, 1000).
 	assert.Equal(t, -4000*ms, s.Start(0))
 	assert.Equal(t, -9000*ms, s.Start(-6001*ms))
 	assert.Equal(t, -4000*ms, s.Start(999*ms))

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/pond-go/pond/sequence"
 )
@@ -59,6 +60,12 @@ func Count(n int) Trigger { return Trigger{kind: KindCount, n: n} }
 // once, keyed at the start of its own bucket, however many boundaries it
 // skipped; rows in the same bucket and late rows never emit.
 func Clock(seq sequence.Sequence) Trigger { return Trigger{kind: KindClock, seq: seq} }
+
+// Every is the [Clock] trigger on boundaries every step from the Unix
+// epoch: Every(200*time.Millisecond) ticks at …, 0.2s, 0.4s, …. A zero or
+// negative step gives a trigger whose Err is not nil. For another anchor,
+// build the sequence ([sequence.Every] and its WithAnchor) and use Clock.
+func Every(step time.Duration) Trigger { return Clock(sequence.Every(step)) }
 
 // Kind returns the trigger's kind.
 func (t Trigger) Kind() Kind { return t.kind }
