@@ -1,6 +1,7 @@
 package live
 
 import (
+	"github.com/pond-go/pond/internal/engine"
 	"github.com/pond-go/pond/rolling"
 )
 
@@ -28,14 +29,14 @@ func (s *Series) Rolling(source NodeID, windows []rolling.Window, opts rolling.O
 		return 0, err
 	}
 	src := s.nodes[source].base()
-	var key *rolling.Key
+	var key *engine.Key
 	var pn *partitionNode
 	if src.scope != nil {
 		pn = s.nodes[src.scope.node].(*partitionNode)
 		c := pn.sch.Column(pn.col)
-		key = &rolling.Key{Name: c.Name, Kind: c.Kind}
+		key = &engine.Key{Name: c.Name, Kind: c.Kind}
 	}
-	plan, err := rolling.NewPlan(src.sch, windows, opts, key, s.syms)
+	plan, err := engine.NewPlan(src.sch, windows, opts, key, s.syms)
 	if err != nil {
 		return 0, configErr(op, "", "cannot build", err)
 	}
@@ -84,12 +85,12 @@ func (s *Series) replaySource(id NodeID) (frame, bool) {
 type rollingNode struct {
 	nodeBase
 	s    *Series
-	plan *rolling.Plan
-	in   rolling.Input
+	plan *engine.Plan
+	in   engine.Input
 
-	stream *rolling.Stream // not partitioned
-	part   *partitionNode  // partitioned
-	group  *rolling.Group
+	stream *engine.Stream // not partitioned
+	part   *partitionNode // partitioned
+	group  *engine.Group
 
 	// last holds the rows of the latest emission before the current
 	// push's, for [Series.Value]: out and last swap tables, so keeping

@@ -1,9 +1,10 @@
-package rolling_test
+package engine_test
 
 import (
 	"fmt"
 	"time"
 
+	"github.com/pond-go/pond/internal/engine"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
@@ -28,7 +29,7 @@ func table(rows ...[2]float64) *schema.Table {
 
 func ExampleNewPlan() {
 	// Two windows over one deque, one merged row per source row.
-	plan, err := rolling.NewPlan(src, []rolling.Window{
+	plan, err := engine.NewPlan(src, []rolling.Window{
 		{Span: 3 * time.Second, Aggs: []reduce.Agg{{Out: "sum3s", From: "v", Using: reduce.Sum}}},
 		{Span: time.Second, MinSamples: rolling.Samples(2), Aggs: []reduce.Agg{{Out: "avg1s", From: "v", Using: reduce.Avg}}},
 	}, rolling.Options{}, nil, nil)
@@ -37,13 +38,13 @@ func ExampleNewPlan() {
 	}
 	fmt.Println(plan.Schema())
 	stream := plan.NewStream()
-	var in rolling.Input
+	var in engine.Input
 	out := schema.NewTable(plan.Schema())
 	plan.Bind(&in, table([2]float64{0, 1}, [2]float64{500, 2}, [2]float64{1000, 3}, [2]float64{3500, 8}), nil)
 	stream.Push(&in, out)
 	fmt.Println(out)
 
-	_, err = rolling.NewPlan(src, []rolling.Window{
+	_, err = engine.NewPlan(src, []rolling.Window{
 		{Count: 2, Aggs: []reduce.Agg{{Out: "sum", From: "v", Using: reduce.Sum}}},
 		{Span: time.Second, Aggs: []reduce.Agg{{Out: "avg", From: "v", Using: reduce.Avg}}},
 	}, rolling.Options{}, nil, nil)
@@ -64,15 +65,15 @@ func (h hosts) KeyValue(p int32) schema.Value { return schema.StringValue(h[p]) 
 
 func ExamplePlan_NewGroup() {
 	// Per-host 1m sums, synchronised on a 30s clock.
-	plan, err := rolling.NewPlan(src, []rolling.Window{
+	plan, err := engine.NewPlan(src, []rolling.Window{
 		{Span: time.Minute, Aggs: []reduce.Agg{{Out: "sum", From: "v", Using: reduce.Sum}}},
 	}, rolling.Options{Trigger: trigger.Clock(sequence.Every(30 * time.Second))},
-		&rolling.Key{Name: "host", Kind: schema.String}, nil)
+		&engine.Key{Name: "host", Kind: schema.String}, nil)
 	if err != nil {
 		panic(err)
 	}
 	group := plan.NewGroup(hosts{"a", "b", "c"})
-	var in rolling.Input
+	var in engine.Input
 	out := schema.NewTable(plan.Schema())
 	// a, b and c at 0, then a, b and c at 30s: a's row crosses the
 	// boundary and the tick fires at once, before b's and c's rows of

@@ -1,4 +1,4 @@
-package rolling
+package engine
 
 import (
 	"math"

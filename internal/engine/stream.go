@@ -1,4 +1,4 @@
-package rolling
+package engine
 
 import (
 	"github.com/pond-go/pond/schema"

@@ -1,9 +1,10 @@
-package rolling
+package engine
 
 import (
 	"fmt"
 
 	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/sequence"
 	"github.com/pond-go/pond/trigger"
@@ -25,7 +26,7 @@ type Plan struct {
 	src    *schema.Schema
 	out    *schema.Schema
 	key    *Key
-	opts   Options
+	opts   rolling.Options
 	cols   []int         // source column of slot k+1
 	kinds  []schema.Kind // kind of slot k+1
 	wins   []winPlan
@@ -176,12 +177,12 @@ func groupOutputs(outs []outPlan) []emitPlan {
 // reducer that is invalid or does not fit its column's kind; an empty,
 // duplicate, "time" or partition-column output name; a bad trigger,
 // warm-up or history.
-func NewPlan(src *schema.Schema, windows []Window, opts Options, key *Key, syms Symbols) (*Plan, error) {
-	if err := opts.check(); err != nil {
+func NewPlan(src *schema.Schema, windows []rolling.Window, opts rolling.Options, key *Key, syms Symbols) (*Plan, error) {
+	if err := checkOptions(opts); err != nil {
 		return nil, err
 	}
 	if len(windows) == 0 {
-		return nil, &SpecError{Reason: "at least one window is needed"}
+		return nil, &rolling.SpecError{Reason: "at least one window is needed"}
 	}
 	p := &Plan{src: src, key: key, opts: opts, syms: syms}
 	outCols := []schema.Column{{Name: src.Column(0).Name, Kind: schema.Time}}
@@ -197,21 +198,21 @@ func NewPlan(src *schema.Schema, windows []Window, opts Options, key *Key, syms 
 		name := spanName(w)
 		switch {
 		case w.Span < 0 || w.Count < 0:
-			return nil, &SpecError{Window: name, Reason: "span and count must be positive"}
+			return nil, &rolling.SpecError{Window: name, Reason: "span and count must be positive"}
 		case w.Span > sequence.MaxDuration:
-			return nil, &SpecError{Window: name, Reason: fmt.Sprintf("span %v is longer than %v", w.Span, sequence.MaxDuration)}
+			return nil, &rolling.SpecError{Window: name, Reason: fmt.Sprintf("span %v is longer than %v", w.Span, sequence.MaxDuration)}
 		case w.Span == 0 && w.Count == 0:
-			return nil, &SpecError{Window: name, Reason: "a window needs a positive Span or Count"}
+			return nil, &rolling.SpecError{Window: name, Reason: "a window needs a positive Span or Count"}
 		case w.Span > 0 && w.Count > 0:
-			return nil, &SpecError{Window: name, Reason: "a window has a Span or a Count, not both"}
+			return nil, &rolling.SpecError{Window: name, Reason: "a window has a Span or a Count, not both"}
 		case w.Count > 0 && len(windows) > 1:
-			return nil, &SpecError{Window: name, Reason: "count windows are allowed only on their own, not among several windows"}
+			return nil, &rolling.SpecError{Window: name, Reason: "count windows are allowed only on their own, not among several windows"}
 		case w.MinSamples != nil && *w.MinSamples < 0:
-			return nil, &SpecError{Window: name, Reason: fmt.Sprintf("MinSamples %d must not be negative", *w.MinSamples)}
+			return nil, &rolling.SpecError{Window: name, Reason: fmt.Sprintf("MinSamples %d must not be negative", *w.MinSamples)}
 		case len(w.Aggs) == 0:
-			return nil, &SpecError{Window: name, Reason: "a window needs at least one aggregation"}
+			return nil, &rolling.SpecError{Window: name, Reason: "a window needs at least one aggregation"}
 		case names[name]:
-			return nil, &SpecError{Window: name, Reason: "duplicate window name"}
+			return nil, &rolling.SpecError{Window: name, Reason: "duplicate window name"}
 		}
 		names[name] = true
 		wp := winPlan{name: name, span: int64(w.Span), count: w.Count, minSamples: opts.MinSamples}
@@ -233,25 +234,25 @@ func NewPlan(src *schema.Schema, windows []Window, opts Options, key *Key, syms 
 		maxOf := map[int]int{}
 		for _, a := range w.Aggs {
 			if a.Out == "" {
-				return nil, &SpecError{Window: name, Reason: "an output needs a name"}
+				return nil, &rolling.SpecError{Window: name, Reason: "an output needs a name"}
 			}
 			if what, dup := taken[a.Out]; dup {
-				return nil, &SpecError{Window: name, Output: a.Out, Reason: "duplicate output column: it is already " + what}
+				return nil, &rolling.SpecError{Window: name, Output: a.Out, Reason: "duplicate output column: it is already " + what}
 			}
 			taken[a.Out] = fmt.Sprintf("an output of window %q", name)
 			ci, ok := src.Index(a.From)
 			if !ok {
-				return nil, &SpecError{Window: name, Output: a.Out, Reason: fmt.Sprintf("unknown source column %q (columns: %v)", a.From, src.Names()[1:])}
+				return nil, &rolling.SpecError{Window: name, Output: a.Out, Reason: fmt.Sprintf("unknown source column %q (columns: %v)", a.From, src.Names()[1:])}
 			}
 			if ci == 0 {
-				return nil, &SpecError{Window: name, Output: a.Out, Reason: fmt.Sprintf("source %q is the time column, not a value column", a.From)}
+				return nil, &rolling.SpecError{Window: name, Output: a.Out, Reason: fmt.Sprintf("source %q is the time column, not a value column", a.From)}
 			}
 			kind := src.Column(ci).Kind
 			if err := a.Using.Err(); err != nil {
-				return nil, &SpecError{Window: name, Output: a.Out, Reason: "bad reducer", Err: err}
+				return nil, &rolling.SpecError{Window: name, Output: a.Out, Reason: "bad reducer", Err: err}
 			}
 			if err := a.Using.Check(kind); err != nil {
-				return nil, &SpecError{Window: name, Output: a.Out, Reason: fmt.Sprintf("reducer %s does not fit column %q", a.Using, a.From), Err: err}
+				return nil, &rolling.SpecError{Window: name, Output: a.Out, Reason: fmt.Sprintf("reducer %s does not fit column %q", a.Using, a.From), Err: err}
 			}
 			op := a.Using.Op()
 			if op == reduce.OpCount && src.Column(ci).Required() {
@@ -312,14 +313,14 @@ func NewPlan(src *schema.Schema, windows []Window, opts Options, key *Key, syms 
 	}
 	out, err := schema.New(outCols...)
 	if err != nil {
-		return nil, &SpecError{Reason: "bad output schema", Err: err}
+		return nil, &rolling.SpecError{Reason: "bad output schema", Err: err}
 	}
 	p.out = out
 	p.emits = groupOutputs(p.outs)
 	p.pool.size = blockRows * (1 + len(p.cols))
 	for _, k := range p.kinds {
 		if k == schema.String && syms == nil {
-			return nil, &SpecError{Reason: "string columns need a symbol table"}
+			return nil, &rolling.SpecError{Reason: "string columns need a symbol table"}
 		}
 	}
 	return p, nil
@@ -330,7 +331,7 @@ func NewPlan(src *schema.Schema, windows []Window, opts Options, key *Key, syms 
 func (p *Plan) Schema() *schema.Schema { return p.out }
 
 // Options returns the options the plan was built with.
-func (p *Plan) Options() Options { return p.opts }
+func (p *Plan) Options() rolling.Options { return p.opts }
 
 // Trigger returns the plan's trigger.
 func (p *Plan) Trigger() trigger.Trigger { return p.opts.Trigger }

@@ -1,4 +1,4 @@
-package rolling
+package engine
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/pond-go/pond/internal/allocs"
 	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/sequence"
 	"github.com/pond-go/pond/trigger"
@@ -20,7 +21,7 @@ var benchSchema = schema.MustNew(
 )
 
 // seedWindows are the seed workload's two windows and eleven reducers.
-var seedWindows = []Window{
+var seedWindows = []rolling.Window{
 	{Name: "1m", Span: time.Minute, Aggs: []reduce.Agg{
 		{Out: "cpu_avg", From: "cpu", Using: reduce.Avg},
 		{Out: "cpu_sd", From: "cpu", Using: reduce.Stdev},
@@ -61,7 +62,7 @@ func newGroupRig(parts, perSec int) *groupRig {
 	for i := range keys {
 		keys[i] = schema.StringValue(fmt.Sprintf("host-%04d", i))
 	}
-	plan, err := NewPlan(benchSchema, seedWindows, Options{Trigger: trigger.Clock(sequence.Every(200 * time.Millisecond))},
+	plan, err := NewPlan(benchSchema, seedWindows, rolling.Options{Trigger: trigger.Clock(sequence.Every(200 * time.Millisecond))},
 		&Key{Name: "host", Kind: schema.String}, nil)
 	if err != nil {
 		panic(err)

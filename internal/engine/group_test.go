@@ -1,4 +1,4 @@
-package rolling
+package engine
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/sequence"
 	"github.com/pond-go/pond/trigger"
@@ -88,12 +89,12 @@ func TestGroupMatchesRecomputation(t *testing.T) {
 					reduce.Agg{Out: "n", From: "w", Using: reduce.Count})
 				short = append(short, reduce.Agg{Out: "samples", From: "w", Using: reduce.Samples})
 			}
-			windows := []Window{{Name: "1s", Span: time.Second, Aggs: long}, {Name: "300ms", Span: 300 * time.Millisecond, Aggs: short}}
+			windows := []rolling.Window{{Name: "1s", Span: time.Second, Aggs: long}, {Name: "300ms", Span: 300 * time.Millisecond, Aggs: short}}
 			keys := make(keyNames, 64)
 			for i := range keys {
 				keys[i] = schema.StringValue(fmt.Sprintf("k%d", i))
 			}
-			plan, err := NewPlan(testSchema, windows, Options{Trigger: trigger.Clock(sequence.Every(100 * time.Millisecond))},
+			plan, err := NewPlan(testSchema, windows, rolling.Options{Trigger: trigger.Clock(sequence.Every(100 * time.Millisecond))},
 				&Key{Name: "key", Kind: schema.String}, nil)
 			require.NoError(t, err)
 			g := plan.NewGroup(keys)

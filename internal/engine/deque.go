@@ -1,4 +1,4 @@
-package rolling
+package engine
 
 // blockRows is the number of rows in a deque block; a power of two.
 const blockRows = 256

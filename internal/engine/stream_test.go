@@ -1,4 +1,4 @@
-package rolling
+package engine
 
 import (
 	"math"
@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -22,7 +23,7 @@ var testSchema = schema.MustNew(
 // stream on the batch path and to one forced row by row: every emitted
 // cell must agree.
 func TestEventBatchPathMatchesRowByRow(t *testing.T) {
-	specs := map[string][]Window{
+	specs := map[string][]rolling.Window{
 		"one time window": {{Span: 3 * time.Second, Aggs: []reduce.Agg{
 			{Out: "avg", From: "v", Using: reduce.Avg}, {Out: "sum", From: "w", Using: reduce.Sum},
 			{Out: "n", From: "v", Using: reduce.Count}, {Out: "nw", From: "w", Using: reduce.Count},
@@ -33,12 +34,12 @@ func TestEventBatchPathMatchesRowByRow(t *testing.T) {
 		}}},
 		"two windows with warm-up": {
 			{Span: 5 * time.Second, Aggs: []reduce.Agg{{Out: "s5", From: "v", Using: reduce.Sum}, {Out: "sd5", From: "v", Using: reduce.Stdev}}},
-			{Span: time.Second, MinSamples: Samples(3), Aggs: []reduce.Agg{{Out: "a1", From: "w", Using: reduce.Avg}}},
+			{Span: time.Second, MinSamples: rolling.Samples(3), Aggs: []reduce.Agg{{Out: "a1", From: "w", Using: reduce.Avg}}},
 		},
 	}
 	for name, windows := range specs {
 		t.Run(name, func(t *testing.T) {
-			plan, err := NewPlan(testSchema, windows, Options{MinSamples: 1}, nil, nil)
+			plan, err := NewPlan(testSchema, windows, rolling.Options{MinSamples: 1}, nil, nil)
 			require.NoError(t, err)
 			require.True(t, plan.fastEvent())
 			fast, slow := plan.NewStream(), plan.NewStream()
