@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/pond-go/pond/internal/router"
 	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/schema"
 )
@@ -46,7 +47,7 @@ func (s *Series) PartitionBy(source NodeID, column string, opts partition.Option
 	if opts.MaxAge == 0 {
 		opts.MaxAge = s.opts.MaxAge
 	}
-	router, err := partition.NewRouter(kind, opts, func(v schema.Value) partition.Key { return s.keyOf(v) })
+	router, err := router.NewRouter(kind, opts, func(v schema.Value) router.Key { return s.keyOf(v) })
 	if err != nil {
 		return 0, configErr(op, column, "bad options", err)
 	}
@@ -71,22 +72,22 @@ func (s *Series) PartitionBy(source NodeID, column string, opts partition.Option
 }
 
 // keyOf returns the routing key of a value (interning strings).
-func (s *Series) keyOf(v schema.Value) partition.Key {
+func (s *Series) keyOf(v schema.Value) router.Key {
 	switch v.Kind() {
 	case schema.String:
 		str, _ := v.Str()
-		return partition.Key{Kind: schema.String, Code: uint64(s.syms.ID(str))}
+		return router.Key{Kind: schema.String, Code: uint64(s.syms.ID(str))}
 	case schema.Number:
 		f, _ := v.Num()
-		return partition.NumberKey(f)
+		return router.NumberKey(f)
 	case schema.Bool:
 		b, _ := v.Bool()
 		if b {
-			return partition.Key{Kind: schema.Bool, Code: 2}
+			return router.Key{Kind: schema.Bool, Code: 2}
 		}
-		return partition.Key{Kind: schema.Bool, Code: 1}
+		return router.Key{Kind: schema.Bool, Code: 1}
 	}
-	return partition.Key{}
+	return router.Key{}
 }
 
 // heldFrame builds a frame of the rows the root holds, in arrival order.
@@ -106,7 +107,7 @@ type partitionNode struct {
 	s      *Series
 	col    int
 	kind   schema.Kind
-	router *partition.Router
+	router *router.Router
 	// per-partition storage of the rows the partition holds: row-major,
 	// [time, id, cells…] per row.
 	rings     []ring
@@ -115,7 +116,7 @@ type partitionNode struct {
 	hasArrays bool // the schema has an array column
 	arrays    map[uint64]schema.Value
 	expired   []int32
-	seenNew   map[partition.Key]bool
+	seenNew   map[router.Key]bool
 	ingested  []uint64 // per partition: rows routed to it since it was created
 }
 
@@ -125,24 +126,24 @@ type ring struct {
 	head, n int // in rows
 }
 
-func (n *partitionNode) rowKey(f *frame, i int) (partition.Key, schema.Value) {
+func (n *partitionNode) rowKey(f *frame, i int) (router.Key, schema.Value) {
 	c := f.tab.Col(n.col)
 	switch n.kind {
 	case schema.String:
 		if f.syms[n.col] != nil {
 			id := f.syms[n.col][i]
 			if id == 0 {
-				return partition.Key{}, schema.Value{}
+				return router.Key{}, schema.Value{}
 			}
 			str, _ := c.Str(i)
-			return partition.Key{Kind: schema.String, Code: uint64(id)}, schema.StringValue(str)
+			return router.Key{Kind: schema.String, Code: uint64(id)}, schema.StringValue(str)
 		}
 	case schema.Number:
 		x, ok := c.Num(i)
 		if !ok {
-			return partition.Key{}, schema.Value{}
+			return router.Key{}, schema.Value{}
 		}
-		return partition.NumberKey(x), schema.NumberValue(x)
+		return router.NumberKey(x), schema.NumberValue(x)
 	}
 	v := c.Value(i)
 	return n.s.keyOf(v), v
@@ -167,7 +168,7 @@ func (n *partitionNode) check() error {
 			return &partition.KeyError{Row: row, Column: n.sch.Column(n.col).Name, Key: v, Err: partition.ErrUnknownGroup}
 		}
 		if n.seenNew == nil {
-			n.seenNew = map[partition.Key]bool{}
+			n.seenNew = map[router.Key]bool{}
 		}
 		if !n.seenNew[k] {
 			n.seenNew[k] = true

@@ -1,118 +1,42 @@
-package partition
+package router
 
 import (
-	"errors"
 	"fmt"
 	"math"
-	"time"
 
+	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/sequence"
 )
 
-// Errors returned by this package.
-var (
-	// ErrOptions reports partition options that cannot be used.
-	ErrOptions = errors.New("partition: invalid options")
-	// ErrUnknownGroup reports a row whose key is not one of the declared
-	// groups.
-	ErrUnknownGroup = errors.New("partition: value not in declared groups")
-	// ErrLimit reports a push that would create more partitions than
-	// MaxPartitions allows.
-	ErrLimit = errors.New("partition: too many partitions")
-)
-
-// KeyError reports a row a partitioning refuses. It wraps
-// [ErrUnknownGroup] or [ErrLimit].
-type KeyError struct {
-	Row    int          // the row's index in its push
-	Column string       // the partition column
-	Key    schema.Value // the row's key
-	Limit  int          // MaxPartitions, for ErrLimit
-	Err    error        // ErrUnknownGroup or ErrLimit
-}
-
-// Error names the row, the key and the column, and the limit for
-// [ErrLimit].
-func (e *KeyError) Error() string {
-	if e.Err == ErrLimit {
-		return fmt.Sprintf("partition: row %d: key %s of column %q would make more than %d partitions",
-			e.Row, e.Key, e.Column, e.Limit)
-	}
-	return fmt.Sprintf("partition: row %d: key %s of column %q is not one of the declared groups", e.Row, e.Key, e.Column)
-}
-
-// Unwrap returns [ErrUnknownGroup] or [ErrLimit].
-func (e *KeyError) Unwrap() error { return e.Err }
-
-// Options configure a partitioning.
-//
-// # Limits
-//
-// MaxPartitions caps the number of partitions alive at once. A push that
-// would create more is rejected whole with [ErrLimit] (nothing is stored):
-// data is never silently lost, and the error says which key broke the
-// limit. IdleTTL frees the partitions that make room: after each push, a
-// partition whose latest row is more than IdleTTL older than the latest
-// row routed anywhere is removed, with its state in every node built on
-// it; a row for its key later starts a new partition, which joins the
-// order at the end. Declared groups are never removed.
-type Options struct {
-	// Groups, when not empty, declares the partitions: they exist from the
-	// start, in this order, and a row with any other key is an error that
-	// rejects its push. Values must have the column's kind and be
-	// distinct; a missing value declares the partition of missing keys.
-	Groups []schema.Value
-	// MaxEvents and MaxAge are the retention of each partition's own rows.
-	// Zero inherits the source series' setting, as pond-ts does.
-	// MaxEvents: 1 keeps only the row being routed, which is all a rolling
-	// needs (each rolling keeps its own window).
-	MaxEvents int
-	MaxAge    time.Duration
-	// MaxPartitions caps the number of live partitions; zero means no cap.
-	MaxPartitions int
-	// IdleTTL removes partitions quiet for longer than this, in event
-	// time; zero means never.
-	IdleTTL time.Duration
-}
-
-// Strings returns string group values, for [Options.Groups].
-func Strings(keys ...string) []schema.Value {
-	out := make([]schema.Value, len(keys))
-	for i, k := range keys {
-		out[i] = schema.StringValue(k)
-	}
-	return out
-}
-
-// Check validates the options for a partition column of kind k.
-func (o Options) Check(k schema.Kind) error {
+// CheckOptions validates partition options for a partition column of kind k.
+func CheckOptions(o partition.Options, k schema.Kind) error {
 	switch {
 	case k != schema.String && k != schema.Number && k != schema.Bool:
-		return fmt.Errorf("%w: cannot partition by a %s column", ErrOptions, k)
+		return fmt.Errorf("%w: cannot partition by a %s column", partition.ErrOptions, k)
 	case o.MaxEvents < 0:
-		return fmt.Errorf("%w: MaxEvents %d must not be negative", ErrOptions, o.MaxEvents)
+		return fmt.Errorf("%w: MaxEvents %d must not be negative", partition.ErrOptions, o.MaxEvents)
 	case o.MaxAge < 0:
-		return fmt.Errorf("%w: MaxAge %v must not be negative", ErrOptions, o.MaxAge)
+		return fmt.Errorf("%w: MaxAge %v must not be negative", partition.ErrOptions, o.MaxAge)
 	case o.MaxPartitions < 0:
-		return fmt.Errorf("%w: MaxPartitions %d must not be negative", ErrOptions, o.MaxPartitions)
+		return fmt.Errorf("%w: MaxPartitions %d must not be negative", partition.ErrOptions, o.MaxPartitions)
 	case o.IdleTTL < 0:
-		return fmt.Errorf("%w: IdleTTL %v must not be negative", ErrOptions, o.IdleTTL)
+		return fmt.Errorf("%w: IdleTTL %v must not be negative", partition.ErrOptions, o.IdleTTL)
 	case o.MaxAge > sequence.MaxDuration || o.IdleTTL > sequence.MaxDuration:
-		return fmt.Errorf("%w: MaxAge %v or IdleTTL %v is longer than %v", ErrOptions, o.MaxAge, o.IdleTTL, sequence.MaxDuration)
+		return fmt.Errorf("%w: MaxAge %v or IdleTTL %v is longer than %v", partition.ErrOptions, o.MaxAge, o.IdleTTL, sequence.MaxDuration)
 	case o.MaxPartitions > 0 && len(o.Groups) > o.MaxPartitions:
-		return fmt.Errorf("%w: %d declared groups exceed MaxPartitions %d", ErrOptions, len(o.Groups), o.MaxPartitions)
+		return fmt.Errorf("%w: %d declared groups exceed MaxPartitions %d", partition.ErrOptions, len(o.Groups), o.MaxPartitions)
 	}
 	for i, g := range o.Groups {
 		if !g.IsMissing() && g.Kind() != k {
-			return fmt.Errorf("%w: group %d (%s) is a %s, the column is %s", ErrOptions, i, g, g.Kind(), k)
+			return fmt.Errorf("%w: group %d (%s) is a %s, the column is %s", partition.ErrOptions, i, g, g.Kind(), k)
 		}
 		if f, ok := g.Num(); ok && (math.IsInf(f, 0) || f != f) {
-			return fmt.Errorf("%w: group %d is not finite", ErrOptions, i)
+			return fmt.Errorf("%w: group %d is not finite", partition.ErrOptions, i)
 		}
 		for j := range i {
 			if o.Groups[j].Equal(g) {
-				return fmt.Errorf("%w: group %s is declared twice", ErrOptions, g)
+				return fmt.Errorf("%w: group %s is declared twice", partition.ErrOptions, g)
 			}
 		}
 	}
@@ -139,7 +63,7 @@ func NumberKey(f float64) Key {
 // the declared groups. Index lookups for string keys are a slice lookup by
 // intern id. A Router is not safe for concurrent use.
 type Router struct {
-	opts     Options
+	opts     partition.Options
 	kind     schema.Kind
 	bySym    []int32 // intern id → index + 1
 	other    map[Key]int32
@@ -157,9 +81,9 @@ type Router struct {
 // NewRouter returns a router for a column of kind k, with the declared
 // groups of o already created. keyOf turns a declared group into its
 // routing key (for strings, by interning it). Options that do not pass
-// [Options.Check] are an error wrapping [ErrOptions].
-func NewRouter(k schema.Kind, o Options, keyOf func(schema.Value) Key) (*Router, error) {
-	if err := o.Check(k); err != nil {
+// [partition.Options.Check] are an error wrapping [ErrOptions].
+func NewRouter(k schema.Kind, o partition.Options, keyOf func(schema.Value) Key) (*Router, error) {
+	if err := CheckOptions(o, k); err != nil {
 		return nil, err
 	}
 	r := &Router{opts: o, kind: k, other: map[Key]int32{}}
@@ -171,7 +95,7 @@ func NewRouter(k schema.Kind, o Options, keyOf func(schema.Value) Key) (*Router,
 }
 
 // Options returns the router's options.
-func (r *Router) Options() Options { return r.opts }
+func (r *Router) Options() partition.Options { return r.opts }
 
 // Declared reports whether groups were declared.
 func (r *Router) Declared() bool { return r.declared > 0 }
@@ -272,7 +196,7 @@ func (r *Router) KeyValue(i int32) schema.Value { return r.keys[i] }
 // partition, so state kept per index can tell it is stale.
 func (r *Router) Generation(i int32) uint32 { return r.gen[i] }
 
-// Alive reports whether index i holds a live partition.
+// Alive reports whether index i holds a live
 func (r *Router) Alive(i int32) bool { return int(i) < len(r.alive) && r.alive[i] }
 
 // Last returns the latest time routed to partition i.

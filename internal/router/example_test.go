@@ -1,9 +1,10 @@
-package partition_test
+package router_test
 
 import (
 	"fmt"
 	"time"
 
+	"github.com/pond-go/pond/internal/router"
 	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/schema"
 )
@@ -12,11 +13,11 @@ func ExampleRouter() {
 	// Numeric shards, one declared up front, at most three partitions,
 	// dropped after 10s of quiet in event time.
 	opts := partition.Options{Groups: []schema.Value{schema.NumberValue(7)}, MaxPartitions: 3, IdleTTL: 10 * time.Second}
-	keyOf := func(v schema.Value) partition.Key {
+	keyOf := func(v schema.Value) router.Key {
 		f, _ := v.Num()
-		return partition.NumberKey(f)
+		return router.NumberKey(f)
 	}
-	r, err := partition.NewRouter(schema.Number, opts, keyOf)
+	r, err := router.NewRouter(schema.Number, opts, keyOf)
 	if err != nil {
 		panic(err)
 	}
@@ -32,7 +33,7 @@ func ExampleRouter() {
 	// After 20s only shard 0 reported: 3 expires, 7 is declared and stays.
 	r.Touch(2, 20*sec)
 	fmt.Println(r.Expire(20*sec, nil), r.Order(), r.CheckNew(1))
-	_, err = partition.NewRouter(schema.Number, partition.Options{MaxPartitions: -1}, keyOf)
+	_, err = router.NewRouter(schema.Number, partition.Options{MaxPartitions: -1}, keyOf)
 	fmt.Println(err)
 	// Output:
 	// shard 3 → partition 1
