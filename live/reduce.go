@@ -3,6 +3,7 @@ package live
 import (
 	"fmt"
 
+	"github.com/pond-go/pond/internal/clock"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/trigger"
@@ -106,7 +107,7 @@ func (s *Series) Reduce(source NodeID, aggs []reduce.Agg, trig trigger.Trigger) 
 	}
 	switch trig.Kind() {
 	case trigger.KindClock:
-		n.clock = trigger.NewClockState(trig.Sequence())
+		n.clock = clock.NewClockState(trig.Sequence())
 	case trigger.KindCount:
 		n.every = trig.N()
 	}
@@ -149,7 +150,7 @@ type reduceNode struct {
 	cols    []int
 	states  []reduce.Window
 	trig    trigger.Trigger
-	clock   trigger.ClockState
+	clock   clock.ClockState
 	every   int    // count trigger: n
 	counted int    // count trigger: rows counted since the last emission
 	reached int    // rows that reached the node in this push

@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/pond-go/pond/internal/clock"
 	"github.com/pond-go/pond/sequence"
 	"github.com/pond-go/pond/trigger"
 )
 
 func ExampleCount() {
 	t := trigger.Count(3)
-	c := trigger.NewCountState(t.N())
+	c := clock.NewCountState(t.N())
 	for row := 1; row <= 7; row++ {
 		if c.Observe() {
 			fmt.Println("row", row, "fires")

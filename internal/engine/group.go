@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/pond-go/pond/internal/clock"
 	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/trigger"
 )
@@ -38,8 +39,8 @@ type Group struct {
 	keys    Keys
 	engines []*Engine
 	order   []int32
-	clock   trigger.ClockState
-	counts  []trigger.CountState
+	clock   clock.ClockState
+	counts  []clock.CountState
 
 	// Rows since the last tick, column by column: times, the encoded
 	// columns the plan reads, partitions.
@@ -62,7 +63,7 @@ type chain struct{ first, last, n int32 }
 func (p *Plan) NewGroup(keys Keys) *Group {
 	g := &Group{p: p, keys: keys}
 	if t := p.opts.Trigger; t.Kind() == trigger.KindClock {
-		g.clock = trigger.NewClockState(t.Sequence())
+		g.clock = clock.NewClockState(t.Sequence())
 	}
 	return g
 }
@@ -105,14 +106,14 @@ func (g *Group) Engine(part int32) *Engine {
 func (g *Group) engine(part int32) *Engine {
 	for int(part) >= len(g.engines) {
 		g.engines = append(g.engines, nil)
-		g.counts = append(g.counts, trigger.CountState{})
+		g.counts = append(g.counts, clock.CountState{})
 	}
 	e := g.engines[part]
 	if e == nil {
 		e = g.p.NewEngine()
 		g.engines[part] = e
 		if t := g.p.opts.Trigger; t.Kind() == trigger.KindCount {
-			g.counts[part] = trigger.NewCountState(t.N())
+			g.counts[part] = clock.NewCountState(t.N())
 		}
 		g.order = append(g.order, part)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pond-go/pond/internal/clock"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
@@ -21,7 +22,7 @@ import (
 // ones join in the order their first rows arrived), and every partition
 // emits its windows over the rows it holds.
 type groupModel struct {
-	clock   trigger.ClockState
+	clock   clock.ClockState
 	order   []int32
 	rows    map[int32][][3]float64 // time, v, w
 	pending [][4]float64           // time, v, w, partition
@@ -98,7 +99,7 @@ func TestGroupMatchesRecomputation(t *testing.T) {
 				&Key{Name: "key", Kind: schema.String}, nil)
 			require.NoError(t, err)
 			g := plan.NewGroup(keys)
-			m := &groupModel{rows: map[int32][][3]float64{}, clock: trigger.NewClockState(sequence.Every(100 * time.Millisecond))}
+			m := &groupModel{rows: map[int32][][3]float64{}, clock: clock.NewClockState(sequence.Every(100 * time.Millisecond))}
 			rng := rand.New(rand.NewPCG(5, uint64(len(cols))))
 			tm := int64(0)
 			var in Input

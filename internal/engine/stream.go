@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/pond-go/pond/internal/clock"
 	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/trigger"
 )
@@ -9,8 +10,8 @@ import (
 // source that is not partitioned.
 type Stream struct {
 	e       *Engine
-	clock   trigger.ClockState
-	count   trigger.CountState
+	clock   clock.ClockState
+	count   clock.CountState
 	fast    bool // the event trigger's batch path applies
 	scratch eventScratch
 }
@@ -20,9 +21,9 @@ func (p *Plan) NewStream() *Stream {
 	s := &Stream{e: p.NewEngine(), fast: p.fastEvent()}
 	switch t := p.opts.Trigger; t.Kind() {
 	case trigger.KindClock:
-		s.clock = trigger.NewClockState(t.Sequence())
+		s.clock = clock.NewClockState(t.Sequence())
 	case trigger.KindCount:
-		s.count = trigger.NewCountState(t.N())
+		s.count = clock.NewCountState(t.N())
 	}
 	return s
 }
