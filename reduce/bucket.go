@@ -3,6 +3,7 @@ package reduce
 import (
 	"slices"
 
+	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -72,7 +73,7 @@ func (b *addOnly) Reset()                 { b.w.Reset(); b.seq = 0 }
 // momentsBucket is sum, avg or stdev.
 type momentsBucket struct {
 	op Op
-	m  Moments
+	m  reducers.Moments
 }
 
 func (b *momentsBucket) Add(v schema.Value) {

@@ -5,9 +5,10 @@ import (
 	"math"
 	"testing"
 
-	"github.com/pond-go/pond/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/schema"
 )
 
 func TestParseValidNames(t *testing.T) {

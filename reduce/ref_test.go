@@ -228,3 +228,10 @@ func refReduce(r Reducer, vals []schema.Value, bucket bool) schema.Value {
 	}
 	return num(refPercentile(xs, r.Q())) // median, percentile
 }
+
+func relErr(got, want float64) float64 {
+	if want == 0 {
+		return math.Abs(got)
+	}
+	return math.Abs(got-want) / math.Abs(want)
+}

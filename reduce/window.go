@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -73,12 +74,12 @@ func (r Reducer) newWindow(src schema.Kind, anyOrder bool) (Window, error) {
 		if anyOrder {
 			return &sortedWin{op: r.op}, nil
 		}
-		return &extremeWin{e: Extreme{max: r.op == OpMax}}, nil
+		return &extremeWin{e: newExtreme(r.op == OpMax)}, nil
 	case OpDifference:
 		if anyOrder {
 			return &sortedWin{op: r.op}, nil
 		}
-		return &diffWin{hi: Extreme{max: true}}, nil
+		return &diffWin{hi: newExtreme(true)}, nil
 	case OpMedian, OpPercentile:
 		return &sortedWin{op: r.op, q: r.q}, nil
 	case OpFirst, OpLast, OpSamples:
@@ -111,7 +112,7 @@ func (w *countWin) Reset()                 { w.n = 0 }
 // momentsWin is sum, avg or stdev.
 type momentsWin struct {
 	op Op
-	m  Moments
+	m  reducers.Moments
 }
 
 func (w *momentsWin) Add(_ uint64, v schema.Value) {
@@ -129,7 +130,7 @@ func (w *momentsWin) Remove(_ uint64, v schema.Value) {
 func (w *momentsWin) Append(dst *schema.Col) { appendMoments(dst, w.op, &w.m) }
 func (w *momentsWin) Reset()                 { w.m.Reset() }
 
-func appendMoments(dst *schema.Col, op Op, m *Moments) {
+func appendMoments(dst *schema.Col, op Op, m *reducers.Moments) {
 	var f float64
 	ok := true
 	switch op {
@@ -148,7 +149,7 @@ func appendMoments(dst *schema.Col, op Op, m *Moments) {
 }
 
 // extremeWin is min or max over FIFO removals.
-type extremeWin struct{ e Extreme }
+type extremeWin struct{ e reducers.Extreme }
 
 func (w *extremeWin) Add(seq uint64, v schema.Value) {
 	if x, ok := num(v); ok {
@@ -173,7 +174,7 @@ func (w *extremeWin) Append(dst *schema.Col) {
 func (w *extremeWin) Reset() { w.e.Reset() }
 
 // diffWin is max − min over FIFO removals.
-type diffWin struct{ lo, hi Extreme }
+type diffWin struct{ lo, hi reducers.Extreme }
 
 func (w *diffWin) Add(seq uint64, v schema.Value) {
 	if x, ok := num(v); ok {
@@ -489,4 +490,12 @@ func appendCounts(dst *schema.Col, op Op, n int, m map[key]int, buf []keyCount) 
 	dst.EndArray()
 	clear(buf[:cap(buf)]) // drop string references
 	return buf[:0]
+}
+
+// newExtreme returns an empty monotone deque for the maximum or the minimum.
+func newExtreme(max bool) reducers.Extreme {
+	if max {
+		return *reducers.NewMax()
+	}
+	return *reducers.NewMin()
 }

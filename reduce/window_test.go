@@ -6,10 +6,11 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pond-go/pond/internal/allocs"
-	"github.com/pond-go/pond/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/internal/allocs"
+	"github.com/pond-go/pond/schema"
 )
 
 // v converts test literals: nil is missing, []any is an array.

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/pond-go/pond/internal/prefetch"
+	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/schema"
 )
@@ -121,9 +122,9 @@ type Engine struct {
 
 type winState struct {
 	head, added uint64
-	moments     []reduce.Moments
+	moments     []reducers.Moments
 	counts      []int
-	mins, maxs  []reduce.Extreme
+	mins, maxs  []reducers.Extreme
 	generic     []reduce.Window
 }
 
@@ -177,8 +178,8 @@ func (p *Plan) NewEngine() *Engine {
 type arena struct {
 	engines  []Engine
 	wins     []winState
-	moments  []reduce.Moments
-	extremes []reduce.Extreme
+	moments  []reducers.Moments
+	extremes []reducers.Extreme
 	counts   []int
 	free     []*Engine
 }
@@ -494,7 +495,7 @@ func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
 			for i, s := range wp.mins {
 				if j := wp.maxOn(s); j >= 0 {
 					// A min and a max of one column: one pass for both.
-					reduce.PrependMinMax(&ws.mins[i], &ws.maxs[j], blk, first*stride+s, stride, n, seq)
+					reducers.PrependMinMax(&ws.mins[i], &ws.maxs[j], blk, first*stride+s, stride, n, seq)
 					continue
 				}
 				ws.mins[i].PrependSlots(blk, first*stride+s, stride, n, seq)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"unsafe"
 
+	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/schema"
 )
@@ -12,7 +13,7 @@ import (
 // count, sum, avg or stdev (the common rolling average), a push's rows
 // are taken in column passes instead of row by row: append the rows, find
 // each window's head after each row, then run each Moments over the whole
-// batch with its sums in registers ([reduce.Moments.Slide]) and write each
+// batch with its sums in registers ([reducers.Moments.Slide]) and write each
 // output column in one piece. The results are those of the row-by-row
 // path.
 
@@ -96,7 +97,7 @@ func (s *Stream) pushEvents(in *Input, out *schema.Table) {
 			m := &ws.moments[mi]
 			sc.rems = e.gather(sc.rems[:0], ws.head, h, slot)
 			adds := bitsAsFloats(in.enc[slot-1])
-			var so reduce.SlideOut
+			var so reducers.SlideOut
 			for j, o := range p.outs {
 				if o.win != w || o.state != stMoments || o.idx != mi {
 					continue
