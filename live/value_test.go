@@ -144,7 +144,7 @@ func TestCodecDecodesSamplesIntoSlices(t *testing.T) {
 	require.NoError(t, s.Watch(roll))
 	out, err := s.PushRows(nil, r(0, 1, "a"), r(1000, 2, ""), r(2000, 3, "c"))
 	require.NoError(t, err)
-	c, err := live.NewCodec[Sampled](nil)
+	c, err := schema.NewCodec[Sampled](nil)
 	require.NoError(t, err)
 	tab, ok := live.Find(out, roll, live.Event)
 	require.True(t, ok)
@@ -157,14 +157,14 @@ func TestCodecDecodesSamplesIntoSlices(t *testing.T) {
 	assert.Equal(t, []string{"a"}, rows[1].Hosts, "samples skip missing cells")
 	assert.Equal(t, []string{"c"}, rows[2].Hosts)
 
-	sch, err := live.SchemaOf[Sampled]()
+	sch, err := schema.SchemaOf[Sampled]()
 	require.NoError(t, err)
 	assert.Equal(t, schema.Array, sch.Column(1).Kind)
 	assert.True(t, sch.Column(1).Optional)
 }
 
 func TestCodecEncodesSlicesAsArrays(t *testing.T) {
-	sch, err := live.SchemaOf[Sampled]()
+	sch, err := schema.SchemaOf[Sampled]()
 	require.NoError(t, err)
 	s, err := live.New("sampled", sch, live.Options{})
 	require.NoError(t, err)

@@ -984,7 +984,7 @@ func ExampleNewTyped() {
 			panic(err)
 		}
 	}
-	sch, err := live.SchemaOf[Metric]()
+	sch, err := schema.SchemaOf[Metric]()
 	check(err)
 	s, err := live.New("metrics", sch, live.Options{})
 	check(err)
@@ -1037,7 +1037,7 @@ func ExampleCodec_Decode() {
 	_ = s.Watch(roll)
 	_, _ = s.PushRows(nil, cpu(0, 0.5, "a"), cpu(0, 0.2, "b"))
 	out, _ := s.PushRows(nil, cpu(2500, 0.7, "a"))
-	dec, err := live.NewCodec[hostMax](nil)
+	dec, err := schema.NewCodec[hostMax](nil)
 	check(err)
 	rows, _ := dec.Decode(nil, out[0].Events)
 	for _, r := range rows {
