@@ -27,7 +27,7 @@ func Example() {
 		}
 	}
 
-	sch, err := schema.SchemaOf[Metric]() // the schema from the struct's tags
+	sch, err := schema.For[Metric]() // the schema from the struct's tags
 	check(err)
 	s, err := live.New("metrics", sch, live.Options{MaxAge: 30 * time.Second})
 	check(err)

@@ -42,17 +42,17 @@ type Base struct {
 
 func ptr[T any](v T) *T { return &v }
 
-func TestSchemaOf(t *testing.T) {
-	s, err := schema.SchemaOf[sample]()
+func TestForDerivesASchemaFromTags(t *testing.T) {
+	s, err := schema.For[sample]()
 	require.NoError(t, err)
 	assert.Equal(t, "ts:time, host:string, mem:number?, temp:number?, region:string?, up:boolean?, cores:number", s.String())
 
-	m, err := schema.SchemaOf[metric]()
+	m, err := schema.For[metric]()
 	require.NoError(t, err)
 	assert.Equal(t, "time:time, cpu:number, host:string", m.String())
 }
 
-func TestSchemaOfRejectsBadStructs(t *testing.T) {
+func TestForRejectsBadStructs(t *testing.T) {
 	type noTime struct {
 		X float64 `pond:"x"`
 	}
@@ -82,14 +82,14 @@ func TestSchemaOfRejectsBadStructs(t *testing.T) {
 		Y float64   `pond:"x"`
 	}
 	for name, f := range map[string]func() error{
-		"no time field":   func() error { _, err := schema.SchemaOf[noTime](); return err },
-		"two time fields": func() error { _, err := schema.SchemaOf[twoTimes](); return err },
-		"a map field":     func() error { _, err := schema.SchemaOf[badType](); return err },
-		"unknown option":  func() error { _, err := schema.SchemaOf[badOption](); return err },
-		"optional int":    func() error { _, err := schema.SchemaOf[optionalInt](); return err },
-		"unexported":      func() error { _, err := schema.SchemaOf[unexported](); return err },
+		"no time field":   func() error { _, err := schema.For[noTime](); return err },
+		"two time fields": func() error { _, err := schema.For[twoTimes](); return err },
+		"a map field":     func() error { _, err := schema.For[badType](); return err },
+		"unknown option":  func() error { _, err := schema.For[badOption](); return err },
+		"optional int":    func() error { _, err := schema.For[optionalInt](); return err },
+		"unexported":      func() error { _, err := schema.For[unexported](); return err },
 		"duplicate name":  func() error { _, err := schema.NewCodec[dup](nil); return err },
-		"not a struct":    func() error { _, err := schema.SchemaOf[int](); return err },
+		"not a struct":    func() error { _, err := schema.For[int](); return err },
 	} {
 		assert.ErrorIs(t, f(), schema.ErrSchema, name)
 	}
@@ -97,7 +97,7 @@ func TestSchemaOfRejectsBadStructs(t *testing.T) {
 }
 
 func TestTypedPushAndDecode(t *testing.T) {
-	sch, err := schema.SchemaOf[sample]()
+	sch, err := schema.For[sample]()
 	require.NoError(t, err)
 	s, err := live.New("m", sch, live.Options{})
 	require.NoError(t, err)
@@ -204,7 +204,7 @@ func TestTypedPushDoesNotAllocate(t *testing.T) {
 // typedBench returns a series with ten seconds of retention and nb pushes
 // of 1000 rows of 100 hosts (a second each), as structs and as batches.
 func typedBench(tb testing.TB, nb int) (*live.Series, [][]metric, []*schema.Batch) {
-	sch, err := schema.SchemaOf[metric]()
+	sch, err := schema.For[metric]()
 	require.NoError(tb, err)
 	s, err := live.New("bench", sch, live.Options{MaxAge: 10 * time.Second})
 	require.NoError(tb, err)

@@ -157,14 +157,14 @@ func TestCodecDecodesSamplesIntoSlices(t *testing.T) {
 	assert.Equal(t, []string{"a"}, rows[1].Hosts, "samples skip missing cells")
 	assert.Equal(t, []string{"c"}, rows[2].Hosts)
 
-	sch, err := schema.SchemaOf[Sampled]()
+	sch, err := schema.For[Sampled]()
 	require.NoError(t, err)
 	assert.Equal(t, schema.Array, sch.Column(1).Kind)
 	assert.True(t, sch.Column(1).Optional)
 }
 
 func TestCodecEncodesSlicesAsArrays(t *testing.T) {
-	sch, err := schema.SchemaOf[Sampled]()
+	sch, err := schema.For[Sampled]()
 	require.NoError(t, err)
 	s, err := live.New("sampled", sch, live.Options{})
 	require.NoError(t, err)

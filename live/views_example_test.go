@@ -984,7 +984,7 @@ func ExampleNewTyped() {
 			panic(err)
 		}
 	}
-	sch, err := schema.SchemaOf[Metric]()
+	sch, err := schema.For[Metric]()
 	check(err)
 	s, err := live.New("metrics", sch, live.Options{})
 	check(err)

@@ -207,9 +207,9 @@ func fieldsOf(t reflect.Type) ([]typedField, error) {
 	return append([]typedField{tf}, fields...), nil
 }
 
-// SchemaOf derives a schema from the tagged fields of the struct type T
+// For derives a schema from the tagged fields of the struct type T
 // (see [Codec]). Errors wrap [ErrSchema].
-func SchemaOf[T any]() (*Schema, error) {
+func For[T any]() (*Schema, error) {
 	fields, err := fieldsOf(reflect.TypeFor[T]())
 	if err != nil {
 		return nil, err
@@ -270,7 +270,7 @@ type Codec[T any] struct {
 }
 
 // NewCodec returns a codec of T for the schema sch, or for the schema
-// derived from T ([SchemaOf]) when sch is nil; [Codec] gives the tag
+// derived from T ([For]) when sch is nil; [Codec] gives the tag
 // grammar. With a schema, every
 // column needs a tagged field of that name and a fitting type (the time
 // field for column 0, a number, string or bool field for the others), and
@@ -283,7 +283,7 @@ func NewCodec[T any](sch *Schema) (*Codec[T], error) {
 		return nil, err
 	}
 	if sch == nil {
-		if sch, err = SchemaOf[T](); err != nil {
+		if sch, err = For[T](); err != nil {
 			return nil, err
 		}
 	}
