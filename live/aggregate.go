@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/sequence"
@@ -116,7 +117,7 @@ type aggregateNode struct {
 
 type aggBucket struct {
 	start  int64
-	states []reduce.Bucket
+	states []reducers.Bucket
 }
 
 func (n *aggregateNode) push(in *frame) {
@@ -164,9 +165,8 @@ func (n *aggregateNode) bucket(start int64) *aggBucket {
 		n.free = n.free[:k-1]
 	} else {
 		bk = &aggBucket{}
-		for k, r := range n.reds {
-			st, _ := r.NewBucket(n.kinds[k]) // checked when built
-			bk.states = append(bk.states, st)
+		for _, r := range n.reds {
+			bk.states = append(bk.states, reducers.NewBucket(reducers.SpecOf(r))) // checked when built
 		}
 	}
 	bk.start = start

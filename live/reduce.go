@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pond-go/pond/internal/clock"
+	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/trigger"
@@ -94,16 +95,12 @@ func (s *Series) Reduce(source NodeID, aggs []reduce.Agg, trig trigger.Trigger) 
 		return 0, configErr(op, "trigger", "bad trigger", err)
 	}
 	n := &reduceNode{cols: idx, trig: trig, ownSeq: !s.givesIDs(source)}
-	newState := reduce.Reducer.NewSet
+	newState := reducers.NewSet
 	if s.evictsInArrivalOrder(source) {
-		newState = reduce.Reducer.NewWindow // monotone deques for min and max
+		newState = reducers.NewWindow // monotone deques for min and max
 	}
-	for k, a := range aggs {
-		st, err := newState(a.Using, src.sch.Column(idx[k]).Kind)
-		if err != nil {
-			return 0, configErr(op, a.Out, "bad reducer", err)
-		}
-		n.states = append(n.states, st)
+	for _, a := range aggs { // compileAggs checked each against its column
+		n.states = append(n.states, newState(reducers.SpecOf(a.Using)))
 	}
 	switch trig.Kind() {
 	case trigger.KindClock:
@@ -148,7 +145,7 @@ func (s *Series) evictsInArrivalOrder(id NodeID) bool {
 type reduceNode struct {
 	nodeBase
 	cols    []int
-	states  []reduce.Window
+	states  []reducers.Window
 	trig    trigger.Trigger
 	clock   clock.ClockState
 	every   int    // count trigger: n

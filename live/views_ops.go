@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/schema"
 )
@@ -440,7 +441,7 @@ type Running struct {
 
 // cumOp keeps running totals per partition.
 type cumOp struct {
-	ops  []reduce.Op
+	ops  []reducers.Op
 	slot []int // per schema column: index of the total, or -1
 	acc  []float64
 	comp []float64 // compensation of a running sum
@@ -468,7 +469,7 @@ func (o *cumOp) row(in *frame, i int, p int32, out *frame) bool {
 		x := int(p)*nt + k
 		if v, ok := c.Num(i); ok {
 			switch o.ops[k] {
-			case reduce.OpSum:
+			case reducers.OpSum:
 				// Neumaier's compensated sum.
 				s := o.acc[x] + v
 				if math.Abs(o.acc[x]) >= math.Abs(v) {
@@ -477,13 +478,13 @@ func (o *cumOp) row(in *frame, i int, p int32, out *frame) bool {
 					o.comp[x] += (v - s) + o.acc[x]
 				}
 				o.acc[x] = s
-			case reduce.OpCount:
+			case reducers.OpCount:
 				o.acc[x]++
-			case reduce.OpMin:
+			case reducers.OpMin:
 				if !o.has[x] || v < o.acc[x] {
 					o.acc[x] = v
 				}
-			case reduce.OpMax:
+			case reducers.OpMax:
 				if !o.has[x] || v > o.acc[x] {
 					o.acc[x] = v
 				}
@@ -524,14 +525,14 @@ func (s *Series) Cumulative(source NodeID, totals ...Running) (NodeID, error) {
 		return 0, err
 	}
 	columns := make([]string, len(totals))
-	ops := make([]reduce.Op, len(totals))
+	ops := make([]reducers.Op, len(totals))
 	for k, r := range totals {
 		switch r.Using {
 		case reduce.Sum, reduce.Count, reduce.Min, reduce.Max:
 		default:
 			return 0, configErr(op, r.Column, fmt.Sprintf("reducer %s: a running total is sum, count, min or max", r.Using), nil)
 		}
-		columns[k], ops[k] = r.Column, r.Using.Op()
+		columns[k], ops[k] = r.Column, reducers.SpecOf(r.Using).Op
 	}
 	idx, sch, err := targetColumns(op, src.sch, columns, true)
 	if err != nil {

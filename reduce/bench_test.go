@@ -30,7 +30,7 @@ func BenchmarkWindow(b *testing.B) {
 	mask := len(data) - 1
 	for _, r := range []Reducer{Count, Sum, Avg, Stdev, Min, Max, Difference, First, Last, Median, Percentile(99), Keep, Unique, Top(3), Samples} {
 		b.Run(r.String(), func(b *testing.B) {
-			win, err := r.NewWindow(schema.Number)
+			win, err := newWindow(r, schema.Number)
 			if err != nil {
 				b.Fatal(err)
 			}

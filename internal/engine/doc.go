@@ -28,7 +28,7 @@
 // count, sum, avg and stdev of a number column share one compensated
 // [reducers.Moments] per window and column; min and max use monotone deques;
 // first, last and samples are read from the deque when emitted; the other
-// reducers keep a [reduce.Window]. A window that slides by a few rows per
+// reducers keep a [reducers.Window]. A window that slides by a few rows per
 // emission updates each sum in one pass ([reducers.Moments.ShiftSlots]); a
 // window smaller than its change is rebuilt from its rows, its min and
 // max deques without branches; long runs are summed four rows at a time

@@ -6,7 +6,6 @@ import (
 
 	"github.com/pond-go/pond/internal/prefetch"
 	"github.com/pond-go/pond/internal/reducers"
-	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -125,7 +124,7 @@ type winState struct {
 	moments     []reducers.Moments
 	counts      []int
 	mins, maxs  []reducers.Extreme
-	generic     []reduce.Window
+	generic     []reducers.Window
 }
 
 // NewEngine returns an empty engine for the plan. Engines come from the
@@ -160,12 +159,8 @@ func (p *Plan) NewEngine() *Engine {
 			ws.maxs[i].SetMax()
 		}
 		for _, g := range wp.generic {
-			st, err := g.red.NewWindow(g.kind)
-			if err != nil {
-				// NewPlan checked every reducer against its column.
-				panic("rolling: plan admitted a reducer its state rejects: " + err.Error())
-			}
-			ws.generic = append(ws.generic, st)
+			// NewPlan checked every reducer against its column.
+			ws.generic = append(ws.generic, reducers.NewWindow(reducers.SpecOf(g.red)))
 		}
 	}
 	if p.hasArr {

@@ -5,7 +5,6 @@ import (
 	"unsafe"
 
 	"github.com/pond-go/pond/internal/reducers"
-	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -105,13 +104,13 @@ func (s *Stream) pushEvents(in *Input, out *schema.Table) {
 				r := grow(sc.results[j], n)
 				sc.results[j] = r
 				switch o.op {
-				case reduce.OpCount:
+				case reducers.OpCount:
 					so.Count = r
-				case reduce.OpSum:
+				case reducers.OpSum:
 					so.Sum = r
-				case reduce.OpAvg:
+				case reducers.OpAvg:
 					so.Mean = r
-				case reduce.OpStdev:
+				case reducers.OpStdev:
 					so.Stdev = r
 				}
 			}
@@ -120,13 +119,13 @@ func (s *Stream) pushEvents(in *Input, out *schema.Table) {
 			for j, o := range p.outs {
 				if o.win == w && o.state == stMoments && o.idx == mi {
 					switch o.op {
-					case reduce.OpCount:
+					case reducers.OpCount:
 						sc.results[j] = so.Count
-					case reduce.OpSum:
+					case reducers.OpSum:
 						sc.results[j] = so.Sum
-					case reduce.OpAvg:
+					case reducers.OpAvg:
 						sc.results[j] = so.Mean
-					case reduce.OpStdev:
+					case reducers.OpStdev:
 						sc.results[j] = so.Stdev
 					}
 				}

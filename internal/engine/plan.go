@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 
+	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
@@ -51,7 +52,7 @@ const (
 	stFirst   // scanned from the deque at emission
 	stLast    // scanned from the deque at emission
 	stSamples // scanned from the deque at emission
-	stGeneric // any other reducer, through reduce.Window
+	stGeneric // any other reducer, through reducers.Window
 )
 
 type winPlan struct {
@@ -98,7 +99,7 @@ type outPlan struct {
 	state stateKind
 	idx   int // index of the state in its window's list (moments, counts, …)
 	slot  int
-	op    reduce.Op
+	op    reducers.Op
 }
 
 // emitPlan is one step of an emission: a state read once and its values
@@ -119,13 +120,13 @@ type emitPlan struct {
 // second output of the same reading gets a step of its own).
 func groupOutputs(outs []outPlan) []emitPlan {
 	var steps []emitPlan
-	role := func(op reduce.Op) int {
+	role := func(op reducers.Op) int {
 		switch op {
-		case reduce.OpSum:
+		case reducers.OpSum:
 			return 1
-		case reduce.OpAvg:
+		case reducers.OpAvg:
 			return 2
-		case reduce.OpStdev:
+		case reducers.OpStdev:
 			return 3
 		}
 		return 0 // count
@@ -223,8 +224,8 @@ func NewPlan(src *schema.Schema, windows []rolling.Window, opts rolling.Options,
 		// alone is a plain counter.
 		needsMoments := map[string]bool{}
 		for _, a := range w.Aggs {
-			switch a.Using.Op() {
-			case reduce.OpSum, reduce.OpAvg, reduce.OpStdev:
+			switch reducers.SpecOf(a.Using).Op {
+			case reducers.OpSum, reducers.OpAvg, reducers.OpStdev:
 				needsMoments[a.From] = true
 			}
 		}
@@ -254,8 +255,8 @@ func NewPlan(src *schema.Schema, windows []rolling.Window, opts rolling.Options,
 			if err := a.Using.Check(kind); err != nil {
 				return nil, &rolling.SpecError{Window: name, Output: a.Out, Reason: fmt.Sprintf("reducer %s does not fit column %q", a.Using, a.From), Err: err}
 			}
-			op := a.Using.Op()
-			if op == reduce.OpCount && src.Column(ci).Required() {
+			op := reducers.SpecOf(a.Using).Op
+			if op == reducers.OpCount && src.Column(ci).Required() {
 				// A required column has a value in every row: its count
 				// is the number of rows in the window, and the deque need
 				// not hold the column for it.
@@ -281,26 +282,26 @@ func NewPlan(src *schema.Schema, windows []rolling.Window, opts rolling.Options,
 				return len(*list) - 1
 			}
 			switch {
-			case kind == schema.Number && needsMoments[a.From] && (op == reduce.OpCount || op == reduce.OpSum || op == reduce.OpAvg || op == reduce.OpStdev):
+			case kind == schema.Number && needsMoments[a.From] && (op == reducers.OpCount || op == reducers.OpSum || op == reducers.OpAvg || op == reducers.OpStdev):
 				o.state, o.idx = stMoments, intern(momentOf, &wp.moments)
 				for len(wp.squares) < len(wp.moments) {
 					wp.squares = append(wp.squares, false)
 				}
-				wp.squares[o.idx] = wp.squares[o.idx] || op == reduce.OpStdev
-			case op == reduce.OpCount:
+				wp.squares[o.idx] = wp.squares[o.idx] || op == reducers.OpStdev
+			case op == reducers.OpCount:
 				o.state, o.idx = stCount, intern(countOf, &wp.counts)
 				if len(wp.countNum) < len(wp.counts) {
 					wp.countNum = append(wp.countNum, kind == schema.Number)
 				}
-			case op == reduce.OpMin:
+			case op == reducers.OpMin:
 				o.state, o.idx = stMin, intern(minOf, &wp.mins)
-			case op == reduce.OpMax:
+			case op == reducers.OpMax:
 				o.state, o.idx = stMax, intern(maxOf, &wp.maxs)
-			case op == reduce.OpFirst && kind != schema.Array:
+			case op == reducers.OpFirst && kind != schema.Array:
 				o.state = stFirst
-			case op == reduce.OpLast && kind != schema.Array:
+			case op == reducers.OpLast && kind != schema.Array:
 				o.state = stLast
-			case op == reduce.OpSamples && kind != schema.Array:
+			case op == reducers.OpSamples && kind != schema.Array:
 				o.state = stSamples
 			default:
 				o.state, o.idx = stGeneric, len(wp.generic)

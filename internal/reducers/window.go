@@ -1,11 +1,10 @@
-package reduce
+package reducers
 
 import (
 	"math"
 	"slices"
 	"sort"
 
-	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -45,9 +44,7 @@ type Window interface {
 // slice; keep, unique and top one map update per scalar. Append is O(1)
 // except for samples (O(n)), unique (O(d log d) for d distinct values) and
 // top (the same).
-func (r Reducer) NewWindow(src schema.Kind) (Window, error) {
-	return r.newWindow(src, false)
-}
+func NewWindow(r Spec) Window { return newWindow(r, false) }
 
 // NewSet is like [Reducer.NewWindow] but the state accepts removals in any
 // order. A reduce node over a reorder source with retention needs this:
@@ -57,37 +54,32 @@ func (r Reducer) NewWindow(src schema.Kind) (Window, error) {
 // latest-arrived; samples lists values in seq order. min, max and difference
 // keep a sorted slice (O(n) per update) instead of deques; the other
 // reducers are the same as in NewWindow.
-func (r Reducer) NewSet(src schema.Kind) (Window, error) {
-	return r.newWindow(src, true)
-}
+func NewSet(r Spec) Window { return newWindow(r, true) }
 
-func (r Reducer) newWindow(src schema.Kind, anyOrder bool) (Window, error) {
-	if err := r.Check(src); err != nil {
-		return nil, err
-	}
-	switch r.op {
+func newWindow(r Spec, anyOrder bool) Window {
+	switch r.Op {
 	case OpCount:
-		return &countWin{}, nil
+		return &countWin{}
 	case OpSum, OpAvg, OpStdev:
-		return &momentsWin{op: r.op}, nil
+		return &momentsWin{op: r.Op}
 	case OpMin, OpMax:
 		if anyOrder {
-			return &sortedWin{op: r.op}, nil
+			return &sortedWin{op: r.Op}
 		}
-		return &extremeWin{e: newExtreme(r.op == OpMax)}, nil
+		return &extremeWin{e: newExtreme(r.Op == OpMax)}
 	case OpDifference:
 		if anyOrder {
-			return &sortedWin{op: r.op}, nil
+			return &sortedWin{op: r.Op}
 		}
-		return &diffWin{hi: newExtreme(true)}, nil
+		return &diffWin{hi: newExtreme(true)}
 	case OpMedian, OpPercentile:
-		return &sortedWin{op: r.op, q: r.q}, nil
+		return &sortedWin{op: r.Op, q: r.Q}
 	case OpFirst, OpLast, OpSamples:
-		return &seqWin{op: r.op}, nil
+		return &seqWin{op: r.Op}
 	case OpKeep:
-		return &keepWin{m: map[key]keepEntry{}}, nil
+		return &keepWin{m: map[key]keepEntry{}}
 	default: // OpUnique, OpTop
-		return &countsWin{op: r.op, n: r.n, m: map[key]int{}}, nil
+		return &countsWin{op: r.Op, n: r.N, m: map[key]int{}}
 	}
 }
 
@@ -112,7 +104,7 @@ func (w *countWin) Reset()                 { w.n = 0 }
 // momentsWin is sum, avg or stdev.
 type momentsWin struct {
 	op Op
-	m  reducers.Moments
+	m  Moments
 }
 
 func (w *momentsWin) Add(_ uint64, v schema.Value) {
@@ -130,7 +122,7 @@ func (w *momentsWin) Remove(_ uint64, v schema.Value) {
 func (w *momentsWin) Append(dst *schema.Col) { appendMoments(dst, w.op, &w.m) }
 func (w *momentsWin) Reset()                 { w.m.Reset() }
 
-func appendMoments(dst *schema.Col, op Op, m *reducers.Moments) {
+func appendMoments(dst *schema.Col, op Op, m *Moments) {
 	var f float64
 	ok := true
 	switch op {
@@ -149,7 +141,7 @@ func appendMoments(dst *schema.Col, op Op, m *reducers.Moments) {
 }
 
 // extremeWin is min or max over FIFO removals.
-type extremeWin struct{ e reducers.Extreme }
+type extremeWin struct{ e Extreme }
 
 func (w *extremeWin) Add(seq uint64, v schema.Value) {
 	if x, ok := num(v); ok {
@@ -174,7 +166,7 @@ func (w *extremeWin) Append(dst *schema.Col) {
 func (w *extremeWin) Reset() { w.e.Reset() }
 
 // diffWin is max − min over FIFO removals.
-type diffWin struct{ lo, hi reducers.Extreme }
+type diffWin struct{ lo, hi Extreme }
 
 func (w *diffWin) Add(seq uint64, v schema.Value) {
 	if x, ok := num(v); ok {
@@ -493,9 +485,9 @@ func appendCounts(dst *schema.Col, op Op, n int, m map[key]int, buf []keyCount) 
 }
 
 // newExtreme returns an empty monotone deque for the maximum or the minimum.
-func newExtreme(max bool) reducers.Extreme {
+func newExtreme(max bool) Extreme {
 	if max {
-		return *reducers.NewMax()
+		return *NewMax()
 	}
-	return *reducers.NewMin()
+	return *NewMin()
 }

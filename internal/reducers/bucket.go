@@ -1,9 +1,8 @@
-package reduce
+package reducers
 
 import (
 	"slices"
 
-	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -32,27 +31,24 @@ type Bucket interface {
 // running extremes; median and percentiles collect the numbers and sort them
 // at Append (O(n log n)); keep compares each value with the first (arrays
 // element by element) and gives the first when all are equal.
-func (r Reducer) NewBucket(src schema.Kind) (Bucket, error) {
-	if err := r.Check(src); err != nil {
-		return nil, err
-	}
-	switch r.op {
+func NewBucket(r Spec) Bucket {
+	switch r.Op {
 	case OpCount:
-		return &addOnly{w: &countWin{}}, nil
+		return &addOnly{w: &countWin{}}
 	case OpSum, OpAvg, OpStdev:
-		return &momentsBucket{op: r.op}, nil
+		return &momentsBucket{op: r.Op}
 	case OpMin, OpMax, OpDifference:
-		return &extremeBucket{op: r.op}, nil
+		return &extremeBucket{op: r.Op}
 	case OpFirst, OpLast:
-		return &endBucket{last: r.op == OpLast}, nil
+		return &endBucket{last: r.Op == OpLast}
 	case OpMedian, OpPercentile:
-		return &sortBucket{op: r.op, q: r.q}, nil
+		return &sortBucket{op: r.Op, q: r.Q}
 	case OpKeep:
-		return &keepBucket{}, nil
+		return &keepBucket{}
 	case OpSamples:
-		return &addOnly{w: &seqWin{op: OpSamples}}, nil
+		return &addOnly{w: &seqWin{op: OpSamples}}
 	default: // OpUnique, OpTop
-		return &addOnly{w: &countsWin{op: r.op, n: r.n, m: map[key]int{}}}, nil
+		return &addOnly{w: &countsWin{op: r.Op, n: r.N, m: map[key]int{}}}
 	}
 }
 
@@ -73,7 +69,7 @@ func (b *addOnly) Reset()                 { b.w.Reset(); b.seq = 0 }
 // momentsBucket is sum, avg or stdev.
 type momentsBucket struct {
 	op Op
-	m  reducers.Moments
+	m  Moments
 }
 
 func (b *momentsBucket) Add(v schema.Value) {
