@@ -94,7 +94,7 @@ func (s *Series) Reduce(source NodeID, aggs []reduce.Agg, trig trigger.Trigger) 
 	if err := trig.Err(); err != nil {
 		return 0, configErr(op, "trigger", "bad trigger", err)
 	}
-	n := &reduceNode{cols: idx, trig: trig, ownSeq: !s.givesIDs(source)}
+	n := &reduceNode{cols: idx, trig: clock.SpecOf(trig), ownSeq: !s.givesIDs(source)}
 	newState := reducers.NewSet
 	if s.evictsInArrivalOrder(source) {
 		newState = reducers.NewWindow // monotone deques for min and max
@@ -102,11 +102,11 @@ func (s *Series) Reduce(source NodeID, aggs []reduce.Agg, trig trigger.Trigger) 
 	for _, a := range aggs { // compileAggs checked each against its column
 		n.states = append(n.states, newState(reducers.SpecOf(a.Using)))
 	}
-	switch trig.Kind() {
-	case trigger.KindClock:
-		n.clock = clock.NewClockState(trig.Sequence())
-	case trigger.KindCount:
-		n.every = trig.N()
+	switch n.trig.Kind {
+	case clock.Clock:
+		n.clock = clock.NewClockState(n.trig.Seq)
+	case clock.Count:
+		n.every = n.trig.N
 	}
 	b := n.base()
 	b.src, b.op, b.sch = source, op, sch
@@ -146,7 +146,7 @@ type reduceNode struct {
 	nodeBase
 	cols    []int
 	states  []reducers.Window
-	trig    trigger.Trigger
+	trig    clock.Spec
 	clock   clock.ClockState
 	every   int    // count trigger: n
 	counted int    // count trigger: rows counted since the last emission
@@ -202,14 +202,14 @@ func (n *reduceNode) finish() {
 	}
 	rows := n.reached
 	n.reached = 0
-	switch n.trig.Kind() {
-	case trigger.KindCount:
+	switch n.trig.Kind {
+	case clock.Count:
 		n.counted += rows
 		for n.counted >= n.every {
 			n.counted -= n.every
 			n.emit(n.lastT)
 		}
-	case trigger.KindClock:
+	case clock.Clock:
 		if b, fired := n.clock.Observe(n.lastT); fired {
 			n.emit(b)
 		}

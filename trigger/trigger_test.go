@@ -19,5 +19,5 @@ func TestTriggerValidation(t *testing.T) {
 	assert.ErrorIs(t, trigger.Clock(sequence.Every(0)).Err(), sequence.ErrSequence)
 	assert.NoError(t, trigger.Clock(sequence.Every(time.Second)).Err())
 	var zero trigger.Trigger
-	assert.Equal(t, trigger.KindEvent, zero.Kind())
+	assert.Equal(t, "event", zero.String())
 }

@@ -9,6 +9,30 @@ import (
 	"github.com/pond-go/pond/sequence"
 )
 
+// Kind says when an operator emits.
+type Kind uint8
+
+// The trigger kinds. The zero Kind is the event trigger.
+const (
+	Event Kind = iota // one emission per source row
+	Count             // one emission every n source rows
+	Clock             // one emission per crossed bucket boundary
+)
+
+// Spec is what an operator needs of a trigger.Trigger: its kind, the n of
+// a count trigger and the sequence of a clock trigger.
+type Spec struct {
+	Kind Kind
+	N    int
+	Seq  sequence.Sequence
+}
+
+// SpecOf returns the Spec of a trigger.Trigger. Package trigger, which
+// imports this one, sets it when it is initialised, so that operators read
+// a trigger without trigger exporting its insides. Read it when an
+// operator is built: the argument is boxed.
+var SpecOf func(trigger any) Spec
+
 // ClockState applies the crossing rule of a clock to a stream of times. The
 // zero value is not usable; build one with [NewClockState].
 type ClockState struct {

@@ -3,7 +3,6 @@ package engine
 import (
 	"github.com/pond-go/pond/internal/clock"
 	"github.com/pond-go/pond/schema"
-	"github.com/pond-go/pond/trigger"
 )
 
 // Keys gives the partition column's value of a partition index; the
@@ -62,8 +61,8 @@ type chain struct{ first, last, n int32 }
 // been built with a partition key.
 func (p *Plan) NewGroup(keys Keys) *Group {
 	g := &Group{p: p, keys: keys}
-	if t := p.opts.Trigger; t.Kind() == trigger.KindClock {
-		g.clock = clock.NewClockState(t.Sequence())
+	if t := p.trig; t.Kind == clock.Clock {
+		g.clock = clock.NewClockState(t.Seq)
 	}
 	return g
 }
@@ -112,8 +111,8 @@ func (g *Group) engine(part int32) *Engine {
 	if e == nil {
 		e = g.p.NewEngine()
 		g.engines[part] = e
-		if t := g.p.opts.Trigger; t.Kind() == trigger.KindCount {
-			g.counts[part] = clock.NewCountState(t.N())
+		if t := g.p.trig; t.Kind == clock.Count {
+			g.counts[part] = clock.NewCountState(t.N)
 		}
 		g.order = append(g.order, part)
 	}
@@ -124,8 +123,8 @@ func (g *Group) engine(part int32) *Engine {
 // part[i], and appends the rows it emits to out.
 func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 	tc, kc := out.Col(0), out.Col(1)
-	switch g.p.opts.Trigger.Kind() {
-	case trigger.KindClock:
+	switch g.p.trig.Kind {
+	case clock.Clock:
 		if g.p.hasArr {
 			for i, t := range in.times {
 				g.engine(part[i]).Append(in, i)
@@ -145,7 +144,7 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 			}
 		}
 		g.buffer(in, part, from, len(in.times))
-	case trigger.KindEvent:
+	case clock.Event:
 		for i, t := range in.times {
 			e := g.engine(part[i])
 			e.Append(in, i)
@@ -154,7 +153,7 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 			kc.AppendValue(g.keys.KeyValue(part[i]))
 			e.Emit(out)
 		}
-	case trigger.KindCount:
+	case clock.Count:
 		for i, t := range in.times {
 			p := part[i]
 			e := g.engine(p)

@@ -3,12 +3,12 @@ package engine
 import (
 	"fmt"
 
+	"github.com/pond-go/pond/internal/clock"
 	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/sequence"
-	"github.com/pond-go/pond/trigger"
 )
 
 // Symbols turns strings into dense ids and back; the live series' intern
@@ -28,6 +28,7 @@ type Plan struct {
 	out    *schema.Schema
 	key    *Key
 	opts   rolling.Options
+	trig   clock.Spec    // opts.Trigger, read once
 	cols   []int         // source column of slot k+1
 	kinds  []schema.Kind // kind of slot k+1
 	wins   []winPlan
@@ -185,7 +186,7 @@ func NewPlan(src *schema.Schema, windows []rolling.Window, opts rolling.Options,
 	if len(windows) == 0 {
 		return nil, &rolling.SpecError{Reason: "at least one window is needed"}
 	}
-	p := &Plan{src: src, key: key, opts: opts, syms: syms}
+	p := &Plan{src: src, key: key, opts: opts, syms: syms, trig: clock.SpecOf(opts.Trigger)}
 	outCols := []schema.Column{{Name: src.Column(0).Name, Kind: schema.Time}}
 	taken := map[string]string{src.Column(0).Name: "the time column"}
 	if key != nil {
@@ -333,9 +334,6 @@ func (p *Plan) Schema() *schema.Schema { return p.out }
 
 // Options returns the options the plan was built with.
 func (p *Plan) Options() rolling.Options { return p.opts }
-
-// Trigger returns the plan's trigger.
-func (p *Plan) Trigger() trigger.Trigger { return p.opts.Trigger }
 
 // FirstOutput returns the index of the first aggregation column in the
 // output schema (1, or 2 when rows carry a partition column).

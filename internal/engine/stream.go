@@ -3,7 +3,6 @@ package engine
 import (
 	"github.com/pond-go/pond/internal/clock"
 	"github.com/pond-go/pond/schema"
-	"github.com/pond-go/pond/trigger"
 )
 
 // Stream runs one [Engine] under the plan's trigger: the rolling of a
@@ -19,11 +18,11 @@ type Stream struct {
 // NewStream returns an empty stream for the plan.
 func (p *Plan) NewStream() *Stream {
 	s := &Stream{e: p.NewEngine(), fast: p.fastEvent()}
-	switch t := p.opts.Trigger; t.Kind() {
-	case trigger.KindClock:
-		s.clock = clock.NewClockState(t.Sequence())
-	case trigger.KindCount:
-		s.count = clock.NewCountState(t.N())
+	switch t := p.trig; t.Kind {
+	case clock.Clock:
+		s.clock = clock.NewClockState(t.Seq)
+	case clock.Count:
+		s.count = clock.NewCountState(t.N)
 	}
 	return s
 }
@@ -42,8 +41,8 @@ func (s *Stream) Engine() *Engine { return s.e }
 func (s *Stream) Push(in *Input, out *schema.Table) {
 	e := s.e
 	tc := out.Col(0)
-	switch e.p.opts.Trigger.Kind() {
-	case trigger.KindEvent:
+	switch e.p.trig.Kind {
+	case clock.Event:
 		if s.fast && len(in.times) > 1 {
 			s.pushEvents(in, out)
 			return
@@ -54,7 +53,7 @@ func (s *Stream) Push(in *Input, out *schema.Table) {
 			tc.AppendTime(t)
 			e.Emit(out)
 		}
-	case trigger.KindCount:
+	case clock.Count:
 		for i, t := range in.times {
 			e.Append(in, i)
 			if s.count.Observe() {
@@ -63,7 +62,7 @@ func (s *Stream) Push(in *Input, out *schema.Table) {
 				e.Emit(out)
 			}
 		}
-	case trigger.KindClock:
+	case clock.Clock:
 		if e.p.hasArr {
 			for i, t := range in.times {
 				e.Append(in, i)
