@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/pond-go/pond/internal/cell"
 	"github.com/pond-go/pond/internal/router"
 	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/schema"
@@ -336,7 +337,7 @@ func (n *partitionNode) encode(in *frame, i, j int) uint64 {
 	c := in.tab.Col(j)
 	switch n.sch.Column(j).Kind {
 	case schema.Number:
-		return math.Float64bits(c.Numbers()[i])
+		return cell.Num(c.Numbers()[i])
 	case schema.String:
 		if in.syms[j] != nil {
 			return uint64(in.syms[j][i])
@@ -346,10 +347,7 @@ func (n *partitionNode) encode(in *frame, i, j int) uint64 {
 		}
 	case schema.Bool:
 		if b, ok := c.Bool(i); ok {
-			if b {
-				return 2
-			}
-			return 1
+			return cell.Bool(b)
 		}
 	case schema.Array:
 		if a, ok := c.Array(i); ok {
@@ -357,10 +355,10 @@ func (n *partitionNode) encode(in *frame, i, j int) uint64 {
 				n.arrays = map[uint64]schema.Value{}
 			}
 			n.arrays[in.ids[i]*uint64(n.stride)+uint64(j)] = schema.ArrayValue(append([]schema.Value(nil), a...)...)
-			return 1
+			return cell.Present
 		}
 	}
-	return 0
+	return cell.Missing
 }
 
 func (n *partitionNode) decode(row []uint64, j int) schema.Value {
@@ -371,15 +369,15 @@ func (n *partitionNode) decode(row []uint64, j int) schema.Value {
 			return schema.NumberValue(x)
 		}
 	case schema.String:
-		if bits != 0 {
+		if bits != cell.Missing {
 			return schema.StringValue(n.s.syms.Str(uint32(bits)))
 		}
 	case schema.Bool:
-		if bits != 0 {
-			return schema.BoolValue(bits == 2)
+		if bits != cell.Missing {
+			return schema.BoolValue(bits == cell.True)
 		}
 	case schema.Array:
-		if bits != 0 {
+		if bits != cell.Missing {
 			return n.arrays[row[1]*uint64(n.stride)+uint64(j)]
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/pond-go/pond/internal/cell"
 	"github.com/pond-go/pond/internal/intern"
 	"github.com/pond-go/pond/internal/store"
 	"github.com/pond-go/pond/schema"
@@ -238,8 +239,8 @@ func (s *Series) cell(r, j int) schema.Value {
 			return schema.StringValue(s.syms.Str(id))
 		}
 	case schema.Bool:
-		if f := s.store.Flag(r, j); f != 0 {
-			return schema.BoolValue(f == 2)
+		if f := s.store.Flag(r, j); f != cell.Missing {
+			return schema.BoolValue(f == cell.True)
 		}
 	case schema.Array:
 		if a := s.store.Arr(r, j); a != nil {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"unsafe"
 
+	"github.com/pond-go/pond/internal/cell"
 	"github.com/pond-go/pond/internal/prefetch"
 	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/schema"
@@ -67,21 +68,17 @@ func (p *Plan) Bind(in *Input, tab *schema.Table, syms [][]uint32) {
 			}
 		case schema.Bool:
 			for i := range n {
-				b, ok := c.Bool(i)
-				f := uint64(0)
-				if ok {
-					f = 1
-					if b {
-						f = 2
-					}
+				f := uint64(cell.Missing)
+				if b, ok := c.Bool(i); ok {
+					f = cell.Bool(b)
 				}
 				buf = append(buf, f)
 			}
 		case schema.Array:
 			for i := range n {
-				f := uint64(0)
+				f := uint64(cell.Missing)
 				if !c.IsMissing(i) {
-					f = 1
+					f = cell.Present
 				}
 				buf = append(buf, f)
 			}
@@ -714,15 +711,15 @@ func (e *Engine) value(slot int, a uint64, bits uint64) schema.Value {
 			return schema.NumberValue(x)
 		}
 	case schema.String:
-		if bits != 0 {
+		if bits != cell.Missing {
 			return schema.StringValue(e.p.syms.Str(uint32(bits)))
 		}
 	case schema.Bool:
-		if bits != 0 {
-			return schema.BoolValue(bits == 2)
+		if bits != cell.Missing {
+			return schema.BoolValue(bits == cell.True)
 		}
 	case schema.Array:
-		if bits != 0 {
+		if bits != cell.Missing {
 			return schema.ArrayValue(e.arrs[e.arrKey(a, slot)]...)
 		}
 	}
@@ -738,16 +735,16 @@ func (e *Engine) appendSlot(dst *schema.Col, slot int, a uint64, bits uint64) {
 	case schema.Number:
 		dst.AppendNum(math.Float64frombits(bits))
 	case schema.String:
-		if bits == 0 {
+		if bits == cell.Missing {
 			dst.AppendMissing()
 		} else {
 			dst.AppendStr(e.p.syms.Str(uint32(bits)))
 		}
 	case schema.Bool:
-		if bits == 0 {
+		if bits == cell.Missing {
 			dst.AppendMissing()
 		} else {
-			dst.AppendBool(bits == 2)
+			dst.AppendBool(bits == cell.True)
 		}
 	default:
 		dst.AppendValue(e.value(slot, a, bits))
@@ -900,10 +897,10 @@ func (e *Engine) appendNumbers(dst *schema.Col, from, to uint64, slot int) {
 // present reports whether an encoded slot holds a value.
 func (e *Engine) present(slot int, bits uint64) bool {
 	if e.p.kinds[slot-1] == schema.Number {
-		x := math.Float64frombits(bits)
-		return x == x
+		_, ok := cell.NumOf(bits)
+		return ok
 	}
-	return bits != 0
+	return bits != cell.Missing
 }
 
 func appendOpt(dst *schema.Col, x float64, ok bool) {
