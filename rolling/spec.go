@@ -13,7 +13,8 @@ import (
 // [*SpecError] it comes in names the window and output concerned.
 var ErrSpec = errors.New("rolling: invalid specification")
 
-// SpecError is the error [NewPlan] returns. It wraps [ErrSpec] and, when
+// SpecError is the error a rolling built from bad windows or options
+// comes with (inside the live package's configuration error). It wraps [ErrSpec] and, when
 // there is one, the error underneath (a bad reducer or trigger).
 type SpecError struct {
 	Window string // the window's name, if the problem is in one

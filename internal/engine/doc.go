@@ -1,9 +1,9 @@
-// Package rolling is the rolling-window engine: several named windows over
+// Package engine is the rolling-window engine: several named windows over
 // one stream, maintained incrementally and emitted under a trigger.
 //
 // # Windows
 //
-// A [Window] is a time span or a row count and the aggregations computed
+// A [rolling.Window] is a time span or a row count and the aggregations computed
 // over it ([reduce.Agg]). A time window at time t holds the rows in
 // [t − Span, t], closed at both ends; a count window holds the last Count
 // rows by arrival. Several time windows can share one node (the "fused"
