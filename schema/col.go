@@ -287,22 +287,6 @@ func (c *Col) AppendStrs(ss []string) {
 	}
 }
 
-// SetMissing marks cell i missing.
-func (c *Col) SetMissing(i int) {
-	switch c.kind {
-	case Number:
-		c.num[i] = math.NaN()
-	case String:
-		c.str[i] = ""
-		c.flag[i] = cell.Missing
-	case Bool:
-		c.flag[i] = cell.Missing
-	case Array:
-		// An array cell's elements stay in place; only its flag changes.
-		c.flag[i] = cell.Missing
-	}
-}
-
 // alias swaps the column's buffers out for borrowed ones, to be given back
 // by Reset.
 func (c *Col) alias() {

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/sequence"
 )
 
@@ -59,8 +60,8 @@ func TestEveryRejectsNonPositiveSteps(t *testing.T) {
 	}
 	assert.NoError(t, sequence.Every(time.Nanosecond).Err())
 	assert.ErrorIs(t, sequence.Every(sequence.MaxDuration+1).Err(), sequence.ErrSequence)
-	assert.ErrorIs(t, sequence.Every(time.Second).WithAnchorNanos(sequence.MaxTime+1).Err(), sequence.ErrSequence)
-	assert.NoError(t, sequence.Every(time.Second).WithAnchorNanos(-sequence.MaxTime).Err())
+	assert.ErrorIs(t, sequence.Every(time.Second).WithAnchorNanos(schema.MaxTime+1).Err(), sequence.ErrSequence)
+	assert.NoError(t, sequence.Every(time.Second).WithAnchorNanos(-schema.MaxTime).Err())
 }
 
 func TestIndexIsFloorForNegativeTimes(t *testing.T) {
