@@ -7,7 +7,6 @@ import (
 
 	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/reduce"
-	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/sequence"
 )
 
@@ -58,9 +57,8 @@ func (s *Series) Aggregate(source NodeID, seq sequence.Sequence, aggs []reduce.A
 		return 0, err
 	}
 	n := &aggregateNode{seq: seq, step: int64(seq.Step()), grace: int64(grace), cols: idx}
-	for k, a := range aggs {
+	for _, a := range aggs {
 		n.reds = append(n.reds, a.Using)
-		n.kinds = append(n.kinds, src.sch.Column(idx[k]).Kind)
 	}
 	b := n.base()
 	b.src, b.op, b.sch = source, op, sch
@@ -107,7 +105,6 @@ type aggregateNode struct {
 	grace int64
 	cols  []int
 	reds  []reduce.Reducer
-	kinds []schema.Kind
 	open  []*aggBucket // by start
 	free  []*aggBucket
 	wm    int64

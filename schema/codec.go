@@ -114,7 +114,6 @@ func kindOf(t reflect.Type) (fieldKind, bool) {
 // fieldsOf reads the tagged fields of struct type t (embedded structs
 // included), in field order, with the time field first.
 func fieldsOf(t reflect.Type) ([]typedField, error) {
-	const op = "typed"
 	if t.Kind() != reflect.Struct {
 		return nil, codecErr(t.String(), "a row type must be a struct")
 	}
@@ -277,7 +276,6 @@ type Codec[T any] struct {
 // every tagged field a column; an optional field for a required column is
 // allowed (a missing value fails its push). Errors wrap [ErrSchema].
 func NewCodec[T any](sch *Schema) (*Codec[T], error) {
-	const op = "typed"
 	fields, err := fieldsOf(reflect.TypeFor[T]())
 	if err != nil {
 		return nil, err
