@@ -11,6 +11,7 @@ import (
 
 	"github.com/pond-go/pond/internal/allocs"
 	"github.com/pond-go/pond/live"
+	"github.com/pond-go/pond/schema"
 )
 
 var allAnswers = flag.Bool("all-answers", false, "also check the three large seed configurations (slow)")
@@ -48,6 +49,8 @@ func r6(x float64) int64 { return int64(math.Floor(x*1e6 + 0.5)) }
 // SeedChecksum accumulates the checksums of a run.
 type SeedChecksum struct {
 	SeedAnswer
+	samples schema.Ref // cpu_samples, resolved at the first output
+	xs      []float64  // scratch for the samples of one row
 }
 
 // Add folds one push's outputs into the checksum.
@@ -62,7 +65,13 @@ func (c *SeedChecksum) Add(p *SeedPipeline, out []live.Output) {
 			rs, _ := t.Numbers("requests_sum")
 			mx, _ := t.Numbers("cpu_max")
 			sd, _ := t.Numbers("cpu_sd")
-			samples := t.Column("cpu_samples")
+			if c.samples == (schema.Ref{}) {
+				ref, err := t.Schema().Ref("cpu_samples", schema.Array)
+				if err != nil {
+					panic(err)
+				}
+				c.samples = ref
+			}
 			for i := range t.Len() {
 				if avg[i] == avg[i] {
 					c.CPUAvgSum += avg[i]
@@ -76,9 +85,8 @@ func (c *SeedChecksum) Add(p *SeedPipeline, out []live.Output) {
 				if sd[i] == sd[i] {
 					c.CPUSdSumR6 += r6(sd[i])
 				}
-				if a, ok := samples.Array(i); ok {
-					c.SamplesLenSum += int64(len(a))
-				}
+				c.xs, _ = t.AppendNums(c.xs[:0], c.samples, i)
+				c.SamplesLenSum += int64(len(c.xs))
 			}
 		case p.PerSec:
 			c.PerSecRows += o.Events.Len()
