@@ -88,14 +88,25 @@
 // evictions by identity, not by time; rolling windows keep their own rows
 // and are not shortened by retention.
 //
+// Strings are stored as ids of the series' intern table, and the table
+// forgets a string once no retained row, partition, window or fill holds
+// it (a periodic sweep, at the end of a push, costs a constant per new
+// string and does not allocate in steady state). So a column with a new
+// value in every row (a request or trace id) or keys that come and go
+// cost memory for what the series holds, not for every string it has
+// seen.
+//
 // # Partitions and the synchronised clock
 //
 // [Series.PartitionBy] routes the root's rows by the value of one column
 // (a string, number or boolean; a missing value is a partition of its
 // own) and keeps each partition's rows under its own retention, with
 // optional declared groups, a partition limit and an idle time-to-live
-// ([partition.Options]). Operators built on a partition node run per
-// partition, and their rows carry the partition column after the time.
+// ([partition.Options]). The limit is checked at the push's own time: the
+// partitions the idle time-to-live removes by the end of a push make room
+// for its new keys first, and a push that still does not fit changes
+// nothing. Operators built on a partition node run per partition, and
+// their rows carry the partition column after the time.
 //
 // A rolling on a partitioned node with a clock trigger is synchronised:
 // the tick fires inside the ingest of the first row that crosses a

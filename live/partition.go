@@ -22,8 +22,9 @@ import (
 // missing value is a partition of its own with a missing key. Options set
 // declared groups, per-partition retention (inherited from the series when
 // zero) and limits; see [partition.Options]. A row outside the declared
-// groups, or one that would exceed MaxPartitions, rejects its whole push
-// with an error wrapping [partition.ErrUnknownGroup] or
+// groups, or one that would exceed MaxPartitions even once the partitions
+// IdleTTL removes at the push's time have made room, rejects its whole
+// push with an error wrapping [partition.ErrUnknownGroup] or
 // [partition.ErrLimit].
 //
 // The node's Event and Batch outputs are the rows it routed; its Evict
@@ -119,6 +120,10 @@ type partitionNode struct {
 	expired   []int32
 	seenNew   map[router.Key]bool
 	ingested  []uint64 // per partition: rows routed to it since it was created
+	// makeRoom: the push checked needs the partitions IdleTTL removes at
+	// its time removed before its rows are routed (see check).
+	makeRoom bool
+	routed   []bool // set by idleAt: the partitions the push routes rows to
 }
 
 // ring is a growable circular buffer of encoded rows.
@@ -151,14 +156,19 @@ func (n *partitionNode) rowKey(f *frame, i int) (router.Key, schema.Value) {
 }
 
 // check refuses a push with a key outside the declared groups, or one
-// that would create more partitions than allowed.
+// that would create more partitions than allowed. A push that needs more
+// room than MaxPartitions leaves counts the partitions IdleTTL removes at
+// the push's own time (the latest time once it is stored) as free, and
+// sets makeRoom so that push removes them before routing its rows.
 func (n *partitionNode) check() error {
 	in := &n.s.nodes[n.src].base().out
 	opts := n.router.Options()
+	n.makeRoom = false
 	if !n.router.Declared() && opts.MaxPartitions == 0 {
 		return nil
 	}
 	clear(n.seenNew)
+	idle := -1 // partitions free at the push's time, once counted
 	for i := range in.len() {
 		k, v := n.rowKey(in, i)
 		if _, ok := n.router.Find(k); ok {
@@ -173,12 +183,67 @@ func (n *partitionNode) check() error {
 		}
 		if !n.seenNew[k] {
 			n.seenNew[k] = true
-			if !n.router.CheckNew(len(n.seenNew)) {
+			if idle < 0 && !n.router.CheckNew(len(n.seenNew)) && opts.IdleTTL > 0 {
+				idle = n.idleAt(in)
+				n.makeRoom = idle > 0
+			}
+			if !n.router.CheckNew(len(n.seenNew) - max(idle, 0)) {
+				n.makeRoom = false
 				return &partition.KeyError{Row: row, Column: n.sch.Column(n.col).Name, Key: v, Limit: opts.MaxPartitions, Err: partition.ErrLimit}
 			}
 		}
 	}
 	return nil
+}
+
+// pushLatest returns the latest time the series will have once the rows
+// of in are stored.
+func (n *partitionNode) pushLatest(in *frame) (int64, bool) {
+	latest, has := n.s.latest, n.s.hasLatest
+	for _, t := range in.tab.Times() {
+		if !has || t > latest {
+			latest, has = t, true
+		}
+	}
+	return latest, has
+}
+
+// idleAt counts the partitions that can make room for the push of in:
+// those IdleTTL removes at the push's time (their latest row is older than
+// the push's latest time − IdleTTL) to which the push routes no row. It
+// marks the partitions the push routes rows to in routed, and changes
+// nothing else.
+func (n *partitionNode) idleAt(in *frame) int {
+	latest, ok := n.pushLatest(in)
+	if !ok {
+		return 0
+	}
+	cut := latest - int64(n.router.Options().IdleTTL)
+	n.routed = slices.Grow(n.routed[:0], n.router.Cap())[:n.router.Cap()]
+	clear(n.routed)
+	for i := range in.len() {
+		k, _ := n.rowKey(in, i)
+		if p, ok := n.router.Find(k); ok {
+			n.routed[p] = true
+		}
+	}
+	idle := 0
+	for _, p := range n.router.Order() {
+		if n.router.Idle(p, cut) && !n.routed[p] {
+			idle++
+		}
+	}
+	return idle
+}
+
+// makeRoomFor removes, before the push's rows are routed, the partitions
+// check counted as free, at the push's time (the series' latest, the push
+// being stored).
+func (n *partitionNode) makeRoomFor() {
+	n.makeRoom = false
+	from := len(n.expired)
+	n.expired = n.router.MakeRoom(n.s.latest, n.routed, n.expired)
+	n.dropExpired(n.expired[from:])
 }
 
 func (n *partitionNode) push(in *frame) {
@@ -187,6 +252,9 @@ func (n *partitionNode) push(in *frame) {
 	b.out.part = b.out.part[:0]
 	b.gone.reset()
 	n.expired = n.expired[:0]
+	if n.makeRoom {
+		n.makeRoomFor()
+	}
 	times := in.tab.Times()
 	if n.kind == schema.String && in.syms[n.col] != nil {
 		// The fast path: string keys arrive as intern ids.
@@ -419,14 +487,26 @@ func (n *partitionNode) appendRow(f *frame, row []uint64) {
 
 func (n *partitionNode) evicted(*frame) {}
 
-// finish removes partitions that have been idle too long.
+// finish removes partitions that have been idle too long. Those the push
+// removed to make room are already in expired.
 func (n *partitionNode) finish() {
 	if n.router.Options().IdleTTL <= 0 || !n.s.hasLatest {
 		return
 	}
-	n.expired = n.router.Expire(n.s.latest, n.expired[:0])
-	for _, p := range n.expired {
-		n.ingested[p] = 0
+	from := len(n.expired)
+	n.expired = n.router.Expire(n.s.latest, n.expired)
+	n.dropExpired(n.expired[from:])
+}
+
+// dropExpired lets go of the rows of partitions the router removed.
+func (n *partitionNode) dropExpired(parts []int32) {
+	for _, p := range parts {
+		if int(p) < len(n.ingested) {
+			n.ingested[p] = 0
+		}
+		if int(p) >= len(n.rings) {
+			continue
+		}
 		r := &n.rings[p]
 		n.evictFront(p, r.n)
 		r.buf, r.head = nil, 0

@@ -1,6 +1,7 @@
 package live_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -165,6 +166,58 @@ func TestReduceConfigErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := s.Reduce(s.Root(), c.aggs, c.trig)
 			assert.ErrorIs(t, err, live.ErrConfig)
+		})
+	}
+}
+
+// BenchmarkReduceMedian pushes 10,000 rows at a time into a series holding
+// a fixed number of rows (MaxEvents), reduced by median and p99: the cost
+// per row added (and, once full, per row evicted) must not grow with what
+// the series holds.
+func BenchmarkReduceMedian(b *testing.B) {
+	const push = 10_000
+	for _, held := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("held=%d", held), func(b *testing.B) {
+			sch := schema.MustNew(
+				schema.Column{Name: "time", Kind: schema.Time},
+				schema.Column{Name: "x", Kind: schema.Number},
+			)
+			s, err := live.New("m", sch, live.Options{MaxEvents: held})
+			require.NoError(b, err)
+			red, err := s.Reduce(s.Root(), []reduce.Agg{
+				{Out: "median", From: "x", Using: reduce.Median},
+				{Out: "p99", From: "x", Using: reduce.Percentile(99)},
+			}, trigger.Event())
+			require.NoError(b, err)
+			require.NoError(b, s.Watch(red))
+			batch := schema.NewBatch(sch, push)
+			t0 := int64(0)
+			fill := func() {
+				batch.Reset()
+				for i := range push {
+					t0 += int64(time.Millisecond)
+					batch.Time = append(batch.Time, t0)
+					// A spread of values, so the sorted state sees inserts
+					// everywhere, not only at its ends.
+					batch.Cols[0].Num = append(batch.Cols[0].Num, float64((i*7919)%10007))
+				}
+			}
+			var out []live.Output
+			for s.Len() < held {
+				fill()
+				out, err = s.PushMany(out[:0], batch)
+				require.NoError(b, err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				fill()
+				b.StartTimer()
+				if out, err = s.PushMany(out[:0], batch); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*push), "ns/row")
 		})
 	}
 }

@@ -112,6 +112,13 @@ func (n *rollingNode) settle() {
 
 func (n *rollingNode) push(in *frame) {
 	n.settle()
+	if n.part != nil {
+		// Partitions removed to make room for this push's keys leave
+		// before its ticks (those removed at its end leave in finish).
+		for _, p := range n.part.expired {
+			n.group.Remove(p)
+		}
+	}
 	if in.len() == 0 {
 		return
 	}

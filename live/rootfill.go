@@ -10,11 +10,22 @@ import (
 // internCache remembers, for one string column, the strings of the last
 // successful push and their intern ids by position. Producers that send
 // the same keys in the same order every time (a tick of every host) then
-// cost a string comparison per row instead of a hash lookup.
+// cost a string comparison per row instead of a hash lookup. A missing
+// cell is remembered with id 0, which no string has: [internCache.id]
+// never matches it, so "" at a position that was missing is interned.
 type internCache struct {
 	strs []string
 	ids  []uint32
 	hit  bool // the last push matched the cache on every row
+}
+
+// id returns the id remembered for str at position i, or 0 when the cache
+// does not know it there.
+func (c *internCache) id(i int, str string) uint32 {
+	if i < len(c.strs) && c.ids[i] != 0 && equalString(c.strs[i], str) {
+		return c.ids[i]
+	}
+	return 0
 }
 
 // equalString is a == b, answering without comparing bytes when both share
@@ -59,12 +70,12 @@ func (r *rootNode) fillAll(b *schema.Batch) {
 				c.AliasStrs(v.Str)
 				hit := len(v.Str) == len(cache.strs)
 				for i, str := range v.Str {
-					if i < len(cache.strs) && equalString(cache.strs[i], str) {
-						ids = append(ids, cache.ids[i])
-					} else {
-						ids = append(ids, s.syms.ID(str))
+					id := cache.id(i, str)
+					if id == 0 {
+						id = s.syms.ID(str)
 						hit = false
 					}
+					ids = append(ids, id)
 				}
 				cache.hit = hit
 			} else {
@@ -75,11 +86,11 @@ func (r *rootNode) fillAll(b *schema.Batch) {
 						continue
 					}
 					c.AppendStr(str)
-					if i < len(cache.strs) && equalString(cache.strs[i], str) {
-						ids = append(ids, cache.ids[i])
-					} else {
-						ids = append(ids, s.syms.ID(str))
+					id := cache.id(i, str)
+					if id == 0 {
+						id = s.syms.ID(str)
 					}
+					ids = append(ids, id)
 				}
 			}
 			f.syms[j] = ids

@@ -35,6 +35,8 @@ type Series struct {
 	root    *rootNode
 	accept  []int32 // scratch: rows of the batch accepted under drop
 	rowsBuf *schema.Batch
+
+	sweepEveryPush bool // tests: sweep the intern table after every push
 }
 
 // Stats are the counters of a series. They never decrease.
@@ -314,15 +316,15 @@ func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 	if err := s.schema.Validate(b, false); err != nil {
 		return dst, err
 	}
-	mark := s.syms.Len()
+	s.syms.Begin()
 	if err := s.root.take(b); err != nil {
-		s.syms.Truncate(mark)
+		s.syms.Rollback()
 		return dst, err
 	}
 	for _, n := range s.nodes[1:] {
 		if c, ok := n.(checker); ok {
 			if err := c.check(); err != nil {
-				s.syms.Truncate(mark)
+				s.syms.Rollback()
 				return dst, err
 			}
 		}
@@ -351,6 +353,7 @@ func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 		}
 		n.finish()
 	}
+	s.sweepSyms()
 	return s.collect(dst), nil
 }
 

@@ -14,5 +14,9 @@
 //
 // A partitioning can be bounded: MaxPartitions rejects a push that would
 // exceed it, and IdleTTL removes partitions that have been quiet for a
-// while in event time (see [Options]).
+// while in event time (see [Options]). The limit is checked at the push's
+// own time: partitions IdleTTL removes by the end of a push make room for
+// that push's new keys, so a stream of new keys replacing quiet ones is
+// never rejected for good; a push that still does not fit changes
+// nothing.
 package partition

@@ -55,6 +55,17 @@ func (e *KeyError) Unwrap() error { return e.Err }
 // row routed anywhere is removed, with its state in every node built on
 // it; a row for its key later starts a new partition, which joins the
 // order at the end. Declared groups are never removed.
+//
+// The limit is checked at the push's own time: a push whose new keys do
+// not fit first counts as free the partitions that IdleTTL removes at the
+// end of that push — those quiet for more than IdleTTL before the latest
+// time the series has once the push is stored, and to which the push
+// routes no row. If its new keys fit then, those partitions are removed
+// before its rows are routed (a clock tick inside the push no longer
+// emits them) and the push goes on; if not, it is rejected and nothing
+// changes, the idle partitions included. So keys that come and go (hosts
+// renamed, short-lived sessions) are accepted as long as the old ones
+// have gone quiet for IdleTTL, however long ago.
 type Options struct {
 	// Groups, when not empty, declares the partitions: they exist from the
 	// start, in this order, and a row with any other key is an error that

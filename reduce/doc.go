@@ -100,11 +100,11 @@
 // # Complexity
 //
 // Per Add or Remove in a window of n values: count, sum, avg and stdev O(1);
-// min, max and difference amortised O(1) with monotone deques,
-// O(n) in a set state, which a reduce over a reordering source uses (a
-// sorted slice); first, last and samples
-// amortised O(1) (O(n) for an out-of-order removal); median and percentiles
-// O(n) (a sorted slice with binary search, as pond-ts); keep, unique and top
+// min, max and difference amortised O(1) with monotone deques, O(log n)
+// in a set state (a reduce over a reordering source); first, last and samples amortised
+// O(1) (O(n) for an out-of-order removal); median and percentiles O(log n)
+// (a sorted slice while n ≤ 512, an order-statistic tree past that, whose
+// reads are O(log n) too); keep, unique and top
 // one map update per scalar. Append is O(1) for the numeric reducers, first,
 // last and keep; O(n) for samples; O(d log d) for unique and top over d
 // distinct values. Steady-state windows do not allocate, except keep over

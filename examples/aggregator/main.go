@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -41,15 +42,31 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return // -help: the usage went to stderr, and asking is not a failure
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "aggregator:", err)
-		os.Exit(1)
+		os.Exit(2)
 	}
 }
 
-// run starts everything, prints the ready lines on stdout, and serves
-// until ctx ends.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// settings are the command's flags, checked.
+type settings struct {
+	addr, producerURL string
+	hosts             int
+	rate, variability float64
+	seed              uint32
+	hasSeed           bool
+	grpcPort          int
+	cfg               aggregator.Config
+}
+
+// parseFlags reads the flags and their environment variables and checks
+// every value, with an error that names the flag, quotes the value and
+// says what would do.
+func parseFlags(args []string, stderr io.Writer) (*settings, error) {
 	fs := envflag.New(flag.NewFlagSet("aggregator", flag.ContinueOnError))
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "AGGREGATOR_ADDR", "", "HTTP and WebSocket listen address (default 127.0.0.1:8080, or 127.0.0.1:$AGGREGATOR_PORT)")
@@ -58,80 +75,156 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	hosts := fs.Int("hosts", "HOST_COUNT", 8, "embedded producer: number of hosts")
 	rate := fs.Float("rate", "EVENTS_PER_SEC", 10, "embedded producer: events per second per host")
 	variability := fs.Float("variability", "VARIABILITY", 0.4, "embedded producer: full width of the CPU noise")
-	seed := fs.String("seed", "SIMULATOR_SEED", "", "embedded producer: simulator seed (empty: random)")
+	seed := fs.String("seed", "SIMULATOR_SEED", "", "embedded producer: simulator seed, 0 to 4294967295 (empty: random)")
 	grpcPort := fs.Int("grpc-port", "GRPC_PORT", 0, "embedded producer: gRPC port on 127.0.0.1 (0 picks a free one)")
-	stride := fs.Int("sample-stride", "SAMPLE_STRIDE", 1, "per-host stride of the rolling input (1 keeps every row)")
+	stride := fs.Int("sample-stride", "SAMPLE_STRIDE", 1, "per-host stride of the rolling input, at least 1 (1 keeps every row)")
 	ordering := fs.String("ordering", "ORDERING", "strict", "late-data mode of the raw window: strict, drop or reorder")
-	graceMs := fs.Int("grace-ms", "GRACE_WINDOW_MS", 30000, "reorder only: how late a row may be, in ms")
-	retentionMs := fs.Int("retention-ms", "RETENTION_MS", 30000, "raw window length, in ms")
-	historyMs := fs.Int("history-ms", "HISTORY_MS", 300000, "tick history sent to new /live-agg clients, in ms (0: none)")
+	grace := fs.Duration("grace", "GRACE_WINDOW_MS", 30*time.Second, "reorder only: how late a row may be")
+	retention := fs.Duration("retention", "RETENTION_MS", 30*time.Second, "raw window length")
+	history := fs.Duration("history", "HISTORY_MS", 5*time.Minute, "tick history sent to new /live-agg clients (0: none)")
 	historyRows := fs.Int("history-rows", "HISTORY_MAX_ROWS", 250000, "cap on the host rows the tick history holds")
-	thresholds := fs.String("thresholds", "AGGREGATOR_SIGMA_THRESHOLDS", "1,1.5,2,2.5,3", "σ thresholds of the anomaly counts")
+	thresholds := fs.String("thresholds", "AGGREGATOR_SIGMA_THRESHOLDS", "1,1.5,2,2.5,3", "σ thresholds of the anomaly counts, comma-separated")
+	maxSkew := fs.Duration("max-skew", "AGGREGATOR_MAX_SKEW", 5*time.Second, "refuse rows dated further ahead of this machine's clock")
+	maxHosts := fs.Int("max-hosts", "AGGREGATOR_MAX_HOSTS", 10000, "hosts tracked at once; rows of further new hosts are refused")
+	maxHostLen := fs.Int("max-host-len", "AGGREGATOR_MAX_HOST_LEN", 256, "longest host name taken, in bytes")
+	maxLag := fs.Duration("client-max-lag", "AGGREGATOR_CLIENT_MAX_LAG", 10*time.Second, "close a WebSocket client (1013) whose oldest unwritten frame is this old")
 	origins := fs.String("origins", "AGGREGATOR_ORIGINS", "", "comma-separated extra origins allowed to open the WebSockets (e.g. localhost:5173)")
+	// The millisecond flags of earlier versions still work.
+	graceMs := fs.Int("grace-ms", "", 0, "deprecated: -grace in milliseconds")
+	retentionMs := fs.Int("retention-ms", "", 0, "deprecated: -retention in milliseconds")
+	historyMs := fs.Int("history-ms", "", 0, "deprecated: -history in milliseconds")
 	if err := fs.Parse(args); err != nil {
-		return err
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (flags start with -; see -help)", fs.Arg(0))
 	}
 	if err := fs.Err(); err != nil {
-		return err
+		return nil, err
 	}
-	if *addr == "" {
-		*addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(*port))
+	for name, ms := range map[string]struct {
+		v   *int
+		dst *time.Duration
+	}{"grace-ms": {graceMs, grace}, "retention-ms": {retentionMs, retention}, "history-ms": {historyMs, history}} {
+		if fs.IsSet(name) {
+			*ms.dst = time.Duration(*ms.v) * time.Millisecond
+		}
 	}
-	ord, err := live.ParseOrdering(*ordering)
-	if err != nil {
-		return err
+	st := &settings{addr: *addr, producerURL: *producerURL, hosts: *hosts, rate: *rate, variability: *variability, grpcPort: *grpcPort}
+	if st.addr == "" {
+		if *port < 0 || *port > 65535 {
+			return nil, fmt.Errorf("-port %d: want 0 to 65535", *port)
+		}
+		st.addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(*port))
+	} else if _, _, err := net.SplitHostPort(st.addr); err != nil {
+		return nil, fmt.Errorf("-addr %q: want host:port, e.g. 127.0.0.1:8080", st.addr)
 	}
-	th, err := parseFloats(*thresholds)
-	if err != nil {
-		return fmt.Errorf("thresholds: %w", err)
-	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
-
-	var prod *producer.Producer
-	if *producerURL == "" {
-		pc := producer.Config{
-			GRPCAddr:     net.JoinHostPort("127.0.0.1", strconv.Itoa(*grpcPort)),
-			Hosts:        *hosts,
-			EventsPerSec: *rate,
-			Variability:  *variability,
+	if st.producerURL != "" {
+		h, p, err := net.SplitHostPort(st.producerURL)
+		if n, perr := strconv.Atoi(p); err != nil || h == "" || perr != nil || n < 1 || n > 65535 {
+			return nil, fmt.Errorf("-producer %q: want host:port with a port number, e.g. 127.0.0.1:50051", st.producerURL)
+		}
+	} else {
+		if st.hosts < 1 {
+			return nil, fmt.Errorf("-hosts %d: want at least 1", st.hosts)
+		}
+		if !(st.rate > 0) || math.IsInf(st.rate, 0) {
+			return nil, fmt.Errorf("-rate %v: want a positive number of events per second per host", st.rate)
 		}
 		if *seed != "" {
 			s, err := strconv.ParseUint(*seed, 10, 32)
 			if err != nil {
-				return fmt.Errorf("seed %q: %w", *seed, err)
+				return nil, fmt.Errorf("-seed %q: want an integer from 0 to 4294967295", *seed)
 			}
-			pc.Seed, pc.HasSeed = uint32(s), true
+			st.seed, st.hasSeed = uint32(s), true
 		}
-		if prod, err = producer.Start(pc); err != nil {
-			return err
+	}
+	ord, err := live.ParseOrdering(*ordering)
+	if err != nil {
+		return nil, fmt.Errorf("-ordering %q: want strict, drop or reorder", *ordering)
+	}
+	th, err := parseThresholds(*thresholds)
+	if err != nil {
+		return nil, err
+	}
+	positive := []struct {
+		name string
+		v    time.Duration
+	}{{"-retention", *retention}, {"-max-skew", *maxSkew}, {"-client-max-lag", *maxLag}}
+	if ord == live.Reorder {
+		positive = append(positive, struct {
+			name string
+			v    time.Duration
+		}{"-grace", *grace})
+	}
+	for _, d := range positive {
+		if d.v <= 0 {
+			return nil, fmt.Errorf("%s %v: want a positive duration, e.g. 30s", d.name, d.v)
 		}
-		defer prod.Stop()
-		*producerURL = prod.GRPCAddr()
-		fmt.Fprintf(stdout, "embedded producer on %s (%d hosts × %g events/s)\n", *producerURL, *hosts, *rate)
 	}
-	history := time.Duration(*historyMs) * time.Millisecond
-	if *historyMs <= 0 {
-		history = -1
+	if ord == live.Reorder && *grace > *retention {
+		return nil, fmt.Errorf("-grace %v: want at most -retention (%v)", *grace, *retention)
 	}
-	cfg := aggregator.Config{
-		ProducerAddr:   *producerURL,
-		Retention:      time.Duration(*retentionMs) * time.Millisecond,
-		Ordering:       ord,
-		Grace:          time.Duration(*graceMs) * time.Millisecond,
-		SampleStride:   max(1, *stride),
-		Thresholds:     th,
-		History:        history,
-		HistoryMaxRows: *historyRows,
-		Logger:         logger,
+	if *history < 0 {
+		return nil, fmt.Errorf("-history %v: want 0 (none) or a positive duration, e.g. 5m", *history)
+	}
+	for _, n := range []struct {
+		name string
+		v    int
+	}{{"-sample-stride", *stride}, {"-history-rows", *historyRows}, {"-max-hosts", *maxHosts}, {"-max-host-len", *maxHostLen}} {
+		if n.v < 1 {
+			return nil, fmt.Errorf("%s %d: want at least 1", n.name, n.v)
+		}
+	}
+	hist := *history
+	if hist == 0 {
+		hist = -1 // the Config's "none"
+	}
+	st.cfg = aggregator.Config{
+		ProducerAddr: st.producerURL, Retention: *retention, Ordering: ord, Grace: *grace,
+		SampleStride: *stride, Thresholds: th, History: hist, HistoryMaxRows: *historyRows,
+		MaxSkew: *maxSkew, MaxHosts: *maxHosts, MaxHostLen: *maxHostLen, ClientMaxLag: *maxLag,
 	}
 	if *origins != "" {
-		cfg.OriginPatterns = strings.Split(*origins, ",")
+		st.cfg.OriginPatterns = strings.Split(*origins, ",")
 	}
+	return st, nil
+}
+
+// run starts everything, prints the ready lines on stdout, and serves
+// until ctx ends.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	st, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+
+	if st.producerURL == "" {
+		pc := producer.Config{
+			GRPCAddr:     net.JoinHostPort("127.0.0.1", strconv.Itoa(st.grpcPort)),
+			Hosts:        st.hosts,
+			EventsPerSec: st.rate,
+			Variability:  st.variability,
+			Seed:         st.seed,
+			HasSeed:      st.hasSeed,
+		}
+		prod, err := producer.Start(pc)
+		if err != nil {
+			return fmt.Errorf("embedded %w (choose another -grpc-port, or 0 for a free one)", err)
+		}
+		defer prod.Stop()
+		st.producerURL = prod.GRPCAddr()
+		st.cfg.ProducerAddr = st.producerURL
+		fmt.Fprintf(stdout, "embedded producer on %s (%d hosts × %g events/s)\n", st.producerURL, st.hosts, st.rate)
+	}
+	cfg := st.cfg
+	cfg.Logger = logger
 	agg, err := aggregator.New(cfg)
 	if err != nil {
 		return err
 	}
-	lis, err := net.Listen("tcp", *addr)
+	lis, err := net.Listen("tcp", st.addr)
 	if err != nil {
 		return fmt.Errorf("%w (choose another with -addr or AGGREGATOR_ADDR, e.g. 127.0.0.1:0)", err)
 	}
@@ -151,7 +244,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if !host.IsUnspecified() {
 		urlHost = host.String()
 	}
-	fmt.Fprintf(stdout, "aggregator listening on :%s (producer=%s, sampleStride=%d, ordering=%s)\n", p, *producerURL, cfg.SampleStride, ord)
+	fmt.Fprintf(stdout, "aggregator listening on :%s (producer=%s, sampleStride=%d, ordering=%s)\n", p, st.producerURL, cfg.SampleStride, cfg.Ordering)
 	fmt.Fprintf(stdout, "dashboard: http://%s/\n", net.JoinHostPort(urlHost, p))
 
 	select {
@@ -171,12 +264,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func parseFloats(s string) ([]float64, error) {
+// parseThresholds reads the σ thresholds: comma-separated positive
+// numbers.
+func parseThresholds(s string) ([]float64, error) {
 	var out []float64
 	for _, f := range strings.Split(s, ",") {
-		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil {
-			return nil, err
+		f = strings.TrimSpace(f)
+		x, err := strconv.ParseFloat(f, 64)
+		if err != nil || !(x > 0) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("-thresholds %q: %q is not a positive number; want comma-separated σ values such as 1,1.5,2", s, f)
 		}
 		out = append(out, x)
 	}

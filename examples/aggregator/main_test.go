@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"context"
+	"flag"
 	"io"
+	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -115,15 +117,80 @@ func TestExternalProducerFromTheEnvironment(t *testing.T) {
 	stop()
 }
 
-func TestBadSettingsAreErrors(t *testing.T) {
-	for _, args := range [][]string{
-		{"-ordering", "sideways"},
-		{"-thresholds", "1,x"},
-		{"-rate", "0", "-addr", "127.0.0.1:0"},
-	} {
-		err := run(context.Background(), args, io.Discard, io.Discard)
-		assert.Error(t, err, "%v", args)
+// TestBadFlagsSayWhatWouldDo runs the command with each bad setting and
+// checks that it stops before listening, with a message that names the
+// flag, quotes the value and says what is wanted.
+func TestBadFlagsSayWhatWouldDo(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-ordering", "foo"}, `-ordering "foo": want strict, drop or reorder`},
+		{[]string{"-thresholds", "abc"}, `-thresholds "abc": "abc" is not a positive number; want comma-separated σ values such as 1,1.5,2`},
+		{[]string{"-thresholds", "1,-2"}, `"-2" is not a positive number`},
+		{[]string{"-producer", "localhost"}, `-producer "localhost": want host:port with a port number, e.g. 127.0.0.1:50051`},
+		{[]string{"-producer", "localhost:http"}, `-producer "localhost:http": want host:port`},
+		{[]string{"-sample-stride", "0"}, `-sample-stride 0: want at least 1`},
+		{[]string{"-retention", "0s"}, `-retention 0s: want a positive duration, e.g. 30s`},
+		{[]string{"-retention-ms", "0"}, `-retention 0s: want a positive duration`},
+		{[]string{"-retention", "soon"}, `invalid value "soon" for flag -retention`},
+		{[]string{"-history", "-1s"}, `-history -1s: want 0 (none) or a positive duration`},
+		{[]string{"-ordering", "reorder", "-grace", "1m", "-retention", "30s"}, `-grace 1m0s: want at most -retention (30s)`},
+		{[]string{"-rate", "0"}, `-rate 0: want a positive number`},
+		{[]string{"-hosts", "0"}, `-hosts 0: want at least 1`},
+		{[]string{"-seed", "x"}, `-seed "x": want an integer from 0 to 4294967295`},
+		{[]string{"-addr", "8080"}, `-addr "8080": want host:port, e.g. 127.0.0.1:8080`},
+		{[]string{"-max-hosts", "0"}, `-max-hosts 0: want at least 1`},
+		{[]string{"extra"}, `unexpected argument "extra"`},
 	}
-	t.Setenv("HOST_COUNT", "many")
-	assert.ErrorContains(t, run(context.Background(), nil, io.Discard, io.Discard), "HOST_COUNT")
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			err := run(context.Background(), c.args, io.Discard, io.Discard)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.want)
+		})
+	}
+	t.Run("a bad environment variable is named", func(t *testing.T) {
+		t.Setenv("HOST_COUNT", "many")
+		assert.ErrorContains(t, run(context.Background(), nil, io.Discard, io.Discard), `HOST_COUNT="many": not an integer`)
+	})
+	t.Run("an old millisecond variable still reads as milliseconds", func(t *testing.T) {
+		t.Setenv("RETENTION_MS", "1500")
+		st, err := parseFlags(nil, io.Discard)
+		require.NoError(t, err)
+		assert.Equal(t, 1500*time.Millisecond, st.cfg.Retention)
+	})
+}
+
+func TestDurationFlagsTakeGoDurations(t *testing.T) {
+	st, err := parseFlags([]string{"-retention", "5m", "-history", "0", "-ordering", "reorder", "-grace", "90s", "-max-skew", "2s", "-client-max-lag", "3s"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, 5*time.Minute, st.cfg.Retention)
+	assert.Equal(t, 90*time.Second, st.cfg.Grace)
+	assert.Equal(t, time.Duration(-1), st.cfg.History, "0 turns the history off")
+	assert.Equal(t, 2*time.Second, st.cfg.MaxSkew)
+	assert.Equal(t, 3*time.Second, st.cfg.ClientMaxLag)
+
+	st, err = parseFlags([]string{"-retention-ms", "45000", "-history-ms", "60000"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, 45*time.Second, st.cfg.Retention, "the old millisecond flags still work")
+	assert.Equal(t, time.Minute, st.cfg.History)
+}
+
+func TestHelpIsNotAnError(t *testing.T) {
+	var usage strings.Builder
+	err := run(context.Background(), []string{"-help"}, io.Discard, &usage)
+	assert.ErrorIs(t, err, flag.ErrHelp, "main exits 0 on it")
+	assert.Contains(t, usage.String(), "-retention duration")
+	assert.Contains(t, usage.String(), "(env PRODUCER_URL)")
+}
+
+func TestABusyPortIsExplained(t *testing.T) {
+	p, err := producer.Start(producer.Config{GRPCAddr: "127.0.0.1:0", Hosts: 1, EventsPerSec: 1})
+	require.NoError(t, err)
+	defer p.Stop()
+	_, port, _ := net.SplitHostPort(p.GRPCAddr())
+	err = run(context.Background(), []string{"-grpc-port", port, "-addr", "127.0.0.1:0"}, io.Discard, io.Discard)
+	require.Error(t, err)
+	assert.Regexp(t, `^embedded producer: listen tcp 127\.0\.0\.1:\d+: bind: address already in use \(choose another -grpc-port, or 0 for a free one\)$`, err.Error())
 }

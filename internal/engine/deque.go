@@ -116,3 +116,17 @@ func (d *deque) release(p *blockPool) {
 
 // len returns the number of rows held.
 func (d *deque) len() int { return int(d.tail - d.front) }
+
+// markSlot tells m the slot k (0 the time) of every row held.
+func (d *deque) markSlot(k int, m Marker) {
+	for a := d.front; a < d.tail; {
+		off := a - d.base
+		b := d.blocks[off/blockRows]
+		i := int(off % blockRows)
+		n := min(blockRows-i, int(d.tail-a))
+		for r := i * d.stride; r < (i+n)*d.stride; r += d.stride {
+			m.Mark(uint32(b[r+k]))
+		}
+		a += uint64(n)
+	}
+}

@@ -1,28 +1,78 @@
 // Package intern maps strings to dense ids, so that everything after
 // ingestion compares, stores and routes strings as small integers.
+//
+// # Forgetting strings
+//
+// A table forgets the strings its owner no longer holds, by mark and
+// sweep, so that its memory is bounded by what is held rather than by
+// every string ever seen. When [Table.Due] reports that enough new ids
+// have been given since the last sweep, the owner marks every id it still
+// holds ([Table.Mark]: stored rows, partition keys, window rows, caches)
+// and calls [Table.Sweep], which frees the ids left unmarked. A freed id
+// is given to the next new string, so ids stay dense: no id is larger than
+// the most ids the table has held at once.
+//
+// A sweep is due once the ids given since the last one reach the largest
+// of 1024, a quarter of the ids live after it and an eighth of the ids
+// marked then. A sweep costs a pass over the ids and one mark per cell
+// held, so the cost per new string is a constant (a few marks), and
+// between sweeps the table holds the strings it kept at the last one plus
+// at most that many new ones. Giving and freeing ids does not allocate
+// once the table has reached that size.
+//
+// A push that fails undoes its new ids: [Table.Begin] opens a journal of
+// the ids given, [Table.Rollback] frees them in reverse order, leaving
+// the table as it was.
 package intern
 
+import "math/bits"
+
+// minDue is the fewest new ids that make a sweep due.
+const minDue = 1024
+
 // Table assigns dense ids to strings, starting at 1: id 0 is reserved for a
-// missing string. Ids are never reused. A Table is not safe for concurrent
-// use.
+// missing string. A Table is not safe for concurrent use.
 type Table struct {
-	ids  map[string]uint32
-	strs []string
+	ids   map[string]uint32
+	strs  []string // by id; "" for id 0 and free ids
+	used  []uint64 // bit set of the ids in use
+	marks []uint64 // bit set of the ids marked since the last sweep
+	free  []uint32 // free ids below len(strs), the next one given last
+	fresh []uint32 // ids given since Begin, in order
+	live  int      // ids in use
+	grown int      // ids given since the last sweep
+	due   int      // grown at which a sweep is due
+	seen  int      // marks since the last sweep
 }
 
 // New returns an empty table.
 func New() *Table {
-	return &Table{ids: make(map[string]uint32), strs: []string{""}}
+	return &Table{ids: make(map[string]uint32), strs: []string{""}, used: []uint64{0}, due: minDue}
 }
 
-// ID returns the id of s, assigning the next id if s is new.
+// ID returns the id of s, assigning one if s is new: a freed id if there
+// is one, else the next.
 func (t *Table) ID(s string) uint32 {
 	if id, ok := t.ids[s]; ok {
 		return id
 	}
-	id := uint32(len(t.strs))
-	t.strs = append(t.strs, s)
+	var id uint32
+	if n := len(t.free); n > 0 {
+		id = t.free[n-1]
+		t.free = t.free[:n-1]
+		t.strs[id] = s
+	} else {
+		id = uint32(len(t.strs))
+		t.strs = append(t.strs, s)
+		if int(id>>6) == len(t.used) {
+			t.used = append(t.used, 0)
+		}
+	}
+	t.used[id>>6] |= 1 << (id & 63)
 	t.ids[s] = id
+	t.fresh = append(t.fresh, id)
+	t.live++
+	t.grown++
 	return id
 }
 
@@ -35,15 +85,81 @@ func (t *Table) Lookup(s string) (uint32, bool) {
 // Str returns the string of id; id 0 gives "".
 func (t *Table) Str(id uint32) string { return t.strs[id] }
 
-// Len returns the number of ids assigned, the reserved id 0 included.
+// Len returns one more than the largest id there has been (a slice of
+// that length can be indexed by any id).
 func (t *Table) Len() int { return len(t.strs) }
 
-// Truncate forgets every id from n on, undoing assignments made after Len
-// returned n. It lets a failed push leave the table as it was.
-func (t *Table) Truncate(n int) {
-	for _, s := range t.strs[n:] {
-		delete(t.ids, s)
+// Live returns the number of strings that have an id.
+func (t *Table) Live() int { return t.live }
+
+// Begin starts the journal of new ids that [Table.Rollback] undoes.
+func (t *Table) Begin() { t.fresh = t.fresh[:0] }
+
+// Rollback frees every id given since [Table.Begin], the last first, so
+// that the table is as it was then (the same ids are given to the same
+// strings again).
+func (t *Table) Rollback() {
+	for k := len(t.fresh) - 1; k >= 0; k-- {
+		id := t.fresh[k]
+		t.release(id)
+		t.grown--
+		if int(id) == len(t.strs)-1 {
+			t.strs = t.strs[:id]
+		} else {
+			t.free = append(t.free, id)
+		}
 	}
-	clear(t.strs[n:])
-	t.strs = t.strs[:n]
+	t.fresh = t.fresh[:0]
+}
+
+// release forgets the string of id, which is in use.
+func (t *Table) release(id uint32) {
+	delete(t.ids, t.strs[id])
+	t.strs[id] = ""
+	t.used[id>>6] &^= 1 << (id & 63)
+	t.live--
+}
+
+// Due reports whether enough ids have been given since the last sweep for
+// the next one to pay for itself.
+func (t *Table) Due() bool { return t.grown >= t.due }
+
+// Mark records that id is held, so that the next [Table.Sweep] keeps it.
+// Marking id 0, or an id more than once, is harmless.
+func (t *Table) Mark(id uint32) {
+	if len(t.marks) != len(t.used) {
+		t.growMarks()
+	}
+	t.marks[id>>6] |= 1 << (id & 63)
+	t.seen++
+}
+
+// growMarks sizes the marks to the ids (the table grew since the last
+// sweep); marks made so far are kept.
+func (t *Table) growMarks() {
+	for len(t.marks) < len(t.used) {
+		t.marks = append(t.marks, 0)
+	}
+	t.marks = t.marks[:len(t.used)]
+}
+
+// Sweep frees every id in use that was not marked since the last sweep,
+// and clears the marks. Its owner must have marked every id it holds.
+func (t *Table) Sweep() {
+	if len(t.marks) != len(t.used) {
+		t.growMarks()
+	}
+	for w, u := range t.used {
+		dead := u &^ t.marks[w]
+		for dead != 0 {
+			b := dead & -dead
+			dead &^= b
+			id := uint32(w<<6 | bits.TrailingZeros64(b))
+			t.release(id)
+			t.free = append(t.free, id)
+		}
+	}
+	clear(t.marks)
+	t.due = max(minDue, t.live/4, t.seen/8)
+	t.grown, t.seen = 0, 0
 }

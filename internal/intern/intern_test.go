@@ -1,9 +1,13 @@
 package intern
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/internal/allocs"
 )
 
 func TestIDsAreDenseAndStable(t *testing.T) {
@@ -21,15 +25,80 @@ func TestIDsAreDenseAndStable(t *testing.T) {
 	assert.Equal(t, uint32(3), tab.ID(""), "the empty string is a value, not missing")
 }
 
-func TestTruncateUndoesAssignments(t *testing.T) {
+func TestRollbackUndoesAssignments(t *testing.T) {
 	tab := New()
 	tab.ID("a")
-	n := tab.Len()
-	tab.ID("b")
-	tab.ID("c")
-	tab.Truncate(n)
-	assert.Equal(t, n, tab.Len())
+	tab.ID("x")
+	tab.Sweep() // nothing marked: a and x are freed
+	tab.ID("a") // takes x's id, 2
+	tab.Begin()
+	tab.ID("b") // takes 1
+	tab.ID("c") // a new id, 3
+	tab.Rollback()
+	assert.Equal(t, 1, tab.Live())
+	assert.Equal(t, 3, tab.Len())
 	_, ok := tab.Lookup("b")
 	assert.False(t, ok)
-	assert.Equal(t, uint32(2), tab.ID("c"))
+	assert.Equal(t, uint32(1), tab.ID("c"), "the ids are given as before the push")
+	assert.Equal(t, uint32(2), tab.ID("a"))
+}
+
+func TestSweepFreesWhatIsNotMarkedAndReusesIDs(t *testing.T) {
+	tab := New()
+	for i := range 10 {
+		tab.ID(strconv.Itoa(i))
+	}
+	for _, s := range []string{"3", "7"} {
+		id, _ := tab.Lookup(s)
+		tab.Mark(id)
+	}
+	tab.Sweep()
+	assert.Equal(t, 2, tab.Live())
+	for i := range 10 {
+		_, ok := tab.Lookup(strconv.Itoa(i))
+		assert.Equal(t, i == 3 || i == 7, ok, "string %d", i)
+	}
+	assert.Equal(t, "7", tab.Str(8))
+	for i := range 8 {
+		tab.ID("new" + strconv.Itoa(i))
+	}
+	assert.Equal(t, 11, tab.Len(), "new strings take the freed ids")
+	tab.ID("one more")
+	assert.Equal(t, 12, tab.Len())
+}
+
+// TestChurnIsBoundedAndDoesNotAllocate: a window of the latest 5000
+// strings, with a new string at every step and a sweep whenever one is
+// due, keeps the table within 1.25 times the window (or the window plus
+// the 1024 new ids that make a sweep due), and once warm gives and frees
+// ids without allocating.
+func TestChurnIsBoundedAndDoesNotAllocate(t *testing.T) {
+	const window = 5000
+	strs := make([]string, 200_000)
+	for i := range strs {
+		strs[i] = "req-" + strconv.Itoa(i)
+	}
+	tab := New()
+	ids := make([]uint32, len(strs))
+	next := 0
+	step := func() {
+		tab.Begin() // each step is a push
+		ids[next] = tab.ID(strs[next])
+		next++
+		if tab.Due() {
+			for k := max(0, next-window); k < next; k++ {
+				tab.Mark(ids[k])
+			}
+			tab.Sweep()
+		}
+	}
+	for range 100_000 {
+		step()
+		require.LessOrEqual(t, tab.Live(), window+max(window/4, minDue))
+	}
+	assert.Zero(t, allocs.Count(50_000, step))
+	assert.LessOrEqual(t, tab.Len(), window+max(window/4, minDue)+1, "ids stay dense")
+	for k := next - window; k < next; k++ {
+		require.Equal(t, strs[k], tab.Str(ids[k]))
+	}
 }

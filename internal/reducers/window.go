@@ -40,8 +40,8 @@ type Window interface {
 // Costs per Add or Remove, for a window holding n values: count, sum, avg
 // and stdev O(1) (see [Moments]); min, max and difference amortised O(1)
 // (monotone deques, see [Extreme]); first, last and samples amortised O(1);
-// median and percentiles O(log n) to search plus O(n) to shift a sorted
-// slice; keep, unique and top one map update per scalar. Append is O(1)
+// median and percentiles O(log n) (a sorted slice while small, an
+// order-statistic tree past 512 values); keep, unique and top one map update per scalar. Append is O(1)
 // except for samples (O(n)), unique (O(d log d) for d distinct values) and
 // top (the same).
 func NewWindow(r Spec) Window { return newWindow(r, false) }
@@ -52,7 +52,8 @@ func NewWindow(r Spec) Window { return newWindow(r, false) }
 // min, max, first, last and samples wrong there). first is the
 // earliest-arrived (smallest seq) defined value present, last the
 // latest-arrived; samples lists values in seq order. min, max and difference
-// keep a sorted slice (O(n) per update) instead of deques; the other
+// keep the sorted state of median (O(log n) per update) instead of deques;
+// the other
 // reducers are the same as in NewWindow.
 func NewSet(r Spec) Window { return newWindow(r, true) }
 
@@ -195,29 +196,88 @@ func (w *diffWin) Append(dst *schema.Col) {
 func (w *diffWin) Reset() { w.lo.Reset(); w.hi.Reset() }
 
 // sortedWin keeps the numbers sorted: median and percentiles, and min, max
-// and difference under any-order removal.
+// and difference under any-order removal. Up to sortedSliceMax values it
+// keeps a sorted slice (binary search and a short shift beat a tree
+// there); past that it moves them into an [orderTree], O(log n) per update
+// and per read, and back into the slice once it holds sortedSliceMin or
+// fewer (the gap keeps a window on the edge from moving back and forth).
 type sortedWin struct {
-	op Op
-	q  float64
-	s  []float64
+	op   Op
+	q    float64
+	s    []float64
+	tree orderTree
+	big  bool // the values are in tree, not s
 }
 
+const (
+	sortedSliceMax = 512
+	sortedSliceMin = 128
+)
+
 func (w *sortedWin) Add(_ uint64, v schema.Value) {
-	if x, ok := num(v); ok {
-		w.s = slices.Insert(w.s, sort.SearchFloat64s(w.s, x), x)
+	x, ok := num(v)
+	if !ok {
+		return
+	}
+	if w.big {
+		w.tree.Add(x)
+		return
+	}
+	w.s = slices.Insert(w.s, sort.SearchFloat64s(w.s, x), x)
+	if len(w.s) > sortedSliceMax {
+		for _, y := range w.s {
+			w.tree.Add(y)
+		}
+		w.s = w.s[:0]
+		w.big = true
 	}
 }
 
 func (w *sortedWin) Remove(_ uint64, v schema.Value) {
-	if x, ok := num(v); ok {
-		if i := sort.SearchFloat64s(w.s, x); i < len(w.s) && w.s[i] == x {
-			w.s = slices.Delete(w.s, i, i+1)
+	x, ok := num(v)
+	if !ok {
+		return
+	}
+	if w.big {
+		w.tree.Remove(x)
+		if n := w.tree.Len(); n <= sortedSliceMin {
+			for k := range n {
+				w.s = append(w.s, w.tree.Kth(k))
+			}
+			w.tree.Reset()
+			w.big = false
 		}
+		return
+	}
+	if i := sort.SearchFloat64s(w.s, x); i < len(w.s) && w.s[i] == x {
+		w.s = slices.Delete(w.s, i, i+1)
 	}
 }
 
-func (w *sortedWin) Append(dst *schema.Col) { appendSorted(dst, w.op, w.q, w.s) }
-func (w *sortedWin) Reset()                 { w.s = w.s[:0] }
+func (w *sortedWin) Append(dst *schema.Col) {
+	if !w.big {
+		appendSorted(dst, w.op, w.q, w.s)
+		return
+	}
+	n := w.tree.Len()
+	switch w.op {
+	case OpMin:
+		dst.AppendNum(w.tree.Kth(0))
+	case OpMax:
+		dst.AppendNum(w.tree.Kth(n - 1))
+	case OpDifference:
+		dst.AppendNum(w.tree.Kth(n-1) - w.tree.Kth(0))
+	default:
+		lo, hi, f := rank(n, w.q)
+		dst.AppendNum(between(w.tree.Kth(lo), w.tree.Kth(hi), f))
+	}
+}
+
+func (w *sortedWin) Reset() {
+	w.s = w.s[:0]
+	w.tree.Reset()
+	w.big = false
+}
 
 // appendSorted appends the reduction of the sorted numbers s.
 func appendSorted(dst *schema.Col, op Op, q float64, s []float64) {
@@ -240,15 +300,26 @@ func appendSorted(dst *schema.Col, op Op, q float64, s []float64) {
 // percentile returns the q-th percentile of the sorted, non-empty s by the
 // linear rule: rank = q/100·(n−1), interpolating between the neighbours.
 func percentile(s []float64, q float64) float64 {
-	rank := q / 100 * float64(len(s)-1)
-	lo, hi := math.Floor(rank), math.Ceil(rank)
-	a := s[int(lo)]
-	if lo == hi {
+	lo, hi, f := rank(len(s), q)
+	return between(s[lo], s[hi], f)
+}
+
+// rank returns the neighbours lo ≤ hi of the q-th percentile's rank
+// q/100·(n−1) among n sorted values, and its fraction past lo.
+func rank(n int, q float64) (lo, hi int, frac float64) {
+	r := q / 100 * float64(n-1)
+	l, h := math.Floor(r), math.Ceil(r)
+	return int(l), int(h), r - l
+}
+
+// between interpolates from a towards b by frac.
+func between(a, b, frac float64) float64 {
+	if frac == 0 {
 		return a
 	}
 	// The conversion keeps the product rounded on its own (no FMA), as in
 	// JavaScript.
-	return a + float64((s[int(hi)]-a)*(rank-lo))
+	return a + float64((b-a)*frac)
 }
 
 // seqWin holds defined values in arrival order: first, last and samples.

@@ -74,6 +74,7 @@ type Router struct {
 	last     []int64
 	order    []int32 // alive partitions in emission order
 	free     []int32
+	parked   []int32 // removed by MakeRoom, free from the next Expire
 	declared int
 	count    int
 }
@@ -192,6 +193,10 @@ func (r *Router) Order() []int32 { return r.order }
 // (missing for the partition of missing keys).
 func (r *Router) KeyValue(i int32) schema.Value { return r.keys[i] }
 
+// Key returns the routing key of partition i (for a string key, its
+// intern id).
+func (r *Router) Key(i int32) Key { return r.codes[i] }
+
 // Generation returns a number that changes when index i is given to a new
 // partition, so state kept per index can tell it is stale.
 func (r *Router) Generation(i int32) uint32 { return r.gen[i] }
@@ -209,16 +214,24 @@ func (r *Router) CheckNew(n int) bool {
 }
 
 // Expire removes the partitions, other than declared groups, whose latest
-// row is older than now − IdleTTL, and returns their indices (reusing
-// dst). It does nothing without an IdleTTL.
+// row is older than now − IdleTTL, and appends their indices to dst. It
+// does nothing without an IdleTTL. The indices [Router.MakeRoom] removed
+// become free for new partitions.
 func (r *Router) Expire(now int64, dst []int32) []int32 {
+	r.free = append(r.free, r.parked...)
+	r.parked = r.parked[:0]
+	return r.expire(now, nil, dst)
+}
+
+// expire removes the idle partitions at now, except those marked in spare.
+func (r *Router) expire(now int64, spare []bool, dst []int32) []int32 {
 	if r.opts.IdleTTL <= 0 {
 		return dst
 	}
 	cut := now - int64(r.opts.IdleTTL)
 	keep := r.order[:0]
 	for _, i := range r.order {
-		if int(i) >= r.declared && r.last[i] < cut {
+		if r.Idle(i, cut) && (int(i) >= len(spare) || !spare[i]) {
 			dst = append(dst, i)
 			r.remove(i)
 			continue
@@ -227,6 +240,29 @@ func (r *Router) Expire(now int64, dst []int32) []int32 {
 	}
 	clear(r.order[len(keep):])
 	r.order = keep
+	return dst
+}
+
+// Idle reports whether Expire at a time whose cut (now − IdleTTL) is cut
+// would remove partition i: it is not a declared group and its latest row
+// is older than cut.
+func (r *Router) Idle(i int32, cut int64) bool {
+	return int(i) >= r.declared && r.last[i] < cut
+}
+
+// MakeRoom is [Router.Expire] for a push that needs the room before its
+// rows are routed: it removes the partitions Expire would, except those
+// marked in spare (the ones the push routes rows to), and appends their
+// indices to dst, but keeps the indices from new partitions until the
+// next Expire, so that state kept per index elsewhere can be dropped
+// first.
+func (r *Router) MakeRoom(now int64, spare []bool, dst []int32) []int32 {
+	n := len(dst)
+	dst = r.expire(now, spare, dst)
+	// expire freed these last: take them back from the free list.
+	k := len(dst) - n
+	r.parked = append(r.parked, r.free[len(r.free)-k:]...)
+	r.free = r.free[:len(r.free)-k]
 	return dst
 }
 

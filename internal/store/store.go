@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/pond-go/pond/internal/cell"
+	"github.com/pond-go/pond/internal/intern"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -254,6 +255,25 @@ func (s *Store) Evict(k int) {
 		n := copy(s.chunks, s.chunks[drop:])
 		clear(s.chunks[n:])
 		s.chunks = s.chunks[:n]
+	}
+}
+
+// MarkSyms marks in t the intern id of every string cell held (missing
+// cells mark the reserved id 0, which is harmless).
+func (s *Store) MarkSyms(t *intern.Table) {
+	end := s.head + s.n
+	for j, k := range s.kinds {
+		if k != schema.String {
+			continue
+		}
+		for p := s.head; p < end; {
+			o := p % ChunkRows
+			to := min(ChunkRows, o+end-p)
+			for _, id := range s.chunks[p/ChunkRows].cols[j].sym[o:to] {
+				t.Mark(id)
+			}
+			p += to - o
+		}
 	}
 }
 

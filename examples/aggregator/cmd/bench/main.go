@@ -21,6 +21,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -41,6 +42,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/prometheus/procfs"
 )
 
 type aggSpec struct{ name, cmd string }
@@ -70,6 +72,8 @@ func main() {
 	aggReady := flag.String("agg-ready", `aggregator listening on`, "regexp of the aggregator's ready line")
 	prodReady := flag.String("producer-ready", `producer listening on`, "regexp of the producer's ready line")
 	out := flag.String("out", "", "append the markdown table to this file")
+	race := flag.Bool("race", false, "build this example's producer and aggregator with -race")
+	logs := flag.String("logs", "", "directory for each child's stderr (default: a new directory under $TMPDIR, printed)")
 	label := flag.String("label", "", "heading of the appended table (default: the date)")
 	flag.Parse()
 
@@ -80,14 +84,20 @@ func main() {
 	tmp, err := os.MkdirTemp("", "pond-bench-")
 	check(err)
 	defer os.RemoveAll(tmp)
+	if *logs == "" {
+		*logs, err = os.MkdirTemp("", "pond-bench-logs-")
+		check(err)
+	}
+	check(os.MkdirAll(*logs, 0o755))
+	fmt.Fprintln(os.Stderr, "bench: children's stderr in", *logs)
 	if len(aggs) == 0 {
 		bin := filepath.Join(tmp, "aggregator")
-		check(build(bin, "./examples/aggregator"))
+		check(build(bin, "./examples/aggregator", *race))
 		aggs = append(aggs, aggSpec{"pond-go", bin})
 	}
 	if *producerCmd == "" {
 		bin := filepath.Join(tmp, "producer")
-		check(build(bin, "./examples/aggregator/cmd/producer"))
+		check(build(bin, "./examples/aggregator/cmd/producer", *race))
 		*producerCmd = bin
 	}
 	var probeList []string
@@ -97,6 +107,7 @@ func main() {
 		}
 	}
 	r := runner{
+		logs:     *logs,
 		producer: *producerCmd, warmup: *warmup, window: time.Duration(*seconds * float64(time.Second)),
 		probes: probeList, aggReady: regexp.MustCompile(*aggReady), prodReady: regexp.MustCompile(*prodReady),
 	}
@@ -118,6 +129,18 @@ func main() {
 			}
 		}
 	}
+	failed := false
+	for _, res := range results {
+		if strings.HasPrefix(res.err, "data race") {
+			failed = true
+		}
+	}
+	defer func() {
+		if failed {
+			fmt.Fprintln(os.Stderr, "bench: a child reported a data race (see", *logs+")")
+			os.Exit(1)
+		}
+	}()
 	if *out != "" {
 		if *label == "" {
 			*label = time.Now().Format("2006-01-02 15:04")
@@ -151,8 +174,12 @@ func ints(s string) ([]int, error) {
 	return out, nil
 }
 
-func build(bin, pkg string) error {
-	cmd := exec.Command("go", "build", "-o", bin, pkg)
+func build(bin, pkg string, race bool) error {
+	args := []string{"build", "-o", bin}
+	if race {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command("go", append(args, pkg)...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("go build %s (run the bench from the module root): %w", pkg, err)
@@ -161,6 +188,7 @@ func build(bin, pkg string) error {
 }
 
 type runner struct {
+	logs                string
 	producer            string
 	warmup, window      time.Duration
 	probes              []string
@@ -225,31 +253,38 @@ func freePort() (int, error) {
 
 // proc is a child process in its own process group.
 type proc struct {
-	cmd  *exec.Cmd
-	name string
+	cmd    *exec.Cmd
+	name   string
+	stderr *os.File
+	pipe   *io.PipeWriter
 }
 
 // start runs command through sh -c "exec …" (so the pid is the program's)
 // in its own process group and waits up to 15 s for ready on its stdout
-// or stderr.
-func start(name, command string, env []string, ready *regexp.Regexp) (*proc, error) {
+// or stderr. Its stderr is also kept whole in stderrPath, where a race
+// report or a panic can be read after the run.
+func start(name, command string, env []string, ready *regexp.Regexp, stderrPath string) (*proc, error) {
 	cmd := exec.Command("sh", "-c", "exec "+command)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stdout, err := cmd.StdoutPipe()
+	errFile, err := os.Create(stderrPath)
 	if err != nil {
 		return nil, err
 	}
-	cmd.Stderr = cmd.Stdout
+	pr, pw := io.Pipe()
+	cmd.Stdout = pw
+	cmd.Stderr = io.MultiWriter(errFile, pw)
 	if err := cmd.Start(); err != nil {
+		errFile.Close()
 		return nil, err
 	}
-	p := &proc{cmd: cmd, name: name}
+	p := &proc{cmd: cmd, name: name, stderr: errFile, pipe: pw}
 	found := make(chan struct{})
 	var tail []string
 	var mu sync.Mutex
 	go func() {
-		sc := bufio.NewScanner(stdout)
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		once := false
 		for sc.Scan() {
 			line := sc.Text()
@@ -264,6 +299,7 @@ func start(name, command string, env []string, ready *regexp.Regexp) (*proc, err
 				close(found)
 			}
 		}
+		io.Copy(io.Discard, pr) // a line too long for the scanner: keep the child unblocked
 	}()
 	select {
 	case <-found:
@@ -274,6 +310,12 @@ func start(name, command string, env []string, ready *regexp.Regexp) (*proc, err
 		defer mu.Unlock()
 		return nil, fmt.Errorf("%s: no ready line in 15 s; last output: %s", name, strings.Join(tail, " / "))
 	}
+}
+
+// raced reports whether the child's stderr holds a race report.
+func (p *proc) raced() bool {
+	data, err := os.ReadFile(p.stderr.Name())
+	return err == nil && bytes.Contains(data, []byte("WARNING: DATA RACE"))
 }
 
 // stop sends SIGTERM to the process group, then SIGKILL after 5 s.
@@ -288,42 +330,34 @@ func (p *proc) stop() {
 		syscall.Kill(-pgid, syscall.SIGKILL)
 		<-done
 	}
+	p.pipe.Close()
+	p.stderr.Close()
 }
 
-// cpuSeconds reads utime+stime of a process from /proc/<pid>/stat.
+// cpuSeconds reads utime+stime of a process (through procfs).
 func cpuSeconds(pid int) (float64, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	p, err := procfs.NewProc(pid)
 	if err != nil {
 		return 0, err
 	}
-	// Fields after the command name, which is in parentheses.
-	i := strings.LastIndexByte(string(data), ')')
-	f := strings.Fields(string(data[i+1:]))
-	if len(f) < 13 {
-		return 0, errors.New("short /proc stat")
+	st, err := p.Stat()
+	if err != nil {
+		return 0, err
 	}
-	ut, _ := strconv.ParseFloat(f[11], 64)
-	st, _ := strconv.ParseFloat(f[12], 64)
-	const clkTck = 100 // sysconf(_SC_CLK_TCK) on Linux
-	return (ut + st) / clkTck, nil
+	return st.CPUTime(), nil
 }
 
-// rssMB reads VmRSS of a process.
+// rssMB reads the resident set size of a process, in MiB.
 func rssMB(pid int) float64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	p, err := procfs.NewProc(pid)
 	if err != nil {
 		return 0
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			f := strings.Fields(rest)
-			if len(f) > 0 {
-				kb, _ := strconv.ParseFloat(f[0], 64)
-				return kb / 1024
-			}
-		}
+	st, err := p.Stat()
+	if err != nil {
+		return 0
 	}
-	return 0
+	return float64(st.ResidentMemory()) / (1 << 20)
 }
 
 // aggMetrics is the part of an aggregator's /metrics the bench reads
@@ -347,6 +381,19 @@ type prodMetrics struct {
 	DroppedRowsTotal float64 `json:"dropped_rows_total"`
 }
 
+// getMetrics reads the JSON metrics at base: /metrics.json (this
+// example's aggregator and producer), else /metrics (the Node and Rust
+// aggregators of the seed article serve their JSON there).
+func getMetrics(base string, v any) error {
+	err := getJSON(base+"/metrics.json", v)
+	if errors.Is(err, errNotFound) {
+		err = getJSON(base+"/metrics", v)
+	}
+	return err
+}
+
+var errNotFound = errors.New("404 Not Found")
+
 func getJSON(url string, v any) error {
 	c := http.Client{Timeout: 5 * time.Second}
 	resp, err := c.Get(url)
@@ -354,6 +401,9 @@ func getJSON(url string, v any) error {
 		return err
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		return fmt.Errorf("%s: %w", url, errNotFound)
+	}
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("%s: %s", url, resp.Status)
 	}
@@ -391,8 +441,8 @@ func (p *probe) run(ctx context.Context, url string) {
 	}
 }
 
-func (r *runner) run(a aggSpec, hosts, rate, round int) (result, error) {
-	res := result{agg: a.name, hosts: hosts, rate: rate, round: round}
+func (r *runner) run(a aggSpec, hosts, rate, round int) (res result, err error) {
+	res = result{agg: a.name, hosts: hosts, rate: rate, round: round}
 	gport, err := freePort()
 	if err != nil {
 		return res, err
@@ -405,21 +455,34 @@ func (r *runner) run(a aggSpec, hosts, rate, round int) (result, error) {
 	if err != nil {
 		return res, err
 	}
+	logf := func(who string) string {
+		return filepath.Join(r.logs, fmt.Sprintf("%s-%dx%d-r%d.stderr", who, hosts, rate, round))
+	}
 	prod, err := start("producer", r.producer, []string{
 		"GRPC_PORT=" + strconv.Itoa(gport), "METRICS_PORT=" + strconv.Itoa(mport),
 		"HOST_COUNT=" + strconv.Itoa(hosts), "EVENTS_PER_SEC=" + strconv.Itoa(rate),
-	}, r.prodReady)
+	}, r.prodReady, logf("producer"))
 	if err != nil {
 		return res, err
 	}
-	defer prod.stop()
+	defer func() {
+		prod.stop()
+		if prod.raced() && err == nil {
+			res, err = result{agg: a.name, hosts: hosts, rate: rate, round: round}, fmt.Errorf("data race in the producer: %s", prod.stderr.Name())
+		}
+	}()
 	agg, err := start(a.name, a.cmd, []string{
 		"AGGREGATOR_PORT=" + strconv.Itoa(aport), "PRODUCER_URL=127.0.0.1:" + strconv.Itoa(gport),
-	}, r.aggReady)
+	}, r.aggReady, logf(a.name))
 	if err != nil {
 		return res, err
 	}
-	defer agg.stop()
+	defer func() {
+		agg.stop()
+		if agg.raced() {
+			res, err = result{agg: a.name, hosts: hosts, rate: rate, round: round}, fmt.Errorf("data race in %s: %s", a.name, agg.stderr.Name())
+		}
+	}()
 	base := fmt.Sprintf("http://127.0.0.1:%d", aport)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -440,10 +503,10 @@ func (r *runner) run(a aggSpec, hosts, rate, round int) (result, error) {
 	time.Sleep(r.warmup)
 	var m0, m1 aggMetrics
 	var d0, d1 prodMetrics
-	if err := getJSON(base+"/metrics", &m0); err != nil {
+	if err := getMetrics(base, &m0); err != nil {
 		return res, err
 	}
-	getJSON(fmt.Sprintf("http://127.0.0.1:%d/metrics", mport), &d0)
+	getMetrics(fmt.Sprintf("http://127.0.0.1:%d", mport), &d0)
 	c0, err := cpuSeconds(agg.cmd.Process.Pid)
 	if err != nil {
 		return res, err
@@ -458,14 +521,14 @@ func (r *runner) run(a aggSpec, hosts, rate, round int) (result, error) {
 		time.Sleep(time.Second)
 		res.rssMB = max(res.rssMB, rssMB(agg.cmd.Process.Pid))
 		var m aggMetrics
-		if err := getJSON(base+"/metrics", &m); err == nil {
+		if err := getMetrics(base, &m); err == nil {
 			res.heapMB = max(res.heapMB, m.Memory.HeapUsed/(1<<20))
 		}
 	}
-	if err := getJSON(base+"/metrics", &m1); err != nil {
+	if err := getMetrics(base, &m1); err != nil {
 		return res, err
 	}
-	getJSON(fmt.Sprintf("http://127.0.0.1:%d/metrics", mport), &d1)
+	getMetrics(fmt.Sprintf("http://127.0.0.1:%d", mport), &d1)
 	c1, _ := cpuSeconds(agg.cmd.Process.Pid)
 	pc1, _ := cpuSeconds(prod.cmd.Process.Pid)
 	wall := time.Since(t0).Seconds()

@@ -42,6 +42,7 @@ func main() {
 	rep := compare.Compare(&ra, &rb, *skip, *tol)
 	fmt.Printf("A %s: %d rows; B %s: %d rows\n%s\n", *a, ra.Len(), *b, rb.Len(), rep)
 	if !rep.OK() {
+		fmt.Fprintln(os.Stderr, "compare:", rep.Problem())
 		os.Exit(1)
 	}
 }

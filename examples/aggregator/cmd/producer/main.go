@@ -1,7 +1,8 @@
 // Command producer runs the aggregator example's synthetic gRPC producer on
 // its own (spec §2): one EventBatch per tick with one event per host,
 // streamed to every subscriber of /pond.experiment.v1.Producer/Subscribe,
-// with JSON /metrics and /health on a second port.
+// with Prometheus /metrics, JSON /metrics.json and /health on a second
+// port.
 //
 //	go run ./examples/aggregator/cmd/producer -hosts 1000 -rate 100
 //
@@ -13,12 +14,14 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"net"
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/pond-go/pond/examples/aggregator/internal/envflag"
@@ -26,9 +29,18 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "producer:", err)
-		os.Exit(1)
+	err := run(os.Args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		return // -help: the usage went to stderr, and asking is not a failure
+	}
+	if err != nil {
+		// The producer package prefixes its own errors.
+		msg := strings.TrimPrefix(err.Error(), "producer: ")
+		if errors.Is(err, syscall.EADDRINUSE) {
+			msg += " (is another producer running? choose another -port or -metrics-port, or 0 for a free one)"
+		}
+		fmt.Fprintln(os.Stderr, "producer:", msg)
+		os.Exit(2)
 	}
 }
 
@@ -43,6 +55,9 @@ func run(args []string) error {
 	seed := fs.String("seed", "SIMULATOR_SEED", "", "seed of the simulator (empty: random)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (flags start with -; see -help)", fs.Arg(0))
 	}
 	if err := fs.Err(); err != nil {
 		return err
@@ -59,7 +74,7 @@ func run(args []string) error {
 	if *seed != "" {
 		s, err := strconv.ParseUint(*seed, 10, 32)
 		if err != nil {
-			return fmt.Errorf("seed %q: %w", *seed, err)
+			return fmt.Errorf("-seed %q: want an integer from 0 to 4294967295", *seed)
 		}
 		cfg.Seed, cfg.HasSeed = uint32(s), true
 	}

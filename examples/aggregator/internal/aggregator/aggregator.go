@@ -1,21 +1,32 @@
-// Package aggregator is the middle tier of the aggregator example (spec
-// §3): it subscribes to a producer over gRPC, pushes each EventBatch into
-// a pond-go pipeline with one PushMany, and serves the raw feed (/live),
-// the per-host 200 ms ticks (/live-agg), /health, /metrics and the
-// dashboard.
+// Package aggregator is the middle tier of the aggregator example: it
+// subscribes to a producer over gRPC, pushes each EventBatch into a
+// pond-go pipeline with one PushMany, and serves the raw feed (/live), the
+// per-host 200 ms ticks (/live-agg), /health, /readyz, /metrics
+// (Prometheus), /metrics.json and the dashboard.
 //
 // # Consistency
 //
 // One mutex guards the series, the tick assembly, the history and the
-// client registry. A batch is pushed, its frames built and enqueued to
-// every client under that lock, and a connecting client builds its
-// snapshot and registers under the same lock, so each client sees every
-// batch exactly once: in its snapshot or as an append after it. Enqueueing
-// never blocks: a client whose bounded queue is full is disconnected (it
-// reconnects and takes a fresh snapshot); frames are never dropped.
+// client registry, and it is held only for short work. A batch is pushed,
+// its frames built and queued to every client under that lock. A
+// connecting client takes, under the same lock, a reference to what its
+// snapshot is made of (the tick history, which is copy-on-write, or one
+// columnar copy of the raw window) and registers; its own writer encodes
+// and streams the snapshot afterwards, without the lock, and then the
+// appends queued meanwhile. So each client sees every batch exactly once,
+// in its snapshot or as an append after it, and a connect never holds
+// ingest for longer than taking that reference.
+//
+// # Slow clients
+//
+// Queuing never blocks: a client more than ClientMaxLag behind (the
+// oldest frame not yet written to its socket), or whose queue exceeds
+// ClientQueueFrames or ClientQueueBytes, is closed with status 1013 (try
+// again later) and a reason; frames are never dropped.
 package aggregator
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -25,6 +36,7 @@ import (
 	"github.com/pond-go/pond/examples/aggregator/internal/backoff"
 	"github.com/pond-go/pond/examples/aggregator/internal/wire"
 	"github.com/pond-go/pond/live"
+	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -50,11 +62,30 @@ type Config struct {
 	// host rows it holds (default 250 000, about 50 s at 1000 hosts).
 	History        time.Duration
 	HistoryMaxRows int
+	// LiveSnapshotRows caps the rows of a /live snapshot (default
+	// 4 000 000, the whole 30 s window up to 133 000 rows/s); above it a
+	// snapshot carries the newest rows of the window. The aggregator keeps
+	// a copy of those rows for snapshots, about 40 bytes each.
+	LiveSnapshotRows int
+	// MaxSkew is how far ahead of the aggregator's clock a row's time may
+	// be (default 5 s); later rows are refused, counted and logged.
+	MaxSkew time.Duration
+	// MaxHosts bounds the hosts tracked at once (default 10 000); rows of
+	// a new host beyond it are refused and counted. A host quiet for a
+	// minute of event time frees its place. MaxHostLen bounds the length of
+	// a host name in bytes (default 256); longer rows are refused.
+	MaxHosts   int
+	MaxHostLen int
 	// ClientQueueFrames and ClientQueueBytes bound each WebSocket client's
-	// outbound queue (defaults 1024 frames, 64 MiB); a client that would
-	// exceed either is disconnected.
+	// outbound queue (defaults 1024 frames, 64 MiB), and ClientMaxLag how
+	// long its oldest unwritten frame may wait (default 10 s); a client
+	// past any of them is closed with status 1013.
 	ClientQueueFrames int
 	ClientQueueBytes  int64
+	ClientMaxLag      time.Duration
+	// SnapshotWorkers bounds how many snapshots are encoded at once
+	// (default 2); a connecting client waits its turn.
+	SnapshotWorkers int
 	// OriginPatterns are extra origins allowed to open the WebSockets
 	// (host patterns of github.com/coder/websocket); the dashboard is
 	// served same-origin and needs none.
@@ -65,6 +96,8 @@ type Config struct {
 	OnReconnect func(attempt int, delay time.Duration, err error)
 	// Logger receives the aggregator's logs (default slog.Default()).
 	Logger *slog.Logger
+	// Now is the wall clock (default time.Now); tests replace it.
+	Now func() time.Time
 }
 
 func (c *Config) fill() error {
@@ -94,11 +127,29 @@ func (c *Config) fill() error {
 	if c.HistoryMaxRows == 0 {
 		c.HistoryMaxRows = 250_000
 	}
+	if c.LiveSnapshotRows <= 0 {
+		c.LiveSnapshotRows = 4_000_000
+	}
+	if c.MaxSkew <= 0 {
+		c.MaxSkew = 5 * time.Second
+	}
+	if c.MaxHosts <= 0 {
+		c.MaxHosts = 10_000
+	}
+	if c.MaxHostLen <= 0 {
+		c.MaxHostLen = 256
+	}
 	if c.ClientQueueFrames <= 0 {
 		c.ClientQueueFrames = 1024
 	}
 	if c.ClientQueueBytes <= 0 {
 		c.ClientQueueBytes = 64 << 20
+	}
+	if c.ClientMaxLag <= 0 {
+		c.ClientMaxLag = 10 * time.Second
+	}
+	if c.SnapshotWorkers <= 0 {
+		c.SnapshotWorkers = 2
 	}
 	if c.Backoff == (backoff.Policy{}) {
 		c.Backoff = backoff.Default
@@ -106,38 +157,54 @@ func (c *Config) fill() error {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
 	return nil
 }
 
 // Aggregator is the aggregator's state. Its methods are safe for
 // concurrent use.
 type Aggregator struct {
-	cfg   Config
-	start time.Time
+	cfg     Config
+	start   time.Time
+	snapSem chan struct{} // one slot per snapshot being encoded
 
 	mu       sync.Mutex // guards everything below, up to the metrics
 	p        *pipeline
 	out      []live.Output
 	tb       tickBuilder
+	admitted *schema.Batch // the batch without refused rows
 	filtered *schema.Batch // reorder: the batch without rows past the grace
 
-	requestsTotal  float64
-	firstMs        int64
-	hasFirst       bool
-	lastTickMs     int64
-	eventsPerSec   int64
-	ticksEmitted   uint64
-	rejectedRows   uint64
-	rejectedPushes uint64
-	hist           history
+	requestsTotal float64
+	firstMs       int64
+	hasFirst      bool
+	lastTickMs    int64
+	eventsPerSec  int64
+	ticksEmitted  uint64
+	raw           rawRing
+	hist          history
+	refused       refusals
 
 	liveClients map[*client]struct{}
 	aggClients  map[*client]struct{}
-	rawBuf      []byte
-	projBuf     []*wire.HostTick
 
 	// counters read without the lock
 	m counters
+	// onBatchDone, when set before Run, sees every batchDone time (tests).
+	onBatchDone func(time.Duration)
+}
+
+// refusals count the rows the aggregator refused, by reason.
+type refusals struct {
+	Order      uint64    `json:"order"`     // out of order or past the grace
+	Future     uint64    `json:"future"`    // dated further ahead than MaxSkew
+	BadTime    uint64    `json:"badTime"`   // a time_ms outside the range the series holds
+	HostLimit  uint64    `json:"hostLimit"` // a new host past MaxHosts
+	HostLen    uint64    `json:"hostLen"`   // a host name longer than MaxHostLen
+	Pushes     uint64    `json:"pushes"`    // whole batches refused by the series
+	LastLogged time.Time `json:"-"`
 }
 
 // New builds an aggregator (it does not connect: see [Aggregator.Run]).
@@ -145,18 +212,21 @@ func New(cfg Config) (*Aggregator, error) {
 	if err := cfg.fill(); err != nil {
 		return nil, err
 	}
-	p, err := newPipeline(pipelineOptions{Retention: cfg.Retention, Ordering: cfg.Ordering, Grace: cfg.Grace, SampleStride: cfg.SampleStride})
+	p, err := newPipeline(pipelineOptions{Retention: cfg.Retention, Ordering: cfg.Ordering, Grace: cfg.Grace,
+		SampleStride: cfg.SampleStride, MaxHosts: cfg.MaxHosts})
 	if err != nil {
 		return nil, fmt.Errorf("aggregator: %w", err)
 	}
 	a := &Aggregator{
 		cfg:         cfg,
-		start:       time.Now(),
+		start:       cfg.Now(),
+		snapSem:     make(chan struct{}, cfg.SnapshotWorkers),
 		p:           p,
 		tb:          tickBuilder{thresholds: cfg.Thresholds},
 		liveClients: map[*client]struct{}{},
 		aggClients:  map[*client]struct{}{},
 		hist:        history{maxAgeMs: cfg.History.Milliseconds(), maxRows: cfg.HistoryMaxRows},
+		raw:         rawRing{maxAge: int64(cfg.Retention), maxRows: cfg.LiveSnapshotRows},
 	}
 	a.m.init(a)
 	return a, nil
@@ -165,27 +235,34 @@ func New(cfg Config) (*Aggregator, error) {
 // Config returns the aggregator's configuration, defaults filled in.
 func (a *Aggregator) Config() Config { return a.cfg }
 
-// Push takes one batch: it pushes it into the pipeline with one PushMany,
-// builds the /live append and the /live-agg ticks it completes, adds the
-// ticks to the history and hands every frame to every client, all under
-// the aggregator's lock. started is when the batch arrived (the start of
-// its batchDone time). An empty batch is skipped.
+// Push takes one batch: it refuses the rows it must (see [Config]),
+// pushes the rest into the pipeline with one PushMany, builds the /live
+// append and the /live-agg ticks it completes, adds the ticks to the
+// history and queues every frame to every client, all under the
+// aggregator's lock. started is when the batch arrived (the start of its
+// batchDone time). An empty batch is skipped.
 func (a *Aggregator) Push(b *schema.Batch, started time.Time) error {
 	if b.Len() == 0 {
 		return nil
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	in := b
+	in := a.admit(b)
 	if a.cfg.Ordering == live.Reorder {
-		in = a.dropPastGrace(b)
+		in = a.dropPastGrace(in)
+	}
+	if in.Len() == 0 {
+		return nil
 	}
 	t0 := time.Now()
 	out, err := a.p.s.PushMany(a.out[:0], in)
+	if errors.Is(err, partition.ErrLimit) {
+		out, err = a.pushWithinHostLimit(in)
+	}
 	pushDur := time.Since(t0)
 	if err != nil {
-		a.rejectedPushes++
-		a.rejectedRows += uint64(b.Len())
+		a.refused.Pushes++
+		a.refused.Order += uint64(in.Len())
 		return err
 	}
 	a.out = out
@@ -210,13 +287,132 @@ func (a *Aggregator) Push(b *schema.Batch, started time.Time) error {
 			a.emitTick(hostTab, run)
 		}
 	}
-	a.m.batchDone(time.Since(started))
+	d := time.Since(started)
+	a.m.batchDone(d)
+	if a.onBatchDone != nil {
+		a.onBatchDone(d)
+	}
 	return nil
+}
+
+// admit returns b without the rows dated more than MaxSkew ahead of the
+// wall clock and the rows whose host name is longer than MaxHostLen; they
+// are counted and logged. One bad row must not poison the stream: a row
+// from the far future would evict the whole raw window and, under strict
+// ordering, make every later batch out of order.
+func (a *Aggregator) admit(b *schema.Batch) *schema.Batch {
+	limit := a.cfg.Now().Add(a.cfg.MaxSkew).UnixNano()
+	hosts := b.Cols[2].Str
+	bad := false
+	for i, t := range b.Time {
+		if t > limit || len(hosts[i]) > a.cfg.MaxHostLen {
+			bad = true
+			break
+		}
+	}
+	if !bad {
+		return b
+	}
+	var future, long uint64
+	var example string
+	a.admitted = filterBatch(a.admitted, b, func(i int) bool {
+		switch {
+		case b.Time[i] > limit:
+			future++
+			if example == "" {
+				example = "time " + time.Unix(0, b.Time[i]).UTC().Format(time.RFC3339)
+			}
+			return false
+		case len(hosts[i]) > a.cfg.MaxHostLen:
+			long++
+			if example == "" {
+				example = fmt.Sprintf("host of %d bytes", len(hosts[i]))
+			}
+			return false
+		}
+		return true
+	})
+	a.refused.Future += future
+	a.refused.HostLen += long
+	a.logRefusal("rows refused", "future", future, "host_too_long", long, "max_skew", a.cfg.MaxSkew, "max_host_len", a.cfg.MaxHostLen, "example", example)
+	return a.admitted
+}
+
+// pushWithinHostLimit retries a push refused for creating too many
+// partitions: it keeps the rows of the hosts the series tracks and of as
+// many new hosts as there is room for, and refuses (and counts) the rest.
+// If the series still refuses, only the known hosts' rows are pushed.
+func (a *Aggregator) pushWithinHostLimit(b *schema.Batch) ([]live.Output, error) {
+	known := map[string]bool{}
+	if snap, err := a.p.s.Snapshot(a.p.byHost); err == nil {
+		hs, _ := snap.Strings("host")
+		for _, h := range hs {
+			known[h] = true
+		}
+	}
+	hosts := b.Cols[2].Str
+	var out []live.Output
+	var err error
+	for _, room := range []int{a.cfg.MaxHosts - len(known), 0} {
+		admitted := map[string]bool{}
+		var refused uint64
+		kept := filterBatch(nil, b, func(i int) bool {
+			h := hosts[i]
+			if known[h] || admitted[h] {
+				return true
+			}
+			if len(admitted) < room {
+				admitted[h] = true
+				return true
+			}
+			refused++
+			return false
+		})
+		out, err = a.p.s.PushMany(a.out[:0], kept)
+		if !errors.Is(err, partition.ErrLimit) {
+			if err == nil {
+				a.refused.HostLimit += refused
+				a.logRefusal("rows of new hosts refused: host limit reached", "rows", refused, "max_hosts", a.cfg.MaxHosts)
+			}
+			return out, err
+		}
+	}
+	return out, err
+}
+
+// logRefusal logs refused rows at most once a second, so a flood of bad
+// rows does not become a flood of logs; the counters have every row.
+func (a *Aggregator) logRefusal(msg string, args ...any) {
+	now := a.cfg.Now()
+	if now.Sub(a.refused.LastLogged) < time.Second {
+		return
+	}
+	a.refused.LastLogged = now
+	a.cfg.Logger.Warn(msg, args...)
+}
+
+// filterBatch copies the rows of b that keep accepts into dst (allocated
+// when nil, reset first) and returns it.
+func filterBatch(dst, b *schema.Batch, keep func(i int) bool) *schema.Batch {
+	if dst == nil {
+		dst = schema.NewBatch(Schema, b.Len())
+	}
+	dst.Reset()
+	for i, t := range b.Time {
+		if !keep(i) {
+			continue
+		}
+		dst.Time = append(dst.Time, t)
+		dst.Cols[0].Num = append(dst.Cols[0].Num, b.Cols[0].Num[i])
+		dst.Cols[1].Num = append(dst.Cols[1].Num, b.Cols[1].Num[i])
+		dst.Cols[2].Str = append(dst.Cols[2].Str, b.Cols[2].Str[i])
+	}
+	return dst
 }
 
 // dropPastGrace removes the rows that reorder ordering would refuse (more
 // than the grace late), so that one such row does not reject its whole
-// batch; they are counted as rejected.
+// batch; they are counted as refused.
 func (a *Aggregator) dropPastGrace(b *schema.Batch) *schema.Batch {
 	latest, has := a.p.s.LatestNanos()
 	grace := int64(a.cfg.Grace)
@@ -234,26 +430,19 @@ func (a *Aggregator) dropPastGrace(b *schema.Batch) *schema.Batch {
 	if keep {
 		return b
 	}
-	if a.filtered == nil {
-		a.filtered = schema.NewBatch(Schema, b.Len())
-	}
-	f := a.filtered
-	f.Reset()
 	latest, has = a.p.s.LatestNanos()
-	for i, t := range b.Time {
+	a.filtered = filterBatch(a.filtered, b, func(i int) bool {
+		t := b.Time[i]
 		if has && t < latest && latest-t > grace {
-			a.rejectedRows++
-			continue
+			a.refused.Order++
+			return false
 		}
 		if !has || t >= latest {
 			latest, has = t, true
 		}
-		f.Time = append(f.Time, t)
-		f.Cols[0].Num = append(f.Cols[0].Num, b.Cols[0].Num[i])
-		f.Cols[1].Num = append(f.Cols[1].Num, b.Cols[1].Num[i])
-		f.Cols[2].Str = append(f.Cols[2].Str, b.Cols[2].Str[i])
-	}
-	return f
+		return true
+	})
+	return a.filtered
 }
 
 // took handles the rows the series accepted: counters, and the /live
@@ -271,37 +460,16 @@ func (a *Aggregator) took(tab *schema.Table) {
 	for _, r := range req {
 		a.requestsTotal += r
 	}
-	if len(a.liveClients) == 0 {
-		return
-	}
-	b := wire.BeginRaw(a.rawBuf[:0], wire.TypeAppend)
-	b = appendRawTable(b, tab, true)
-	b = wire.EndRaw(b)
-	a.rawBuf = b
-	frame := append([]byte(nil), b...)
+	chunk := newRawChunk(tab)
+	a.raw.add(chunk)
 	for c := range a.liveClients {
-		a.send(c, frame, n)
+		a.send(c, item{chunk: chunk, size: int64(48 * n)})
 	}
-}
-
-// appendRawTable appends the rows of a table of the raw schema as
-// positional arrays.
-func appendRawTable(b []byte, tab *schema.Table, first bool) []byte {
-	times := tab.Times()
-	cpu := tab.Col(1).Numbers()
-	req := tab.Col(2).Numbers()
-	host := tab.Col(3).Strings()
-	for i, t := range times {
-		if !first || i > 0 {
-			b = append(b, ',')
-		}
-		b = wire.AppendRawRow(b, t/int64(time.Millisecond), cpu[i], req[i], host[i])
-	}
-	return b
 }
 
 // emitTick assembles one boundary's rows into a tick, keeps it in the
-// history and sends it to the /live-agg clients.
+// history and queues it to the /live-agg clients, whose writers encode it
+// (each through its own top-N projection).
 func (a *Aggregator) emitTick(tab *schema.Table, run schema.Run) {
 	tsMs := run.Time / int64(time.Millisecond)
 	if a.ticksEmitted > 0 && tsMs <= a.lastTickMs {
@@ -312,7 +480,7 @@ func (a *Aggregator) emitTick(tab *schema.Table, run schema.Run) {
 		return
 	}
 	st := a.p.s.Stats()
-	t := tick{rows: rows, globals: wire.GlobalsTick{
+	t := &tick{rows: rows, globals: wire.GlobalsTick{
 		TS: tsMs, EventsIngestedTotal: st.Ingested, EventsPerSec: a.eventsPerSec,
 		EvictedTotal: st.Evicted, RequestsIngestedTotal: a.requestsTotal,
 	}}
@@ -320,67 +488,18 @@ func (a *Aggregator) emitTick(tab *schema.Table, run schema.Run) {
 	a.ticksEmitted++
 	a.m.lastTickHosts.Store(int64(len(rows)))
 	a.hist.add(t)
-	var shared []byte
+	size := int64(400 * len(rows))
 	for c := range a.aggClients {
-		if c.proj.N > 0 {
-			a.projBuf = c.proj.apply(a.projBuf, t.rows)
-			a.send(c, wire.AppendAggregateAppend(nil, a.projBuf, &t.globals), len(a.projBuf))
-			continue
-		}
-		if shared == nil {
-			a.projBuf = c.proj.apply(a.projBuf, t.rows)
-			shared = wire.AppendAggregateAppend(make([]byte, 0, 64+400*len(t.rows)), a.projBuf, &t.globals)
-		}
-		a.send(c, shared, len(t.rows))
+		a.send(c, item{tick: t, size: size})
 	}
-}
-
-// rawSnapshot builds the /live snapshot: every row the raw window holds,
-// read as one columnar snapshot (no row is built). Called with the lock
-// held.
-func (a *Aggregator) rawSnapshot() []byte {
-	snap, err := a.p.s.Snapshot(a.p.s.Root())
-	if err != nil {
-		// The root always holds rows and the lock excludes a push.
-		panic("aggregator: snapshot of the root: " + err.Error())
-	}
-	b := wire.BeginRaw(make([]byte, 0, 64+48*snap.Len()), wire.TypeSnapshot)
-	cpu, _ := snap.Numbers("cpu")
-	req, _ := snap.Numbers("requests")
-	hosts, _ := snap.Strings("host")
-	for i, ns := range snap.Times() {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = wire.AppendRawRow(b, ns/int64(time.Millisecond), cpu[i], req[i], hosts[i])
-	}
-	return wire.EndRaw(b)
-}
-
-// aggSnapshot builds the /live-agg snapshot through the client's
-// projection, which carries its hysteresis into the live frames. Called
-// with the lock held.
-func (a *Aggregator) aggSnapshot(p *projection) []byte {
-	var s wire.AggregateSnapshot
-	ticks := a.hist.all()
-	s.Begin(make([]byte, 0, 256+400*a.hist.rows), a.cfg.Thresholds)
-	for i := range ticks {
-		a.projBuf = p.apply(a.projBuf, ticks[i].rows)
-		for _, r := range a.projBuf {
-			s.Row(r)
-		}
-	}
-	for i := range ticks {
-		s.Globals(&ticks[i].globals)
-	}
-	return s.End()
 }
 
 // Stats are the aggregator's counters, for tests and the metrics.
 type Stats struct {
 	Series         live.Stats
 	TicksEmitted   uint64
-	RejectedRows   uint64
+	Refused        refusals
+	RejectedRows   uint64 // every refused row, whatever the reason
 	RejectedPushes uint64
 	LiveClients    int
 	AggClients     int
@@ -392,9 +511,12 @@ type Stats struct {
 func (a *Aggregator) Stats() Stats {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	r := a.refused
+	r.BadTime = a.m.badTime.Load()
 	return Stats{
-		Series: a.p.s.Stats(), TicksEmitted: a.ticksEmitted, RejectedRows: a.rejectedRows,
-		RejectedPushes: a.rejectedPushes, LiveClients: len(a.liveClients), AggClients: len(a.aggClients),
+		Series: a.p.s.Stats(), TicksEmitted: a.ticksEmitted, Refused: r,
+		RejectedRows:   r.Order + r.Future + r.BadTime + r.HostLimit + r.HostLen,
+		RejectedPushes: r.Pushes, LiveClients: len(a.liveClients), AggClients: len(a.aggClients),
 		HistoryTicks: len(a.hist.all()), LastTickMs: a.lastTickMs,
 	}
 }

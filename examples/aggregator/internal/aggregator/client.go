@@ -3,62 +3,141 @@ package aggregator
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"net/http"
+	"runtime"
 	"strconv"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/coder/websocket"
 	"github.com/pond-go/pond/examples/aggregator/internal/wire"
 )
 
-// client is one WebSocket subscriber: an ordered, bounded outbound queue
-// drained by one writer goroutine.
+// pieceBytes is the size of the pieces a snapshot is streamed in: the
+// writer never holds more than this of a snapshot's JSON at once.
+const pieceBytes = 64 << 10
+
+// piecePool holds the buffers snapshots are encoded in, so that churning
+// clients do not each allocate one.
+var piecePool = sync.Pool{New: func() any { b := make([]byte, 0, pieceBytes+pieceBytes/4); return &b }}
+
+// closeGrace is how long a client dropped as slow has to take the frame
+// being written and the close frame before its connection is cut.
+const closeGrace = 5 * time.Second
+
+// item is one queued frame: a /live append (bytes shared by every client)
+// or a /live-agg tick, which the client's writer encodes.
+type item struct {
+	chunk *rawChunk
+	tick  *tick
+	size  int64 // bytes it counts for against the queue bound
+	at    int64 // when it was queued, unix ns
+}
+
+// client is one WebSocket subscriber: a bounded queue drained by one
+// writer goroutine, which first streams the client's snapshot.
 type client struct {
-	q       chan []byte
-	pending atomic.Int64 // bytes queued, not yet written
-	ctx     context.Context
-	cancel  context.CancelFunc
-	gone    bool // dropped or disconnected (under the aggregator's lock)
-	slow    bool // dropped for being slow
+	agg    bool
+	ctx    context.Context // cancelled to cut the connection
+	cancel context.CancelFunc
+	stop   chan struct{} // closed when the client is dropped
+	wake   chan struct{} // a frame was queued
+
+	// What the snapshot is made of, taken at registration under the
+	// aggregator's lock and read by the writer only.
+	snapTicks []*tick
+	snapRaw   []*rawChunk
+	snapCut   int64 // ns: the raw rows before it have left the window
+
+	gone bool // dropped (under the aggregator's lock)
+
+	mu           sync.Mutex // guards the fields below
+	q            []item
+	bytes        int64
+	writingSince int64  // unix ns when the current write began, 0 when idle
+	reason       string // why it was dropped as slow
+	want         *topN  // a set-top-n the writer has not applied yet
+
+	// The writer's own.
 	proj    projection
-	agg     bool
+	buf     []byte
+	projBuf []*wire.HostTick
 }
 
-// send hands a frame to a client without blocking, holding the lock. A
-// client whose queue would overflow is disconnected instead: dropping the
-// frame would break exactly-once delivery. rows is how many rows the frame
-// carries, for the fan-out counters.
-func (a *Aggregator) send(c *client, frame []byte, rows int) {
+type topN struct {
+	n  int
+	by RankKey
+}
+
+// send queues a frame for a client without blocking, holding the
+// aggregator's lock. A client that is too far behind is dropped instead:
+// dropping the frame would break exactly-once delivery.
+func (a *Aggregator) send(c *client, it item) {
 	if c.gone {
 		return
 	}
-	p := c.pending.Load()
-	if len(c.q) == cap(c.q) || (p > 0 && p+int64(len(frame)) > a.cfg.ClientQueueBytes) {
-		a.drop(c, true)
+	now := a.cfg.Now().UnixNano()
+	it.at = now
+	c.mu.Lock()
+	oldest := c.writingSince
+	if len(c.q) > 0 && (oldest == 0 || c.q[0].at < oldest) {
+		oldest = c.q[0].at
+	}
+	var why string
+	switch {
+	case len(c.q) >= a.cfg.ClientQueueFrames:
+		why = fmt.Sprintf("too slow: %d frames queued", len(c.q))
+	case len(c.q) > 0 && c.bytes+it.size > a.cfg.ClientQueueBytes:
+		why = fmt.Sprintf("too slow: %d bytes queued", c.bytes)
+	case oldest != 0 && now-oldest > int64(a.cfg.ClientMaxLag):
+		why = fmt.Sprintf("too slow: %s behind", time.Duration(now-oldest).Round(time.Millisecond))
+	default:
+		c.q = append(c.q, it)
+		c.bytes += it.size
+	}
+	c.mu.Unlock()
+	if why != "" {
+		a.drop(c, why)
 		return
 	}
-	c.pending.Add(int64(len(frame)))
-	c.q <- frame
-	a.m.fannedOut.Add(uint64(rows))
-	a.m.bytesFannedOut.Add(uint64(len(frame)))
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
 }
 
-// drop unregisters a client, holding the lock; its writer sees the
-// cancelled context and closes the connection.
-func (a *Aggregator) drop(c *client, slow bool) {
+// drop unregisters a client, holding the lock. A client dropped for being
+// slow (reason not empty) is closed by its writer with 1013 and the
+// reason, and cut after closeGrace if it takes not even that; any other is
+// cut at once.
+func (a *Aggregator) drop(c *client, reason string) {
 	if c.gone {
 		return
 	}
-	c.gone, c.slow = true, slow
+	c.gone = true
 	delete(a.liveClients, c)
 	delete(a.aggClients, c)
-	if slow {
-		a.m.slowDisconnects.Add(1)
-		a.cfg.Logger.Warn("disconnecting a slow WebSocket client", "queued_frames", len(c.q), "queued_bytes", c.pending.Load())
+	c.mu.Lock()
+	c.reason = reason
+	frames, bytes := len(c.q), c.bytes
+	c.mu.Unlock()
+	close(c.stop)
+	if reason == "" {
+		c.cancel()
+		return
 	}
-	c.cancel()
+	a.m.slowDisconnects.Add(1)
+	a.cfg.Logger.Warn("closing a slow WebSocket client", "reason", reason, "queued_frames", frames, "queued_bytes", bytes)
+	time.AfterFunc(closeGrace, c.cancel)
+}
+
+func (a *Aggregator) dropLocked(c *client) {
+	a.mu.Lock()
+	a.drop(c, "")
+	a.mu.Unlock()
 }
 
 func (a *Aggregator) accept(w http.ResponseWriter, r *http.Request) (*websocket.Conn, error) {
@@ -68,8 +147,8 @@ func (a *Aggregator) accept(w http.ResponseWriter, r *http.Request) (*websocket.
 	})
 }
 
-// ServeLive serves WS /live: a snapshot of the raw window, then one
-// append per pushed batch.
+// ServeLive serves WS /live: a snapshot of the raw window, streamed in
+// pieces, then one append per pushed batch.
 func (a *Aggregator) ServeLive(w http.ResponseWriter, r *http.Request) {
 	conn, err := a.accept(w, r)
 	if err != nil {
@@ -77,39 +156,58 @@ func (a *Aggregator) ServeLive(w http.ResponseWriter, r *http.Request) {
 	}
 	c := a.newClient(r.Context(), false)
 	a.mu.Lock()
-	snap := a.rawSnapshot()
-	a.send(c, snap, a.p.s.Len())
+	c.snapRaw, c.snapCut = a.raw.all(), math.MinInt64
+	if latest, ok := a.p.s.LatestNanos(); ok {
+		c.snapCut = latest - int64(a.cfg.Retention)
+	}
 	a.liveClients[c] = struct{}{}
 	a.mu.Unlock()
 	readCtx := conn.CloseRead(c.ctx)
-	a.serveClient(conn, c, readCtx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case <-readCtx.Done():
+			a.dropLocked(c)
+		case <-c.stop:
+		}
+	}()
+	a.writeLoop(conn, c)
+	<-done
 }
 
 // ServeLiveAgg serves WS /live-agg: an aggregate snapshot (thresholds and
 // history), then one aggregate-append per tick. The query ?n=5&by=cpu_avg
 // and the set-top-n control message select a top-N projection.
 func (a *Aggregator) ServeLiveAgg(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	by := RankCPUAvg
+	if s := q.Get("by"); s != "" {
+		k, ok := ParseRankKey(s)
+		if !ok {
+			http.Error(w, fmt.Sprintf("unknown by=%q: want cpu_avg, cpu_sd or requests_sum", s), http.StatusBadRequest)
+			return
+		}
+		by = k
+	}
+	n := 0
+	if s := q.Get("n"); s != "" {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			http.Error(w, fmt.Sprintf("n=%q: want a number of hosts", s), http.StatusBadRequest)
+			return
+		}
+		n = a.clampTopN(f)
+	}
 	conn, err := a.accept(w, r)
 	if err != nil {
 		return
 	}
 	conn.SetReadLimit(1 << 16)
 	c := a.newClient(r.Context(), true)
-	q := r.URL.Query()
-	by, ok := ParseRankKey(q.Get("by"))
-	if !ok {
-		by = RankCPUAvg
-	}
-	n := 0
-	if s := q.Get("n"); s != "" {
-		if f, err := strconv.ParseFloat(s, 64); err == nil {
-			n = a.clampTopN(f)
-		}
-	}
 	c.proj.set(n, by)
 	a.mu.Lock()
-	snap := a.aggSnapshot(&c.proj)
-	a.send(c, snap, a.hist.rows)
+	c.snapTicks = a.hist.all()
 	a.aggClients[c] = struct{}{}
 	a.mu.Unlock()
 	done := make(chan struct{})
@@ -117,72 +215,290 @@ func (a *Aggregator) ServeLiveAgg(w http.ResponseWriter, r *http.Request) {
 		defer close(done)
 		a.readControl(conn, c)
 	}()
-	a.serveClient(conn, c, c.ctx)
+	a.writeLoop(conn, c)
 	<-done
 }
 
 func (a *Aggregator) newClient(parent context.Context, agg bool) *client {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
-	return &client{q: make(chan []byte, a.cfg.ClientQueueFrames), ctx: ctx, cancel: cancel, agg: agg}
+	return &client{ctx: ctx, cancel: cancel, agg: agg, stop: make(chan struct{}), wake: make(chan struct{}, 1)}
 }
 
-// serveClient writes the client's queue until it is dropped or the
-// connection fails.
-func (a *Aggregator) serveClient(conn *websocket.Conn, c *client, readCtx context.Context) {
+var errDropped = errors.New("aggregator: client dropped")
+
+// writeLoop streams the client's snapshot, then writes its queue in order
+// until it is dropped or the connection fails.
+func (a *Aggregator) writeLoop(conn *websocket.Conn, c *client) {
 	defer func() {
-		a.mu.Lock()
-		a.drop(c, false)
-		a.mu.Unlock()
+		a.dropLocked(c)
+		conn.CloseNow()
 	}()
+	if err := a.writeSnapshot(conn, c); err != nil {
+		a.closeDropped(conn, c)
+		return
+	}
 	for {
 		select {
+		case <-c.stop:
+			a.closeDropped(conn, c)
+			return
 		case <-c.ctx.Done():
-			a.mu.Lock()
-			slow := c.slow
-			a.mu.Unlock()
-			if slow {
-				closeWithin(conn, websocket.StatusTryAgainLater, "too slow: outbound queue full")
-			} else {
-				conn.CloseNow()
+			return
+		case <-c.wake:
+		}
+		for {
+			select {
+			case <-c.stop:
+				a.closeDropped(conn, c)
+				return
+			default:
 			}
-			return
-		case <-readCtx.Done():
-			conn.CloseNow()
-			return
-		case f := <-c.q:
-			err := conn.Write(c.ctx, websocket.MessageText, f)
-			c.pending.Add(-int64(len(f)))
-			if err != nil {
-				conn.CloseNow()
+			it, ok := c.pop()
+			if !ok {
+				break
+			}
+			if err := a.writeItem(conn, c, it); err != nil {
 				return
 			}
 		}
 	}
 }
 
-// closeWithin tries a clean close but gives up quickly: a slow client may
-// never answer the close handshake.
-func closeWithin(conn *websocket.Conn, code websocket.StatusCode, reason string) {
+// closeDropped closes the connection of a client dropped as slow with
+// 1013 and the reason.
+func (a *Aggregator) closeDropped(conn *websocket.Conn, c *client) {
+	c.mu.Lock()
+	reason := c.reason
+	c.mu.Unlock()
+	if reason == "" {
+		return
+	}
 	done := make(chan struct{})
 	go func() {
-		conn.Close(code, reason)
-		close(done)
+		defer close(done)
+		conn.Close(websocket.StatusTryAgainLater, reason)
 	}()
 	select {
 	case <-done:
-	case <-time.After(time.Second):
-		conn.CloseNow()
+	case <-c.ctx.Done():
 	}
+}
+
+func (c *client) pop() (item, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.q) == 0 {
+		c.q = c.q[:0]
+		return item{}, false
+	}
+	it := c.q[0]
+	c.q[0] = item{}
+	c.q = c.q[1:]
+	c.writingSince = it.at
+	return it, true
+}
+
+func (c *client) written(size int64) {
+	c.mu.Lock()
+	c.bytes -= size
+	c.writingSince = 0
+	c.mu.Unlock()
+}
+
+// writeItem writes one queued frame.
+func (a *Aggregator) writeItem(conn *websocket.Conn, c *client, it item) error {
+	defer c.written(it.size)
+	var frame []byte
+	var rows int
+	if it.tick != nil {
+		c.applyWant()
+		frame, rows = a.encodeTick(c, it.tick)
+	} else {
+		frame, rows = it.chunk.appendFrame(), len(it.chunk.times)
+	}
+	if err := conn.Write(c.ctx, websocket.MessageText, frame); err != nil {
+		return err
+	}
+	a.m.fannedOut.Add(uint64(rows))
+	a.m.bytesFannedOut.Add(uint64(len(frame)))
+	return nil
+}
+
+// encodeTick encodes one aggregate-append through the client's
+// projection, into the client's buffer.
+func (a *Aggregator) encodeTick(c *client, t *tick) ([]byte, int) {
+	b := append(c.buf[:0], `{"type":"aggregate-append","rows":[`...)
+	var rows int
+	b, rows = c.appendTickRows(b, t, true)
+	b = append(b, `],"globals":`...)
+	b = wire.AppendGlobalsTick(b, &t.globals)
+	b = append(b, '}')
+	c.buf = b
+	return b, rows
+}
+
+// appendTickRows appends a tick's rows as the client's projection cuts
+// them; first says whether no row has been written yet in the array.
+func (c *client) appendTickRows(b []byte, t *tick, first bool) ([]byte, int) {
+	if c.proj.N <= 0 {
+		if len(t.rows) == 0 {
+			return b, 0
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		return append(b, t.encodedRows()...), len(t.rows)
+	}
+	c.projBuf = c.proj.applyOrdered(c.projBuf, t.rows, t.rankOrder(c.proj.By))
+	for i, r := range c.projBuf {
+		if !first || i > 0 {
+			b = append(b, ',')
+		}
+		b = wire.AppendHostTick(b, r)
+	}
+	return b, len(c.projBuf)
+}
+
+func (c *client) applyWant() {
+	c.mu.Lock()
+	w := c.want
+	c.want = nil
+	c.mu.Unlock()
+	if w != nil {
+		c.proj.set(w.n, w.by)
+	}
+}
+
+// writeSnapshot streams the client's snapshot as one WebSocket message in
+// pieces of about pieceBytes. At most SnapshotWorkers snapshots are
+// encoded at once; a client that leaves while waiting costs nothing, and
+// one that leaves while its snapshot streams stops it at the next piece.
+func (a *Aggregator) writeSnapshot(conn *websocket.Conn, c *client) error {
+	c.mu.Lock()
+	c.writingSince = a.cfg.Now().UnixNano()
+	c.mu.Unlock()
+	defer c.written(0)
+	select {
+	case a.snapSem <- struct{}{}:
+	case <-c.stop:
+		return errDropped
+	case <-c.ctx.Done():
+		return c.ctx.Err()
+	}
+	defer func() { <-a.snapSem }()
+	w, err := conn.Writer(c.ctx, websocket.MessageText)
+	if err != nil {
+		return err
+	}
+	buf := piecePool.Get().(*[]byte)
+	defer piecePool.Put(buf)
+	pw := pieceWriter{w: w, stop: c.stop, buf: (*buf)[:0]}
+	rows := 0
+	if c.agg {
+		rows = a.streamAggSnapshot(&pw, c)
+	} else {
+		rows = streamRawSnapshot(&pw, c.snapRaw, c.snapCut)
+	}
+	c.snapTicks, c.snapRaw = nil, nil
+	if cap(pw.buf) <= 4*pieceBytes {
+		*buf = pw.buf[:0]
+	}
+	if pw.err != nil {
+		return pw.err
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	a.m.fannedOut.Add(uint64(rows))
+	a.m.bytesFannedOut.Add(uint64(pw.total))
+	return nil
+}
+
+// pieceWriter buffers a message and hands it to the socket in pieces.
+type pieceWriter struct {
+	w     interface{ Write([]byte) (int, error) }
+	stop  <-chan struct{}
+	buf   []byte
+	total int
+	err   error
+}
+
+// flush writes the buffer when it holds a piece (or always when final).
+func (p *pieceWriter) flush(final bool) {
+	if p.err != nil || (!final && len(p.buf) < pieceBytes) {
+		return
+	}
+	select {
+	case <-p.stop:
+		p.err = errDropped
+		return
+	default:
+	}
+	_, p.err = p.w.Write(p.buf)
+	p.total += len(p.buf)
+	p.buf = p.buf[:0]
+	// Let ingest run first between pieces: a snapshot can wait, a batch
+	// should not.
+	runtime.Gosched()
+}
+
+// streamRawSnapshot writes the rows of the chunks still in the window
+// (time at or after cut), in the order they were taken.
+func streamRawSnapshot(p *pieceWriter, chunks []*rawChunk, cut int64) int {
+	p.buf = wire.BeginRaw(p.buf, wire.TypeSnapshot)
+	rows := 0
+	for _, c := range chunks {
+		var n int
+		p.buf, n = c.appendRows(p.buf, cut, rows == 0)
+		rows += n
+		if p.flush(false); p.err != nil {
+			return 0
+		}
+	}
+	p.buf = wire.EndRaw(p.buf)
+	p.flush(true)
+	return rows
+}
+
+// streamAggSnapshot writes the aggregate snapshot through the client's
+// projection, which carries its hysteresis into the appends.
+func (a *Aggregator) streamAggSnapshot(p *pieceWriter, c *client) int {
+	p.buf = append(p.buf, `{"type":"aggregate-snapshot","thresholds":[`...)
+	for i, t := range a.cfg.Thresholds {
+		if i > 0 {
+			p.buf = append(p.buf, ',')
+		}
+		p.buf = wire.AppendFloat(p.buf, t)
+	}
+	p.buf = append(p.buf, `],"rows":[`...)
+	rows := 0
+	for _, t := range c.snapTicks {
+		var n int
+		p.buf, n = c.appendTickRows(p.buf, t, rows == 0)
+		rows += n
+		if p.flush(false); p.err != nil {
+			return 0
+		}
+	}
+	p.buf = append(p.buf, `],"globals":[`...)
+	for i, t := range c.snapTicks {
+		if i > 0 {
+			p.buf = append(p.buf, ',')
+		}
+		p.buf = wire.AppendGlobalsTick(p.buf, &t.globals)
+		if p.flush(false); p.err != nil {
+			return 0
+		}
+	}
+	p.buf = append(p.buf, "]}"...)
+	p.flush(true)
+	return rows
 }
 
 // readControl reads /live-agg control messages until the connection
 // ends, then drops the client.
 func (a *Aggregator) readControl(conn *websocket.Conn, c *client) {
-	defer func() {
-		a.mu.Lock()
-		a.drop(c, false)
-		a.mu.Unlock()
-	}()
+	defer a.dropLocked(c)
 	for {
 		_, data, err := conn.Read(c.ctx)
 		if err != nil {
@@ -192,9 +508,9 @@ func (a *Aggregator) readControl(conn *websocket.Conn, c *client) {
 		if !ok {
 			continue // bad JSON or a bad message is ignored
 		}
-		a.mu.Lock()
-		c.proj.set(n, by)
-		a.mu.Unlock()
+		c.mu.Lock()
+		c.want = &topN{n, by}
+		c.mu.Unlock()
 	}
 }
 
@@ -239,9 +555,9 @@ func (a *Aggregator) Close() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for c := range a.liveClients {
-		a.drop(c, false)
+		a.drop(c, "")
 	}
 	for c := range a.aggClients {
-		a.drop(c, false)
+		a.drop(c, "")
 	}
 }

@@ -97,7 +97,7 @@ func TestEndToEndOverGRPCAndWebSockets(t *testing.T) {
 	assert.Equal(t, map[string]bool{"ok": true}, health)
 
 	var m map[string]any
-	getJSON(t, base+"/metrics", &m)
+	getJSON(t, base+"/metrics.json", &m)
 	for _, k := range []string{"uptimeSec", "events", "pushMany", "liveSeriesLength", "latency", "ws", "memory", "gc"} {
 		assert.Contains(t, m, k)
 	}
@@ -107,12 +107,18 @@ func TestEndToEndOverGRPCAndWebSockets(t *testing.T) {
 	}
 	assert.EqualValues(t, 2, m["ws"].(map[string]any)["clientCount"])
 
-	resp, err := http.Get(base + "/metrics/prom")
+	resp, err := http.Get(base + "/metrics")
 	require.NoError(t, err)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	assert.Contains(t, string(body), "pond_aggregator_events_ingested_total")
 	assert.Contains(t, string(body), "pond_aggregator_batch_done_seconds_bucket")
+	assert.Contains(t, string(body), `pond_aggregator_rows_refused_total{reason="future"} 0`)
+	assert.Contains(t, string(body), "process_resident_memory_bytes")
+
+	var ready Readiness
+	getJSON(t, base+"/readyz", &ready)
+	assert.True(t, ready.Ready)
 
 	for _, path := range []string{"/nope", "/live/x", "/static/missing.js"} {
 		resp, err := http.Get(base + path)
@@ -207,4 +213,20 @@ func TestProjectionKeepsTheTopNWithOneHostOfHysteresis(t *testing.T) {
 	assert.Equal(t, "ad", names(p.apply(nil, tick(0.95, 0.5, 0.4, 0.6))), "a change resets the hysteresis")
 	var off projection
 	assert.Equal(t, "abcd", names(off.apply(nil, tick(0.1, 0.5, 0.9, 0.3))), "no cut: emission order")
+}
+
+func TestAnUnknownRankKeyOrNIsRejected(t *testing.T) {
+	a := newTestAggregator(t, Config{Logger: quietLogger})
+	_, base := serve(t, a)
+	for q, want := range map[string]string{
+		"?by=requests_avg": `unknown by="requests_avg": want cpu_avg, cpu_sd or requests_sum`,
+		"?n=ten":           `n="ten": want a number of hosts`,
+	} {
+		resp, err := http.Get(base + "/live-agg" + q)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusBadRequest, resp.StatusCode, q)
+		assert.Contains(t, string(body), want)
+	}
 }

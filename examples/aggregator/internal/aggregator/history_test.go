@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-func tickAt(ts int64, hosts int) tick {
-	return tick{rows: make([]wire.HostTick, hosts), globals: wire.GlobalsTick{TS: ts}}
+func tickAt(ts int64, hosts int) *tick {
+	return &tick{rows: make([]wire.HostTick, hosts), globals: wire.GlobalsTick{TS: ts}}
 }
 
 func times(h *history) []int64 {

@@ -24,7 +24,7 @@ func (a *Aggregator) Run(ctx context.Context) {
 	attempt := 0
 	for ctx.Err() == nil {
 		err := a.stream(ctx, &attempt)
-		a.m.upstreamConnected.Store(0)
+		a.lostUpstream()
 		if ctx.Err() != nil {
 			return
 		}
@@ -34,7 +34,7 @@ func (a *Aggregator) Run(ctx context.Context) {
 			a.cfg.OnReconnect(attempt, d, err)
 		}
 		attempt++
-		a.m.reconnects.Add(1)
+		a.m.dialAttempts.Add(1)
 		t := time.NewTimer(d)
 		select {
 		case <-ctx.Done():
@@ -79,11 +79,17 @@ func (a *Aggregator) stream(ctx context.Context, attempt *int) error {
 			first = false
 			*attempt = 0
 			a.m.upstreamConnected.Store(1)
+			a.m.downSinceMs.Store(0)
 			a.cfg.Logger.Info("producer stream open", "producer", a.cfg.ProducerAddr)
 		}
-		if err := decodeBatch(raw.Data, b, hosts); err != nil {
+		bad, err := decodeBatch(raw.Data, b, hosts)
+		if err != nil {
 			a.cfg.Logger.Error("bad batch from the producer", "err", err)
 			continue
+		}
+		if bad > 0 {
+			a.m.badTime.Add(uint64(bad))
+			a.cfg.Logger.Warn("rows refused: time_ms out of range", "rows", bad, "max_ms", maxTimeMs)
 		}
 		if err := a.Push(b, started); err != nil {
 			a.cfg.Logger.Warn("batch rejected", "rows", b.Len(), "err", err)
@@ -91,16 +97,40 @@ func (a *Aggregator) stream(ctx context.Context, attempt *int) error {
 	}
 }
 
-// decodeBatch decodes an encoded EventBatch into b (reset first). Host
+// lostUpstream records the end of a stream, or a failure to open one. The
+// first of a run of failures starts an outage: reconnects counts outages,
+// however many dials each one takes.
+func (a *Aggregator) lostUpstream() {
+	wasUp := a.m.upstreamConnected.Swap(0) == 1
+	if wasUp || a.m.downSinceMs.Load() == 0 {
+		a.m.downSinceMs.Store(a.cfg.Now().UnixMilli())
+		a.m.reconnects.Add(1)
+	}
+}
+
+// maxTimeMs is the largest time_ms taken, either way from 1970: the series
+// holds times within ±2^62 ns (about the years 1824 to 2116), and a
+// time_ms past about ±9.2e12 would overflow an int64 of nanoseconds.
+const maxTimeMs = (1 << 62) / int64(time.Millisecond)
+
+// decodeBatch decodes an encoded EventBatch into b (reset first) and
+// returns how many rows it left out for a time_ms beyond ±maxTimeMs. Host
 // names are looked up in hosts so that each distinct name is allocated
 // once.
-func decodeBatch(data []byte, b *schema.Batch, hosts map[string]string) error {
+func decodeBatch(data []byte, b *schema.Batch, hosts map[string]string) (bad int, err error) {
 	b.Reset()
-	return eventsv1.DecodeEvents(data, func(timeMs int64, cpu float64, requests int64, host []byte) {
+	err = eventsv1.DecodeEvents(data, func(timeMs int64, cpu float64, requests int64, host []byte) {
+		if timeMs > maxTimeMs || timeMs < -maxTimeMs {
+			bad++
+			return
+		}
 		h, ok := hosts[string(host)]
 		if !ok {
 			h = string(host)
-			if len(hosts) < 1<<20 {
+			if len(hosts) >= 1<<16 {
+				clear(hosts) // a flood of names: start over rather than grow
+			}
+			if len(h) <= 256 {
 				hosts[h] = h
 			}
 		}
@@ -109,4 +139,5 @@ func decodeBatch(data []byte, b *schema.Batch, hosts map[string]string) error {
 		b.Cols[1].Num = append(b.Cols[1].Num, float64(requests))
 		b.Cols[2].Str = append(b.Cols[2].Str, h)
 	})
+	return bad, err
 }

@@ -1,16 +1,11 @@
 package aggregator
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"net/http"
-	"os"
 	"runtime/debug"
 	"runtime/metrics"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/procfs"
 )
 
 // LatencyRing keeps the last 1024 samples of a latency, in milliseconds.
@@ -70,7 +66,10 @@ type counters struct {
 	pushCalls, pushEvents, maxBatch  atomic.Uint64
 	fannedOut, bytesFannedOut        atomic.Uint64
 	slowDisconnects, reconnects      atomic.Uint64
+	dialAttempts                     atomic.Uint64
 	upstreamConnected, lastTickHosts atomic.Int64
+	downSinceMs                      atomic.Int64 // when the producer was last lost, 0 while connected
+	badTime                          atomic.Uint64
 	batchDoneMs, pushManyMs          LatencyRing
 	batchDoneHist, pushManyHist      prometheus.Histogram
 	reg                              *prometheus.Registry
@@ -98,17 +97,43 @@ func (m *counters) init(a *Aggregator) {
 		m.batchDoneHist, m.pushManyHist,
 		counter("pond_aggregator_events_ingested_total", "Rows taken into the live series.", stats(func(s Stats) float64 { return float64(s.Series.Ingested) })),
 		counter("pond_aggregator_events_evicted_total", "Rows evicted from the raw window.", stats(func(s Stats) float64 { return float64(s.Series.Evicted) })),
-		counter("pond_aggregator_rows_rejected_total", "Rows refused (out of order, past the grace).", stats(func(s Stats) float64 { return float64(s.RejectedRows + s.Series.Rejected) })),
+		counter("pond_aggregator_rows_rejected_total", "Rows refused for any reason.", stats(func(s Stats) float64 { return float64(s.RejectedRows + s.Series.Rejected) })),
+		refusedVec(a),
 		counter("pond_aggregator_ticks_emitted_total", "200 ms ticks emitted on /live-agg.", stats(func(s Stats) float64 { return float64(s.TicksEmitted) })),
 		counter("pond_aggregator_push_many_calls_total", "PushMany calls.", u(&m.pushCalls)),
 		counter("pond_aggregator_rows_fanned_out_total", "Rows handed to WebSocket clients.", u(&m.fannedOut)),
 		counter("pond_aggregator_bytes_fanned_out_total", "Bytes handed to WebSocket clients.", u(&m.bytesFannedOut)),
 		counter("pond_aggregator_slow_disconnects_total", "WebSocket clients disconnected for a full queue.", u(&m.slowDisconnects)),
-		counter("pond_aggregator_upstream_reconnects_total", "Reconnects to the producer.", u(&m.reconnects)),
+		counter("pond_aggregator_upstream_outages_total", "Producer outages: a lost stream, or the first failed attempt.", u(&m.reconnects)),
+		counter("pond_aggregator_upstream_dial_attempts_total", "Redials of the producer.", u(&m.dialAttempts)),
 		gauge("pond_aggregator_live_series_length", "Rows in the raw window.", stats(func(s Stats) float64 { return float64(s.Series.Length) })),
 		gauge("pond_aggregator_ws_clients", "Connected WebSocket clients.", stats(func(s Stats) float64 { return float64(s.LiveClients + s.AggClients) })),
 		gauge("pond_aggregator_upstream_connected", "1 while the producer stream is open.", func() float64 { return float64(m.upstreamConnected.Load()) }),
 	)
+}
+
+// refusedVec exports the refused rows by reason.
+func refusedVec(a *Aggregator) prometheus.Collector {
+	return refusedCollector{a: a, desc: prometheus.NewDesc("pond_aggregator_rows_refused_total",
+		"Rows refused, by reason: order (out of order or past the grace), future (beyond the clock skew), bad_time (time_ms out of range), host_limit (a new host past the bound), host_length (an over-long host name).",
+		[]string{"reason"}, nil)}
+}
+
+type refusedCollector struct {
+	a    *Aggregator
+	desc *prometheus.Desc
+}
+
+func (c refusedCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c refusedCollector) Collect(ch chan<- prometheus.Metric) {
+	r := c.a.Stats().Refused
+	for _, kv := range []struct {
+		reason string
+		n      uint64
+	}{{"order", r.Order}, {"future", r.Future}, {"bad_time", r.BadTime}, {"host_limit", r.HostLimit}, {"host_length", r.HostLen}} {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.CounterValue, float64(kv.n), kv.reason)
+	}
 }
 
 func (m *counters) push(rows int, d time.Duration) {
@@ -174,11 +199,19 @@ type MetricsDoc struct {
 		Hosts      int64  `json:"hosts"`
 		Ticks      uint64 `json:"ticks"`
 		SlowClient uint64 `json:"slowDisconnects"`
+		// Refused breaks Rejected down by reason.
+		Refused refusals `json:"refused"`
 	} `json:"stats"`
 	Upstream struct {
-		Producer   string `json:"producer"`
-		Connected  bool   `json:"connected"`
-		Reconnects uint64 `json:"reconnects"`
+		Producer  string `json:"producer"`
+		Connected bool   `json:"connected"`
+		// Reconnects counts outages (a lost stream, or the first failed
+		// attempt), DialAttempts every redial.
+		Reconnects   uint64 `json:"reconnects"`
+		DialAttempts uint64 `json:"dialAttempts"`
+		// UnreachableSinceMs is when the current outage began (epoch ms),
+		// null while connected.
+		UnreachableSinceMs *int64 `json:"unreachableSinceMs"`
 	} `json:"upstream"`
 }
 
@@ -187,14 +220,18 @@ func (a *Aggregator) Metrics() MetricsDoc {
 	var d MetricsDoc
 	m := &a.m
 	d.UptimeSec = time.Since(a.start).Seconds()
-	a.mu.Lock()
-	st := a.p.s.Stats()
-	d.Stats.Rejected = st.Rejected + a.rejectedRows
-	d.Stats.Ticks = a.ticksEmitted
+	s := a.Stats()
+	st := s.Series
+	d.Stats.Rejected = st.Rejected + s.RejectedRows
+	d.Stats.Refused = s.Refused
+	d.Stats.Ticks = s.TicksEmitted
 	d.WS.BufferedAmount = []int64{}
+	a.mu.Lock()
 	for _, set := range []map[*client]struct{}{a.liveClients, a.aggClients} {
 		for c := range set {
-			d.WS.BufferedAmount = append(d.WS.BufferedAmount, c.pending.Load())
+			c.mu.Lock()
+			d.WS.BufferedAmount = append(d.WS.BufferedAmount, c.bytes)
+			c.mu.Unlock()
 		}
 	}
 	a.mu.Unlock()
@@ -233,28 +270,25 @@ func (a *Aggregator) Metrics() MetricsDoc {
 	d.Upstream.Producer = a.cfg.ProducerAddr
 	d.Upstream.Connected = m.upstreamConnected.Load() == 1
 	d.Upstream.Reconnects = m.reconnects.Load()
+	d.Upstream.DialAttempts = m.dialAttempts.Load()
+	if ms := m.downSinceMs.Load(); ms != 0 && !d.Upstream.Connected {
+		d.Upstream.UnreachableSinceMs = &ms
+	}
 	return d
 }
 
-// readRSS returns the resident set size from /proc/self/status (0 where
-// there is none).
+// readRSS returns the resident set size of this process (0 where /proc
+// cannot tell).
 func readRSS() uint64 {
-	data, err := os.ReadFile("/proc/self/status")
+	p, err := procfs.Self()
 	if err != nil {
 		return 0
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		line := sc.Text()
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			f := bytes.Fields([]byte(rest))
-			if len(f) > 0 {
-				kb, _ := strconv.ParseUint(string(f[0]), 10, 64)
-				return kb * 1024
-			}
-		}
+	st, err := p.Stat()
+	if err != nil {
+		return 0
 	}
-	return 0
+	return uint64(st.ResidentMemory())
 }
 
 func (a *Aggregator) serveMetrics(w http.ResponseWriter, _ *http.Request) {

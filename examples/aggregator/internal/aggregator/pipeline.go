@@ -33,6 +33,7 @@ const TickEvery = 200 * time.Millisecond
 // and an idle TTL that forgets a host quiet for longer than the 1m window.
 type pipeline struct {
 	s         *live.Series
+	byHost    live.NodeID // the partitioning by host
 	hosts     live.NodeID // the partitioned two-window rolling
 	perSec    live.NodeID // the unpartitioned 1s count
 	cols      hostCols
@@ -51,6 +52,7 @@ type pipelineOptions struct {
 	Ordering     live.Ordering
 	Grace        time.Duration
 	SampleStride int
+	MaxHosts     int // 0: no bound
 }
 
 func newPipeline(o pipelineOptions) (*pipeline, error) {
@@ -59,7 +61,7 @@ func newPipeline(o pipelineOptions) (*pipeline, error) {
 		return nil, err
 	}
 	clock := trigger.Clock(sequence.Every(TickEvery))
-	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1, IdleTTL: time.Minute})
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1, IdleTTL: time.Minute, MaxPartitions: o.MaxHosts})
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +102,7 @@ func newPipeline(o pipelineOptions) (*pipeline, error) {
 			return nil, err
 		}
 	}
-	p := &pipeline{s: s, hosts: hosts, perSec: perSec}
+	p := &pipeline{s: s, byHost: byHost, hosts: hosts, perSec: perSec}
 	hs, err := s.NodeSchema(hosts)
 	if err != nil {
 		return nil, err

@@ -55,7 +55,6 @@ type projection struct {
 	By   RankKey
 	prev map[string]bool
 	next map[string]bool
-	idx  []int
 }
 
 // set changes the cut and resets the hysteresis.
@@ -69,6 +68,15 @@ func (p *projection) set(n int, by RankKey) {
 // order); the strict top N, plus the hosts of the previous cut ranked
 // N+1..N+margin. dst is reused.
 func (p *projection) apply(dst []*wire.HostTick, rows []wire.HostTick) []*wire.HostTick {
+	if p.N <= 0 {
+		return p.applyOrdered(dst, rows, nil)
+	}
+	return p.applyOrdered(dst, rows, rankOrder(rows, p.By))
+}
+
+// applyOrdered is apply with the rows' rank order already known (see
+// [rankOrder]; nil when N is 0).
+func (p *projection) applyOrdered(dst []*wire.HostTick, rows []wire.HostTick, order []int32) []*wire.HostTick {
 	dst = dst[:0]
 	if p.N <= 0 {
 		for i := range rows {
@@ -76,25 +84,11 @@ func (p *projection) apply(dst []*wire.HostTick, rows []wire.HostTick) []*wire.H
 		}
 		return dst
 	}
-	p.idx = p.idx[:0]
-	for i := range rows {
-		p.idx = append(p.idx, i)
-	}
-	slices.SortStableFunc(p.idx, func(a, b int) int {
-		va, vb := p.By.value(&rows[a]), p.By.value(&rows[b])
-		switch {
-		case va > vb:
-			return -1
-		case va < vb:
-			return 1
-		}
-		return 0
-	})
 	if p.next == nil {
 		p.next = map[string]bool{}
 	}
 	clear(p.next)
-	for r, i := range p.idx {
+	for r, i := range order {
 		if r >= p.N+topMargin {
 			break
 		}
@@ -106,4 +100,35 @@ func (p *projection) apply(dst []*wire.HostTick, rows []wire.HostTick) []*wire.H
 	}
 	p.prev, p.next = p.next, p.prev
 	return dst
+}
+
+// rankOrder returns the indices of rows sorted by the rank key,
+// descending, missing last, ties in emission order.
+func rankOrder(rows []wire.HostTick, by RankKey) []int32 {
+	idx := make([]int32, len(rows))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortStableFunc(idx, func(a, b int32) int {
+		va, vb := by.value(&rows[a]), by.value(&rows[b])
+		switch {
+		case va > vb:
+			return -1
+		case va < vb:
+			return 1
+		}
+		return 0
+	})
+	return idx
+}
+
+// rankIndex numbers the rank keys, for per-key caches.
+func (k RankKey) rankIndex() int {
+	switch k {
+	case RankCPUSd:
+		return 1
+	case RankRequestsSum:
+		return 2
+	}
+	return 0
 }

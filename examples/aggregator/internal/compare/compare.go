@@ -95,6 +95,19 @@ func (r Report) OK() bool {
 	return r.Compared > 0 && r.Matched == r.Compared && r.OnlyA == 0 && r.OnlyB == 0
 }
 
+// Problem says in one sentence why the comparison failed ("" when OK).
+func (r Report) Problem() string {
+	switch {
+	case r.Compared == 0:
+		return fmt.Sprintf("no (ts, host) row in common after skipping the first ticks (%d only in A, %d only in B): are both aggregators subscribed to the same producer, and was -seconds long enough?", r.OnlyA, r.OnlyB)
+	case r.Matched != r.Compared:
+		return fmt.Sprintf("%d of %d common rows differ beyond the tolerance", r.Compared-r.Matched, r.Compared)
+	case r.OnlyA+r.OnlyB > 0:
+		return fmt.Sprintf("%d rows only in A and %d only in B: one stream has ticks or hosts the other lacks", r.OnlyA, r.OnlyB)
+	}
+	return ""
+}
+
 func (r Report) String() string {
 	s := fmt.Sprintf("compared %d rows from tick %d: %d matched, %d differ; %d rows only in A, %d only in B; %d rows of the first ticks skipped",
 		r.Compared, r.FirstTick, r.Matched, r.Compared-r.Matched, r.OnlyA, r.OnlyB, r.Skipped)

@@ -67,7 +67,9 @@ func TestTwoAggregatorsOnOneProducerAgree(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	var ra, rb Rows
-	sctx, scancel := context.WithTimeout(ctx, 3*time.Second)
+	// The subscriptions end once both have seen enough ticks (or at the
+	// deadline): a fixed duration compares too few rows on a loaded machine.
+	sctx, scancel := context.WithTimeout(ctx, 30*time.Second)
 	defer scancel()
 	errs := make(chan error, 2)
 	go func() { errs <- Subscribe(sctx, urls[0], &ra) }()
@@ -77,6 +79,11 @@ func TestTwoAggregatorsOnOneProducerAgree(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	p.Pause(false)
+	for ra.Frames() < 12 || rb.Frames() < 12 {
+		require.True(t, time.Now().Before(deadline.Add(30*time.Second)), "both WebSockets receive ticks")
+		time.Sleep(10 * time.Millisecond)
+	}
+	scancel()
 	require.NoError(t, <-errs)
 	require.NoError(t, <-errs)
 	rep := Compare(&ra, &rb, 0, 1e-12)

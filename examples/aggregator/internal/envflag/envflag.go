@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 )
 
 // FlagSet wraps a flag.FlagSet and collects the errors of unparsable
@@ -67,4 +68,42 @@ func (f *FlagSet) Float(name, env string, def float64, usage string) *float64 {
 		}
 	}
 	return f.FlagSet.Float64(name, def, f.usage(env, usage))
+}
+
+// Duration defines a time.Duration flag, written as Go writes durations
+// ("30s", "5m", "1m30s"). Its variable may also be a bare integer, read
+// as milliseconds, so variables named *_MS keep their old meaning.
+func (f *FlagSet) Duration(name, env string, def time.Duration, usage string) *time.Duration {
+	if v, ok := os.LookupEnv(env); ok && env != "" {
+		d, err := ParseDuration(v)
+		if err != nil {
+			f.errs = append(f.errs, fmt.Errorf("%s=%q: %w", env, v, err))
+		} else {
+			def = d
+		}
+	}
+	return f.FlagSet.Duration(name, def, f.usage(env, usage))
+}
+
+// ParseDuration reads a Go duration, or a bare integer as milliseconds.
+func ParseDuration(s string) (time.Duration, error) {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return time.Duration(n) * time.Millisecond, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("not a duration (want e.g. 30s, 5m or 1500ms)")
+	}
+	return d, nil
+}
+
+// IsSet reports whether the flag called name was given on the command line.
+func (f *FlagSet) IsSet(name string) bool {
+	set := false
+	f.Visit(func(fl *flag.Flag) {
+		if fl.Name == name {
+			set = true
+		}
+	})
+	return set
 }

@@ -3,6 +3,7 @@ package producer
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -121,10 +122,16 @@ func TestAPausedSubscriberLosesBatchesNotMemory(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	var m Metrics
-	resp, err := http.Get("http://" + p.MetricsAddr() + "/metrics")
+	resp, err := http.Get("http://" + p.MetricsAddr() + "/metrics.json")
 	require.NoError(t, err)
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&m))
 	resp.Body.Close()
+	resp, err = http.Get("http://" + p.MetricsAddr() + "/metrics")
+	require.NoError(t, err)
+	prom, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Contains(t, string(prom), "pond_producer_dropped_rows_total ")
+	assert.Contains(t, string(prom), "process_cpu_seconds_total")
 	assert.Equal(t, 2, m.Subscribers)
 	assert.Equal(t, m.DroppedBatchesTotal*50, m.DroppedRowsTotal)
 	assert.Contains(t, m.QueueDepth, QueueBatches, "the paused queue stays full, no larger")

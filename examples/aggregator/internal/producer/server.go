@@ -14,6 +14,9 @@ import (
 
 	"github.com/pond-go/pond/benchmarks"
 	"github.com/pond-go/pond/examples/aggregator/internal/eventsv1"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 )
@@ -26,7 +29,8 @@ type Config struct {
 	// GRPCAddr is the gRPC listen address ("127.0.0.1:50051"; port 0
 	// picks one).
 	GRPCAddr string
-	// MetricsAddr is the HTTP listen address of /metrics and /health; empty
+	// MetricsAddr is the HTTP listen address of /metrics (Prometheus),
+	// /metrics.json and /health; empty
 	// serves none.
 	MetricsAddr  string
 	Hosts        int     // number of hosts
@@ -150,7 +154,8 @@ func Start(cfg Config) (*Producer, error) {
 	go p.srv.Serve(p.grpcLis)
 	if p.httpLis != nil {
 		mux := http.NewServeMux()
-		mux.HandleFunc("GET /metrics", p.serveMetrics)
+		mux.Handle("GET /metrics", p.promHandler())
+		mux.HandleFunc("GET /metrics.json", p.serveMetrics)
 		mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Write([]byte(`{"ok":true}`))
@@ -276,7 +281,7 @@ func (s service) Subscribe(_ *eventsv1.SubscribeRequest, stream eventsv1.Produce
 	}
 }
 
-// Metrics is the producer's /metrics document.
+// Metrics is the producer's /metrics.json document.
 type Metrics struct {
 	UptimeSec           float64 `json:"uptimeSec"`
 	Hosts               int     `json:"hosts"`
@@ -314,6 +319,30 @@ func (p *Producer) Metrics() Metrics {
 	p.mu.Unlock()
 	m.Subscribers = len(m.QueueDepth)
 	return m
+}
+
+// promHandler serves the producer's counters as Prometheus text, with the
+// Go and process collectors.
+func (p *Producer) promHandler() http.Handler {
+	reg := prometheus.NewRegistry()
+	counter := func(name, help string, f func(Metrics) uint64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "pond_producer_" + name, Help: help},
+			func() float64 { return float64(f(p.Metrics())) })
+	}
+	reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		counter("ticks_emitted_total", "Ticks emitted (one batch each).", func(m Metrics) uint64 { return m.TicksEmittedTotal }),
+		counter("ticks_skipped_total", "Ticks skipped by a loop more than a second behind.", func(m Metrics) uint64 { return m.TicksSkippedTotal }),
+		counter("events_emitted_total", "Events emitted.", func(m Metrics) uint64 { return m.EventsEmittedTotal }),
+		counter("batches_sent_total", "Batches sent to subscribers.", func(m Metrics) uint64 { return m.BatchesSentTotal }),
+		counter("rows_sent_total", "Rows sent to subscribers.", func(m Metrics) uint64 { return m.RowsSentTotal }),
+		counter("dropped_batches_total", "Batches dropped from full subscriber queues.", func(m Metrics) uint64 { return m.DroppedBatchesTotal }),
+		counter("dropped_rows_total", "Rows dropped from full subscriber queues.", func(m Metrics) uint64 { return m.DroppedRowsTotal }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "pond_producer_subscribers", Help: "Open Subscribe streams."},
+			func() float64 { return float64(p.Metrics().Subscribers) }),
+	)
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 }
 
 func (p *Producer) serveMetrics(w http.ResponseWriter, _ *http.Request) {

@@ -1,7 +1,8 @@
 // Package producer is the synthetic gRPC producer of the aggregator
 // example (spec §2): a seeded simulator of N hosts, one EventBatch per tick
 // with one event per host, fanned out to every subscriber through a
-// bounded drop-oldest queue, with its own /metrics and /health.
+// bounded drop-oldest queue, with its own /metrics (Prometheus),
+// /metrics.json and /health.
 package producer
 
 import (

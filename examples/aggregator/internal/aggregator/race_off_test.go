@@ -1,0 +1,6 @@
+//go:build !race
+
+package aggregator
+
+// raceEnabled is set under -race, where the load tests run smaller.
+const raceEnabled = false

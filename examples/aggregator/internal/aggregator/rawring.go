@@ -1,0 +1,99 @@
+package aggregator
+
+import (
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/pond-go/pond/examples/aggregator/internal/wire"
+	"github.com/pond-go/pond/schema"
+)
+
+// rawChunk is the rows one push took into the raw window, copied out of
+// the series. It is immutable once built, so /live writers read it
+// without the aggregator's lock.
+type rawChunk struct {
+	times    []int64 // ns
+	cpu, req []float64
+	host     []string
+
+	once  sync.Once
+	frame []byte // the append frame, encoded once for every client
+}
+
+func newRawChunk(tab *schema.Table) *rawChunk {
+	return &rawChunk{
+		times: slices.Clone(tab.Times()),
+		cpu:   slices.Clone(tab.Col(1).Numbers()),
+		req:   slices.Clone(tab.Col(2).Numbers()),
+		host:  slices.Clone(tab.Col(3).Strings()),
+	}
+}
+
+// appendFrame returns the chunk's /live append frame.
+func (c *rawChunk) appendFrame() []byte {
+	c.once.Do(func() {
+		b := wire.BeginRaw(make([]byte, 0, 64+48*len(c.times)), wire.TypeAppend)
+		b, _ = c.appendRows(b, math.MinInt64, true)
+		c.frame = wire.EndRaw(b)
+	})
+	return c.frame
+}
+
+// appendRows appends the rows dated at or after cut as positional arrays
+// and returns how many it wrote; first says whether no row has been
+// written yet in the array.
+func (c *rawChunk) appendRows(b []byte, cut int64, first bool) ([]byte, int) {
+	n := 0
+	for i, t := range c.times {
+		if t < cut {
+			continue
+		}
+		if !first || n > 0 {
+			b = append(b, ',')
+		}
+		b = wire.AppendRawRow(b, t/int64(time.Millisecond), c.cpu[i], c.req[i], c.host[i])
+		n++
+	}
+	return b, n
+}
+
+// rawRing holds the raw window as the chunks pushes took, oldest first,
+// for /live snapshots: a connecting client takes a reference under the
+// lock (a copy-on-write slice, as [history] does) and its writer encodes
+// it afterwards. It holds at most maxRows rows, dropping whole chunks from
+// the oldest, so at a high rate a snapshot carries the newest part of the
+// window; chunks entirely older than the window go too.
+type rawRing struct {
+	maxAge  int64 // ns
+	maxRows int
+	chunks  []*rawChunk
+	head    int
+	rows    int
+}
+
+// add appends a chunk and evicts what the window or the row cap no
+// longer covers (the newest chunk always stays).
+func (r *rawRing) add(c *rawChunk) {
+	r.chunks = append(r.chunks, c)
+	r.rows += len(c.times)
+	cut := c.times[len(c.times)-1] - r.maxAge
+	for r.head < len(r.chunks)-1 {
+		old := r.chunks[r.head]
+		if old.times[len(old.times)-1] >= cut && r.rows <= r.maxRows {
+			break
+		}
+		r.rows -= len(old.times)
+		r.head++
+	}
+	if r.head > 64 && r.head*2 > len(r.chunks) {
+		live := r.chunks[r.head:]
+		r.chunks = append(make([]*rawChunk, 0, 2*len(live)+64), live...)
+		r.head = 0
+	}
+}
+
+// all returns the chunks held, oldest first; the caller may read the
+// slice after releasing the lock and must not modify it.
+func (r *rawRing) all() []*rawChunk { return r.chunks[r.head:len(r.chunks):len(r.chunks)] }

@@ -1,0 +1,41 @@
+package engine
+
+import "github.com/pond-go/pond/schema"
+
+// Marker is told the intern ids a stream or a group holds, so that the
+// series' intern table keeps them when it forgets strings nothing holds.
+// The series' intern table is one.
+type Marker interface {
+	Mark(id uint32)
+}
+
+// MarkSyms tells m the intern id of every string cell the engine's rows
+// hold.
+func (e *Engine) MarkSyms(m Marker) {
+	for k, kind := range e.p.kinds {
+		if kind == schema.String {
+			e.dq.markSlot(1+k, m)
+		}
+	}
+}
+
+// MarkSyms tells m the intern id of every string cell the stream holds.
+func (s *Stream) MarkSyms(m Marker) { s.e.MarkSyms(m) }
+
+// MarkSyms tells m the intern id of every string cell the group holds:
+// its partitions' rows and the rows buffered for the next tick.
+func (g *Group) MarkSyms(m Marker) {
+	for _, e := range g.engines {
+		if e != nil {
+			e.MarkSyms(m)
+		}
+	}
+	for k, kind := range g.p.kinds {
+		if kind != schema.String || k >= len(g.pendC) {
+			continue
+		}
+		for _, id := range g.pendC[k] {
+			m.Mark(uint32(id))
+		}
+	}
+}
