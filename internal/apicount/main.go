@@ -30,7 +30,10 @@ func main() {
 	}
 	fset := token.NewFileSet()
 	var names []string
-	filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
+	err := filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
 		rel, _ := filepath.Rel(root, p)
 		if info.IsDir() {
 			b := filepath.Base(p)
@@ -109,6 +112,10 @@ func main() {
 		}
 		return nil
 	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	sort.Strings(names)
 	if *verbose {
 		for _, n := range names {
