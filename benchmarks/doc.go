@@ -10,9 +10,9 @@
 // 1m and a 200ms window on a 200 ms clock, and an unpartitioned 1s
 // count. The micro workload ([NewMicroStream], [NewMicroPipeline]) is a
 // 1m rolling average of one column on the event trigger. Both are built
-// with the public API only, and are defined in
-// ../shared/spec/WORKLOAD.md closely enough for pond-ts and pond-rs to
-// regenerate the same streams.
+// with the public API only, and are defined in the repository's
+// docs/workload.md closely enough for pond-ts and pond-rs to regenerate
+// the same streams.
 //
 // # Answers
 //

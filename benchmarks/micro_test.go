@@ -14,7 +14,7 @@ import (
 const microRows = 1_000_000
 
 // TestMicroAnswer checks the micro workload against the answer pond-ts
-// gives (WORKLOAD.md): 1,000,000 rows, sum of emitted averages
+// gives (docs/workload.md): 1,000,000 rows, sum of emitted averages
 // 499559.4900971639.
 func TestMicroAnswer(t *testing.T) {
 	batches := NewMicroStream(microRows, 1000)

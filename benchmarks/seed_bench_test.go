@@ -11,7 +11,7 @@ import (
 	"github.com/pond-go/pond/live"
 )
 
-// seedConfigs are the five configurations of WORKLOAD.md.
+// seedConfigs are the five configurations of docs/workload.md.
 var seedConfigs = []struct{ P, N, Secs int }{
 	{10, 1000, 70}, {1000, 10, 70}, {100, 1000, 70}, {1000, 100, 70}, {1000, 1000, 8},
 }

@@ -11,12 +11,13 @@ import (
 
 	"github.com/pond-go/pond/internal/allocs"
 	"github.com/pond-go/pond/live"
+	"github.com/pond-go/pond/schema"
 )
 
 var allAnswers = flag.Bool("all-answers", false, "also check the three large seed configurations (slow)")
 
 // SeedAnswer is pond-ts's checksum of the seed workload for one
-// configuration (WORKLOAD.md).
+// configuration (docs/workload.md).
 type SeedAnswer struct {
 	P, N, Secs     int
 	Rows           int
@@ -33,7 +34,7 @@ type SeedAnswer struct {
 	Evicted        uint64
 }
 
-// SeedAnswers are the five configurations of WORKLOAD.md.
+// SeedAnswers are the five configurations of docs/workload.md.
 var SeedAnswers = []SeedAnswer{
 	{10, 1000, 70, 3490, 1757.724008983987, 1757724021, 119700349, 11971485286, 698349, 3179551583, 374223585, 349, 3470349, 700000, 399990},
 	{1000, 10, 70, 349000, 175772.35563767992, 175772355469, 119700349, 11971485286, 698349, 196577159544, 37115051685, 349, 3470349, 700000, 399000},
@@ -48,6 +49,8 @@ func r6(x float64) int64 { return int64(math.Floor(x*1e6 + 0.5)) }
 // SeedChecksum accumulates the checksums of a run.
 type SeedChecksum struct {
 	SeedAnswer
+	samples schema.Ref // cpu_samples, resolved at the first output
+	xs      []float64  // scratch for the samples of one row
 }
 
 // Add folds one push's outputs into the checksum.
@@ -62,7 +65,13 @@ func (c *SeedChecksum) Add(p *SeedPipeline, out []live.Output) {
 			rs, _ := t.Numbers("requests_sum")
 			mx, _ := t.Numbers("cpu_max")
 			sd, _ := t.Numbers("cpu_sd")
-			samples := t.Column("cpu_samples")
+			if c.samples == (schema.Ref{}) {
+				ref, err := t.Schema().Ref("cpu_samples", schema.Array)
+				if err != nil {
+					panic(err)
+				}
+				c.samples = ref
+			}
 			for i := range t.Len() {
 				if avg[i] == avg[i] {
 					c.CPUAvgSum += avg[i]
@@ -76,9 +85,8 @@ func (c *SeedChecksum) Add(p *SeedPipeline, out []live.Output) {
 				if sd[i] == sd[i] {
 					c.CPUSdSumR6 += r6(sd[i])
 				}
-				if a, ok := samples.Array(i); ok {
-					c.SamplesLenSum += int64(len(a))
-				}
+				c.xs, _ = t.AppendNums(c.xs[:0], c.samples, i)
+				c.SamplesLenSum += int64(len(c.xs))
 			}
 		case p.PerSec:
 			c.PerSecRows += o.Events.Len()
@@ -189,10 +197,12 @@ func TestSeedAlignedAnswers(t *testing.T) {
 				for _, x := range ns {
 					nSum += x
 				}
-				col := o.Events.Column("cpu_samples")
+				ref, err := o.Events.Schema().Ref("cpu_samples", schema.Array)
+				require.NoError(t, err)
+				var xs []float64
 				for i := range o.Events.Len() {
-					a, _ := col.Array(i)
-					samples += len(a)
+					xs, _ = o.Events.AppendNums(xs[:0], ref, i)
+					samples += len(xs)
 				}
 			}
 		}

@@ -54,7 +54,7 @@ type SeedStream struct {
 // digits.
 func HostName(h int) string { return fmt.Sprintf("host-%04d", h) }
 
-// NewSeedStream builds the seed stream of WORKLOAD.md: P hosts, N events
+// NewSeedStream builds the seed stream (docs/workload.md): P hosts, N events
 // per second per host (N divides 1000), secs seconds, mulberry32 seed 42,
 // 15 uniforms per row.
 func NewSeedStream(p, n, secs int) *SeedStream {
@@ -147,7 +147,7 @@ type SeedPipeline struct {
 	PerSec live.NodeID // the unpartitioned 1s count
 }
 
-// NewSeedPipeline builds the pipeline of WORKLOAD.md with the public API:
+// NewSeedPipeline builds the seed pipeline (docs/workload.md) with the public API:
 // root retention 30s; partition by host (MaxEvents 1); windows 1m and
 // 200ms on a 200ms clock; then an unpartitioned 1s count on the same
 // clock. Both rollings are watched.

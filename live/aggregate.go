@@ -5,8 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/reduce"
-	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/sequence"
 )
 
@@ -26,7 +26,7 @@ import (
 //
 // A grace of 0 takes the series' grace (so an aggregate over a reorder
 // series waits for the rows the series accepts late); pond-ts ignores a
-// grace given to a live aggregate (spec §10.10), pond-go honours it. On a
+// grace given to a live aggregate, pond-go honours it. On a
 // partitioned source the buckets hold the rows of every partition.
 //
 // A series that already holds rows replays them into the node; buckets
@@ -57,9 +57,8 @@ func (s *Series) Aggregate(source NodeID, seq sequence.Sequence, aggs []reduce.A
 		return 0, err
 	}
 	n := &aggregateNode{seq: seq, step: int64(seq.Step()), grace: int64(grace), cols: idx}
-	for k, a := range aggs {
+	for _, a := range aggs {
 		n.reds = append(n.reds, a.Using)
-		n.kinds = append(n.kinds, src.sch.Column(idx[k]).Kind)
 	}
 	b := n.base()
 	b.src, b.op, b.sch = source, op, sch
@@ -106,7 +105,6 @@ type aggregateNode struct {
 	grace int64
 	cols  []int
 	reds  []reduce.Reducer
-	kinds []schema.Kind
 	open  []*aggBucket // by start
 	free  []*aggBucket
 	wm    int64
@@ -116,7 +114,7 @@ type aggregateNode struct {
 
 type aggBucket struct {
 	start  int64
-	states []reduce.Bucket
+	states []reducers.Bucket
 }
 
 func (n *aggregateNode) push(in *frame) {
@@ -164,9 +162,8 @@ func (n *aggregateNode) bucket(start int64) *aggBucket {
 		n.free = n.free[:k-1]
 	} else {
 		bk = &aggBucket{}
-		for k, r := range n.reds {
-			st, _ := r.NewBucket(n.kinds[k]) // checked when built
-			bk.states = append(bk.states, st)
+		for _, r := range n.reds {
+			bk.states = append(bk.states, reducers.NewBucket(reducers.SpecOf(r))) // checked when built
 		}
 	}
 	bk.start = start

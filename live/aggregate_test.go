@@ -32,7 +32,7 @@ func closed(t *testing.T, s *live.Series, node live.NodeID, pushes ...[]schema.R
 
 var sumAgg = []reduce.Agg{{Out: "sum", From: "value", Using: reduce.Sum}}
 
-// TestAggregate pins spec §12 cases 15 to 17.
+// TestAggregate pins pond-ts's reference cases 15 to 17.
 func TestAggregate(t *testing.T) {
 	every5s := sequence.Every(5 * time.Second)
 	cases := []struct {
@@ -80,7 +80,7 @@ func TestAggregate(t *testing.T) {
 
 func TestAggregateHonoursItsGrace(t *testing.T) {
 	// pond-ts's live.aggregate(seq, map, {grace: '3s'}) closes [0, 5s) at
-	// 5000 (spec §12 case 17, §10.10); pond-go waits for 8000.
+	// 5000 (pond-ts's reference case 17); pond-go waits for 8000.
 	s := newSeries(t, live.Options{})
 	n, err := s.Aggregate(s.Root(), sequence.Every(5*time.Second), sumAgg, 3*time.Second)
 	require.NoError(t, err)

@@ -9,7 +9,6 @@ import (
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
-	"github.com/pond-go/pond/sequence"
 	"github.com/pond-go/pond/trigger"
 )
 
@@ -22,14 +21,25 @@ func ExampleSeries_Rolling_aligned() {
 		schema.Column{Name: "cpu", Kind: schema.Number},
 		schema.Column{Name: "host", Kind: schema.String},
 	)
-	s := must(live.New("metrics", sch, live.Options{}))
-	byHost := must(s.PartitionBy(s.Root(), "host", partition.Options{}))
-	r := must(s.Rolling(byHost, []rolling.Window{{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{
+	s, err := live.New("metrics", sch, live.Options{})
+	if err != nil {
+		panic(err)
+	}
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{})
+	if err != nil {
+		panic(err)
+	}
+	r, err := s.Rolling(byHost, []rolling.Window{{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{
 		{Out: "n", From: "cpu", Using: reduce.Count},
 		{Out: "avg", From: "cpu", Using: reduce.Avg},
 		{Out: "max", From: "cpu", Using: reduce.Max},
-	}}}, rolling.Options{Trigger: trigger.Clock(sequence.Every(500 * time.Millisecond)), Aligned: true}))
-	_ = s.Watch(r)
+	}}}, rolling.Options{Trigger: trigger.Every(500 * time.Millisecond), Aligned: true})
+	if err != nil {
+		panic(err)
+	}
+	if err := s.Watch(r); err != nil {
+		panic(err)
+	}
 	at := func(ms int64, cpu float64, host string) schema.Row {
 		return schema.Row{schema.MillisValue(ms), schema.NumberValue(cpu), schema.StringValue(host)}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/rolling"
@@ -119,8 +120,8 @@ func refAgg(a reduce.Agg, rows []arow) schema.Value {
 		}
 		return schema.NumberValue(x)
 	}
-	switch a.Using.Op() {
-	case reduce.OpCount:
+	switch reducers.SpecOf(a.Using).Op {
+	case reducers.OpCount:
 		n := 0
 		for _, v := range vals {
 			if !v.IsMissing() {
@@ -128,30 +129,30 @@ func refAgg(a reduce.Agg, rows []arow) schema.Value {
 			}
 		}
 		return schema.NumberValue(float64(n))
-	case reduce.OpSum:
+	case reducers.OpSum:
 		s, _ := exactSum(xs).Float64()
 		return schema.NumberValue(s)
-	case reduce.OpAvg:
+	case reducers.OpAvg:
 		if len(xs) == 0 {
 			return schema.Value{}
 		}
 		m, _ := new(big.Float).SetPrec(300).Quo(exactSum(xs), big.NewFloat(float64(len(xs)))).Float64()
 		return schema.NumberValue(m)
-	case reduce.OpStdev:
+	case reducers.OpStdev:
 		return num(exactStdev(xs), len(xs) > 0)
-	case reduce.OpMin, reduce.OpMax, reduce.OpDifference:
+	case reducers.OpMin, reducers.OpMax, reducers.OpDifference:
 		if len(xs) == 0 {
 			return schema.Value{}
 		}
 		lo, hi := slices.Min(xs), slices.Max(xs)
-		switch a.Using.Op() {
-		case reduce.OpMin:
+		switch reducers.SpecOf(a.Using).Op {
+		case reducers.OpMin:
 			return schema.NumberValue(lo)
-		case reduce.OpMax:
+		case reducers.OpMax:
 			return schema.NumberValue(hi)
 		}
 		return schema.NumberValue(hi - lo)
-	case reduce.OpFirst, reduce.OpLast:
+	case reducers.OpFirst, reducers.OpLast:
 		// The value at the earliest time (ties: the earlier arrival), or
 		// at the latest time (ties: the later arrival).
 		best := -1
@@ -159,7 +160,7 @@ func refAgg(a reduce.Agg, rows []arow) schema.Value {
 			if v.IsMissing() {
 				continue
 			}
-			if best < 0 || a.Using.Op() == reduce.OpFirst && rows[i].t < rows[best].t || a.Using.Op() == reduce.OpLast && rows[i].t >= rows[best].t {
+			if best < 0 || reducers.SpecOf(a.Using).Op == reducers.OpFirst && rows[i].t < rows[best].t || reducers.SpecOf(a.Using).Op == reducers.OpLast && rows[i].t >= rows[best].t {
 				best = i
 			}
 		}
@@ -176,10 +177,7 @@ func refAgg(a reduce.Agg, rows []arow) schema.Value {
 	case "a":
 		kind = schema.Array
 	}
-	bk, err := a.Using.NewBucket(kind)
-	if err != nil {
-		panic(err)
-	}
+	bk := reducers.NewBucket(reducers.SpecOf(a.Using))
 	for _, v := range vals {
 		bk.Add(v)
 	}

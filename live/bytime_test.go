@@ -10,6 +10,7 @@ import (
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/rolling"
+	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/sequence"
 	"github.com/pond-go/pond/trigger"
 )
@@ -33,12 +34,22 @@ func TestByTimeGivesOneGroupPerBoundary(t *testing.T) {
 		hosts []string
 		sums  []float64
 	}
+	sch, err := s.NodeSchema(roll)
+	require.NoError(t, err)
+	host, err := sch.Ref("host", schema.String)
+	require.NoError(t, err)
+	sum, err := sch.Ref("sum", schema.Number)
+	require.NoError(t, err)
 	var got []group
 	for g := range live.ByTime(out, roll) {
-		hosts, _ := g.Strings("host")
-		sums, _ := g.Numbers("sum")
-		got = append(got, group{g.Time / int64(time.Millisecond), hosts, sums})
-		assert.Equal(t, g.Len(), len(hosts))
+		gr := group{at: g.TimeNanos() / int64(time.Millisecond)}
+		for i := g.From; i < g.To; i++ {
+			h, _ := g.Table.Str(host, i)
+			x, _ := g.Table.Num(sum, i)
+			gr.hosts, gr.sums = append(gr.hosts, h), append(gr.sums, x)
+		}
+		got = append(got, gr)
+		assert.Equal(t, g.Len(), len(gr.hosts))
 	}
 	assert.Equal(t, []group{
 		{1000, []string{"a", "b", "c"}, []float64{2, 2, 3}},
@@ -47,16 +58,14 @@ func TestByTimeGivesOneGroupPerBoundary(t *testing.T) {
 
 	var rootTimes []int64
 	for g := range live.ByTime(out, s.Root()) {
-		rootTimes = append(rootTimes, g.At().UnixMilli())
-		for i, row := range g.All() {
-			assert.Equal(t, g.Value(i, 2), row[2])
-		}
+		rootTimes = append(rootTimes, g.Time().UnixMilli())
+		assert.Equal(t, g.Time(), g.Table.Time(g.To-1))
 	}
 	assert.Equal(t, []int64{1000, 2000, 2500}, rootTimes)
 
 	for range live.ByTime(out, roll) {
 		break // stopping early is fine
 	}
-	_, ok := live.Group{Table: out[0].Events}.Numbers("nope")
-	assert.False(t, ok)
+	_, err = sch.Ref("summ", schema.Number)
+	assert.ErrorIs(t, err, schema.ErrSchema, "a misspelt column fails when the reader is built")
 }

@@ -2,8 +2,10 @@
 // rows, keeps a bounded window of them in time order, runs a graph of
 // operators over them (partitions, rolling windows, reductions, buckets,
 // per-row views) and returns what each operator produced as tagged
-// outputs of the push. It follows pond-ts's live layer, with the
-// differences listed in DIFFERENCES.md.
+// outputs of the push. It gives the same rows as pond-ts's live layer,
+// except where pond-ts is wrong or unsafe: pushes are atomic, sums are
+// compensated, options are checked when built, views evict by identity
+// (the list is docs/differences.md in the repository).
 //
 // # Series
 //
@@ -132,8 +134,22 @@
 //   - [Series.PerPartition] builds a chain of views per partition, and
 //     [Series.Gather] merges a partitioned node back into one stream.
 //
-// [NewTyped] and [Codec] push and read slices of a struct type without
-// reflection per row; [ByTime] groups a push's rows by time.
+// [NewTyped] and [schema.Codec] push and read slices of a struct type
+// without reflection per row.
+//
+// # Reading outputs
+//
+// [Find] picks one node's output of one kind from what a push returned,
+// and [ByTime] groups a node's rows by time (one group per clock tick).
+// Columns are read by name through a [schema.Ref] resolved once, when the
+// pipeline is built ([Series.NodeSchema], then [schema.Schema.Ref]), so a
+// misspelt name is an error then and not at the first tick; the typed
+// readers ([schema.Table.Num] and the others) take the table's own row
+// index everywhere. [schema.Table.AppendJSON] writes a table as JSON into
+// a caller's buffer. [Series.Value] gives a node's current value without
+// any history (a rolling's latest rows, a reduce's result, an aggregate's
+// open buckets), and [Series.Partitions] lists a partitioning's keys with
+// their counters.
 //
 // # Snapshots
 //

@@ -2,6 +2,7 @@ package live_test
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/pond-go/pond/live"
@@ -46,13 +47,40 @@ func ExampleNew() {
 	// [1970-01-01T00:00:01Z 0.7 "b"]
 	// [1970-01-01T00:00:02Z 0.6 "a"]
 	// [1970-01-01T00:00:03Z 0.4 "b"]
+
 }
 
 func ExampleSeries_PushMany() {
-	s := must(live.New("metrics", cpuSchema, live.Options{MaxEvents: 2}))
-	avg := must(s.Rolling(s.Root(), []rolling.Window{{Span: time.Second, Aggs: []reduce.Agg{
+	cpuSchema := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "cpu", Kind: schema.Number, Optional: true},
+		schema.Column{Name: "host", Kind: schema.String},
+	)
+	// show prints the rows of a table, times in milliseconds.
+	show := func(tab *schema.Table, err error) {
+		if err != nil {
+			panic(err)
+		}
+		for i := range tab.Len() {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%dms", tab.TimeNanos(i)/int64(time.Millisecond))
+			for j := 1; j < tab.Schema().Len(); j++ {
+				fmt.Fprintf(&b, " %s=%s", tab.Schema().Column(j).Name, tab.Value(i, j))
+			}
+			fmt.Println(b.String())
+		}
+	}
+	check := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	s, err := live.New("metrics", cpuSchema, live.Options{MaxEvents: 2})
+	check(err)
+	avg, err := s.Rolling(s.Root(), []rolling.Window{{Span: time.Second, Aggs: []reduce.Agg{
 		{Out: "avg", From: "cpu", Using: reduce.Avg},
-	}}}, rolling.Options{}))
+	}}}, rolling.Options{})
+	check(err)
 	// Watch order does not matter: outputs come as every Event output in
 	// build order (the root, then the rolling), then Batch, then Evict.
 	_ = s.Watch(avg)
@@ -81,7 +109,7 @@ func ExampleSeries_PushMany() {
 		}
 		for _, o := range out {
 			fmt.Printf("node %d %s:\n", o.Node, o.Kind)
-			show(o.Events)
+			show(o.Events, nil)
 		}
 	}
 	// Output:
@@ -101,14 +129,59 @@ func ExampleSeries_PushMany() {
 	// 1500ms avg=0.75
 	// node 0 evict:
 	// 500ms cpu=0.5 host="a"
+
 }
 
 func ExampleSeries_Rolling() {
-	s := must(live.New("metrics", cpuSchema, live.Options{}))
-	avg := must(s.Rolling(s.Root(), []rolling.Window{{Span: time.Minute, Aggs: []reduce.Agg{
+	cpuSchema := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "cpu", Kind: schema.Number, Optional: true},
+		schema.Column{Name: "host", Kind: schema.String},
+	)
+	// cpu is a row at t milliseconds; a negative reading is missing.
+	cpu := func(t int64, x float64, host string) schema.Row {
+		v := schema.NumberValue(x)
+		if x < 0 {
+			v = schema.Missing()
+		}
+		return schema.Row{schema.MillisValue(t), v, schema.StringValue(host)}
+	}
+	// show prints the rows of a table, times in milliseconds.
+	show := func(tab *schema.Table, err error) {
+		if err != nil {
+			panic(err)
+		}
+		for i := range tab.Len() {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%dms", tab.TimeNanos(i)/int64(time.Millisecond))
+			for j := 1; j < tab.Schema().Len(); j++ {
+				fmt.Fprintf(&b, " %s=%s", tab.Schema().Column(j).Name, tab.Value(i, j))
+			}
+			fmt.Println(b.String())
+		}
+	}
+	// push pushes rows and prints what node emitted.
+	push := func(s *live.Series, node live.NodeID, rows ...schema.Row) {
+		out, err := s.PushRows(nil, rows...)
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		tab, _ := live.Find(out, node, live.Event)
+		show(tab, nil)
+	}
+	check := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	s, err := live.New("metrics", cpuSchema, live.Options{})
+	check(err)
+	avg, err := s.Rolling(s.Root(), []rolling.Window{{Span: time.Minute, Aggs: []reduce.Agg{
 		{Out: "avg", From: "cpu", Using: reduce.Avg},
 		{Out: "n", From: "cpu", Using: reduce.Count},
-	}}}, rolling.Options{})) // the zero Options: one row per source row
+	}}}, rolling.Options{}) // the zero Options: one row per source row
+	check(err)
 	_ = s.Watch(avg)
 	// The window at t holds [t − 1m, t]: the row at 0 is still in at 60s
 	// and gone at 61s. A missing reading is a row, not a value.
@@ -120,19 +193,41 @@ func ExampleSeries_Rolling() {
 	// 45000ms avg=0.375 n=2
 	// 60000ms avg=0.5 n=3
 	// 61000ms avg=0.75 n=3
+
 }
 
 func ExampleSeries_Rolling_clock() {
-	s := must(live.New("metrics", cpuSchema, live.Options{MaxAge: time.Minute}))
-	byHost := must(s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1}))
-	hosts := must(s.Rolling(byHost, []rolling.Window{
+	cpuSchema := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "cpu", Kind: schema.Number, Optional: true},
+		schema.Column{Name: "host", Kind: schema.String},
+	)
+	// cpu is a row at t milliseconds; a negative reading is missing.
+	cpu := func(t int64, x float64, host string) schema.Row {
+		v := schema.NumberValue(x)
+		if x < 0 {
+			v = schema.Missing()
+		}
+		return schema.Row{schema.MillisValue(t), v, schema.StringValue(host)}
+	}
+	check := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	s, err := live.New("metrics", cpuSchema, live.Options{MaxAge: time.Minute})
+	check(err)
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
+	check(err)
+	hosts, err := s.Rolling(byHost, []rolling.Window{
 		{Name: "1m", Span: time.Minute, Aggs: []reduce.Agg{
 			{Out: "cpu_avg", From: "cpu", Using: reduce.Avg},
 		}},
 		{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{
 			{Out: "cpu_max", From: "cpu", Using: reduce.Max},
 		}},
-	}, rolling.Options{Trigger: trigger.Clock(sequence.Every(time.Second))}))
+	}, rolling.Options{Trigger: trigger.Clock(sequence.Every(time.Second))})
+	check(err)
 	_ = s.Watch(hosts)
 
 	var out []live.Output
@@ -146,7 +241,9 @@ func ExampleSeries_Rolling_clock() {
 		// 3200 skips the boundary at 2s: one tick, keyed at 3000.
 		{cpu(3200, 0.75, "b")},
 	} {
-		out = must(s.PushRows(out[:0], rows...))
+		var err error
+		out, err = s.PushRows(out[:0], rows...)
+		check(err)
 		for _, o := range out {
 			for run := range o.Events.Runs() {
 				fmt.Printf("tick %dms:\n", run.Time/int64(time.Millisecond))
@@ -164,27 +261,64 @@ func ExampleSeries_Rolling_clock() {
 	//   "a" 0.625 null
 	//   "b" 0.5 0.75
 	//   "c" 0.375 null
+
 }
 
 func ExampleSeries_PartitionBy() {
-	s := must(live.New("metrics", cpuSchema, live.Options{}))
+	cpuSchema := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "cpu", Kind: schema.Number, Optional: true},
+		schema.Column{Name: "host", Kind: schema.String},
+	)
+	// cpu is a row at t milliseconds; a negative reading is missing.
+	cpu := func(t int64, x float64, host string) schema.Row {
+		v := schema.NumberValue(x)
+		if x < 0 {
+			v = schema.Missing()
+		}
+		return schema.Row{schema.MillisValue(t), v, schema.StringValue(host)}
+	}
+	// show prints the rows of a table, times in milliseconds.
+	show := func(tab *schema.Table, err error) {
+		if err != nil {
+			panic(err)
+		}
+		for i := range tab.Len() {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%dms", tab.TimeNanos(i)/int64(time.Millisecond))
+			for j := 1; j < tab.Schema().Len(); j++ {
+				fmt.Fprintf(&b, " %s=%s", tab.Schema().Column(j).Name, tab.Value(i, j))
+			}
+			fmt.Println(b.String())
+		}
+	}
+	check := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	s, err := live.New("metrics", cpuSchema, live.Options{})
+	check(err)
 	// Each host keeps its own last two rows; at most three hosts.
-	byHost := must(s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 2, MaxPartitions: 3}))
-	sums := must(s.Rolling(byHost, []rolling.Window{{Count: 2, Aggs: []reduce.Agg{
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 2, MaxPartitions: 3})
+	check(err)
+	sums, err := s.Rolling(byHost, []rolling.Window{{Count: 2, Aggs: []reduce.Agg{
 		{Out: "sum", From: "cpu", Using: reduce.Sum},
-	}}}, rolling.Options{}))
+	}}}, rolling.Options{})
+	check(err)
 	_ = s.Watch(sums)
 	_ = s.Watch(byHost, live.Evict)
 
-	out := must(s.PushRows(nil, cpu(0, 0.5, "a"), cpu(0, 0.25, "b"), cpu(1000, 0.5, "a"), cpu(2000, 1, "a")))
+	out, err := s.PushRows(nil, cpu(0, 0.5, "a"), cpu(0, 0.25, "b"), cpu(1000, 0.5, "a"), cpu(2000, 1, "a"))
+	check(err)
 	for _, o := range out {
 		fmt.Printf("node %d %s:\n", o.Node, o.Kind)
-		show(o.Events)
+		show(o.Events, nil)
 	}
 	fmt.Println("held:")
-	show(must(s.Snapshot(byHost)))
+	show(s.Snapshot(byHost))
 
-	_, err := s.PushRows(nil, cpu(3000, 0.1, "c"), cpu(3000, 0.1, "d"))
+	_, err = s.PushRows(nil, cpu(3000, 0.1, "c"), cpu(3000, 0.1, "d"))
 	fmt.Println(err)
 	// Output:
 	// node 2 event:
@@ -199,4 +333,5 @@ func ExampleSeries_PartitionBy() {
 	// 1000ms cpu=0.5 host="a"
 	// 2000ms cpu=1 host="a"
 	// partition: row 1: key "d" of column "host" would make more than 3 partitions
+
 }

@@ -450,7 +450,7 @@ func (p fuzzPush) accepted() []schema.Row {
 }
 
 // rootModel is a plain model of what the root holds: the ordering modes
-// and retention of spec §1.4 and §2.4 on a slice of rows.
+// and retention of pond-ts's live series on a slice of rows.
 type rootModel struct {
 	opts   live.Options
 	times  []int64
@@ -547,7 +547,7 @@ func (m *rootModel) diff(s *live.Series) string {
 // pushes (and sweeps its intern table only when due, the series after
 // every push). A push fails on ordering exactly when a plain model of the
 // ordering modes says so, and after a successful push the rows and stats
-// of the root are the model's (spec §1.4, §2.4): time order, drop, reorder
+// of the root are the model's (pond-ts's live series): time order, drop, reorder
 // after equal times, retention by age and count.
 func FuzzPushMany(f *testing.F) {
 	f.Add([]byte{0})
@@ -703,7 +703,7 @@ func checkBounds(t *testing.T, p *fuzzPipeline, push int) {
 	if m := p.opts.MaxEvents; m > 0 && st.Length > m {
 		t.Fatalf("push %d: %d rows held, MaxEvents is %d", push, st.Length, m)
 	}
-	latest, ok := p.s.Latest()
+	latest, ok := p.s.LatestNanos()
 	prev := int64(math.MinInt64)
 	for i, row := range p.s.All() {
 		ns, _ := row[0].Nanos()

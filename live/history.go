@@ -13,7 +13,7 @@ func (s *Series) rollingBuilt(n *rollingNode, h rolling.History) {
 	if _, ok := s.nodes[n.src].(*viewNode); ok {
 		if f, ok := s.replayFrame(n.src); ok {
 			n.push(&f)
-			n.out.reset()
+			n.settle()
 		}
 	}
 	if !h.On() {

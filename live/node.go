@@ -51,6 +51,18 @@ type Output struct {
 	Events *schema.Table
 }
 
+// Find returns the table of node's output of kind k among outs (what
+// [Series.PushMany] returned), and false if the push produced none: a push
+// returns at most one output per node and kind.
+func Find(outs []Output, node NodeID, k OutputKind) (*schema.Table, bool) {
+	for _, o := range outs {
+		if o.Node == node && o.Kind == k {
+			return o.Events, true
+		}
+	}
+	return nil, false
+}
+
 // frame is the block of rows one node hands to the next in a push.
 type frame struct {
 	tab  *schema.Table

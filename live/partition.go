@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/pond-go/pond/internal/cell"
+	"github.com/pond-go/pond/internal/router"
 	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/schema"
 )
@@ -47,7 +49,7 @@ func (s *Series) PartitionBy(source NodeID, column string, opts partition.Option
 	if opts.MaxAge == 0 {
 		opts.MaxAge = s.opts.MaxAge
 	}
-	router, err := partition.NewRouter(kind, opts, func(v schema.Value) partition.Key { return s.keyOf(v) })
+	router, err := router.NewRouter(kind, opts, func(v schema.Value) router.Key { return s.keyOf(v) })
 	if err != nil {
 		return 0, configErr(op, column, "bad options", err)
 	}
@@ -72,22 +74,22 @@ func (s *Series) PartitionBy(source NodeID, column string, opts partition.Option
 }
 
 // keyOf returns the routing key of a value (interning strings).
-func (s *Series) keyOf(v schema.Value) partition.Key {
+func (s *Series) keyOf(v schema.Value) router.Key {
 	switch v.Kind() {
 	case schema.String:
 		str, _ := v.Str()
-		return partition.Key{Kind: schema.String, Code: uint64(s.syms.ID(str))}
+		return router.Key{Kind: schema.String, Code: uint64(s.syms.ID(str))}
 	case schema.Number:
 		f, _ := v.Num()
-		return partition.NumberKey(f)
+		return router.NumberKey(f)
 	case schema.Bool:
 		b, _ := v.Bool()
 		if b {
-			return partition.Key{Kind: schema.Bool, Code: 2}
+			return router.Key{Kind: schema.Bool, Code: 2}
 		}
-		return partition.Key{Kind: schema.Bool, Code: 1}
+		return router.Key{Kind: schema.Bool, Code: 1}
 	}
-	return partition.Key{}
+	return router.Key{}
 }
 
 // heldFrame builds a frame of the rows the root holds, in arrival order.
@@ -107,7 +109,7 @@ type partitionNode struct {
 	s      *Series
 	col    int
 	kind   schema.Kind
-	router *partition.Router
+	router *router.Router
 	// per-partition storage of the rows the partition holds: row-major,
 	// [time, id, cells…] per row.
 	rings     []ring
@@ -116,7 +118,8 @@ type partitionNode struct {
 	hasArrays bool // the schema has an array column
 	arrays    map[uint64]schema.Value
 	expired   []int32
-	seenNew   map[partition.Key]bool
+	seenNew   map[router.Key]bool
+	ingested  []uint64 // per partition: rows routed to it since it was created
 	// makeRoom: the push checked needs the partitions IdleTTL removes at
 	// its time removed before its rows are routed (see check).
 	makeRoom bool
@@ -129,24 +132,24 @@ type ring struct {
 	head, n int // in rows
 }
 
-func (n *partitionNode) rowKey(f *frame, i int) (partition.Key, schema.Value) {
+func (n *partitionNode) rowKey(f *frame, i int) (router.Key, schema.Value) {
 	c := f.tab.Col(n.col)
 	switch n.kind {
 	case schema.String:
 		if f.syms[n.col] != nil {
 			id := f.syms[n.col][i]
 			if id == 0 {
-				return partition.Key{}, schema.Value{}
+				return router.Key{}, schema.Value{}
 			}
 			str, _ := c.Str(i)
-			return partition.Key{Kind: schema.String, Code: uint64(id)}, schema.StringValue(str)
+			return router.Key{Kind: schema.String, Code: uint64(id)}, schema.StringValue(str)
 		}
 	case schema.Number:
 		x, ok := c.Num(i)
 		if !ok {
-			return partition.Key{}, schema.Value{}
+			return router.Key{}, schema.Value{}
 		}
-		return partition.NumberKey(x), schema.NumberValue(x)
+		return router.NumberKey(x), schema.NumberValue(x)
 	}
 	v := c.Value(i)
 	return n.s.keyOf(v), v
@@ -176,7 +179,7 @@ func (n *partitionNode) check() error {
 			return &partition.KeyError{Row: row, Column: n.sch.Column(n.col).Name, Key: v, Err: partition.ErrUnknownGroup}
 		}
 		if n.seenNew == nil {
-			n.seenNew = map[partition.Key]bool{}
+			n.seenNew = map[router.Key]bool{}
 		}
 		if !n.seenNew[k] {
 			n.seenNew[k] = true
@@ -270,6 +273,12 @@ func (n *partitionNode) push(in *frame) {
 			k, v := n.rowKey(in, i)
 			b.out.part = append(b.out.part, n.router.Route(k, v, t))
 		}
+	}
+	if c := n.router.Cap(); len(n.ingested) < c {
+		n.ingested = append(n.ingested, make([]uint64, c-len(n.ingested))...)
+	}
+	for _, p := range b.out.part {
+		n.ingested[p]++
 	}
 	if n.router.Options().MaxEvents == 1 && !n.wantGone && !n.hasArrays {
 		n.storeLast(in, b.out.part)
@@ -396,7 +405,7 @@ func (n *partitionNode) encode(in *frame, i, j int) uint64 {
 	c := in.tab.Col(j)
 	switch n.sch.Column(j).Kind {
 	case schema.Number:
-		return math.Float64bits(c.Numbers()[i])
+		return cell.Num(c.Numbers()[i])
 	case schema.String:
 		if in.syms[j] != nil {
 			return uint64(in.syms[j][i])
@@ -406,10 +415,7 @@ func (n *partitionNode) encode(in *frame, i, j int) uint64 {
 		}
 	case schema.Bool:
 		if b, ok := c.Bool(i); ok {
-			if b {
-				return 2
-			}
-			return 1
+			return cell.Bool(b)
 		}
 	case schema.Array:
 		if a, ok := c.Array(i); ok {
@@ -417,10 +423,10 @@ func (n *partitionNode) encode(in *frame, i, j int) uint64 {
 				n.arrays = map[uint64]schema.Value{}
 			}
 			n.arrays[in.ids[i]*uint64(n.stride)+uint64(j)] = schema.ArrayValue(append([]schema.Value(nil), a...)...)
-			return 1
+			return cell.Present
 		}
 	}
-	return 0
+	return cell.Missing
 }
 
 func (n *partitionNode) decode(row []uint64, j int) schema.Value {
@@ -431,15 +437,15 @@ func (n *partitionNode) decode(row []uint64, j int) schema.Value {
 			return schema.NumberValue(x)
 		}
 	case schema.String:
-		if bits != 0 {
+		if bits != cell.Missing {
 			return schema.StringValue(n.s.syms.Str(uint32(bits)))
 		}
 	case schema.Bool:
-		if bits != 0 {
-			return schema.BoolValue(bits == 2)
+		if bits != cell.Missing {
+			return schema.BoolValue(bits == cell.True)
 		}
 	case schema.Array:
-		if bits != 0 {
+		if bits != cell.Missing {
 			return n.arrays[row[1]*uint64(n.stride)+uint64(j)]
 		}
 	}
@@ -495,6 +501,9 @@ func (n *partitionNode) finish() {
 // dropExpired lets go of the rows of partitions the router removed.
 func (n *partitionNode) dropExpired(parts []int32) {
 	for _, p := range parts {
+		if int(p) < len(n.ingested) {
+			n.ingested[p] = 0
+		}
 		if int(p) >= len(n.rings) {
 			continue
 		}

@@ -3,6 +3,8 @@ package live
 import (
 	"fmt"
 
+	"github.com/pond-go/pond/internal/clock"
+	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/trigger"
@@ -57,7 +59,7 @@ func compileAggs(op string, src *schema.Schema, aggs []reduce.Agg) ([]int, *sche
 // It emits at the end of each successful push in which at least one row
 // reached it, after retention, so the reduction is over what the source
 // holds once the push is done, keyed at the last row that reached it —
-// even when retention evicted that row again (DIFFERENCES §12):
+// even when retention evicted that row again (docs/differences.md §12):
 //
 //   - [trigger.Event] (the zero Trigger): one row per such push;
 //   - [trigger.Count](n): the rows that reached it are counted across
@@ -70,8 +72,9 @@ func compileAggs(op string, src *schema.Schema, aggs []reduce.Agg) ([]int, *sche
 // may leave out of arrival order (a reorder series, partitions) its states
 // accept removals in any order, so it is right for every reducer under
 // reorder with retention (pond-ts's min, max, first, last and samples are
-// not, spec §10.3); elsewhere min and max use monotone deques. Over a source that holds no rows (a
-// rolling) it reduces every row that ever reached it. Nodes built on a
+// not: they assume rows leave in arrival order); elsewhere min and max use
+// monotone deques. Over a source that holds no rows (a rolling) it reduces
+// every row that ever reached it. Nodes built on a
 // reduce take its rows in the same push, after it emits.
 //
 // A series that already holds rows replays them into the node; what it
@@ -91,23 +94,19 @@ func (s *Series) Reduce(source NodeID, aggs []reduce.Agg, trig trigger.Trigger) 
 	if err := trig.Err(); err != nil {
 		return 0, configErr(op, "trigger", "bad trigger", err)
 	}
-	n := &reduceNode{cols: idx, trig: trig, ownSeq: !s.givesIDs(source)}
-	newState := reduce.Reducer.NewSet
+	n := &reduceNode{cols: idx, trig: clock.SpecOf(trig), ownSeq: !s.givesIDs(source)}
+	newState := reducers.NewSet
 	if s.evictsInArrivalOrder(source) {
-		newState = reduce.Reducer.NewWindow // monotone deques for min and max
+		newState = reducers.NewWindow // monotone deques for min and max
 	}
-	for k, a := range aggs {
-		st, err := newState(a.Using, src.sch.Column(idx[k]).Kind)
-		if err != nil {
-			return 0, configErr(op, a.Out, "bad reducer", err)
-		}
-		n.states = append(n.states, st)
+	for _, a := range aggs { // compileAggs checked each against its column
+		n.states = append(n.states, newState(reducers.SpecOf(a.Using)))
 	}
-	switch trig.Kind() {
-	case trigger.KindClock:
-		n.clock = trigger.NewClockState(trig.Sequence())
-	case trigger.KindCount:
-		n.every = trig.N()
+	switch n.trig.Kind {
+	case clock.Clock:
+		n.clock = clock.NewClockState(n.trig.Seq)
+	case clock.Count:
+		n.every = n.trig.N
 	}
 	b := n.base()
 	b.src, b.op, b.sch = source, op, sch
@@ -146,13 +145,14 @@ func (s *Series) evictsInArrivalOrder(id NodeID) bool {
 type reduceNode struct {
 	nodeBase
 	cols    []int
-	states  []reduce.Window
-	trig    trigger.Trigger
-	clock   trigger.ClockState
+	states  []reducers.Window
+	trig    clock.Spec
+	clock   clock.ClockState
 	every   int    // count trigger: n
 	counted int    // count trigger: rows counted since the last emission
 	reached int    // rows that reached the node in this push
 	lastT   int64  // time of the last of them
+	seen    bool   // a row has reached the node
 	ownSeq  bool   // the source's rows have no identity: number them
 	nextSeq uint64 // the next own number
 }
@@ -180,6 +180,7 @@ func (n *reduceNode) push(in *frame) {
 	}
 	n.reached += rows
 	n.lastT = in.tab.TimeNanos(rows - 1)
+	n.seen = true
 }
 
 func (n *reduceNode) evicted(gone *frame) {
@@ -201,14 +202,14 @@ func (n *reduceNode) finish() {
 	}
 	rows := n.reached
 	n.reached = 0
-	switch n.trig.Kind() {
-	case trigger.KindCount:
+	switch n.trig.Kind {
+	case clock.Count:
 		n.counted += rows
 		for n.counted >= n.every {
 			n.counted -= n.every
 			n.emit(n.lastT)
 		}
-	case trigger.KindClock:
+	case clock.Clock:
 		if b, fired := n.clock.Observe(n.lastT); fired {
 			n.emit(b)
 		}
@@ -217,8 +218,10 @@ func (n *reduceNode) finish() {
 	}
 }
 
-func (n *reduceNode) emit(t int64) {
-	tab := n.out.tab
+func (n *reduceNode) emit(t int64) { n.emitTo(n.out.tab, t) }
+
+// emitTo appends the reduction of what the node holds now to tab, at t.
+func (n *reduceNode) emitTo(tab *schema.Table, t int64) {
 	tab.Col(0).AppendTime(t)
 	for k, st := range n.states {
 		st.Append(tab.Col(k + 1))

@@ -41,8 +41,8 @@ func pushAll(t *testing.T, s *live.Series, node live.NodeID, pushes ...[]schema.
 
 func rows(rs ...schema.Row) []schema.Row { return rs }
 
-// TestReduce pins spec §12 case 23, with pond-go's once-per-push rule
-// (DIFFERENCES §12) in place of pond-ts's microtask.
+// TestReduce pins pond-ts's reference case 23, with pond-go's once-per-push rule
+// (docs/differences.md §12) in place of pond-ts's microtask.
 func TestReduce(t *testing.T) {
 	sum := []reduce.Agg{{Out: "sum", From: "value", Using: reduce.Sum}}
 	t.Run("once per push, keyed at its last row", func(t *testing.T) {
@@ -95,7 +95,7 @@ func TestReduce(t *testing.T) {
 		assert.InDelta(t, 60, avg[0], 1e-12)
 		assert.InDelta(t, math.Sqrt(200.0/3), sd[0], 1e-12)
 	})
-	t.Run("min and max under reorder with retention (spec §10.3)", func(t *testing.T) {
+	t.Run("min and max under reorder with retention (as in pond-ts)", func(t *testing.T) {
 		s := newSeries(t, live.Options{Ordering: live.Reorder, MaxEvents: 2})
 		n, err := s.Reduce(s.Root(), []reduce.Agg{
 			{Out: "min", From: "value", Using: reduce.Min},

@@ -3,6 +3,7 @@ package live
 import (
 	"time"
 
+	"github.com/pond-go/pond/internal/engine"
 	"github.com/pond-go/pond/rolling"
 )
 
@@ -38,17 +39,17 @@ func (s *Series) Rolling(source NodeID, windows []rolling.Window, opts rolling.O
 		return 0, err
 	}
 	src := s.nodes[source].base()
-	var key *rolling.Key
+	var key *engine.Key
 	var pn *partitionNode
 	if src.scope != nil {
 		pn = s.nodes[src.scope.node].(*partitionNode)
 		c := pn.sch.Column(pn.col)
-		key = &rolling.Key{Name: c.Name, Kind: c.Kind}
+		key = &engine.Key{Name: c.Name, Kind: c.Kind}
 	}
 	if opts.Aligned && s.opts.Ordering == Reorder && s.opts.Grace == 0 {
 		return 0, configErr(op, "Aligned", "aligned windows need a grace under reorder ordering: without one any row may be late and no boundary ever closes", nil)
 	}
-	plan, err := rolling.NewPlan(src.sch, windows, opts, key, s.syms)
+	plan, err := engine.NewPlan(src.sch, windows, opts, key, s.syms)
 	if err != nil {
 		return 0, configErr(op, "", "cannot build", err)
 	}
@@ -81,7 +82,7 @@ func (s *Series) Rolling(source NodeID, windows []rolling.Window, opts rolling.O
 	id := s.addNode(n)
 	if f, ok := s.replaySource(source); ok {
 		n.push(&f)
-		n.out.reset()
+		n.settle()
 	}
 	s.rollingBuilt(n, opts.History)
 	return id, nil
@@ -106,16 +107,33 @@ func (s *Series) replaySource(id NodeID) (frame, bool) {
 type rollingNode struct {
 	nodeBase
 	s    *Series
-	plan *rolling.Plan
-	in   rolling.Input
+	plan *engine.Plan
+	in   engine.Input
 
-	stream *rolling.Stream // not partitioned
-	part   *partitionNode  // partitioned
-	group  *rolling.Group
+	stream *engine.Stream // not partitioned
+	part   *partitionNode // partitioned
+	group  *engine.Group
+
+	// last holds the rows of the latest emission before the current
+	// push's, for [Series.Value]: out and last swap tables, so keeping
+	// them copies nothing.
+	last frame
+}
+
+// settle empties the node's output for the next push, keeping the rows
+// it holds as the latest emission when there are any.
+func (n *rollingNode) settle() {
+	if n.out.len() > 0 {
+		if n.last.tab == nil {
+			n.last = newFrame(n.sch)
+		}
+		n.out, n.last = n.last, n.out
+	}
+	n.out.reset()
 }
 
 func (n *rollingNode) push(in *frame) {
-	n.out.reset()
+	n.settle()
 	if n.part != nil {
 		// Partitions removed to make room for this push's keys leave
 		// before its ticks (those removed at its end leave in finish).

@@ -21,7 +21,7 @@ import (
 )
 
 // This file pins the edges of rolling windows and their triggers through
-// the public API: every rule of spec §5 (triggers) and the numbers of §12
+// the public API: every trigger rule of pond-ts and the numbers of its reference
 // cases 7 to 14. Times are in milliseconds, as in the spec; a row of
 // optSchema is v(t, value).
 
@@ -117,7 +117,7 @@ func runRollingCases(t *testing.T, cases []rollingCase) {
 	}
 }
 
-// TestClockTrigger pins the crossing rule of spec §5 and §12 case 10, on a
+// TestClockTrigger pins pond-ts's clock crossing rule and its reference case 10, on a
 // 1m avg or sum emitted every 30 s. (Case 10's last bullet, pond-ts's
 // value() before any crossing, has no counterpart: a pond-go rolling is
 // read through its outputs and its history.)
@@ -206,8 +206,8 @@ func TestClockTrigger(t *testing.T) {
 	})
 }
 
-// TestEventAndCountTriggers pins the event and count rules of spec §5 and
-// §12 case 11.
+// TestEventAndCountTriggers pins pond-ts's event and count rules and its
+// reference case 11.
 func TestEventAndCountTriggers(t *testing.T) {
 	avg5m := []rolling.Window{win(300_000, avgOf())}
 	six := each(v(0, 10), v(1000, 20), v(2000, 30), v(3000, 40), v(4000, 50), v(5000, 60))
@@ -247,7 +247,7 @@ func TestEventAndCountTriggers(t *testing.T) {
 }
 
 // TestCountOneIsEvent: count(1) gives exactly the rows of the event
-// trigger (spec §5).
+// trigger (as in pond-ts).
 func TestCountOneIsEvent(t *testing.T) {
 	pushes := [][]schema.Row{
 		batchOf(v(0, 1), v(500, gap), v(500, 3)),
@@ -261,8 +261,8 @@ func TestCountOneIsEvent(t *testing.T) {
 	assert.Equal(t, event, count)
 }
 
-// TestRollingTimeAndCountWindows pins spec §12 cases 7 and 8 and the
-// window shape of §4.3: a time window is closed at both ends, a count
+// TestRollingTimeAndCountWindows pins pond-ts's reference cases 7 and 8 and the
+// window shape of pond-ts: a time window is closed at both ends, a count
 // window holds the last N rows.
 func TestRollingTimeAndCountWindows(t *testing.T) {
 	runRollingCases(t, []rollingCase{
@@ -311,9 +311,9 @@ func TestRollingTimeAndCountWindows(t *testing.T) {
 	})
 }
 
-// TestRollingWarmUp pins spec §12 case 9: while a window holds fewer than
+// TestRollingWarmUp pins pond-ts's reference case 9: while a window holds fewer than
 // MinSamples rows its outputs are missing, rows with a missing value
-// included (§4.3).
+// included, as in pond-ts.
 func TestRollingWarmUp(t *testing.T) {
 	runRollingCases(t, []rollingCase{
 		{
@@ -338,7 +338,7 @@ func TestRollingWarmUp(t *testing.T) {
 }
 
 // TestRollingWarmUpIsKeptInHistory: the rows emitted during warm-up are
-// kept in the history, missing cells and all (spec §12 case 9).
+// kept in the history, missing cells and all (pond-ts's reference case 9).
 func TestRollingWarmUpIsKeptInHistory(t *testing.T) {
 	s := newSeries(t, live.Options{})
 	id, err := s.Rolling(s.Root(), []rolling.Window{win(5000, reduce.Agg{Out: "avg", From: "value", Using: reduce.Avg})},
@@ -351,7 +351,7 @@ func TestRollingWarmUpIsKeptInHistory(t *testing.T) {
 	assert.Equal(t, []string{"0ms avg=null", "1000ms avg=15", "20000ms avg=null"}, rowStrings(snapshot(t, s, id)))
 }
 
-// TestRollingUnderReorder pins spec §12 case 12: a late row is emitted at
+// TestRollingUnderReorder pins pond-ts's reference case 12: a late row is emitted at
 // its own time, after later rows, and its window holds the rows that
 // arrived before it.
 func TestRollingUnderReorder(t *testing.T) {
@@ -373,7 +373,7 @@ func TestRollingUnderReorder(t *testing.T) {
 	})
 }
 
-// TestFusedWindows pins spec §12 case 13: several time windows in one
+// TestFusedWindows pins pond-ts's reference case 13: several time windows in one
 // node, their outputs in one row in declaration order.
 func TestFusedWindows(t *testing.T) {
 	fused := []rolling.Window{win(5000, avgOf()), win(1000, maxOf())}
@@ -419,11 +419,11 @@ func TestFusedWindows(t *testing.T) {
 	})
 }
 
-// TestFusedAndSingleSumsAgree pins spec §12 case 14. pond-ts adds then
+// TestFusedAndSingleSumsAgree pins pond-ts's reference case 14. pond-ts adds then
 // evicts in its single form and evicts then adds in its fused form, so
 // their plain float sums differ in the last bit: output 3 is
 // 0.9999999999999999 (single) against 1 (fused), output 4 1.2 against
-// 1.2000000000000002. pond-go keeps compensated sums (DIFFERENCES §1), so
+// 1.2000000000000002. pond-go keeps compensated sums (docs/differences.md §1), so
 // the order is not observable: both forms give the window's exact sum
 // rounded once, which is 1 and 1.2.
 func TestFusedAndSingleSumsAgree(t *testing.T) {
@@ -464,7 +464,7 @@ func TestFusedAndSingleSumsAgree(t *testing.T) {
 // TestRollingBuildErrors: a rolling that cannot be built is an error
 // wrapping live.ErrConfig, rolling.ErrSpec and, where there is one, the
 // error underneath (a bad reducer or trigger); no node is added. It
-// includes the errors of spec §12 case 13 as they map to Go: a duplicate
+// includes the errors of pond-ts's reference case 13 as they map to Go: a duplicate
 // output, a bad span (pond-ts: the key '1min'; a Go span is a
 // time.Duration, so a zero or negative one), a count window among several
 // and no window at all (pond-ts: {}). pond-ts's reserved key 'buffer' has

@@ -5,7 +5,9 @@ import (
 	"iter"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/pond-go/pond/internal/cell"
 	"github.com/pond-go/pond/internal/intern"
 	"github.com/pond-go/pond/internal/store"
 	"github.com/pond-go/pond/schema"
@@ -219,9 +221,18 @@ func (s *Series) Stats() Stats {
 	return Stats{Ingested: s.ingested, Rejected: s.rejected, Evicted: s.evicted, Length: s.store.Len()}
 }
 
-// Latest returns the latest time the series holds, in nanoseconds since the
-// epoch, and false when it is empty.
-func (s *Series) Latest() (int64, bool) {
+// Latest returns the latest time the series holds, and false when it is
+// empty.
+func (s *Series) Latest() (time.Time, bool) {
+	ns, ok := s.LatestNanos()
+	if !ok {
+		return time.Time{}, false
+	}
+	return time.Unix(0, ns).UTC(), true
+}
+
+// LatestNanos is [Series.Latest] in nanoseconds since the epoch.
+func (s *Series) LatestNanos() (int64, bool) {
 	if s.store.Len() == 0 {
 		return 0, false
 	}
@@ -268,8 +279,8 @@ func (s *Series) cell(r, j int) schema.Value {
 			return schema.StringValue(s.syms.Str(id))
 		}
 	case schema.Bool:
-		if f := s.store.Flag(r, j); f != 0 {
-			return schema.BoolValue(f == 2)
+		if f := s.store.Flag(r, j); f != cell.Missing {
+			return schema.BoolValue(f == cell.True)
 		}
 	case schema.Array:
 		if a := s.store.Arr(r, j); a != nil {

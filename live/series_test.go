@@ -94,7 +94,7 @@ func TestStrictPushIsAtomicAndNamesTheRow(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, out, 1)
 
-	// spec §12 case 1: 500 after 1000 is out of order; nothing stored.
+	// pond-ts's reference case 1: 500 after 1000 is out of order; nothing stored.
 	out, err = s.PushRows(out[:0], r(1000, 2, "a"), r(500, 1, "a"))
 	require.ErrorIs(t, err, live.ErrOutOfOrder)
 	var oe *live.OrderError
@@ -106,7 +106,7 @@ func TestStrictPushIsAtomicAndNamesTheRow(t *testing.T) {
 	assert.Empty(t, out)
 	assert.Equal(t, live.Stats{Ingested: 1, Length: 1}, s.Stats())
 
-	// spec §12 case 6: a bad cell rejects the whole push.
+	// pond-ts's reference case 6: a bad cell rejects the whole push.
 	_, err = s.PushRows(nil, r(2000, 1, "a"), schema.Row{schema.MillisValue(3000), schema.StringValue("bad"), schema.Missing()}, r(4000, 3, "a"))
 	require.ErrorIs(t, err, live.ErrValidation)
 	var re *schema.RowError
@@ -117,7 +117,7 @@ func TestStrictPushIsAtomicAndNamesTheRow(t *testing.T) {
 }
 
 func TestDropModeCountsRejected(t *testing.T) {
-	// spec §12 case 2.
+	// pond-ts's reference case 2.
 	s := newSeries(t, live.Options{Ordering: live.Drop})
 	_, err := s.PushRows(nil, r(1000, 1, ""), r(500, 1, ""), r(1000, 2, ""))
 	require.NoError(t, err)
@@ -166,9 +166,11 @@ func TestRetentionEvictsAfterThePush(t *testing.T) {
 	_, err = a.PushRows(nil, r(7000, 3, ""))
 	require.NoError(t, err)
 	assert.Equal(t, 2, a.Len())
-	latest, ok := a.Latest()
+	latest, ok := a.LatestNanos()
 	assert.True(t, ok)
 	assert.Equal(t, ms(7000), latest)
+	at, _ := a.Latest()
+	assert.Equal(t, time.UnixMilli(7000).UTC(), at)
 }
 
 func TestOutputsAreOrderedByKindThenNode(t *testing.T) {

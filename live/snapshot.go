@@ -13,7 +13,7 @@ import (
 // later pushes do not change it, and reading it never touches the series.
 // Read it with [schema.Table.Numbers] and [schema.Table.Strings] (typed
 // columns, no copy), [schema.Table.All] (rows), [schema.Table.Row], or
-// decode it into structs with a [Codec].
+// decode it into structs with a [schema.Codec].
 //
 // A node that holds no rows (a rolling without history, a reduce, an
 // aggregate, a view over those other than a window) gives an error

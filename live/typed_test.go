@@ -42,17 +42,17 @@ type Base struct {
 
 func ptr[T any](v T) *T { return &v }
 
-func TestSchemaOf(t *testing.T) {
-	s, err := live.SchemaOf[sample]()
+func TestForDerivesASchemaFromTags(t *testing.T) {
+	s, err := schema.For[sample]()
 	require.NoError(t, err)
 	assert.Equal(t, "ts:time, host:string, mem:number?, temp:number?, region:string?, up:boolean?, cores:number", s.String())
 
-	m, err := live.SchemaOf[metric]()
+	m, err := schema.For[metric]()
 	require.NoError(t, err)
 	assert.Equal(t, "time:time, cpu:number, host:string", m.String())
 }
 
-func TestSchemaOfRejectsBadStructs(t *testing.T) {
+func TestForRejectsBadStructs(t *testing.T) {
 	type noTime struct {
 		X float64 `pond:"x"`
 	}
@@ -82,22 +82,22 @@ func TestSchemaOfRejectsBadStructs(t *testing.T) {
 		Y float64   `pond:"x"`
 	}
 	for name, f := range map[string]func() error{
-		"no time field":   func() error { _, err := live.SchemaOf[noTime](); return err },
-		"two time fields": func() error { _, err := live.SchemaOf[twoTimes](); return err },
-		"a map field":     func() error { _, err := live.SchemaOf[badType](); return err },
-		"unknown option":  func() error { _, err := live.SchemaOf[badOption](); return err },
-		"optional int":    func() error { _, err := live.SchemaOf[optionalInt](); return err },
-		"unexported":      func() error { _, err := live.SchemaOf[unexported](); return err },
-		"duplicate name":  func() error { _, err := live.NewCodec[dup](nil); return err },
-		"not a struct":    func() error { _, err := live.SchemaOf[int](); return err },
+		"no time field":   func() error { _, err := schema.For[noTime](); return err },
+		"two time fields": func() error { _, err := schema.For[twoTimes](); return err },
+		"a map field":     func() error { _, err := schema.For[badType](); return err },
+		"unknown option":  func() error { _, err := schema.For[badOption](); return err },
+		"optional int":    func() error { _, err := schema.For[optionalInt](); return err },
+		"unexported":      func() error { _, err := schema.For[unexported](); return err },
+		"duplicate name":  func() error { _, err := schema.NewCodec[dup](nil); return err },
+		"not a struct":    func() error { _, err := schema.For[int](); return err },
 	} {
-		assert.ErrorIs(t, f(), live.ErrConfig, name)
+		assert.ErrorIs(t, f(), schema.ErrSchema, name)
 	}
 	_ = unexported{}.x
 }
 
 func TestTypedPushAndDecode(t *testing.T) {
-	sch, err := live.SchemaOf[sample]()
+	sch, err := schema.For[sample]()
 	require.NoError(t, err)
 	s, err := live.New("m", sch, live.Options{})
 	require.NoError(t, err)
@@ -156,7 +156,7 @@ func TestCodecDecodesOutputsByName(t *testing.T) {
 	require.NoError(t, err)
 	out, err := typed.Push(nil, []metric{{t0.Add(10 * time.Second), 0.9, "a"}})
 	require.NoError(t, err)
-	dec, err := live.NewCodec[hostStats](nil)
+	dec, err := schema.NewCodec[hostStats](nil)
 	require.NoError(t, err)
 	got, err := dec.Decode(nil, out[0].Events)
 	require.NoError(t, err)
@@ -171,10 +171,10 @@ func TestCodecDecodesOutputsByName(t *testing.T) {
 		At   time.Time `pond:"time"`
 		Host float64   `pond:"host"`
 	}
-	wk, err := live.NewCodec[wrongKind](nil)
+	wk, err := schema.NewCodec[wrongKind](nil)
 	require.NoError(t, err)
 	_, err = wk.Decode(nil, out[0].Events)
-	assert.ErrorIs(t, err, live.ErrConfig)
+	assert.ErrorIs(t, err, schema.ErrSchema)
 }
 
 func TestNewTypedChecksTheSchema(t *testing.T) {
@@ -204,7 +204,7 @@ func TestTypedPushDoesNotAllocate(t *testing.T) {
 // typedBench returns a series with ten seconds of retention and nb pushes
 // of 1000 rows of 100 hosts (a second each), as structs and as batches.
 func typedBench(tb testing.TB, nb int) (*live.Series, [][]metric, []*schema.Batch) {
-	sch, err := live.SchemaOf[metric]()
+	sch, err := schema.For[metric]()
 	require.NoError(tb, err)
 	s, err := live.New("bench", sch, live.Options{MaxAge: 10 * time.Second})
 	require.NoError(tb, err)

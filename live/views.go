@@ -4,10 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/pond-go/pond/schema"
-	"github.com/pond-go/pond/sequence"
 )
 
 // Views are per-row operators built on any node: filter, map, select,
@@ -16,13 +14,13 @@ import (
 //
 //   - rows are taken in arrival order, also a reorder source's late rows,
 //     which a view passes on as they come and holds in key order (by time,
-//     then arrival), as the root does (DIFFERENCES §14);
+//     then arrival), as the root does (docs/differences.md §14);
 //   - over a source that holds rows (the root, a partition, a window,
 //     another view over those) a view follows the source's evictions by
-//     identity, not time (§15), and announces its own as its Evict output;
+//     identity, not time (§15 there), and announces its own as its Evict output;
 //     over a source that holds none (a rolling, an aggregate, a reduce) it
 //     holds nothing either, except a window, which holds its own rows and
-//     announces their eviction (§13);
+//     announces their eviction (§13 there);
 //   - a view over a partitioned node keeps its state per partition and
 //     stays partitioned, so a rolling built on it is per partition.
 //
@@ -450,126 +448,57 @@ func (s *Series) checkSource(source NodeID) (*nodeBase, error) {
 	return n.base(), nil
 }
 
-// Filter adds a view that passes on the rows of source for which keep
-// returns true. The row given to keep (the time first, then a cell per
-// column) is reused from call to call: copy what you keep of it. keep
-// runs inside the push, after its commit point: it must not push to the
-// series (that fails with [ErrReentrant]) and must not panic (a panic
-// leaves the push half done).
-//
-// Like every view, a filter over a node that holds rows (the root, a
-// partition, a window, a view over those) follows its evictions: a row
-// leaves the filter exactly when it leaves the source. It keeps only the
-// keys of the rows it passed, never the rows.
-func (s *Series) Filter(source NodeID, keep func(row schema.Row) bool) (NodeID, error) {
-	src, err := s.checkSource(source)
-	if err != nil {
-		return 0, err
-	}
-	if keep == nil {
-		return 0, configErr("filter", "keep", "a filter needs a function", nil)
-	}
-	return s.addView("filter", source, src.sch, viewPasses, &filterOp{keep: keep}, true, nil), nil
+// passOp passes every row on (a window).
+type passOp struct{}
+
+func (passOp) row(in *frame, i int, _ int32, out *frame) bool {
+	copyRow(out, in, i)
+	return true
 }
 
-// Map adds a view that computes each row anew: fn gets the source row
-// (the time first) and a row of out.Len() cells to fill, whose first cell
-// is the source row's time and whose other cells start missing; it
-// returns false to drop the row. A row keeps its source row's time (a
-// time fn writes is ignored). A cell whose kind does not match its column
-// of out, or a non-finite number, is stored as missing; nothing fn
-// returns fails the push. Both rows are reused from call to call.
-//
-// out must have a time column first; it need not contain the partition
-// column of a partitioned source (the rows stay partitioned). Like a
-// filter's function, fn must neither push to the series nor panic.
-func (s *Series) Map(source NodeID, out *schema.Schema, fn func(in, out schema.Row) bool) (NodeID, error) {
-	if _, err := s.checkSource(source); err != nil {
-		return 0, err
+func (passOp) forget(int32) {}
+
+// appendFinite appends f, or a missing cell when f is NaN or infinite.
+func appendFinite(dst *schema.Col, f float64) {
+	if f-f == 0 {
+		dst.AppendNum(f)
+	} else {
+		dst.AppendMissing()
 	}
-	switch {
-	case out == nil:
-		return 0, configErr("map", "out", "a map needs an output schema", nil)
-	case fn == nil:
-		return 0, configErr("map", "fn", "a map needs a function", nil)
-	}
-	op := &mapOp{fn: fn, outRow: make(schema.Row, out.Len())}
-	return s.addView("map", source, out, viewComputes, op, true, nil), nil
 }
 
-// Select adds a view that keeps only the given value columns of source,
-// in the source's column order, after the time. An unknown column, the
-// time column or an empty list is an error wrapping [ErrConfig].
-func (s *Series) Select(source NodeID, columns ...string) (NodeID, error) {
-	const op = "select"
-	src, err := s.checkSource(source)
-	if err != nil {
-		return 0, err
-	}
+// targetColumns resolves the listed columns of a view that rewrites
+// number columns: each must be a value column of kind number, listed once.
+// It returns the columns and the output schema, where they become
+// optional.
+func targetColumns(op string, src *schema.Schema, columns []string, numbersOnly bool) ([]int, *schema.Schema, error) {
 	if len(columns) == 0 {
-		return 0, configErr(op, "columns", "select needs at least one column", nil)
+		return nil, nil, configErr(op, "columns", op+" needs at least one column", nil)
 	}
-	want := map[int]bool{}
+	var idx []int
+	seen := map[int]bool{}
 	for _, c := range columns {
-		j, ok := src.sch.Index(c)
+		j, ok := src.Index(c)
 		switch {
 		case !ok:
-			return 0, configErr(op, c, fmt.Sprintf("unknown column (columns: %v)", src.sch.Names()[1:]), nil)
+			return nil, nil, configErr(op, c, fmt.Sprintf("unknown column (columns: %v)", src.Names()[1:]), nil)
 		case j == 0:
-			return 0, configErr(op, c, "is the time column, which every row keeps", nil)
+			return nil, nil, configErr(op, c, "is the time column, not a value column", nil)
+		case numbersOnly && src.Column(j).Kind != schema.Number:
+			return nil, nil, configErr(op, c, fmt.Sprintf("is a %s column; %s needs a number column", src.Column(j).Kind, op), nil)
+		case seen[j]:
+			return nil, nil, configErr(op, c, "listed twice", nil)
 		}
-		want[j] = true
+		seen[j] = true
+		idx = append(idx, j)
 	}
-	cols := []schema.Column{src.sch.Column(0)}
-	var idx []int
-	for j := 1; j < src.sch.Len(); j++ {
-		if want[j] {
-			cols = append(cols, src.sch.Column(j))
-			idx = append(idx, j)
-		}
+	cols := src.Columns()
+	for _, j := range idx {
+		cols[j].Optional = true
 	}
 	sch, err := schema.New(cols...)
 	if err != nil {
-		return 0, configErr(op, "columns", "bad output schema", err)
+		return nil, nil, configErr(op, "columns", "bad output schema", err)
 	}
-	return s.addView(op, source, sch, viewProjects, &selectOp{idx: idx}, true, nil), nil
-}
-
-// Window adds a view that passes every row of source on and holds those
-// of the last span: after each push it evicts the rows older than its
-// latest time minus span (a row exactly span old stays), and announces
-// them as its Evict output, so nodes built on it (a reduce, a filter) see
-// only the window (DIFFERENCES §13). Rows the source evicts leave it too.
-// On a partitioned source each partition keeps its own window, measured
-// from its own latest time. A span that is not positive is an error
-// wrapping [ErrConfig].
-func (s *Series) Window(source NodeID, span time.Duration) (NodeID, error) {
-	src, err := s.checkSource(source)
-	if err != nil {
-		return 0, err
-	}
-	if err := sequence.CheckDuration(span); err != nil {
-		return 0, configErr("window", "span", fmt.Sprintf("%v must be positive and at most %v", span, sequence.MaxDuration), err)
-	}
-	return s.addWindow(source, src, int64(span), 0), nil
-}
-
-// WindowCount is [Series.Window] holding the last n rows (in key order,
-// per partition on a partitioned source). An n below 1 is an error
-// wrapping [ErrConfig].
-func (s *Series) WindowCount(source NodeID, n int) (NodeID, error) {
-	src, err := s.checkSource(source)
-	if err != nil {
-		return 0, err
-	}
-	if n < 1 {
-		return 0, configErr("window", "count", fmt.Sprintf("%d must be at least 1", n), nil)
-	}
-	return s.addWindow(source, src, 0, n), nil
-}
-
-func (s *Series) addWindow(source NodeID, src *nodeBase, span int64, count int) NodeID {
-	return s.addView("window", source, src.sch, viewWindow, passOp{}, true, func(n *viewNode) {
-		n.span, n.count = span, count
-	})
+	return idx, sch, nil
 }

@@ -14,67 +14,61 @@ import (
 	"github.com/pond-go/pond/trigger"
 )
 
-// cpuSchema is the schema of the examples: [time, cpu, host].
-var cpuSchema = schema.MustNew(
-	schema.Column{Name: "time", Kind: schema.Time},
-	schema.Column{Name: "cpu", Kind: schema.Number, Optional: true},
-	schema.Column{Name: "host", Kind: schema.String},
-)
-
-// cpu is a row of cpuSchema at t milliseconds; a negative value is a
-// missing reading.
-func cpu(t int64, x float64, host string) schema.Row {
-	v := schema.NumberValue(x)
-	if x < 0 {
-		v = schema.Missing()
-	}
-	return schema.Row{schema.MillisValue(t), v, schema.StringValue(host)}
-}
-
-// show prints the rows of a table, times in milliseconds.
-func show(tab *schema.Table) {
-	for i := range tab.Len() {
-		var b strings.Builder
-		fmt.Fprintf(&b, "%dms", tab.TimeNanos(i)/int64(time.Millisecond))
-		for j := 1; j < tab.Schema().Len(); j++ {
-			fmt.Fprintf(&b, " %s=%s", tab.Schema().Column(j).Name, tab.Value(i, j))
-		}
-		fmt.Println(b.String())
-	}
-}
-
-// push pushes rows and prints what node emitted.
-func push(s *live.Series, node live.NodeID, rows ...schema.Row) {
-	out, err := s.PushRows(nil, rows...)
-	if err != nil {
-		fmt.Println("error:", err)
-		return
-	}
-	for _, o := range out {
-		if o.Node == node && o.Kind == live.Event {
-			show(o.Events)
-		}
-	}
-}
-
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
-
 func ExampleSeries_Filter() {
-	s := must(live.New("metrics", cpuSchema, live.Options{MaxEvents: 3}))
-	busy := must(s.Filter(s.Root(), func(row schema.Row) bool {
+	cpuSchema := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "cpu", Kind: schema.Number, Optional: true},
+		schema.Column{Name: "host", Kind: schema.String},
+	)
+	// cpu is a row at t milliseconds; a negative reading is missing.
+	cpu := func(t int64, x float64, host string) schema.Row {
+		v := schema.NumberValue(x)
+		if x < 0 {
+			v = schema.Missing()
+		}
+		return schema.Row{schema.MillisValue(t), v, schema.StringValue(host)}
+	}
+	// show prints the rows of a table, times in milliseconds.
+	show := func(tab *schema.Table, err error) {
+		if err != nil {
+			panic(err)
+		}
+		for i := range tab.Len() {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%dms", tab.TimeNanos(i)/int64(time.Millisecond))
+			for j := 1; j < tab.Schema().Len(); j++ {
+				fmt.Fprintf(&b, " %s=%s", tab.Schema().Column(j).Name, tab.Value(i, j))
+			}
+			fmt.Println(b.String())
+		}
+	}
+	// push pushes rows and prints what node emitted.
+	push := func(s *live.Series, node live.NodeID, rows ...schema.Row) {
+		out, err := s.PushRows(nil, rows...)
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		tab, _ := live.Find(out, node, live.Event)
+		show(tab, nil)
+	}
+	check := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	s, err := live.New("metrics", cpuSchema, live.Options{MaxEvents: 3})
+	check(err)
+	busy, err := s.Filter(s.Root(), func(row schema.Row) bool {
 		x, ok := row[1].Num()
 		return ok && x > 0.5
-	}))
+	})
+	check(err)
 	_ = s.Watch(busy)
 	push(s, busy, cpu(0, 0.9, "a"), cpu(1000, 0.2, "b"), cpu(2000, 0.7, "a"))
 	push(s, busy, cpu(3000, 0.1, "b"))
 	// The root evicted 0ms, and so did the filter.
-	show(must(s.Snapshot(busy)))
+	show(s.Snapshot(busy))
 	// Output:
 	// 0ms cpu=0.9 host="a"
 	// 2000ms cpu=0.7 host="a"
@@ -82,17 +76,61 @@ func ExampleSeries_Filter() {
 }
 
 func ExampleSeries_Map() {
+	cpuSchema := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "cpu", Kind: schema.Number, Optional: true},
+		schema.Column{Name: "host", Kind: schema.String},
+	)
+	// cpu is a row at t milliseconds; a negative reading is missing.
+	cpu := func(t int64, x float64, host string) schema.Row {
+		v := schema.NumberValue(x)
+		if x < 0 {
+			v = schema.Missing()
+		}
+		return schema.Row{schema.MillisValue(t), v, schema.StringValue(host)}
+	}
+	// show prints the rows of a table, times in milliseconds.
+	show := func(tab *schema.Table, err error) {
+		if err != nil {
+			panic(err)
+		}
+		for i := range tab.Len() {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%dms", tab.TimeNanos(i)/int64(time.Millisecond))
+			for j := 1; j < tab.Schema().Len(); j++ {
+				fmt.Fprintf(&b, " %s=%s", tab.Schema().Column(j).Name, tab.Value(i, j))
+			}
+			fmt.Println(b.String())
+		}
+	}
+	// push pushes rows and prints what node emitted.
+	push := func(s *live.Series, node live.NodeID, rows ...schema.Row) {
+		out, err := s.PushRows(nil, rows...)
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		tab, _ := live.Find(out, node, live.Event)
+		show(tab, nil)
+	}
+	check := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
 	pct := schema.MustNew(
 		schema.Column{Name: "time", Kind: schema.Time},
 		schema.Column{Name: "percent", Kind: schema.Number, Optional: true},
 	)
-	s := must(live.New("metrics", cpuSchema, live.Options{}))
-	m := must(s.Map(s.Root(), pct, func(in, out schema.Row) bool {
+	s, err := live.New("metrics", cpuSchema, live.Options{})
+	check(err)
+	m, err := s.Map(s.Root(), pct, func(in, out schema.Row) bool {
 		if x, ok := in[1].Num(); ok {
 			out[1] = schema.NumberValue(100 * x)
 		}
 		return true
-	}))
+	})
+	check(err)
 	_ = s.Watch(m)
 	push(s, m, cpu(0, 0.25, "a"), cpu(1000, -1, "a"))
 	// Output:
@@ -101,8 +139,52 @@ func ExampleSeries_Map() {
 }
 
 func ExampleSeries_Select() {
-	s := must(live.New("metrics", cpuSchema, live.Options{}))
-	hosts := must(s.Select(s.Root(), "host"))
+	cpuSchema := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "cpu", Kind: schema.Number, Optional: true},
+		schema.Column{Name: "host", Kind: schema.String},
+	)
+	// cpu is a row at t milliseconds; a negative reading is missing.
+	cpu := func(t int64, x float64, host string) schema.Row {
+		v := schema.NumberValue(x)
+		if x < 0 {
+			v = schema.Missing()
+		}
+		return schema.Row{schema.MillisValue(t), v, schema.StringValue(host)}
+	}
+	// show prints the rows of a table, times in milliseconds.
+	show := func(tab *schema.Table, err error) {
+		if err != nil {
+			panic(err)
+		}
+		for i := range tab.Len() {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%dms", tab.TimeNanos(i)/int64(time.Millisecond))
+			for j := 1; j < tab.Schema().Len(); j++ {
+				fmt.Fprintf(&b, " %s=%s", tab.Schema().Column(j).Name, tab.Value(i, j))
+			}
+			fmt.Println(b.String())
+		}
+	}
+	// push pushes rows and prints what node emitted.
+	push := func(s *live.Series, node live.NodeID, rows ...schema.Row) {
+		out, err := s.PushRows(nil, rows...)
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		tab, _ := live.Find(out, node, live.Event)
+		show(tab, nil)
+	}
+	check := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	s, err := live.New("metrics", cpuSchema, live.Options{})
+	check(err)
+	hosts, err := s.Select(s.Root(), "host")
+	check(err)
 	_ = s.Watch(hosts)
 	push(s, hosts, cpu(0, 0.25, "a"), cpu(1000, 0.5, "b"))
 	// Output:
@@ -111,15 +193,50 @@ func ExampleSeries_Select() {
 }
 
 func ExampleSeries_Window() {
-	s := must(live.New("metrics", cpuSchema, live.Options{}))
-	last2s := must(s.Window(s.Root(), 2*time.Second))
-	avg := must(s.Reduce(last2s, []reduce.Agg{{Out: "avg", From: "cpu", Using: reduce.Avg}}, trigger.Event()))
+	cpuSchema := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "cpu", Kind: schema.Number, Optional: true},
+		schema.Column{Name: "host", Kind: schema.String},
+	)
+	// cpu is a row at t milliseconds; a negative reading is missing.
+	cpu := func(t int64, x float64, host string) schema.Row {
+		v := schema.NumberValue(x)
+		if x < 0 {
+			v = schema.Missing()
+		}
+		return schema.Row{schema.MillisValue(t), v, schema.StringValue(host)}
+	}
+	// show prints the rows of a table, times in milliseconds.
+	show := func(tab *schema.Table, err error) {
+		if err != nil {
+			panic(err)
+		}
+		for i := range tab.Len() {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%dms", tab.TimeNanos(i)/int64(time.Millisecond))
+			for j := 1; j < tab.Schema().Len(); j++ {
+				fmt.Fprintf(&b, " %s=%s", tab.Schema().Column(j).Name, tab.Value(i, j))
+			}
+			fmt.Println(b.String())
+		}
+	}
+	check := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	s, err := live.New("metrics", cpuSchema, live.Options{})
+	check(err)
+	last2s, err := s.Window(s.Root(), 2*time.Second)
+	check(err)
+	avg, err := s.Reduce(last2s, []reduce.Agg{{Out: "avg", From: "cpu", Using: reduce.Avg}}, trigger.Event())
+	check(err)
 	_ = s.Watch(avg)
 	_ = s.Watch(last2s, live.Evict)
 	out, _ := s.PushRows(nil, cpu(0, 0.1, "a"), cpu(1000, 0.2, "a"), cpu(3000, 0.6, "a"))
 	for _, o := range out {
 		fmt.Println(o.Kind)
-		show(o.Events)
+		show(o.Events, nil)
 	}
 	// Output:
 	// event
@@ -129,9 +246,54 @@ func ExampleSeries_Window() {
 }
 
 func ExampleSeries_WindowCount() {
-	s := must(live.New("metrics", cpuSchema, live.Options{}))
-	last2 := must(s.WindowCount(s.Root(), 2))
-	sum := must(s.Reduce(last2, []reduce.Agg{{Out: "sum", From: "cpu", Using: reduce.Sum}}, trigger.Event()))
+	cpuSchema := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "cpu", Kind: schema.Number, Optional: true},
+		schema.Column{Name: "host", Kind: schema.String},
+	)
+	// cpu is a row at t milliseconds; a negative reading is missing.
+	cpu := func(t int64, x float64, host string) schema.Row {
+		v := schema.NumberValue(x)
+		if x < 0 {
+			v = schema.Missing()
+		}
+		return schema.Row{schema.MillisValue(t), v, schema.StringValue(host)}
+	}
+	// show prints the rows of a table, times in milliseconds.
+	show := func(tab *schema.Table, err error) {
+		if err != nil {
+			panic(err)
+		}
+		for i := range tab.Len() {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%dms", tab.TimeNanos(i)/int64(time.Millisecond))
+			for j := 1; j < tab.Schema().Len(); j++ {
+				fmt.Fprintf(&b, " %s=%s", tab.Schema().Column(j).Name, tab.Value(i, j))
+			}
+			fmt.Println(b.String())
+		}
+	}
+	// push pushes rows and prints what node emitted.
+	push := func(s *live.Series, node live.NodeID, rows ...schema.Row) {
+		out, err := s.PushRows(nil, rows...)
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		tab, _ := live.Find(out, node, live.Event)
+		show(tab, nil)
+	}
+	check := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	s, err := live.New("metrics", cpuSchema, live.Options{})
+	check(err)
+	last2, err := s.WindowCount(s.Root(), 2)
+	check(err)
+	sum, err := s.Reduce(last2, []reduce.Agg{{Out: "sum", From: "cpu", Using: reduce.Sum}}, trigger.Event())
+	check(err)
 	_ = s.Watch(sum)
 	for i, x := range []float64{1, 10, 100} {
 		push(s, sum, cpu(int64(i*1000), x, "a"))
@@ -143,8 +305,52 @@ func ExampleSeries_WindowCount() {
 }
 
 func ExampleSeries_Diff() {
-	s := must(live.New("metrics", cpuSchema, live.Options{}))
-	d := must(s.Diff(s.Root(), "cpu"))
+	cpuSchema := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "cpu", Kind: schema.Number, Optional: true},
+		schema.Column{Name: "host", Kind: schema.String},
+	)
+	// cpu is a row at t milliseconds; a negative reading is missing.
+	cpu := func(t int64, x float64, host string) schema.Row {
+		v := schema.NumberValue(x)
+		if x < 0 {
+			v = schema.Missing()
+		}
+		return schema.Row{schema.MillisValue(t), v, schema.StringValue(host)}
+	}
+	// show prints the rows of a table, times in milliseconds.
+	show := func(tab *schema.Table, err error) {
+		if err != nil {
+			panic(err)
+		}
+		for i := range tab.Len() {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%dms", tab.TimeNanos(i)/int64(time.Millisecond))
+			for j := 1; j < tab.Schema().Len(); j++ {
+				fmt.Fprintf(&b, " %s=%s", tab.Schema().Column(j).Name, tab.Value(i, j))
+			}
+			fmt.Println(b.String())
+		}
+	}
+	// push pushes rows and prints what node emitted.
+	push := func(s *live.Series, node live.NodeID, rows ...schema.Row) {
+		out, err := s.PushRows(nil, rows...)
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		tab, _ := live.Find(out, node, live.Event)
+		show(tab, nil)
+	}
+	check := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	s, err := live.New("metrics", cpuSchema, live.Options{})
+	check(err)
+	d, err := s.Diff(s.Root(), "cpu")
+	check(err)
 	_ = s.Watch(d)
 	push(s, d, cpu(0, 0.5, "a"), cpu(1000, 0.75, "a"), cpu(2000, -1, "a"), cpu(3000, 0.5, "a"))
 	// Output:
@@ -155,8 +361,52 @@ func ExampleSeries_Diff() {
 }
 
 func ExampleSeries_Rate() {
-	s := must(live.New("metrics", cpuSchema, live.Options{}))
-	rate := must(s.Rate(s.Root(), "cpu"))
+	cpuSchema := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "cpu", Kind: schema.Number, Optional: true},
+		schema.Column{Name: "host", Kind: schema.String},
+	)
+	// cpu is a row at t milliseconds; a negative reading is missing.
+	cpu := func(t int64, x float64, host string) schema.Row {
+		v := schema.NumberValue(x)
+		if x < 0 {
+			v = schema.Missing()
+		}
+		return schema.Row{schema.MillisValue(t), v, schema.StringValue(host)}
+	}
+	// show prints the rows of a table, times in milliseconds.
+	show := func(tab *schema.Table, err error) {
+		if err != nil {
+			panic(err)
+		}
+		for i := range tab.Len() {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%dms", tab.TimeNanos(i)/int64(time.Millisecond))
+			for j := 1; j < tab.Schema().Len(); j++ {
+				fmt.Fprintf(&b, " %s=%s", tab.Schema().Column(j).Name, tab.Value(i, j))
+			}
+			fmt.Println(b.String())
+		}
+	}
+	// push pushes rows and prints what node emitted.
+	push := func(s *live.Series, node live.NodeID, rows ...schema.Row) {
+		out, err := s.PushRows(nil, rows...)
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		tab, _ := live.Find(out, node, live.Event)
+		show(tab, nil)
+	}
+	check := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	s, err := live.New("metrics", cpuSchema, live.Options{})
+	check(err)
+	rate, err := s.Rate(s.Root(), "cpu")
+	check(err)
 	_ = s.Watch(rate)
 	push(s, rate, cpu(1000, 10, "a"), cpu(3000, 30, "a"), cpu(3500, 20, "a"))
 	// Output:
@@ -166,8 +416,52 @@ func ExampleSeries_Rate() {
 }
 
 func ExampleSeries_PctChange() {
-	s := must(live.New("metrics", cpuSchema, live.Options{}))
-	pct := must(s.PctChange(s.Root(), "cpu"))
+	cpuSchema := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "cpu", Kind: schema.Number, Optional: true},
+		schema.Column{Name: "host", Kind: schema.String},
+	)
+	// cpu is a row at t milliseconds; a negative reading is missing.
+	cpu := func(t int64, x float64, host string) schema.Row {
+		v := schema.NumberValue(x)
+		if x < 0 {
+			v = schema.Missing()
+		}
+		return schema.Row{schema.MillisValue(t), v, schema.StringValue(host)}
+	}
+	// show prints the rows of a table, times in milliseconds.
+	show := func(tab *schema.Table, err error) {
+		if err != nil {
+			panic(err)
+		}
+		for i := range tab.Len() {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%dms", tab.TimeNanos(i)/int64(time.Millisecond))
+			for j := 1; j < tab.Schema().Len(); j++ {
+				fmt.Fprintf(&b, " %s=%s", tab.Schema().Column(j).Name, tab.Value(i, j))
+			}
+			fmt.Println(b.String())
+		}
+	}
+	// push pushes rows and prints what node emitted.
+	push := func(s *live.Series, node live.NodeID, rows ...schema.Row) {
+		out, err := s.PushRows(nil, rows...)
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		tab, _ := live.Find(out, node, live.Event)
+		show(tab, nil)
+	}
+	check := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	s, err := live.New("metrics", cpuSchema, live.Options{})
+	check(err)
+	pct, err := s.PctChange(s.Root(), "cpu")
+	check(err)
 	_ = s.Watch(pct)
 	push(s, pct, cpu(0, 0.5, "a"), cpu(1000, 0.75, "a"), cpu(2000, 0.375, "a"))
 	// Output:
@@ -177,8 +471,52 @@ func ExampleSeries_PctChange() {
 }
 
 func ExampleSeries_Fill() {
-	s := must(live.New("metrics", cpuSchema, live.Options{}))
-	held := must(s.Fill(s.Root(), live.FillOptions{Strategy: live.FillHold, Limit: 2}))
+	cpuSchema := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "cpu", Kind: schema.Number, Optional: true},
+		schema.Column{Name: "host", Kind: schema.String},
+	)
+	// cpu is a row at t milliseconds; a negative reading is missing.
+	cpu := func(t int64, x float64, host string) schema.Row {
+		v := schema.NumberValue(x)
+		if x < 0 {
+			v = schema.Missing()
+		}
+		return schema.Row{schema.MillisValue(t), v, schema.StringValue(host)}
+	}
+	// show prints the rows of a table, times in milliseconds.
+	show := func(tab *schema.Table, err error) {
+		if err != nil {
+			panic(err)
+		}
+		for i := range tab.Len() {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%dms", tab.TimeNanos(i)/int64(time.Millisecond))
+			for j := 1; j < tab.Schema().Len(); j++ {
+				fmt.Fprintf(&b, " %s=%s", tab.Schema().Column(j).Name, tab.Value(i, j))
+			}
+			fmt.Println(b.String())
+		}
+	}
+	// push pushes rows and prints what node emitted.
+	push := func(s *live.Series, node live.NodeID, rows ...schema.Row) {
+		out, err := s.PushRows(nil, rows...)
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		tab, _ := live.Find(out, node, live.Event)
+		show(tab, nil)
+	}
+	check := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	s, err := live.New("metrics", cpuSchema, live.Options{})
+	check(err)
+	held, err := s.Fill(s.Root(), live.FillOptions{Strategy: live.FillHold, Limit: 2})
+	check(err)
 	_ = s.Watch(held)
 	push(s, held, cpu(0, 0.5, "a"), cpu(1000, -1, "a"), cpu(2000, -1, "a"), cpu(3000, -1, "a"))
 	// Output:
@@ -189,8 +527,52 @@ func ExampleSeries_Fill() {
 }
 
 func ExampleSeries_Cumulative() {
-	s := must(live.New("metrics", cpuSchema, live.Options{}))
-	total := must(s.Cumulative(s.Root(), live.Running{Column: "cpu", Using: reduce.Sum}))
+	cpuSchema := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "cpu", Kind: schema.Number, Optional: true},
+		schema.Column{Name: "host", Kind: schema.String},
+	)
+	// cpu is a row at t milliseconds; a negative reading is missing.
+	cpu := func(t int64, x float64, host string) schema.Row {
+		v := schema.NumberValue(x)
+		if x < 0 {
+			v = schema.Missing()
+		}
+		return schema.Row{schema.MillisValue(t), v, schema.StringValue(host)}
+	}
+	// show prints the rows of a table, times in milliseconds.
+	show := func(tab *schema.Table, err error) {
+		if err != nil {
+			panic(err)
+		}
+		for i := range tab.Len() {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%dms", tab.TimeNanos(i)/int64(time.Millisecond))
+			for j := 1; j < tab.Schema().Len(); j++ {
+				fmt.Fprintf(&b, " %s=%s", tab.Schema().Column(j).Name, tab.Value(i, j))
+			}
+			fmt.Println(b.String())
+		}
+	}
+	// push pushes rows and prints what node emitted.
+	push := func(s *live.Series, node live.NodeID, rows ...schema.Row) {
+		out, err := s.PushRows(nil, rows...)
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		tab, _ := live.Find(out, node, live.Event)
+		show(tab, nil)
+	}
+	check := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	s, err := live.New("metrics", cpuSchema, live.Options{})
+	check(err)
+	total, err := s.Cumulative(s.Root(), live.Running{Column: "cpu", Using: reduce.Sum})
+	check(err)
 	_ = s.Watch(total)
 	push(s, total, cpu(0, -1, "a"), cpu(1000, 2, "a"), cpu(2000, -1, "a"), cpu(3000, 3, "a"))
 	// Output:
@@ -201,9 +583,54 @@ func ExampleSeries_Cumulative() {
 }
 
 func ExampleSeries_Sample() {
-	s := must(live.New("metrics", cpuSchema, live.Options{}))
-	byHost := must(s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1}))
-	every2nd := must(s.Sample(byHost, 2))
+	cpuSchema := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "cpu", Kind: schema.Number, Optional: true},
+		schema.Column{Name: "host", Kind: schema.String},
+	)
+	// cpu is a row at t milliseconds; a negative reading is missing.
+	cpu := func(t int64, x float64, host string) schema.Row {
+		v := schema.NumberValue(x)
+		if x < 0 {
+			v = schema.Missing()
+		}
+		return schema.Row{schema.MillisValue(t), v, schema.StringValue(host)}
+	}
+	// show prints the rows of a table, times in milliseconds.
+	show := func(tab *schema.Table, err error) {
+		if err != nil {
+			panic(err)
+		}
+		for i := range tab.Len() {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%dms", tab.TimeNanos(i)/int64(time.Millisecond))
+			for j := 1; j < tab.Schema().Len(); j++ {
+				fmt.Fprintf(&b, " %s=%s", tab.Schema().Column(j).Name, tab.Value(i, j))
+			}
+			fmt.Println(b.String())
+		}
+	}
+	// push pushes rows and prints what node emitted.
+	push := func(s *live.Series, node live.NodeID, rows ...schema.Row) {
+		out, err := s.PushRows(nil, rows...)
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		tab, _ := live.Find(out, node, live.Event)
+		show(tab, nil)
+	}
+	check := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	s, err := live.New("metrics", cpuSchema, live.Options{})
+	check(err)
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
+	check(err)
+	every2nd, err := s.Sample(byHost, 2)
+	check(err)
 	_ = s.Watch(every2nd)
 	push(s, every2nd, cpu(0, 1, "a"), cpu(0, 10, "b"), cpu(1000, 2, "a"), cpu(2000, 3, "a"), cpu(2000, 20, "b"))
 	// Output:
@@ -212,11 +639,55 @@ func ExampleSeries_Sample() {
 }
 
 func ExampleSeries_Reduce() {
-	s := must(live.New("metrics", cpuSchema, live.Options{MaxEvents: 2}))
-	stats := must(s.Reduce(s.Root(), []reduce.Agg{
+	cpuSchema := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "cpu", Kind: schema.Number, Optional: true},
+		schema.Column{Name: "host", Kind: schema.String},
+	)
+	// cpu is a row at t milliseconds; a negative reading is missing.
+	cpu := func(t int64, x float64, host string) schema.Row {
+		v := schema.NumberValue(x)
+		if x < 0 {
+			v = schema.Missing()
+		}
+		return schema.Row{schema.MillisValue(t), v, schema.StringValue(host)}
+	}
+	// show prints the rows of a table, times in milliseconds.
+	show := func(tab *schema.Table, err error) {
+		if err != nil {
+			panic(err)
+		}
+		for i := range tab.Len() {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%dms", tab.TimeNanos(i)/int64(time.Millisecond))
+			for j := 1; j < tab.Schema().Len(); j++ {
+				fmt.Fprintf(&b, " %s=%s", tab.Schema().Column(j).Name, tab.Value(i, j))
+			}
+			fmt.Println(b.String())
+		}
+	}
+	// push pushes rows and prints what node emitted.
+	push := func(s *live.Series, node live.NodeID, rows ...schema.Row) {
+		out, err := s.PushRows(nil, rows...)
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		tab, _ := live.Find(out, node, live.Event)
+		show(tab, nil)
+	}
+	check := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	s, err := live.New("metrics", cpuSchema, live.Options{MaxEvents: 2})
+	check(err)
+	stats, err := s.Reduce(s.Root(), []reduce.Agg{
 		{Out: "n", From: "cpu", Using: reduce.Count},
 		{Out: "max", From: "cpu", Using: reduce.Max},
-	}, trigger.Event()))
+	}, trigger.Event())
+	check(err)
 	_ = s.Watch(stats)
 	push(s, stats, cpu(0, 0.9, "a"), cpu(1000, 0.2, "b"))
 	push(s, stats, cpu(2000, 0.4, "a")) // 0ms leaves the series: max drops
@@ -226,10 +697,54 @@ func ExampleSeries_Reduce() {
 }
 
 func ExampleSeries_Aggregate() {
-	s := must(live.New("metrics", cpuSchema, live.Options{Ordering: live.Reorder}))
-	buckets := must(s.Aggregate(s.Root(), sequence.Every(5*time.Second), []reduce.Agg{
+	cpuSchema := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "cpu", Kind: schema.Number, Optional: true},
+		schema.Column{Name: "host", Kind: schema.String},
+	)
+	// cpu is a row at t milliseconds; a negative reading is missing.
+	cpu := func(t int64, x float64, host string) schema.Row {
+		v := schema.NumberValue(x)
+		if x < 0 {
+			v = schema.Missing()
+		}
+		return schema.Row{schema.MillisValue(t), v, schema.StringValue(host)}
+	}
+	// show prints the rows of a table, times in milliseconds.
+	show := func(tab *schema.Table, err error) {
+		if err != nil {
+			panic(err)
+		}
+		for i := range tab.Len() {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%dms", tab.TimeNanos(i)/int64(time.Millisecond))
+			for j := 1; j < tab.Schema().Len(); j++ {
+				fmt.Fprintf(&b, " %s=%s", tab.Schema().Column(j).Name, tab.Value(i, j))
+			}
+			fmt.Println(b.String())
+		}
+	}
+	// push pushes rows and prints what node emitted.
+	push := func(s *live.Series, node live.NodeID, rows ...schema.Row) {
+		out, err := s.PushRows(nil, rows...)
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		tab, _ := live.Find(out, node, live.Event)
+		show(tab, nil)
+	}
+	check := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	s, err := live.New("metrics", cpuSchema, live.Options{Ordering: live.Reorder})
+	check(err)
+	buckets, err := s.Aggregate(s.Root(), sequence.Every(5*time.Second), []reduce.Agg{
 		{Out: "sum", From: "cpu", Using: reduce.Sum},
-	}, 2*time.Second))
+	}, 2*time.Second)
+	check(err)
 	_ = s.Watch(buckets)
 	push(s, buckets, cpu(0, 1, "a"), cpu(4000, 2, "a"), cpu(6000, 4, "a"))
 	push(s, buckets, cpu(4500, 8, "a")) // late, within grace: counts
@@ -243,9 +758,29 @@ func ExampleSeries_Aggregate() {
 }
 
 func ExampleSeries_Snapshot() {
-	s := must(live.New("metrics", cpuSchema, live.Options{MaxEvents: 3}))
+	cpuSchema := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "cpu", Kind: schema.Number, Optional: true},
+		schema.Column{Name: "host", Kind: schema.String},
+	)
+	// cpu is a row at t milliseconds; a negative reading is missing.
+	cpu := func(t int64, x float64, host string) schema.Row {
+		v := schema.NumberValue(x)
+		if x < 0 {
+			v = schema.Missing()
+		}
+		return schema.Row{schema.MillisValue(t), v, schema.StringValue(host)}
+	}
+	check := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	s, err := live.New("metrics", cpuSchema, live.Options{MaxEvents: 3})
+	check(err)
 	_, _ = s.PushRows(nil, cpu(0, 0.1, "a"), cpu(1000, 0.2, "b"), cpu(2000, 0.3, "a"), cpu(3000, 0.4, "b"))
-	snap := must(s.Snapshot(s.Root()))
+	snap, err := s.Snapshot(s.Root())
+	check(err)
 	cpus, _ := snap.Numbers("cpu")
 	fmt.Println(snap.Len(), cpus)
 	for i, row := range snap.All() {
@@ -259,18 +794,64 @@ func ExampleSeries_Snapshot() {
 }
 
 func ExampleSeries_PerPartition() {
-	s := must(live.New("metrics", cpuSchema, live.Options{}))
-	byHost := must(s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1}))
-	steady := must(s.PerPartition(byHost, func(s *live.Series, p live.NodeID) (live.NodeID, error) {
+	cpuSchema := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "cpu", Kind: schema.Number, Optional: true},
+		schema.Column{Name: "host", Kind: schema.String},
+	)
+	// cpu is a row at t milliseconds; a negative reading is missing.
+	cpu := func(t int64, x float64, host string) schema.Row {
+		v := schema.NumberValue(x)
+		if x < 0 {
+			v = schema.Missing()
+		}
+		return schema.Row{schema.MillisValue(t), v, schema.StringValue(host)}
+	}
+	// show prints the rows of a table, times in milliseconds.
+	show := func(tab *schema.Table, err error) {
+		if err != nil {
+			panic(err)
+		}
+		for i := range tab.Len() {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%dms", tab.TimeNanos(i)/int64(time.Millisecond))
+			for j := 1; j < tab.Schema().Len(); j++ {
+				fmt.Fprintf(&b, " %s=%s", tab.Schema().Column(j).Name, tab.Value(i, j))
+			}
+			fmt.Println(b.String())
+		}
+	}
+	// push pushes rows and prints what node emitted.
+	push := func(s *live.Series, node live.NodeID, rows ...schema.Row) {
+		out, err := s.PushRows(nil, rows...)
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		tab, _ := live.Find(out, node, live.Event)
+		show(tab, nil)
+	}
+	check := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	s, err := live.New("metrics", cpuSchema, live.Options{})
+	check(err)
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
+	check(err)
+	steady, err := s.PerPartition(byHost, func(s *live.Series, p live.NodeID) (live.NodeID, error) {
 		held, err := s.Fill(p, live.FillOptions{Strategy: live.FillHold})
 		if err != nil {
 			return 0, err
 		}
 		return s.Diff(held, "cpu")
-	}))
-	roll := must(s.Rolling(steady, []rolling.Window{{Span: time.Minute, Aggs: []reduce.Agg{
+	})
+	check(err)
+	roll, err := s.Rolling(steady, []rolling.Window{{Span: time.Minute, Aggs: []reduce.Agg{
 		{Out: "moved", From: "cpu", Using: reduce.Sum},
-	}}}, rolling.Options{Trigger: trigger.Clock(sequence.Every(time.Second))}))
+	}}}, rolling.Options{Trigger: trigger.Clock(sequence.Every(time.Second))})
+	check(err)
 	_ = s.Watch(roll)
 	push(s, roll, cpu(0, 0.5, "a"), cpu(0, 0.2, "b"), cpu(500, -1, "a"), cpu(500, 0.4, "b"))
 	push(s, roll, cpu(1000, 0.6, "a"))
@@ -280,10 +861,56 @@ func ExampleSeries_PerPartition() {
 }
 
 func ExampleSeries_Gather() {
-	s := must(live.New("metrics", cpuSchema, live.Options{}))
-	byHost := must(s.PartitionBy(s.Root(), "host", partition.Options{}))
-	d := must(s.Diff(byHost, "cpu"))
-	all := must(s.Gather(d))
+	cpuSchema := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "cpu", Kind: schema.Number, Optional: true},
+		schema.Column{Name: "host", Kind: schema.String},
+	)
+	// cpu is a row at t milliseconds; a negative reading is missing.
+	cpu := func(t int64, x float64, host string) schema.Row {
+		v := schema.NumberValue(x)
+		if x < 0 {
+			v = schema.Missing()
+		}
+		return schema.Row{schema.MillisValue(t), v, schema.StringValue(host)}
+	}
+	// show prints the rows of a table, times in milliseconds.
+	show := func(tab *schema.Table, err error) {
+		if err != nil {
+			panic(err)
+		}
+		for i := range tab.Len() {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%dms", tab.TimeNanos(i)/int64(time.Millisecond))
+			for j := 1; j < tab.Schema().Len(); j++ {
+				fmt.Fprintf(&b, " %s=%s", tab.Schema().Column(j).Name, tab.Value(i, j))
+			}
+			fmt.Println(b.String())
+		}
+	}
+	// push pushes rows and prints what node emitted.
+	push := func(s *live.Series, node live.NodeID, rows ...schema.Row) {
+		out, err := s.PushRows(nil, rows...)
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		tab, _ := live.Find(out, node, live.Event)
+		show(tab, nil)
+	}
+	check := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	s, err := live.New("metrics", cpuSchema, live.Options{})
+	check(err)
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{})
+	check(err)
+	d, err := s.Diff(byHost, "cpu")
+	check(err)
+	all, err := s.Gather(d)
+	check(err)
 	_ = s.Watch(all)
 	push(s, all, cpu(0, 0.5, "a"), cpu(0, 0.2, "b"), cpu(1000, 0.75, "a"), cpu(1000, 0.1, "b"))
 	// Output:
@@ -294,39 +921,81 @@ func ExampleSeries_Gather() {
 }
 
 func ExampleByTime() {
-	s := must(live.New("metrics", cpuSchema, live.Options{}))
-	byHost := must(s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1}))
-	roll := must(s.Rolling(byHost, []rolling.Window{{Span: time.Minute, Aggs: []reduce.Agg{
+	cpuSchema := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "cpu", Kind: schema.Number, Optional: true},
+		schema.Column{Name: "host", Kind: schema.String},
+	)
+	// cpu is a row at t milliseconds; a negative reading is missing.
+	cpu := func(t int64, x float64, host string) schema.Row {
+		v := schema.NumberValue(x)
+		if x < 0 {
+			v = schema.Missing()
+		}
+		return schema.Row{schema.MillisValue(t), v, schema.StringValue(host)}
+	}
+	check := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	s, err := live.New("metrics", cpuSchema, live.Options{})
+	check(err)
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
+	check(err)
+	roll, err := s.Rolling(byHost, []rolling.Window{{Span: time.Minute, Aggs: []reduce.Agg{
 		{Out: "max", From: "cpu", Using: reduce.Max},
-	}}}, rolling.Options{Trigger: trigger.Clock(sequence.Every(time.Second))}))
+	}}}, rolling.Options{Trigger: trigger.Clock(sequence.Every(time.Second))})
+	check(err)
 	_ = s.Watch(roll)
 	_, _ = s.PushRows(nil, cpu(0, 0.5, "a"), cpu(0, 0.2, "b"))
 	out, _ := s.PushRows(nil, cpu(1000, 0.7, "a"), cpu(2000, 0.1, "b"))
+	// Columns are resolved once, when the pipeline is built: a misspelt
+	// name is an error here, not a panic at the first tick.
+	sch, err := s.NodeSchema(roll)
+	check(err)
+	host, err := sch.Ref("host", schema.String)
+	check(err)
+	peak, err := sch.Ref("max", schema.Number)
+	check(err)
 	for g := range live.ByTime(out, roll) {
-		hosts, _ := g.Strings("host")
-		maxes, _ := g.Numbers("max")
-		fmt.Println(g.At().Format("15:04:05"), hosts, maxes)
+		fmt.Print(g.Time().Format("15:04:05"))
+		for i := g.From; i < g.To; i++ {
+			h, _ := g.Table.Str(host, i)
+			x, _ := g.Table.Num(peak, i)
+			fmt.Printf(" %s=%v", h, x)
+		}
+		fmt.Println()
 	}
 	// Output:
-	// 00:00:01 [a b] [0.7 0.2]
-	// 00:00:02 [a b] [0.7 0.2]
-}
-
-// Metric is a row of a typed series.
-type Metric struct {
-	At   time.Time `pond:"time"`
-	CPU  float64   `pond:"cpu"`
-	Host string    `pond:"host"`
+	// 00:00:01 a=0.7 b=0.2
+	// 00:00:02 a=0.7 b=0.2
 }
 
 func ExampleNewTyped() {
-	sch := must(live.SchemaOf[Metric]())
-	s := must(live.New("metrics", sch, live.Options{}))
-	metrics := must(live.NewTyped[Metric](s))
+	// Metric is a row of a typed series.
+	type Metric struct {
+		At   time.Time `pond:"time"`
+		CPU  float64   `pond:"cpu"`
+		Host string    `pond:"host"`
+	}
+	check := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	sch, err := schema.For[Metric]()
+	check(err)
+	s, err := live.New("metrics", sch, live.Options{})
+	check(err)
+	metrics, err := live.NewTyped[Metric](s)
+	check(err)
 	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	_, err := metrics.Push(nil, []Metric{{t0, 0.5, "a"}, {t0.Add(time.Second), 0.7, "b"}})
+	_, err = metrics.Push(nil, []Metric{{t0, 0.5, "a"}, {t0.Add(time.Second), 0.7, "b"}})
 	fmt.Println(sch, err)
-	rows, _ := metrics.Codec().Decode(nil, must(s.Snapshot(s.Root())))
+	snap, err := s.Snapshot(s.Root())
+	check(err)
+	rows, _ := metrics.Codec().Decode(nil, snap)
 	fmt.Printf("%+v\n", rows[1])
 	// Output:
 	// time:time, cpu:number, host:string <nil>
@@ -334,20 +1003,42 @@ func ExampleNewTyped() {
 }
 
 func ExampleCodec_Decode() {
+	cpuSchema := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "cpu", Kind: schema.Number, Optional: true},
+		schema.Column{Name: "host", Kind: schema.String},
+	)
+	// cpu is a row at t milliseconds; a negative reading is missing.
+	cpu := func(t int64, x float64, host string) schema.Row {
+		v := schema.NumberValue(x)
+		if x < 0 {
+			v = schema.Missing()
+		}
+		return schema.Row{schema.MillisValue(t), v, schema.StringValue(host)}
+	}
+	check := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
 	type hostMax struct {
 		At   time.Time `pond:"time"`
 		Host string    `pond:"host"`
 		Max  *float64  `pond:"max"`
 	}
-	s := must(live.New("metrics", cpuSchema, live.Options{}))
-	byHost := must(s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1}))
-	roll := must(s.Rolling(byHost, []rolling.Window{{Span: time.Second, Aggs: []reduce.Agg{
+	s, err := live.New("metrics", cpuSchema, live.Options{})
+	check(err)
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
+	check(err)
+	roll, err := s.Rolling(byHost, []rolling.Window{{Span: time.Second, Aggs: []reduce.Agg{
 		{Out: "max", From: "cpu", Using: reduce.Max},
-	}}}, rolling.Options{Trigger: trigger.Clock(sequence.Every(time.Second))}))
+	}}}, rolling.Options{Trigger: trigger.Clock(sequence.Every(time.Second))})
+	check(err)
 	_ = s.Watch(roll)
 	_, _ = s.PushRows(nil, cpu(0, 0.5, "a"), cpu(0, 0.2, "b"))
 	out, _ := s.PushRows(nil, cpu(2500, 0.7, "a"))
-	dec := must(live.NewCodec[hostMax](nil))
+	dec, err := schema.NewCodec[hostMax](nil)
+	check(err)
 	rows, _ := dec.Decode(nil, out[0].Events)
 	for _, r := range rows {
 		fmt.Println(r.At.UnixMilli(), r.Host, r.Max != nil)

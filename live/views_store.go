@@ -3,6 +3,7 @@ package live
 import (
 	"slices"
 
+	"github.com/pond-go/pond/internal/cell"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -233,19 +234,19 @@ func (c *cellCol) appendTo(dst *schema.Col, pos int) {
 	case schema.Number:
 		dst.AppendNum(c.num[pos])
 	case schema.String:
-		if c.flag[pos] == 0 {
+		if c.flag[pos] == cell.Missing {
 			dst.AppendMissing()
 		} else {
 			dst.AppendStr(c.str[pos])
 		}
 	case schema.Bool:
-		if c.flag[pos] == 0 {
+		if c.flag[pos] == cell.Missing {
 			dst.AppendMissing()
 		} else {
-			dst.AppendBool(c.flag[pos] == 2)
+			dst.AppendBool(c.flag[pos] == cell.True)
 		}
 	case schema.Array:
-		if c.flag[pos] == 0 {
+		if c.flag[pos] == cell.Missing {
 			dst.AppendMissing()
 		} else {
 			dst.AppendArray(c.arr[pos])

@@ -86,7 +86,7 @@ func snapshot(t *testing.T, s *live.Series, node live.NodeID) *schema.Table {
 	return tab
 }
 
-// TestChangeViews pins spec §12 case 24 (diff, rate, pctChange).
+// TestChangeViews pins pond-ts's reference case 24 (diff, rate, pctChange).
 func TestChangeViews(t *testing.T) {
 	cases := []struct {
 		name string
@@ -111,7 +111,7 @@ func TestChangeViews(t *testing.T) {
 	}
 }
 
-// TestFill pins spec §12 case 24 (fill).
+// TestFill pins pond-ts's reference case 24 (fill).
 func TestFill(t *testing.T) {
 	cases := []struct {
 		name string
@@ -148,7 +148,7 @@ func TestFillHoldsStrings(t *testing.T) {
 	assert.Equal(t, []string{"a", "a", "b"}, hosts)
 }
 
-// TestCumulative pins spec §12 case 24 (cumulative) and the compensated
+// TestCumulative pins pond-ts's reference case 24 (cumulative) and the compensated
 // running sum.
 func TestCumulative(t *testing.T) {
 	cases := []struct {
@@ -211,7 +211,7 @@ func TestMap(t *testing.T) {
 	assert.Equal(t, []int64{2000, 3000}, times(snapshot(t, s, n)))
 }
 
-// TestFilterFollowsEvictions pins spec §12 case 26 (first bullet).
+// TestFilterFollowsEvictions pins pond-ts's reference case 26 (first bullet).
 func TestFilterFollowsEvictions(t *testing.T) {
 	s := newSeries(t, live.Options{MaxEvents: 3})
 	onlyA, err := s.Filter(s.Root(), func(row schema.Row) bool {
@@ -232,8 +232,8 @@ func TestFilterFollowsEvictions(t *testing.T) {
 	assert.Equal(t, []int64{2000}, times(snapshot(t, s, onlyA)))
 }
 
-// TestViewsEvictByIdentity pins spec §12 case 26 (second bullet), where
-// pond-ts over-evicts: DIFFERENCES §15.
+// TestViewsEvictByIdentity pins pond-ts's reference case 26 (second bullet), where
+// pond-ts over-evicts: docs/differences.md §15.
 func TestViewsEvictByIdentity(t *testing.T) {
 	s := newSeries(t, live.Options{MaxEvents: 2})
 	all, err := s.Filter(s.Root(), func(schema.Row) bool { return true })
@@ -246,8 +246,8 @@ func TestViewsEvictByIdentity(t *testing.T) {
 	assert.Equal(t, []float64{2, 3}, values(snapshot(t, s, all)))
 }
 
-// TestWindowAnnouncesItsEvictions pins spec §12 case 26 (third bullet):
-// DIFFERENCES §13 gives 110 where pond-ts gives 111.
+// TestWindowAnnouncesItsEvictions pins pond-ts's reference case 26 (third bullet):
+// docs/differences.md §13 gives 110 where pond-ts gives 111.
 func TestWindowAnnouncesItsEvictions(t *testing.T) {
 	s := newSeries(t, live.Options{})
 	w, err := s.WindowCount(s.Root(), 2)
@@ -258,7 +258,7 @@ func TestWindowAnnouncesItsEvictions(t *testing.T) {
 	assert.Equal(t, []any{1.0, 11.0, 110.0}, cells(t, tab, "sum"))
 }
 
-// TestWindows pins spec §12 case 25 (windows).
+// TestWindows pins pond-ts's reference case 25 (windows).
 func TestWindows(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -293,7 +293,7 @@ func TestWindows(t *testing.T) {
 	}
 }
 
-// TestSampleStrides pins spec §12 case 25 (sampling).
+// TestSampleStrides pins pond-ts's reference case 25 (sampling).
 func TestSampleStrides(t *testing.T) {
 	cases := []struct {
 		stride, n int
@@ -321,7 +321,7 @@ func TestSampleStrides(t *testing.T) {
 	}
 }
 
-// TestViewsAcceptLateRows pins spec §12 case 29: DIFFERENCES §14.
+// TestViewsAcceptLateRows pins pond-ts's reference case 29: docs/differences.md §14.
 func TestViewsAcceptLateRows(t *testing.T) {
 	s := newSeries(t, live.Options{Ordering: live.Reorder})
 	all, err := s.Filter(s.Root(), func(schema.Row) bool { return true })

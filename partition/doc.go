@@ -3,10 +3,10 @@
 //
 // # Routing
 //
-// A [Router] maps a key to a dense partition index. String keys arrive as
-// the series' intern ids, so routing a row is a slice lookup; numbers and
-// booleans keep their kind (a numeric key stays a number in outputs) and
-// a missing value is a partition of its own. Partitions are numbered in
+// A partitioning maps each key to a dense partition index. String keys
+// arrive as the series' intern ids, so routing a row is a slice lookup;
+// numbers and booleans keep their kind (a numeric key stays a number in
+// outputs) and a missing value is a partition of its own. Partitions are numbered in
 // the order they are first seen, after any declared groups, and that is
 // the order in which a synchronised clock emits them.
 //

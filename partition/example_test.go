@@ -1,45 +1,42 @@
 package partition_test
 
 import (
+	"errors"
 	"fmt"
-	"time"
 
+	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/schema"
 )
 
-func ExampleRouter() {
-	// Numeric shards, one declared up front, at most three partitions,
-	// dropped after 10s of quiet in event time.
-	opts := partition.Options{Groups: []schema.Value{schema.NumberValue(7)}, MaxPartitions: 3, IdleTTL: 10 * time.Second}
-	keyOf := func(v schema.Value) partition.Key {
-		f, _ := v.Num()
-		return partition.NumberKey(f)
-	}
-	r, err := partition.NewRouter(schema.Number, opts, keyOf)
+// Declared groups fix the partitions and their order; a row with another
+// key rejects its whole push with a *partition.KeyError.
+func ExampleOptions() {
+	sch := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "host", Kind: schema.String},
+	)
+	s, err := live.New("hosts", sch, live.Options{})
 	if err != nil {
 		panic(err)
 	}
-	sec := int64(time.Second)
-	for _, row := range []struct {
-		shard float64
-		t     int64
-	}{{3, 0}, {7, 1}, {3, 2}, {0, 3}} {
-		v := schema.NumberValue(row.shard)
-		fmt.Println("shard", row.shard, "→ partition", r.Route(keyOf(v), v, row.t*sec))
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{Groups: partition.Strings("a", "b"), MaxEvents: 1})
+	if err != nil {
+		panic(err)
 	}
-	fmt.Println(r.Order(), r.CheckNew(1))
-	// After 20s only shard 0 reported: 3 expires, 7 is declared and stays.
-	r.Touch(2, 20*sec)
-	fmt.Println(r.Expire(20*sec, nil), r.Order(), r.CheckNew(1))
-	_, err = partition.NewRouter(schema.Number, partition.Options{MaxPartitions: -1}, keyOf)
-	fmt.Println(err)
+	row := func(ms int64, host string) schema.Row {
+		return schema.Row{schema.MillisValue(ms), schema.StringValue(host)}
+	}
+	_, err = s.PushRows(nil, row(0, "b"), row(1, "c"))
+	var ke *partition.KeyError
+	fmt.Println(errors.As(err, &ke), ke.Row, ke.Key, errors.Is(err, partition.ErrUnknownGroup))
+	_, _ = s.PushRows(nil, row(2, "b"))
+	parts, _ := s.Partitions(byHost)
+	for _, p := range parts {
+		fmt.Println(p.Key, p.Ingested, p.Length)
+	}
 	// Output:
-	// shard 3 → partition 1
-	// shard 7 → partition 0
-	// shard 3 → partition 1
-	// shard 0 → partition 2
-	// [0 1 2] false
-	// [1] [0 2] true
-	// partition: invalid options: MaxPartitions -1 must not be negative
+	// true 1 "c" true
+	// "a" 0 0
+	// "b" 1 1
 }

@@ -1,12 +1,14 @@
 // Package reduce holds pond-go's reducers: their names ([Parse]), the kinds
-// of column they read and write ([Reducer.Check], [Reducer.OutputKind]), and
-// their incremental states — sliding windows ([Reducer.NewWindow],
-// [Reducer.NewSet]) and fixed buckets ([Reducer.NewBucket]). [Moments] and
-// [Extreme] are the compensated running sums and the monotone deque behind them,
-// exported for engines that call them directly on their hot path.
+// of column they read and write ([Reducer.Check], [Reducer.OutputKind]),
+// and [Agg], one output column of an aggregation, which the live package's
+// rolling, reduce and aggregate nodes take. The states that compute them
+// (sliding windows, sets that accept removals in any order, fixed buckets)
+// are the engines' business; this page gives their rules and costs.
 //
-// The reducers follow pond-ts's (pond-ts-live.md §8), with the numerical
-// differences recorded in DIFFERENCES.md §1–§4.
+// The reducers follow pond-ts's, with the numerical differences recorded
+// in the repository's docs/differences.md (§1 to §4): compensated sums,
+// the population standard deviation, non-finite values as missing and
+// linearly interpolated percentiles.
 //
 // # Reducers
 //
@@ -40,7 +42,7 @@
 //
 // The zero [schema.Value] is missing. Reducers skip missing values, and a
 // non-finite number (NaN, ±Inf, which only computed steps can produce) is
-// missing too (pond-ts §8.2): the sum of [1, NaN, 2, Inf] is 3 and its count
+// missing too, as in pond-ts: the sum of [1, NaN, 2, Inf] is 3 and its count
 // is 2. Numeric reducers also skip values that are not numbers. A numeric
 // result that is not finite (a sum beyond the float64 range) is written as
 // missing.
@@ -76,7 +78,7 @@
 // # Numerics
 //
 // sum, avg and stdev keep compensated (double-double) running sums of x
-// and x² (see [Moments]), as DIFFERENCES.md §1 asks: every addition's
+// and x² (docs/differences.md §1): every addition's
 // rounding error is kept, so adding and removing values does not drift.
 // Add 1e16, add 1, remove 1e16 gives 1 (pond-ts gives 0), and the stdev of
 // 5, 5, 5 left after other values were evicted is exactly 0 (pond-ts:
@@ -84,21 +86,22 @@
 // empties, so an outlier leaves no residue once it is gone. sum is the
 // double-double sum rounded once; avg divides that rounded sum by n (within
 // an ulp of the exact mean, not always the nearest float64 to it), or
-// divides in double-double when values of several bands are held. stdev is the population form √(Σ(x−mean)²/n), taken in float64
+// divides in double-double when values of several bands are held. stdev
+// is the population form √(Σ(x−mean)²/n), taken in float64
 // when the variance is not small against the squared mean and finished in
-// double-double otherwise (see [Moments]). Results can differ from
+// double-double otherwise. Results can differ from
 // pond-ts's plain float sums in the last bits, and by more where pond-ts
 // drifts.
 //
 // An update costs about as much as a plain floating-point add in a loop
-// (3–4 ns on the machine of BENCH.md; see BenchmarkMoments): the
+// (3–4 ns on the machine of BENCH.md): the
 // compensation is off the critical path.
 //
 // # Complexity
 //
 // Per Add or Remove in a window of n values: count, sum, avg and stdev O(1);
-// min, max and difference amortised O(1) with monotone deques ([Extreme]),
-// O(log n) in a [Reducer.NewSet] state; first, last and samples amortised
+// min, max and difference amortised O(1) with monotone deques, O(log n)
+// in a set state (a reduce over a reordering source); first, last and samples amortised
 // O(1) (O(n) for an out-of-order removal); median and percentiles O(log n)
 // (a sorted slice while n ≤ 512, an order-statistic tree past that, whose
 // reads are O(log n) too); keep, unique and top

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -40,17 +41,17 @@ func FuzzParse(f *testing.F) {
 		if r.Err() != nil {
 			t.Fatalf("Parse(%q) = %v, which is invalid: %v", name, r, r.Err())
 		}
-		if r.Op() == OpPercentile && !(r.Q() >= 0 && r.Q() <= 100) {
-			t.Fatalf("Parse(%q) gave q = %v", name, r.Q())
+		if r.op == reducers.OpPercentile && !(r.q >= 0 && r.q <= 100) {
+			t.Fatalf("Parse(%q) gave q = %v", name, r.q)
 		}
-		if r.Op() == OpTop && r.N() < 1 {
-			t.Fatalf("Parse(%q) gave N = %v", name, r.N())
+		if r.op == reducers.OpTop && r.n < 1 {
+			t.Fatalf("Parse(%q) gave N = %v", name, r.n)
 		}
 		back, err := Parse(r.String())
 		if err != nil || back != r {
 			t.Fatalf("Parse(%q) = %v; Parse(%q) = %v, %v", name, r, r.String(), back, err)
 		}
-		if _, err := r.NewWindow(schema.Number); err != nil {
+		if _, err := newWindow(r, schema.Number); err != nil {
 			t.Fatalf("%v cannot build a window over numbers: %v", r, err)
 		}
 	})

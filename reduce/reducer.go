@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -31,55 +32,6 @@ func (e *ReducerError) Error() string { return "reduce: " + e.Reason }
 // Unwrap returns [ErrReducer].
 func (e *ReducerError) Unwrap() error { return ErrReducer }
 
-// Op identifies a reducer's operation.
-type Op uint8
-
-// The operations. The zero Op is not an operation.
-const (
-	OpCount Op = iota + 1
-	OpSum
-	OpAvg
-	OpMin
-	OpMax
-	OpFirst
-	OpLast
-	OpMedian
-	OpPercentile
-	OpStdev
-	OpDifference
-	OpKeep
-	OpUnique
-	OpTop
-	OpSamples
-)
-
-var opNames = [...]string{
-	OpCount:      "count",
-	OpSum:        "sum",
-	OpAvg:        "avg",
-	OpMin:        "min",
-	OpMax:        "max",
-	OpFirst:      "first",
-	OpLast:       "last",
-	OpMedian:     "median",
-	OpPercentile: "percentile",
-	OpStdev:      "stdev",
-	OpDifference: "difference",
-	OpKeep:       "keep",
-	OpUnique:     "unique",
-	OpTop:        "top",
-	OpSamples:    "samples",
-}
-
-// String returns the operation's name ("count", "avg", "percentile",
-// "top"…), or "Op(n)" for a value that is not an operation.
-func (o Op) String() string {
-	if o >= OpCount && o <= OpSamples {
-		return opNames[o]
-	}
-	return fmt.Sprintf("Op(%d)", uint8(o))
-}
-
 // Reducer is a parsed reducer: an operation plus its parameter (q for a
 // percentile, N for top). Build one with [Parse], [Percentile], [Top] or
 // take one of the predefined values ([Count], [Avg]…). The zero Reducer is
@@ -87,7 +39,7 @@ func (o Op) String() string {
 // == to compare them ("avg" and "mean" are different values with the same
 // behaviour; so are "median" and "p50").
 type Reducer struct {
-	op   Op
+	op   reducers.Op
 	mean bool    // avg spelled "mean"
 	q    float64 // percentile in [0, 100]; 50 for median
 	n    int     // top N
@@ -95,31 +47,31 @@ type Reducer struct {
 
 // The reducers without a parameter. [Mean] is [Avg] under the name "mean".
 var (
-	Count      = Reducer{op: OpCount}
-	Sum        = Reducer{op: OpSum}
-	Avg        = Reducer{op: OpAvg}
-	Mean       = Reducer{op: OpAvg, mean: true}
-	Min        = Reducer{op: OpMin}
-	Max        = Reducer{op: OpMax}
-	First      = Reducer{op: OpFirst}
-	Last       = Reducer{op: OpLast}
-	Median     = Reducer{op: OpMedian, q: 50}
-	Stdev      = Reducer{op: OpStdev}
-	Difference = Reducer{op: OpDifference}
-	Keep       = Reducer{op: OpKeep}
-	Unique     = Reducer{op: OpUnique}
-	Samples    = Reducer{op: OpSamples}
+	Count      = Reducer{op: reducers.OpCount}
+	Sum        = Reducer{op: reducers.OpSum}
+	Avg        = Reducer{op: reducers.OpAvg}
+	Mean       = Reducer{op: reducers.OpAvg, mean: true}
+	Min        = Reducer{op: reducers.OpMin}
+	Max        = Reducer{op: reducers.OpMax}
+	First      = Reducer{op: reducers.OpFirst}
+	Last       = Reducer{op: reducers.OpLast}
+	Median     = Reducer{op: reducers.OpMedian, q: 50}
+	Stdev      = Reducer{op: reducers.OpStdev}
+	Difference = Reducer{op: reducers.OpDifference}
+	Keep       = Reducer{op: reducers.OpKeep}
+	Unique     = Reducer{op: reducers.OpUnique}
+	Samples    = Reducer{op: reducers.OpSamples}
 )
 
 // Percentile returns the p<q> reducer. A q outside [0, 100] (or NaN) gives a
 // Reducer whose [Reducer.Err] reports it; such a Reducer builds no state.
 func Percentile(q float64) Reducer {
-	return Reducer{op: OpPercentile, q: q + 0} // + 0 turns -0 into 0
+	return Reducer{op: reducers.OpPercentile, q: q + 0} // + 0 turns -0 into 0
 }
 
 // Top returns the top<N> reducer: the N most frequent values. N < 1 gives a
 // Reducer whose [Reducer.Err] reports it; such a Reducer builds no state.
-func Top(n int) Reducer { return Reducer{op: OpTop, n: n} }
+func Top(n int) Reducer { return Reducer{op: reducers.OpTop, n: n} }
 
 var byName = map[string]Reducer{
 	"count":      Count,
@@ -228,48 +180,37 @@ func (r Reducer) String() string {
 	switch r.op {
 	case 0:
 		return "invalid"
-	case OpAvg:
+	case reducers.OpAvg:
 		if r.mean {
 			return "mean"
 		}
-	case OpPercentile:
+	case reducers.OpPercentile:
 		return "p" + strconv.FormatFloat(r.q, 'f', -1, 64)
-	case OpTop:
+	case reducers.OpTop:
 		return "top" + strconv.Itoa(r.n)
 	}
 	return r.op.String()
 }
 
-// Op returns the reducer's operation, 0 for the zero Reducer.
-func (r Reducer) Op() Op { return r.op }
+func init() {
+	reducers.SpecOf = func(r any) reducers.Spec { return r.(Reducer).spec() }
+}
 
-// Q returns the percentile of a p<q> reducer, 50 for median, 0 otherwise.
-func (r Reducer) Q() float64 { return r.q }
-
-// N returns the N of a top<N> reducer, 0 otherwise.
-func (r Reducer) N() int { return r.n }
+// spec returns what the states need of r.
+func (r Reducer) spec() reducers.Spec { return reducers.Spec{Op: r.op, Q: r.q, N: r.n} }
 
 // Err returns nil for a valid reducer, and an error wrapping [ErrReducer]
 // for the zero Reducer, a percentile outside [0, 100] or a top N below 1.
 func (r Reducer) Err() error {
 	switch {
-	case r.op < OpCount || r.op > OpSamples:
+	case r.op < reducers.OpCount || r.op > reducers.OpSamples:
 		return &ReducerError{Reason: "zero Reducer (use Parse or a predefined reducer)"}
-	case r.op == OpPercentile && !(r.q >= 0 && r.q <= 100):
+	case r.op == reducers.OpPercentile && !(r.q >= 0 && r.q <= 100):
 		return &ReducerError{Name: r.String(), Reason: fmt.Sprintf("percentile %s outside [0, 100]", strconv.FormatFloat(r.q, 'g', -1, 64))}
-	case r.op == OpTop && r.n < 1:
+	case r.op == reducers.OpTop && r.n < 1:
 		return &ReducerError{Name: r.String(), Reason: fmt.Sprintf("top N %d below 1", r.n)}
 	}
 	return nil
-}
-
-// numeric reports whether the operation reads numbers only.
-func (o Op) numeric() bool {
-	switch o {
-	case OpSum, OpAvg, OpMin, OpMax, OpMedian, OpPercentile, OpStdev, OpDifference:
-		return true
-	}
-	return false
 }
 
 // Check reports whether the reducer can read a column of kind src: count,
@@ -283,7 +224,7 @@ func (r Reducer) Check(src schema.Kind) error {
 		return err
 	}
 	switch {
-	case src == schema.Number, src.Valid() && src != schema.Time && !r.op.numeric():
+	case src == schema.Number, src.Valid() && src != schema.Time && !r.op.Numeric():
 		return nil
 	}
 	what := src.String() + " column"
@@ -302,9 +243,9 @@ func (r Reducer) OutputKind(src schema.Kind) schema.Kind {
 		return 0
 	}
 	switch r.op {
-	case OpFirst, OpLast, OpKeep:
+	case reducers.OpFirst, reducers.OpLast, reducers.OpKeep:
 		return src
-	case OpUnique, OpTop, OpSamples:
+	case reducers.OpUnique, reducers.OpTop, reducers.OpSamples:
 		return schema.Array
 	}
 	return schema.Number
@@ -315,36 +256,4 @@ func (r Reducer) OutputKind(src schema.Kind) schema.Kind {
 type Agg struct {
 	Out, From string
 	Using     Reducer
-}
-
-// finite reports whether f is neither NaN nor ±Inf.
-func finite(f float64) bool { return f-f == 0 }
-
-// num returns v as a finite number, or false: missing, another kind and
-// non-finite numbers are not numbers to a reducer (pond-ts §8.2).
-func num(v schema.Value) (float64, bool) {
-	f, ok := v.Num()
-	return f, ok && finite(f)
-}
-
-// defined reports whether v counts as a present value: any value kind
-// except time, numbers only when finite.
-func defined(v schema.Value) bool {
-	switch v.Kind() {
-	case schema.Number:
-		f, _ := v.Num()
-		return finite(f)
-	case schema.String, schema.Bool, schema.Array:
-		return true
-	}
-	return false
-}
-
-// appendNum appends f, or a missing cell when f is not finite.
-func appendNum(dst *schema.Col, f float64) {
-	if finite(f) {
-		dst.AppendNum(f)
-	} else {
-		dst.AppendMissing()
-	}
 }

@@ -5,9 +5,11 @@ import (
 	"math"
 	"testing"
 
-	"github.com/pond-go/pond/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/schema"
 )
 
 func TestParseValidNames(t *testing.T) {
@@ -123,30 +125,30 @@ func TestMustParse(t *testing.T) {
 func TestReducerAccessors(t *testing.T) {
 	tests := []struct {
 		r    Reducer
-		op   Op
+		op   reducers.Op
 		q    float64
 		n    int
 		name string
 	}{
-		{Avg, OpAvg, 0, 0, "avg"},
-		{Mean, OpAvg, 0, 0, "mean"},
-		{Median, OpMedian, 50, 0, "median"},
-		{Percentile(99.9), OpPercentile, 99.9, 0, "p99.9"},
-		{Percentile(math.Copysign(0, -1)), OpPercentile, 0, 0, "p0"},
-		{Top(3), OpTop, 0, 3, "top3"},
+		{Avg, reducers.OpAvg, 0, 0, "avg"},
+		{Mean, reducers.OpAvg, 0, 0, "mean"},
+		{Median, reducers.OpMedian, 50, 0, "median"},
+		{Percentile(99.9), reducers.OpPercentile, 99.9, 0, "p99.9"},
+		{Percentile(math.Copysign(0, -1)), reducers.OpPercentile, 0, 0, "p0"},
+		{Top(3), reducers.OpTop, 0, 3, "top3"},
 		{Reducer{}, 0, 0, 0, "invalid"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.op, tt.r.Op())
-			assert.Equal(t, tt.q, tt.r.Q())
-			assert.Equal(t, tt.n, tt.r.N())
+			assert.Equal(t, tt.op, tt.r.op)
+			assert.Equal(t, tt.q, tt.r.q)
+			assert.Equal(t, tt.n, tt.r.n)
 			assert.Equal(t, tt.name, tt.r.String())
 		})
 	}
 	assert.NotEqual(t, Avg, Mean, "avg and mean are distinct values")
-	assert.Equal(t, "percentile", OpPercentile.String())
-	assert.Equal(t, "Op(99)", Op(99).String())
+	assert.Equal(t, "percentile", reducers.OpPercentile.String())
+	assert.Equal(t, "Op(99)", reducers.Op(99).String())
 }
 
 func TestReducerErr(t *testing.T) {
@@ -170,11 +172,11 @@ func TestReducerErr(t *testing.T) {
 			assert.ErrorIs(t, err, ErrReducer)
 			assert.Equal(t, tt.msg, err.Error())
 			assert.Equal(t, err, tt.r.Check(schema.Number), "Check reports the reducer's own error first")
-			_, werr := tt.r.NewWindow(schema.Number)
+			_, werr := newWindow(tt.r, schema.Number)
 			assert.ErrorIs(t, werr, ErrReducer)
-			_, serr := tt.r.NewSet(schema.Number)
+			_, serr := newSet(tt.r, schema.Number)
 			assert.ErrorIs(t, serr, ErrReducer)
-			_, berr := tt.r.NewBucket(schema.Number)
+			_, berr := newBucket(tt.r, schema.Number)
 			assert.ErrorIs(t, berr, ErrReducer)
 			assert.Zero(t, tt.r.OutputKind(schema.Number))
 		})
@@ -190,25 +192,25 @@ var allReducers = []Reducer{
 func TestCheckAndOutputKind(t *testing.T) {
 	type kinds struct{ number, str, boolean, array schema.Kind }
 	num, str, boo, arr := schema.Number, schema.String, schema.Bool, schema.Array
-	want := map[Op]kinds{ // 0: cannot read
-		OpCount:      {num, num, num, num},
-		OpSum:        {num, 0, 0, 0},
-		OpAvg:        {num, 0, 0, 0},
-		OpMin:        {num, 0, 0, 0},
-		OpMax:        {num, 0, 0, 0},
-		OpMedian:     {num, 0, 0, 0},
-		OpPercentile: {num, 0, 0, 0},
-		OpStdev:      {num, 0, 0, 0},
-		OpDifference: {num, 0, 0, 0},
-		OpFirst:      {num, str, boo, arr},
-		OpLast:       {num, str, boo, arr},
-		OpKeep:       {num, str, boo, arr},
-		OpUnique:     {arr, arr, arr, arr},
-		OpTop:        {arr, arr, arr, arr},
-		OpSamples:    {arr, arr, arr, arr},
+	want := map[reducers.Op]kinds{ // 0: cannot read
+		reducers.OpCount:      {num, num, num, num},
+		reducers.OpSum:        {num, 0, 0, 0},
+		reducers.OpAvg:        {num, 0, 0, 0},
+		reducers.OpMin:        {num, 0, 0, 0},
+		reducers.OpMax:        {num, 0, 0, 0},
+		reducers.OpMedian:     {num, 0, 0, 0},
+		reducers.OpPercentile: {num, 0, 0, 0},
+		reducers.OpStdev:      {num, 0, 0, 0},
+		reducers.OpDifference: {num, 0, 0, 0},
+		reducers.OpFirst:      {num, str, boo, arr},
+		reducers.OpLast:       {num, str, boo, arr},
+		reducers.OpKeep:       {num, str, boo, arr},
+		reducers.OpUnique:     {arr, arr, arr, arr},
+		reducers.OpTop:        {arr, arr, arr, arr},
+		reducers.OpSamples:    {arr, arr, arr, arr},
 	}
 	for _, r := range allReducers {
-		w := want[r.Op()]
+		w := want[r.op]
 		for src, out := range map[schema.Kind]schema.Kind{num: w.number, str: w.str, boo: w.boolean, arr: w.array} {
 			t.Run(r.String()+"/"+src.String(), func(t *testing.T) {
 				assert.Equal(t, out, r.OutputKind(src))
@@ -217,15 +219,15 @@ func TestCheckAndOutputKind(t *testing.T) {
 					require.Error(t, err)
 					assert.ErrorIs(t, err, ErrReducer)
 					assert.Contains(t, err.Error(), `"`+r.String()+`" cannot read a `+src.String()+" column")
-					_, werr := r.NewWindow(src)
+					_, werr := newWindow(r, src)
 					assert.Equal(t, err, werr)
 					return
 				}
 				require.NoError(t, err)
 				for _, mk := range []func(schema.Kind) (any, error){
-					func(k schema.Kind) (any, error) { return r.NewWindow(k) },
-					func(k schema.Kind) (any, error) { return r.NewSet(k) },
-					func(k schema.Kind) (any, error) { return r.NewBucket(k) },
+					func(k schema.Kind) (any, error) { return newWindow(r, k) },
+					func(k schema.Kind) (any, error) { return newSet(r, k) },
+					func(k schema.Kind) (any, error) { return newBucket(r, k) },
 				} {
 					s, err := mk(src)
 					require.NoError(t, err)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"unicode/utf16"
 
+	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -147,16 +148,16 @@ func refReduce(r Reducer, vals []schema.Value, bucket bool) schema.Value {
 	num := func(f float64) schema.Value { return schema.NumberValue(f) }
 	xs := refNumbers(vals)
 	def := refDefined(vals)
-	switch r.Op() {
-	case OpCount:
+	switch r.op {
+	case reducers.OpCount:
 		return num(float64(len(def)))
-	case OpSum:
+	case reducers.OpSum:
 		return num(refSum(xs))
 	}
-	switch r.Op() {
-	case OpUnique, OpTop, OpSamples:
+	switch r.op {
+	case reducers.OpUnique, reducers.OpTop, reducers.OpSamples:
 		sc := refScalars(vals)
-		if r.Op() == OpSamples {
+		if r.op == reducers.OpSamples {
 			return schema.ArrayValue(sc...)
 		}
 		type vc struct {
@@ -175,13 +176,13 @@ func refReduce(r Reducer, vals []schema.Value, bucket bool) schema.Value {
 			d = append(d, vc{v, 1})
 		}
 		slices.SortFunc(d, func(a, b vc) int {
-			if r.Op() == OpTop && a.n != b.n {
+			if r.op == reducers.OpTop && a.n != b.n {
 				return cmp.Compare(b.n, a.n)
 			}
 			return refCompare(a.v, b.v)
 		})
-		if r.Op() == OpTop && len(d) > r.N() {
-			d = d[:r.N()]
+		if r.op == reducers.OpTop && len(d) > r.n {
+			d = d[:r.n]
 		}
 		out := []schema.Value{}
 		for _, e := range d {
@@ -191,14 +192,14 @@ func refReduce(r Reducer, vals []schema.Value, bucket bool) schema.Value {
 			out = append(out, e.v)
 		}
 		return schema.ArrayValue(out...)
-	case OpFirst, OpLast, OpKeep:
+	case reducers.OpFirst, reducers.OpLast, reducers.OpKeep:
 		if len(def) == 0 {
 			return schema.Value{}
 		}
-		switch r.Op() {
-		case OpFirst:
+		switch r.op {
+		case reducers.OpFirst:
 			return def[0]
-		case OpLast:
+		case reducers.OpLast:
 			return def[len(def)-1]
 		}
 		for _, v := range def[1:] {
@@ -214,17 +215,24 @@ func refReduce(r Reducer, vals []schema.Value, bucket bool) schema.Value {
 	if len(xs) == 0 {
 		return schema.Value{}
 	}
-	switch r.Op() {
-	case OpAvg:
+	switch r.op {
+	case reducers.OpAvg:
 		return num(refMean(xs))
-	case OpStdev:
+	case reducers.OpStdev:
 		return num(refStdev(xs))
-	case OpMin:
+	case reducers.OpMin:
 		return num(slices.Min(xs))
-	case OpMax:
+	case reducers.OpMax:
 		return num(slices.Max(xs))
-	case OpDifference:
+	case reducers.OpDifference:
 		return num(slices.Max(xs) - slices.Min(xs))
 	}
-	return num(refPercentile(xs, r.Q())) // median, percentile
+	return num(refPercentile(xs, r.q)) // median, percentile
+}
+
+func relErr(got, want float64) float64 {
+	if want == 0 {
+		return math.Abs(got)
+	}
+	return math.Abs(got-want) / math.Abs(want)
 }

@@ -6,10 +6,12 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pond-go/pond/internal/allocs"
-	"github.com/pond-go/pond/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/internal/allocs"
+	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/schema"
 )
 
 // v converts test literals: nil is missing, []any is an array.
@@ -42,7 +44,7 @@ func readCell(t *testing.T, kind schema.Kind, app func(*schema.Col)) schema.Valu
 // them, oldest first, and returns the window's cell.
 func windowOf(t *testing.T, r Reducer, src schema.Kind, ins []schema.Value, drop int) schema.Value {
 	t.Helper()
-	w, err := r.NewWindow(src)
+	w, err := newWindow(r, src)
 	require.NoError(t, err)
 	for i, x := range ins {
 		w.Add(uint64(i), x)
@@ -55,7 +57,7 @@ func windowOf(t *testing.T, r Reducer, src schema.Kind, ins []schema.Value, drop
 
 func bucketOf(t *testing.T, r Reducer, src schema.Kind, ins []schema.Value) schema.Value {
 	t.Helper()
-	b, err := r.NewBucket(src)
+	b, err := newBucket(r, src)
 	require.NoError(t, err)
 	for _, x := range ins {
 		b.Add(x)
@@ -67,7 +69,7 @@ func oneToTen() []schema.Value {
 	return vals(1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
 }
 
-// TestReducerKernels pins the values of pond-ts §8.3 and §12 case 27, for
+// TestReducerKernels pins the values of pond-ts's reducers and its reference case 27, for
 // window and bucket states alike.
 func TestReducerKernels(t *testing.T) {
 	num, str, arr := schema.Number, schema.String, schema.Array
@@ -143,7 +145,7 @@ func TestReducerKernels(t *testing.T) {
 			assertCell(t, tt.want, got, "window")
 			if tt.drop == 0 {
 				assertCell(t, tt.want, bucketOf(t, tt.r, tt.src, tt.in), "bucket")
-				set, err := tt.r.NewSet(tt.src)
+				set, err := newSet(tt.r, tt.src)
 				require.NoError(t, err)
 				for i, x := range tt.in {
 					set.Add(uint64(i), x)
@@ -168,7 +170,7 @@ func TestKeepBucketGivesTheFirstOfEqualZeros(t *testing.T) {
 // TestWindowAppendAppendsOneCell checks that Append adds to what dst holds
 // and leaves the state unchanged.
 func TestWindowAppendAppendsOneCell(t *testing.T) {
-	w, err := Samples.NewWindow(schema.Number)
+	w, err := newWindow(Samples, schema.Number)
 	require.NoError(t, err)
 	col := schema.NewCol(schema.Array)
 	w.Append(col)
@@ -192,15 +194,15 @@ func assertCell(t *testing.T, want, got schema.Value, msg string, args ...any) {
 
 // sameCell reports whether got matches want: exactly, except for avg and
 // stdev, which are compared to the exact value within tolerance.
-func sameCell(op Op, want, got schema.Value) bool {
-	if op == OpAvg || op == OpStdev {
+func sameCell(op reducers.Op, want, got schema.Value) bool {
+	if op == reducers.OpAvg || op == reducers.OpStdev {
 		w, wok := want.Num()
 		g, gok := got.Num()
 		if wok != gok {
 			return false
 		}
 		tol := 1e-15
-		if op == OpStdev {
+		if op == reducers.OpStdev {
 			tol = 1e-12
 		}
 		return !wok || relErr(g, w) <= tol || math.Abs(g-w) < 1e-300
@@ -302,11 +304,11 @@ func TestSetMatchesRecomputation(t *testing.T) {
 }
 
 func testSliding(t *testing.T, r Reducer, src schema.Kind, anyOrder bool) {
-	rng := rand.New(rand.NewPCG(uint64(r.Op()), uint64(src)))
+	rng := rand.New(rand.NewPCG(uint64(r.op), uint64(src)))
 	next := gen(rng, src)
-	newState := r.NewWindow
+	newState := func(k schema.Kind) (reducers.Window, error) { return newWindow(r, k) }
 	if anyOrder {
-		newState = r.NewSet
+		newState = func(k schema.Kind) (reducers.Window, error) { return newSet(r, k) }
 	}
 	w, err := newState(src)
 	require.NoError(t, err)
@@ -341,7 +343,7 @@ func testSliding(t *testing.T, r Reducer, src schema.Kind, anyOrder bool) {
 		if want.Kind() != 0 && want.Kind() != col.Kind() {
 			want = schema.Missing() // first/last/keep of another kind
 		}
-		require.True(t, sameCell(r.Op(), want, got), "step %d over %v: want %v, got %v", step, values(held), want, got)
+		require.True(t, sameCell(r.op, want, got), "step %d over %v: want %v, got %v", step, values(held), want, got)
 	}
 }
 
@@ -349,9 +351,9 @@ func testSliding(t *testing.T, r Reducer, src schema.Kind, anyOrder bool) {
 // compares each result with a recomputation from everything added.
 func TestBucketMatchesRecomputation(t *testing.T) {
 	forEachState(t, func(t *testing.T, r Reducer, src schema.Kind) {
-		rng := rand.New(rand.NewPCG(uint64(r.Op())+100, uint64(src)))
+		rng := rand.New(rand.NewPCG(uint64(r.op)+100, uint64(src)))
 		next := gen(rng, src)
-		b, err := r.NewBucket(src)
+		b, err := newBucket(r, src)
 		require.NoError(t, err)
 		col := schema.NewCol(r.OutputKind(src))
 		var added []schema.Value
@@ -372,7 +374,7 @@ func TestBucketMatchesRecomputation(t *testing.T) {
 			if want.Kind() != 0 && want.Kind() != col.Kind() {
 				want = schema.Missing()
 			}
-			require.True(t, sameCell(r.Op(), want, got), "step %d over %v: want %v, got %v", step, added, want, got)
+			require.True(t, sameCell(r.op, want, got), "step %d over %v: want %v, got %v", step, added, want, got)
 		}
 	})
 }
@@ -388,9 +390,10 @@ func TestWindowsDoNotAllocate(t *testing.T) {
 	for _, r := range allReducers {
 		for _, set := range []bool{false, true} {
 			name := r.String() + "/window"
-			newState := r.NewWindow
+			newState := func(k schema.Kind) (reducers.Window, error) { return newWindow(r, k) }
 			if set {
-				name, newState = r.String()+"/set", r.NewSet
+				name = r.String() + "/set"
+				newState = func(k schema.Kind) (reducers.Window, error) { return newSet(r, k) }
 			}
 			t.Run(name, func(t *testing.T) {
 				w, err := newState(schema.Number)
@@ -422,7 +425,7 @@ func TestWindowsDoNotAllocate(t *testing.T) {
 func TestBucketsDoNotAllocate(t *testing.T) {
 	for _, r := range allReducers {
 		t.Run(r.String(), func(t *testing.T) {
-			b, err := r.NewBucket(schema.Number)
+			b, err := newBucket(r, schema.Number)
 			require.NoError(t, err)
 			col := schema.NewCol(r.OutputKind(schema.Number))
 			round := func() {
@@ -455,8 +458,8 @@ func TestCompensatedSumsVector(t *testing.T) {
 		{9, 3, 0, 15},
 		{7.5, 2.5, 0, 15},
 	}
-	mk := func(r Reducer) Window {
-		w, err := r.NewWindow(schema.Number)
+	mk := func(r Reducer) reducers.Window {
+		w, err := newWindow(r, schema.Number)
 		require.NoError(t, err)
 		return w
 	}
@@ -473,7 +476,7 @@ func TestCompensatedSumsVector(t *testing.T) {
 			vsum.Remove(uint64(i-3), v(small[i-3]))
 		}
 		for _, c := range []struct {
-			w    Window
+			w    reducers.Window
 			want float64
 			name string
 		}{{sum, want[i].sum, "sum"}, {avg, want[i].avg, "avg"}, {sd, want[i].sd, "sd"}, {vsum, want[i].vsum, "vsum"}} {

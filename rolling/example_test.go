@@ -4,85 +4,44 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
-	"github.com/pond-go/pond/sequence"
-	"github.com/pond-go/pond/trigger"
 )
 
-var src = schema.MustNew(
-	schema.Column{Name: "time", Kind: schema.Time},
-	schema.Column{Name: "v", Kind: schema.Number},
-)
-
-// table returns rows of src at t milliseconds with value x.
-func table(rows ...[2]float64) *schema.Table {
-	tab := schema.NewTable(src)
-	for _, r := range rows {
-		tab.Col(0).AppendTime(int64(r[0]) * int64(time.Millisecond))
-		tab.Col(1).AppendNum(r[1])
-	}
-	return tab
-}
-
-func ExampleNewPlan() {
-	// Two windows over one deque, one merged row per source row.
-	plan, err := rolling.NewPlan(src, []rolling.Window{
-		{Span: 3 * time.Second, Aggs: []reduce.Agg{{Out: "sum3s", From: "v", Using: reduce.Sum}}},
-		{Span: time.Second, MinSamples: rolling.Samples(2), Aggs: []reduce.Agg{{Out: "avg1s", From: "v", Using: reduce.Avg}}},
-	}, rolling.Options{}, nil, nil)
+// Two windows in one node give one row per source row; the 3-row warm-up
+// of the longer window keeps its output missing until it holds 3 rows.
+func ExampleWindow() {
+	sch := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "v", Kind: schema.Number},
+	)
+	s, err := live.New("v", sch, live.Options{})
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(plan.Schema())
-	stream := plan.NewStream()
-	var in rolling.Input
-	out := schema.NewTable(plan.Schema())
-	plan.Bind(&in, table([2]float64{0, 1}, [2]float64{500, 2}, [2]float64{1000, 3}, [2]float64{3500, 8}), nil)
-	stream.Push(&in, out)
-	fmt.Println(out)
-
-	_, err = rolling.NewPlan(src, []rolling.Window{
-		{Count: 2, Aggs: []reduce.Agg{{Out: "sum", From: "v", Using: reduce.Sum}}},
-		{Span: time.Second, Aggs: []reduce.Agg{{Out: "avg", From: "v", Using: reduce.Avg}}},
-	}, rolling.Options{}, nil, nil)
-	fmt.Println(err)
-	// Output:
-	// time:time, sum3s:number?, avg1s:number?
-	// time=1970-01-01T00:00:00Z sum3s=1 avg1s=null
-	// time=1970-01-01T00:00:00.5Z sum3s=3 avg1s=1.5
-	// time=1970-01-01T00:00:01Z sum3s=6 avg1s=2
-	// time=1970-01-01T00:00:03.5Z sum3s=13 avg1s=null
-	// rolling: window "2": count windows are allowed only on their own, not among several windows
-}
-
-// hosts gives the partition column's value of a partition index.
-type hosts []string
-
-func (h hosts) KeyValue(p int32) schema.Value { return schema.StringValue(h[p]) }
-
-func ExamplePlan_NewGroup() {
-	// Per-host 1m sums, synchronised on a 30s clock.
-	plan, err := rolling.NewPlan(src, []rolling.Window{
-		{Span: time.Minute, Aggs: []reduce.Agg{{Out: "sum", From: "v", Using: reduce.Sum}}},
-	}, rolling.Options{Trigger: trigger.Clock(sequence.Every(30 * time.Second))},
-		&rolling.Key{Name: "host", Kind: schema.String}, nil)
+	avg, err := s.Rolling(s.Root(), []rolling.Window{
+		{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{{Out: "avg1s", From: "v", Using: reduce.Avg}}},
+		{Name: "5s", Span: 5 * time.Second, MinSamples: rolling.Samples(3), Aggs: []reduce.Agg{{Out: "max5s", From: "v", Using: reduce.Max}}},
+	}, rolling.Options{})
 	if err != nil {
 		panic(err)
 	}
-	group := plan.NewGroup(hosts{"a", "b", "c"})
-	var in rolling.Input
-	out := schema.NewTable(plan.Schema())
-	// a, b and c at 0, then a, b and c at 30s: a's row crosses the
-	// boundary and the tick fires at once, before b's and c's rows of
-	// the same time are taken in (spec §6.4).
-	plan.Bind(&in, table([2]float64{0, 1}, [2]float64{0, 1}, [2]float64{0, 1},
-		[2]float64{30000, 10}, [2]float64{30000, 10}, [2]float64{30000, 10}), nil)
-	group.Push(&in, []int32{0, 1, 2, 0, 1, 2}, out)
-	fmt.Println(out)
+	_ = s.Watch(avg)
+	var rows []schema.Row
+	for i, v := range []float64{1, 3, 2, 8} {
+		rows = append(rows, schema.Row{schema.MillisValue(int64(i) * 600), schema.NumberValue(v)})
+	}
+	out, err := s.PushRows(nil, rows...)
+	if err != nil {
+		panic(err)
+	}
+	tab, _ := live.Find(out, avg, live.Event)
+	fmt.Println(tab)
 	// Output:
-	// time=1970-01-01T00:00:30Z host="a" sum=11
-	// time=1970-01-01T00:00:30Z host="b" sum=1
-	// time=1970-01-01T00:00:30Z host="c" sum=1
+	// time=1970-01-01T00:00:00Z avg1s=1 max5s=null
+	// time=1970-01-01T00:00:00.6Z avg1s=2 max5s=null
+	// time=1970-01-01T00:00:01.2Z avg1s=2.5 max5s=3
+	// time=1970-01-01T00:00:01.8Z avg1s=5 max5s=8
 }

@@ -2,13 +2,10 @@ package rolling
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/pond-go/pond/reduce"
-	"github.com/pond-go/pond/schema"
-	"github.com/pond-go/pond/sequence"
 	"github.com/pond-go/pond/trigger"
 )
 
@@ -16,7 +13,8 @@ import (
 // [*SpecError] it comes in names the window and output concerned.
 var ErrSpec = errors.New("rolling: invalid specification")
 
-// SpecError is the error [NewPlan] returns. It wraps [ErrSpec] and, when
+// SpecError is the error a rolling built from bad windows or options
+// comes with (inside the live package's configuration error). It wraps [ErrSpec] and, when
 // there is one, the error underneath (a bad reducer or trigger).
 type SpecError struct {
 	Window string // the window's name, if the problem is in one
@@ -100,49 +98,3 @@ type History struct {
 
 // On reports whether history is kept.
 func (h History) On() bool { return h.MaxEvents > 0 || h.MaxAge > 0 }
-
-// Key describes the partition column that partitioned output rows carry
-// after the time.
-type Key struct {
-	Name string
-	Kind schema.Kind
-}
-
-func spanName(w Window) string {
-	if w.Name != "" {
-		return w.Name
-	}
-	if w.Count > 0 {
-		return strconv.Itoa(w.Count)
-	}
-	return formatSpan(w.Span)
-}
-
-// formatSpan writes a duration in the largest pond-ts unit that divides it.
-func formatSpan(d time.Duration) string {
-	for _, u := range []struct {
-		unit time.Duration
-		name string
-	}{{24 * time.Hour, "d"}, {time.Hour, "h"}, {time.Minute, "m"}, {time.Second, "s"}, {time.Millisecond, "ms"}} {
-		if d > 0 && d%u.unit == 0 {
-			return strconv.FormatInt(int64(d/u.unit), 10) + u.name
-		}
-	}
-	return d.String()
-}
-
-func (o Options) check() error {
-	if err := o.Trigger.Err(); err != nil {
-		return &SpecError{Reason: "bad trigger", Err: err}
-	}
-	if o.MinSamples < 0 {
-		return &SpecError{Reason: fmt.Sprintf("MinSamples %d must not be negative", o.MinSamples)}
-	}
-	if o.Aligned && o.Trigger.Kind() != trigger.KindClock {
-		return &SpecError{Reason: fmt.Sprintf("Aligned needs a clock trigger, not %s", o.Trigger)}
-	}
-	if o.History.MaxEvents < 0 || o.History.MaxAge < 0 || o.History.MaxAge > sequence.MaxDuration {
-		return &SpecError{Reason: fmt.Sprintf("history bounds (%d, %v) must not be negative", o.History.MaxEvents, o.History.MaxAge)}
-	}
-	return nil
-}

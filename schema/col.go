@@ -3,6 +3,8 @@ package schema
 import (
 	"math"
 	"time"
+
+	"github.com/pond-go/pond/internal/cell"
 )
 
 // Col is one column of a [Table]: a growable, typed slice of cells. Numbers
@@ -19,7 +21,7 @@ type Col struct {
 	ts    []int64   // Time
 	num   []float64 // Number
 	str   []string  // String
-	flag  []uint8   // String, Array: 0 missing, 1 present; Bool: 0 missing, 1 false, 2 true
+	flag  []uint8   // String, Array, Bool: presence and truth as in internal/cell
 	end   []int32   // Array: end offset of each cell in elems
 	elems []Value   // Array elements
 	open  bool      // an array is being appended
@@ -78,7 +80,7 @@ func (c *Col) IsMissing(i int) bool {
 	case Number:
 		return c.num[i] != c.num[i]
 	}
-	return c.flag[i] == 0
+	return c.flag[i] == cell.Missing
 }
 
 // Time returns cell i of a time column in nanoseconds since the epoch.
@@ -95,7 +97,7 @@ func (c *Col) Num(i int) (float64, bool) {
 
 // Str returns cell i of a string column and whether it is present.
 func (c *Col) Str(i int) (string, bool) {
-	if c.kind != String || c.flag[i] == 0 {
+	if c.kind != String || c.flag[i] == cell.Missing {
 		return "", false
 	}
 	return c.str[i], true
@@ -103,17 +105,17 @@ func (c *Col) Str(i int) (string, bool) {
 
 // Bool returns cell i of a boolean column and whether it is present.
 func (c *Col) Bool(i int) (bool, bool) {
-	if c.kind != Bool || c.flag[i] == 0 {
+	if c.kind != Bool || c.flag[i] == cell.Missing {
 		return false, false
 	}
-	return c.flag[i] == 2, true
+	return c.flag[i] == cell.True, true
 }
 
 // Array returns the elements of cell i of an array column and whether it is
 // present. The slice aliases the column: do not modify or keep it past the
 // table's lifetime.
 func (c *Col) Array(i int) ([]Value, bool) {
-	if c.kind != Array || c.flag[i] == 0 {
+	if c.kind != Array || c.flag[i] == cell.Missing {
 		return nil, false
 	}
 	start := int32(0)
@@ -133,12 +135,12 @@ func (c *Col) Value(i int) Value {
 			return NumberValue(f)
 		}
 	case String:
-		if c.flag[i] != 0 {
+		if c.flag[i] != cell.Missing {
 			return StringValue(c.str[i])
 		}
 	case Bool:
-		if c.flag[i] != 0 {
-			return BoolValue(c.flag[i] == 2)
+		if c.flag[i] != cell.Missing {
+			return BoolValue(c.flag[i] == cell.True)
 		}
 	case Array:
 		if elems, ok := c.Array(i); ok {
@@ -170,14 +172,14 @@ func (c *Col) AppendNum(f float64) { c.num = append(c.num, f) }
 // AppendStr appends a string to a string column.
 func (c *Col) AppendStr(s string) {
 	c.str = append(c.str, s)
-	c.flag = append(c.flag, 1)
+	c.flag = append(c.flag, cell.Present)
 }
 
 // AppendBool appends a boolean to a boolean column.
 func (c *Col) AppendBool(b bool) {
-	f := uint8(1)
+	f := uint8(cell.False)
 	if b {
-		f = 2
+		f = cell.True
 	}
 	c.flag = append(c.flag, f)
 }
@@ -190,11 +192,11 @@ func (c *Col) AppendMissing() {
 		c.num = append(c.num, math.NaN())
 	case String:
 		c.str = append(c.str, "")
-		c.flag = append(c.flag, 0)
+		c.flag = append(c.flag, cell.Missing)
 	case Bool:
-		c.flag = append(c.flag, 0)
+		c.flag = append(c.flag, cell.Missing)
 	case Array:
-		c.flag = append(c.flag, 0)
+		c.flag = append(c.flag, cell.Missing)
 		c.end = append(c.end, int32(len(c.elems)))
 	}
 }
@@ -209,7 +211,7 @@ func (c *Col) AppendElem(v Value) { c.elems = append(c.elems, v) }
 // EndArray finishes the array cell begun with [Col.BeginArray].
 func (c *Col) EndArray() {
 	c.open = false
-	c.flag = append(c.flag, 1)
+	c.flag = append(c.flag, cell.Present)
 	c.end = append(c.end, int32(len(c.elems)))
 }
 
@@ -281,23 +283,7 @@ func (c *Col) AppendNums(fs []float64) { c.num = append(c.num, fs...) }
 func (c *Col) AppendStrs(ss []string) {
 	c.str = append(c.str, ss...)
 	for range ss {
-		c.flag = append(c.flag, 1)
-	}
-}
-
-// SetMissing marks cell i missing.
-func (c *Col) SetMissing(i int) {
-	switch c.kind {
-	case Number:
-		c.num[i] = math.NaN()
-	case String:
-		c.str[i] = ""
-		c.flag[i] = 0
-	case Bool:
-		c.flag[i] = 0
-	case Array:
-		// An array cell's elements stay in place; only its flag changes.
-		c.flag[i] = 0
+		c.flag = append(c.flag, cell.Present)
 	}
 }
 

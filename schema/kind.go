@@ -36,10 +36,6 @@ func (k Kind) String() string {
 // Valid reports whether k is one of the five column kinds.
 func (k Kind) Valid() bool { return k >= Time && k <= Array }
 
-// Scalar reports whether values of kind k can be array elements (number,
-// string, boolean).
-func (k Kind) Scalar() bool { return k == Number || k == String || k == Bool }
-
 // ParseKind parses a pond-ts kind name ("time", "number", "string",
 // "boolean", "array"). It returns an error wrapping [ErrSchema] for any other
 // name.

@@ -42,15 +42,6 @@ func (t *Table) Len() int {
 // range.
 func (t *Table) Col(i int) *Col { return &t.cols[i] }
 
-// Column returns the named column, or nil if there is none.
-func (t *Table) Column(name string) *Col {
-	i, ok := t.schema.Index(name)
-	if !ok {
-		return nil
-	}
-	return &t.cols[i]
-}
-
 // Times returns the time of every row in nanoseconds since the epoch. The
 // slice aliases the table.
 func (t *Table) Times() []int64 { return t.cols[0].ts }
@@ -64,7 +55,7 @@ func (t *Table) Time(i int) time.Time { return timeOf(t.cols[0].ts[i]) }
 // Numbers returns the named number column without copying, NaN marking a
 // missing cell, and false if there is no number column of that name.
 func (t *Table) Numbers(name string) ([]float64, bool) {
-	c := t.Column(name)
+	c := t.column(name)
 	if c == nil || c.kind != Number {
 		return nil, false
 	}
@@ -74,7 +65,7 @@ func (t *Table) Numbers(name string) ([]float64, bool) {
 // Strings returns the named string column without copying ("" for a missing
 // cell), and false if there is no string column of that name.
 func (t *Table) Strings(name string) ([]string, bool) {
-	c := t.Column(name)
+	c := t.column(name)
 	if c == nil || c.kind != String {
 		return nil, false
 	}
@@ -193,4 +184,13 @@ func (t *Table) Runs() iter.Seq[Run] {
 			i = j
 		}
 	}
+}
+
+// column returns the named column, or nil if there is none.
+func (t *Table) column(name string) *Col {
+	i, ok := t.schema.Index(name)
+	if !ok {
+		return nil
+	}
+	return &t.cols[i]
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/pond-go/pond/sequence"
 )
 
-// durationRE is pond-ts's duration syntax (spec §7).
+// durationRE is pond-ts's duration syntax (as in pond-ts).
 var durationRE = regexp.MustCompile(`^([0-9]+)(ms|s|m|h|d)$`)
 
 var unitOf = map[string]time.Duration{

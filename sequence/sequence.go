@@ -77,14 +77,14 @@ func ParseDuration(s string) (time.Duration, error) {
 
 // MaxDuration is the longest duration pond-go accepts anywhere (a window,
 // a retention, a grace, a step): 2^62 ns, about 146 years. With times
-// kept within MaxTime of the epoch, a time minus a duration, or two
+// kept within maxTime of the epoch, a time minus a duration, or two
 // times apart, never overflows an int64.
 const MaxDuration = time.Duration(1 << 62)
 
-// MaxTime bounds the times and anchors pond-go accepts: within ±MaxTime
-// ns of the epoch (the years 1823 to 2116). The schema package checks
-// pushed times against the same bound.
-const MaxTime = 1<<62 - 1
+// maxTime bounds the anchors a sequence accepts: within ±maxTime ns of the
+// epoch (the years 1823 to 2116), the bound schema.MaxTime puts on pushed
+// times.
+const maxTime = 1<<62 - 1
 
 // CheckDuration returns an error wrapping [ErrDuration] if d is zero,
 // negative, or longer than [MaxDuration].
@@ -145,8 +145,8 @@ func (s Sequence) Err() error {
 	if s.step > int64(MaxDuration) {
 		return fmt.Errorf("%w: step %v is longer than %v", ErrSequence, time.Duration(s.step), MaxDuration)
 	}
-	if s.anchor > MaxTime || s.anchor < -MaxTime {
-		return fmt.Errorf("%w: anchor %d ns is outside ±%d ns of the epoch", ErrSequence, s.anchor, int64(MaxTime))
+	if s.anchor > maxTime || s.anchor < -maxTime {
+		return fmt.Errorf("%w: anchor %d ns is outside ±%d ns of the epoch", ErrSequence, s.anchor, int64(maxTime))
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/sequence"
 )
 
@@ -59,8 +60,8 @@ func TestEveryRejectsNonPositiveSteps(t *testing.T) {
 	}
 	assert.NoError(t, sequence.Every(time.Nanosecond).Err())
 	assert.ErrorIs(t, sequence.Every(sequence.MaxDuration+1).Err(), sequence.ErrSequence)
-	assert.ErrorIs(t, sequence.Every(time.Second).WithAnchorNanos(sequence.MaxTime+1).Err(), sequence.ErrSequence)
-	assert.NoError(t, sequence.Every(time.Second).WithAnchorNanos(-sequence.MaxTime).Err())
+	assert.ErrorIs(t, sequence.Every(time.Second).WithAnchorNanos(schema.MaxTime+1).Err(), sequence.ErrSequence)
+	assert.NoError(t, sequence.Every(time.Second).WithAnchorNanos(-schema.MaxTime).Err())
 }
 
 func TestIndexIsFloorForNegativeTimes(t *testing.T) {
@@ -83,7 +84,7 @@ func TestIndexIsFloorForNegativeTimes(t *testing.T) {
 func TestAnchorShiftsBoundaries(t *testing.T) {
 	ms := int64(time.Millisecond)
 	s := sequence.Every(5 * time.Second).WithAnchorNanos(1000 * ms)
-	// spec §12 case 17: anchor 1000, t = 0 falls in [-4000, 1000).
+	// pond-ts's reference case 17: anchor 1000, t = 0 falls in [-4000, 1000).
 	assert.Equal(t, -4000*ms, s.Start(0))
 	assert.Equal(t, -9000*ms, s.Start(-6001*ms))
 	assert.Equal(t, -4000*ms, s.Start(999*ms))

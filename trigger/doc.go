@@ -11,7 +11,4 @@
 // current bucket, or a late row in an earlier one, never fires. An
 // operator that fires takes its snapshot after the crossing row has been
 // taken in, so the row at boundary B includes the first row at or after B.
-//
-// [ClockState] and [CountState] carry this rule for the operators; they are
-// plain values with no allocation.
 package trigger

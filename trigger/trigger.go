@@ -3,8 +3,9 @@ package trigger
 import (
 	"errors"
 	"fmt"
-	"math"
+	"time"
 
+	"github.com/pond-go/pond/internal/clock"
 	"github.com/pond-go/pond/sequence"
 )
 
@@ -12,38 +13,21 @@ import (
 // clock on an invalid sequence.
 var ErrTrigger = errors.New("trigger: invalid trigger")
 
-// Kind says when an operator emits.
-type Kind uint8
-
-// The trigger kinds. The zero Trigger is an event trigger.
-const (
-	KindEvent Kind = iota // one emission per source row
-	KindCount             // one emission every n source rows
-	KindClock             // one emission per crossed bucket boundary
-)
-
-// String returns "event", "count" or "clock", or "kind(n)" for a value
-// that is not a kind.
-func (k Kind) String() string {
-	switch k {
-	case KindEvent:
-		return "event"
-	case KindCount:
-		return "count"
-	case KindClock:
-		return "clock"
-	}
-	return fmt.Sprintf("kind(%d)", uint8(k))
-}
-
 // Trigger says when an operator emits. The zero value is [Event]. Build
 // others with [Count] and [Clock]; a trigger built from bad arguments
 // carries its error ([Trigger.Err]), which the operator returns when it is
 // built.
 type Trigger struct {
-	kind Kind
+	kind clock.Kind
 	n    int
 	seq  sequence.Sequence
+}
+
+func init() {
+	clock.SpecOf = func(t any) clock.Spec {
+		tr := t.(Trigger)
+		return clock.Spec{Kind: tr.kind, N: tr.n, Seq: tr.seq}
+	}
 }
 
 // Event returns the trigger that emits once per source row, keyed at the
@@ -52,34 +36,31 @@ func Event() Trigger { return Trigger{} }
 
 // Count returns the trigger that emits on every n-th source row, keyed at
 // that row's time. Count(1) behaves like [Event].
-func Count(n int) Trigger { return Trigger{kind: KindCount, n: n} }
+func Count(n int) Trigger { return Trigger{kind: clock.Count, n: n} }
 
 // Clock returns the trigger that emits when a row crosses a boundary of
 // seq: the first row only sets the bucket; a row in a later bucket emits
 // once, keyed at the start of its own bucket, however many boundaries it
 // skipped; rows in the same bucket and late rows never emit.
-func Clock(seq sequence.Sequence) Trigger { return Trigger{kind: KindClock, seq: seq} }
+func Clock(seq sequence.Sequence) Trigger { return Trigger{kind: clock.Clock, seq: seq} }
 
-// Kind returns the trigger's kind.
-func (t Trigger) Kind() Kind { return t.kind }
-
-// N returns the count of a count trigger.
-func (t Trigger) N() int { return t.n }
-
-// Sequence returns the sequence of a clock trigger.
-func (t Trigger) Sequence() sequence.Sequence { return t.seq }
+// Every is the [Clock] trigger on boundaries every step from the Unix
+// epoch: Every(200*time.Millisecond) ticks at …, 0.2s, 0.4s, …. A zero or
+// negative step gives a trigger whose Err is not nil. For another anchor,
+// build the sequence ([sequence.Every] and its WithAnchor) and use Clock.
+func Every(step time.Duration) Trigger { return Clock(sequence.Every(step)) }
 
 // Err returns nil for a usable trigger, or an error wrapping [ErrTrigger].
 func (t Trigger) Err() error {
 	switch t.kind {
-	case KindEvent:
+	case clock.Event:
 		return nil
-	case KindCount:
+	case clock.Count:
 		if t.n < 1 {
 			return fmt.Errorf("%w: count %d must be at least 1", ErrTrigger, t.n)
 		}
 		return nil
-	case KindClock:
+	case clock.Clock:
 		if err := t.seq.Err(); err != nil {
 			return fmt.Errorf("%w: clock: %w", ErrTrigger, err)
 		}
@@ -92,84 +73,10 @@ func (t Trigger) Err() error {
 // 30s)".
 func (t Trigger) String() string {
 	switch t.kind {
-	case KindCount:
+	case clock.Count:
 		return fmt.Sprintf("count(%d)", t.n)
-	case KindClock:
+	case clock.Clock:
 		return "clock(" + t.seq.String() + ")"
 	}
 	return "event"
-}
-
-// ClockState applies the crossing rule of a clock to a stream of times. The
-// zero value is not usable; build one with [NewClockState].
-type ClockState struct {
-	seq     sequence.Sequence
-	started bool
-	next    int64 // start of the bucket after the current one; MinInt64 before the first time
-	idx     int64 // index of the current bucket
-}
-
-// NewClockState returns the crossing state of a clock on seq, which must be
-// valid.
-func NewClockState(seq sequence.Sequence) ClockState {
-	return ClockState{seq: seq, next: math.MinInt64}
-}
-
-// Observe feeds one time. It reports whether the time crosses into a later
-// bucket, and if so the start of that bucket (the emission key). The first
-// time ever observed only sets the bucket. The common case, a time in the
-// current bucket, costs one comparison.
-func (c *ClockState) Observe(t int64) (boundary int64, fired bool) {
-	if t < c.next { // never true before the first time
-		return 0, false
-	}
-	return c.cross(t)
-}
-
-// cross is Observe for a time at or past the next boundary, or the first
-// time: kept apart so that Observe's common case inlines.
-func (c *ClockState) cross(t int64) (boundary int64, fired bool) {
-	idx := c.seq.Index(t)
-	if !c.started {
-		c.started = true
-		c.setBucket(idx)
-		return 0, false
-	}
-	if idx <= c.idx {
-		// Cannot happen when t >= next; kept for safety against overflow.
-		return 0, false
-	}
-	c.setBucket(idx)
-	return c.seq.Boundary(idx), true
-}
-
-func (c *ClockState) setBucket(idx int64) {
-	c.idx = idx
-	c.next = c.seq.Boundary(idx + 1)
-}
-
-// Started reports whether a time has been observed.
-func (c *ClockState) Started() bool { return c.started }
-
-// Bucket returns the index of the current bucket.
-func (c *ClockState) Bucket() int64 { return c.idx }
-
-// CountState applies a count trigger: every n-th observation fires.
-type CountState struct {
-	n, seen int
-}
-
-// NewCountState returns the state of a count trigger on n, which must be at
-// least 1.
-func NewCountState(n int) CountState { return CountState{n: n} }
-
-// Observe counts one row and reports whether it is the n-th since the last
-// firing.
-func (c *CountState) Observe() bool {
-	c.seen++
-	if c.seen >= c.n {
-		c.seen = 0
-		return true
-	}
-	return false
 }

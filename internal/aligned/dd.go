@@ -58,7 +58,7 @@ func meanOf(s, c float64, n int64) (float64, bool) {
 
 // stdevOf returns the population standard deviation of n values with sums
 // (s, c) of x and (q, qc) of x², computed in double-double: Σx²/n − mean².
-// A spread below 2^-50 of the mean is reported as 0, as reduce.Moments
+// A spread below 2^-50 of the mean is reported as 0, as reducers.Moments
 // does, so equal values give 0.
 func stdevOf(s, c, q, qc float64, n int64) (float64, bool) {
 	if n == 0 || math.IsInf(q, 0) || q != q || math.IsInf(s, 0) || s != s {

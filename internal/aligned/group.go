@@ -5,7 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/pond-go/pond/internal/prefetch"
-	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -453,12 +453,12 @@ func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*schema.Col) {
 // written straight from the rows.
 func (p *Plan) emitRaw(wp *winPlan, ws *winState, i int, b int64, dst *schema.Col) {
 	rp := &wp.raws[i]
-	switch op := rp.red.Op(); {
-	case op == reduce.OpSamples && rp.kind != schema.Array:
+	switch op := rp.red.Op; {
+	case op == reducers.OpSamples && rp.kind != schema.Array:
 		p.emitSamples(wp, ws, rp, b, dst)
 		return
-	case op == reduce.OpFirst || op == reduce.OpLast:
-		p.emitFirstLast(wp, ws, rp, b, dst, op == reduce.OpLast)
+	case op == reducers.OpFirst || op == reducers.OpLast:
+		p.emitFirstLast(wp, ws, rp, b, dst, op == reducers.OpLast)
 		return
 	}
 	st := ws.gen[i]
@@ -605,7 +605,7 @@ func (g *Group) Bytes() int {
 			n += 8 * (cap(ws.ring) + cap(ws.ns) + cap(ws.cnts) + cap(ws.sums) + cap(ws.fp) + cap(ws.lp) + cap(ws.raw.buf))
 			n += int(unsafe.Sizeof(schema.Value{})) * cap(ws.raw.arrs)
 			for i := range ws.exts {
-				n += int(unsafe.Sizeof(reduce.Extreme{})) + 16*ws.exts[i].Cap()
+				n += int(unsafe.Sizeof(reducers.Extreme{})) + 16*ws.exts[i].Cap()
 			}
 			n += 16 * len(ws.gen) // interface headers; the states' own memory is not counted
 		}

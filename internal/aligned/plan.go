@@ -14,6 +14,7 @@ package aligned
 import (
 	"fmt"
 
+	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/schema"
 )
@@ -73,7 +74,7 @@ const (
 	oDiff
 	oFirst
 	oLast
-	oRaw // a reduce.Window over the raw rows
+	oRaw // a reducers.Window over the raw rows
 )
 
 type outPlan struct {
@@ -130,7 +131,7 @@ type extPlan struct {
 
 type rawPlan struct {
 	col   int // index in rawSlots
-	red   reduce.Reducer
+	red   reducers.Spec
 	kind  schema.Kind
 	out   int
 	inRow int // position of the slot in a raw row (1 + col)
@@ -159,8 +160,8 @@ func NewPlan(s Spec) (*Plan, error) {
 		p.maxSpan = max(p.maxSpan, w.Span)
 		needsMoments := map[int]bool{}
 		for _, a := range w.Aggs {
-			switch a.Using.Op() {
-			case reduce.OpSum, reduce.OpAvg, reduce.OpStdev:
+			switch reducers.SpecOf(a.Using).Op {
+			case reducers.OpSum, reducers.OpAvg, reducers.OpStdev:
 				needsMoments[a.Slot] = true
 			}
 		}
@@ -196,12 +197,12 @@ func NewPlan(s Spec) (*Plan, error) {
 				continue
 			}
 			kind := s.Kinds[a.Slot-1]
-			op := a.Using.Op()
+			op := reducers.SpecOf(a.Using).Op
 			switch {
-			case kind == schema.Number && needsMoments[a.Slot] && (op == reduce.OpCount || op == reduce.OpSum || op == reduce.OpAvg || op == reduce.OpStdev):
-				o.idx = mom(a.Slot, op == reduce.OpStdev)
-				o.kind = map[reduce.Op]outKind{reduce.OpCount: oN, reduce.OpSum: oSum, reduce.OpAvg: oAvg, reduce.OpStdev: oStdev}[op]
-			case op == reduce.OpCount:
+			case kind == schema.Number && needsMoments[a.Slot] && (op == reducers.OpCount || op == reducers.OpSum || op == reducers.OpAvg || op == reducers.OpStdev):
+				o.idx = mom(a.Slot, op == reducers.OpStdev)
+				o.kind = map[reducers.Op]outKind{reducers.OpCount: oN, reducers.OpSum: oSum, reducers.OpAvg: oAvg, reducers.OpStdev: oStdev}[op]
+			case op == reducers.OpCount:
 				i, ok := cntOf[a.Slot]
 				if !ok {
 					i = len(wp.counts)
@@ -209,15 +210,15 @@ func NewPlan(s Spec) (*Plan, error) {
 					wp.counts = append(wp.counts, countPlan{slot: a.Slot, number: kind == schema.Number})
 				}
 				o.kind, o.idx = oCount, i
-			case op == reduce.OpMin && kind == schema.Number:
+			case op == reducers.OpMin && kind == schema.Number:
 				o.kind, o.idx = oMin, ext(a.Slot, false)
-			case op == reduce.OpMax && kind == schema.Number:
+			case op == reducers.OpMax && kind == schema.Number:
 				o.kind, o.idx = oMax, ext(a.Slot, true)
-			case op == reduce.OpDifference && kind == schema.Number:
+			case op == reducers.OpDifference && kind == schema.Number:
 				// The min's index; the max's is found beside it.
 				o.kind, o.idx = oDiff, ext(a.Slot, false)
 				ext(a.Slot, true)
-			case (op == reduce.OpFirst || op == reduce.OpLast) && kind != schema.Array:
+			case (op == reducers.OpFirst || op == reducers.OpLast) && kind != schema.Array:
 				i, ok := flOf[a.Slot]
 				if !ok {
 					i = len(wp.fls)
@@ -225,7 +226,7 @@ func NewPlan(s Spec) (*Plan, error) {
 					wp.fls = append(wp.fls, a.Slot)
 				}
 				o.kind, o.idx = oFirst, i
-				if op == reduce.OpLast {
+				if op == reducers.OpLast {
 					o.kind = oLast
 				}
 			default:
@@ -237,7 +238,7 @@ func NewPlan(s Spec) (*Plan, error) {
 					wp.rawArr = wp.rawArr || kind == schema.Array
 				}
 				o.kind, o.idx = oRaw, len(wp.raws)
-				wp.raws = append(wp.raws, rawPlan{col: c, red: a.Using, kind: kind, out: o.out, inRow: 1 + c})
+				wp.raws = append(wp.raws, rawPlan{col: c, red: reducers.SpecOf(a.Using), kind: kind, out: o.out, inRow: 1 + c})
 			}
 			wp.outs = append(wp.outs, o)
 		}

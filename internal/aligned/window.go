@@ -3,7 +3,7 @@ package aligned
 import (
 	"math"
 
-	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -20,10 +20,10 @@ type winState struct {
 	lastRow    int64    // the latest closed pane with a row (noPane: none)
 	ns, cnts   []int64
 	sums       []float64 // s, c, q, qc per Moments
-	exts       []reduce.Extreme
+	exts       []reducers.Extreme
 	fp, lp     []int64 // pane of the first and last present value of each first/last slot; none when < base or ≥ hi
 	raw        rawRows
-	gen        []reduce.Window
+	gen        []reducers.Window
 	curS, curE int64 // time range of the cached pane
 	curOff     int   // its word offset in ring
 	rebuild    bool
@@ -42,7 +42,7 @@ func (ws *winState) held(wp *winPlan) bool {
 const noPane = math.MinInt64
 
 // seqOf maps a pane index to an increasing arrival number for
-// reduce.Extreme.
+// reducers.Extreme.
 func seqOf(k int64) uint64 { return uint64(k) ^ 1<<63 }
 
 func floorDiv(a, b int64) int64 {
@@ -58,7 +58,7 @@ func (p *Plan) newWin(wp *winPlan) winState {
 		ns:   make([]int64, len(wp.moments)),
 		cnts: make([]int64, len(wp.counts)),
 		sums: make([]float64, 4*len(wp.moments)),
-		exts: make([]reduce.Extreme, len(wp.exts)),
+		exts: make([]reducers.Extreme, len(wp.exts)),
 		fp:   make([]int64, len(wp.fls)),
 		lp:   make([]int64, len(wp.fls)),
 	}
@@ -72,12 +72,8 @@ func (p *Plan) newWin(wp *winPlan) winState {
 	}
 	ws.raw.stride = 1 + len(wp.rawSlots)
 	for _, r := range wp.raws {
-		st, err := r.red.NewWindow(r.kind)
-		if err != nil {
-			// The rolling plan checked every reducer against its column.
-			panic("aligned: plan admitted a reducer its state rejects: " + err.Error())
-		}
-		ws.gen = append(ws.gen, st)
+		// The rolling plan checked every reducer against its column.
+		ws.gen = append(ws.gen, reducers.NewWindow(r.red))
 	}
 	return ws
 }

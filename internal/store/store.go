@@ -6,6 +6,7 @@ package store
 import (
 	"sort"
 
+	"github.com/pond-go/pond/internal/cell"
 	"github.com/pond-go/pond/internal/intern"
 	"github.com/pond-go/pond/schema"
 )
@@ -157,13 +158,9 @@ func (s *Store) copyIn(c *chunk, o int, src Source, from, to int) {
 			copy(cc.sym[o:], src.Syms[j][from:to])
 		case schema.Bool:
 			for i := from; i < to; i++ {
-				b, ok := col.Bool(i)
-				f := uint8(0)
-				if ok {
-					f = 1
-					if b {
-						f = 2
-					}
+				f := uint8(cell.Missing)
+				if b, ok := col.Bool(i); ok {
+					f = uint8(cell.Bool(b))
 				}
 				cc.flg[o+i-from] = f
 			}

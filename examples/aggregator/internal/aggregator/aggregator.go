@@ -414,7 +414,7 @@ func filterBatch(dst, b *schema.Batch, keep func(i int) bool) *schema.Batch {
 // than the grace late), so that one such row does not reject its whole
 // batch; they are counted as refused.
 func (a *Aggregator) dropPastGrace(b *schema.Batch) *schema.Batch {
-	latest, has := a.p.s.Latest()
+	latest, has := a.p.s.LatestNanos()
 	grace := int64(a.cfg.Grace)
 	keep := true
 	for _, t := range b.Time {
@@ -430,7 +430,7 @@ func (a *Aggregator) dropPastGrace(b *schema.Batch) *schema.Batch {
 	if keep {
 		return b
 	}
-	latest, has = a.p.s.Latest()
+	latest, has = a.p.s.LatestNanos()
 	a.filtered = filterBatch(a.filtered, b, func(i int) bool {
 		t := b.Time[i]
 		if has && t < latest && latest-t > grace {

@@ -157,7 +157,7 @@ func (a *Aggregator) ServeLive(w http.ResponseWriter, r *http.Request) {
 	c := a.newClient(r.Context(), false)
 	a.mu.Lock()
 	c.snapRaw, c.snapCut = a.raw.all(), math.MinInt64
-	if latest, ok := a.p.s.Latest(); ok {
+	if latest, ok := a.p.s.LatestNanos(); ok {
 		c.snapCut = latest - int64(a.cfg.Retention)
 	}
 	a.liveClients[c] = struct{}{}

@@ -1,0 +1,975 @@
+package engine
+
+import (
+	"math"
+	"unsafe"
+
+	"github.com/pond-go/pond/internal/cell"
+	"github.com/pond-go/pond/internal/prefetch"
+	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/schema"
+)
+
+// Input is a block of source rows prepared for the engines of a plan: the
+// times and, per column the plan reads, the cells encoded as 64-bit slots
+// (a number's bits with NaN for missing, an intern id with 0 for missing,
+// 0/1/2 for a boolean, 0/1 for an array's presence). Bind it once per
+// push; its buffers are reused.
+type Input struct {
+	times []int64
+	enc   [][]uint64
+	arrs  []*schema.Col
+	tmp   [][]uint64
+}
+
+// Len returns the number of rows bound.
+func (in *Input) Len() int { return len(in.times) }
+
+// Time returns the time of row i.
+func (in *Input) Time(i int) int64 { return in.times[i] }
+
+// Bind prepares rows of tab, whose schema must be the plan's source
+// schema. syms, when not nil, holds the intern ids of string columns
+// (syms[j] for column j); strings without ids are interned here. Number
+// columns are read in place, without copying.
+func (p *Plan) Bind(in *Input, tab *schema.Table, syms [][]uint32) {
+	in.times = tab.Times()
+	n := len(in.times)
+	if len(in.enc) != len(p.cols) {
+		in.enc = make([][]uint64, len(p.cols))
+		in.tmp = make([][]uint64, len(p.cols))
+		in.arrs = make([]*schema.Col, len(p.cols))
+	}
+	for k, j := range p.cols {
+		c := tab.Col(j)
+		switch p.kinds[k] {
+		case schema.Number:
+			in.enc[k] = floatBits(c.Numbers())
+			continue
+		case schema.Array:
+			in.arrs[k] = c
+		}
+		buf := in.tmp[k][:0]
+		switch p.kinds[k] {
+		case schema.String:
+			if j < len(syms) && len(syms[j]) == n {
+				for _, id := range syms[j] {
+					buf = append(buf, uint64(id))
+				}
+			} else {
+				for i := range n {
+					s, ok := c.Str(i)
+					id := uint32(0)
+					if ok {
+						id = p.syms.ID(s)
+					}
+					buf = append(buf, uint64(id))
+				}
+			}
+		case schema.Bool:
+			for i := range n {
+				f := uint64(cell.Missing)
+				if b, ok := c.Bool(i); ok {
+					f = cell.Bool(b)
+				}
+				buf = append(buf, f)
+			}
+		case schema.Array:
+			for i := range n {
+				f := uint64(cell.Missing)
+				if !c.IsMissing(i) {
+					f = cell.Present
+				}
+				buf = append(buf, f)
+			}
+		}
+		in.tmp[k] = buf
+		in.enc[k] = buf
+	}
+}
+
+// floatBits views a float64 slice as its bit patterns, without copying.
+func floatBits(f []float64) []uint64 {
+	if len(f) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(f))), len(f))
+}
+
+// Engine is the rolling state of one stream (one partition): one
+// arrival-ordered deque shared by all the plan's windows — a row is stored
+// once however many windows read it — with a head per window and the
+// reducer states of each window.
+//
+// Rows are appended with [Engine.Append] and taken into the windows
+// lazily by [Engine.Fold], which adds the rows that arrived since the last
+// fold and evicts the rows that left each window, each row at most once.
+// Windows are observable only at emissions, so folding just before each
+// emission gives the same contents as folding per row; under a clock the
+// per-row cost is an append.
+type Engine struct {
+	p    *Plan
+	dq   deque
+	wins []winState
+	maxT int64
+	has  bool
+	arrs map[uint64][]schema.Value
+}
+
+type winState struct {
+	head, added uint64
+	moments     []reducers.Moments
+	counts      []int
+	mins, maxs  []reducers.Extreme
+	generic     []reducers.Window
+}
+
+// NewEngine returns an empty engine for the plan. Engines come from the
+// plan's arena: the state of engines made one after the other (the
+// partitions of a node, in the order they appear) lies side by side in
+// memory, which is what a clock tick walks through; an engine released
+// is reused.
+func (p *Plan) NewEngine() *Engine {
+	if n := len(p.arena.free); n > 0 {
+		e := p.arena.free[n-1]
+		p.arena.free = p.arena.free[:n-1]
+		e.reuse()
+		return e
+	}
+	a := &p.arena
+	e := take(&a.engines, 1)
+	e[0] = Engine{p: p, wins: take(&a.wins, len(p.wins))}
+	eng := &e[0]
+	eng.dq.stride = 1 + len(p.cols)
+	for w, wp := range p.wins {
+		ws := &eng.wins[w]
+		ws.moments = take(&a.moments, len(wp.moments))
+		for i, sq := range wp.squares {
+			if !sq {
+				ws.moments[i].SkipSquares()
+			}
+		}
+		ws.counts = take(&a.counts, len(wp.counts))
+		ws.mins = take(&a.extremes, len(wp.mins))
+		ws.maxs = take(&a.extremes, len(wp.maxs))
+		for i := range ws.maxs {
+			ws.maxs[i].SetMax()
+		}
+		for _, g := range wp.generic {
+			// NewPlan checked every reducer against its column.
+			ws.generic = append(ws.generic, reducers.NewWindow(reducers.SpecOf(g.red)))
+		}
+	}
+	if p.hasArr {
+		eng.arrs = map[uint64][]schema.Value{}
+	}
+	return eng
+}
+
+// arena hands out the state of a plan's engines from chunks.
+type arena struct {
+	engines  []Engine
+	wins     []winState
+	moments  []reducers.Moments
+	extremes []reducers.Extreme
+	counts   []int
+	free     []*Engine
+}
+
+// arenaChunk is the number of elements a chunk holds.
+const arenaChunk = 256
+
+// take returns n fresh elements from the chunk of *s, starting a new chunk
+// when this one is full. The elements stay where they are for as long as
+// anything points to them.
+func take[T any](s *[]T, n int) []T {
+	if n == 0 {
+		return nil
+	}
+	if cap(*s)-len(*s) < n {
+		*s = make([]T, 0, max(arenaChunk, n))
+	}
+	k := len(*s)
+	*s = (*s)[:k+n]
+	return (*s)[k : k+n : k+n]
+}
+
+// reuse makes a released engine empty again.
+func (e *Engine) reuse() {
+	e.dq = deque{stride: e.dq.stride}
+	e.maxT, e.has = 0, false
+	for w := range e.wins {
+		ws := &e.wins[w]
+		ws.head, ws.added = 0, 0
+		e.resetStates(ws)
+	}
+	if e.p.hasArr {
+		e.arrs = map[uint64][]schema.Value{}
+	}
+}
+
+// Append stores row i of in at the tail of the engine's deque.
+func (e *Engine) Append(in *Input, i int) {
+	row := e.dq.push(&e.p.pool)
+	t := in.times[i]
+	row[0] = uint64(t)
+	for k, c := range in.enc {
+		row[k+1] = c[i]
+	}
+	if e.arrs != nil {
+		for k, c := range in.arrs {
+			if c != nil && !c.IsMissing(i) {
+				a, _ := c.Array(i)
+				e.arrs[e.arrKey(e.dq.tail-1, k+1)] = append([]schema.Value(nil), a...)
+			}
+		}
+	}
+	if !e.has || t > e.maxT {
+		e.maxT, e.has = t, true
+	}
+}
+
+// MaxTime returns the latest time appended, and false if none was.
+func (e *Engine) MaxTime() (int64, bool) { return e.maxT, e.has }
+
+// Len returns the number of rows the deque holds (the union of the
+// windows, as of the last fold, plus rows appended since).
+func (e *Engine) Len() int { return e.dq.len() }
+
+// WindowLen returns the number of rows in window w as of the last fold.
+func (e *Engine) WindowLen(w int) int { return int(e.dq.tail - e.wins[w].head) }
+
+// Fold brings every window up to date: rows appended since the last fold
+// enter, and each time window evicts, from its front and in arrival
+// order, the rows older than cut − span (stopping at the first row that
+// is not); a count window keeps its last Count rows. cut is the time of
+// the row being emitted for — the latest row of the stream, or under a
+// synchronised clock the row that crossed the boundary.
+//
+// A window whose contents after the fold are fewer than the rows that
+// would enter and leave it (a short window under a clock: 200 ms of rows
+// emitted every 200 ms) is recomputed from the deque instead of updated,
+// which touches each row once rather than twice.
+func (e *Engine) Fold(cut int64) {
+	p := e.p
+	tail := e.dq.tail
+	low := tail
+	for w := range e.wins {
+		ws := &e.wins[w]
+		wp := &p.wins[w]
+		var nh uint64
+		if wp.count > 0 {
+			nh = ws.head
+			if tail-nh > uint64(wp.count) {
+				nh = tail - uint64(wp.count)
+			}
+		} else {
+			nh = e.scanTo(ws.head, tail, cut-wp.span)
+		}
+		switch ops := (tail - ws.added) + (nh - ws.head); {
+		case tail-nh < ops:
+			e.rebuild(ws, wp, nh, tail)
+		case ops <= 3:
+			// A row or two: the per-row path, as under an event trigger.
+			for r := ws.head; r < min(nh, ws.added); r++ {
+				e.removeRow(ws, wp, r)
+			}
+			for r := max(ws.added, nh); r < tail; r++ {
+				e.addRow(ws, wp, r)
+			}
+		default:
+			rTo, aFrom := min(nh, ws.added), max(ws.added, nh)
+			switch {
+			case ws.head < rTo && aFrom < tail:
+				e.shift(ws, wp, ws.head, rTo, aFrom, tail)
+			case ws.head < rTo:
+				e.remove(ws, wp, ws.head, rTo)
+			case aFrom < tail:
+				e.add(ws, wp, aFrom, tail)
+			}
+		}
+		ws.head, ws.added = nh, tail
+		low = min(low, nh)
+	}
+	e.dropArrays(low)
+	if low >= e.dq.base+blockRows || low == tail {
+		e.dq.dropTo(low, &p.pool)
+	} else {
+		e.dq.front = max(e.dq.front, low)
+	}
+}
+
+// Step is Fold for exactly one row appended since the last fold, the
+// event trigger's path: the row enters every window and each window
+// evicts from its front, row by row.
+func (e *Engine) Step() {
+	tail := e.dq.tail
+	a := tail - 1
+	low := a
+	for w := range e.wins {
+		ws := &e.wins[w]
+		wp := &e.p.wins[w]
+		if ws.added != a {
+			// Not exactly one row pending: take the general path.
+			e.Fold(e.maxT)
+			return
+		}
+		e.addRow(ws, wp, a)
+		h := ws.head
+		if wp.count > 0 {
+			for tail-h > uint64(wp.count) {
+				e.removeRow(ws, wp, h)
+				h++
+			}
+		} else {
+			lim := e.maxT - wp.span
+			for h < a && e.dq.time(h) < lim {
+				e.removeRow(ws, wp, h)
+				h++
+			}
+		}
+		ws.head, ws.added = h, tail
+		low = min(low, h)
+	}
+	if low >= e.dq.base+blockRows {
+		e.dropArrays(low)
+		e.dq.dropTo(low, &e.p.pool)
+	} else if low > e.dq.front {
+		e.dropArrays(low)
+		e.dq.front = low
+	}
+}
+
+// dropArrays forgets the array cells of rows before low.
+func (e *Engine) dropArrays(low uint64) {
+	if e.arrs == nil {
+		return
+	}
+	for a := e.dq.front; a < low; a++ {
+		for k, kind := range e.p.kinds {
+			if kind == schema.Array {
+				delete(e.arrs, e.arrKey(a, k+1))
+			}
+		}
+	}
+}
+
+// Prefetch starts loading what a fold of the engine will touch first and
+// is least likely to find in cache: the window states, the oldest rows of
+// each window (rows a minute old, for a minute-long window) — as many as
+// are about to leave when about rows arrive — and the deque's tail. A
+// tick prefetches a few engines ahead of the one it folds.
+func (e *Engine) Prefetch(rows int) {
+	prefetch.Line(unsafe.Pointer(&e.wins[0]))
+	st := e.dq.stride
+	// Lines of the leaving rows, at most 16 (about 40 rows of 3 slots);
+	// a run into the next block is left to the hardware.
+	span := min(max(rows, 1)*st*8, 16*64)
+	for w := range e.wins {
+		if h := e.wins[w].head; h < e.dq.tail {
+			off := h - e.dq.base
+			blk := e.dq.blocks[off/blockRows]
+			i := int(off%blockRows) * st
+			p := unsafe.Pointer(&blk[i])
+			// Lines from p's to the one holding the span's last byte
+			// (within the block): p, p+64, … fall one in each.
+			n := int(uintptr(p)%64) + min(span, (len(blk)-i)*8)
+			prefetch.Lines(p, (n+63)/64)
+		}
+	}
+	if off := e.dq.tail - e.dq.base; off < uint64(len(e.dq.blocks))*blockRows {
+		blk := e.dq.blocks[off/blockRows]
+		prefetch.Line(unsafe.Pointer(&blk[int(off%blockRows)*st]))
+	}
+}
+
+// scanTo returns the first row from a on whose time is not before lim
+// (tail if none), reading the times block by block.
+func (e *Engine) scanTo(a, tail uint64, lim int64) uint64 {
+	st := e.dq.stride
+	for a < tail {
+		off := a - e.dq.base
+		blk := e.dq.blocks[off/blockRows]
+		first := int(off % blockRows)
+		n := min(blockRows-first, int(tail-a))
+		for r := range n {
+			if int64(blk[(first+r)*st]) >= lim {
+				return a + uint64(r)
+			}
+		}
+		a += uint64(n)
+	}
+	return tail
+}
+
+// addRow adds row a to a window's states.
+func (e *Engine) addRow(ws *winState, wp *winPlan, a uint64) {
+	row := e.dq.row(a)
+	for i, s := range wp.moments {
+		ws.moments[i].Add(math.Float64frombits(row[s]))
+	}
+	for i, s := range wp.counts {
+		if e.present(s, row[s]) {
+			ws.counts[i]++
+		}
+	}
+	for i, s := range wp.mins {
+		ws.mins[i].Add(a, math.Float64frombits(row[s]))
+	}
+	for i, s := range wp.maxs {
+		ws.maxs[i].Add(a, math.Float64frombits(row[s]))
+	}
+	for i, g := range wp.generic {
+		ws.generic[i].Add(a, e.value(g.slot, a, row[g.slot]))
+	}
+}
+
+// removeRow removes row a, the oldest in the window, from its states.
+func (e *Engine) removeRow(ws *winState, wp *winPlan, a uint64) {
+	row := e.dq.row(a)
+	for i, s := range wp.moments {
+		ws.moments[i].Remove(math.Float64frombits(row[s]))
+	}
+	for i, s := range wp.counts {
+		if e.present(s, row[s]) {
+			ws.counts[i]--
+		}
+	}
+	for i := range ws.mins {
+		x := &ws.mins[i]
+		x.Remove(a)
+	}
+	for i := range ws.maxs {
+		x := &ws.maxs[i]
+		x.Remove(a)
+	}
+	for i, g := range wp.generic {
+		ws.generic[i].Remove(a, e.value(g.slot, a, row[g.slot]))
+	}
+}
+
+// rebuild recomputes a window's states from rows [from, to): extremes
+// are built from the back, one comparison per row; the sums of rows that
+// lie in one block are filled in one pass each.
+func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
+	blk, base, ok := e.run(from, to)
+	if ok {
+		clear(ws.counts)
+		e.resetExtremes(ws)
+		for _, g := range ws.generic {
+			g.Reset()
+		}
+	} else {
+		e.resetStates(ws)
+	}
+	if len(ws.mins)+len(ws.maxs) > 0 && from < to {
+		// Room for the whole window at once, up to 256 rows: a short
+		// rebuilt window's deques then grow with its row count's
+		// high-water mark, not with runs in the data; a long one's grow
+		// only as far as the data needs.
+		k := min(int(to-from), 256)
+		for i := range ws.mins {
+			ws.mins[i].Reserve(k)
+		}
+		for i := range ws.maxs {
+			ws.maxs[i].Reserve(k)
+		}
+		stride := e.dq.stride
+		// Runs from the newest block to the oldest.
+		a := to
+		for a > from {
+			off := a - 1 - e.dq.base
+			blk := e.dq.blocks[off/blockRows]
+			last := int(off % blockRows)
+			n := min(last+1, int(a-from))
+			first := last + 1 - n
+			seq := a - uint64(n)
+			for i, s := range wp.mins {
+				if j := wp.maxOn(s); j >= 0 {
+					// A min and a max of one column: one pass for both.
+					reducers.PrependMinMax(&ws.mins[i], &ws.maxs[j], blk, first*stride+s, stride, n, seq)
+					continue
+				}
+				ws.mins[i].PrependSlots(blk, first*stride+s, stride, n, seq)
+			}
+			for i, s := range wp.maxs {
+				if wp.minOn(s) >= 0 {
+					continue // done with its min
+				}
+				ws.maxs[i].PrependSlots(blk, first*stride+s, stride, n, seq)
+			}
+			a = seq
+		}
+	}
+	if !ok {
+		e.addExcept(ws, wp, from, to, false)
+		return
+	}
+	n, stride := int(to-from), e.dq.stride
+	for i, s := range wp.moments {
+		ws.moments[i].FillSlots(blk, base+s, stride, n)
+	}
+	for i, s := range wp.counts {
+		ws.counts[i] = countPresent(blk, base+s, stride, n, wp.countNum[i])
+	}
+	if len(wp.generic) > 0 {
+		e.addGeneric(ws, wp, blk, base, n, from)
+	}
+}
+
+// run returns the block holding rows [from, to), a non-empty range, and
+// the offset of the first row's slots in it; false when the rows span
+// blocks.
+func (e *Engine) run(from, to uint64) ([]uint64, int, bool) {
+	if from >= to {
+		return nil, 0, false
+	}
+	off, last := from-e.dq.base, to-1-e.dq.base
+	if off/blockRows != last/blockRows {
+		return nil, 0, false
+	}
+	return e.dq.blocks[off/blockRows], int(off%blockRows) * e.dq.stride, true
+}
+
+// shift slides a window: rows [rFrom, rTo) leave it and rows [aFrom, aTo)
+// enter, as remove then add. When each run lies in one block, each sum
+// is updated in one pass (a window sliding by a few rows per emission).
+func (e *Engine) shift(ws *winState, wp *winPlan, rFrom, rTo, aFrom, aTo uint64) {
+	rblk, rbase, rok := e.run(rFrom, rTo)
+	ablk, abase, aok := e.run(aFrom, aTo)
+	if !rok || !aok {
+		e.remove(ws, wp, rFrom, rTo)
+		e.add(ws, wp, aFrom, aTo)
+		return
+	}
+	stride := e.dq.stride
+	rn, an := int(rTo-rFrom), int(aTo-aFrom)
+	e.removeExtremes(ws, rTo)
+	e.removeRest(ws, wp, rblk, rbase, rn, rFrom)
+	for i, s := range wp.moments {
+		ws.moments[i].ShiftSlots(rblk, rbase+s, rn, ablk, abase+s, an, stride)
+	}
+	e.addRest(ws, wp, ablk, abase, an, aFrom, true)
+}
+
+// addRest adds n rows from slot base of blk, the first being row a, to
+// the window's states other than its sums: counts, extremes (when
+// withExtremes is set) and generic states.
+func (e *Engine) addRest(ws *winState, wp *winPlan, blk []uint64, base, n int, a uint64, withExtremes bool) {
+	stride := e.dq.stride
+	for i, s := range wp.counts {
+		ws.counts[i] += countPresent(blk, base+s, stride, n, wp.countNum[i])
+	}
+	if withExtremes {
+		for i, s := range wp.mins {
+			ws.mins[i].AddSlots(blk, base+s, stride, n, a)
+		}
+		for i, s := range wp.maxs {
+			ws.maxs[i].AddSlots(blk, base+s, stride, n, a)
+		}
+	}
+	if len(wp.generic) > 0 {
+		e.addGeneric(ws, wp, blk, base, n, a)
+	}
+}
+
+// removeRest removes n rows as addRest adds them, but for the extremes,
+// which removeExtremes handles by arrival number.
+func (e *Engine) removeRest(ws *winState, wp *winPlan, blk []uint64, base, n int, a uint64) {
+	stride := e.dq.stride
+	for i, s := range wp.counts {
+		ws.counts[i] -= countPresent(blk, base+s, stride, n, wp.countNum[i])
+	}
+	if len(wp.generic) > 0 {
+		e.removeGeneric(ws, wp, blk, base, n, a)
+	}
+}
+
+// removeExtremes drops the rows before to from the window's minimums and
+// maximums.
+func (e *Engine) removeExtremes(ws *winState, to uint64) {
+	for i := range ws.mins {
+		ws.mins[i].RemoveBefore(to)
+	}
+	for i := range ws.maxs {
+		ws.maxs[i].RemoveBefore(to)
+	}
+}
+
+// addGeneric adds n rows from slot base of blk, the first being row a, to
+// the window's generic states.
+func (e *Engine) addGeneric(ws *winState, wp *winPlan, blk []uint64, base, n int, a uint64) {
+	stride := e.dq.stride
+	for i, g := range wp.generic {
+		for r := range uint64(n) {
+			ws.generic[i].Add(a+r, e.value(g.slot, a+r, blk[base+int(r)*stride+g.slot]))
+		}
+	}
+}
+
+// removeGeneric removes n rows as addGeneric adds them.
+func (e *Engine) removeGeneric(ws *winState, wp *winPlan, blk []uint64, base, n int, a uint64) {
+	stride := e.dq.stride
+	for i, g := range wp.generic {
+		for r := range uint64(n) {
+			ws.generic[i].Remove(a+r, e.value(g.slot, a+r, blk[base+int(r)*stride+g.slot]))
+		}
+	}
+}
+
+// resetStates empties every state of a window.
+func (e *Engine) resetStates(ws *winState) {
+	for i := range ws.moments {
+		ws.moments[i].Reset()
+	}
+	clear(ws.counts)
+	e.resetExtremes(ws)
+	for _, g := range ws.generic {
+		g.Reset()
+	}
+}
+
+// resetExtremes empties a window's minimums and maximums.
+func (e *Engine) resetExtremes(ws *winState) {
+	for i := range ws.mins {
+		x := &ws.mins[i]
+		x.Reset()
+	}
+	for i := range ws.maxs {
+		x := &ws.maxs[i]
+		x.Reset()
+	}
+}
+
+// runs calls fn for each run of rows [from, to) that lies in one deque
+// block: the block, the offset of the run's first slot in it, the run's
+// length and the absolute index of its first row.
+func (e *Engine) runs(from, to uint64, fn func(blk []uint64, base, n int, a uint64)) {
+	for from < to {
+		off := from - e.dq.base
+		blk := e.dq.blocks[off/blockRows]
+		first := int(off % blockRows)
+		n := min(blockRows-first, int(to-from))
+		fn(blk, first*e.dq.stride, n, from)
+		from += uint64(n)
+	}
+}
+
+func (e *Engine) add(ws *winState, wp *winPlan, from, to uint64) {
+	e.addExcept(ws, wp, from, to, true)
+}
+
+// addExcept adds rows [from, to) to the window's states, the extremes
+// only when withExtremes is set.
+func (e *Engine) addExcept(ws *winState, wp *winPlan, from, to uint64, withExtremes bool) {
+	stride := e.dq.stride
+	e.runs(from, to, func(blk []uint64, base, n int, a uint64) {
+		for i, s := range wp.moments {
+			ws.moments[i].AddSlots(blk, base+s, stride, n)
+		}
+		e.addRest(ws, wp, blk, base, n, a, withExtremes)
+	})
+}
+
+func (e *Engine) remove(ws *winState, wp *winPlan, from, to uint64) {
+	stride := e.dq.stride
+	e.removeExtremes(ws, to)
+	e.runs(from, to, func(blk []uint64, base, n int, a uint64) {
+		for i, s := range wp.moments {
+			ws.moments[i].RemoveSlots(blk, base+s, stride, n)
+		}
+		e.removeRest(ws, wp, blk, base, n, a)
+	})
+}
+
+// countPresent counts the present cells among n slots at off, off+stride,
+// …: not NaN for a number column, not zero for the others.
+func countPresent(blk []uint64, off, stride, n int, number bool) int {
+	c := 0
+	end := off + n*stride
+	if number {
+		for r := off; r < end; r += stride {
+			if x := math.Float64frombits(blk[r]); x == x {
+				c++
+			}
+		}
+		return c
+	}
+	for r := off; r < end; r += stride {
+		if blk[r] != 0 {
+			c++
+		}
+	}
+	return c
+}
+
+// value decodes the slot of row a.
+func (e *Engine) value(slot int, a uint64, bits uint64) schema.Value {
+	switch e.p.kinds[slot-1] {
+	case schema.Number:
+		if x := math.Float64frombits(bits); x == x {
+			return schema.NumberValue(x)
+		}
+	case schema.String:
+		if bits != cell.Missing {
+			return schema.StringValue(e.p.syms.Str(uint32(bits)))
+		}
+	case schema.Bool:
+		if bits != cell.Missing {
+			return schema.BoolValue(bits == cell.True)
+		}
+	case schema.Array:
+		if bits != cell.Missing {
+			return schema.ArrayValue(e.arrs[e.arrKey(a, slot)]...)
+		}
+	}
+	return schema.Value{}
+}
+
+// arrKey is the key of the array in slot of row a.
+func (e *Engine) arrKey(a uint64, slot int) uint64 { return a*uint64(e.dq.stride) + uint64(slot) }
+
+// appendSlot appends the decoded slot of row a to dst.
+func (e *Engine) appendSlot(dst *schema.Col, slot int, a uint64, bits uint64) {
+	switch e.p.kinds[slot-1] {
+	case schema.Number:
+		dst.AppendNum(math.Float64frombits(bits))
+	case schema.String:
+		if bits == cell.Missing {
+			dst.AppendMissing()
+		} else {
+			dst.AppendStr(e.p.syms.Str(uint32(bits)))
+		}
+	case schema.Bool:
+		if bits == cell.Missing {
+			dst.AppendMissing()
+		} else {
+			dst.AppendBool(bits == cell.True)
+		}
+	default:
+		dst.AppendValue(e.value(slot, a, bits))
+	}
+}
+
+// Emit appends the current value of every output, in declaration order,
+// to out's aggregation columns (from [Plan.FirstOutput] on). The caller
+// appends the time and partition cells. Outputs of a window still warming
+// up are missing.
+func (e *Engine) Emit(out *schema.Table) {
+	p := e.p
+	if cap(p.dsts) < len(p.outs) {
+		p.dsts = make([]*schema.Col, len(p.outs))
+	}
+	dsts := p.dsts[:len(p.outs)]
+	for j := range dsts {
+		dsts[j] = out.Col(p.first + j)
+	}
+	e.emitTo(dsts)
+}
+
+// emitTo is Emit with the output columns looked up: a tick emitting many
+// engines into one table looks them up once.
+func (e *Engine) emitTo(dsts []*schema.Col) {
+	p := e.p
+	tail := e.dq.tail
+	dsts = dsts[:len(p.outs)]
+	for k := range p.emits {
+		st := &p.emits[k]
+		ws := &e.wins[st.win]
+		if ms := p.wins[st.win].minSamples; ms > 0 && int(tail-ws.head) < ms {
+			if st.state != stMoments && st.state != stRows {
+				dsts[st.out].AppendMissing()
+				continue
+			}
+			for _, j := range st.outs {
+				if j >= 0 {
+					dsts[j].AppendMissing()
+				}
+			}
+			continue
+		}
+		switch st.state {
+		case stMoments:
+			m := &ws.moments[st.idx]
+			if j := st.outs[0]; j >= 0 {
+				dsts[j].AppendNum(float64(m.N()))
+			}
+			if j := st.outs[1]; j >= 0 {
+				dsts[j].AppendNum(m.Sum())
+			}
+			switch ja, js := st.outs[2], st.outs[3]; {
+			case ja >= 0 && js >= 0:
+				x, okx, y, oky := m.MeanStdev()
+				appendOpt(dsts[ja], x, okx)
+				appendOpt(dsts[js], y, oky)
+			case ja >= 0:
+				x, ok := m.Mean()
+				appendOpt(dsts[ja], x, ok)
+			case js >= 0:
+				x, ok := m.Stdev()
+				appendOpt(dsts[js], x, ok)
+			}
+		case stRows:
+			x := float64(tail - ws.head)
+			for _, j := range st.outs {
+				if j >= 0 {
+					dsts[j].AppendNum(x)
+				}
+			}
+		default:
+			e.emitOne(ws, &p.outs[st.out], dsts[st.out], tail)
+		}
+	}
+}
+
+// emitOne appends output o of window state ws to dst: the outputs that
+// read their own state or the deque.
+func (e *Engine) emitOne(ws *winState, o *outPlan, dst *schema.Col, tail uint64) {
+	p := e.p
+	switch o.state {
+	case stCount:
+		dst.AppendNum(float64(ws.counts[o.idx]))
+	case stMin:
+		x, ok := ws.mins[o.idx].Value()
+		appendOpt(dst, x, ok)
+	case stMax:
+		x, ok := ws.maxs[o.idx].Value()
+		appendOpt(dst, x, ok)
+	case stFirst:
+		a := ws.head
+		for a < tail && !e.present(o.slot, e.dq.row(a)[o.slot]) {
+			a++
+		}
+		if a == tail {
+			dst.AppendMissing()
+		} else {
+			e.appendSlot(dst, o.slot, a, e.dq.row(a)[o.slot])
+		}
+	case stLast:
+		a := tail
+		for a > ws.head && !e.present(o.slot, e.dq.row(a - 1)[o.slot]) {
+			a--
+		}
+		if a == ws.head {
+			dst.AppendMissing()
+		} else {
+			e.appendSlot(dst, o.slot, a-1, e.dq.row(a - 1)[o.slot])
+		}
+	case stSamples:
+		dst.BeginArray()
+		if p.kinds[o.slot-1] == schema.Number {
+			e.appendNumbers(dst, ws.head, tail, o.slot)
+		} else {
+			for a := ws.head; a < tail; a++ {
+				if bits := e.dq.row(a)[o.slot]; e.present(o.slot, bits) {
+					dst.AppendElem(e.value(o.slot, a, bits))
+				}
+			}
+		}
+		dst.EndArray()
+	case stGeneric:
+		ws.generic[o.idx].Append(dst)
+	}
+}
+
+// appendNumbers appends the present numbers of slot in rows [from, to) to
+// the array being built in dst, block by block.
+func (e *Engine) appendNumbers(dst *schema.Col, from, to uint64, slot int) {
+	st := e.dq.stride
+	if blk, base, ok := e.run(from, to); ok {
+		// A window of a few rows lies in one block.
+		for r := base + slot; r < base+int(to-from)*st; r += st {
+			if x := math.Float64frombits(blk[r]); x == x {
+				dst.AppendElem(schema.NumberValue(x))
+			}
+		}
+		return
+	}
+	e.runs(from, to, func(blk []uint64, base, n int, _ uint64) {
+		for r := base; r < base+n*st; r += st {
+			if x := math.Float64frombits(blk[r+slot]); x == x {
+				dst.AppendElem(schema.NumberValue(x))
+			}
+		}
+	})
+}
+
+// present reports whether an encoded slot holds a value.
+func (e *Engine) present(slot int, bits uint64) bool {
+	if e.p.kinds[slot-1] == schema.Number {
+		_, ok := cell.NumOf(bits)
+		return ok
+	}
+	return bits != cell.Missing
+}
+
+func appendOpt(dst *schema.Col, x float64, ok bool) {
+	if ok {
+		dst.AppendNum(x)
+	} else {
+		dst.AppendMissing()
+	}
+}
+
+// Release gives the engine's memory back to the plan's pool and the
+// engine to its arena; the engine must not be used afterwards.
+func (e *Engine) Release() {
+	e.dq.release(&e.p.pool)
+	e.arrs = nil
+	e.p.arena.free = append(e.p.arena.free, e)
+}
+
+// Stride returns the number of 64-bit slots an encoded row takes: the time
+// and one per column the plan reads.
+func (p *Plan) Stride() int { return 1 + len(p.cols) }
+
+// HasArrays reports whether the plan reads an array column; such rows
+// cannot be moved around encoded (their elements live beside the deque).
+func (p *Plan) HasArrays() bool { return p.hasArr }
+
+// appendInput appends rows [from, to) of in (a plan without array
+// columns), block by block.
+func (e *Engine) appendInput(in *Input, from, to int) {
+	st := e.dq.stride
+	for from < to {
+		off := e.dq.tail - e.dq.base
+		if off == uint64(len(e.dq.blocks))*blockRows {
+			e.dq.blocks = append(e.dq.blocks, e.p.pool.get())
+		}
+		blk := e.dq.blocks[off/blockRows]
+		o := int(off % blockRows)
+		k := min(blockRows-o, to-from)
+		rows := blk[o*st : (o+k)*st]
+		times := in.times[from : from+k]
+		for r, t := range times {
+			rows[r*st] = uint64(t)
+			if !e.has || t > e.maxT {
+				e.maxT, e.has = t, true
+			}
+		}
+		for c, col := range in.enc {
+			col = col[from : from+k]
+			for r, x := range col {
+				rows[r*st+c+1] = x
+			}
+		}
+		e.dq.tail += uint64(k)
+		from += k
+	}
+}
+
+// heldBytes returns the memory the engine holds: its deque's blocks and
+// its extreme deques (the shared pool's spares are the plan's).
+func (e *Engine) heldBytes() int {
+	n := 8*e.p.pool.size*len(e.dq.blocks) + 24*cap(e.dq.blocks)
+	for w := range e.wins {
+		ws := &e.wins[w]
+		for i := range ws.mins {
+			n += 16 * ws.mins[i].Cap()
+		}
+		for i := range ws.maxs {
+			n += 16 * ws.maxs[i].Cap()
+		}
+	}
+	return n
+}

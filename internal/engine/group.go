@@ -1,0 +1,365 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/pond-go/pond/internal/aligned"
+	"github.com/pond-go/pond/internal/clock"
+	"github.com/pond-go/pond/schema"
+)
+
+// Keys gives the partition column's value of a partition index; the
+// partition router is one.
+type Keys interface {
+	KeyValue(p int32) schema.Value
+}
+
+// Group runs one [Engine] per partition of a partitioned stream under the
+// plan's trigger. Output rows carry the partition column after the time.
+//
+// # The synchronised clock
+//
+// Under a clock trigger the partitions share one clock: the tick fires
+// inside the ingest of the first row that crosses a boundary, and every
+// partition the group knows then, in the order it first saw them (declared
+// groups first, see [Group.Declare]), evicts against that row's time and
+// emits one row keyed at the boundary. Partitions first seen after the
+// crossing row join at the next tick; quiet partitions still emit.
+//
+// Between ticks nothing is observable, so rows are only buffered, in
+// arrival order, in one sequential buffer. At the tick each partition's
+// rows are chained in arrival order, and the tick visits each partition
+// once: it takes the partition's rows into its deque, folds its windows
+// and emits its row, while the oldest rows, tail and state of partitions
+// a few places ahead are prefetched. The per-row cost is a sequential
+// write; a partition's state is brought into cache once per tick.
+//
+// Under an event or count trigger each partition emits on its own rows
+// (the count per partition), keyed at the row's time.
+type Group struct {
+	p       *Plan
+	keys    Keys
+	engines []*Engine
+	order   []int32
+	clock   clock.ClockState
+	counts  []clock.CountState
+
+	// Rows since the last tick, column by column: times, the encoded
+	// columns the plan reads, partitions.
+	pendT    []int64
+	pendC    [][]uint64
+	pendPart []int32
+	// The buffered rows of each partition, chained in arrival order
+	// (chains[p]), next[r] the row after row r (-1 ends a chain).
+	chains []chain
+	next   []int32
+	dsts   []*schema.Col
+
+	al   *aligned.Group // the aligned engine, when the plan is aligned
+	rows aligned.Rows
+}
+
+// chain is one partition's buffered rows: the first and last (-1 when
+// none) and how many.
+type chain struct{ first, last, n int32 }
+
+// NewGroup returns an empty group for the plan, whose [Plan] must have
+// been built with a partition key.
+func (p *Plan) NewGroup(keys Keys) *Group {
+	g := &Group{p: p, keys: keys}
+	if p.al != nil {
+		g.al = p.al.NewGroup(keys, p.first, 0)
+		return g
+	}
+	if t := p.trig; t.Kind == clock.Clock {
+		g.clock = clock.NewClockState(t.Seq)
+	}
+	return g
+}
+
+// Declare makes partition part known (placing it last in the emission
+// order) before any of its rows arrive, as declared groups are.
+func (g *Group) Declare(part int32) {
+	if g.al != nil {
+		g.al.Declare(part)
+		return
+	}
+	g.engine(part)
+}
+
+// SetLateness tells an aligned group how late an accepted row may be: the
+// series' grace under reorder ordering, zero under strict or drop. A
+// boundary closes when the latest accepted time minus the lateness
+// reaches it. It has no effect on a group that is not aligned.
+func (g *Group) SetLateness(d time.Duration) {
+	if g.al != nil {
+		g.al.SetLag(int64(d))
+	}
+}
+
+// HeldBytes returns the memory the group's windows hold.
+func (g *Group) HeldBytes() int {
+	if g.al != nil {
+		return g.al.Bytes()
+	}
+	n := 0
+	for _, p := range g.order {
+		n += g.engines[p].heldBytes()
+	}
+	return n + g.p.pool.bytes() + 8*(cap(g.pendT)+cap(g.pendPart)/2+cap(g.next)/2)
+}
+
+// Remove forgets partition part and gives its memory back to the pool. A
+// row for the same index later starts a new partition.
+func (g *Group) Remove(part int32) {
+	if g.al != nil {
+		g.al.Remove(part)
+		return
+	}
+	// Buffered rows of the partition leave with it, even when it has not
+	// reached a tick yet (its index may be given to another key).
+	g.flush()
+	if int(part) >= len(g.engines) || g.engines[part] == nil {
+		return
+	}
+	g.engines[part].Release()
+	g.engines[part] = nil
+	keep := g.order[:0]
+	for _, q := range g.order {
+		if q != part {
+			keep = append(keep, q)
+		}
+	}
+	g.order = keep
+}
+
+// Len returns the number of partitions the group knows.
+func (g *Group) Len() int {
+	if g.al != nil {
+		return g.al.Len()
+	}
+	return len(g.order)
+}
+
+// Engine returns the engine of partition part, or nil.
+func (g *Group) Engine(part int32) *Engine {
+	if int(part) >= len(g.engines) {
+		return nil
+	}
+	return g.engines[part]
+}
+
+func (g *Group) engine(part int32) *Engine {
+	for int(part) >= len(g.engines) {
+		g.engines = append(g.engines, nil)
+		g.counts = append(g.counts, clock.CountState{})
+	}
+	e := g.engines[part]
+	if e == nil {
+		e = g.p.NewEngine()
+		g.engines[part] = e
+		if t := g.p.trig; t.Kind == clock.Count {
+			g.counts[part] = clock.NewCountState(t.N)
+		}
+		g.order = append(g.order, part)
+	}
+	return e
+}
+
+// Push takes every row of in, in order, row i belonging to partition
+// part[i], and appends the rows it emits to out.
+func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
+	if g.al != nil {
+		g.rows = aligned.Rows{Times: in.times, Enc: in.enc, Arrs: in.arrs}
+		g.al.Push(&g.rows, part, out)
+		return
+	}
+	tc, kc := out.Col(0), out.Col(1)
+	switch g.p.trig.Kind {
+	case clock.Clock:
+		if g.p.hasArr {
+			for i, t := range in.times {
+				g.engine(part[i]).Append(in, i)
+				if b, fired := g.clock.Observe(t); fired {
+					g.tick(t, b, out)
+				}
+			}
+			return
+		}
+		// Buffer the rows between crossings column by column, in runs.
+		from := 0
+		for i, t := range in.times {
+			if b, fired := g.clock.Observe(t); fired {
+				g.buffer(in, part, from, i+1)
+				from = i + 1
+				g.tick(t, b, out)
+			}
+		}
+		g.buffer(in, part, from, len(in.times))
+	case clock.Event:
+		for i, t := range in.times {
+			e := g.engine(part[i])
+			e.Append(in, i)
+			e.Step()
+			tc.AppendTime(t)
+			kc.AppendValue(g.keys.KeyValue(part[i]))
+			e.Emit(out)
+		}
+	case clock.Count:
+		for i, t := range in.times {
+			p := part[i]
+			e := g.engine(p)
+			e.Append(in, i)
+			if g.counts[p].Observe() {
+				e.Fold(e.maxT)
+				tc.AppendTime(t)
+				kc.AppendValue(g.keys.KeyValue(p))
+				e.Emit(out)
+			}
+		}
+	}
+}
+
+// tick emits one row per known partition, keyed at boundary b, with every
+// window evicted against t. Each partition first takes the rows buffered
+// for it, so that its engine is visited once per tick: append, fold,
+// emit.
+func (g *Group) tick(t, b int64, out *schema.Table) {
+	g.link()
+	tc, kc := out.Col(0), out.Col(1)
+	p0 := g.p
+	if cap(g.dsts) < len(p0.outs) {
+		g.dsts = make([]*schema.Col, len(p0.outs))
+	}
+	dsts := g.dsts[:len(p0.outs)]
+	for j := range dsts {
+		dsts[j] = out.Col(p0.first + j)
+	}
+	const ahead = 4
+	for i := range min(ahead, len(g.order)) {
+		q := g.order[i]
+		g.engines[q].Prefetch(g.pending(q))
+	}
+	for i, p := range g.order {
+		if i+ahead < len(g.order) {
+			q := g.order[i+ahead]
+			g.engines[q].Prefetch(g.pending(q))
+		}
+		e := g.engines[p]
+		g.take(p, e)
+		e.Fold(t)
+		tc.AppendTime(b)
+		kc.AppendValue(g.keys.KeyValue(p))
+		e.emitTo(dsts)
+	}
+	g.clearPending()
+}
+
+// buffer appends rows [from, to) of in to the rows waiting for the next
+// tick.
+func (g *Group) buffer(in *Input, part []int32, from, to int) {
+	if from >= to {
+		return
+	}
+	if len(g.pendC) != len(in.enc) {
+		g.pendC = make([][]uint64, len(in.enc))
+	}
+	g.pendT = append(g.pendT, in.times[from:to]...)
+	for k, c := range in.enc {
+		g.pendC[k] = append(g.pendC[k], c[from:to]...)
+	}
+	g.pendPart = append(g.pendPart, part[from:to]...)
+}
+
+// link makes the engines of the partitions first seen among the
+// buffered rows, in the order their first rows arrived, and chains each
+// partition's buffered rows in arrival order.
+func (g *Group) link() {
+	if len(g.pendPart) == 0 {
+		return
+	}
+	next := g.next[:0]
+	for i, p := range g.pendPart {
+		for int(p) >= len(g.chains) {
+			g.chains = append(g.chains, chain{first: -1, last: -1})
+		}
+		c := &g.chains[p]
+		if c.first < 0 {
+			if int(p) >= len(g.engines) || g.engines[p] == nil {
+				g.engine(p)
+			}
+			c.first = int32(i)
+		} else {
+			next[c.last] = int32(i)
+		}
+		c.last = int32(i)
+		c.n++
+		next = append(next, -1)
+	}
+	g.next = next
+}
+
+// pending returns the number of rows buffered for partition p.
+func (g *Group) pending(p int32) int {
+	if int(p) >= len(g.chains) {
+		return 0
+	}
+	return int(g.chains[p].n)
+}
+
+// take appends partition p's buffered rows, linked by [Group.link], to
+// its engine's deque.
+func (g *Group) take(p int32, e *Engine) {
+	if int(p) >= len(g.chains) || g.chains[p].first < 0 {
+		return
+	}
+	r := g.chains[p].first
+	g.chains[p] = chain{first: -1, last: -1}
+	mt, has := e.maxT, e.has
+	st := e.dq.stride
+	// The block holding the deque's tail, and the tail's slot in it.
+	var blk []uint64
+	i := 0
+	for ; r >= 0; r = g.next[r] {
+		if blk == nil || i == len(blk) {
+			off := e.dq.tail - e.dq.base
+			if off == uint64(len(e.dq.blocks))*blockRows {
+				e.dq.blocks = append(e.dq.blocks, g.p.pool.get())
+			}
+			blk = e.dq.blocks[off/blockRows]
+			i = int(off%blockRows) * st
+		}
+		t := g.pendT[r]
+		blk[i] = uint64(t)
+		for k, c := range g.pendC {
+			blk[i+1+k] = c[r]
+		}
+		i += st
+		e.dq.tail++
+		if !has || t > mt {
+			mt, has = t, true
+		}
+	}
+	e.maxT, e.has = mt, has
+}
+
+// flush moves every buffered row into its partition's deque.
+func (g *Group) flush() {
+	if len(g.pendPart) == 0 {
+		return
+	}
+	g.link()
+	for _, p := range g.order {
+		g.take(p, g.engines[p])
+	}
+	g.clearPending()
+}
+
+// clearPending forgets the buffered rows, which have been taken.
+func (g *Group) clearPending() {
+	g.pendT = g.pendT[:0]
+	for k := range g.pendC {
+		g.pendC[k] = g.pendC[k][:0]
+	}
+	g.pendPart = g.pendPart[:0]
+}

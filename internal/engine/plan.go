@@ -1,0 +1,434 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/pond-go/pond/internal/aligned"
+	"github.com/pond-go/pond/internal/clock"
+	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/rolling"
+	"github.com/pond-go/pond/schema"
+	"github.com/pond-go/pond/sequence"
+	"time"
+)
+
+// Symbols turns strings into dense ids and back; the live series' intern
+// table is one. Id 0 is a missing string.
+type Symbols interface {
+	ID(s string) uint32
+	Str(id uint32) string
+}
+
+// Plan is a validated, compiled rolling specification: which source
+// columns each window reads, which states it keeps, and the output schema.
+// It is shared by every [Engine] of a node (one per partition), and holds
+// the pool their deques draw blocks from. A Plan is not safe for
+// concurrent use.
+type Plan struct {
+	src    *schema.Schema
+	out    *schema.Schema
+	key    *Key
+	opts   rolling.Options
+	trig   clock.Spec    // opts.Trigger, read once
+	cols   []int         // source column of slot k+1
+	kinds  []schema.Kind // kind of slot k+1
+	wins   []winPlan
+	outs   []outPlan
+	emits  []emitPlan // the outputs grouped by the state they read
+	syms   Symbols
+	hasArr bool
+	pool   blockPool
+	arena  arena
+	dsts   []*schema.Col // scratch of Emit
+	first  int           // output column of the first aggregation
+	al     *aligned.Plan // the aligned engine's plan, when Options.Aligned
+}
+
+type stateKind uint8
+
+const (
+	stMoments stateKind = iota // count, sum, avg, stdev of a number column
+	stCount                    // count without sums
+	stRows                     // count of a required column: the window's rows
+	stMin
+	stMax
+	stFirst   // scanned from the deque at emission
+	stLast    // scanned from the deque at emission
+	stSamples // scanned from the deque at emission
+	stGeneric // any other reducer, through reducers.Window
+)
+
+type winPlan struct {
+	name       string
+	span       int64 // nanoseconds; 0 for a count window
+	count      int
+	minSamples int
+	moments    []int  // slot of each Moments state
+	squares    []bool // the Moments state feeds a stdev
+	counts     []int  // slot of each plain count
+	countNum   []bool // the count's column is a number column (NaN = missing)
+	mins, maxs []int  // slot of each extreme
+	generic    []genPlan
+	aggs       []aligned.Agg // the outputs, for an aligned plan (slot 0: the row count)
+}
+
+// maxOn returns the index of the max state on slot s, or -1.
+func (wp *winPlan) maxOn(s int) int {
+	for j, x := range wp.maxs {
+		if x == s {
+			return j
+		}
+	}
+	return -1
+}
+
+// minOn returns the index of the min state on slot s, or -1.
+func (wp *winPlan) minOn(s int) int {
+	for j, x := range wp.mins {
+		if x == s {
+			return j
+		}
+	}
+	return -1
+}
+
+type genPlan struct {
+	slot int
+	red  reduce.Reducer
+	kind schema.Kind
+}
+
+type outPlan struct {
+	win   int
+	state stateKind
+	idx   int // index of the state in its window's list (moments, counts, …)
+	slot  int
+	op    reducers.Op
+}
+
+// emitPlan is one step of an emission: a state read once and its values
+// appended to every output that wants them. For a Moments, outs holds the
+// outputs of its count, sum, avg and stdev (−1 for none); for the row
+// count of a window, up to four outputs of it; otherwise out is the one
+// output.
+type emitPlan struct {
+	win   int
+	state stateKind
+	idx   int
+	out   int
+	outs  [4]int16
+}
+
+// groupOutputs turns the outputs into emission steps: outputs reading
+// the same Moments, or the same window's row count, share a step (a
+// second output of the same reading gets a step of its own).
+func groupOutputs(outs []outPlan) []emitPlan {
+	var steps []emitPlan
+	role := func(op reducers.Op) int {
+		switch op {
+		case reducers.OpSum:
+			return 1
+		case reducers.OpAvg:
+			return 2
+		case reducers.OpStdev:
+			return 3
+		}
+		return 0 // count
+	}
+	for j, o := range outs {
+		switch o.state {
+		case stMoments, stRows:
+			r := role(o.op)
+			placed := false
+			for k := range steps {
+				st := &steps[k]
+				if st.state != o.state || st.win != o.win || st.idx != o.idx {
+					continue
+				}
+				if o.state == stRows {
+					for i, x := range st.outs {
+						if x < 0 {
+							st.outs[i], placed = int16(j), true
+							break
+						}
+					}
+				} else if st.outs[r] < 0 {
+					st.outs[r], placed = int16(j), true
+				}
+				if placed {
+					break
+				}
+			}
+			if !placed {
+				st := emitPlan{win: o.win, state: o.state, idx: o.idx, out: j, outs: [4]int16{-1, -1, -1, -1}}
+				st.outs[r] = int16(j) // a row count is a count: role 0
+				steps = append(steps, st)
+			}
+		default:
+			steps = append(steps, emitPlan{win: o.win, state: o.state, idx: o.idx, out: j, outs: [4]int16{-1, -1, -1, -1}})
+		}
+	}
+	return steps
+}
+
+// NewPlan validates windows and options against the source schema and
+// compiles them. key, when not nil, is the partition column that output
+// rows carry after the time; syms interns and resolves strings (it may be
+// nil when no string column is read).
+//
+// It returns a [*SpecError] for: no window; a window with neither or both
+// of Span and Count, or a negative one; a count window among several; a
+// window without aggregations; an unknown or time source column; a
+// reducer that is invalid or does not fit its column's kind; an empty,
+// duplicate, "time" or partition-column output name; a bad trigger,
+// warm-up or history.
+func NewPlan(src *schema.Schema, windows []rolling.Window, opts rolling.Options, key *Key, syms Symbols) (*Plan, error) {
+	if err := checkOptions(opts); err != nil {
+		return nil, err
+	}
+	if len(windows) == 0 {
+		return nil, &rolling.SpecError{Reason: "at least one window is needed"}
+	}
+	p := &Plan{src: src, key: key, opts: opts, syms: syms, trig: clock.SpecOf(opts.Trigger)}
+	outCols := []schema.Column{{Name: src.Column(0).Name, Kind: schema.Time}}
+	taken := map[string]string{src.Column(0).Name: "the time column"}
+	if key != nil {
+		outCols = append(outCols, schema.Column{Name: key.Name, Kind: key.Kind, Optional: true})
+		taken[key.Name] = "the partition column"
+	}
+	p.first = len(outCols)
+	slotOf := map[int]int{}
+	names := map[string]bool{}
+	for wi, w := range windows {
+		name := spanName(w)
+		switch {
+		case w.Span < 0 || w.Count < 0:
+			return nil, &rolling.SpecError{Window: name, Reason: "span and count must be positive"}
+		case w.Span > sequence.MaxDuration:
+			return nil, &rolling.SpecError{Window: name, Reason: fmt.Sprintf("span %v is longer than %v", w.Span, sequence.MaxDuration)}
+		case w.Span == 0 && w.Count == 0:
+			return nil, &rolling.SpecError{Window: name, Reason: "a window needs a positive Span or Count"}
+		case w.Span > 0 && w.Count > 0:
+			return nil, &rolling.SpecError{Window: name, Reason: "a window has a Span or a Count, not both"}
+		case w.Count > 0 && len(windows) > 1:
+			return nil, &rolling.SpecError{Window: name, Reason: "count windows are allowed only on their own, not among several windows"}
+		case w.MinSamples != nil && *w.MinSamples < 0:
+			return nil, &rolling.SpecError{Window: name, Reason: fmt.Sprintf("MinSamples %d must not be negative", *w.MinSamples)}
+		case len(w.Aggs) == 0:
+			return nil, &rolling.SpecError{Window: name, Reason: "a window needs at least one aggregation"}
+		case names[name]:
+			return nil, &rolling.SpecError{Window: name, Reason: "duplicate window name"}
+		}
+		names[name] = true
+		wp := winPlan{name: name, span: int64(w.Span), count: w.Count, minSamples: opts.MinSamples}
+		if w.MinSamples != nil {
+			wp.minSamples = *w.MinSamples
+		}
+		// A number column needs Moments only for sum, avg or stdev; a count
+		// alone is a plain counter.
+		needsMoments := map[string]bool{}
+		for _, a := range w.Aggs {
+			switch reducers.SpecOf(a.Using).Op {
+			case reducers.OpSum, reducers.OpAvg, reducers.OpStdev:
+				needsMoments[a.From] = true
+			}
+		}
+		momentOf := map[int]int{}
+		countOf := map[int]int{}
+		minOf := map[int]int{}
+		maxOf := map[int]int{}
+		for _, a := range w.Aggs {
+			if a.Out == "" {
+				return nil, &rolling.SpecError{Window: name, Reason: "an output needs a name"}
+			}
+			if what, dup := taken[a.Out]; dup {
+				return nil, &rolling.SpecError{Window: name, Output: a.Out, Reason: "duplicate output column: it is already " + what}
+			}
+			taken[a.Out] = fmt.Sprintf("an output of window %q", name)
+			ci, ok := src.Index(a.From)
+			if !ok {
+				return nil, &rolling.SpecError{Window: name, Output: a.Out, Reason: fmt.Sprintf("unknown source column %q (columns: %v)", a.From, src.Names()[1:])}
+			}
+			if ci == 0 {
+				return nil, &rolling.SpecError{Window: name, Output: a.Out, Reason: fmt.Sprintf("source %q is the time column, not a value column", a.From)}
+			}
+			kind := src.Column(ci).Kind
+			if err := a.Using.Err(); err != nil {
+				return nil, &rolling.SpecError{Window: name, Output: a.Out, Reason: "bad reducer", Err: err}
+			}
+			if err := a.Using.Check(kind); err != nil {
+				return nil, &rolling.SpecError{Window: name, Output: a.Out, Reason: fmt.Sprintf("reducer %s does not fit column %q", a.Using, a.From), Err: err}
+			}
+			op := reducers.SpecOf(a.Using).Op
+			if op == reducers.OpCount && src.Column(ci).Required() {
+				// A required column has a value in every row: its count
+				// is the number of rows in the window, and the deque need
+				// not hold the column for it.
+				p.outs = append(p.outs, outPlan{win: wi, state: stRows, op: op})
+				wp.aggs = append(wp.aggs, aligned.Agg{Slot: 0, Using: a.Using})
+				outCols = append(outCols, schema.Column{Name: a.Out, Kind: schema.Number, Optional: true})
+				continue
+			}
+			slot, ok := slotOf[ci]
+			if !ok {
+				p.cols = append(p.cols, ci)
+				p.kinds = append(p.kinds, kind)
+				slot = len(p.cols)
+				slotOf[ci] = slot
+				p.hasArr = p.hasArr || kind == schema.Array
+			}
+			o := outPlan{win: wi, slot: slot, op: op}
+			wp.aggs = append(wp.aggs, aligned.Agg{Slot: slot, Using: a.Using})
+			intern := func(m map[int]int, list *[]int) int {
+				if i, ok := m[slot]; ok {
+					return i
+				}
+				*list = append(*list, slot)
+				m[slot] = len(*list) - 1
+				return len(*list) - 1
+			}
+			switch {
+			case kind == schema.Number && needsMoments[a.From] && (op == reducers.OpCount || op == reducers.OpSum || op == reducers.OpAvg || op == reducers.OpStdev):
+				o.state, o.idx = stMoments, intern(momentOf, &wp.moments)
+				for len(wp.squares) < len(wp.moments) {
+					wp.squares = append(wp.squares, false)
+				}
+				wp.squares[o.idx] = wp.squares[o.idx] || op == reducers.OpStdev
+			case op == reducers.OpCount:
+				o.state, o.idx = stCount, intern(countOf, &wp.counts)
+				if len(wp.countNum) < len(wp.counts) {
+					wp.countNum = append(wp.countNum, kind == schema.Number)
+				}
+			case op == reducers.OpMin:
+				o.state, o.idx = stMin, intern(minOf, &wp.mins)
+			case op == reducers.OpMax:
+				o.state, o.idx = stMax, intern(maxOf, &wp.maxs)
+			case op == reducers.OpFirst && kind != schema.Array:
+				o.state = stFirst
+			case op == reducers.OpLast && kind != schema.Array:
+				o.state = stLast
+			case op == reducers.OpSamples && kind != schema.Array:
+				o.state = stSamples
+			default:
+				o.state, o.idx = stGeneric, len(wp.generic)
+				wp.generic = append(wp.generic, genPlan{slot: slot, red: a.Using, kind: kind})
+			}
+			p.outs = append(p.outs, o)
+			outCols = append(outCols, schema.Column{Name: a.Out, Kind: a.Using.OutputKind(kind), Optional: true})
+		}
+		p.wins = append(p.wins, wp)
+	}
+	out, err := schema.New(outCols...)
+	if err != nil {
+		return nil, &rolling.SpecError{Reason: "bad output schema", Err: err}
+	}
+	p.out = out
+	p.emits = groupOutputs(p.outs)
+	p.pool.size = blockRows * (1 + len(p.cols))
+	for _, k := range p.kinds {
+		if k == schema.String && syms == nil {
+			return nil, &rolling.SpecError{Reason: "string columns need a symbol table"}
+		}
+	}
+	if opts.Aligned {
+		if err := p.buildAligned(); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// maxPanes bounds the panes an aligned window may need: spans whose
+// greatest common divisor with the step is tiny would need billions.
+const maxPanes = 1 << 20
+
+// buildAligned compiles the aligned engine's plan.
+func (p *Plan) buildAligned() error {
+	seq := p.trig.Seq
+	step := int64(seq.Step())
+	spec := aligned.Spec{Step: step, Anchor: seq.Anchor(), Kinds: p.kinds}
+	for _, c := range p.cols {
+		spec.Required = append(spec.Required, p.src.Column(c).Required())
+	}
+	if p.syms != nil {
+		spec.Syms = p.syms
+	}
+	for _, wp := range p.wins {
+		if wp.count > 0 {
+			return &rolling.SpecError{Window: wp.name, Reason: "Aligned needs time windows, not a count window"}
+		}
+		if n := wp.span / gcd(wp.span, step); n > maxPanes {
+			return &rolling.SpecError{Window: wp.name, Reason: fmt.Sprintf("Aligned: span %v and step %v would need %d panes of %v (at most %d); make the span a multiple of a larger divisor of the step", formatSpan(time.Duration(wp.span)), seq.Step(), n, time.Duration(gcd(wp.span, step)), maxPanes)}
+		}
+		spec.Windows = append(spec.Windows, aligned.Window{Span: wp.span, MinSamples: wp.minSamples, Aggs: wp.aggs})
+	}
+	al, err := aligned.NewPlan(spec)
+	if err != nil {
+		return &rolling.SpecError{Reason: "Aligned", Err: err}
+	}
+	p.al = al
+	return nil
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// CheckLateness sizes an aligned plan's pane rings for rows up to d late
+// (the series' grace) and returns a [*SpecError] when a window would need
+// too many panes; it does nothing for a plan that is not aligned.
+func (p *Plan) CheckLateness(d time.Duration) error {
+	if p.al == nil {
+		return nil
+	}
+	if err := p.al.SetLateness(int64(d)); err != nil {
+		return &rolling.SpecError{Reason: "Aligned: the series' grace is too long for the panes", Err: err}
+	}
+	return nil
+}
+
+// WindowNames returns the windows' names in declaration order.
+func (p *Plan) WindowNames() []string {
+	var names []string
+	for _, wp := range p.wins {
+		names = append(names, wp.name)
+	}
+	return names
+}
+
+// Aligned reports whether the plan's windows are aligned, and describes
+// how each window is kept: "panes of 200ms", with "+ raw rows" when some
+// output needs every value.
+func (p *Plan) Aligned() (bool, []string) {
+	if p.al == nil {
+		return false, nil
+	}
+	var d []string
+	for i, wp := range p.wins {
+		width, raw := p.al.Describe(i)
+		s := wp.name + ": panes of " + formatSpan(time.Duration(width))
+		if raw {
+			s += " + raw rows"
+		}
+		d = append(d, s)
+	}
+	return true, d
+}
+
+// Schema returns the schema of the emitted rows: the time, the partition
+// column if any, then the outputs in declaration order.
+func (p *Plan) Schema() *schema.Schema { return p.out }
+
+// Options returns the options the plan was built with.
+func (p *Plan) Options() rolling.Options { return p.opts }
+
+// FirstOutput returns the index of the first aggregation column in the
+// output schema (1, or 2 when rows carry a partition column).
+func (p *Plan) FirstOutput() int { return p.first }
+
+// Columns returns the source columns the plan reads, in slot order.
+func (p *Plan) Columns() []int { return p.cols }

@@ -1,0 +1,122 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/pond-go/pond/internal/aligned"
+	"github.com/pond-go/pond/internal/clock"
+	"github.com/pond-go/pond/schema"
+)
+
+// Stream runs one [Engine] under the plan's trigger: the rolling of a
+// source that is not partitioned.
+type Stream struct {
+	e       *Engine
+	clock   clock.ClockState
+	count   clock.CountState
+	fast    bool // the event trigger's batch path applies
+	scratch eventScratch
+
+	al   *aligned.Group // the aligned engine, when the plan is aligned
+	rows aligned.Rows
+}
+
+// NewStream returns an empty stream for the plan.
+func (p *Plan) NewStream() *Stream {
+	s := &Stream{e: p.NewEngine(), fast: p.fastEvent()}
+	if p.al != nil {
+		s.al = p.al.NewGroup(nil, p.first, 0)
+		return s
+	}
+	switch t := p.trig; t.Kind {
+	case clock.Clock:
+		s.clock = clock.NewClockState(t.Seq)
+	case clock.Count:
+		s.count = clock.NewCountState(t.N)
+	}
+	return s
+}
+
+// SetLateness is [Group.SetLateness] for a stream.
+func (s *Stream) SetLateness(d time.Duration) {
+	if s.al != nil {
+		s.al.SetLag(int64(d))
+	}
+}
+
+// HeldBytes returns the memory the stream's windows hold.
+func (s *Stream) HeldBytes() int {
+	if s.al != nil {
+		return s.al.Bytes()
+	}
+	return s.e.heldBytes() + s.e.p.pool.bytes()
+}
+
+// Engine returns the stream's engine.
+func (s *Stream) Engine() *Engine { return s.e }
+
+// Push takes every row of in, in order, and appends the rows it emits to
+// out, whose schema must be the plan's:
+//
+//   - event trigger: one row per input row, keyed at its time;
+//   - count trigger: one row on every n-th input row, keyed at its time;
+//   - clock trigger: one row per crossing, keyed at the start of the
+//     bucket the crossing row opens, with that row included and the
+//     windows evicted against its time.
+//
+// An aligned plan emits as [Group] does, without the partition column.
+func (s *Stream) Push(in *Input, out *schema.Table) {
+	if s.al != nil {
+		s.rows = aligned.Rows{Times: in.times, Enc: in.enc, Arrs: in.arrs}
+		s.al.Push(&s.rows, nil, out)
+		return
+	}
+	e := s.e
+	tc := out.Col(0)
+	switch e.p.trig.Kind {
+	case clock.Event:
+		if s.fast && len(in.times) > 1 {
+			s.pushEvents(in, out)
+			return
+		}
+		for i, t := range in.times {
+			e.Append(in, i)
+			e.Step()
+			tc.AppendTime(t)
+			e.Emit(out)
+		}
+	case clock.Count:
+		for i, t := range in.times {
+			e.Append(in, i)
+			if s.count.Observe() {
+				e.Fold(e.maxT)
+				tc.AppendTime(t)
+				e.Emit(out)
+			}
+		}
+	case clock.Clock:
+		if e.p.hasArr {
+			for i, t := range in.times {
+				e.Append(in, i)
+				if b, fired := s.clock.Observe(t); fired {
+					e.Fold(t)
+					tc.AppendTime(b)
+					e.Emit(out)
+				}
+			}
+			return
+		}
+		// Append runs of rows between crossings in one go.
+		from := 0
+		for i, t := range in.times {
+			if b, fired := s.clock.Observe(t); fired {
+				e.appendInput(in, from, i+1)
+				from = i + 1
+				e.Fold(t)
+				tc.AppendTime(b)
+				e.Emit(out)
+			}
+		}
+		e.appendInput(in, from, len(in.times))
+	}
+}

@@ -1,0 +1,255 @@
+package reducers
+
+import "math"
+
+// Extreme is a monotone deque giving the minimum or the maximum of a sliding
+// window whose values leave in arrival order (FIFO). It keeps (seq, value)
+// entries whose values are monotone from the front (the extreme) to the
+// back: [Extreme.Add] first drops the entries at the back that the new value
+// beats (strictly, so equal values are kept, as pond-ts does), and
+// [Extreme.Remove] drops the front entry if it is the one leaving.
+//
+// Add and Remove are amortised O(1); Value is O(1). The entries live in a
+// ring buffer that doubles when full and is reused after that, so a window
+// of steady size does not allocate.
+//
+// The zero Extreme is an empty min deque; use [NewMax] for a max deque.
+type Extreme struct {
+	max  bool
+	buf  []extremeEntry // ring; len(buf) is 0 or a power of two
+	head int            // index of the front entry
+	n    int            // entries held
+}
+
+type extremeEntry struct {
+	seq uint64
+	x   float64
+}
+
+// NewMin returns an empty deque tracking the minimum.
+func NewMin() *Extreme { return &Extreme{} }
+
+// NewMax returns an empty deque tracking the maximum.
+func NewMax() *Extreme { return &Extreme{max: true} }
+
+// SetMax makes an empty Extreme (a min deque by default, as its zero
+// value) track the maximum instead; for Extremes held by value.
+func (e *Extreme) SetMax() { e.max = true }
+
+// Add adds value x with arrival number seq. Numbers must increase from one
+// Add to the next. A NaN x is ignored (callers filter missing values; ±Inf
+// compare as usual).
+func (e *Extreme) Add(seq uint64, x float64) {
+	if x != x {
+		return
+	}
+	mask := len(e.buf) - 1
+	for e.n > 0 {
+		t := e.buf[(e.head+e.n-1)&mask].x
+		if e.max && t < x || !e.max && t > x {
+			e.n--
+			continue
+		}
+		break
+	}
+	if e.n == len(e.buf) {
+		e.grow()
+		mask = len(e.buf) - 1
+	}
+	e.buf[(e.head+e.n)&mask] = extremeEntry{seq, x}
+	e.n++
+}
+
+// grow doubles the ring (at least 8 entries), unwrapping it.
+func (e *Extreme) grow() { e.growTo(max(8, 2*len(e.buf))) }
+
+// Reserve makes room for n entries without growing again: a window about
+// to be rebuilt from n rows never holds more. It rounds n up to a power
+// of two and keeps the entries held.
+func (e *Extreme) Reserve(n int) {
+	if n > len(e.buf) {
+		size := 8
+		for size < n {
+			size *= 2
+		}
+		e.growTo(size)
+	}
+}
+
+// growTo moves the entries into a buffer of size entries, a power of two
+// at least e.n.
+func (e *Extreme) growTo(size int) {
+	buf := make([]extremeEntry, size)
+	mask := len(e.buf) - 1
+	for i := range e.n {
+		buf[i] = e.buf[(e.head+i)&mask]
+	}
+	e.buf, e.head = buf, 0
+}
+
+// Remove is called when the value with arrival number seq leaves the window;
+// seq must be the oldest value still in the window. If that value was already
+// dropped (a later value beat it), Remove does nothing.
+func (e *Extreme) Remove(seq uint64) {
+	if e.n > 0 && e.buf[e.head].seq == seq {
+		e.head = (e.head + 1) & (len(e.buf) - 1)
+		e.n--
+	}
+}
+
+// Value returns the minimum (or maximum) of the window, or false when it is
+// empty.
+func (e *Extreme) Value() (float64, bool) {
+	if e.n == 0 {
+		return 0, false
+	}
+	return e.buf[e.head].x, true
+}
+
+// Len returns the number of entries the deque holds (at most the window's
+// size; fewer when values were dropped).
+func (e *Extreme) Len() int { return e.n }
+
+// Cap returns the number of entries the deque has room for, for sizing
+// the memory a state holds (16 bytes each).
+func (e *Extreme) Cap() int { return len(e.buf) }
+
+// Reset empties the deque and keeps its memory.
+func (e *Extreme) Reset() { e.head, e.n = 0, 0 }
+
+// RemoveBefore is Remove for every arrival number below seq: the values
+// that left the window, in one call.
+func (e *Extreme) RemoveBefore(seq uint64) {
+	mask := len(e.buf) - 1
+	for e.n > 0 && e.buf[e.head].seq < seq {
+		e.head = (e.head + 1) & mask
+		e.n--
+	}
+}
+
+// AddSlots adds n values stored as float64 bits in slots at off,
+// off+stride, …, with arrival numbers seq, seq+1, …: a run of a
+// row-major block. NaN values (missing) are skipped.
+func (e *Extreme) AddSlots(slots []uint64, off, stride, n int, seq uint64) {
+	for r := 0; r < n; r++ {
+		x := math.Float64frombits(slots[off+r*stride])
+		if x != x {
+			continue
+		}
+		mask := len(e.buf) - 1
+		if e.max {
+			for e.n > 0 && e.buf[(e.head+e.n-1)&mask].x < x {
+				e.n--
+			}
+		} else {
+			for e.n > 0 && e.buf[(e.head+e.n-1)&mask].x > x {
+				e.n--
+			}
+		}
+		if e.n == len(e.buf) {
+			e.grow()
+			mask = len(e.buf) - 1
+		}
+		e.buf[(e.head+e.n)&mask] = extremeEntry{seq + uint64(r), x}
+		e.n++
+	}
+}
+
+// PrependSlots builds the deque from the back: it takes n values stored
+// as in [Extreme.AddSlots], with arrival numbers seq, seq+1, …, all older
+// than every value already held, scanning them newest first. A value is
+// kept when nothing newer beats it, which is the deque Add would have
+// built, at one comparison per value. Call it on an emptied deque, on the
+// runs of a window from the newest to the oldest.
+func (e *Extreme) PrependSlots(slots []uint64, off, stride, n int, seq uint64) {
+	for r := n - 1; r >= 0; r-- {
+		x := math.Float64frombits(slots[off+r*stride])
+		if x != x {
+			continue
+		}
+		if e.n > 0 {
+			f := e.buf[e.head].x
+			if e.max && x < f || !e.max && x > f {
+				continue
+			}
+		}
+		if e.n == len(e.buf) {
+			e.grow()
+		}
+		e.head = (e.head - 1) & (len(e.buf) - 1)
+		e.buf[e.head] = extremeEntry{seq + uint64(r), x}
+		e.n++
+	}
+}
+
+// PrependMinMax is PrependSlots on a min deque and a max deque of the same
+// values at once, reading each value once.
+func PrependMinMax(mn, mx *Extreme, slots []uint64, off, stride, n int, seq uint64) {
+	if n > 0 && n <= len(mn.buf)-mn.n && n <= len(mx.buf)-mx.n {
+		prependMinMaxRoom(mn, mx, slots, off, stride, n, seq)
+		return
+	}
+	for r := n - 1; r >= 0; r-- {
+		x := math.Float64frombits(slots[off+r*stride])
+		if x != x {
+			continue
+		}
+		if mn.n == 0 || x <= mn.buf[mn.head].x {
+			if mn.n == len(mn.buf) {
+				mn.grow()
+			}
+			mn.head = (mn.head - 1) & (len(mn.buf) - 1)
+			mn.buf[mn.head] = extremeEntry{seq + uint64(r), x}
+			mn.n++
+		}
+		if mx.n == 0 || x >= mx.buf[mx.head].x {
+			if mx.n == len(mx.buf) {
+				mx.grow()
+			}
+			mx.head = (mx.head - 1) & (len(mx.buf) - 1)
+			mx.buf[mx.head] = extremeEntry{seq + uint64(r), x}
+			mx.n++
+		}
+	}
+}
+
+// prependMinMaxRoom is PrependMinMax when both rings have room for every
+// value (Reserve makes it so for a rebuilt window): each value is written
+// in front of each deque unconditionally, into a free slot, and the
+// deque's front moves over it only when the value is kept, which the
+// compiler turns into conditional moves. Whether a value in a window of
+// noisy data is a new minimum is a coin toss for the branch predictor;
+// this way there is no branch to predict.
+func prependMinMaxRoom(mn, mx *Extreme, slots []uint64, off, stride, n int, seq uint64) {
+	mnBuf, mxBuf := mn.buf, mx.buf
+	mnMask, mxMask := len(mnBuf)-1, len(mxBuf)-1
+	hn, kn, hx, kx := mn.head, mn.n, mx.head, mx.n
+	lo, hi := math.Inf(1), math.Inf(-1) // the fronts' values, for comparing
+	if kn > 0 {
+		lo = mnBuf[hn].x
+	}
+	if kx > 0 {
+		hi = mxBuf[hx].x
+	}
+	_ = slots[off+(n-1)*stride]
+	for r := n - 1; r >= 0; r-- {
+		x := math.Float64frombits(slots[off+r*stride])
+		if x != x {
+			continue
+		}
+		s := seq + uint64(r)
+		pn, px := (hn-1)&mnMask, (hx-1)&mxMask
+		mnBuf[pn] = extremeEntry{s, x}
+		mxBuf[px] = extremeEntry{s, x}
+		keepMin, keepMax := x <= lo, x >= hi
+		// min and max compare equal zeros alike, whatever their signs.
+		lo, hi = min(lo, x), max(hi, x)
+		if keepMin {
+			hn, kn = pn, kn+1
+		}
+		if keepMax {
+			hx, kx = px, kx+1
+		}
+	}
+	mn.head, mn.n, mx.head, mx.n = hn, kn, hx, kx
+}

@@ -1,0 +1,630 @@
+package reducers
+
+import (
+	"math"
+
+	"github.com/pond-go/pond/internal/fsum"
+)
+
+// Moments keeps compensated running sums of the numbers it holds: their
+// count, Σx and Σx². It is the state of the sum, avg and stdev reducers,
+// and a building block the rolling engine calls directly: [Moments.Add] and
+// [Moments.Remove] take values in any order and never allocate. The zero
+// Moments is empty and ready to use; it may be copied.
+//
+// # Compensated sums
+//
+// Σx and Σx² are double-double accumulators: a float64 sum plus a
+// compensation that collects the exact rounding error of every addition
+// (TwoSum) and, for Σx², of every square (FMA). Their precision is about
+// 106 bits, so adding and removing values does not drift: add 1e16, add 1,
+// remove 1e16 leaves exactly 1, and sums of values exact in binary
+// (integers, halves, …) stay exact: the stdev of 5, 5, 5 left in a window
+// after other such values left is exactly 0. The compensation is off the
+// critical path: an Add costs about what a plain floating-point add costs
+// in a loop.
+//
+// # Magnitude bands
+//
+// A double-double rounds at 2^-106 of the largest sum it has held, and a
+// residue of that size would outlive the value that caused it: after 1e16
+// leaves a window of values near 50, Σx² would still be off by about 1,
+// enough to make the stdev of equal values 0.6. So values are kept in
+// bands by binary magnitude, each 53 binary orders of magnitude wide: the
+// main band within 2^±26 of the value that opened it, and the bands above
+// and below it, opened as values fall in them (a value 2^40 above the main
+// band and one 2^90 above it are in different bands). Each band has its
+// own count, and an emptied band is reset to exactly zero: an outlier's
+// residue leaves with it. The band is picked from the exponent bits, one
+// predictable branch; typical data never leaves the main band.
+//
+// What remains: while values of very different magnitudes are in a window
+// together, results are as precise as a double-double allows at the
+// largest of them (about 1e-32 relative to it); a value that has left can
+// leave a residue of about 2^-106 of its square in Σx² while values of its
+// band (within 2^53 of it) remain; the squares of values beyond 2^500
+// (about 3.3e150) are not summed and the stdev is reported as missing
+// while one is held (it comes back when they have left); and the squares
+// of values below about 1e-154 lose precision to underflow.
+//
+// # Reading
+//
+// [Moments.Sum] rounds the double-double sum; [Moments.Mean] divides it by
+// n. [Moments.Stdev] is the population standard deviation
+// √(Σx²/n − mean²): in float64 when the variance is at least 1e-6 of the
+// squared mean (then within about 1e-14 relative), otherwise with the
+// difference taken in double-double, which stays accurate unless the mean
+// is more than about 1e7 times the spread. A spread below 2^-50 of the mean, a few ulps of the values and
+// the size of a double-double's rounding residue, is reported as 0, so
+// equal values give 0.
+//
+// Non-finite values (NaN, ±Inf) are ignored by both Add and Remove, so they
+// count as missing, as in pond-ts.
+type Moments struct {
+	n         int         // values held, zeros included
+	anchor    int16       // biased exponent the main band is centred on
+	anchored  bool        // anchor is set; it stays until m is empty again
+	noSquares bool        // Σx² is not kept (see SkipSquares)
+	big       int32       // values held whose squares are not summed (see bigExp)
+	main      band        // the main band
+	outer     *outerBands // the other bands; nil until a value falls outside the main one
+}
+
+// bigExp is the biased exponent from which a value's square is not added
+// to Σx² (|x| ≥ 2^500, about 3.3e150): such values are counted instead,
+// and the deviation is missing while one is held. Every square summed is
+// then below 2^1000, so up to 2^23 of them in one band cannot overflow
+// Σx²; a square that overflowed used to turn the band's Σx² into an
+// infinity and then NaN, for as long as the band held any value.
+const bigExp = 1023 + 500
+
+// squareLimit is the biased exponent from which values take the careful
+// path: bigExp when squares are kept, beyond any exponent otherwise.
+func (m *Moments) squareLimit() int {
+	if m.noSquares {
+		return 0x800
+	}
+	return bigExp
+}
+
+// outerBands are the bands other than the main one, by index: band k
+// holds the values whose biased exponent is within bandSpan of
+// anchor + k·bandWidth (k ≠ 0). They are kept, emptied, for reuse.
+type outerBands struct {
+	k []int32
+	b []band
+}
+
+// bandWidth is the number of binary orders of magnitude a band covers.
+const bandWidth = 2*bandSpan + 1
+
+// band is the double-double sums of the values of one magnitude band.
+type band struct {
+	n     int
+	s, c  float64 // Σx = s + c
+	q, qc float64 // Σx² = q + qc
+}
+
+// bandSpan is the half-width, in binary orders of magnitude, of the main
+// band.
+const bandSpan = 26
+
+// band returns the band x belongs in, opening it if needed. The first
+// non-zero value added to an empty Moments anchors the main band; the
+// anchor holds until every value has left, so a value is always removed
+// from the band it was added to. Zeros go to the main band: they change
+// no sum. The common case — anchored, and x within the main band — is one
+// exponent comparison.
+func (m *Moments) band(x float64) *band {
+	e := int32(math.Float64bits(x) >> 52 & 0x7ff)
+	if d := e - int32(m.anchor); m.anchored && d <= bandSpan && d >= -bandSpan || x == 0 {
+		return &m.main
+	}
+	if !m.anchored {
+		m.anchor, m.anchored = int16(e), true
+		return &m.main
+	}
+	return m.bandOf(x)
+}
+
+// bandOf returns the band holding x, opening an outer band if needed.
+func (m *Moments) bandOf(x float64) *band {
+	if x == 0 {
+		return &m.main
+	}
+	d := int32(math.Float64bits(x)>>52&0x7ff) - int32(m.anchor) + bandSpan
+	k := d / bandWidth
+	if d < 0 {
+		k = (d - bandWidth + 1) / bandWidth // floor
+	}
+	if k == 0 {
+		return &m.main
+	}
+	if m.outer == nil {
+		m.outer = &outerBands{}
+	}
+	o := m.outer
+	for i, ki := range o.k {
+		if ki == k {
+			return &o.b[i]
+		}
+	}
+	o.k = append(o.k, k)
+	o.b = append(o.b, band{})
+	return &o.b[len(o.b)-1]
+}
+
+// single reports whether only the main band holds values.
+func (m *Moments) single() bool { return m.n == m.main.n }
+
+// empty resets m to hold nothing, keeping its settings and the memory of
+// its outer bands.
+func (m *Moments) empty() {
+	o := m.outer
+	*m = Moments{noSquares: m.noSquares, outer: o}
+	if o != nil {
+		clear(o.b)
+	}
+}
+
+// SkipSquares stops m from keeping Σx², which only the standard
+// deviation needs: Add and Remove then cost a single compensated sum, and
+// Stdev reports missing. It lasts until m is used for something else; call
+// it on an empty Moments.
+func (m *Moments) SkipSquares() { m.noSquares = true }
+
+// Add adds x. A non-finite x is ignored.
+func (m *Moments) Add(x float64) {
+	if x-x != 0 {
+		return
+	}
+	m.n++
+	b := m.band(x)
+	b.n++
+	t := b.s + x
+	d := t - b.s
+	b.c += (b.s - (t - d)) + (x - d)
+	b.s = t
+	if m.noSquares {
+		return
+	}
+	if int(math.Float64bits(x)>>52&0x7ff) >= bigExp {
+		m.big++
+		return
+	}
+	p := x * x
+	e := math.FMA(x, x, -p)
+	u := b.q + p
+	d = u - b.q
+	b.qc += (b.q - (u - d)) + (p - d) + e
+	b.q = u
+}
+
+// Remove removes x, which must have been added. A non-finite x is ignored.
+// A band that loses its last value is reset to exactly zero.
+func (m *Moments) Remove(x float64) {
+	if x-x != 0 || m.n == 0 {
+		return
+	}
+	m.n--
+	if m.n == 0 {
+		m.empty()
+		return
+	}
+	ex := int32(math.Float64bits(x) >> 52 & 0x7ff)
+	big := !m.noSquares && int(ex) >= bigExp
+	if big {
+		m.big--
+	}
+	b := &m.main
+	if d := ex - int32(m.anchor); (d > bandSpan || d < -bandSpan) && x != 0 {
+		b = m.bandOf(x)
+	}
+	b.n--
+	if b.n <= 0 {
+		*b = band{}
+		return
+	}
+	t := b.s - x
+	d := t - b.s
+	b.c += (b.s - (t - d)) - (x + d)
+	b.s = t
+	if m.noSquares || big {
+		return
+	}
+	p := x * x
+	e := math.FMA(x, x, -p)
+	u := b.q - p
+	d = u - b.q
+	b.qc += (b.q - (u - d)) - (p + d) - e
+	b.q = u
+}
+
+// Reset empties m (it keeps SkipSquares).
+func (m *Moments) Reset() { m.empty() }
+
+// N returns the number of values held.
+func (m *Moments) N() int { return m.n }
+
+// totals returns Σx and Σx² over the bands, as normalised double-doubles.
+//
+// A band's compensation is not bounded by half an ulp of its sum: after
+// values leave, the sum can be a small remainder (even zero, as -c) and
+// the compensation the rounding error of larger values' arithmetic. The
+// double-double operations assume normalised operands — adding the
+// compensations together would swamp a small band's sum — so each band is
+// renormalised first.
+func (m *Moments) totals() (s, q dd) {
+	s, q = normDD(m.main.s, m.main.c), normDD(m.main.q, m.main.qc)
+	if m.outer != nil {
+		for i := range m.outer.b {
+			b := &m.outer.b[i]
+			if b.n == 0 {
+				continue
+			}
+			s = s.add(normDD(b.s, b.c))
+			q = q.add(normDD(b.q, b.qc))
+		}
+	}
+	return s, q
+}
+
+// sumTotal is the Σx of totals alone, for the readers that need no Σx².
+func (m *Moments) sumTotal() dd {
+	s := normDD(m.main.s, m.main.c)
+	if m.outer != nil {
+		for i := range m.outer.b {
+			if b := &m.outer.b[i]; b.n != 0 {
+				s = s.add(normDD(b.s, b.c))
+			}
+		}
+	}
+	return s
+}
+
+// normDD returns the double-double a + b with |lo| at most half an ulp of
+// hi.
+func normDD(a, b float64) dd {
+	hi, lo := fastTwoSum2(a, b)
+	return dd{hi, lo}
+}
+
+// fastTwoSum2 renormalises a sum and its compensation, whichever is the
+// larger.
+func fastTwoSum2(a, b float64) (float64, float64) {
+	if math.Abs(a) < math.Abs(b) {
+		a, b = b, a
+	}
+	return fastTwoSum(a, b)
+}
+
+// Sum returns the sum of the values; 0 when empty.
+func (m *Moments) Sum() float64 {
+	if m.n == 0 {
+		return 0
+	}
+	if m.single() {
+		return m.main.s + m.main.c
+	}
+	s := m.sumTotal()
+	return s.hi + s.lo
+}
+
+// Mean returns the mean of the values, or false when there are none.
+func (m *Moments) Mean() (float64, bool) {
+	if m.n == 0 {
+		return 0, false
+	}
+	if m.single() {
+		// One band: the rounded sum divided, within an ulp of the mean.
+		b := &m.main
+		return (b.s + b.c) / float64(m.n), true
+	}
+	s := m.sumTotal()
+	return s.divF(float64(m.n)).hi, true
+}
+
+// MeanStdev returns [Moments.Mean] and [Moments.Stdev] at once, with the
+// same results, sharing their common case's arithmetic.
+func (m *Moments) MeanStdev() (mean float64, okMean bool, sd float64, okSd bool) {
+	if m.n >= 2 && m.n == m.main.n && !m.noSquares && m.big == 0 {
+		b := &m.main
+		n := float64(m.n)
+		mean = (b.s + b.c) / n
+		if v := (b.q+b.qc)/n - mean*mean; v > 1e-6*mean*mean && v-v == 0 {
+			return mean, true, math.Sqrt(v), true
+		}
+	}
+	mean, okMean = m.Mean()
+	sd, okSd = m.Stdev()
+	return mean, okMean, sd, okSd
+}
+
+// Stdev returns the population standard deviation of the values (dividing
+// by n): false when there are none or when it is not finite, 0 for one
+// value.
+func (m *Moments) Stdev() (float64, bool) {
+	if m.noSquares || m.big > 0 {
+		return 0, false
+	}
+	switch m.n {
+	case 0:
+		return 0, false
+	case 1:
+		return 0, true
+	}
+	n := float64(m.n)
+	var s, q dd
+	if m.single() {
+		b := &m.main
+		// The common case in float64: when the variance is not small
+		// against the squared mean (so Σx²/n − mean² does not cancel to
+		// less than 1e-6 of itself), its rounding error is under 1e-10
+		// relative; otherwise finish in double-double below.
+		mean := (b.s + b.c) / n
+		v := (b.q+b.qc)/n - mean*mean
+		if v > 1e-6*mean*mean && v-v == 0 {
+			return math.Sqrt(v), true
+		}
+		s.hi, s.lo = fastTwoSum2(b.s, b.c)
+		q.hi, q.lo = fastTwoSum2(b.q, b.qc)
+	} else {
+		s, q = m.totals()
+	}
+	s2 := s.sqr()
+	d := q.mulF(n).sub(s2)
+	// A spread below 2^-50 of the mean (a few ulps of the values) is what
+	// the rounding residue of inexact values looks like: report it as 0.
+	if !(d.hi > 0x1p-100*s2.hi) {
+		if d.hi-d.hi != 0 {
+			return 0, false
+		}
+		return 0, true
+	}
+	sd := d.sqrt().divF(n).hi
+	if sd-sd != 0 {
+		return 0, false
+	}
+	return sd, true
+}
+
+// AddSlots adds n values stored as float64 bits in slots, at off,
+// off+stride, …: the column of a row-major block. Missing values (NaN)
+// are skipped. It is Add in a loop, with the sums of the main band kept
+// in registers across the run and split over two lanes, so that a run
+// costs a fraction of the calls.
+func (m *Moments) AddSlots(slots []uint64, off, stride, n int) {
+	m.slots(slots, off, stride, n, false)
+}
+
+// RemoveSlots removes n values stored as in [Moments.AddSlots].
+func (m *Moments) RemoveSlots(slots []uint64, off, stride, n int) {
+	m.slots(slots, off, stride, n, true)
+}
+
+func (m *Moments) slots(slots []uint64, off, stride, n int, remove bool) {
+	if n <= 0 {
+		return
+	}
+	_ = slots[off+(n-1)*stride]
+	if n <= 4 || remove && m.n <= n {
+		// A short run, or possibly emptying it: go value by value.
+		m.slotsSlow(slots, off, stride, n, remove)
+		return
+	}
+	for !m.anchored && n > 0 {
+		// The first value anchors the main band.
+		m.Add(math.Float64frombits(slots[off]))
+		off += stride
+		n--
+	}
+	if n == 0 {
+		return
+	}
+	if m.runFast(slots, off, stride, n, remove) {
+		return
+	}
+	b := &m.main
+	sign := 1.0
+	if remove {
+		sign = -1
+	}
+	// Two lanes of double-double sums, merged into the band at the end;
+	// a value outside the main band goes the one-by-one way.
+	var l0, l1 lane
+	lo, hi := int(m.anchor)-bandSpan, min(int(m.anchor)+bandSpan, m.squareLimit()-1)
+	sq := !m.noSquares
+	end := off + n*stride
+	for i, r := off, 0; i < end; i, r = i+stride, r+1 {
+		bits := slots[i]
+		x := math.Float64frombits(bits)
+		if x-x != 0 {
+			continue // missing
+		}
+		if e := int(bits >> 52 & 0x7ff); (e < lo || e > hi) && x != 0 {
+			if remove {
+				m.Remove(x)
+			} else {
+				m.Add(x)
+			}
+			continue
+		}
+		x *= sign
+		l := &l0
+		if r&1 != 0 {
+			l = &l1
+		}
+		l.k++
+		t := l.s + x
+		d := t - l.s
+		l.c += (l.s - (t - d)) + (x - d)
+		l.s = t
+		if sq {
+			p := x * x
+			pe := math.FMA(x, x, -p)
+			u := l.q + p
+			d = u - l.q
+			l.qc += (l.q - (u - d)) + (p - d) + pe
+			l.q = u
+		}
+	}
+	k := l0.k + l1.k
+	if k == 0 {
+		return
+	}
+	if remove {
+		m.n -= k
+		b.n -= k
+		if b.n <= 0 {
+			*b = band{}
+			if m.n <= 0 {
+				m.empty()
+			}
+			return
+		}
+	} else {
+		m.n += k
+		b.n += k
+	}
+	t, e := twoSum(b.s, l0.s)
+	b.c += e + l0.c
+	t, e = twoSum(t, l1.s)
+	b.s, b.c = t, b.c+e+l1.c
+	if m.noSquares {
+		return
+	}
+	if remove {
+		// The squares were summed with a plus sign; take them away.
+		l0.q, l0.qc, l1.q, l1.qc = -l0.q, -l0.qc, -l1.q, -l1.qc
+	}
+	t, e = twoSum(b.q, l0.q)
+	b.qc += e + l0.qc
+	t, e = twoSum(t, l1.q)
+	b.q, b.qc = t, b.qc+e+l1.qc
+}
+
+// lane is one lane of a run's double-double sums.
+type lane struct {
+	k           int
+	s, c, q, qc float64
+}
+
+// runFast is the common case of a run: every value present and inside the
+// main band. It sums the run without a branch per value — two lanes of
+// double-double sums, and the smallest and largest exponent seen — and
+// checks afterwards: a missing value turns a lane into NaN, an exponent
+// outside the band shows in the extremes. Then it reports false having
+// changed nothing, and the caller takes the careful path.
+func (m *Moments) runFast(slots []uint64, off, stride, n int, remove bool) bool {
+	lo, hi := uint64(max(0, int(m.anchor)-bandSpan)), uint64(min(int(m.anchor)+bandSpan, m.squareLimit()-1))
+	sq := !m.noSquares
+	// Whole groups of four rows go to the vector kernel, when there is
+	// one; the rest to the two scalar lanes below.
+	var vec fsum.Sum
+	done, outside := fsum.Run(slots, off, stride, n, sq, lo, hi, &vec)
+	if outside {
+		return false
+	}
+	var s0, c0, q0, qc0, s1, c1, q1, qc1 float64
+	minE, maxE := uint64(0x7ff), uint64(0)
+	end := off + n*stride
+	i := off + done*stride
+	for ; i+stride < end; i += 2 * stride {
+		b0, b1 := slots[i], slots[i+stride]
+		x0, x1 := math.Float64frombits(b0), math.Float64frombits(b1)
+		e0, e1 := b0>>52&0x7ff, b1>>52&0x7ff
+		minE = min(minE, e0, e1)
+		maxE = max(maxE, e0, e1)
+		t0 := s0 + x0
+		d0 := t0 - s0
+		c0 += (s0 - (t0 - d0)) + (x0 - d0)
+		s0 = t0
+		t1 := s1 + x1
+		d1 := t1 - s1
+		c1 += (s1 - (t1 - d1)) + (x1 - d1)
+		s1 = t1
+		if sq {
+			p0, p1 := x0*x0, x1*x1
+			pe0, pe1 := math.FMA(x0, x0, -p0), math.FMA(x1, x1, -p1)
+			u0 := q0 + p0
+			d0 = u0 - q0
+			qc0 += (q0 - (u0 - d0)) + (p0 - d0) + pe0
+			q0 = u0
+			u1 := q1 + p1
+			d1 = u1 - q1
+			qc1 += (q1 - (u1 - d1)) + (p1 - d1) + pe1
+			q1 = u1
+		}
+	}
+	if i < end {
+		b0 := slots[i]
+		x0 := math.Float64frombits(b0)
+		e0 := b0 >> 52 & 0x7ff
+		minE = min(minE, e0)
+		maxE = max(maxE, e0)
+		t0 := s0 + x0
+		d0 := t0 - s0
+		c0 += (s0 - (t0 - d0)) + (x0 - d0)
+		s0 = t0
+		if sq {
+			p0 := x0 * x0
+			pe0 := math.FMA(x0, x0, -p0)
+			u0 := q0 + p0
+			d0 = u0 - q0
+			qc0 += (q0 - (u0 - d0)) + (p0 - d0) + pe0
+			q0 = u0
+		}
+	}
+	// A zero has exponent 0 and belongs anywhere; the check below then
+	// fails safe (the careful path handles it).
+	if minE < lo || maxE > hi || s0-s0 != 0 || s1-s1 != 0 || q0-q0 != 0 || q1-q1 != 0 {
+		return false
+	}
+	if vec.S-vec.S != 0 || vec.Q-vec.Q != 0 {
+		return false
+	}
+	b := &m.main
+	if remove {
+		if m.n <= n || b.n <= n {
+			return false
+		}
+		s0, c0, s1, c1 = -s0, -c0, -s1, -c1
+		q0, qc0, q1, qc1 = -q0, -qc0, -q1, -qc1
+		vec.S, vec.C, vec.Q, vec.QC = -vec.S, -vec.C, -vec.Q, -vec.QC
+		m.n -= n
+		b.n -= n
+	} else {
+		m.n += n
+		b.n += n
+	}
+	t, e := twoSum(b.s, s0)
+	b.c += e + c0
+	t, e = twoSum(t, s1)
+	b.s, b.c = t, b.c+e+c1
+	if done > 0 {
+		t, e = twoSum(b.s, vec.S)
+		b.s, b.c = t, b.c+e+vec.C
+	}
+	if sq {
+		t, e = twoSum(b.q, q0)
+		b.qc += e + qc0
+		t, e = twoSum(t, q1)
+		b.q, b.qc = t, b.qc+e+qc1
+		if done > 0 {
+			t, e = twoSum(b.q, vec.Q)
+			b.q, b.qc = t, b.qc+e+vec.QC
+		}
+	}
+	return true
+}
+
+func (m *Moments) slotsSlow(slots []uint64, off, stride, n int, remove bool) {
+	for r := 0; r < n; r++ {
+		x := math.Float64frombits(slots[off+r*stride])
+		if remove {
+			m.Remove(x)
+		} else {
+			m.Add(x)
+		}
+	}
+}

@@ -1,0 +1,482 @@
+package reducers
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/internal/allocs"
+	"github.com/pond-go/pond/internal/fsum"
+)
+
+// relErr is |got − want| / |want|, or |got| when want is 0.
+func relErr(got, want float64) float64 {
+	if want == 0 {
+		return math.Abs(got)
+	}
+	return math.Abs(got-want) / math.Abs(want)
+}
+
+func momentsOf(xs ...float64) *Moments {
+	var m Moments
+	for _, x := range xs {
+		m.Add(x)
+	}
+	return &m
+}
+
+func TestMomentsSpecKernels(t *testing.T) {
+	tests := []struct {
+		name  string
+		xs    []float64
+		sum   float64
+		mean  float64
+		stdev float64
+	}{
+		{"stdev of 2 4 4 4 5 5 7 9 is 2", []float64{2, 4, 4, 4, 5, 5, 7, 9}, 40, 5, 2},
+		{"stdev of one value is 0", []float64{5}, 5, 5, 0},
+		{"stdev of 1 2 3 4", []float64{1, 2, 3, 4}, 10, 2.5, 1.118033988749895},
+		{"sum skips NaN and Inf", []float64{1, math.NaN(), 2, math.Inf(1), math.Inf(-1)}, 3, 1.5, 0.5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := momentsOf(tt.xs...)
+			assert.Equal(t, tt.sum, m.Sum())
+			mean, ok := m.Mean()
+			require.True(t, ok)
+			assert.Equal(t, tt.mean, mean)
+			sd, ok := m.Stdev()
+			require.True(t, ok)
+			assert.Equal(t, tt.stdev, sd)
+		})
+	}
+}
+
+func TestMomentsEmpty(t *testing.T) {
+	var m Moments
+	assert.Equal(t, 0, m.N())
+	assert.Equal(t, 0.0, m.Sum())
+	_, ok := m.Mean()
+	assert.False(t, ok, "mean of nothing is missing")
+	_, ok = m.Stdev()
+	assert.False(t, ok, "stdev of nothing is missing")
+	m.Remove(3) // nothing to remove: no effect
+	assert.Equal(t, 0, m.N())
+}
+
+func TestMomentsCancellation(t *testing.T) {
+	t.Run("add 1e16, add 1, remove 1e16 leaves 1", func(t *testing.T) {
+		m := momentsOf(1e16, 1)
+		m.Remove(1e16)
+		assert.Equal(t, 1.0, m.Sum())
+		mean, _ := m.Mean()
+		assert.Equal(t, 1.0, mean)
+		assert.Equal(t, 1, m.N())
+	})
+	t.Run("0.1 0.2 0.3 minus 0.1 and 0.2 is exactly 0.3", func(t *testing.T) {
+		m := momentsOf(0.1, 0.2, 0.3)
+		m.Remove(0.1)
+		m.Remove(0.2)
+		assert.Equal(t, 0.3, m.Sum())
+	})
+	t.Run("1e16 1 2 3 slid in a count window of 3", func(t *testing.T) {
+		// rolling-compensated-sums: the window sum after 1e16 leaves is 6.
+		m := momentsOf(1e16, 1, 2)
+		assert.Equal(t, 10000000000000004.0, m.Sum())
+		mean, _ := m.Mean()
+		assert.Equal(t, 3333333333333334.5, mean)
+		m.Add(3)
+		m.Remove(1e16)
+		assert.Equal(t, 6.0, m.Sum())
+		mean, _ = m.Mean()
+		assert.Equal(t, 2.0, mean)
+	})
+	t.Run("stdev of 5 5 5 after evictions is exactly 0", func(t *testing.T) {
+		m := momentsOf(-3, 9, 5, 5, 5)
+		m.Remove(-3)
+		m.Remove(9)
+		sd, ok := m.Stdev()
+		require.True(t, ok)
+		assert.Equal(t, 0.0, sd)
+	})
+}
+
+// TestMomentsEqualValuesGiveZero: values exact in binary at modest
+// magnitudes (integers, halves, quarters) are summed exactly, so whatever
+// such values came and went, a window of equal values has stdev exactly 0,
+// mean exactly the value and an exact sum.
+func TestMomentsEqualValuesGiveZero(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	junk := func() float64 {
+		switch rng.IntN(3) {
+		case 0:
+			return float64(rng.IntN(2_000_000) - 1_000_000)
+		case 1:
+			return float64(rng.IntN(400)) / 4
+		}
+		return float64(rng.IntN(1 << 20))
+	}
+	for i := range 3000 {
+		c := junk()
+		k := 1 + rng.IntN(5)
+		var m Moments
+		var before []float64
+		for range rng.IntN(20) {
+			x := junk()
+			before = append(before, x)
+			m.Add(x)
+		}
+		for range k {
+			m.Add(c)
+		}
+		for _, x := range before {
+			m.Remove(x)
+		}
+		sd, ok := m.Stdev()
+		require.True(t, ok)
+		require.Equal(t, 0.0, sd, "case %d: %d × %v", i, k, c)
+		mean, _ := m.Mean()
+		require.Equal(t, c, mean, "case %d", i)
+		require.Equal(t, refSum(repeat(c, k)), m.Sum(), "case %d", i)
+	}
+}
+
+// TestMomentsResidueIsBounded documents the limit of double-double sums: a
+// large value that leaves beside inexact small ones leaves a residue of the
+// order of 2^-106 of it — far under the 1e-9 the conformance vectors allow.
+func TestMomentsResidueIsBounded(t *testing.T) {
+	m := momentsOf(1e16, 0.1, 0.7, 0.3)
+	m.Remove(1e16)
+	assert.InDelta(t, 1.1, m.Sum(), 1e-15)
+	m.Remove(0.1)
+	m.Remove(0.7)
+	m.Remove(0.3)
+	assert.Equal(t, 0.0, m.Sum(), "an emptied window starts afresh")
+	m.Add(5)
+	m.Add(5)
+	sd, _ := m.Stdev()
+	assert.Equal(t, 0.0, sd)
+}
+
+func repeat(x float64, n int) []float64 {
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = x
+	}
+	return xs
+}
+
+// checkMoments compares m with the exact results over xs: sum and mean to
+// 1e-15 relative (of the largest magnitude held, for sums that cancel),
+// stdev to tol.
+func checkMoments(t *testing.T, m *Moments, xs []float64, tol float64, msg string) {
+	t.Helper()
+	require.Equal(t, len(xs), m.N(), msg)
+	scale := 0.0
+	for _, x := range xs {
+		scale = math.Max(scale, math.Abs(x))
+	}
+	want := refSum(xs)
+	require.LessOrEqual(t, math.Abs(m.Sum()-want), 1e-15*math.Max(math.Abs(want), 1e-16*scale), "%s: sum %v want %v", msg, m.Sum(), want)
+	if len(xs) == 0 {
+		return
+	}
+	mean, _ := m.Mean()
+	require.LessOrEqual(t, relErr(mean, refMean(xs)), 1e-15, "%s: mean %v want %v", msg, mean, refMean(xs))
+	sd, _ := m.Stdev()
+	wantSD := refStdev(xs)
+	require.LessOrEqual(t, math.Abs(sd-wantSD), tol*math.Max(wantSD, 1e-300), "%s: stdev %v want %v", msg, sd, wantSD)
+}
+
+// TestMomentsMatchExact slides random windows over data of several shapes,
+// removing in any order, and compares every result with an exact
+// recomputation from the window's contents. The stdev tolerance is 1e-10,
+// inside the 1e-9 the conformance vectors ask for.
+func TestMomentsMatchExact(t *testing.T) {
+	shapes := []struct {
+		name string
+		gen  func(*rand.Rand) float64
+	}{
+		{"large mean, small spread", func(r *rand.Rand) float64 { return 1e6 + float64(r.IntN(1000))*1e-3 }},
+		{"normal", func(r *rand.Rand) float64 { return r.NormFloat64() }},
+		{"cpu-like", func(r *rand.Rand) float64 { return 0.5 + 0.1*r.NormFloat64() }},
+		{"integers with repeats", func(r *rand.Rand) float64 { return float64(r.IntN(5)) }},
+		{"wide magnitudes", func(r *rand.Rand) float64 {
+			return math.Ldexp(r.Float64()-0.5, r.IntN(60)-30)
+		}},
+	}
+	for _, sh := range shapes {
+		t.Run(sh.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, uint64(len(sh.name))))
+			var m Moments
+			var xs []float64
+			for range 3000 {
+				if len(xs) == 0 || rng.IntN(3) > 0 && len(xs) < 40 {
+					x := sh.gen(rng)
+					m.Add(x)
+					xs = append(xs, x)
+				} else {
+					i := rng.IntN(len(xs)) // any order
+					m.Remove(xs[i])
+					xs = append(xs[:i], xs[i+1:]...)
+				}
+				checkMoments(t, &m, xs, 1e-10, sh.name)
+			}
+		})
+	}
+}
+
+// TestMomentsLongSlide adds and removes 1e5 values through a window of
+// 1000 and checks the results against the exact ones along the way.
+func TestMomentsLongSlide(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n, w = 100_000, 1000
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = 1e6 + float64(rng.IntN(1_000_000))*1e-3
+	}
+	var m Moments
+	for i, x := range xs {
+		m.Add(x)
+		if i >= w {
+			m.Remove(xs[i-w])
+		}
+		if i%997 == 0 || i == n-1 {
+			checkMoments(t, &m, xs[max(0, i-w+1):i+1], 1e-10, "slide")
+		}
+	}
+}
+
+func TestMomentsExtremeMagnitudes(t *testing.T) {
+	tests := []struct {
+		name  string
+		xs    []float64
+		sum   float64
+		stdev float64
+		ok    bool
+	}{
+		{"huge equal", []float64{1e150, 1e150}, 2e150, 0, true},
+		{"huge", []float64{1e150, 3e150}, 4e150, 1e150, true},
+		{"tiny", []float64{1e-150, 3e-150}, 4e-150, 1e-150, true},
+		{"squares overflow: stdev missing", []float64{1e300, 3e300}, 4e300, 0, false},
+		{"one square too big: stdev missing", []float64{1, 2, 1e151}, 1e151, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := momentsOf(tt.xs...)
+			assert.Equal(t, tt.sum, m.Sum())
+			sd, ok := m.Stdev()
+			assert.Equal(t, tt.ok, ok)
+			if ok {
+				assert.InEpsilon(t, tt.stdev+1e-300, sd+1e-300, 1e-15)
+			}
+		})
+	}
+}
+
+func TestMomentsOutlierLeavesNoResidue(t *testing.T) {
+	x := 58.95465139167753
+	for _, outlier := range []float64{1e16, -3e20, 1e-20} {
+		m := momentsOf(x, outlier, x, 0.1)
+		m.Remove(outlier)
+		m.Remove(0.1)
+		sd, ok := m.Stdev()
+		require.True(t, ok)
+		assert.Equal(t, 0.0, sd, "outlier %v", outlier)
+		assert.Equal(t, 2*x, m.Sum())
+	}
+	// An outlier that opened the main band: the others are in the band
+	// below, and its residue leaves with it.
+	m := momentsOf(1e16, 3, 3)
+	m.Remove(1e16)
+	m.Add(3)
+	sd, _ := m.Stdev()
+	assert.Equal(t, 0.0, sd)
+	assert.Equal(t, 9.0, m.Sum())
+	// A tiny value opened the main band: ordinary values and the outlier
+	// are both far above it, but not within one band of each other, so
+	// the outlier still has a band of its own and takes its residue away.
+	for _, outlier := range []float64{1e16, 1e30, -1e25} {
+		m := momentsOf(1e-12, x, x, x)
+		m.Add(outlier)
+		m.Add(x)
+		m.Remove(outlier)
+		m.Remove(1e-12)
+		sd, ok := m.Stdev()
+		require.True(t, ok)
+		assert.Equal(t, 0.0, sd, "outlier %v", outlier)
+		assert.Equal(t, 4*x, m.Sum(), "outlier %v", outlier)
+	}
+}
+
+// TestMomentsRecoverFromHugeSquares: a value whose square would overflow
+// makes the stdev missing while it is held, and only then; a zero or
+// another value sharing its band does not keep the band poisoned. Each
+// way in: one value at a time, runs, and the event trigger's Slide.
+func TestMomentsRecoverFromHugeSquares(t *testing.T) {
+	for _, big := range []float64{1e200, -1e151, 1e308} {
+		m := momentsOf(big, 0, -4, -4, -4, -4)
+		_, ok := m.Stdev()
+		assert.False(t, ok, "%v held", big)
+		m.Remove(big)
+		sd, ok := m.Stdev()
+		require.True(t, ok, "%v left", big)
+		assert.InDelta(t, 1.6, sd, 1e-15)
+
+		var r Moments
+		run := []uint64{math.Float64bits(big), 0, math.Float64bits(-4), math.Float64bits(-4), math.Float64bits(-4), math.Float64bits(-4)}
+		r.AddSlots(run, 0, 1, len(run))
+		r.RemoveSlots(run, 0, 1, 1)
+		sd, ok = r.Stdev()
+		require.True(t, ok, "%v left a run", big)
+		assert.InDelta(t, 1.6, sd, 1e-15)
+
+		var s Moments
+		out := make([]float64, 6)
+		s.Slide([]float64{big, 0, -4, -4, -4, -4}, []float64{big}, []int32{0, 0, 0, 0, 0, 1}, SlideOut{Stdev: out})
+		assert.True(t, math.IsNaN(out[4]), "%v held while sliding", big)
+		assert.InDelta(t, 1.6, out[5], 1e-15, "%v slid out", big)
+		sd, ok = s.Stdev()
+		require.True(t, ok, "%v slid out", big)
+		assert.InDelta(t, 1.6, sd, 1e-15)
+	}
+}
+
+func TestMomentsReset(t *testing.T) {
+	m := momentsOf(1, 2, 3, 1e300)
+	m.Reset()
+	assert.Equal(t, 0, m.N())
+	assert.Equal(t, 0.0, m.Sum())
+	m.Add(4)
+	assert.Equal(t, 4.0, m.Sum())
+}
+
+func TestMomentsDoNotAllocate(t *testing.T) {
+	xs := benchData(1024)
+	var m Moments
+	i := 0
+	n := allocs.Count(1000, func() {
+		m.Add(xs[i%len(xs)])
+		if i >= 100 {
+			m.Remove(xs[(i-100)%len(xs)])
+		}
+		i++
+		_ = m.Sum()
+		_, _ = m.Mean()
+		_, _ = m.Stdev()
+	})
+	assert.Zero(t, n)
+}
+
+// TestMomentsSlotsMatchOneByOne runs the same random histories through
+// AddSlots/RemoveSlots and through Add/Remove: the results must agree to
+// the last bits a double-double leaves (and exactly on counts).
+func TestMomentsSlotsMatchOneByOne(t *testing.T) {
+	t.Run("vector kernel as detected", checkSlotsMatchOneByOne)
+	t.Run("scalar lanes only", func(t *testing.T) {
+		defer func(a bool) { fsum.Available = a }(fsum.Available)
+		fsum.Available = false
+		checkSlotsMatchOneByOne(t)
+	})
+}
+
+func checkSlotsMatchOneByOne(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	gen := []func() float64{
+		func() float64 { return 0.5 + 0.1*rng.NormFloat64() },
+		func() float64 { return float64(rng.IntN(7)) },
+		func() float64 {
+			switch rng.IntN(12) {
+			case 0:
+				return math.NaN()
+			case 1:
+				return 1e16
+			case 2:
+				return 1e-12
+			case 3:
+				return 0
+			}
+			return rng.NormFloat64() * 100
+		},
+	}
+	for gi, g := range gen {
+		var a, b Moments
+		var window []float64
+		for step := range 2000 {
+			run := 1 + rng.IntN(30) // up to several groups of four for the kernel
+			stride := 1 + rng.IntN(3)
+			slots := make([]uint64, run*stride)
+			var xs []float64
+			for r := range run {
+				x := g()
+				xs = append(xs, x)
+				slots[r*stride] = math.Float64bits(x)
+			}
+			if len(window) < run || rng.IntN(2) == 0 {
+				a.AddSlots(slots, 0, stride, run)
+				for _, x := range xs {
+					b.Add(x)
+				}
+				window = append(window, xs...)
+			} else {
+				old := window[:run]
+				for r, x := range old {
+					slots[r*stride] = math.Float64bits(x)
+				}
+				a.RemoveSlots(slots, 0, stride, run)
+				for _, x := range old {
+					b.Remove(x)
+				}
+				window = window[run:]
+			}
+			require.Equal(t, b.N(), a.N(), "gen %d step %d", gi, step)
+			var live []float64
+			for _, x := range window {
+				if x == x {
+					live = append(live, x)
+				}
+			}
+			checkMoments(t, &a, live, 1e-10, "slots")
+		}
+	}
+}
+
+// TestMeanStdevMatchesMeanAndStdev: the joint reading gives bit for bit
+// what the two readings give, whatever the state.
+func TestMeanStdevMatchesMeanAndStdev(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	vals := []float64{0, 1, 2, 5, 5, 0.1, 1e16, 1e-12, 1e200, -3, 58.95465139167753}
+	for trial := range 5000 {
+		var m Moments
+		if trial%4 == 0 {
+			m.SkipSquares()
+		}
+		var held []float64
+		for range rng.IntN(8) {
+			x := vals[rng.IntN(len(vals))]
+			if rng.IntN(3) == 0 {
+				x = rng.NormFloat64()
+			}
+			m.Add(x)
+			held = append(held, x)
+		}
+		for len(held) > 0 && rng.IntN(3) == 0 {
+			m.Remove(held[0])
+			held = held[1:]
+		}
+		mean, okMean, sd, okSd := m.MeanStdev()
+		wm, wokm := m.Mean()
+		ws, woks := m.Stdev()
+		require.Equal(t, wokm, okMean, "trial %d", trial)
+		require.Equal(t, woks, okSd, "trial %d", trial)
+		if wokm {
+			require.Equal(t, math.Float64bits(wm), math.Float64bits(mean), "trial %d", trial)
+		}
+		if woks {
+			require.Equal(t, math.Float64bits(ws), math.Float64bits(sd), "trial %d", trial)
+		}
+	}
+}

@@ -1,0 +1,145 @@
+package reducers
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/internal/allocs"
+)
+
+// sameMoments requires a and b to hold bit-identical state.
+func sameMoments(t *testing.T, a, b *Moments, msg string, args ...any) {
+	t.Helper()
+	require.Equal(t, b.n, a.n, msg, args)
+	require.Equal(t, b.anchored, a.anchored, msg, args)
+	if b.anchored {
+		require.Equal(t, b.anchor, a.anchor, msg, args)
+	}
+	bits := func(x band) [5]uint64 {
+		return [5]uint64{uint64(x.n), math.Float64bits(x.s), math.Float64bits(x.c), math.Float64bits(x.q), math.Float64bits(x.qc)}
+	}
+	require.Equal(t, bits(b.main), bits(a.main), msg, args)
+	outer := func(m *Moments) map[int32][5]uint64 {
+		out := map[int32][5]uint64{}
+		if m.outer != nil {
+			for i, k := range m.outer.k {
+				if m.outer.b[i].n != 0 {
+					out[k] = bits(m.outer.b[i])
+				}
+			}
+		}
+		return out
+	}
+	require.Equal(t, outer(b), outer(a), msg, args)
+}
+
+// shiftValues draws the values the one-pass paths must handle like the
+// general ones: ordinary data, and now and then a missing value, a zero,
+// an outlier, an infinity, a subnormal, a value whose square overflows.
+func shiftValues(rng *rand.Rand) float64 {
+	switch rng.IntN(40) {
+	case 0:
+		return math.NaN()
+	case 1:
+		return 0
+	case 2:
+		return 1e16
+	case 3:
+		return math.Inf(1)
+	case 4:
+		return 5e-324
+	case 5:
+		return 1e200
+	case 6:
+		return -1e-12
+	}
+	return 50 + 10*rng.NormFloat64()
+}
+
+// TestFillSlotsMatchesResetAndAdd: FillSlots leaves exactly the state of
+// Reset followed by AddSlots, whatever the values and the previous state.
+func TestFillSlotsMatchesResetAndAdd(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for step := range 20000 {
+		var a, b Moments
+		if step%3 == 0 {
+			a.SkipSquares()
+			b.SkipSquares()
+		}
+		// Some history first, so that both start from a used state.
+		for range rng.IntN(4) {
+			x := shiftValues(rng)
+			a.Add(x)
+			b.Add(x)
+		}
+		n := rng.IntN(7)
+		stride := 1 + rng.IntN(3)
+		slots := make([]uint64, n*stride+1)
+		for r := range n {
+			slots[r*stride] = math.Float64bits(shiftValues(rng))
+		}
+		a.FillSlots(slots, 0, stride, n)
+		b.Reset()
+		b.AddSlots(slots, 0, stride, n)
+		sameMoments(t, &a, &b, "step %d", step)
+	}
+}
+
+// TestShiftSlotsMatchesRemoveAndAdd slides windows by short and long runs
+// through ShiftSlots and through RemoveSlots then AddSlots: the states
+// must stay bit-identical, including when the window empties, a band
+// empties or a value leaves the main band.
+func TestShiftSlotsMatchesRemoveAndAdd(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	for trial := range 200 {
+		var a, b Moments
+		if trial%3 == 0 {
+			a.SkipSquares()
+			b.SkipSquares()
+		}
+		var window []float64
+		for step := range 300 {
+			stride := 1 + rng.IntN(3)
+			rn := min(len(window), rng.IntN(7))
+			an := rng.IntN(7)
+			rem := make([]uint64, rn*stride+1)
+			for r, x := range window[:rn] {
+				rem[r*stride] = math.Float64bits(x)
+			}
+			add := make([]uint64, an*stride+1)
+			var xs []float64
+			for r := range an {
+				x := shiftValues(rng)
+				xs = append(xs, x)
+				add[r*stride] = math.Float64bits(x)
+			}
+			a.ShiftSlots(rem, 0, rn, add, 0, an, stride)
+			b.RemoveSlots(rem, 0, stride, rn)
+			b.AddSlots(add, 0, stride, an)
+			window = append(window[rn:], xs...)
+			sameMoments(t, &a, &b, "trial %d step %d", trial, step)
+		}
+	}
+}
+
+// TestShiftSlotsSteadySlide: a slide of ordinary values keeps exact
+// counts and sums, opens no outer band and does not allocate.
+func TestShiftSlotsSteadySlide(t *testing.T) {
+	var m Moments
+	for i := range 10 {
+		m.Add(float64(50 + i))
+	}
+	rem := []uint64{math.Float64bits(50), math.Float64bits(51)}
+	add := []uint64{math.Float64bits(60), math.Float64bits(61)}
+	m.ShiftSlots(rem, 0, 2, add, 0, 2, 1)
+	require.Equal(t, 10, m.N())
+	require.Nil(t, m.outer)
+	mean, ok := m.Mean()
+	require.True(t, ok)
+	require.Equal(t, 56.5, mean)
+	n := allocs.Count(100, func() { m.ShiftSlots(rem, 0, 2, rem, 0, 2, 1) })
+	require.Zero(t, n)
+}

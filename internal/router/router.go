@@ -1,0 +1,280 @@
+package router
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pond-go/pond/partition"
+	"github.com/pond-go/pond/schema"
+	"github.com/pond-go/pond/sequence"
+)
+
+// CheckOptions validates partition options for a partition column of kind k.
+func CheckOptions(o partition.Options, k schema.Kind) error {
+	switch {
+	case k != schema.String && k != schema.Number && k != schema.Bool:
+		return fmt.Errorf("%w: cannot partition by a %s column", partition.ErrOptions, k)
+	case o.MaxEvents < 0:
+		return fmt.Errorf("%w: MaxEvents %d must not be negative", partition.ErrOptions, o.MaxEvents)
+	case o.MaxAge < 0:
+		return fmt.Errorf("%w: MaxAge %v must not be negative", partition.ErrOptions, o.MaxAge)
+	case o.MaxPartitions < 0:
+		return fmt.Errorf("%w: MaxPartitions %d must not be negative", partition.ErrOptions, o.MaxPartitions)
+	case o.IdleTTL < 0:
+		return fmt.Errorf("%w: IdleTTL %v must not be negative", partition.ErrOptions, o.IdleTTL)
+	case o.MaxAge > sequence.MaxDuration || o.IdleTTL > sequence.MaxDuration:
+		return fmt.Errorf("%w: MaxAge %v or IdleTTL %v is longer than %v", partition.ErrOptions, o.MaxAge, o.IdleTTL, sequence.MaxDuration)
+	case o.MaxPartitions > 0 && len(o.Groups) > o.MaxPartitions:
+		return fmt.Errorf("%w: %d declared groups exceed MaxPartitions %d", partition.ErrOptions, len(o.Groups), o.MaxPartitions)
+	}
+	for i, g := range o.Groups {
+		if !g.IsMissing() && g.Kind() != k {
+			return fmt.Errorf("%w: group %d (%s) is a %s, the column is %s", partition.ErrOptions, i, g, g.Kind(), k)
+		}
+		if f, ok := g.Num(); ok && (math.IsInf(f, 0) || f != f) {
+			return fmt.Errorf("%w: group %d is not finite", partition.ErrOptions, i)
+		}
+		for j := range i {
+			if o.Groups[j].Equal(g) {
+				return fmt.Errorf("%w: group %s is declared twice", partition.ErrOptions, g)
+			}
+		}
+	}
+	return nil
+}
+
+// Key is a partition key in the form routing uses: the kind, and a
+// 64-bit code — an intern id for strings, the bits of a number (−0 as 0),
+// 1 or 2 for a boolean. A missing key has kind 0 and code 0.
+type Key struct {
+	Kind schema.Kind
+	Code uint64
+}
+
+// NumberKey returns the key of a number.
+func NumberKey(f float64) Key {
+	if f == 0 {
+		f = 0 // −0 and 0 are one partition
+	}
+	return Key{Kind: schema.Number, Code: math.Float64bits(f)}
+}
+
+// Router maps keys to dense partition indices, in first-seen order after
+// the declared groups. Index lookups for string keys are a slice lookup by
+// intern id. A Router is not safe for concurrent use.
+type Router struct {
+	opts     partition.Options
+	kind     schema.Kind
+	bySym    []int32 // intern id → index + 1
+	other    map[Key]int32
+	keys     []schema.Value
+	codes    []Key
+	alive    []bool
+	gen      []uint32
+	last     []int64
+	order    []int32 // alive partitions in emission order
+	free     []int32
+	parked   []int32 // removed by MakeRoom, free from the next Expire
+	declared int
+	count    int
+}
+
+// NewRouter returns a router for a column of kind k, with the declared
+// groups of o already created. keyOf turns a declared group into its
+// routing key (for strings, by interning it). Options that do not pass
+// [partition.Options.Check] are an error wrapping [ErrOptions].
+func NewRouter(k schema.Kind, o partition.Options, keyOf func(schema.Value) Key) (*Router, error) {
+	if err := CheckOptions(o, k); err != nil {
+		return nil, err
+	}
+	r := &Router{opts: o, kind: k, other: map[Key]int32{}}
+	for _, g := range o.Groups {
+		r.create(keyOf(g), g)
+	}
+	r.declared = len(o.Groups)
+	return r, nil
+}
+
+// Options returns the router's options.
+func (r *Router) Options() partition.Options { return r.opts }
+
+// Declared reports whether groups were declared.
+func (r *Router) Declared() bool { return r.declared > 0 }
+
+// Find returns the index of key's partition, if it is alive.
+func (r *Router) Find(k Key) (int32, bool) {
+	if k.Kind == schema.String {
+		if k.Code < uint64(len(r.bySym)) {
+			if i := r.bySym[k.Code]; i > 0 {
+				return i - 1, true
+			}
+		}
+		return 0, false
+	}
+	i, ok := r.other[k]
+	return i, ok
+}
+
+// Route returns the index of key's partition, creating it if needed, and
+// records t as its latest time.
+func (r *Router) Route(k Key, v schema.Value, t int64) int32 {
+	i, ok := r.Find(k)
+	if !ok {
+		i = r.create(k, v)
+	}
+	if t > r.last[i] {
+		r.last[i] = t
+	}
+	return i
+}
+
+// FindSym returns the index of the live partition of string key id (an
+// intern id), the routing fast path: one slice lookup.
+func (r *Router) FindSym(id uint32) (int32, bool) {
+	if uint64(id) < uint64(len(r.bySym)) {
+		if i := r.bySym[id]; i > 0 {
+			return i - 1, true
+		}
+	}
+	return 0, false
+}
+
+// Touch records t as a time routed to partition i.
+func (r *Router) Touch(i int32, t int64) {
+	if t > r.last[i] {
+		r.last[i] = t
+	}
+}
+
+func (r *Router) create(k Key, v schema.Value) int32 {
+	var i int32
+	if n := len(r.free); n > 0 {
+		i = r.free[n-1]
+		r.free = r.free[:n-1]
+		r.keys[i], r.codes[i], r.alive[i], r.last[i] = v, k, true, math.MinInt64
+		r.gen[i]++
+	} else {
+		i = int32(len(r.keys))
+		r.keys = append(r.keys, v)
+		r.codes = append(r.codes, k)
+		r.alive = append(r.alive, true)
+		r.gen = append(r.gen, 0)
+		r.last = append(r.last, math.MinInt64)
+	}
+	if k.Kind == schema.String {
+		for uint64(len(r.bySym)) <= k.Code {
+			r.bySym = append(r.bySym, 0)
+		}
+		r.bySym[k.Code] = i + 1
+	} else {
+		r.other[k] = i
+	}
+	r.order = append(r.order, i)
+	r.count++
+	return i
+}
+
+// Groups returns the partitions of the declared groups, in declared
+// order (they are never removed and come first in Order).
+func (r *Router) Groups() []int32 { return r.order[:r.declared] }
+
+// Len returns the number of live partitions.
+func (r *Router) Len() int { return r.count }
+
+// Cap returns one more than the largest index in use: a slice of that
+// length can hold per-partition state.
+func (r *Router) Cap() int { return len(r.keys) }
+
+// Order returns the live partitions in emission order: declared groups
+// first, then by first appearance. The slice is the router's own.
+func (r *Router) Order() []int32 { return r.order }
+
+// KeyValue returns the key of partition i as a value of the column's kind
+// (missing for the partition of missing keys).
+func (r *Router) KeyValue(i int32) schema.Value { return r.keys[i] }
+
+// Key returns the routing key of partition i (for a string key, its
+// intern id).
+func (r *Router) Key(i int32) Key { return r.codes[i] }
+
+// Generation returns a number that changes when index i is given to a new
+// partition, so state kept per index can tell it is stale.
+func (r *Router) Generation(i int32) uint32 { return r.gen[i] }
+
+// Alive reports whether index i holds a live
+func (r *Router) Alive(i int32) bool { return int(i) < len(r.alive) && r.alive[i] }
+
+// Last returns the latest time routed to partition i.
+func (r *Router) Last(i int32) int64 { return r.last[i] }
+
+// CheckNew reports whether a push that would create n new partitions is
+// within MaxPartitions.
+func (r *Router) CheckNew(n int) bool {
+	return r.opts.MaxPartitions == 0 || r.count+n <= r.opts.MaxPartitions
+}
+
+// Expire removes the partitions, other than declared groups, whose latest
+// row is older than now − IdleTTL, and appends their indices to dst. It
+// does nothing without an IdleTTL. The indices [Router.MakeRoom] removed
+// become free for new partitions.
+func (r *Router) Expire(now int64, dst []int32) []int32 {
+	r.free = append(r.free, r.parked...)
+	r.parked = r.parked[:0]
+	return r.expire(now, nil, dst)
+}
+
+// expire removes the idle partitions at now, except those marked in spare.
+func (r *Router) expire(now int64, spare []bool, dst []int32) []int32 {
+	if r.opts.IdleTTL <= 0 {
+		return dst
+	}
+	cut := now - int64(r.opts.IdleTTL)
+	keep := r.order[:0]
+	for _, i := range r.order {
+		if r.Idle(i, cut) && (int(i) >= len(spare) || !spare[i]) {
+			dst = append(dst, i)
+			r.remove(i)
+			continue
+		}
+		keep = append(keep, i)
+	}
+	clear(r.order[len(keep):])
+	r.order = keep
+	return dst
+}
+
+// Idle reports whether Expire at a time whose cut (now − IdleTTL) is cut
+// would remove partition i: it is not a declared group and its latest row
+// is older than cut.
+func (r *Router) Idle(i int32, cut int64) bool {
+	return int(i) >= r.declared && r.last[i] < cut
+}
+
+// MakeRoom is [Router.Expire] for a push that needs the room before its
+// rows are routed: it removes the partitions Expire would, except those
+// marked in spare (the ones the push routes rows to), and appends their
+// indices to dst, but keeps the indices from new partitions until the
+// next Expire, so that state kept per index elsewhere can be dropped
+// first.
+func (r *Router) MakeRoom(now int64, spare []bool, dst []int32) []int32 {
+	n := len(dst)
+	dst = r.expire(now, spare, dst)
+	// expire freed these last: take them back from the free list.
+	k := len(dst) - n
+	r.parked = append(r.parked, r.free[len(r.free)-k:]...)
+	r.free = r.free[:len(r.free)-k]
+	return dst
+}
+
+func (r *Router) remove(i int32) {
+	k := r.codes[i]
+	if k.Kind == schema.String {
+		r.bySym[k.Code] = 0
+	} else {
+		delete(r.other, k)
+	}
+	r.alive[i] = false
+	r.keys[i] = schema.Value{}
+	r.free = append(r.free, i)
+	r.count--
+}

@@ -1,0 +1,42 @@
+package router_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/internal/router"
+	"github.com/pond-go/pond/partition"
+	"github.com/pond-go/pond/schema"
+)
+
+func numberKey(v schema.Value) router.Key {
+	f, _ := v.Num()
+	return router.NumberKey(f)
+}
+
+// TestMakeRoomKeepsIndicesUntilExpire: MakeRoom removes what Expire would,
+// except the partitions it is told to spare, and gives none of their
+// indices to new partitions before the next Expire.
+func TestMakeRoomKeepsIndicesUntilExpire(t *testing.T) {
+	r, err := router.NewRouter(schema.Number, partition.Options{MaxPartitions: 3, IdleTTL: time.Second}, numberKey)
+	require.NoError(t, err)
+	for k := range 3 {
+		r.Route(router.NumberKey(float64(k)), schema.NumberValue(float64(k)), 0)
+	}
+	require.False(t, r.CheckNew(1))
+	spare := []bool{true, false, false}
+	gone := r.MakeRoom(int64(2*time.Second), spare, nil)
+	assert.ElementsMatch(t, []int32{1, 2}, gone)
+	assert.Equal(t, 1, r.Len())
+	assert.True(t, r.CheckNew(2))
+	a := r.Route(router.NumberKey(10), schema.NumberValue(10), int64(2*time.Second))
+	b := r.Route(router.NumberKey(11), schema.NumberValue(11), int64(2*time.Second))
+	assert.Equal(t, []int32{3, 4}, []int32{a, b}, "indices 1 and 2 are not reused in the same push")
+	r.Touch(0, int64(2*time.Second))
+	assert.Empty(t, r.Expire(int64(2*time.Second), nil))
+	c := r.Route(router.NumberKey(12), schema.NumberValue(12), int64(2*time.Second))
+	assert.Contains(t, []int32{1, 2}, c, "after Expire, the indices are free again")
+}

@@ -1,0 +1,126 @@
+package live
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/reduce"
+)
+
+// Running is one running total of [Series.Cumulative]: the number column
+// it replaces and the reducer, one of [reduce.Sum], [reduce.Count],
+// [reduce.Min] and [reduce.Max].
+type Running struct {
+	Column string
+	Using  reduce.Reducer
+}
+
+// cumOp keeps running totals per partition.
+type cumOp struct {
+	ops  []reducers.Op
+	slot []int // per schema column: index of the total, or -1
+	acc  []float64
+	comp []float64 // compensation of a running sum
+	has  []bool
+}
+
+func (o *cumOp) row(in *frame, i int, p int32, out *frame) bool {
+	nt := len(o.ops)
+	for (int(p)+1)*nt > len(o.has) {
+		for range nt {
+			o.acc = append(o.acc, 0)
+			o.comp = append(o.comp, 0)
+			o.has = append(o.has, false)
+		}
+	}
+	out.tab.Col(0).AppendTime(in.tab.TimeNanos(i))
+	for j := 1; j < len(o.slot); j++ {
+		dst, c := out.tab.Col(j), in.tab.Col(j)
+		k := o.slot[j]
+		if k < 0 {
+			appendCell(dst, c, i)
+			copySym(out, j, in, j, i)
+			continue
+		}
+		x := int(p)*nt + k
+		if v, ok := c.Num(i); ok {
+			switch o.ops[k] {
+			case reducers.OpSum:
+				// Neumaier's compensated sum.
+				s := o.acc[x] + v
+				if math.Abs(o.acc[x]) >= math.Abs(v) {
+					o.comp[x] += (o.acc[x] - s) + v
+				} else {
+					o.comp[x] += (v - s) + o.acc[x]
+				}
+				o.acc[x] = s
+			case reducers.OpCount:
+				o.acc[x]++
+			case reducers.OpMin:
+				if !o.has[x] || v < o.acc[x] {
+					o.acc[x] = v
+				}
+			case reducers.OpMax:
+				if !o.has[x] || v > o.acc[x] {
+					o.acc[x] = v
+				}
+			}
+			o.has[x] = true
+		}
+		if o.has[x] {
+			appendFinite(dst, o.acc[x]+o.comp[x])
+		} else {
+			dst.AppendMissing()
+		}
+	}
+	return true
+}
+
+func (o *cumOp) forget(p int32) {
+	nt := len(o.ops)
+	for k := range nt {
+		x := int(p)*nt + k
+		if x >= len(o.has) {
+			return
+		}
+		o.acc[x], o.comp[x], o.has[x] = 0, 0, false
+	}
+}
+
+// Cumulative adds a view that replaces each listed number column by its
+// running total since the view was built (per partition on a partitioned
+// source): sum (compensated), count of present values, min or max. A
+// missing cell repeats the running value, which is missing until the
+// first present one: the sum of –, 2, –, 3 is –, 2, 2, 5. Other columns
+// pass through. No total, an unknown, time or non-number column, a column
+// listed twice or another reducer is an error wrapping [ErrConfig].
+func (s *Series) Cumulative(source NodeID, totals ...Running) (NodeID, error) {
+	const op = "cumulative"
+	src, err := s.checkSource(source)
+	if err != nil {
+		return 0, err
+	}
+	columns := make([]string, len(totals))
+	ops := make([]reducers.Op, len(totals))
+	for k, r := range totals {
+		switch r.Using {
+		case reduce.Sum, reduce.Count, reduce.Min, reduce.Max:
+		default:
+			return 0, configErr(op, r.Column, fmt.Sprintf("reducer %s: a running total is sum, count, min or max", r.Using), nil)
+		}
+		columns[k], ops[k] = r.Column, reducers.SpecOf(r.Using).Op
+	}
+	idx, sch, err := targetColumns(op, src.sch, columns, true)
+	if err != nil {
+		return 0, err
+	}
+	o := &cumOp{ops: ops, slot: make([]int, sch.Len())}
+	for j := range o.slot {
+		o.slot[j] = -1
+	}
+	for k, j := range idx {
+		o.slot[j] = k
+	}
+	return s.addView(op, source, sch, viewComputes, o, true, nil), nil
+}

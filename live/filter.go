@@ -1,0 +1,42 @@
+package live
+
+import "github.com/pond-go/pond/schema"
+
+// filterOp passes the rows its function keeps.
+type filterOp struct {
+	keep    func(schema.Row) bool
+	scratch schema.Row
+}
+
+func (o *filterOp) row(in *frame, i int, _ int32, out *frame) bool {
+	o.scratch = in.tab.AppendRow(o.scratch[:0], i)
+	if !o.keep(o.scratch) {
+		return false
+	}
+	copyRow(out, in, i)
+	return true
+}
+
+func (o *filterOp) forget(int32) {}
+
+// Filter adds a view that passes on the rows of source for which keep
+// returns true. The row given to keep (the time first, then a cell per
+// column) is reused from call to call: copy what you keep of it. keep
+// runs inside the push, after its commit point: it must not push to the
+// series (that fails with [ErrReentrant]) and must not panic (a panic
+// leaves the push half done).
+//
+// Like every view, a filter over a node that holds rows (the root, a
+// partition, a window, a view over those) follows its evictions: a row
+// leaves the filter exactly when it leaves the source. It keeps only the
+// keys of the rows it passed, never the rows.
+func (s *Series) Filter(source NodeID, keep func(row schema.Row) bool) (NodeID, error) {
+	src, err := s.checkSource(source)
+	if err != nil {
+		return 0, err
+	}
+	if keep == nil {
+		return 0, configErr("filter", "keep", "a filter needs a function", nil)
+	}
+	return s.addView("filter", source, src.sch, viewPasses, &filterOp{keep: keep}, true, nil), nil
+}

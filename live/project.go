@@ -1,0 +1,110 @@
+package live
+
+import (
+	"fmt"
+
+	"github.com/pond-go/pond/schema"
+)
+
+// mapOp computes each row with its function.
+type mapOp struct {
+	fn     func(in, out schema.Row) bool
+	inRow  schema.Row
+	outRow schema.Row
+}
+
+func (o *mapOp) row(in *frame, i int, _ int32, out *frame) bool {
+	o.inRow = in.tab.AppendRow(o.inRow[:0], i)
+	t := in.tab.TimeNanos(i)
+	clear(o.outRow)
+	o.outRow[0] = schema.NanosValue(t)
+	if !o.fn(o.inRow, o.outRow) {
+		return false
+	}
+	out.tab.Col(0).AppendTime(t)
+	for j := 1; j < len(o.outRow); j++ {
+		out.tab.Col(j).AppendValue(o.outRow[j])
+	}
+	return true
+}
+
+func (o *mapOp) forget(int32) {}
+
+// selectOp keeps some columns.
+type selectOp struct {
+	idx []int // source column of output column k+1
+}
+
+func (o *selectOp) row(in *frame, i int, _ int32, out *frame) bool {
+	out.tab.Col(0).AppendTime(in.tab.TimeNanos(i))
+	for k, j := range o.idx {
+		appendCell(out.tab.Col(k+1), in.tab.Col(j), i)
+		copySym(out, k+1, in, j, i)
+	}
+	return true
+}
+
+func (o *selectOp) forget(int32) {}
+
+// Map adds a view that computes each row anew: fn gets the source row
+// (the time first) and a row of out.Len() cells to fill, whose first cell
+// is the source row's time and whose other cells start missing; it
+// returns false to drop the row. A row keeps its source row's time (a
+// time fn writes is ignored). A cell whose kind does not match its column
+// of out, or a non-finite number, is stored as missing; nothing fn
+// returns fails the push. Both rows are reused from call to call.
+//
+// out must have a time column first; it need not contain the partition
+// column of a partitioned source (the rows stay partitioned). Like a
+// filter's function, fn must neither push to the series nor panic.
+func (s *Series) Map(source NodeID, out *schema.Schema, fn func(in, out schema.Row) bool) (NodeID, error) {
+	if _, err := s.checkSource(source); err != nil {
+		return 0, err
+	}
+	switch {
+	case out == nil:
+		return 0, configErr("map", "out", "a map needs an output schema", nil)
+	case fn == nil:
+		return 0, configErr("map", "fn", "a map needs a function", nil)
+	}
+	op := &mapOp{fn: fn, outRow: make(schema.Row, out.Len())}
+	return s.addView("map", source, out, viewComputes, op, true, nil), nil
+}
+
+// Select adds a view that keeps only the given value columns of source,
+// in the source's column order, after the time. An unknown column, the
+// time column or an empty list is an error wrapping [ErrConfig].
+func (s *Series) Select(source NodeID, columns ...string) (NodeID, error) {
+	const op = "select"
+	src, err := s.checkSource(source)
+	if err != nil {
+		return 0, err
+	}
+	if len(columns) == 0 {
+		return 0, configErr(op, "columns", "select needs at least one column", nil)
+	}
+	want := map[int]bool{}
+	for _, c := range columns {
+		j, ok := src.sch.Index(c)
+		switch {
+		case !ok:
+			return 0, configErr(op, c, fmt.Sprintf("unknown column (columns: %v)", src.sch.Names()[1:]), nil)
+		case j == 0:
+			return 0, configErr(op, c, "is the time column, which every row keeps", nil)
+		}
+		want[j] = true
+	}
+	cols := []schema.Column{src.sch.Column(0)}
+	var idx []int
+	for j := 1; j < src.sch.Len(); j++ {
+		if want[j] {
+			cols = append(cols, src.sch.Column(j))
+			idx = append(idx, j)
+		}
+	}
+	sch, err := schema.New(cols...)
+	if err != nil {
+		return 0, configErr(op, "columns", "bad output schema", err)
+	}
+	return s.addView(op, source, sch, viewProjects, &selectOp{idx: idx}, true, nil), nil
+}

@@ -1,0 +1,89 @@
+package live
+
+import (
+	"fmt"
+
+	"github.com/pond-go/pond/schema"
+)
+
+// Value returns a node's current value, without keeping any history: a
+// table the caller owns, with the node's schema.
+//
+//   - A rolling: its latest row, the last it emitted (for a partitioned
+//     rolling, the latest row of each partition that emitted in its latest
+//     emitting push: under a clock trigger, every partition's row of the
+//     last tick). Empty before its first emission.
+//   - A reduce: the reduction of what its source holds now, at the time of
+//     the latest row that reached it, whatever its trigger. Empty before
+//     any row reached it.
+//   - An aggregate: one row per open bucket, at the bucket's start, in
+//     time order, reducing the rows the bucket has taken so far.
+//
+// Another node (one that holds rows: read it with [Series.Snapshot]) gives
+// an error wrapping [ErrNode]; a call from inside a push gives
+// [ErrReentrant].
+func (s *Series) Value(id NodeID) (*schema.Table, error) {
+	if s.busy {
+		return nil, ErrReentrant
+	}
+	n, err := s.node(id)
+	if err != nil {
+		return nil, err
+	}
+	tab := schema.NewTable(n.base().sch)
+	switch n := n.(type) {
+	case *rollingNode:
+		n.appendValue(tab)
+	case *reduceNode:
+		if n.seen {
+			n.emitTo(tab, n.lastT)
+		}
+	case *aggregateNode:
+		for _, bk := range n.open {
+			tab.Col(0).AppendTime(bk.start)
+			for k, st := range bk.states {
+				st.Append(tab.Col(k + 1))
+			}
+		}
+	default:
+		return nil, fmt.Errorf("%w: %s node %d has no current value (Snapshot reads the rows it holds)", ErrNode, n.base().op, id)
+	}
+	return tab, nil
+}
+
+// appendValue appends the rolling's latest row (per partition, the latest
+// row of each partition in the latest emission) to tab.
+func (n *rollingNode) appendValue(tab *schema.Table) {
+	src := n.out.tab
+	if n.out.len() == 0 {
+		if n.last.tab == nil {
+			return
+		}
+		src = n.last.tab
+	}
+	rows := src.Len()
+	if rows == 0 {
+		return
+	}
+	if n.part == nil {
+		tab.AppendFrom(src, rows-1)
+		return
+	}
+	// Column 1 is the partition key: keep each key's last row, in the
+	// order the keys' first rows came.
+	// Keys are told apart by their rendering, which quotes strings, so a
+	// string key never meets a number key.
+	last := map[string]int{}
+	var order []string
+	key := src.Col(1)
+	for i := range rows {
+		k := key.Value(i).String()
+		if _, seen := last[k]; !seen {
+			order = append(order, k)
+		}
+		last[k] = i
+	}
+	for _, k := range order {
+		tab.AppendFrom(src, last[k])
+	}
+}
