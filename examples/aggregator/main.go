@@ -78,6 +78,7 @@ func parseFlags(args []string, stderr io.Writer) (*settings, error) {
 	seed := fs.String("seed", "SIMULATOR_SEED", "", "embedded producer: simulator seed, 0 to 4294967295 (empty: random)")
 	grpcPort := fs.Int("grpc-port", "GRPC_PORT", 0, "embedded producer: gRPC port on 127.0.0.1 (0 picks a free one)")
 	stride := fs.Int("sample-stride", "SAMPLE_STRIDE", 1, "per-host stride of the rolling input, at least 1 (1 keeps every row)")
+	alignedWin := fs.Bool("aligned", "AGGREGATOR_ALIGNED", false, "per-host windows aligned to the 200 ms clock: [b − span, b), closed once no earlier row can arrive")
 	ordering := fs.String("ordering", "ORDERING", "strict", "late-data mode of the raw window: strict, drop or reorder")
 	grace := fs.Duration("grace", "GRACE_WINDOW_MS", 30*time.Second, "reorder only: how late a row may be")
 	retention := fs.Duration("retention", "RETENTION_MS", 30*time.Second, "raw window length")
@@ -184,6 +185,7 @@ func parseFlags(args []string, stderr io.Writer) (*settings, error) {
 		ProducerAddr: st.producerURL, Retention: *retention, Ordering: ord, Grace: *grace,
 		SampleStride: *stride, Thresholds: th, History: hist, HistoryMaxRows: *historyRows,
 		MaxSkew: *maxSkew, MaxHosts: *maxHosts, MaxHostLen: *maxHostLen, ClientMaxLag: *maxLag,
+		Aligned: *alignedWin,
 	}
 	if *origins != "" {
 		st.cfg.OriginPatterns = strings.Split(*origins, ",")

@@ -51,6 +51,12 @@ type Config struct {
 	// late a row may be (default 30 s, at most Retention).
 	Ordering live.Ordering
 	Grace    time.Duration
+	// Aligned runs the per-host rolling with aligned windows: each tick at
+	// boundary b holds a host's rows with b − span ≤ t < b, emitted once no
+	// earlier row can arrive, so a host's rows depend only on its own
+	// events and its 1m window keeps one partial state per 200 ms pane
+	// instead of every row. The frames are the same shape.
+	Aligned bool
 	// SampleStride thins each host's rolling input to one row in
 	// SampleStride (default 1: every row).
 	SampleStride int
@@ -213,7 +219,7 @@ func New(cfg Config) (*Aggregator, error) {
 		return nil, err
 	}
 	p, err := newPipeline(pipelineOptions{Retention: cfg.Retention, Ordering: cfg.Ordering, Grace: cfg.Grace,
-		SampleStride: cfg.SampleStride, MaxHosts: cfg.MaxHosts})
+		SampleStride: cfg.SampleStride, MaxHosts: cfg.MaxHosts, Aligned: cfg.Aligned})
 	if err != nil {
 		return nil, fmt.Errorf("aggregator: %w", err)
 	}

@@ -52,7 +52,8 @@ type pipelineOptions struct {
 	Ordering     live.Ordering
 	Grace        time.Duration
 	SampleStride int
-	MaxHosts     int // 0: no bound
+	MaxHosts     int  // 0: no bound
+	Aligned      bool // the per-host rolling in aligned mode
 }
 
 func newPipeline(o pipelineOptions) (*pipeline, error) {
@@ -87,7 +88,7 @@ func newPipeline(o pipelineOptions) (*pipeline, error) {
 			{Out: "current_avg", From: "cpu", Using: reduce.Avg},
 			{Out: "current_sd", From: "cpu", Using: reduce.Stdev},
 		}},
-	}, rolling.Options{Trigger: clock})
+	}, rolling.Options{Trigger: clock, Aligned: o.Aligned})
 	if err != nil {
 		return nil, err
 	}

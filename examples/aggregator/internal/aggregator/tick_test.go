@@ -195,3 +195,43 @@ func TestStrictRejectsAnOutOfOrderBatchWhole(t *testing.T) {
 	assert.EqualValues(t, 1, st.Series.Ingested)
 	assert.EqualValues(t, 2, st.RejectedRows)
 }
+
+// With Aligned, the tick at 200 ms holds each host's rows with t < 200 ms,
+// whichever host's row crossed the boundary first and however the rows
+// were batched; a batch that crosses several boundaries emits a tick for
+// each boundary a host's windows hold rows at.
+func TestAlignedTicksHoldEachHostsRowsBeforeTheBoundary(t *testing.T) {
+	ms := time.Millisecond
+	a := newTestAggregator(t, Config{Aligned: true})
+	require.NoError(t, a.Push(batchOf(row{0, 0.4, 10, "a"}), time.Now()))
+	require.NoError(t, a.Push(batchOf(row{50 * ms, 0.6, 20, "a"}), time.Now()))
+	require.NoError(t, a.Push(batchOf(row{100 * ms, 0.5, 30, "a"}, row{100 * ms, 0.3, 5, "b"}), time.Now()))
+	require.NoError(t, a.Push(batchOf(row{200 * ms, 0.9, 40, "a"}, row{200 * ms, 0.7, 7, "b"}), time.Now()))
+
+	ticks := a.hist.all()
+	require.Len(t, ticks, 1)
+	tk := ticks[0]
+	require.Len(t, tk.rows, 2)
+	ra, rb := tk.rows[0], tk.rows[1]
+	assert.Equal(t, "a", ra.Host)
+	assert.Equal(t, t0.Add(200*ms).UnixMilli(), ra.TS)
+	assert.Equal(t, 3, ra.CPUN, "a's rows at 0, 50 and 100 ms; its row at 200 ms is in the next window")
+	assert.InDelta(t, 0.5, ra.CPUAvg, 1e-12)
+	assert.Equal(t, 3, ra.NCurrent, "the 200 ms window is [0, 200)")
+	assert.Equal(t, 60.0, ra.RequestsSum)
+	assert.Equal(t, "b", rb.Host)
+	assert.Equal(t, 1, rb.CPUN, "b's row at 100 ms; the same rule as a's")
+
+	// 700 ms later: the boundaries at 400, 600 and 800 ms close in one
+	// batch; both hosts emit at each while their 1m window holds rows.
+	require.NoError(t, a.Push(batchOf(row{900 * ms, 0.5, 1, "a"}), time.Now()))
+	ticks = a.hist.all()
+	require.Len(t, ticks, 4)
+	for k, want := range []time.Duration{400 * ms, 600 * ms, 800 * ms} {
+		tk := ticks[1+k]
+		require.Len(t, tk.rows, 2, "tick at %v", want)
+		assert.Equal(t, t0.Add(want).UnixMilli(), tk.rows[0].TS)
+		assert.Equal(t, 4, tk.rows[0].CPUN, "a: its rows at 0–200 ms, at %v", want)
+		assert.Equal(t, 2, tk.rows[1].CPUN, "b: its rows at 100 and 200 ms, at %v", want)
+	}
+}

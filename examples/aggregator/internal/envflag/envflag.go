@@ -57,6 +57,19 @@ func (f *FlagSet) Int(name, env string, def int, usage string) *int {
 	return f.FlagSet.Int(name, def, f.usage(env, usage))
 }
 
+// Bool defines a bool flag; its variable is read with strconv.ParseBool.
+func (f *FlagSet) Bool(name, env string, def bool, usage string) *bool {
+	if v, ok := os.LookupEnv(env); ok && env != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			f.errs = append(f.errs, fmt.Errorf("%s=%q: not a boolean (true or false)", env, v))
+		} else {
+			def = b
+		}
+	}
+	return f.FlagSet.Bool(name, def, f.usage(env, usage))
+}
+
 // Float defines a float64 flag.
 func (f *FlagSet) Float(name, env string, def float64, usage string) *float64 {
 	if v, ok := os.LookupEnv(env); ok && env != "" {
