@@ -23,7 +23,7 @@ import (
 // one second (ten under the race detector).
 func TestReplayOfABusyPartitionTakesUnderASecond(t *testing.T) {
 	if testing.Short() {
-		t.Skip("fills a partition with 700,000 events")
+		t.Skip("-short: fills a partition with up to 700,000 events")
 	}
 	e, err := brokers.StartEmbedded()
 	require.NoError(t, err)
