@@ -68,25 +68,46 @@ func benchSeed(b *testing.B, st *SeedStream, warmSecs int) {
 }
 
 func benchSeedWith(b *testing.B, st *SeedStream, warmSecs int, build func() (*SeedPipeline, error)) {
+	r := runSeed(b, st, warmSecs, build)
+	runs := float64(b.N)
+	b.ReportMetric(float64(r.rows)*runs/r.total.Seconds(), "rows/s")
+	b.ReportMetric(float64(r.bytes)/(float64(r.rows)*runs), "B/row")
+	b.ReportMetric(float64(r.allocs)/(float64(r.rows)*runs), "allocs/row")
+	if held, err := r.last.Series.NodeBytes(r.last.Hosts); err == nil {
+		b.ReportMetric(float64(held)/float64(st.P), "state-B/partition")
+	}
+}
+
+// seedRun is what runSeed measured over all of a benchmark's runs.
+type seedRun struct {
+	rows    int // input rows of one run's timed part
+	outRows int // rows emitted during the timed parts, all runs
+	total   time.Duration
+	allocs  uint64
+	bytes   uint64
+	last    *SeedPipeline // the last run's pipeline, after its last push
+}
+
+// runSeed runs the benchmark's loop: per run, a pipeline is built and
+// fed the first warmSecs seconds of the stream untimed, then the rest
+// timed, under the pprof label phase=timed.
+func runSeed(b *testing.B, st *SeedStream, warmSecs int, build func() (*SeedPipeline, error)) seedRun {
 	warm := warmSecs * st.N
 	timed := st.Batches[warm:]
-	rows := 0
+	var r seedRun
 	for _, x := range timed {
-		rows += x.Len()
+		r.rows += x.Len()
 	}
 	var out []live.Output
-	var total time.Duration
-	var allocs, bytes uint64
 	var ms runtime.MemStats
-	var last *SeedPipeline
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
+		r.last = nil
 		p, err := build()
 		if err != nil {
 			b.Fatal(err)
 		}
-		last = p
 		for _, x := range st.Batches[:warm] {
 			out, _ = p.Series.PushMany(out[:0], x)
 		}
@@ -95,6 +116,7 @@ func benchSeedWith(b *testing.B, st *SeedStream, warmSecs int, build func() (*Se
 		runtime.GC()
 		runtime.ReadMemStats(&ms)
 		a0, m0 := ms.Mallocs, ms.TotalAlloc
+		emitted := 0
 		start := time.Now()
 		b.StartTimer()
 		// The label lets a CPU profile keep the timed pushes only:
@@ -104,20 +126,19 @@ func benchSeedWith(b *testing.B, st *SeedStream, warmSecs int, build func() (*Se
 			if out, err = p.Series.PushMany(out[:0], x); err != nil {
 				b.Fatal(err)
 			}
+			for _, o := range out {
+				emitted += o.Events.Len()
+			}
 		}
 		pprof.SetGoroutineLabels(context.Background())
 		b.StopTimer()
-		total += time.Since(start)
+		r.total += time.Since(start)
 		runtime.ReadMemStats(&ms)
-		allocs += ms.Mallocs - a0
-		bytes += ms.TotalAlloc - m0
+		r.allocs += ms.Mallocs - a0
+		r.bytes += ms.TotalAlloc - m0
+		r.outRows += emitted
+		r.last = p
 		b.StartTimer()
 	}
-	runs := float64(b.N)
-	b.ReportMetric(float64(rows)*runs/total.Seconds(), "rows/s")
-	b.ReportMetric(float64(bytes)/(float64(rows)*runs), "B/row")
-	b.ReportMetric(float64(allocs)/(float64(rows)*runs), "allocs/row")
-	if held, err := last.Series.NodeBytes(last.Hosts); err == nil {
-		b.ReportMetric(float64(held)/float64(st.P), "state-B/partition")
-	}
+	return r
 }

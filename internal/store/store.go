@@ -25,6 +25,9 @@ type Store struct {
 	n      int
 	free   []*chunk
 	ids    bool
+	// added counts the rows appended since the last eviction; spare is
+	// the most chunks a store keeps for reuse (see Evict).
+	added, spare int
 }
 
 type chunk struct {
@@ -43,7 +46,7 @@ type ccol struct {
 // New returns an empty store for columns of the given kinds (kinds[0] is
 // the time). withIDs keeps an identity per row.
 func New(kinds []schema.Kind, withIDs bool) *Store {
-	return &Store{kinds: kinds, ids: withIDs, free: make([]*chunk, 0, maxSpare)}
+	return &Store{kinds: kinds, ids: withIDs, free: make([]*chunk, 0, minSpare), spare: minSpare}
 }
 
 // Len returns the number of rows held.
@@ -139,6 +142,7 @@ func (s *Store) Append(src Source, from, to int) {
 		k := min(ChunkRows-o, to-from)
 		s.copyIn(c, o, src, from, from+k)
 		s.n += k
+		s.added += k
 		from += k
 	}
 }
@@ -240,10 +244,18 @@ func (s *Store) Evict(k int) {
 	} else {
 		s.head %= ChunkRows
 	}
-	// Keep at most two spare chunks (the free list never grows past
-	// them, so dropping many chunks at once does not allocate either).
+	// Keep as many spare chunks as the rows appended between two
+	// evictions can take at most (a push of more rows than a chunk holds
+	// takes several before retention gives any back: ceil(rows/ChunkRows)
+	// whatever the offset it starts at), at least minSpare and never more
+	// than the chunks still held, so a store whose pushes are large does
+	// not allocate in steady state and one that shrank keeps no copy of
+	// what it held.
+	need := (s.added + ChunkRows - 1) / ChunkRows
+	s.spare = max(s.spare, min(need, len(s.chunks)-drop))
+	s.added = 0
 	for _, c := range s.chunks[:drop] {
-		if len(s.free) == maxSpare {
+		if len(s.free) >= s.spare {
 			break
 		}
 		for j := range c.cols {
@@ -277,8 +289,9 @@ func (s *Store) MarkSyms(t *intern.Table) {
 	}
 }
 
-// maxSpare is the number of evicted chunks a store keeps for reuse.
-const maxSpare = 2
+// minSpare is the number of evicted chunks a store keeps for reuse
+// whatever the size of its pushes.
+const minSpare = 2
 
 // Bytes estimates the memory the store holds, spare chunks included.
 func (s *Store) Bytes() int {

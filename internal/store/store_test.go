@@ -124,3 +124,47 @@ func TestBoundsAndSteadyStateDoesNotAllocate(t *testing.T) {
 	})
 	assert.Zero(t, n)
 }
+
+// numSource is a source of n rows of a time and a number column, at times
+// from t0 on.
+func numSource(n int, t0 int64) Source {
+	tab := schema.NewTable(schema.MustNew(sch.Columns()[:2]...))
+	for i := range n {
+		tab.Col(0).AppendTime(t0 + int64(i))
+		tab.Col(1).AppendNum(1)
+	}
+	return Source{Table: tab}
+}
+
+func TestPushesLargerThanAChunkDoNotAllocateInSteadyState(t *testing.T) {
+	// Each push appends several chunks' worth of rows before retention
+	// gives back as many: the store must keep that many spares. The
+	// warm-up covers a whole turn of the offset the pushes start at (100
+	// rows further each time), so that the push taking the most chunks
+	// has been seen.
+	s := New(kinds()[:2], false)
+	const push = 5*ChunkRows + 100
+	src := numSource(push, 0)
+	s.Append(src, 0, push)
+	for range ChunkRows/100 + 2 {
+		s.Append(src, 0, push)
+		s.Evict(push)
+	}
+	n := allocs.Count(50, func() {
+		s.Append(src, 0, push)
+		s.Evict(push)
+	})
+	assert.Zero(t, n)
+}
+
+func TestSparesNeverExceedTheChunksHeld(t *testing.T) {
+	s := New(kinds()[:2], false)
+	const rows = 20 * ChunkRows
+	s.Append(numSource(rows, 0), 0, rows)
+	// Retention gives back all but a chunk in one go: what the append took
+	// is a spare only up to what the store still holds.
+	s.Evict(rows - ChunkRows)
+	assert.Len(t, s.chunks, 1)
+	assert.LessOrEqual(t, len(s.free), max(minSpare, len(s.chunks)))
+	assert.Equal(t, (len(s.chunks)+len(s.free))*ChunkRows*16, s.Bytes())
+}
