@@ -109,32 +109,55 @@ func seedRow(rng *Mulberry32) (cpu, req float64) {
 // per host, N dividing 10^9: ticks of 10^9/N ns, 10000/s ticks every
 // 100 µs), calling fn with each; fn must not keep the batch.
 func EachSeedBatch(p, n, secs int, fn func(*schema.Batch) error) error {
-	if int64(time.Second)%int64(n) != 0 {
-		return fmt.Errorf("benchmarks: N=%d must divide 10^9", n)
+	g, err := newSeedGen(p, n)
+	if err != nil {
+		return err
 	}
-	hosts := make([]string, p)
-	for h := range hosts {
-		hosts[h] = HostName(h)
-	}
-	rng := NewMulberry32(42)
-	tick := int64(time.Second) / int64(n)
-	t0 := T0.UnixNano()
-	b := schema.NewBatch(SeedSchema, p)
-	for i := range secs * n {
-		b.Reset()
-		t := t0 + int64(i)*tick
-		for h := range p {
-			cpu, req := seedRow(rng)
-			b.Time = append(b.Time, t)
-			b.Cols[0].Num = append(b.Cols[0].Num, cpu)
-			b.Cols[1].Num = append(b.Cols[1].Num, req)
-			b.Cols[2].Str = append(b.Cols[2].Str, hosts[h])
-		}
-		if err := fn(b); err != nil {
+	for range secs * n {
+		if err := fn(g.next()); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// seedGen generates the seed stream one batch at a time into one reused
+// batch, without allocating once the batch has its size.
+type seedGen struct {
+	hosts []string
+	rng   *Mulberry32
+	tick  int64 // ns between batches
+	i     int64 // the next batch
+	b     *schema.Batch
+}
+
+// newSeedGen returns a generator of the seed stream of p hosts at n events
+// per second per host, n dividing 10^9.
+func newSeedGen(p, n int) (*seedGen, error) {
+	if n <= 0 || int64(time.Second)%int64(n) != 0 {
+		return nil, fmt.Errorf("benchmarks: N=%d must divide 10^9", n)
+	}
+	g := &seedGen{hosts: make([]string, p), rng: NewMulberry32(42), tick: int64(time.Second) / int64(n), b: schema.NewBatch(SeedSchema, p)}
+	for h := range g.hosts {
+		g.hosts[h] = HostName(h)
+	}
+	return g, nil
+}
+
+// next returns the next batch, valid until the following call.
+func (g *seedGen) next() *schema.Batch {
+	b := g.b
+	b.Reset()
+	t := T0.UnixNano() + g.i*g.tick
+	g.i++
+	for _, h := range g.hosts {
+		cpu, req := seedRow(g.rng)
+		b.Time = append(b.Time, t)
+		b.Cols[0].Num = append(b.Cols[0].Num, cpu)
+		b.Cols[1].Num = append(b.Cols[1].Num, req)
+		b.Cols[2].Str = append(b.Cols[2].Str, h)
+	}
+	return b
 }
 
 // Rows returns the number of rows in the stream.

@@ -377,7 +377,8 @@ func (e *Engine) Prefetch(rows int) {
 			prefetch.Lines(p, (n+63)/64)
 		}
 	}
-	if off := e.dq.tail - e.dq.base; off < uint64(len(e.dq.blocks))*blockRows {
+	if e.dq.tail < e.dq.end {
+		off := e.dq.tail - e.dq.base
 		blk := e.dq.blocks[off/blockRows]
 		prefetch.Line(unsafe.Pointer(&blk[int(off%blockRows)*st]))
 	}
@@ -932,14 +933,9 @@ func (p *Plan) HasArrays() bool { return p.hasArr }
 func (e *Engine) appendInput(in *Input, from, to int) {
 	st := e.dq.stride
 	for from < to {
-		off := e.dq.tail - e.dq.base
-		if off == uint64(len(e.dq.blocks))*blockRows {
-			e.dq.blocks = append(e.dq.blocks, e.p.pool.get())
-		}
-		blk := e.dq.blocks[off/blockRows]
-		o := int(off % blockRows)
-		k := min(blockRows-o, to-from)
-		rows := blk[o*st : (o+k)*st]
+		blk, o, room := e.dq.room(&e.p.pool)
+		k := min(room, to-from)
+		rows := blk[o : o+k*st]
 		times := in.times[from : from+k]
 		for r, t := range times {
 			rows[r*st] = uint64(t)
@@ -961,7 +957,7 @@ func (e *Engine) appendInput(in *Input, from, to int) {
 // heldBytes returns the memory the engine holds: its deque's blocks and
 // its extreme deques (the shared pool's spares are the plan's).
 func (e *Engine) heldBytes() int {
-	n := 8*e.p.pool.size*len(e.dq.blocks) + 24*cap(e.dq.blocks)
+	n := e.dq.bytes()
 	for w := range e.wins {
 		ws := &e.wins[w]
 		for i := range ws.mins {

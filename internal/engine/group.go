@@ -322,12 +322,7 @@ func (g *Group) take(p int32, e *Engine) {
 	i := 0
 	for ; r >= 0; r = g.next[r] {
 		if blk == nil || i == len(blk) {
-			off := e.dq.tail - e.dq.base
-			if off == uint64(len(e.dq.blocks))*blockRows {
-				e.dq.blocks = append(e.dq.blocks, g.p.pool.get())
-			}
-			blk = e.dq.blocks[off/blockRows]
-			i = int(off%blockRows) * st
+			blk, i, _ = e.dq.room(&g.p.pool)
 		}
 		t := g.pendT[r]
 		blk[i] = uint64(t)

@@ -325,7 +325,7 @@ func NewPlan(src *schema.Schema, windows []rolling.Window, opts rolling.Options,
 	}
 	p.out = out
 	p.emits = groupOutputs(p.outs)
-	p.pool.size = blockRows * (1 + len(p.cols))
+	p.pool.setStride(1 + len(p.cols))
 	for _, k := range p.kinds {
 		if k == schema.String && syms == nil {
 			return nil, &rolling.SpecError{Reason: "string columns need a symbol table"}

@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/internal/allocs"
+)
+
+const testStride = 3
+
+func testPool() *blockPool {
+	p := &blockPool{}
+	p.setStride(testStride)
+	return p
+}
+
+// pushRow appends a row whose slots are v, v+1, v+2.
+func pushRow(d *deque, p *blockPool, v uint64) {
+	r := d.push(p)
+	for k := range r {
+		r[k] = v + uint64(k)
+	}
+}
+
+// requireRows checks that d holds exactly the rows front … tail−1, row a
+// holding a, a+1, a+2.
+func requireRows(t *testing.T, d *deque) {
+	t.Helper()
+	for a := d.front; a < d.tail; a++ {
+		r := d.row(a)
+		require.Equal(t, []uint64{a, a + 1, a + 2}, r, "row %d", a)
+		require.Equal(t, int64(a), d.time(a))
+	}
+}
+
+func TestDequeKeepsItsRowsAsItGrowsAndSlides(t *testing.T) {
+	// Windows of several sizes, each slid far past its own size: the
+	// rows held stay the right ones through small blocks that grow or
+	// move their rows back, and through full blocks.
+	for _, held := range []int{1, 5, 9, 13, 40, 61, 100, 300, 1000} {
+		p := testPool()
+		d := deque{stride: testStride}
+		for a := range uint64(10 * held) {
+			pushRow(&d, p, a)
+			if d.len() > held {
+				d.dropTo(d.tail-uint64(held), p)
+			}
+			require.Equal(t, []uint64{a, a + 1, a + 2}, d.row(a))
+			if a%uint64(held) == 0 {
+				requireRows(t, &d)
+			}
+		}
+		requireRows(t, &d)
+		assert.Equal(t, held, d.len())
+		d.dropTo(d.tail, p)
+		assert.Zero(t, d.len())
+		pushRow(&d, p, d.tail)
+		requireRows(t, &d)
+		d.release(p)
+		assert.Zero(t, p.inUse, "held=%d: every block back in the pool", held)
+	}
+}
+
+func TestDequeOfAFewRowsHoldsASmallBlock(t *testing.T) {
+	// 61 rows, the minute of a host at one event per second: the deque
+	// settles on a block under half a full one, and no longer allocates.
+	p := testPool()
+	d := deque{stride: testStride}
+	slide := func() {
+		pushRow(&d, p, d.tail)
+		if d.len() > 61 {
+			d.dropTo(d.tail-61, p)
+		}
+	}
+	for range 1000 {
+		slide()
+	}
+	require.Len(t, d.blocks, 1)
+	assert.Less(t, d.bytes(), 8*blockRows*testStride/2)
+	assert.LessOrEqual(t, d.bytes(), 8*testStride*(61*3+12)+24)
+	assert.Zero(t, allocs.Count(1000, slide))
+}
+
+func TestPoolLetsGoOfOutgrownSmallBlocks(t *testing.T) {
+	// Many deques grow through the small sizes at once: the blocks they
+	// outgrow are not all kept once no deque uses that size.
+	p := testPool()
+	ds := make([]deque, 1000)
+	for i := range ds {
+		ds[i].stride = testStride
+	}
+	for range 100 {
+		for i := range ds {
+			pushRow(&ds[i], p, ds[i].tail)
+		}
+	}
+	for c := range len(smallRows) {
+		if p.inUse[c] == 0 {
+			assert.LessOrEqual(t, len(p.free[c]), 64, "class %d", c)
+		}
+	}
+	for i := range ds {
+		requireRows(t, &ds[i])
+	}
+}
