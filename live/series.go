@@ -616,7 +616,7 @@ func (r *rootNode) retain() {
 	}
 	if s.opts.MaxAge > 0 {
 		cutoff := s.store.Time(n-1) - int64(s.opts.MaxAge)
-		k = max(k, s.store.LowerBound(cutoff))
+		k = max(k, s.store.Older(cutoff))
 	}
 	if k == 0 {
 		return

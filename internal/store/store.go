@@ -226,6 +226,23 @@ func (s *Store) LowerBound(t int64) int {
 	return sort.Search(s.n, func(r int) bool { return s.Time(r) >= t })
 }
 
+// Older returns the number of rows with time < t, as LowerBound does, but
+// searching from the front: in O(log k) steps for a result k, reading
+// only the first rows when few are older, which is retention's case (a
+// push evicts about as many rows as it appended).
+func (s *Store) Older(t int64) int {
+	if s.n == 0 || s.Time(0) >= t {
+		return 0
+	}
+	// Gallop: Time(lo) < t, and hi is the first probe at or past t (or
+	// the end).
+	lo, hi := 0, 1
+	for hi < s.n && s.Time(hi) < t {
+		lo, hi = hi, min(2*hi, s.n)
+	}
+	return lo + 1 + sort.Search(hi-lo-1, func(i int) bool { return s.Time(lo+1+i) >= t })
+}
+
 // Evict drops the first k rows. Whole chunks go back to a free list, so a
 // store in steady state does not allocate.
 func (s *Store) Evict(k int) {

@@ -168,3 +168,21 @@ func TestSparesNeverExceedTheChunksHeld(t *testing.T) {
 	assert.LessOrEqual(t, len(s.free), max(minSpare, len(s.chunks)))
 	assert.Equal(t, (len(s.chunks)+len(s.free))*ChunkRows*16, s.Bytes())
 }
+
+func TestOlderCountsAsLowerBoundDoes(t *testing.T) {
+	// Times with runs of equal values, across chunks: every cut, including
+	// before the first row, on a time held several times and past the last.
+	s := New(kinds()[:2], false)
+	const rows = 3*ChunkRows + 7
+	tab := schema.NewTable(schema.MustNew(sch.Columns()[:2]...))
+	for i := range rows {
+		tab.Col(0).AppendTime(int64(i / 3))
+		tab.Col(1).AppendNum(1)
+	}
+	s.Append(Source{Table: tab}, 0, rows)
+	for cut := int64(-2); cut <= rows/3+2; cut++ {
+		require.Equal(t, s.LowerBound(cut), s.Older(cut), "cut %d", cut)
+	}
+	s.Evict(s.Len())
+	assert.Zero(t, s.Older(5))
+}
