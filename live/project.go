@@ -3,6 +3,7 @@ package live
 import (
 	"fmt"
 
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -21,9 +22,9 @@ func (o *mapOp) row(in *frame, i int, _ int32, out *frame) bool {
 	if !o.fn(o.inRow, o.outRow) {
 		return false
 	}
-	out.tab.Col(0).AppendTime(t)
+	table.Column(out.tab, 0).AppendTime(t)
 	for j := 1; j < len(o.outRow); j++ {
-		out.tab.Col(j).AppendValue(o.outRow[j])
+		table.AppendValue(table.Column(out.tab, j), o.outRow[j])
 	}
 	return true
 }
@@ -36,9 +37,9 @@ type selectOp struct {
 }
 
 func (o *selectOp) row(in *frame, i int, _ int32, out *frame) bool {
-	out.tab.Col(0).AppendTime(in.tab.TimeNanos(i))
+	table.Column(out.tab, 0).AppendTime(in.tab.TimeNanos(i))
 	for k, j := range o.idx {
-		appendCell(out.tab.Col(k+1), in.tab.Col(j), i)
+		appendCell(table.Column(out.tab, k+1), table.Column(in.tab, j), i)
 		copySym(out, k+1, in, j, i)
 	}
 	return true

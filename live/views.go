@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -459,7 +460,7 @@ func (passOp) row(in *frame, i int, _ int32, out *frame) bool {
 func (passOp) forget(int32) {}
 
 // appendFinite appends f, or a missing cell when f is NaN or infinite.
-func appendFinite(dst *schema.Col, f float64) {
+func appendFinite(dst *table.Col, f float64) {
 	if f-f == 0 {
 		dst.AppendNum(f)
 	} else {
