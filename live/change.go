@@ -97,7 +97,7 @@ func (s *Series) addChange(kind changeKind, source NodeID, columns []string) (No
 	for _, j := range idx {
 		o.target[j] = true
 	}
-	return s.addView(op, source, sch, viewComputes, o, true, nil), nil
+	return s.addView(op, source, sch, viewComputes, o, true), nil
 }
 
 // Diff adds a view that replaces each listed number column by its change

@@ -123,5 +123,5 @@ func (s *Series) Cumulative(source NodeID, totals ...Running) (NodeID, error) {
 	for k, j := range idx {
 		o.slot[j] = k
 	}
-	return s.addView(op, source, sch, viewComputes, o, true, nil), nil
+	return s.addView(op, source, sch, viewComputes, o, true), nil
 }

@@ -194,5 +194,5 @@ func (s *Series) Fill(source NodeID, opts FillOptions) (NodeID, error) {
 	for k, j := range idx {
 		o.slot[j] = k
 	}
-	return s.addView(op, source, src.sch, viewComputes, o, true, nil), nil
+	return s.addView(op, source, src.sch, viewComputes, o, true), nil
 }

@@ -101,7 +101,7 @@ func (s *Series) Gather(source NodeID) (NodeID, error) {
 		}
 		g.addKey = true
 	}
-	return s.addView(op, source, sch, viewProjects, g, false, nil), nil
+	return s.addView(op, source, sch, viewProjects, g, false), nil
 }
 
 // gatherOp copies rows, adding the partition's key when they lack it.

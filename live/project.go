@@ -69,7 +69,7 @@ func (s *Series) Map(source NodeID, out *schema.Schema, fn func(in, out schema.R
 		return 0, configErr("map", "fn", "a map needs a function", nil)
 	}
 	op := &mapOp{fn: fn, outRow: make(schema.Row, out.Len())}
-	return s.addView("map", source, out, viewComputes, op, true, nil), nil
+	return s.addView("map", source, out, viewComputes, op, true), nil
 }
 
 // Select adds a view that keeps only the given value columns of source,
@@ -107,5 +107,5 @@ func (s *Series) Select(source NodeID, columns ...string) (NodeID, error) {
 	if err != nil {
 		return 0, configErr(op, "columns", "bad output schema", err)
 	}
-	return s.addView(op, source, sch, viewProjects, &selectOp{idx: idx}, true, nil), nil
+	return s.addView(op, source, sch, viewProjects, &selectOp{idx: idx}, true), nil
 }

@@ -143,7 +143,7 @@ func TestPropertyViewsNeverHoldEvictedRows(t *testing.T) {
 			if byCount {
 				require.LessOrEqual(t, wf.len(), count)
 			} else if wf.len() > 0 {
-				require.GreaterOrEqual(t, wf.tab.TimeNanos(0), s.nodes[win].(*viewNode).maxT[0]-span)
+				require.GreaterOrEqual(t, wf.tab.TimeNanos(0), s.nodes[win].(*viewNode).op.(*windowOp).maxT[0]-span)
 			}
 			// Reduces reduce exactly what their sources hold.
 			sf, _ := s.holdings(sel)
