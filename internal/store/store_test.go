@@ -131,8 +131,8 @@ func TestBoundsAndSteadyStateDoesNotAllocate(t *testing.T) {
 func numSource(n int, t0 int64) Source {
 	tab := schema.NewTable(schema.MustNew(sch.Columns()[:2]...))
 	for i := range n {
-		tab.Col(0).AppendTime(t0 + int64(i))
-		tab.Col(1).AppendNum(1)
+		table.Column(tab, 0).AppendTime(t0 + int64(i))
+		table.Column(tab, 1).AppendNum(1)
 	}
 	return Source{Table: tab}
 }
@@ -177,8 +177,8 @@ func TestOlderCountsAsLowerBoundDoes(t *testing.T) {
 	const rows = 3*ChunkRows + 7
 	tab := schema.NewTable(schema.MustNew(sch.Columns()[:2]...))
 	for i := range rows {
-		tab.Col(0).AppendTime(int64(i / 3))
-		tab.Col(1).AppendNum(1)
+		table.Column(tab, 0).AppendTime(int64(i / 3))
+		table.Column(tab, 1).AppendNum(1)
 	}
 	s.Append(Source{Table: tab}, 0, rows)
 	for cut := int64(-2); cut <= rows/3+2; cut++ {
