@@ -41,6 +41,16 @@ func (p *blockPool) setStride(stride int) {
 	p.size = blockRows * stride
 }
 
+// minSpare is the number of spare blocks of each class a pool may keep
+// whatever the blocks in use.
+var minSpare = func() (m [sizeClasses]int) {
+	for c := range m {
+		m[c] = 8
+	}
+	m[len(smallRows)] = 64
+	return m
+}()
+
 // get returns a block of class c.
 func (p *blockPool) get(c int) []uint64 {
 	p.inUse[c]++
@@ -62,9 +72,11 @@ func (p *blockPool) put(b []uint64, c int) {
 	// all at the same tick, so up to one block per partition waits here
 	// between the two. Beyond that, do not keep a copy of windows that
 	// shrank or of small blocks outgrown: at most as many spare blocks
-	// of a size as are in use, and at least 64; a surplus left by blocks
+	// of a size as are in use, and at least 64 full blocks or 8 small
+	// ones (small blocks go back when a deque outgrows them or its
+	// partition is removed, not at every slide); a surplus left by blocks
 	// that went out of use is let go as blocks come back.
-	limit := max(64, p.inUse[c])
+	limit := max(minSpare[c], p.inUse[c])
 	f := p.free[c]
 	for len(f) > limit {
 		f[len(f)-1] = nil

@@ -99,7 +99,7 @@ func TestPoolLetsGoOfOutgrownSmallBlocks(t *testing.T) {
 	}
 	for c := range len(smallRows) {
 		if p.inUse[c] == 0 {
-			assert.LessOrEqual(t, len(p.free[c]), 64, "class %d", c)
+			assert.LessOrEqual(t, len(p.free[c]), minSpare[c], "class %d", c)
 		}
 	}
 	for i := range ds {
