@@ -6,6 +6,7 @@ import (
 
 	"github.com/pond-go/pond/internal/prefetch"
 	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/internal/workers"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -41,6 +42,8 @@ type Group struct {
 	dsts    []*schema.Col
 	first   int // output column of the first aggregation
 	free    []*part
+
+	pool *workers.Pool // workers to spread closings over, or nil
 
 	direct bool       // the plan reads an array column: rows are added as they come
 	view   [][]uint64 // scratch: one partition's inbox, slot by slot
