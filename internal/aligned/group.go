@@ -6,6 +6,7 @@ import (
 
 	"github.com/pond-go/pond/internal/prefetch"
 	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -21,7 +22,7 @@ type Keys interface {
 type Rows struct {
 	Times []int64
 	Enc   [][]uint64
-	Arrs  []*schema.Col
+	Arrs  []*table.Col
 }
 
 // Group is the aligned state of a node: one set of windows per
@@ -297,11 +298,11 @@ func (g *Group) wake(pt *part, t int64) {
 func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScratch) (dormant int) {
 	p := g.p
 	if cap(sc.dsts) < p.nOut {
-		sc.dsts = make([]*schema.Col, p.nOut)
+		sc.dsts = make([]*table.Col, p.nOut)
 	}
 	dsts := sc.dsts[:p.nOut]
 	for j := range dsts {
-		dsts[j] = out.Col(g.first + j)
+		dsts[j] = table.Column(out, g.first+j)
 	}
 	order := g.order[lo:hi]
 	for i, q := range order {
@@ -334,9 +335,9 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 			held = held || ws.held(wp)
 		}
 		if held {
-			out.Col(0).AppendTime(b)
+			table.Column(out, 0).AppendTime(b)
 			if g.keys != nil {
-				out.Col(1).AppendValue(g.keys.KeyValue(q))
+				table.AppendValue(table.Column(out, 1), g.keys.KeyValue(q))
 			}
 			for w := range pt.wins {
 				p.emit(&p.wins[w], &pt.wins[w], b, dsts)
@@ -411,7 +412,7 @@ func (p *Plan) retireFL(wp *winPlan, ws *winState) {
 }
 
 // emit appends window ws's outputs at boundary b.
-func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*schema.Col) {
+func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*table.Col) {
 	if wp.minSamples > 0 && ws.rows < int64(wp.minSamples) {
 		for _, o := range wp.outs {
 			dsts[o.out].AppendMissing()
@@ -465,7 +466,7 @@ func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*schema.Col) {
 // emitRaw appends a holistic output: its state is filled from the raw
 // rows in [b − span, b), in arrival order. samples of a scalar column is
 // written straight from the rows.
-func (p *Plan) emitRaw(wp *winPlan, ws *winState, i int, b int64, dst *schema.Col) {
+func (p *Plan) emitRaw(wp *winPlan, ws *winState, i int, b int64, dst *table.Col) {
 	rp := &wp.raws[i]
 	switch op := rp.red.Op; {
 	case op == reducers.OpSamples && rp.kind != schema.Array:
@@ -492,7 +493,7 @@ func (p *Plan) emitRaw(wp *winPlan, ws *winState, i int, b int64, dst *schema.Co
 // emitFirstLast appends first or last of raw rows (arrays): the value at
 // the earliest time in [b − span, b), ties to the earlier arrival, or at
 // the latest, ties to the later arrival, as the panes' first and last do.
-func (p *Plan) emitFirstLast(wp *winPlan, ws *winState, rp *rawPlan, b int64, dst *schema.Col, last bool) {
+func (p *Plan) emitFirstLast(wp *winPlan, ws *winState, rp *rawPlan, b int64, dst *table.Col, last bool) {
 	rr := &ws.raw
 	lo := b - wp.span
 	st := rr.stride
@@ -510,12 +511,12 @@ func (p *Plan) emitFirstLast(wp *winPlan, ws *winState, rp *rawPlan, b int64, ds
 		dst.AppendMissing()
 		return
 	}
-	dst.AppendValue(p.value(rp.kind, rr.buf[best+rp.inRow], rr, best+rp.inRow))
+	table.AppendValue(dst, p.value(rp.kind, rr.buf[best+rp.inRow], rr, best+rp.inRow))
 }
 
 // emitSamples appends the present values of a scalar slot in
 // [b − span, b), in arrival order, as one array.
-func (p *Plan) emitSamples(wp *winPlan, ws *winState, rp *rawPlan, b int64, dst *schema.Col) {
+func (p *Plan) emitSamples(wp *winPlan, ws *winState, rp *rawPlan, b int64, dst *table.Col) {
 	rr := &ws.raw
 	lo := b - wp.span
 	dst.BeginArray()
@@ -563,7 +564,7 @@ func (p *Plan) value(kind schema.Kind, bits uint64, rr *rawRows, at int) schema.
 	return schema.Value{}
 }
 
-func (p *Plan) appendSlot(dst *schema.Col, slot int, bits uint64) {
+func (p *Plan) appendSlot(dst *table.Col, slot int, bits uint64) {
 	switch p.kinds[slot-1] {
 	case schema.Number:
 		dst.AppendNum(math.Float64frombits(bits))
@@ -576,7 +577,7 @@ func (p *Plan) appendSlot(dst *schema.Col, slot int, bits uint64) {
 	}
 }
 
-func appendOpt(dst *schema.Col, x float64, ok bool) {
+func appendOpt(dst *table.Col, x float64, ok bool) {
 	if ok && !math.IsInf(x, 0) && x == x {
 		dst.AppendNum(x)
 	} else {

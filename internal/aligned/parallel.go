@@ -1,6 +1,7 @@
 package aligned
 
 import (
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/internal/workers"
 	"github.com/pond-go/pond/schema"
 )
@@ -13,7 +14,7 @@ func (g *Group) SetWorkers(p *workers.Pool) { g.par.pool = p }
 // closeScratch is what one goroutine's part of a closing writes besides
 // the partitions: the destination columns and a drain's view.
 type closeScratch struct {
-	dsts []*schema.Col
+	dsts []*table.Col
 	view [][]uint64
 }
 
@@ -82,9 +83,7 @@ func (pc *parClose) run(g *Group, b int64, out *schema.Table) int {
 		if w == 0 {
 			continue
 		}
-		for i := range wk.tab.Len() {
-			out.AppendFrom(wk.tab, i)
-		}
+		table.AppendAll(out, wk.tab)
 	}
 	pc.g, pc.out = nil, nil
 	return dormant

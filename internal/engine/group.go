@@ -5,6 +5,7 @@ import (
 
 	"github.com/pond-go/pond/internal/aligned"
 	"github.com/pond-go/pond/internal/clock"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -53,7 +54,7 @@ type Group struct {
 	// (chains[p]), next[r] the row after row r (-1 ends a chain).
 	chains []chain
 	next   []int32
-	dsts   []*schema.Col
+	dsts   []*table.Col
 
 	al   *aligned.Group // the aligned engine, when the plan is aligned
 	rows aligned.Rows
@@ -176,7 +177,7 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 		g.al.Push(&g.rows, part, out)
 		return
 	}
-	tc, kc := out.Col(0), out.Col(1)
+	tc, kc := table.Column(out, 0), table.Column(out, 1)
 	switch g.p.trig.Kind {
 	case clock.Clock:
 		if g.p.hasArr {
@@ -204,7 +205,7 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 			e.Append(in, i)
 			e.Step()
 			tc.AppendTime(t)
-			kc.AppendValue(g.keys.KeyValue(part[i]))
+			table.AppendValue(kc, g.keys.KeyValue(part[i]))
 			e.Emit(out)
 		}
 	case clock.Count:
@@ -215,7 +216,7 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 			if g.counts[p].Observe() {
 				e.Fold(e.maxT)
 				tc.AppendTime(t)
-				kc.AppendValue(g.keys.KeyValue(p))
+				table.AppendValue(kc, g.keys.KeyValue(p))
 				e.Emit(out)
 			}
 		}
@@ -239,15 +240,15 @@ func (g *Group) tick(t, b int64, out *schema.Table) {
 // tickRange is the tick of the partitions at [lo, hi) of the emission
 // order: it appends their rows to out, with dsts as scratch, taking
 // blocks from pool and giving it those it frees.
-func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*schema.Col, pool *blockPool) {
-	tc, kc := out.Col(0), out.Col(1)
+func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*table.Col, pool *blockPool) {
+	tc, kc := table.Column(out, 0), table.Column(out, 1)
 	p0 := g.p
 	if cap(*dsts) < len(p0.outs) {
-		*dsts = make([]*schema.Col, len(p0.outs))
+		*dsts = make([]*table.Col, len(p0.outs))
 	}
 	ds := (*dsts)[:len(p0.outs)]
 	for j := range ds {
-		ds[j] = out.Col(p0.first + j)
+		ds[j] = table.Column(out, p0.first+j)
 	}
 	order := g.order[lo:hi]
 	const ahead = 4
@@ -264,7 +265,7 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*sc
 		g.take(p, e, pool)
 		e.fold(t, pool)
 		tc.AppendTime(b)
-		kc.AppendValue(g.keys.KeyValue(p))
+		table.AppendValue(kc, g.keys.KeyValue(p))
 		e.emitTo(ds)
 	}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/internal/workers"
 	"github.com/pond-go/pond/schema"
 )
@@ -43,7 +44,7 @@ type parTick struct {
 type tickWorker struct {
 	lo, hi int
 	tab    *schema.Table // the rows it emits (worker 0: the push's output)
-	dsts   []*schema.Col
+	dsts   []*table.Col
 	pool   blockPool
 	inUse  int // the pool's count of blocks in use when handed over
 }
@@ -88,9 +89,7 @@ func (pt *parTick) run(g *Group, t, b int64, out *schema.Table) {
 			wk.pool.free[i] = nil
 		}
 		wk.pool.free = wk.pool.free[:0]
-		for i := range wk.tab.Len() {
-			out.AppendFrom(wk.tab, i)
-		}
+		table.AppendAll(out, wk.tab)
 	}
 	pt.g, pt.out = nil, nil
 }
