@@ -164,6 +164,43 @@ func TestDashboardShowsTheProducerDown(t *testing.T) {
 	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
 }
 
+// TestDashboardIsTheAggregatorsWithRequestTotals loads the page: it carries
+// the aggregator's title and shows every host's request rate and total
+// requests, read from the frames' request total.
+func TestDashboardIsTheAggregatorsWithRequestTotals(t *testing.T) {
+	ctx := browser(t, 90*time.Second)
+	url, _, _ := started(t, "-addr", "127.0.0.1:0", "-hosts", "8", "-rate", "20", "-seed", "4")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url)))
+	type page struct {
+		Title   string `json:"title"`
+		Heading string `json:"heading"`
+		RateAll string `json:"rateAll"`
+		Total   string `json:"total"`
+	}
+	const probe = `({
+		title: document.title,
+		heading: document.querySelector('h1').textContent,
+		rateAll: document.getElementById('req-rate-all').textContent,
+		total: document.getElementById('req-total').textContent,
+	})`
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[page](probe))
+		require.NoError(t, err)
+		if v.RateAll != "–" && v.Total != "–" {
+			assert.Equal(t, "pond-go aggregator", v.Title)
+			assert.Equal(t, "pond-go aggregator", v.Heading)
+			assert.Regexp(t, `^[\d,]+$`, v.RateAll)
+			assert.Regexp(t, `^[\d,]+$`, v.Total)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the request totals did not fill: %+v", v)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
 // TestScreenshots writes the dashboard at 8 and 1000 hosts to
 // $POND_SCREENSHOTS (for the README); it is skipped unless that is set.
 func TestScreenshots(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -29,17 +30,14 @@ func chromiumPath() string {
 	return ""
 }
 
-// TestDashboardInHeadlessChromium loads the dashboard tier's page and
-// checks that the table fills from committed rows, the status reads live
-// and anomaly points appear (at σ = 1). The same check as the
-// aggregator's browser test.
-func TestDashboardInHeadlessChromium(t *testing.T) {
+// browser starts a headless Chromium for the test, or skips the test
+// (saying why) when there is none.
+func browser(t *testing.T) context.Context {
+	t.Helper()
 	path := chromiumPath()
 	if path == "" {
 		t.Skip("no Chromium found (apt-get install chromium, or set $CHROMIUM); .ci/run installs it")
 	}
-	url, _ := started(t, "-addr", "127.0.0.1:0", "-hosts", "8", "-rate", "20")
-
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path),
 		chromedp.Headless,
@@ -54,11 +52,21 @@ func TestDashboardInHeadlessChromium(t *testing.T) {
 		chromedp.WindowSize(1280, 1000),
 	)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
+	t.Cleanup(cancelAlloc)
 	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
+	t.Cleanup(cancel)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	defer cancelTimeout()
+	t.Cleanup(cancelTimeout)
+	return ctx
+}
+
+// TestDashboardInHeadlessChromium loads the dashboard tier's page and
+// checks that the table fills from committed rows, the status reads live
+// and anomaly points appear (at σ = 1). The same check as the
+// aggregator's browser test.
+func TestDashboardInHeadlessChromium(t *testing.T) {
+	ctx := browser(t)
+	url, _ := started(t, "-addr", "127.0.0.1:0", "-hosts", "8", "-rate", "20")
 
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url+"?sigma=1")))
 	type view struct {
@@ -84,6 +92,51 @@ func TestDashboardInHeadlessChromium(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("dashboard not ready: status %q, %d table rows, %d anomaly points", v.Status, v.Rows, dots)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// TestDashboardIsTheClustersWithoutRequestTotals loads the tier's page:
+// it carries the cluster's title, leaves off the request totals (the rows
+// carry no per-tick request count) and still draws the stats after them.
+func TestDashboardIsTheClustersWithoutRequestTotals(t *testing.T) {
+	ctx := browser(t)
+	url, _ := started(t, "-addr", "127.0.0.1:0", "-hosts", "8", "-rate", "20")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url)))
+	type page struct {
+		Title   string `json:"title"`
+		Heading string `json:"heading"`
+		Totals  int    `json:"totals"`
+		ReqRate string `json:"reqRate"`
+		Logs    int    `json:"logs"`
+		Rows    int    `json:"rows"`
+		Shown   string `json:"shown"`
+	}
+	const probe = `({
+		title: document.title,
+		heading: document.querySelector('h1').textContent,
+		totals: document.querySelectorAll('#req-rate-all, #req-total').length,
+		reqRate: document.getElementById('req-rate').textContent,
+		logs: document.querySelectorAll('#logs li').length,
+		rows: document.querySelectorAll('#hosts-table tbody tr').length,
+		shown: document.querySelector('.top-n-count').textContent,
+	})`
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[page](probe))
+		require.NoError(t, err)
+		// The latest ticks and the shown-host count are written after the
+		// request stats: they fill only if those did not fail.
+		if v.Rows == 8 && v.Logs > 0 && v.Shown == "8" {
+			assert.Equal(t, "pond-go cluster", v.Title)
+			assert.Equal(t, "pond-go cluster", v.Heading)
+			assert.Zero(t, v.Totals, "no request totals on the page")
+			assert.Regexp(t, `^\d+\.\d$`, v.ReqRate, "the shown hosts' request rate")
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the page did not fill: %+v", v)
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
