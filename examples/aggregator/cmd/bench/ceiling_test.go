@@ -102,6 +102,22 @@ func TestTheCeilingReportNamesTheCeilingAndWhyItStopped(t *testing.T) {
 	assert.Contains(t, c.verdict(), "Stopped at 5 × 10: no ready line.")
 }
 
+func TestCeilingDefaultsFillOnlyTheFlagsNotGiven(t *testing.T) {
+	hosts, rates, warmup := "10,100,1000", "1,10,100,1000", 5*time.Second
+	require.NoError(t, ceilingDefaults(map[string]bool{}, &hosts, &rates, &warmup, 1))
+	assert.Equal(t, "1000", hosts)
+	assert.Equal(t, "1000,2000,4000,8000", rates)
+	assert.Equal(t, 35*time.Second, warmup)
+
+	hosts, rates, warmup = "100", "5,50", 2*time.Second
+	require.NoError(t, ceilingDefaults(map[string]bool{"hosts": true, "rates": true, "warmup": true}, &hosts, &rates, &warmup, 1))
+	assert.Equal(t, "100", hosts)
+	assert.Equal(t, "5,50", rates)
+	assert.Equal(t, 2*time.Second, warmup)
+
+	assert.ErrorContains(t, ceilingDefaults(map[string]bool{}, &hosts, &rates, &warmup, 2), "-rounds 2")
+}
+
 func TestCheckLadderWantsOneHostCountAndRisingRates(t *testing.T) {
 	assert.NoError(t, checkLadder([]int{1000}, []int{1000, 2000, 4000}))
 	assert.NoError(t, checkLadder([]int{1000}, []int{1000}))

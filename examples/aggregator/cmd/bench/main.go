@@ -95,7 +95,9 @@ func main() {
 	flag.Parse()
 	extra := flag.Args()
 	if *ceiling {
-		check(ceilingDefaults(hostsList, ratesList, warmup, *rounds))
+		set := map[string]bool{}
+		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		check(ceilingDefaults(set, hostsList, ratesList, warmup, *rounds))
 	}
 
 	hosts, err := ints(*hostsList)
@@ -233,13 +235,11 @@ const (
 	producerPkg   = "github.com/pond-go/pond/examples/aggregator/cmd/producer"
 )
 
-// ceilingDefaults gives -ceiling its defaults for the flags not set on the
-// command line: 1000 hosts, rates 1000 to 8000 doubling, and a 35 s
-// warm-up (longer than the aggregator's 30 s raw window, so the heap has
-// reached its steady size before the measurement).
-func ceilingDefaults(hosts, rates *string, warmup *time.Duration, rounds int) error {
-	set := map[string]bool{}
-	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+// ceilingDefaults gives -ceiling its defaults for the flags not in set
+// (those given on the command line): 1000 hosts, rates 1000 to 8000
+// doubling, and a 35 s warm-up (longer than the aggregator's 30 s raw
+// window, so the heap has reached its steady size before the measurement).
+func ceilingDefaults(set map[string]bool, hosts, rates *string, warmup *time.Duration, rounds int) error {
 	if !set["hosts"] {
 		*hosts = "1000"
 	}
