@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/rolling"
@@ -183,8 +184,8 @@ func refAgg(a reduce.Agg, rows []arow) schema.Value {
 	}
 	col := schema.NewTable(schema.MustNew(schema.Column{Name: "time", Kind: schema.Time},
 		schema.Column{Name: "v", Kind: a.Using.OutputKind(kind), Optional: true}))
-	bk.Append(col.Col(1))
-	col.Col(0).AppendTime(0)
+	bk.Append(table.Column(col, 1))
+	table.Column(col, 0).AppendTime(0)
 	return col.Row(0)[1]
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/pond-go/pond/internal/cell"
 	"github.com/pond-go/pond/internal/intern"
 	"github.com/pond-go/pond/internal/store"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -292,9 +293,9 @@ func (s *Series) cell(r, j int) schema.Value {
 
 // appendStored appends row r of the store to a frame.
 func (s *Series) appendStored(f *frame, r int) {
-	f.tab.Col(0).AppendTime(s.store.Time(r))
+	table.Column(f.tab, 0).AppendTime(s.store.Time(r))
 	for j := 1; j < s.schema.Len(); j++ {
-		c := f.tab.Col(j)
+		c := table.Column(f.tab, j)
 		switch s.schema.Column(j).Kind {
 		case schema.Number:
 			c.AppendNum(s.store.Num(r, j))
@@ -307,7 +308,7 @@ func (s *Series) appendStored(f *frame, r int) {
 			}
 			f.syms[j] = append(f.syms[j], id)
 		default:
-			c.AppendValue(s.cell(r, j))
+			table.AppendValue(c, s.cell(r, j))
 		}
 	}
 }
@@ -508,15 +509,15 @@ func (r *rootNode) fill(b *schema.Batch, sel []int32, n int) {
 		return int(sel[i])
 	}
 	if sel == nil {
-		tab.Col(0).AppendTimes(b.Time)
+		table.Column(tab, 0).AppendTimes(b.Time)
 	} else {
 		for _, i := range sel {
-			tab.Col(0).AppendTime(b.Time[i])
+			table.Column(tab, 0).AppendTime(b.Time[i])
 		}
 	}
 	for j := 1; j < s.schema.Len(); j++ {
 		v := &b.Cols[j-1]
-		c := tab.Col(j)
+		c := table.Column(tab, j)
 		switch s.schema.Column(j).Kind {
 		case schema.Number:
 			if sel == nil && v.Missing == nil {

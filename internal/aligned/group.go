@@ -6,6 +6,7 @@ import (
 
 	"github.com/pond-go/pond/internal/prefetch"
 	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -21,7 +22,7 @@ type Keys interface {
 type Rows struct {
 	Times []int64
 	Enc   [][]uint64
-	Arrs  []*schema.Col
+	Arrs  []*table.Col
 }
 
 // Group is the aligned state of a node: one set of windows per
@@ -38,7 +39,7 @@ type Group struct {
 	started bool
 	latest  int64
 	lag     int64
-	dsts    []*schema.Col
+	dsts    []*table.Col
 	first   int // output column of the first aggregation
 	free    []*part
 
@@ -284,11 +285,11 @@ func (g *Group) wake(pt *part, t int64) {
 func (g *Group) close(b int64, out *schema.Table) {
 	p := g.p
 	if cap(g.dsts) < p.nOut {
-		g.dsts = make([]*schema.Col, p.nOut)
+		g.dsts = make([]*table.Col, p.nOut)
 	}
 	dsts := g.dsts[:p.nOut]
 	for j := range dsts {
-		dsts[j] = out.Col(g.first + j)
+		dsts[j] = table.Column(out, g.first+j)
 	}
 	order := g.order
 	for i, q := range order {
@@ -321,9 +322,9 @@ func (g *Group) close(b int64, out *schema.Table) {
 			held = held || ws.held(wp)
 		}
 		if held {
-			out.Col(0).AppendTime(b)
+			table.Column(out, 0).AppendTime(b)
 			if g.keys != nil {
-				out.Col(1).AppendValue(g.keys.KeyValue(q))
+				table.AppendValue(table.Column(out, 1), g.keys.KeyValue(q))
 			}
 			for w := range pt.wins {
 				p.emit(&p.wins[w], &pt.wins[w], b, dsts)
@@ -397,7 +398,7 @@ func (p *Plan) retireFL(wp *winPlan, ws *winState) {
 }
 
 // emit appends window ws's outputs at boundary b.
-func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*schema.Col) {
+func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*table.Col) {
 	if wp.minSamples > 0 && ws.rows < int64(wp.minSamples) {
 		for _, o := range wp.outs {
 			dsts[o.out].AppendMissing()
@@ -451,7 +452,7 @@ func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*schema.Col) {
 // emitRaw appends a holistic output: its state is filled from the raw
 // rows in [b − span, b), in arrival order. samples of a scalar column is
 // written straight from the rows.
-func (p *Plan) emitRaw(wp *winPlan, ws *winState, i int, b int64, dst *schema.Col) {
+func (p *Plan) emitRaw(wp *winPlan, ws *winState, i int, b int64, dst *table.Col) {
 	rp := &wp.raws[i]
 	switch op := rp.red.Op; {
 	case op == reducers.OpSamples && rp.kind != schema.Array:
@@ -478,7 +479,7 @@ func (p *Plan) emitRaw(wp *winPlan, ws *winState, i int, b int64, dst *schema.Co
 // emitFirstLast appends first or last of raw rows (arrays): the value at
 // the earliest time in [b − span, b), ties to the earlier arrival, or at
 // the latest, ties to the later arrival, as the panes' first and last do.
-func (p *Plan) emitFirstLast(wp *winPlan, ws *winState, rp *rawPlan, b int64, dst *schema.Col, last bool) {
+func (p *Plan) emitFirstLast(wp *winPlan, ws *winState, rp *rawPlan, b int64, dst *table.Col, last bool) {
 	rr := &ws.raw
 	lo := b - wp.span
 	st := rr.stride
@@ -496,12 +497,12 @@ func (p *Plan) emitFirstLast(wp *winPlan, ws *winState, rp *rawPlan, b int64, ds
 		dst.AppendMissing()
 		return
 	}
-	dst.AppendValue(p.value(rp.kind, rr.buf[best+rp.inRow], rr, best+rp.inRow))
+	table.AppendValue(dst, p.value(rp.kind, rr.buf[best+rp.inRow], rr, best+rp.inRow))
 }
 
 // emitSamples appends the present values of a scalar slot in
 // [b − span, b), in arrival order, as one array.
-func (p *Plan) emitSamples(wp *winPlan, ws *winState, rp *rawPlan, b int64, dst *schema.Col) {
+func (p *Plan) emitSamples(wp *winPlan, ws *winState, rp *rawPlan, b int64, dst *table.Col) {
 	rr := &ws.raw
 	lo := b - wp.span
 	dst.BeginArray()
@@ -549,7 +550,7 @@ func (p *Plan) value(kind schema.Kind, bits uint64, rr *rawRows, at int) schema.
 	return schema.Value{}
 }
 
-func (p *Plan) appendSlot(dst *schema.Col, slot int, bits uint64) {
+func (p *Plan) appendSlot(dst *table.Col, slot int, bits uint64) {
 	switch p.kinds[slot-1] {
 	case schema.Number:
 		dst.AppendNum(math.Float64frombits(bits))
@@ -562,7 +563,7 @@ func (p *Plan) appendSlot(dst *schema.Col, slot int, bits uint64) {
 	}
 }
 
-func appendOpt(dst *schema.Col, x float64, ok bool) {
+func appendOpt(dst *table.Col, x float64, ok bool) {
 	if ok && !math.IsInf(x, 0) && x == x {
 		dst.AppendNum(x)
 	} else {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pond-go/pond/internal/aligned"
 	"github.com/pond-go/pond/internal/clock"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -53,7 +54,7 @@ type Group struct {
 	// (chains[p]), next[r] the row after row r (-1 ends a chain).
 	chains []chain
 	next   []int32
-	dsts   []*schema.Col
+	dsts   []*table.Col
 
 	al   *aligned.Group // the aligned engine, when the plan is aligned
 	rows aligned.Rows
@@ -174,7 +175,7 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 		g.al.Push(&g.rows, part, out)
 		return
 	}
-	tc, kc := out.Col(0), out.Col(1)
+	tc, kc := table.Column(out, 0), table.Column(out, 1)
 	switch g.p.trig.Kind {
 	case clock.Clock:
 		if g.p.hasArr {
@@ -202,7 +203,7 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 			e.Append(in, i)
 			e.Step()
 			tc.AppendTime(t)
-			kc.AppendValue(g.keys.KeyValue(part[i]))
+			table.AppendValue(kc, g.keys.KeyValue(part[i]))
 			e.Emit(out)
 		}
 	case clock.Count:
@@ -213,7 +214,7 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 			if g.counts[p].Observe() {
 				e.Fold(e.maxT)
 				tc.AppendTime(t)
-				kc.AppendValue(g.keys.KeyValue(p))
+				table.AppendValue(kc, g.keys.KeyValue(p))
 				e.Emit(out)
 			}
 		}
@@ -226,14 +227,14 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 // emit.
 func (g *Group) tick(t, b int64, out *schema.Table) {
 	g.link()
-	tc, kc := out.Col(0), out.Col(1)
+	tc, kc := table.Column(out, 0), table.Column(out, 1)
 	p0 := g.p
 	if cap(g.dsts) < len(p0.outs) {
-		g.dsts = make([]*schema.Col, len(p0.outs))
+		g.dsts = make([]*table.Col, len(p0.outs))
 	}
 	dsts := g.dsts[:len(p0.outs)]
 	for j := range dsts {
-		dsts[j] = out.Col(p0.first + j)
+		dsts[j] = table.Column(out, p0.first+j)
 	}
 	const ahead = 4
 	for i := range min(ahead, len(g.order)) {
@@ -249,7 +250,7 @@ func (g *Group) tick(t, b int64, out *schema.Table) {
 		g.take(p, e)
 		e.Fold(t)
 		tc.AppendTime(b)
-		kc.AppendValue(g.keys.KeyValue(p))
+		table.AppendValue(kc, g.keys.KeyValue(p))
 		e.emitTo(dsts)
 	}
 	g.clearPending()

@@ -285,8 +285,8 @@ func (a *Aggregator) Push(b *schema.Batch, started time.Time) error {
 		}
 	}
 	if perSecTab != nil && perSecTab.Len() > 0 {
-		counts := perSecTab.Col(a.p.perSecCol).Numbers()
-		a.eventsPerSec = int64(math.Round(counts[len(counts)-1]))
+		count, _ := perSecTab.Num(a.p.perSecCol, perSecTab.Len()-1)
+		a.eventsPerSec = int64(math.Round(count))
 	}
 	if hostTab != nil {
 		for run := range hostTab.Runs() {
@@ -462,7 +462,7 @@ func (a *Aggregator) took(tab *schema.Table) {
 	if !a.hasFirst {
 		a.firstMs, a.hasFirst = times[0]/int64(time.Millisecond), true
 	}
-	req := tab.Col(2).Numbers()
+	req, _ := tab.Numbers("requests")
 	for _, r := range req {
 		a.requestsTotal += r
 	}
