@@ -37,8 +37,8 @@ type ceilingRun struct {
 	// stop says why the climb ended: stopDropped, stopShort, stopError or
 	// stopExhausted (every level taken).
 	stop string
-	// started is when the climb began; cores the machine's CPU count; load
-	// the 1, 5 and 15 minute load averages before and after it.
+	// started is when the climbs began; cores the machine's CPU count;
+	// load the 1, 5 and 15 minute load averages before and after them.
 	started               time.Time
 	cores                 int
 	loadBefore, loadAfter string
@@ -46,52 +46,93 @@ type ceilingRun struct {
 	aggReady string
 }
 
-// climb measures the rates in turn, lowest first, and stops at the first
-// level that drops a row, fails, or takes less than minTakenShare of what
-// was offered. It returns the levels run, the index of the one with the
-// highest rate taken and nothing dropped (-1 for none) and why it stopped.
-func climb(hosts int, rates []int, measure func(rate int) (result, error)) (levels []result, best int, stop string) {
-	best = -1
-	for _, rate := range rates {
-		res, err := measure(rate)
-		if err != nil {
-			res.hosts, res.rate, res.err = hosts, rate, err.Error()
-			return append(levels, res), best, stopError
-		}
-		levels = append(levels, res)
-		if res.droppedPerSec > 0 {
-			return levels, best, stopDropped
-		}
-		if best < 0 || res.taken > levels[best].taken {
-			best = len(levels) - 1
-		}
-		if res.taken < minTakenShare*float64(hosts*rate) {
-			return levels, best, stopShort
-		}
-	}
-	return levels, best, stopExhausted
+// climber is one aggregator's climb: the levels run so far, the best of
+// them, and why it stopped ("" while it goes on).
+type climber struct {
+	levels []result
+	best   int
+	stop   string
 }
 
-// ceiling climbs the ladder for one aggregator, a fresh producer and
-// aggregator per level.
-func (r *runner) ceiling(a aggSpec, hosts int, rates []int, extra []string) ceilingRun {
-	c := ceilingRun{agg: a.name, hosts: hosts, extra: extra, started: time.Now().UTC(), cores: runtime.NumCPU(), loadBefore: loadAverage()}
-	c.levels, c.best, c.stop = climb(hosts, rates, func(rate int) (result, error) {
-		res, err := r.run(a, hosts, rate, 1)
+// take records the outcome of the next level and stops the climb at a
+// level that failed, dropped a row, or took less than minTakenShare of
+// what was offered. best moves to the level when it took the most so far
+// with nothing dropped.
+func (c *climber) take(hosts, rate int, res result, err error) {
+	if err != nil {
+		res.hosts, res.rate, res.err = hosts, rate, err.Error()
+		c.levels, c.stop = append(c.levels, res), stopError
+		return
+	}
+	c.levels = append(c.levels, res)
+	if res.droppedPerSec > 0 {
+		c.stop = stopDropped
+		return
+	}
+	if c.best < 0 || res.taken > c.levels[c.best].taken {
+		c.best = len(c.levels) - 1
+	}
+	if res.taken < minTakenShare*float64(hosts*rate) {
+		c.stop = stopShort
+	}
+}
+
+// climbAll climbs n aggregators up the rates, lowest first: at each level
+// the aggregators still climbing are measured in turn (measure(i, rate)
+// for aggregator i), the order rotating by level so that none is always
+// first, and each stops at its own first level that fails, drops or falls
+// short. A climb that runs out of rates stops with stopExhausted.
+func climbAll(n, hosts int, rates []int, measure func(i, rate int) (result, error)) []climber {
+	cs := make([]climber, n)
+	for i := range cs {
+		cs[i].best = -1
+	}
+	for l, rate := range rates {
+		for k := range n {
+			i := (k + l) % n
+			if cs[i].stop != "" {
+				continue
+			}
+			res, err := measure(i, rate)
+			cs[i].take(hosts, rate, res, err)
+		}
+	}
+	for i := range cs {
+		if cs[i].stop == "" {
+			cs[i].stop = stopExhausted
+		}
+	}
+	return cs
+}
+
+// ceilings climbs the ladder for every aggregator side by side (see
+// climbAll), a fresh producer and aggregator per level, printing each
+// level's row as it is measured.
+func (r *runner) ceilings(aggs []aggSpec, hosts int, rates []int, extra []string) []ceilingRun {
+	started, before := time.Now().UTC(), loadAverage()
+	cs := climbAll(len(aggs), hosts, rates, func(i, rate int) (result, error) {
+		res, err := r.run(aggs[i], hosts, rate, 1)
 		if err != nil {
-			res = result{agg: a.name, hosts: hosts, rate: rate, round: 1, err: err.Error()}
+			res = result{agg: aggs[i].name, hosts: hosts, rate: rate, round: 1, err: err.Error()}
 		}
 		fmt.Println(res.row())
 		return res, err
 	})
-	c.loadAfter = loadAverage()
-	for _, l := range c.levels {
-		if l.aggReady != "" {
-			c.aggReady = l.aggReady
-			break
+	after := loadAverage()
+	runs := make([]ceilingRun, len(aggs))
+	for i, c := range cs {
+		runs[i] = ceilingRun{
+			agg: aggs[i].name, hosts: hosts, extra: extra, levels: c.levels, best: c.best, stop: c.stop,
+			started: started, cores: runtime.NumCPU(), loadBefore: before, loadAfter: after,
+		}
+		for _, l := range c.levels {
+			if l.aggReady != "" {
+				runs[i].aggReady = l.aggReady
+				break
+			}
 		}
 	}
-	return c
+	return runs
 }
 
 // loadAverage reads the 1, 5 and 15 minute load averages, or says why not.

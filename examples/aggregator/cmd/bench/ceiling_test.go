@@ -41,7 +41,7 @@ func TestClimbStopsAtTheFirstLevelThatDropsOrFalls(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var asked []int
-			levels, best, stop := climb(hosts, rates, func(rate int) (result, error) {
+			cs := climbAll(1, hosts, rates, func(_, rate int) (result, error) {
 				asked = append(asked, rate)
 				l := c.script[len(asked)-1]
 				if l.err != nil {
@@ -49,6 +49,8 @@ func TestClimbStopsAtTheFirstLevelThatDropsOrFalls(t *testing.T) {
 				}
 				return result{hosts: hosts, rate: rate, taken: l.takenShare * float64(hosts*rate), droppedPerSec: l.dropped}, nil
 			})
+			require.Len(t, cs, 1)
+			levels, best, stop := cs[0].levels, cs[0].best, cs[0].stop
 			assert.Equal(t, rates[:c.measured], asked, "nothing is measured past the stopping level")
 			require.Len(t, levels, c.measured)
 			assert.Equal(t, c.best, best)
@@ -62,6 +64,30 @@ func TestClimbStopsAtTheFirstLevelThatDropsOrFalls(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestClimbsRunSideBySide climbs two aggregators: at each level the ones
+// still climbing run in turn, the first of them alternating, and one that
+// stops is not measured again while the other goes on.
+func TestClimbsRunSideBySide(t *testing.T) {
+	type call struct{ agg, rate int }
+	var calls []call
+	cs := climbAll(2, 10, []int{1, 2, 4, 8}, func(i, rate int) (result, error) {
+		calls = append(calls, call{i, rate})
+		res := result{hosts: 10, rate: rate, taken: float64(10 * rate)}
+		if i == 0 && rate == 2 {
+			res.droppedPerSec = 3
+		}
+		return res, nil
+	})
+	assert.Equal(t, []call{{0, 1}, {1, 1}, {1, 2}, {0, 2}, {1, 4}, {1, 8}}, calls)
+	require.Len(t, cs, 2)
+	assert.Equal(t, stopDropped, cs[0].stop)
+	assert.Equal(t, 0, cs[0].best)
+	assert.Len(t, cs[0].levels, 2)
+	assert.Equal(t, stopExhausted, cs[1].stop)
+	assert.Equal(t, 3, cs[1].best)
+	assert.Len(t, cs[1].levels, 4)
 }
 
 func TestTheCeilingReportNamesTheCeilingAndWhyItStopped(t *testing.T) {
@@ -154,7 +180,9 @@ func TestCeilingAtATinyScale(t *testing.T) {
 		prodReady: regexp.MustCompile(`producer listening on`),
 	}
 	extra := []string{"-sample-stride", "2"}
-	c := r.ceiling(aggSpec{"pond-go", withArgs(agg, extra)}, 3, []int{50, 100}, extra)
+	runs := r.ceilings([]aggSpec{{"pond-go", withArgs(agg, extra)}}, 3, []int{50, 100}, extra)
+	require.Len(t, runs, 1)
+	c := runs[0]
 
 	require.NotEmpty(t, c.levels)
 	for _, l := range c.levels {

@@ -30,9 +30,12 @@
 //	go run ./examples/aggregator/cmd/bench -ceiling -out examples/aggregator/BENCH.md
 //
 // Arguments after the flags (after --) are passed to every aggregator
-// command, so one build is measured with its own settings:
+// command, so one build is measured with its own settings; with several
+// -agg, each climbs on its own, side by side (at each level every
+// aggregator still climbing runs in turn):
 //
 //	go run ./examples/aggregator/cmd/bench -ceiling -- -workers 2
+//	go run ./examples/aggregator/cmd/bench -ceiling -agg w1='/tmp/aggregator -workers 1' -agg w2='/tmp/aggregator -workers 2'
 package main
 
 import (
@@ -142,10 +145,7 @@ func main() {
 	}
 	if *ceiling {
 		fmt.Println(header())
-		var climbs []ceilingRun
-		for _, a := range aggs {
-			climbs = append(climbs, r.ceiling(a, hosts[0], rates, extra))
-		}
+		climbs := r.ceilings(aggs, hosts[0], rates, extra)
 		var report strings.Builder
 		for _, c := range climbs {
 			report.WriteString("\n" + c.markdown(*label))
