@@ -26,6 +26,7 @@ const (
 // ceilingRun is one aggregator's climb up the ladder of offered loads.
 type ceilingRun struct {
 	agg   string
+	cmd   string // the aggregator's command, passed-through flags included
 	hosts int
 	extra []string // flags passed through to the aggregator
 	// levels are the levels run, in order; the one that ended the climb
@@ -122,7 +123,7 @@ func (r *runner) ceilings(aggs []aggSpec, hosts int, rates []int, extra []string
 	runs := make([]ceilingRun, len(aggs))
 	for i, c := range cs {
 		runs[i] = ceilingRun{
-			agg: aggs[i].name, hosts: hosts, extra: extra, levels: c.levels, best: c.best, stop: c.stop,
+			agg: aggs[i].name, cmd: aggs[i].cmd, hosts: hosts, extra: extra, levels: c.levels, best: c.best, stop: c.stop,
 			started: started, cores: runtime.NumCPU(), loadBefore: before, loadAfter: after,
 		}
 		for _, l := range c.levels {
@@ -163,6 +164,9 @@ func (c ceilingRun) markdown(label string) string {
 	fmt.Fprintf(&b, "- Started %s on %d cores; load average (1 / 5 / 15 min) %s before, %s after.\n",
 		c.started.Format("2006-01-02 15:04 UTC"), c.cores, c.loadBefore, c.loadAfter)
 	fmt.Fprintf(&b, "- Aggregator flags passed through: %s.\n", flags)
+	if c.cmd != "" {
+		fmt.Fprintf(&b, "- Aggregator command: `%s`.\n", c.cmd)
+	}
 	if c.aggReady != "" {
 		fmt.Fprintf(&b, "- Aggregator's ready line: `%s`.\n", c.aggReady)
 	}

@@ -92,7 +92,7 @@ func TestClimbsRunSideBySide(t *testing.T) {
 
 func TestTheCeilingReportNamesTheCeilingAndWhyItStopped(t *testing.T) {
 	c := ceilingRun{
-		agg: "pond-go", hosts: 1000, extra: []string{"-workers", "2"},
+		agg: "pond-go", cmd: "/tmp/aggregator '-workers' '2'", hosts: 1000, extra: []string{"-workers", "2"},
 		started: time.Date(2026, 12, 1, 23, 30, 0, 0, time.UTC), cores: 2,
 		loadBefore: "1.00 / 2.00 / 3.00", loadAfter: "4.00 / 5.00 / 6.00",
 		aggReady: "aggregator listening on :1 (producer=x, sampleStride=1, ordering=strict)",
@@ -108,6 +108,7 @@ func TestTheCeilingReportNamesTheCeilingAndWhyItStopped(t *testing.T) {
 		"### Ceiling: pond-go, 2026-12-01 23:30 UTC",
 		"on 2 cores; load average (1 / 5 / 15 min) 1.00 / 2.00 / 3.00 before, 4.00 / 5.00 / 6.00 after",
 		"flags passed through: `-workers 2`",
+		"- Aggregator command: `/tmp/aggregator '-workers' '2'`.",
 		"`aggregator listening on :1 (producer=x, sampleStride=1, ordering=strict)`",
 		"| 1000 × 1000 | 1,000,000 | 1,000,010 | 0 | 0.98 | 0.61 | 0.20 |",
 		"| 1000 × 4000 | 4,000,000 | 2,500,000 | 1,500,000 | 30.00 | 1.40 | 0.60 |",
