@@ -62,7 +62,7 @@ type part struct {
 }
 
 // inboxRows is the number of rows a partition's inbox holds.
-const inboxRows = 8
+const inboxRows = 32
 
 // NewGroup returns an empty group. keys, when not nil, gives the key of
 // each partition for the column after the time; first is the output
