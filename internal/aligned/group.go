@@ -42,8 +42,7 @@ type Group struct {
 	first   int // output column of the first aggregation
 	free    []*part
 
-	direct bool       // the plan reads an array column: rows are added as they come
-	view   [][]uint64 // scratch: one partition's inbox, slot by slot
+	direct bool // the plan reads an array column: rows are added as they come
 }
 
 // part is one partition's windows.
@@ -52,13 +51,13 @@ type part struct {
 	live bool
 	maxT int64
 	// The inbox: rows not yet in the panes. They are not observable before
-	// the next boundary closes, so up to inboxRows of them wait here,
-	// slot by slot, and are added together (the partition's state brought
-	// into cache once for all of them) when the inbox is full or the
-	// boundary closes.
-	inN int
-	inT [inboxRows]int64
-	inC []uint64 // inboxRows per slot
+	// the next boundary closes, so up to inboxRows of them wait here, row
+	// by row (the time, then each slot: one row's words side by side, so
+	// taking a row touches one cache line), and are added together (the
+	// partition's state brought into cache once for all of them) when the
+	// inbox is full or the boundary closes.
+	inN   int
+	inbox []uint64 // inboxRows rows of 1 + slots words
 }
 
 // inboxRows is the number of rows a partition's inbox holds.
@@ -73,7 +72,6 @@ func (p *Plan) NewGroup(keys Keys, first int, lag int64) *Group {
 	for _, k := range p.kinds {
 		g.direct = g.direct || k == schema.Array
 	}
-	g.view = make([][]uint64, len(p.kinds))
 	return g
 }
 
@@ -82,10 +80,8 @@ func (g *Group) drain(pt *part) {
 	if pt.inN == 0 {
 		return
 	}
-	for k := range g.view {
-		g.view[k] = pt.inC[k*inboxRows : k*inboxRows+pt.inN]
-	}
-	g.addRows(pt, pt.inT[:pt.inN], g.view)
+	w := 1 + len(g.p.kinds)
+	g.addRows(pt, inRows{buf: pt.inbox[:pt.inN*w], w: w})
 	pt.inN = 0
 }
 
@@ -110,7 +106,7 @@ func (g *Group) part(q int32) *part {
 			pt = g.free[n-1]
 			g.free = g.free[:n-1]
 		} else {
-			pt = &part{wins: make([]winState, len(g.p.wins)), inC: make([]uint64, inboxRows*len(g.p.kinds))}
+			pt = &part{wins: make([]winState, len(g.p.wins)), inbox: make([]uint64, inboxRows*(1+len(g.p.kinds)))}
 			for w := range g.p.wins {
 				pt.wins[w] = g.p.newWin(&g.p.wins[w])
 			}
@@ -198,9 +194,10 @@ func (g *Group) buffer(in *Rows, parts []int32, from, to int) {
 		if !pt.live {
 			g.wake(pt, in.Times[i]) // live from its first waiting row
 		}
-		pt.inT[n] = in.Times[i]
+		row := pt.inbox[n*(1+len(in.Enc)):][:1+len(in.Enc)]
+		row[0] = uint64(in.Times[i])
 		for k, c := range in.Enc {
-			pt.inC[k*inboxRows+n] = c[i]
+			row[1+k] = c[i]
 		}
 		if pt.inN = n + 1; pt.inN == inboxRows {
 			g.drain(pt)
@@ -252,13 +249,14 @@ func (g *Group) add(pt *part, in *Rows, i int, t int64) {
 			if off < 0 {
 				continue
 			}
+			ws.curK = k
 			ws.curS = p.anchor + k*wp.width
 			ws.curE = ws.curS + wp.width
 			ws.curOff = off
 		}
 		p.addRow(wp, ws, off, t, in.Enc, i)
 		if len(wp.raws) > 0 {
-			ws.raw.push(wp, in, i, t)
+			ws.raw.push(wp, in, i, t, ws.curK)
 		}
 	}
 }
@@ -349,7 +347,7 @@ func (g *Group) close(b int64, out *schema.Table) {
 				ws.exts[i].RemoveBefore(seqOf(lo))
 			}
 			if len(wp.raws) > 0 {
-				ws.raw.dropBefore(b + p.step - wp.span)
+				ws.raw.dropBefore(lo)
 			}
 			empty = empty && !ws.held(wp)
 		}
@@ -448,107 +446,6 @@ func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*schema.Col) {
 	}
 }
 
-// emitRaw appends a holistic output: its state is filled from the raw
-// rows in [b − span, b), in arrival order. samples of a scalar column is
-// written straight from the rows.
-func (p *Plan) emitRaw(wp *winPlan, ws *winState, i int, b int64, dst *schema.Col) {
-	rp := &wp.raws[i]
-	switch op := rp.red.Op; {
-	case op == reducers.OpSamples && rp.kind != schema.Array:
-		p.emitSamples(wp, ws, rp, b, dst)
-		return
-	case op == reducers.OpFirst || op == reducers.OpLast:
-		p.emitFirstLast(wp, ws, rp, b, dst, op == reducers.OpLast)
-		return
-	}
-	st := ws.gen[i]
-	st.Reset()
-	rr := &ws.raw
-	lo := b - wp.span
-	for r := rr.head; r < len(rr.buf)/rr.stride; r++ {
-		row := rr.buf[r*rr.stride:][:rr.stride]
-		if t := int64(row[0]); t < lo || t >= b {
-			continue
-		}
-		st.Add(uint64(r), p.value(rp.kind, row[rp.inRow], rr, r*rr.stride+rp.inRow))
-	}
-	st.Append(dst)
-}
-
-// emitFirstLast appends first or last of raw rows (arrays): the value at
-// the earliest time in [b − span, b), ties to the earlier arrival, or at
-// the latest, ties to the later arrival, as the panes' first and last do.
-func (p *Plan) emitFirstLast(wp *winPlan, ws *winState, rp *rawPlan, b int64, dst *schema.Col, last bool) {
-	rr := &ws.raw
-	lo := b - wp.span
-	st := rr.stride
-	best, bestT := -1, int64(0)
-	for r := rr.head * st; r+st <= len(rr.buf); r += st {
-		t := int64(rr.buf[r])
-		if t < lo || t >= b || rr.buf[r+rp.inRow] == 0 {
-			continue
-		}
-		if best < 0 || !last && t < bestT || last && t >= bestT {
-			best, bestT = r, t
-		}
-	}
-	if best < 0 {
-		dst.AppendMissing()
-		return
-	}
-	dst.AppendValue(p.value(rp.kind, rr.buf[best+rp.inRow], rr, best+rp.inRow))
-}
-
-// emitSamples appends the present values of a scalar slot in
-// [b − span, b), in arrival order, as one array.
-func (p *Plan) emitSamples(wp *winPlan, ws *winState, rp *rawPlan, b int64, dst *schema.Col) {
-	rr := &ws.raw
-	lo := b - wp.span
-	dst.BeginArray()
-	st := rr.stride
-	rows := rr.buf[rr.head*st:]
-	for r := 0; r+st <= len(rows); r += st {
-		if t := int64(rows[r]); t < lo || t >= b {
-			continue
-		}
-		bits := rows[r+rp.inRow]
-		switch rp.kind {
-		case schema.Number:
-			if x := math.Float64frombits(bits); x == x {
-				dst.AppendElem(schema.NumberValue(x))
-			}
-		default:
-			if bits != 0 {
-				dst.AppendElem(p.value(rp.kind, bits, rr, 0))
-			}
-		}
-	}
-	dst.EndArray()
-}
-
-// value decodes an encoded slot of a raw row.
-func (p *Plan) value(kind schema.Kind, bits uint64, rr *rawRows, at int) schema.Value {
-	switch kind {
-	case schema.Number:
-		if x := math.Float64frombits(bits); x == x {
-			return schema.NumberValue(x)
-		}
-	case schema.String:
-		if bits != 0 {
-			return schema.StringValue(p.syms.Str(uint32(bits)))
-		}
-	case schema.Bool:
-		if bits != 0 {
-			return schema.BoolValue(bits == 2)
-		}
-	case schema.Array:
-		if bits != 0 {
-			return rr.arrs[at]
-		}
-	}
-	return schema.Value{}
-}
-
 func (p *Plan) appendSlot(dst *schema.Col, slot int, bits uint64) {
 	switch p.kinds[slot-1] {
 	case schema.Number:
@@ -570,27 +467,6 @@ func appendOpt(dst *schema.Col, x float64, ok bool) {
 	}
 }
 
-// push appends row i of in to the raw rows.
-func (rr *rawRows) push(wp *winPlan, in *Rows, i int, t int64) {
-	rr.buf = append(rr.buf, uint64(t))
-	for _, s := range wp.rawSlots {
-		rr.buf = append(rr.buf, in.Enc[s-1][i])
-	}
-	if wp.rawArr {
-		// Arrays beside the encoded row, at the same positions.
-		rr.arrs = append(rr.arrs, schema.Value{})
-		for _, s := range wp.rawSlots {
-			v := schema.Value{}
-			if s-1 < len(in.Arrs) && in.Arrs[s-1] != nil && !in.Arrs[s-1].IsMissing(i) {
-				// A copy: the input's cells are reused by the next push.
-				a, _ := in.Arrs[s-1].Array(i)
-				v = schema.ArrayValue(append([]schema.Value(nil), a...)...)
-			}
-			rr.arrs = append(rr.arrs, v)
-		}
-	}
-}
-
 // Bytes returns the memory the group's partitions hold: pane rings, raw
 // rows, extreme deques, aggregates and the structures around them.
 func (g *Group) Bytes() int {
@@ -599,11 +475,10 @@ func (g *Group) Bytes() int {
 		if pt == nil {
 			continue
 		}
-		n += int(unsafe.Sizeof(*pt)) + int(unsafe.Sizeof(winState{}))*cap(pt.wins) + 8*cap(pt.inC)
+		n += int(unsafe.Sizeof(*pt)) + int(unsafe.Sizeof(winState{}))*cap(pt.wins) + 8*cap(pt.inbox)
 		for w := range pt.wins {
 			ws := &pt.wins[w]
-			n += 8 * (cap(ws.ring) + cap(ws.ns) + cap(ws.cnts) + cap(ws.sums) + cap(ws.fp) + cap(ws.lp) + cap(ws.raw.buf))
-			n += int(unsafe.Sizeof(schema.Value{})) * cap(ws.raw.arrs)
+			n += 8*(cap(ws.ring)+cap(ws.ns)+cap(ws.cnts)+cap(ws.sums)+cap(ws.fp)+cap(ws.lp)) + ws.raw.bytes()
 			for i := range ws.exts {
 				n += int(unsafe.Sizeof(reducers.Extreme{})) + 16*ws.exts[i].Cap()
 			}

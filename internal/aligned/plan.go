@@ -104,6 +104,7 @@ type winPlan struct {
 	raws        []rawPlan
 	rawSlots    []int // slots the raw rows keep, in order
 	rawArr      bool  // a raw slot is an array column
+	rawTimes    bool  // the raw rows keep their times: a raw first or last orders by them
 	outs        []outPlan
 	offMom      int // word offset of the first Moments' sums
 	offExt      int
@@ -134,7 +135,7 @@ type rawPlan struct {
 	red   reducers.Spec
 	kind  schema.Kind
 	out   int
-	inRow int // position of the slot in a raw row (1 + col)
+	inRow int // position of the slot in a raw row (col)
 }
 
 func gcd(a, b int64) int64 {
@@ -238,7 +239,8 @@ func NewPlan(s Spec) (*Plan, error) {
 					wp.rawArr = wp.rawArr || kind == schema.Array
 				}
 				o.kind, o.idx = oRaw, len(wp.raws)
-				wp.raws = append(wp.raws, rawPlan{col: c, red: reducers.SpecOf(a.Using), kind: kind, out: o.out, inRow: 1 + c})
+				wp.raws = append(wp.raws, rawPlan{col: c, red: reducers.SpecOf(a.Using), kind: kind, out: o.out, inRow: c})
+				wp.rawTimes = wp.rawTimes || op == reducers.OpFirst || op == reducers.OpLast
 			}
 			wp.outs = append(wp.outs, o)
 		}

@@ -25,6 +25,7 @@ type winState struct {
 	raw        rawRows
 	gen        []reducers.Window
 	curS, curE int64 // time range of the cached pane
+	curK       int64 // its index
 	curOff     int   // its word offset in ring
 	rebuild    bool
 }
@@ -70,7 +71,8 @@ func (p *Plan) newWin(wp *winPlan) winState {
 	for i := range ws.fp {
 		ws.fp[i], ws.lp[i] = noPane, noPane
 	}
-	ws.raw.stride = 1 + len(wp.rawSlots)
+	ws.raw.stride = len(wp.rawSlots)
+	ws.raw.times = wp.rawTimes
 	for _, r := range wp.raws {
 		// The rolling plan checked every reducer against its column.
 		ws.gen = append(ws.gen, reducers.NewWindow(r.red))
@@ -348,42 +350,4 @@ func (ws *winState) resum(wp *winPlan) {
 		ws.addSums(wp, ws.ring[ws.slot(int(k-ws.base))*wp.stride:][:wp.stride], 1)
 	}
 	ws.rebuild = false
-}
-
-// rawRows is the raw rows a window keeps, in arrival order: the time and
-// the slots its holistic outputs read, row-major; arrays beside.
-type rawRows struct {
-	buf    []uint64
-	arrs   []schema.Value
-	head   int // first row held
-	stride int
-}
-
-func (rr *rawRows) clear() {
-	rr.buf, rr.head = rr.buf[:0], 0
-	clear(rr.arrs)
-	rr.arrs = rr.arrs[:0]
-}
-
-// dropBefore forgets rows from the front, in arrival order, while they
-// are older than cut.
-func (rr *rawRows) dropBefore(cut int64) {
-	rows := len(rr.buf) / rr.stride
-	for rr.head < rows && int64(rr.buf[rr.head*rr.stride]) < cut {
-		rr.head++
-	}
-	if rr.head == rows {
-		rr.clear()
-		return
-	}
-	if rr.head >= 64 && rr.head*2 >= rows {
-		n := copy(rr.buf, rr.buf[rr.head*rr.stride:])
-		rr.buf = rr.buf[:n]
-		if rr.arrs != nil {
-			m := copy(rr.arrs, rr.arrs[rr.head*rr.stride:])
-			clear(rr.arrs[m:])
-			rr.arrs = rr.arrs[:m]
-		}
-		rr.head = 0
-	}
 }
