@@ -239,22 +239,22 @@ func (g *Group) add(pt *part, in *Rows, i int, t int64) {
 	for w := range pt.wins {
 		wp := &p.wins[w]
 		ws := &pt.wins[w]
-		off := ws.curOff
+		s := ws.curSlot
 		if t < ws.curS || t >= ws.curE {
 			k := floorDiv(t-p.anchor, wp.width)
 			if k < ws.hi {
 				continue // before the window at the next boundary
 			}
-			off = ws.pane(wp, k)
-			if off < 0 {
+			s = ws.pane(wp, k)
+			if s < 0 {
 				continue
 			}
 			ws.curK = k
 			ws.curS = p.anchor + k*wp.width
 			ws.curE = ws.curS + wp.width
-			ws.curOff = off
+			ws.curSlot = s
 		}
-		p.addRow(wp, ws, off, t, in.Enc, i)
+		p.addRow(wp, ws, s, t, in.Enc, i)
 		if len(wp.raws) > 0 {
 			ws.raw.push(wp, in, i, t, ws.curK)
 		}
@@ -365,10 +365,18 @@ func (pt *part) prefetch(p *Plan) {
 		ws := &pt.wins[w]
 		prefetch.Lines(unsafe.Pointer(ws), 4)
 		if ws.n > 0 {
-			st := p.wins[w].stride
-			prefetch.Lines(unsafe.Pointer(&ws.ring[ws.head*st]), 1+st/8)
+			wp := &p.wins[w]
+			st := wp.stride
+			if st > 0 {
+				prefetch.Lines(unsafe.Pointer(&ws.ring[ws.head*st]), 1+st/8)
+			}
+			prefetch.Line(unsafe.Pointer(&ws.cring[ws.head*wp.nCounts]))
 			if d := int(ws.hi - ws.base); d >= 0 && d < ws.n {
-				prefetch.Lines(unsafe.Pointer(&ws.ring[ws.slot(d)*st]), 1+st/8)
+				s := ws.slot(d)
+				if st > 0 {
+					prefetch.Lines(unsafe.Pointer(&ws.ring[s*st]), 1+st/8)
+				}
+				prefetch.Line(unsafe.Pointer(&ws.cring[s*wp.nCounts]))
 			}
 		}
 	}
@@ -386,7 +394,7 @@ func (p *Plan) retireFL(wp *winPlan, ws *winState) {
 		}
 		ws.fp[i] = noPane
 		for k := ws.base; k < ws.hi && k-ws.base < int64(ws.n); k++ {
-			if int64(ws.ring[ws.slot(int(k-ws.base))*wp.stride+wp.offFL+4*i]) != math.MaxInt64 {
+			if r, _ := ws.recOf(wp, k); int64(r[wp.offFL+4*i]) != math.MaxInt64 {
 				ws.fp[i] = k
 				break
 			}
@@ -438,7 +446,8 @@ func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*schema.Col) {
 				dst.AppendMissing()
 				continue
 			}
-			r := ws.ring[ws.slot(int(k-ws.base))*wp.stride+wp.offFL+4*o.idx:][:4]
+			r, _ := ws.recOf(wp, k)
+			r = r[wp.offFL+4*o.idx:][:4]
 			p.appendSlot(dst, wp.fls[o.idx], r[at])
 		case oRaw:
 			p.emitRaw(wp, ws, o.idx, b, dst)
@@ -478,7 +487,7 @@ func (g *Group) Bytes() int {
 		n += int(unsafe.Sizeof(*pt)) + int(unsafe.Sizeof(winState{}))*cap(pt.wins) + 8*cap(pt.inbox)
 		for w := range pt.wins {
 			ws := &pt.wins[w]
-			n += 8*(cap(ws.ring)+cap(ws.ns)+cap(ws.cnts)+cap(ws.sums)+cap(ws.fp)+cap(ws.lp)) + ws.raw.bytes()
+			n += 8*(cap(ws.ring)+cap(ws.ns)+cap(ws.cnts)+cap(ws.sums)+cap(ws.fp)+cap(ws.lp)) + 4*cap(ws.cring) + ws.raw.bytes()
 			for i := range ws.exts {
 				n += int(unsafe.Sizeof(reducers.Extreme{})) + 16*ws.exts[i].Cap()
 			}

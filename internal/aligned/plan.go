@@ -83,12 +83,14 @@ type outPlan struct {
 	out  int // output index across the node
 }
 
-// winPlan is one window's layout. A pane record is stride 64-bit words:
-// the counts (the row count first when it is kept, then each Moments' n,
-// then each count) packed two 31-bit counts to a word, the top bit of the
-// first one set once the pane has a row, then per Moments s, c (and q, qc when squared),
-// then per extreme slot the pane's min or max, then per first/last slot
-// its first time, first value, last time and last value.
+// winPlan is one window's layout. A pane record is nCounts 32-bit counts
+// in one ring (the row count first when it is kept, then each Moments' n,
+// then each count; 31 bits each, the top bit of the first one set once
+// the pane has a row) and stride 64-bit words in another: per Moments s,
+// c (and q, qc when squared), then per extreme slot the pane's min or
+// max, then per first/last slot its first time, first value, last time
+// and last value. The counts apart keep the words whole: a pane of the
+// seed's 1m window is 48 + 4 bytes, not 56.
 type winPlan struct {
 	span, width int64
 	minSamples  int
@@ -267,7 +269,7 @@ func NewPlan(s Spec) (*Plan, error) {
 		}
 		wp.cnt0 = nc
 		wp.nCounts = nc + len(wp.counts)
-		wp.offMom = (wp.nCounts + 1) / 2
+		wp.offMom = 0
 		off := wp.offMom
 		for i := range wp.moments {
 			wp.moments[i].off = off

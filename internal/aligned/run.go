@@ -21,22 +21,21 @@ func (in inRows) time(r int) int64           { return int64(in.buf[r*in.w]) }
 func (in inRows) at(r, s int) uint64         { return in.buf[r*in.w+s] }
 func (in inRows) rows(from, to int) []uint64 { return in.buf[from*in.w : to*in.w] }
 
-// addCount adds n to packed count i, saturating.
-func addCount(r []uint64, i int, n int64) {
-	sh := 32 * (i & 1)
-	cur := int64(uint32(r[i>>1]>>sh) & countMax)
+// addCount adds n to count i, saturating.
+func addCount(c []uint32, i int, n int64) {
+	cur := int64(c[i] & countMax)
 	if cur+n > countMax {
 		n = countMax - cur
 	}
-	r[i>>1] += uint64(n) << sh
+	c[i] += uint32(n)
 }
 
-// addRun adds rows [from, to) of in, all in the pane at word offset off.
-func (p *Plan) addRun(wp *winPlan, ws *winState, off int, in inRows, from, to int) {
-	r := ws.ring[off : off+wp.stride : off+wp.stride]
-	markRow(r)
+// addRun adds rows [from, to) of in, all in the pane in ring slot s.
+func (p *Plan) addRun(wp *winPlan, ws *winState, s int, in inRows, from, to int) {
+	r, cs := ws.rec(wp, s)
+	markRow(cs)
 	if wp.hasRows {
-		addCount(r, 0, int64(to-from))
+		addCount(cs, 0, int64(to-from))
 	}
 	rows, w := in.rows(from, to), in.w
 	for i := range wp.moments {
@@ -49,7 +48,7 @@ func (p *Plan) addRun(wp *winPlan, ws *winState, off int, in inRows, from, to in
 			n = addSums(f[:2:2], rows, w, m.slot)
 		}
 		if !m.isRows {
-			addCount(r, m.nIdx, n)
+			addCount(cs, m.nIdx, n)
 		}
 	}
 	for i, cp := range wp.counts {
@@ -59,7 +58,7 @@ func (p *Plan) addRun(wp *winPlan, ws *winState, off int, in inRows, from, to in
 				n++
 			}
 		}
-		addCount(r, wp.cnt0+i, n)
+		addCount(cs, wp.cnt0+i, n)
 	}
 	for i, e := range wp.exts {
 		cur := math.Float64frombits(r[wp.offExt+i])
@@ -78,11 +77,11 @@ func (p *Plan) addRun(wp *winPlan, ws *winState, off int, in inRows, from, to in
 		}
 		r[wp.offExt+i] = math.Float64bits(cur)
 	}
-	for i, s := range wp.fls {
+	for i, sl := range wp.fls {
 		fl := r[wp.offFL+4*i:][:4]
 		for j := 0; j < len(rows); j += w {
-			bits := rows[j+s]
-			if !p.present(s, bits) {
+			bits := rows[j+sl]
+			if !p.present(sl, bits) {
 				continue
 			}
 			t := int64(rows[j])
@@ -170,27 +169,27 @@ func (g *Group) addRows(pt *part, in inRows) {
 		ws := &pt.wins[w]
 		for i := 0; i < n; {
 			t := in.time(i)
-			off := ws.curOff
+			s := ws.curSlot
 			if t < ws.curS || t >= ws.curE {
 				k := floorDiv(t-p.anchor, wp.width)
-				off = -1
+				s = -1
 				if k >= ws.hi {
-					off = ws.pane(wp, k)
+					s = ws.pane(wp, k)
 				}
-				if off < 0 {
+				if s < 0 {
 					i++
 					continue // before the window at the next boundary
 				}
 				ws.curK = k
 				ws.curS = p.anchor + k*wp.width
 				ws.curE = ws.curS + wp.width
-				ws.curOff = off
+				ws.curSlot = s
 			}
 			j := i + 1
 			for j < n && in.time(j) >= ws.curS && in.time(j) < ws.curE {
 				j++
 			}
-			p.addRun(wp, ws, off, in, i, j)
+			p.addRun(wp, ws, s, in, i, j)
 			if len(wp.raws) > 0 {
 				ws.raw.pushRun(wp, in, i, j, ws.curK)
 			}

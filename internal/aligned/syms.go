@@ -39,7 +39,8 @@ func (g *Group) MarkSyms(m Marker) {
 					continue
 				}
 				for d := range ws.n {
-					fl := ws.ring[ws.slot(d)*wp.stride+wp.offFL+4*i:][:4]
+					r, _ := ws.rec(wp, ws.slot(d))
+					fl := r[wp.offFL+4*i:][:4]
 					if int64(fl[0]) != math.MaxInt64 {
 						m.Mark(uint32(fl[1]))
 						m.Mark(uint32(fl[3]))
