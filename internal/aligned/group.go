@@ -361,23 +361,32 @@ func (g *Group) close(b int64, out *schema.Table) {
 // prefetch starts loading what a close of the partition touches first:
 // its windows' states and the pane records around the window's ends.
 func (pt *part) prefetch(p *Plan) {
+	if pt.inN > 0 {
+		prefetch.Lines(unsafe.Pointer(&pt.inbox[0]), (pt.inN*(1+len(p.kinds))*8+63)/64)
+	}
 	for w := range pt.wins {
 		ws := &pt.wins[w]
 		prefetch.Lines(unsafe.Pointer(ws), 4)
-		if ws.n > 0 {
-			wp := &p.wins[w]
-			st := wp.stride
+		if ws.cap == 0 {
+			continue
+		}
+		wp := &p.wins[w]
+		st := wp.stride
+		// The oldest pane, which leaves, and the newest, which the inbox
+		// fills and which enters (made now if need be).
+		if st > 0 {
+			prefetch.Lines(unsafe.Pointer(&ws.ring[ws.head*st]), 1+st/8)
+		}
+		prefetch.Line(unsafe.Pointer(&ws.cring[ws.head*wp.nCounts]))
+		if d := int(ws.hi - ws.base); d >= 0 && d < ws.cap {
+			s := ws.slot(d)
 			if st > 0 {
-				prefetch.Lines(unsafe.Pointer(&ws.ring[ws.head*st]), 1+st/8)
+				prefetch.Lines(unsafe.Pointer(&ws.ring[s*st]), 1+st/8)
 			}
-			prefetch.Line(unsafe.Pointer(&ws.cring[ws.head*wp.nCounts]))
-			if d := int(ws.hi - ws.base); d >= 0 && d < ws.n {
-				s := ws.slot(d)
-				if st > 0 {
-					prefetch.Lines(unsafe.Pointer(&ws.ring[s*st]), 1+st/8)
-				}
-				prefetch.Line(unsafe.Pointer(&ws.cring[s*wp.nCounts]))
-			}
+			prefetch.Line(unsafe.Pointer(&ws.cring[s*wp.nCounts]))
+		}
+		if rr := &ws.raw; len(rr.vals) < cap(rr.vals) {
+			prefetch.Line(unsafe.Pointer(&rr.vals[:cap(rr.vals)][len(rr.vals)]))
 		}
 	}
 }

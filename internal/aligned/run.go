@@ -30,8 +30,46 @@ func addCount(c []uint32, i int, n int64) {
 	c[i] += uint32(n)
 }
 
+// runSums is the sums of one slot over one run of rows, kept while the
+// partition's rows are added so that windows of the same pane width (the
+// same runs) sum a column once.
+type runSums struct {
+	from, to, slot int
+	squares        bool
+	s, c, q, qc    float64
+	n              int64
+}
+
+// sumsCache holds the runs' sums computed by one addRows call.
+type sumsCache struct {
+	e [4]runSums
+	n int
+}
+
+// get returns the sums of slot over rows [from, to), computing them if
+// no entry has them (squares: with Σx²).
+func (sc *sumsCache) get(rows []uint64, w, slot, from, to int, squares bool) *runSums {
+	for i := range sc.n {
+		if e := &sc.e[i]; e.from == from && e.to == to && e.slot == slot && (e.squares || !squares) {
+			return e
+		}
+	}
+	e := &sc.e[sc.n%len(sc.e)]
+	sc.n = min(sc.n+1, len(sc.e))
+	*e = runSums{from: from, to: to, slot: slot, squares: squares}
+	var f [4]uint64
+	if squares {
+		e.n = addSquares(f[:], rows, w, slot)
+	} else {
+		e.n = addSums(f[:2], rows, w, slot)
+	}
+	e.s, e.c = math.Float64frombits(f[0]), math.Float64frombits(f[1])
+	e.q, e.qc = math.Float64frombits(f[2]), math.Float64frombits(f[3])
+	return e
+}
+
 // addRun adds rows [from, to) of in, all in the pane in ring slot s.
-func (p *Plan) addRun(wp *winPlan, ws *winState, s int, in inRows, from, to int) {
+func (p *Plan) addRun(wp *winPlan, ws *winState, s int, in inRows, from, to int, sc *sumsCache) {
 	r, cs := ws.rec(wp, s)
 	markRow(cs)
 	if wp.hasRows {
@@ -41,14 +79,21 @@ func (p *Plan) addRun(wp *winPlan, ws *winState, s int, in inRows, from, to int)
 	for i := range wp.moments {
 		m := &wp.moments[i]
 		f := r[m.off:]
-		var n int64
+		e := sc.get(rows, w, m.slot, from, to, m.squares)
+		ps, pc := math.Float64frombits(f[0]), math.Float64frombits(f[1])
+		ddAdd(&ps, &pc, e.s, e.c)
+		f[0], f[1] = math.Float64bits(ps), math.Float64bits(pc)
 		if m.squares {
-			n = addSquares(f[:4:4], rows, w, m.slot)
-		} else {
-			n = addSums(f[:2:2], rows, w, m.slot)
+			pq, pqc := math.Float64frombits(f[2]), math.Float64frombits(f[3])
+			if math.IsInf(e.q, 1) || math.IsInf(pq, 1) {
+				pq, pqc = math.Inf(1), 0 // a value whose square is not summed (bigSquare)
+			} else {
+				ddAdd(&pq, &pqc, e.q, e.qc)
+			}
+			f[2], f[3] = math.Float64bits(pq), math.Float64bits(pqc)
 		}
 		if !m.isRows {
-			addCount(cs, m.nIdx, n)
+			addCount(cs, m.nIdx, e.n)
 		}
 	}
 	for i, cp := range wp.counts {
@@ -154,16 +199,25 @@ func addSquares(f []uint64, rows []uint64, w, s int) int64 {
 }
 
 // addRows adds a partition's pending rows to its windows, run by run.
+// Without lateness (lag 0) the rows come in time order, as Push requires:
+// the latest is the last, and a run whose last row is in the pane of its
+// first is all of it.
 func (g *Group) addRows(pt *part, in inRows) {
 	p := g.p
 	n := in.len()
 	if n == 0 {
 		return
 	}
+	sorted := g.lag == 0
 	g.wake(pt, in.time(0))
-	for r := range n {
-		pt.maxT = max(pt.maxT, in.time(r))
+	if sorted {
+		pt.maxT = max(pt.maxT, in.time(n-1))
+	} else {
+		for r := range n {
+			pt.maxT = max(pt.maxT, in.time(r))
+		}
 	}
+	var sc sumsCache
 	for w := range pt.wins {
 		wp := &p.wins[w]
 		ws := &pt.wins[w]
@@ -186,10 +240,13 @@ func (g *Group) addRows(pt *part, in inRows) {
 				ws.curSlot = s
 			}
 			j := i + 1
+			if sorted && in.time(n-1) < ws.curE {
+				j = n
+			}
 			for j < n && in.time(j) >= ws.curS && in.time(j) < ws.curE {
 				j++
 			}
-			p.addRun(wp, ws, s, in, i, j)
+			p.addRun(wp, ws, s, in, i, j, &sc)
 			if len(wp.raws) > 0 {
 				ws.raw.pushRun(wp, in, i, j, ws.curK)
 			}
