@@ -290,10 +290,15 @@ func (g *Group) close(b int64, out *schema.Table) {
 	}
 	order := g.order
 	for i, q := range order {
-		// Partitions a few places ahead: their structures, then (once
-		// those are in) their windows' states and newest panes.
+		// Partitions a few places ahead, in three stages, each reading
+		// only what the one before brought in: their structures; then
+		// their inboxes and windows' states; then the panes, aggregates
+		// and raw rows those states point at.
+		if i+12 < len(order) {
+			prefetch.Lines(unsafe.Pointer(g.parts[order[i+12]]), 2)
+		}
 		if i+8 < len(order) {
-			prefetch.Lines(unsafe.Pointer(g.parts[order[i+8]]), 3)
+			g.parts[order[i+8]].prefetchStates(p)
 		}
 		if i+4 < len(order) {
 			g.parts[order[i+4]].prefetch(p)
@@ -358,22 +363,42 @@ func (g *Group) close(b int64, out *schema.Table) {
 	}
 }
 
-// prefetch starts loading what a close of the partition touches first:
-// its windows' states and the pane records around the window's ends.
-func (pt *part) prefetch(p *Plan) {
+// prefetchStates starts loading the partition's inbox and its windows'
+// states.
+func (pt *part) prefetchStates(p *Plan) {
 	if pt.inN > 0 {
 		prefetch.Lines(unsafe.Pointer(&pt.inbox[0]), (pt.inN*(1+len(p.kinds))*8+63)/64)
 	}
+	if len(pt.wins) > 0 {
+		prefetch.Lines(unsafe.Pointer(&pt.wins[0]), (len(pt.wins)*int(unsafe.Sizeof(winState{}))+63)/64)
+	}
+}
+
+// prefetch starts loading what a close of the partition touches in its
+// windows: the oldest pane, which leaves, and the newest, which the inbox
+// fills (made now if need be) and which enters; the aggregates; the raw
+// rows' tail.
+func (pt *part) prefetch(p *Plan) {
 	for w := range pt.wins {
 		ws := &pt.wins[w]
-		prefetch.Lines(unsafe.Pointer(ws), 4)
+		wp := &p.wins[w]
+		if len(ws.ns) > 0 {
+			prefetch.Line(unsafe.Pointer(&ws.ns[0]))
+			prefetch.Line(unsafe.Pointer(&ws.sums[0]))
+		}
+		if len(ws.cnts) > 0 {
+			prefetch.Line(unsafe.Pointer(&ws.cnts[0]))
+		}
+		if len(ws.exts) > 0 {
+			prefetch.Lines(unsafe.Pointer(&ws.exts[0]), (len(ws.exts)*int(unsafe.Sizeof(ws.exts[0]))+63)/64)
+		}
+		if rr := &ws.raw; len(rr.vals) < cap(rr.vals) {
+			prefetch.Line(unsafe.Pointer(&rr.vals[:cap(rr.vals)][len(rr.vals)]))
+		}
 		if ws.cap == 0 {
 			continue
 		}
-		wp := &p.wins[w]
 		st := wp.stride
-		// The oldest pane, which leaves, and the newest, which the inbox
-		// fills and which enters (made now if need be).
 		if st > 0 {
 			prefetch.Lines(unsafe.Pointer(&ws.ring[ws.head*st]), 1+st/8)
 		}
@@ -384,9 +409,6 @@ func (pt *part) prefetch(p *Plan) {
 				prefetch.Lines(unsafe.Pointer(&ws.ring[s*st]), 1+st/8)
 			}
 			prefetch.Line(unsafe.Pointer(&ws.cring[s*wp.nCounts]))
-		}
-		if rr := &ws.raw; len(rr.vals) < cap(rr.vals) {
-			prefetch.Line(unsafe.Pointer(&rr.vals[:cap(rr.vals)][len(rr.vals)]))
 		}
 	}
 }
