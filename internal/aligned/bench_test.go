@@ -115,3 +115,33 @@ func threadCPU() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkGroupSeedState streams 61 s of the seed workload into the
+// aligned group at several rates and reports, per partition, what the
+// group holds (state-B), and the parts of it: the raw rows the 200ms
+// window's samples keep (samples-B: by definition N/5 values), and the
+// pane rings (panes-B, which do not depend on the rate). One op is one
+// run; use -benchtime 1x.
+func BenchmarkGroupSeedState(b *testing.B) {
+	for _, c := range []struct{ P, N int }{{100, 100}, {100, 1000}, {100, 10000}} {
+		b.Run(fmt.Sprintf("P=%d/N=%d", c.P, c.N), func(b *testing.B) {
+			for b.Loop() {
+				g, out := seedGroup(b)
+				f := newSeedFeed(c.P, c.N)
+				for i := range 61 * c.N {
+					f.push(g, out, i)
+				}
+				raw, panes := 0, 0
+				for _, pt := range g.parts {
+					for w := range pt.wins {
+						raw += pt.wins[w].raw.bytes()
+						panes += 8*cap(pt.wins[w].ring) + 4*cap(pt.wins[w].cring)
+					}
+				}
+				b.ReportMetric(float64(g.Bytes())/float64(c.P), "state-B/partition")
+				b.ReportMetric(float64(raw)/float64(c.P), "samples-B/partition")
+				b.ReportMetric(float64(panes)/float64(c.P), "panes-B/partition")
+			}
+		})
+	}
+}
