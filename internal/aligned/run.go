@@ -105,8 +105,32 @@ func (p *Plan) addRun(wp *winPlan, ws *winState, s int, in inRows, from, to int,
 		}
 		addCount(cs, wp.cnt0+i, n)
 	}
-	for i, e := range wp.exts {
+	for i := 0; i < len(wp.exts); i++ {
+		e := wp.exts[i]
 		cur := math.Float64frombits(r[wp.offExt+i])
+		if i+1 < len(wp.exts) && wp.exts[i+1].slot == e.slot && wp.exts[i+1].max != e.max {
+			// A min and a max of one slot, side by side: one pass.
+			other := math.Float64frombits(r[wp.offExt+i+1])
+			lo, hi := cur, other
+			if e.max {
+				lo, hi = other, cur
+			}
+			for j := e.slot; j < len(rows); j += w {
+				x := math.Float64frombits(rows[j])
+				if x < lo || lo != lo {
+					lo = x
+				}
+				if x > hi || hi != hi {
+					hi = x
+				}
+			}
+			if e.max {
+				lo, hi = hi, lo
+			}
+			r[wp.offExt+i], r[wp.offExt+i+1] = math.Float64bits(lo), math.Float64bits(hi)
+			i++
+			continue
+		}
 		if e.max {
 			for j := e.slot; j < len(rows); j += w {
 				if x := math.Float64frombits(rows[j]); x > cur || cur != cur {
