@@ -441,6 +441,7 @@ func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*schema.Col) {
 		}
 		return
 	}
+	meanIdx, mh, ml := -1, 0.0, 0.0 // the mean of Moments meanIdx
 	for _, o := range wp.outs {
 		dst := dsts[o.out]
 		switch o.kind {
@@ -453,13 +454,25 @@ func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*schema.Col) {
 		case oSum:
 			a := ws.sums[4*o.idx:]
 			appendOpt(dst, a[0]+a[1], true)
-		case oAvg:
-			a := ws.sums[4*o.idx:]
-			x, ok := meanOf(a[0], a[1], ws.ns[o.idx])
-			appendOpt(dst, x, ok)
-		case oStdev:
-			a := ws.sums[4*o.idx:]
-			x, ok := stdevOf(a[0], a[1], a[2], a[3], ws.ns[o.idx])
+		case oAvg, oStdev:
+			// An avg and a stdev of one column divide its sum once.
+			a := ws.sums[4*o.idx:][:4]
+			n := ws.ns[o.idx]
+			if n == 0 {
+				dst.AppendMissing()
+				continue
+			}
+			if o.idx != meanIdx {
+				meanIdx = o.idx
+				mh, ml = ddDivF(a[0], a[1], float64(n))
+			}
+			var x float64
+			var ok bool
+			if o.kind == oAvg {
+				x, ok = meanFrom(mh, ml)
+			} else {
+				x, ok = stdevFrom(a[0], a[2], a[3], n, mh, ml)
+			}
 			appendOpt(dst, x, ok)
 		case oMin, oMax:
 			x, ok := ws.exts[o.idx].Value()
