@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/sequence"
 )
@@ -175,9 +176,9 @@ func (n *aggregateNode) bucket(start int64) *aggBucket {
 func (n *aggregateNode) close() {
 	bk := n.open[0]
 	tab := n.out.tab
-	tab.Col(0).AppendTime(bk.start)
+	table.Column(tab, 0).AppendTime(bk.start)
 	for k, st := range bk.states {
-		st.Append(tab.Col(k + 1))
+		st.Append(table.Column(tab, k+1))
 		st.Reset()
 	}
 	n.open = slices.Delete(n.open, 0, 1)

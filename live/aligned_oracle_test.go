@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/rolling"
@@ -183,8 +184,8 @@ func refAgg(a reduce.Agg, rows []arow) schema.Value {
 	}
 	col := schema.NewTable(schema.MustNew(schema.Column{Name: "time", Kind: schema.Time},
 		schema.Column{Name: "v", Kind: a.Using.OutputKind(kind), Optional: true}))
-	bk.Append(col.Col(1))
-	col.Col(0).AppendTime(0)
+	bk.Append(table.Column(col, 1))
+	table.Column(col, 0).AppendTime(0)
 	return col.Row(0)[1]
 }
 
@@ -251,6 +252,7 @@ func TestAlignedOracle(t *testing.T) {
 		c := newAlignedCase(rng)
 		s, node, err := c.build()
 		require.NoError(t, err)
+		defer s.Close()
 		got, err := pushAligned(s, node, c.rows, func() int { return 1 + rng.IntN(25) })
 		require.NoError(t, err)
 		scale := 1.0
@@ -279,6 +281,7 @@ func FuzzAlignedOracle(f *testing.F) {
 		c.rows = c.rows[:min(len(c.rows), 200)]
 		s, node, err := c.build()
 		require.NoError(t, err)
+		defer s.Close()
 		size := 1 + int(batch)%40
 		got, err := pushAligned(s, node, c.rows, func() int { return size })
 		require.NoError(t, err)

@@ -1,6 +1,10 @@
 package live
 
-import "math"
+import (
+	"math"
+
+	"github.com/pond-go/pond/internal/table"
+)
 
 // changeKind is diff, rate or pctChange.
 type changeKind uint8
@@ -34,17 +38,17 @@ func (o *changeOp) row(in *frame, i int, p int32, out *frame) bool {
 		}
 	}
 	t := in.tab.TimeNanos(i)
-	out.tab.Col(0).AppendTime(t)
+	table.Column(out.tab, 0).AppendTime(t)
 	prev := o.prev[int(p)*nt : int(p)*nt+nt]
 	k := 0
 	for j := 1; j < len(o.target); j++ {
-		dst := out.tab.Col(j)
+		dst := table.Column(out.tab, j)
 		if !o.target[j] {
-			appendCell(dst, in.tab.Col(j), i)
+			appendCell(dst, table.Column(in.tab, j), i)
 			copySym(out, j, in, j, i)
 			continue
 		}
-		cur, before := in.tab.Col(j).Numbers()[i], prev[k]
+		cur, before := table.Column(in.tab, j).Numbers()[i], prev[k]
 		v := math.NaN()
 		if o.has[p] && cur == cur && before == before {
 			switch o.kind {
@@ -93,7 +97,7 @@ func (s *Series) addChange(kind changeKind, source NodeID, columns []string) (No
 	for _, j := range idx {
 		o.target[j] = true
 	}
-	return s.addView(op, source, sch, viewComputes, o, true, nil), nil
+	return s.addView(op, source, sch, viewComputes, o, true), nil
 }
 
 // Diff adds a view that replaces each listed number column by its change

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/reduce"
 )
 
@@ -34,9 +35,9 @@ func (o *cumOp) row(in *frame, i int, p int32, out *frame) bool {
 			o.has = append(o.has, false)
 		}
 	}
-	out.tab.Col(0).AppendTime(in.tab.TimeNanos(i))
+	table.Column(out.tab, 0).AppendTime(in.tab.TimeNanos(i))
 	for j := 1; j < len(o.slot); j++ {
-		dst, c := out.tab.Col(j), in.tab.Col(j)
+		dst, c := table.Column(out.tab, j), table.Column(in.tab, j)
 		k := o.slot[j]
 		if k < 0 {
 			appendCell(dst, c, i)
@@ -122,5 +123,5 @@ func (s *Series) Cumulative(source NodeID, totals ...Running) (NodeID, error) {
 	for k, j := range idx {
 		o.slot[j] = k
 	}
-	return s.addView(op, source, sch, viewComputes, o, true, nil), nil
+	return s.addView(op, source, sch, viewComputes, o, true), nil
 }

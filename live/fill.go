@@ -3,6 +3,7 @@ package live
 import (
 	"fmt"
 
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -83,10 +84,10 @@ func (o *fillOp) row(in *frame, i int, p int32, out *frame) bool {
 			o.run = append(o.run, 0)
 		}
 	}
-	out.tab.Col(0).AppendTime(in.tab.TimeNanos(i))
+	table.Column(out.tab, 0).AppendTime(in.tab.TimeNanos(i))
 	base := int(p) * o.nt
 	for j := 1; j < len(o.slot); j++ {
-		dst, c := out.tab.Col(j), in.tab.Col(j)
+		dst, c := table.Column(out.tab, j), table.Column(in.tab, j)
 		k := o.slot[j]
 		if k < 0 {
 			appendCell(dst, c, i)
@@ -112,7 +113,7 @@ func (o *fillOp) row(in *frame, i int, p int32, out *frame) bool {
 		case o.strategy == FillZero:
 			dst.AppendNum(0)
 		case o.has[x]:
-			dst.AppendValue(o.last[x])
+			table.AppendValue(dst, o.last[x])
 			if o.lastSym[x] != 0 {
 				out.syms[j] = append(out.syms[j], o.lastSym[x])
 			}
@@ -124,8 +125,8 @@ func (o *fillOp) row(in *frame, i int, p int32, out *frame) bool {
 }
 
 // keep records cell (i, j) of in as target x's last value.
-func (o *fillOp) keep(x int, c *schema.Col, i int, in *frame, j int) {
-	v := c.Value(i)
+func (o *fillOp) keep(x int, c *table.Col, i int, in *frame, j int) {
+	v := in.tab.Value(i, j)
 	if a, ok := v.Array(); ok {
 		v = schema.ArrayValue(append([]schema.Value(nil), a...)...)
 	}
@@ -193,5 +194,5 @@ func (s *Series) Fill(source NodeID, opts FillOptions) (NodeID, error) {
 	for k, j := range idx {
 		o.slot[j] = k
 	}
-	return s.addView(op, source, src.sch, viewComputes, o, true, nil), nil
+	return s.addView(op, source, src.sch, viewComputes, o, true), nil
 }

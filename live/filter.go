@@ -38,5 +38,5 @@ func (s *Series) Filter(source NodeID, keep func(row schema.Row) bool) (NodeID, 
 	if keep == nil {
 		return 0, configErr("filter", "keep", "a filter needs a function", nil)
 	}
-	return s.addView("filter", source, src.sch, viewPasses, &filterOp{keep: keep}, true, nil), nil
+	return s.addView("filter", source, src.sch, viewPasses, &filterOp{keep: keep}, true), nil
 }

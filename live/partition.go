@@ -7,6 +7,7 @@ import (
 
 	"github.com/pond-go/pond/internal/cell"
 	"github.com/pond-go/pond/internal/router"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/schema"
 )
@@ -133,7 +134,7 @@ type ring struct {
 }
 
 func (n *partitionNode) rowKey(f *frame, i int) (router.Key, schema.Value) {
-	c := f.tab.Col(n.col)
+	c := table.Column(f.tab, n.col)
 	switch n.kind {
 	case schema.String:
 		if f.syms[n.col] != nil {
@@ -151,7 +152,7 @@ func (n *partitionNode) rowKey(f *frame, i int) (router.Key, schema.Value) {
 		}
 		return router.NumberKey(x), schema.NumberValue(x)
 	}
-	v := c.Value(i)
+	v := f.tab.Value(i, n.col)
 	return n.s.keyOf(v), v
 }
 
@@ -306,7 +307,7 @@ func (n *partitionNode) storeLast(in *frame, parts []int32) {
 		row[1] = in.ids[i]
 	}
 	for j := 1; j < n.sch.Len(); j++ {
-		c := in.tab.Col(j)
+		c := table.Column(in.tab, j)
 		switch n.sch.Column(j).Kind {
 		case schema.Number:
 			for i, x := range c.Numbers() {
@@ -402,7 +403,7 @@ func (r *ring) row(k, stride int) []uint64 {
 }
 
 func (n *partitionNode) encode(in *frame, i, j int) uint64 {
-	c := in.tab.Col(j)
+	c := table.Column(in.tab, j)
 	switch n.sch.Column(j).Kind {
 	case schema.Number:
 		return cell.Num(c.Numbers()[i])
@@ -475,9 +476,9 @@ func (n *partitionNode) evictFront(p int32, k int) {
 }
 
 func (n *partitionNode) appendRow(f *frame, row []uint64) {
-	f.tab.Col(0).AppendTime(int64(row[0]))
+	table.Column(f.tab, 0).AppendTime(int64(row[0]))
 	for j := 1; j < n.sch.Len(); j++ {
-		f.tab.Col(j).AppendValue(n.decode(row, j))
+		table.AppendValue(table.Column(f.tab, j), n.decode(row, j))
 		if n.sch.Column(j).Kind == schema.String {
 			f.syms[j] = append(f.syms[j], uint32(row[1+j]))
 		}

@@ -3,6 +3,7 @@ package live
 import (
 	"fmt"
 
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -100,7 +101,7 @@ func (s *Series) Gather(source NodeID) (NodeID, error) {
 		}
 		g.addKey = true
 	}
-	return s.addView(op, source, sch, viewProjects, g, false, nil), nil
+	return s.addView(op, source, sch, viewProjects, g, false), nil
 }
 
 // gatherOp copies rows, adding the partition's key when they lack it.
@@ -117,10 +118,10 @@ func (o *gatherOp) row(in *frame, i int, p int32, out *frame) bool {
 		copyRow(out, in, i)
 		return true
 	}
-	out.tab.Col(0).AppendTime(in.tab.TimeNanos(i))
-	out.tab.Col(1).AppendValue(o.key(p))
+	table.Column(out.tab, 0).AppendTime(in.tab.TimeNanos(i))
+	table.AppendValue(table.Column(out.tab, 1), o.key(p))
 	for j := 1; j < in.tab.Schema().Len(); j++ {
-		appendCell(out.tab.Col(j+1), in.tab.Col(j), i)
+		appendCell(table.Column(out.tab, j+1), table.Column(in.tab, j), i)
 		copySym(out, j+1, in, j, i)
 	}
 	return true

@@ -3,6 +3,7 @@ package live
 import (
 	"fmt"
 
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -21,9 +22,9 @@ func (o *mapOp) row(in *frame, i int, _ int32, out *frame) bool {
 	if !o.fn(o.inRow, o.outRow) {
 		return false
 	}
-	out.tab.Col(0).AppendTime(t)
+	table.Column(out.tab, 0).AppendTime(t)
 	for j := 1; j < len(o.outRow); j++ {
-		out.tab.Col(j).AppendValue(o.outRow[j])
+		table.AppendValue(table.Column(out.tab, j), o.outRow[j])
 	}
 	return true
 }
@@ -36,9 +37,9 @@ type selectOp struct {
 }
 
 func (o *selectOp) row(in *frame, i int, _ int32, out *frame) bool {
-	out.tab.Col(0).AppendTime(in.tab.TimeNanos(i))
+	table.Column(out.tab, 0).AppendTime(in.tab.TimeNanos(i))
 	for k, j := range o.idx {
-		appendCell(out.tab.Col(k+1), in.tab.Col(j), i)
+		appendCell(table.Column(out.tab, k+1), table.Column(in.tab, j), i)
 		copySym(out, k+1, in, j, i)
 	}
 	return true
@@ -68,7 +69,7 @@ func (s *Series) Map(source NodeID, out *schema.Schema, fn func(in, out schema.R
 		return 0, configErr("map", "fn", "a map needs a function", nil)
 	}
 	op := &mapOp{fn: fn, outRow: make(schema.Row, out.Len())}
-	return s.addView("map", source, out, viewComputes, op, true, nil), nil
+	return s.addView("map", source, out, viewComputes, op, true), nil
 }
 
 // Select adds a view that keeps only the given value columns of source,
@@ -106,5 +107,5 @@ func (s *Series) Select(source NodeID, columns ...string) (NodeID, error) {
 	if err != nil {
 		return 0, configErr(op, "columns", "bad output schema", err)
 	}
-	return s.addView(op, source, sch, viewProjects, &selectOp{idx: idx}, true, nil), nil
+	return s.addView(op, source, sch, viewProjects, &selectOp{idx: idx}, true), nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pond-go/pond/internal/clock"
 	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/trigger"
@@ -169,13 +170,12 @@ func (n *reduceNode) push(in *frame) {
 		n.nextSeq += uint64(rows)
 	}
 	for k, st := range n.states {
-		c := in.tab.Col(n.cols[k])
 		for i := range rows {
 			seq := base + uint64(i)
 			if useIDs {
 				seq = in.ids[i]
 			}
-			st.Add(seq, c.Value(i))
+			st.Add(seq, in.tab.Value(i, n.cols[k]))
 		}
 	}
 	n.reached += rows
@@ -188,9 +188,8 @@ func (n *reduceNode) evicted(gone *frame) {
 		return
 	}
 	for k, st := range n.states {
-		c := gone.tab.Col(n.cols[k])
 		for i, id := range gone.ids {
-			st.Remove(id, c.Value(i))
+			st.Remove(id, gone.tab.Value(i, n.cols[k]))
 		}
 	}
 }
@@ -222,8 +221,8 @@ func (n *reduceNode) emit(t int64) { n.emitTo(n.out.tab, t) }
 
 // emitTo appends the reduction of what the node holds now to tab, at t.
 func (n *reduceNode) emitTo(tab *schema.Table, t int64) {
-	tab.Col(0).AppendTime(t)
+	table.Column(tab, 0).AppendTime(t)
 	for k, st := range n.states {
-		st.Append(tab.Col(k + 1))
+		st.Append(table.Column(tab, k+1))
 	}
 }

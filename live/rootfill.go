@@ -4,6 +4,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -42,13 +43,13 @@ func (r *rootNode) fillAll(b *schema.Batch) {
 	f := &r.out
 	tab := f.tab
 	n := b.Len()
-	tab.Col(0).AliasTimes(b.Time)
+	table.Column(tab, 0).AliasTimes(b.Time)
 	if len(r.cache) != s.schema.Len() {
 		r.cache = make([]internCache, s.schema.Len())
 	}
 	for j := 1; j < s.schema.Len(); j++ {
 		v := &b.Cols[j-1]
-		c := tab.Col(j)
+		c := table.Column(tab, j)
 		switch s.schema.Column(j).Kind {
 		case schema.Number:
 			if v.Missing == nil {
@@ -124,14 +125,14 @@ func (r *rootNode) rememberStrings() {
 	f := &r.out
 	for j := range r.cache {
 		ids := f.syms[j]
-		if ids == nil || f.tab.Col(j).Kind() != schema.String {
+		if ids == nil || f.tab.Schema().Column(j).Kind != schema.String {
 			continue
 		}
 		c := &r.cache[j]
 		if c.hit {
 			continue // it holds these strings already
 		}
-		c.strs = append(c.strs[:0], f.tab.Col(j).Strings()...)
+		c.strs = append(c.strs[:0], table.Column(f.tab, j).Strings()...)
 		c.ids = append(c.ids[:0], ids...)
 	}
 }

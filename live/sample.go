@@ -21,7 +21,7 @@ func (s *Series) Sample(source NodeID, stride int) (NodeID, error) {
 	if stride < 1 {
 		return 0, configErr("sample", "stride", fmt.Sprintf("%d must be at least 1", stride), nil)
 	}
-	return s.addView("sample", source, src.sch, viewPasses, &sampleOp{stride: stride}, true, nil), nil
+	return s.addView("sample", source, src.sch, viewPasses, &sampleOp{stride: stride}, true), nil
 }
 
 // sampleOp keeps every stride-th row, per partition.

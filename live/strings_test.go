@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pond-go/pond/internal/allocs"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/reduce"
@@ -93,7 +94,7 @@ func keyCounts(hosts []*string) map[string]int {
 // routedKeys counts the rows of a partition snapshot by their key.
 func routedKeys(snap *schema.Table) map[string]int {
 	n := map[string]int{}
-	col := snap.Col(2)
+	col := table.Column(snap, 2)
 	for i := range snap.Len() {
 		if v, ok := col.Str(i); ok {
 			n[v]++

@@ -3,6 +3,7 @@ package live
 import (
 	"fmt"
 
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -40,9 +41,9 @@ func (s *Series) Value(id NodeID) (*schema.Table, error) {
 		}
 	case *aggregateNode:
 		for _, bk := range n.open {
-			tab.Col(0).AppendTime(bk.start)
+			table.Column(tab, 0).AppendTime(bk.start)
 			for k, st := range bk.states {
-				st.Append(tab.Col(k + 1))
+				st.Append(table.Column(tab, k+1))
 			}
 		}
 	default:
@@ -75,9 +76,8 @@ func (n *rollingNode) appendValue(tab *schema.Table) {
 	// string key never meets a number key.
 	last := map[string]int{}
 	var order []string
-	key := src.Col(1)
 	for i := range rows {
-		k := key.Value(i).String()
+		k := src.Value(i, 1).String()
 		if _, seen := last[k]; !seen {
 			order = append(order, k)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -57,12 +58,24 @@ type viewOp interface {
 	forget(p int32)
 }
 
+// viewBound is the part of a viewOp that bounds the rows its view holds
+// beyond its source's evictions: a window's span or count (window.go).
+type viewBound interface {
+	// begin starts a push.
+	begin()
+	// kept records that the view stored a row of time t in partition p.
+	kept(p int32, t int64)
+	// trim drops, through n.drop, the rows the push put outside the bound.
+	trim(n *viewNode)
+}
+
 // viewNode is a view of any kind.
 type viewNode struct {
 	nodeBase
 	s       *Series
 	kind    viewKind
 	op      viewOp
+	bound   viewBound      // the op's own bound on the rows held, nil if none
 	pn      *partitionNode // the source's partitioning, nil if none
 	outPart bool           // the rows keep their partition (all but gather)
 	follows bool           // the source holds rows: follow its evictions
@@ -72,26 +85,14 @@ type viewNode struct {
 	gens    []uint32       // generation of each partition index seen
 	ownIDs  bool           // the source's rows have no identity: give them one
 	nextID  uint64
-
-	// windows
-	span    int64 // nanoseconds, or 0
-	count   int   // rows, or 0
-	maxT    []int64
-	hasMax  []bool
-	touched []int32
-	stamp   []uint64
-	pushes  uint64
 }
 
-// addView registers a view built on source with output schema sch.
-// setup, when not nil, completes the node before it replays what its
-// source holds.
-func (s *Series) addView(op string, source NodeID, sch *schema.Schema, kind viewKind, vo viewOp, keepPart bool, setup func(*viewNode)) NodeID {
+// addView registers a view built on source with output schema sch. A vo
+// that is also a viewBound bounds what the view holds.
+func (s *Series) addView(op string, source NodeID, sch *schema.Schema, kind viewKind, vo viewOp, keepPart bool) NodeID {
 	src := s.nodes[source].base()
 	n := &viewNode{s: s, kind: kind, op: vo, outPart: keepPart}
-	if setup != nil {
-		setup(n)
-	}
+	n.bound, _ = vo.(viewBound)
 	b := n.base()
 	b.src, b.op, b.sch = source, op, sch
 	if src.scope != nil {
@@ -205,9 +206,6 @@ func (n *viewNode) enter(p int32) {
 	for int(p) >= len(n.gens) {
 		n.gens = append(n.gens, 0)
 		n.stores = append(n.stores, nil)
-		n.maxT = append(n.maxT, 0)
-		n.hasMax = append(n.hasMax, false)
-		n.stamp = append(n.stamp, 0)
 	}
 	if n.pn == nil {
 		return
@@ -223,7 +221,6 @@ func (n *viewNode) forget(p int32) {
 	if st := n.stores[p]; st != nil {
 		st.reset()
 	}
-	n.hasMax[p] = false
 }
 
 func (n *viewNode) store(p int32) *rowStore {
@@ -241,8 +238,9 @@ func (n *viewNode) push(in *frame) {
 	if n.holds {
 		n.gone.reset()
 	}
-	n.pushes++
-	n.touched = n.touched[:0]
+	if n.bound != nil {
+		n.bound.begin()
+	}
 	hasIDs := len(in.ids) == in.len()
 	for i := range in.len() {
 		var p int32
@@ -270,33 +268,12 @@ func (n *viewNode) push(in *frame) {
 		}
 		t := in.tab.TimeNanos(i)
 		n.store(p).add(t, id, out.tab, out.len()-1)
-		if n.kind == viewWindow {
-			if !n.hasMax[p] || t > n.maxT[p] {
-				n.maxT[p], n.hasMax[p] = t, true
-			}
-			if n.stamp[p] != n.pushes {
-				n.stamp[p] = n.pushes
-				n.touched = append(n.touched, p)
-			}
+		if n.bound != nil {
+			n.bound.kept(p, t)
 		}
 	}
-	for _, p := range n.touched {
-		n.trim(p)
-	}
-}
-
-// trim applies a window's own bound to partition p.
-func (n *viewNode) trim(p int32) {
-	st := n.stores[p]
-	if n.count > 0 {
-		for st.len() > n.count {
-			n.drop(p, st, st.head)
-		}
-		return
-	}
-	cut := n.maxT[p] - n.span
-	for st.len() > 0 && st.t[st.head] < cut {
-		n.drop(p, st, st.head)
+	if n.bound != nil {
+		n.bound.trim(n)
 	}
 }
 
@@ -448,18 +425,8 @@ func (s *Series) checkSource(source NodeID) (*nodeBase, error) {
 	return n.base(), nil
 }
 
-// passOp passes every row on (a window).
-type passOp struct{}
-
-func (passOp) row(in *frame, i int, _ int32, out *frame) bool {
-	copyRow(out, in, i)
-	return true
-}
-
-func (passOp) forget(int32) {}
-
 // appendFinite appends f, or a missing cell when f is NaN or infinite.
-func appendFinite(dst *schema.Col, f float64) {
+func appendFinite(dst *table.Col, f float64) {
 	if f-f == 0 {
 		dst.AppendNum(f)
 	} else {

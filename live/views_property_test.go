@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/schema"
@@ -45,7 +46,7 @@ func subset(a, b []uint64) bool {
 
 // reduction reads a reduce node's current value of output k.
 func reduction(n *reduceNode, k int) float64 {
-	c := schema.NewCol(schema.Number)
+	c := table.NewCol(schema.Number)
 	n.states[k].Append(c)
 	return c.Numbers()[0]
 }
@@ -142,11 +143,11 @@ func TestPropertyViewsNeverHoldEvictedRows(t *testing.T) {
 			if byCount {
 				require.LessOrEqual(t, wf.len(), count)
 			} else if wf.len() > 0 {
-				require.GreaterOrEqual(t, wf.tab.TimeNanos(0), s.nodes[win].(*viewNode).maxT[0]-span)
+				require.GreaterOrEqual(t, wf.tab.TimeNanos(0), s.nodes[win].(*viewNode).op.(*windowOp).maxT[0]-span)
 			}
 			// Reduces reduce exactly what their sources hold.
 			sf, _ := s.holdings(sel)
-			nums := sf.tab.Col(1).Numbers()
+			nums := table.Column(sf.tab, 1).Numbers()
 			n, lo := 0.0, math.Inf(1)
 			for _, x := range nums {
 				if !math.IsNaN(x) {

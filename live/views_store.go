@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/pond-go/pond/internal/cell"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -80,7 +81,7 @@ func (st *rowStore) add(t int64, id uint64, tab *schema.Table, i int) {
 		st.t = append(st.t, t)
 		st.id = append(st.id, id)
 		for j := 1; j < len(st.cols); j++ {
-			st.cols[j].appendFrom(tab.Col(j), i)
+			st.cols[j].appendFrom(table.Column(tab, j), i)
 		}
 		return
 	}
@@ -88,7 +89,7 @@ func (st *rowStore) add(t int64, id uint64, tab *schema.Table, i int) {
 	st.t = slices.Insert(st.t, pos, t)
 	st.id = slices.Insert(st.id, pos, id)
 	for j := 1; j < len(st.cols); j++ {
-		st.cols[j].insertFrom(pos, tab.Col(j), i)
+		st.cols[j].insertFrom(pos, table.Column(tab, j), i)
 	}
 }
 
@@ -182,14 +183,14 @@ func compactSlice[E any](s []E, head int) []E {
 // appendTo appends the row at pos (time, cells, identity) to f, whose
 // schema is the store's. The store must keep cells.
 func (st *rowStore) appendTo(f *frame, pos int) {
-	f.tab.Col(0).AppendTime(st.t[pos])
+	table.Column(f.tab, 0).AppendTime(st.t[pos])
 	for j := 1; j < len(st.cols); j++ {
-		st.cols[j].appendTo(f.tab.Col(j), pos)
+		st.cols[j].appendTo(table.Column(f.tab, j), pos)
 	}
 	f.ids = append(f.ids, st.id[pos])
 }
 
-func (c *cellCol) appendFrom(src *schema.Col, i int) {
+func (c *cellCol) appendFrom(src *table.Col, i int) {
 	switch c.kind {
 	case schema.Number:
 		c.num = append(c.num, src.Numbers()[i])
@@ -209,7 +210,7 @@ func (c *cellCol) appendFrom(src *schema.Col, i int) {
 	}
 }
 
-func (c *cellCol) insertFrom(pos int, src *schema.Col, i int) {
+func (c *cellCol) insertFrom(pos int, src *table.Col, i int) {
 	switch c.kind {
 	case schema.Number:
 		c.num = slices.Insert(c.num, pos, src.Numbers()[i])
@@ -229,7 +230,7 @@ func (c *cellCol) insertFrom(pos int, src *schema.Col, i int) {
 	}
 }
 
-func (c *cellCol) appendTo(dst *schema.Col, pos int) {
+func (c *cellCol) appendTo(dst *table.Col, pos int) {
 	switch c.kind {
 	case schema.Number:
 		dst.AppendNum(c.num[pos])
@@ -272,8 +273,8 @@ func boolFlag(b, ok bool) uint8 {
 }
 
 // appendCell appends cell i of src to dst, a column of the same kind.
-func appendCell(dst, src *schema.Col, i int) {
-	switch src.Kind() {
+func appendCell(dst, src *table.Col, i int) {
+	switch table.Kind(src) {
 	case schema.Time:
 		dst.AppendTime(src.Time(i))
 	case schema.Number:

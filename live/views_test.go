@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/reduce"
@@ -206,7 +207,7 @@ func TestMap(t *testing.T) {
 	tab := emitted(t, s, n, r(0, 1, ""), r(1000, -1, ""), r(2000, 3, ""), r(3000, 4, ""))
 	assert.Equal(t, []int64{0, 2000, 3000}, times(tab))
 	assert.Equal(t, []any{2.0, 6.0, 8.0}, cells(t, tab, "double"))
-	assert.True(t, tab.Col(2).IsMissing(0))
+	assert.True(t, table.Column(tab, 2).IsMissing(0))
 	// The source holds 3000 and 2000: so does the map.
 	assert.Equal(t, []int64{2000, 3000}, times(snapshot(t, s, n)))
 }

@@ -41,7 +41,66 @@ func (s *Series) WindowCount(source NodeID, n int) (NodeID, error) {
 }
 
 func (s *Series) addWindow(source NodeID, src *nodeBase, span int64, count int) NodeID {
-	return s.addView("window", source, src.sch, viewWindow, passOp{}, true, func(n *viewNode) {
-		n.span, n.count = span, count
-	})
+	return s.addView("window", source, src.sch, viewWindow, &windowOp{span: span, count: count}, true)
+}
+
+// windowOp passes every row on and bounds what its view holds to the last
+// span (from each partition's latest time) or the last count rows of each
+// partition: a viewOp and a viewBound.
+type windowOp struct {
+	span    int64   // nanoseconds, or 0
+	count   int     // rows, or 0
+	maxT    []int64 // per partition: the latest time held
+	hasMax  []bool
+	touched []int32  // the partitions the push stored rows in
+	stamp   []uint64 // per partition: the last push that touched it
+	pushes  uint64
+}
+
+func (w *windowOp) row(in *frame, i int, _ int32, out *frame) bool {
+	copyRow(out, in, i)
+	return true
+}
+
+func (w *windowOp) forget(p int32) {
+	if int(p) < len(w.hasMax) {
+		w.hasMax[p] = false
+	}
+}
+
+func (w *windowOp) begin() {
+	w.pushes++
+	w.touched = w.touched[:0]
+}
+
+func (w *windowOp) kept(p int32, t int64) {
+	for int(p) >= len(w.maxT) {
+		w.maxT = append(w.maxT, 0)
+		w.hasMax = append(w.hasMax, false)
+		w.stamp = append(w.stamp, 0)
+	}
+	if !w.hasMax[p] || t > w.maxT[p] {
+		w.maxT[p], w.hasMax[p] = t, true
+	}
+	if w.stamp[p] != w.pushes {
+		w.stamp[p] = w.pushes
+		w.touched = append(w.touched, p)
+	}
+}
+
+// trim applies the bound to every partition the push touched.
+func (w *windowOp) trim(n *viewNode) {
+	for _, p := range w.touched {
+		st := n.stores[p]
+		if w.count > 0 {
+			for st.len() > w.count {
+				n.drop(p, st, st.head)
+			}
+			continue
+		}
+		cut := w.maxT[p] - w.span
+		for st.len() > 0 && st.t[st.head] < cut {
+			n.drop(p, st, st.head)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -34,7 +35,7 @@ func BenchmarkWindow(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			col := schema.NewCol(r.OutputKind(schema.Number))
+			col := table.NewCol(r.OutputKind(schema.Number))
 			for i := range w {
 				win.Add(uint64(i), data[i&mask])
 			}

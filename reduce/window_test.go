@@ -11,6 +11,7 @@ import (
 
 	"github.com/pond-go/pond/internal/allocs"
 	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -32,12 +33,12 @@ func vals(xs ...any) []schema.Value {
 }
 
 // readCell appends one cell with app and returns it.
-func readCell(t *testing.T, kind schema.Kind, app func(*schema.Col)) schema.Value {
+func readCell(t *testing.T, kind schema.Kind, app func(*table.Col)) schema.Value {
 	t.Helper()
-	col := schema.NewCol(kind)
+	col := table.NewCol(kind)
 	app(col)
 	require.Equal(t, 1, col.Len(), "Append appends exactly one cell")
-	return col.Value(0)
+	return table.Value(col, 0)
 }
 
 // windowOf adds ins to a new window, then removes the first `drop` of
@@ -172,7 +173,7 @@ func TestKeepBucketGivesTheFirstOfEqualZeros(t *testing.T) {
 func TestWindowAppendAppendsOneCell(t *testing.T) {
 	w, err := newWindow(Samples, schema.Number)
 	require.NoError(t, err)
-	col := schema.NewCol(schema.Array)
+	col := table.NewCol(schema.Array)
 	w.Append(col)
 	w.Add(0, v(1))
 	w.Append(col)
@@ -181,7 +182,7 @@ func TestWindowAppendAppendsOneCell(t *testing.T) {
 	w.Append(col)
 	require.Equal(t, 4, col.Len())
 	for i, want := range []schema.Value{v([]any{}), v([]any{1}), v([]any{1, 2}), v([]any{1, 2})} {
-		assertCell(t, want, col.Value(i), "cell %d", i)
+		assertCell(t, want, table.Value(col, i), "cell %d", i)
 	}
 }
 
@@ -312,7 +313,7 @@ func testSliding(t *testing.T, r Reducer, src schema.Kind, anyOrder bool) {
 	}
 	w, err := newState(src)
 	require.NoError(t, err)
-	col := schema.NewCol(r.OutputKind(src))
+	col := table.NewCol(r.OutputKind(src))
 	var held []entry
 	seq := uint64(0)
 	limit := 1 + rng.IntN(30)
@@ -338,9 +339,9 @@ func testSliding(t *testing.T, r Reducer, src schema.Kind, anyOrder bool) {
 		col.Reset()
 		w.Append(col)
 		require.Equal(t, 1, col.Len())
-		got := col.Value(0)
+		got := table.Value(col, 0)
 		want := refReduce(r, values(held), false)
-		if want.Kind() != 0 && want.Kind() != col.Kind() {
+		if want.Kind() != 0 && want.Kind() != table.Kind(col) {
 			want = schema.Missing() // first/last/keep of another kind
 		}
 		require.True(t, sameCell(r.op, want, got), "step %d over %v: want %v, got %v", step, values(held), want, got)
@@ -355,7 +356,7 @@ func TestBucketMatchesRecomputation(t *testing.T) {
 		next := gen(rng, src)
 		b, err := newBucket(r, src)
 		require.NoError(t, err)
-		col := schema.NewCol(r.OutputKind(src))
+		col := table.NewCol(r.OutputKind(src))
 		var added []schema.Value
 		for step := range 1000 {
 			if rng.IntN(50) == 0 {
@@ -369,9 +370,9 @@ func TestBucketMatchesRecomputation(t *testing.T) {
 			col.Reset()
 			b.Append(col)
 			require.Equal(t, 1, col.Len())
-			got := col.Value(0)
+			got := table.Value(col, 0)
 			want := refReduce(r, added, true)
-			if want.Kind() != 0 && want.Kind() != col.Kind() {
+			if want.Kind() != 0 && want.Kind() != table.Kind(col) {
 				want = schema.Missing()
 			}
 			require.True(t, sameCell(r.op, want, got), "step %d over %v: want %v, got %v", step, added, want, got)
@@ -398,7 +399,7 @@ func TestWindowsDoNotAllocate(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				w, err := newState(schema.Number)
 				require.NoError(t, err)
-				col := schema.NewCol(r.OutputKind(schema.Number))
+				col := table.NewCol(r.OutputKind(schema.Number))
 				const size = 64
 				i := 0
 				step := func() {
@@ -427,7 +428,7 @@ func TestBucketsDoNotAllocate(t *testing.T) {
 		t.Run(r.String(), func(t *testing.T) {
 			b, err := newBucket(r, schema.Number)
 			require.NoError(t, err)
-			col := schema.NewCol(r.OutputKind(schema.Number))
+			col := table.NewCol(r.OutputKind(schema.Number))
 			round := func() {
 				b.Reset()
 				for i := range 50 {

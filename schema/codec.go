@@ -575,7 +575,7 @@ func (c *Codec[T]) Decode(dst []T, tab *Table) ([]T, error) {
 		if j < 0 {
 			continue
 		}
-		col := tab.Col(j)
+		col := &tab.cols[j]
 		switch {
 		case f.isTime:
 			for i, t := range col.Times() {

@@ -22,10 +22,13 @@
 //
 // # Rows out
 //
-// A [Table] is columnar: one [Col] per column. Number columns are plain
-// []float64 slices with NaN marking a missing cell (free to mean that,
-// since no non-finite number is ever stored), readable without copying
-// through [Table.Numbers]. Times are int64 nanoseconds since the Unix
+// A [Table] is columnar: one typed column per schema column. Number
+// columns are plain []float64 slices with NaN marking a missing cell (free
+// to mean that, since no non-finite number is ever stored), readable
+// without copying through [Table.Numbers]. Resolve a column once with
+// [Schema.Ref] and read its cells with [Table.Num], [Table.Str],
+// [Table.Bool], and for arrays (a samples output) [Table.AppendNums] and
+// [Table.AppendStrs]. Times are int64 nanoseconds since the Unix
 // epoch throughout; [Value] and [Table.Time] convert to [time.Time].
 // A series accepts times within [MinTime, MaxTime], the years 1823 to
 // 2116, so that time arithmetic with any accepted duration (at most 2^62

@@ -39,7 +39,7 @@ func (t *Table) AppendJSONRow(dst []byte, i int) []byte {
 		}
 		dst = appendJSONString(dst, t.schema.cols[j].Name)
 		dst = append(dst, ':')
-		dst = t.cols[j].appendJSON(dst, i)
+		dst = appendJSONCell(dst, &t.cols[j], i)
 	}
 	return append(dst, '}')
 }
@@ -61,31 +61,30 @@ func (t *Table) AppendJSONColumns(dst []byte) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = t.cols[j].appendJSON(dst, i)
+			dst = appendJSONCell(dst, &t.cols[j], i)
 		}
 		dst = append(dst, ']')
 	}
 	return append(dst, '}')
 }
 
-// appendJSON appends cell i as a JSON value.
-func (c *Col) appendJSON(dst []byte, i int) []byte {
-	switch c.kind {
+// appendJSONCell appends cell i of c as a JSON value.
+func appendJSONCell(dst []byte, c *col, i int) []byte {
+	switch Kind(c.Kind()) {
 	case Time:
-		return appendJSONMillis(dst, c.ts[i])
+		return appendJSONMillis(dst, c.Time(i))
 	case Number:
-		return appendJSONNumber(dst, c.num[i])
+		return appendJSONNumber(dst, c.Numbers()[i])
 	case String:
-		if c.flag[i] == 0 {
-			break
+		if s, ok := c.Str(i); ok {
+			return appendJSONString(dst, s)
 		}
-		return appendJSONString(dst, c.str[i])
 	case Bool:
-		switch c.flag[i] {
-		case 1:
+		if b, ok := c.Bool(i); ok {
+			if b {
+				return append(dst, "true"...)
+			}
 			return append(dst, "false"...)
-		case 2:
-			return append(dst, "true"...)
 		}
 	case Array:
 		if elems, ok := c.Array(i); ok {

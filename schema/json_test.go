@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pond-go/pond/internal/allocs"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -30,11 +31,11 @@ func jsonTable(t *testing.T) *schema.Table {
 	}
 	// Non-finite numbers never enter a series; a table built by hand may
 	// still hold one, and it is written as null.
-	tab.Col(1).AppendNum(math.Inf(1))
-	tab.Col(0).AppendTime(5_000_000_000)
-	tab.Col(2).AppendMissing()
-	tab.Col(3).AppendMissing()
-	tab.Col(4).AppendMissing()
+	table.Column(tab, 1).AppendNum(math.Inf(1))
+	table.Column(tab, 0).AppendTime(5_000_000_000)
+	table.Column(tab, 2).AppendMissing()
+	table.Column(tab, 3).AppendMissing()
+	table.Column(tab, 4).AppendMissing()
 	return tab
 }
 

@@ -1,6 +1,10 @@
 package schema
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/pond-go/pond/internal/column"
+)
 
 // Kind is the kind of a column: the key column is [Time]; value columns are
 // [Number], [String], [Bool] or [Array] (an array of scalars).
@@ -9,11 +13,11 @@ type Kind uint8
 // The column kinds. The zero Kind is not a valid column kind; a [Value] of
 // kind zero is a missing value.
 const (
-	Time Kind = iota + 1
-	Number
-	String
-	Bool
-	Array
+	Time   Kind = column.Time
+	Number Kind = column.Number
+	String Kind = column.String
+	Bool   Kind = column.Bool
+	Array  Kind = column.Array
 )
 
 var kindNames = [...]string{

@@ -35,8 +35,8 @@ func (r Ref) Index() int { return r.col }
 
 // col returns the column r names, checking that it is of r's kind: a Ref
 // resolved on another schema is a programmer error.
-func (t *Table) col(r Ref, k Kind) *Col {
-	if r.kind != k || r.col >= len(t.cols) || t.cols[r.col].kind != k {
+func (t *Table) col(r Ref, k Kind) *col {
+	if r.kind != k || r.col >= len(t.cols) || Kind(t.cols[r.col].Kind()) != k {
 		panic(fmt.Sprintf("schema: a %s column reference used as %s on a table whose column %d is not one", r.kind, k, r.col))
 	}
 	return &t.cols[r.col]

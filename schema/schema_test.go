@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pond-go/pond/internal/allocs"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -234,12 +235,12 @@ func TestTableCells(t *testing.T) {
 	hosts, ok := tab.Strings("host")
 	require.True(t, ok)
 	assert.Equal(t, []string{"a", "", "b"}, hosts)
-	assert.False(t, tab.Col(2).IsMissing(1), "the empty string is present")
-	assert.True(t, tab.Col(3).IsMissing(0))
-	elems, ok := tab.Col(4).Array(0)
+	assert.False(t, table.Column(tab, 2).IsMissing(1), "the empty string is present")
+	assert.True(t, table.Column(tab, 3).IsMissing(0))
+	elems, ok := table.Column(tab, 4).Array(0)
 	require.True(t, ok)
 	assert.Equal(t, `["x", 2]`, schema.ArrayValue(elems...).String())
-	_, ok = tab.Col(4).Array(1)
+	_, ok = table.Column(tab, 4).Array(1)
 	assert.False(t, ok)
 	_, ok = tab.Numbers("host")
 	assert.False(t, ok)
@@ -265,13 +266,13 @@ func TestTableAppendDoesNotAllocateOnceGrown(t *testing.T) {
 	fill := func() {
 		tab.Reset()
 		for i := range 100 {
-			tab.Col(0).AppendTime(int64(i))
-			tab.Col(1).AppendNum(1)
-			tab.Col(2).AppendStr("h")
-			tab.Col(3).AppendMissing()
-			tab.Col(4).BeginArray()
-			tab.Col(4).AppendElem(schema.NumberValue(1))
-			tab.Col(4).EndArray()
+			table.Column(tab, 0).AppendTime(int64(i))
+			table.Column(tab, 1).AppendNum(1)
+			table.Column(tab, 2).AppendStr("h")
+			table.Column(tab, 3).AppendMissing()
+			table.Column(tab, 4).BeginArray()
+			table.Column(tab, 4).AppendElem(schema.NumberValue(1))
+			table.Column(tab, 4).EndArray()
 		}
 	}
 	fill()
@@ -318,8 +319,8 @@ func TestRunsGroupEqualTimes(t *testing.T) {
 	s := schema.MustNew(col("time", schema.Time), col("v", schema.Number))
 	tab := schema.NewTable(s)
 	for _, ms := range []int64{0, 0, 5, 7, 7, 7} {
-		tab.Col(0).AppendTime(ms)
-		tab.Col(1).AppendNum(1)
+		table.Column(tab, 0).AppendTime(ms)
+		table.Column(tab, 1).AppendNum(1)
 	}
 	var got []schema.Run
 	for r := range tab.Runs() {
@@ -338,17 +339,17 @@ func TestAliasedColumnsGiveTheirMemoryBack(t *testing.T) {
 	ts := []int64{1, 2}
 	vs := []float64{1.5, 2.5}
 	hs := []string{"a", "b"}
-	tab.Col(0).AliasTimes(ts)
-	tab.Col(1).AliasNums(vs)
-	tab.Col(2).AliasStrs(hs)
+	table.Column(tab, 0).AliasTimes(ts)
+	table.Column(tab, 1).AliasNums(vs)
+	table.Column(tab, 2).AliasStrs(hs)
 	require.Equal(t, 2, tab.Len())
 	got, _ := tab.Strings("h")
 	assert.Equal(t, hs, got)
-	assert.False(t, tab.Col(2).IsMissing(1))
+	assert.False(t, table.Column(tab, 2).IsMissing(1))
 	tab.Reset()
-	tab.Col(0).AppendTime(9)
-	tab.Col(1).AppendNum(9)
-	tab.Col(2).AppendStr("z")
+	table.Column(tab, 0).AppendTime(9)
+	table.Column(tab, 1).AppendNum(9)
+	table.Column(tab, 2).AppendStr("z")
 	assert.Equal(t, []int64{1, 2}, ts, "appending after a reset never writes into the borrowed slices")
 	assert.Equal(t, []float64{1.5, 2.5}, vs)
 	assert.Equal(t, []string{"a", "b"}, hs)

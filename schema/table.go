@@ -4,25 +4,29 @@ import (
 	"iter"
 	"strings"
 	"time"
+
+	"github.com/pond-go/pond/internal/column"
 )
 
-// Table is a columnar table of rows under a schema: one [Col] per schema
+// Table is a columnar table of rows under a schema: one column per schema
 // column, column 0 holding the times. Tables are what a series hands out:
 // the rows a node produced in one push, or a snapshot of what a node holds.
 //
 // A Table returned inside a push's outputs is owned by the series and is
-// valid until the next push; call [Table.Clone] to keep it. The append
-// methods are for code that builds tables.
+// valid until the next push; call [Table.Clone] to keep it. Read it by
+// column reference ([Schema.Ref], [Table.Num], [Table.Str], [Table.Bool],
+// [Table.AppendNums]), by name ([Table.Numbers], [Table.Strings]) or cell by
+// cell ([Table.Value], [Table.Row]).
 type Table struct {
 	schema *Schema
-	cols   []Col
+	cols   []col
 }
 
 // NewTable returns an empty table for s.
 func NewTable(s *Schema) *Table {
-	t := &Table{schema: s, cols: make([]Col, s.Len())}
+	t := &Table{schema: s, cols: make([]col, s.Len())}
 	for i := range t.cols {
-		t.cols[i].kind = s.cols[i].Kind
+		t.cols[i] = column.Make[Value](uint8(s.cols[i].Kind))
 	}
 	return t
 }
@@ -35,45 +39,41 @@ func (t *Table) Len() int {
 	if t == nil || len(t.cols) == 0 {
 		return 0
 	}
-	return len(t.cols[0].ts)
+	return t.cols[0].Len()
 }
-
-// Col returns column i (0 is the time column). It panics if i is out of
-// range.
-func (t *Table) Col(i int) *Col { return &t.cols[i] }
 
 // Times returns the time of every row in nanoseconds since the epoch. The
 // slice aliases the table.
-func (t *Table) Times() []int64 { return t.cols[0].ts }
+func (t *Table) Times() []int64 { return t.cols[0].Times() }
 
 // TimeNanos returns the time of row i in nanoseconds since the epoch.
-func (t *Table) TimeNanos(i int) int64 { return t.cols[0].ts[i] }
+func (t *Table) TimeNanos(i int) int64 { return t.cols[0].Time(i) }
 
 // Time returns the time of row i.
-func (t *Table) Time(i int) time.Time { return timeOf(t.cols[0].ts[i]) }
+func (t *Table) Time(i int) time.Time { return timeOf(t.cols[0].Time(i)) }
 
 // Numbers returns the named number column without copying, NaN marking a
 // missing cell, and false if there is no number column of that name.
 func (t *Table) Numbers(name string) ([]float64, bool) {
 	c := t.column(name)
-	if c == nil || c.kind != Number {
+	if c == nil || Kind(c.Kind()) != Number {
 		return nil, false
 	}
-	return c.num, true
+	return c.Numbers(), true
 }
 
 // Strings returns the named string column without copying ("" for a missing
 // cell), and false if there is no string column of that name.
 func (t *Table) Strings(name string) ([]string, bool) {
 	c := t.column(name)
-	if c == nil || c.kind != String {
+	if c == nil || Kind(c.Kind()) != String {
 		return nil, false
 	}
-	return c.str, true
+	return c.Strings(), true
 }
 
 // Value returns the cell at row i, column j.
-func (t *Table) Value(i, j int) Value { return t.cols[j].Value(i) }
+func (t *Table) Value(i, j int) Value { return valueAt(&t.cols[j], i) }
 
 // Row returns row i as a new [Row].
 func (t *Table) Row(i int) Row { return t.AppendRow(nil, i) }
@@ -81,7 +81,7 @@ func (t *Table) Row(i int) Row { return t.AppendRow(nil, i) }
 // AppendRow appends the cells of row i to dst and returns it.
 func (t *Table) AppendRow(dst Row, i int) Row {
 	for j := range t.cols {
-		dst = append(dst, t.cols[j].Value(i))
+		dst = append(dst, valueAt(&t.cols[j], i))
 	}
 	return dst
 }
@@ -111,7 +111,7 @@ func (t *Table) AppendRowValues(r Row) bool {
 	ok := len(r) == len(t.cols)
 	for j := range t.cols {
 		if j < len(r) {
-			if !t.cols[j].AppendValue(r[j]) && !r[j].IsMissing() {
+			if !appendValue(&t.cols[j], r[j]) && !r[j].IsMissing() {
 				ok = false
 			}
 		} else {
@@ -125,7 +125,7 @@ func (t *Table) AppendRowValues(r Row) bool {
 // kinds in the same order.
 func (t *Table) AppendFrom(src *Table, i int) {
 	for j := range t.cols {
-		t.cols[j].appendFrom(&src.cols[j], i)
+		t.cols[j].AppendFrom(&src.cols[j], i)
 	}
 }
 
@@ -151,7 +151,7 @@ func (t *Table) String() string {
 			}
 			b.WriteString(t.schema.cols[j].Name)
 			b.WriteByte('=')
-			b.WriteString(t.cols[j].Value(i).String())
+			b.WriteString(valueAt(&t.cols[j], i).String())
 		}
 	}
 	return b.String()
@@ -187,7 +187,7 @@ func (t *Table) Runs() iter.Seq[Run] {
 }
 
 // column returns the named column, or nil if there is none.
-func (t *Table) column(name string) *Col {
+func (t *Table) column(name string) *col {
 	i, ok := t.schema.Index(name)
 	if !ok {
 		return nil

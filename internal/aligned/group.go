@@ -6,6 +6,7 @@ import (
 
 	"github.com/pond-go/pond/internal/prefetch"
 	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -21,7 +22,7 @@ type Keys interface {
 type Rows struct {
 	Times []int64
 	Enc   [][]uint64
-	Arrs  []*schema.Col
+	Arrs  []*table.Col
 }
 
 // Group is the aligned state of a node: one set of windows per
@@ -38,9 +39,11 @@ type Group struct {
 	started bool
 	latest  int64
 	lag     int64
-	dsts    []*schema.Col
-	first   int // output column of the first aggregation
+	sc      closeScratch // the closing's scratch on the caller's goroutine
+	first   int          // output column of the first aggregation
 	free    []*part
+
+	par parClose // closings split over workers (see parallel.go)
 
 	direct bool // the plan reads an array column: rows are added as they come
 }
@@ -75,7 +78,8 @@ func (p *Plan) NewGroup(keys Keys, first int, lag int64) *Group {
 	return g
 }
 
-// drain adds the rows of a partition's inbox to its panes.
+// drain adds the rows of a partition's inbox to its panes. A partition
+// with waiting rows is live, so it changes nothing but the partition.
 func (g *Group) drain(pt *part) {
 	if pt.inN == 0 {
 		return
@@ -277,18 +281,21 @@ func (g *Group) wake(pt *part, t int64) {
 	}
 }
 
-// close emits at boundary b for every live partition whose windows hold
-// a row, then slides their windows to the next boundary.
-func (g *Group) close(b int64, out *schema.Table) {
+// closeRange is the closing of boundary b for the partitions at
+// [lo, hi) of the emission order: each live one whose windows hold a row
+// appends its row to out, then its windows slide to the next boundary. It
+// touches nothing but those partitions, out and sc, and returns how many
+// of them went dormant.
+func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScratch) (dormant int) {
 	p := g.p
-	if cap(g.dsts) < p.nOut {
-		g.dsts = make([]*schema.Col, p.nOut)
+	if cap(sc.dsts) < p.nOut {
+		sc.dsts = make([]*table.Col, p.nOut)
 	}
-	dsts := g.dsts[:p.nOut]
+	dsts := sc.dsts[:p.nOut]
 	for j := range dsts {
-		dsts[j] = out.Col(g.first + j)
+		dsts[j] = table.Column(out, g.first+j)
 	}
-	order := g.order
+	order := g.order[lo:hi]
 	for i, q := range order {
 		// Partitions a few places ahead, in three stages, each reading
 		// only what the one before brought in: their structures; then
@@ -324,9 +331,9 @@ func (g *Group) close(b int64, out *schema.Table) {
 			held = held || ws.held(wp)
 		}
 		if held {
-			out.Col(0).AppendTime(b)
+			table.Column(out, 0).AppendTime(b)
 			if g.keys != nil {
-				out.Col(1).AppendValue(g.keys.KeyValue(q))
+				table.AppendValue(table.Column(out, 1), g.keys.KeyValue(q))
 			}
 			for w := range pt.wins {
 				p.emit(&p.wins[w], &pt.wins[w], b, dsts)
@@ -358,9 +365,10 @@ func (g *Group) close(b int64, out *schema.Table) {
 		}
 		if empty && pt.maxT < b {
 			pt.live = false
-			g.live--
+			dormant++
 		}
 	}
+	return dormant
 }
 
 // prefetchStates starts loading the partition's inbox and its windows'
@@ -434,7 +442,7 @@ func (p *Plan) retireFL(wp *winPlan, ws *winState) {
 }
 
 // emit appends window ws's outputs at boundary b.
-func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*schema.Col) {
+func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*table.Col) {
 	if wp.minSamples > 0 && ws.rows < int64(wp.minSamples) {
 		for _, o := range wp.outs {
 			dsts[o.out].AppendMissing()
@@ -499,7 +507,7 @@ func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*schema.Col) {
 	}
 }
 
-func (p *Plan) appendSlot(dst *schema.Col, slot int, bits uint64) {
+func (p *Plan) appendSlot(dst *table.Col, slot int, bits uint64) {
 	switch p.kinds[slot-1] {
 	case schema.Number:
 		dst.AppendNum(math.Float64frombits(bits))
@@ -512,7 +520,7 @@ func (p *Plan) appendSlot(dst *schema.Col, slot int, bits uint64) {
 	}
 }
 
-func appendOpt(dst *schema.Col, x float64, ok bool) {
+func appendOpt(dst *table.Col, x float64, ok bool) {
 	if ok && !math.IsInf(x, 0) && x == x {
 		dst.AppendNum(x)
 	} else {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/schema"
 )
@@ -60,7 +61,7 @@ func TestAHugeValueMakesTheStdevMissingWhileHeld(t *testing.T) {
 	g, out := numberGroup(t, reduce.Stdev, reduce.Avg)
 	push(g, out, []int64{0, 100 * ms, 600 * ms}, []float64{0x1p600, 1, 3})
 	push(g, out, []int64{1100 * ms, 1600 * ms, 2100 * ms}, []float64{5, 7, 9})
-	sd := out.Col(1)
+	sd := table.Column(out, 1)
 	require.Equal(t, 4, out.Len()) // boundaries 500, 1000, 1500, 2000
 	assert.True(t, sd.IsMissing(0))
 	assert.True(t, sd.IsMissing(1))
@@ -78,11 +79,11 @@ func TestArraysTakeTheRowByRowPath(t *testing.T) {
 	out := schema.NewTable(schema.MustNew(schema.Column{Name: "time", Kind: schema.Time},
 		schema.Column{Name: "s", Kind: schema.Array, Optional: true}, schema.Column{Name: "n", Kind: schema.Number, Optional: true}))
 	in := schema.NewTable(schema.MustNew(schema.Column{Name: "time", Kind: schema.Time}, schema.Column{Name: "a", Kind: schema.Array, Optional: true}))
-	in.Col(0).AppendTimes([]int64{0, 100 * ms, 600 * ms})
-	in.Col(1).AppendArray([]schema.Value{schema.NumberValue(1), schema.StringValue("x")})
-	in.Col(1).AppendMissing()
-	in.Col(1).AppendArray([]schema.Value{schema.NumberValue(2)})
-	g.Push(&Rows{Times: in.Times(), Enc: [][]uint64{{1, 0, 1}}, Arrs: []*schema.Col{in.Col(1)}}, nil, out)
+	table.Column(in, 0).AppendTimes([]int64{0, 100 * ms, 600 * ms})
+	table.Column(in, 1).AppendArray([]schema.Value{schema.NumberValue(1), schema.StringValue("x")})
+	table.Column(in, 1).AppendMissing()
+	table.Column(in, 1).AppendArray([]schema.Value{schema.NumberValue(2)})
+	g.Push(&Rows{Times: in.Times(), Enc: [][]uint64{{1, 0, 1}}, Arrs: []*table.Col{table.Column(in, 1)}}, nil, out)
 	require.Equal(t, 1, out.Len())
 	assert.Equal(t, `[1, "x"]`, out.Row(0)[1].String())
 	assert.Equal(t, 1.0, out.Row(0)[2].Any())
@@ -111,10 +112,10 @@ func TestRawRowsKeepTimesOnlyForAFirstOrLastOfArrays(t *testing.T) {
 	ga := p.NewGroup(nil, 1, 0)
 	outA := schema.NewTable(schema.MustNew(schema.Column{Name: "time", Kind: schema.Time}, schema.Column{Name: "f", Kind: schema.Array, Optional: true}))
 	in := schema.NewTable(schema.MustNew(schema.Column{Name: "time", Kind: schema.Time}, schema.Column{Name: "a", Kind: schema.Array, Optional: true}))
-	in.Col(0).AppendTimes([]int64{0, 100 * ms})
-	in.Col(1).AppendArray([]schema.Value{schema.NumberValue(1)})
-	in.Col(1).AppendArray([]schema.Value{schema.NumberValue(2)})
-	ga.Push(&Rows{Times: in.Times(), Enc: [][]uint64{{1, 1}}, Arrs: []*schema.Col{in.Col(1)}}, nil, outA)
+	table.Column(in, 0).AppendTimes([]int64{0, 100 * ms})
+	table.Column(in, 1).AppendArray([]schema.Value{schema.NumberValue(1)})
+	table.Column(in, 1).AppendArray([]schema.Value{schema.NumberValue(2)})
+	ga.Push(&Rows{Times: in.Times(), Enc: [][]uint64{{1, 1}}, Arrs: []*table.Col{table.Column(in, 1)}}, nil, outA)
 	// Arrays take the row-by-row path: the rows are in the window now.
 	assert.Equal(t, []int64{0, 100 * ms}, ga.parts[0].wins[0].raw.ts, "first orders arrays by time")
 }

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -137,7 +138,7 @@ func (p *Plan) window(wp *winPlan, b int64) (lo, hi int64) {
 // emitRaw appends a holistic output: its state is filled from the raw
 // rows in [b − span, b), in arrival order. samples of a scalar column is
 // written straight from the rows.
-func (p *Plan) emitRaw(wp *winPlan, ws *winState, i int, b int64, dst *schema.Col) {
+func (p *Plan) emitRaw(wp *winPlan, ws *winState, i int, b int64, dst *table.Col) {
 	rp := &wp.raws[i]
 	switch op := rp.red.Op; {
 	case op == reducers.OpSamples && rp.kind != schema.Array:
@@ -167,7 +168,7 @@ func (p *Plan) emitRaw(wp *winPlan, ws *winState, i int, b int64, dst *schema.Co
 // emitFirstLast appends first or last of raw rows (arrays): the value at
 // the earliest time in [b − span, b), ties to the earlier arrival, or at
 // the latest, ties to the later arrival, as the panes' first and last do.
-func (p *Plan) emitFirstLast(wp *winPlan, ws *winState, rp *rawPlan, b int64, dst *schema.Col, last bool) {
+func (p *Plan) emitFirstLast(wp *winPlan, ws *winState, rp *rawPlan, b int64, dst *table.Col, last bool) {
 	rr := &ws.raw
 	lo, hi := p.window(wp, b)
 	best, bestT := -1, int64(0)
@@ -190,12 +191,12 @@ func (p *Plan) emitFirstLast(wp *winPlan, ws *winState, rp *rawPlan, b int64, ds
 		dst.AppendMissing()
 		return
 	}
-	dst.AppendValue(p.value(rp.kind, rr.vals[best], rr, best))
+	table.AppendValue(dst, p.value(rp.kind, rr.vals[best], rr, best))
 }
 
 // emitSamples appends the present values of a scalar slot in
 // [b − span, b), in arrival order, as one array.
-func (p *Plan) emitSamples(wp *winPlan, ws *winState, rp *rawPlan, b int64, dst *schema.Col) {
+func (p *Plan) emitSamples(wp *winPlan, ws *winState, rp *rawPlan, b int64, dst *table.Col) {
 	rr := &ws.raw
 	lo, hi := p.window(wp, b)
 	dst.BeginArray()

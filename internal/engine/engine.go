@@ -7,6 +7,7 @@ import (
 	"github.com/pond-go/pond/internal/cell"
 	"github.com/pond-go/pond/internal/prefetch"
 	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -18,7 +19,7 @@ import (
 type Input struct {
 	times []int64
 	enc   [][]uint64
-	arrs  []*schema.Col
+	arrs  []*table.Col
 	tmp   [][]uint64
 }
 
@@ -38,10 +39,10 @@ func (p *Plan) Bind(in *Input, tab *schema.Table, syms [][]uint32) {
 	if len(in.enc) != len(p.cols) {
 		in.enc = make([][]uint64, len(p.cols))
 		in.tmp = make([][]uint64, len(p.cols))
-		in.arrs = make([]*schema.Col, len(p.cols))
+		in.arrs = make([]*table.Col, len(p.cols))
 	}
 	for k, j := range p.cols {
-		c := tab.Col(j)
+		c := table.Column(tab, j)
 		switch p.kinds[k] {
 		case schema.Number:
 			in.enc[k] = floatBits(c.Numbers())
@@ -250,7 +251,10 @@ func (e *Engine) WindowLen(w int) int { return int(e.dq.tail - e.wins[w].head) }
 // would enter and leave it (a short window under a clock: 200 ms of rows
 // emitted every 200 ms) is recomputed from the deque instead of updated,
 // which touches each row once rather than twice.
-func (e *Engine) Fold(cut int64) {
+func (e *Engine) Fold(cut int64) { e.fold(cut, &e.p.pool) }
+
+// fold is Fold giving the blocks it frees to pool.
+func (e *Engine) fold(cut int64, pool *blockPool) {
 	p := e.p
 	tail := e.dq.tail
 	low := tail
@@ -293,7 +297,7 @@ func (e *Engine) Fold(cut int64) {
 	}
 	e.dropArrays(low)
 	if low >= e.dq.base+blockRows || low == tail {
-		e.dq.dropTo(low, &p.pool)
+		e.dq.dropTo(low, pool)
 	} else {
 		e.dq.front = max(e.dq.front, low)
 	}
@@ -730,7 +734,7 @@ func (e *Engine) value(slot int, a uint64, bits uint64) schema.Value {
 func (e *Engine) arrKey(a uint64, slot int) uint64 { return a*uint64(e.dq.stride) + uint64(slot) }
 
 // appendSlot appends the decoded slot of row a to dst.
-func (e *Engine) appendSlot(dst *schema.Col, slot int, a uint64, bits uint64) {
+func (e *Engine) appendSlot(dst *table.Col, slot int, a uint64, bits uint64) {
 	switch e.p.kinds[slot-1] {
 	case schema.Number:
 		dst.AppendNum(math.Float64frombits(bits))
@@ -747,7 +751,7 @@ func (e *Engine) appendSlot(dst *schema.Col, slot int, a uint64, bits uint64) {
 			dst.AppendBool(bits == cell.True)
 		}
 	default:
-		dst.AppendValue(e.value(slot, a, bits))
+		table.AppendValue(dst, e.value(slot, a, bits))
 	}
 }
 
@@ -758,18 +762,18 @@ func (e *Engine) appendSlot(dst *schema.Col, slot int, a uint64, bits uint64) {
 func (e *Engine) Emit(out *schema.Table) {
 	p := e.p
 	if cap(p.dsts) < len(p.outs) {
-		p.dsts = make([]*schema.Col, len(p.outs))
+		p.dsts = make([]*table.Col, len(p.outs))
 	}
 	dsts := p.dsts[:len(p.outs)]
 	for j := range dsts {
-		dsts[j] = out.Col(p.first + j)
+		dsts[j] = table.Column(out, p.first+j)
 	}
 	e.emitTo(dsts)
 }
 
 // emitTo is Emit with the output columns looked up: a tick emitting many
 // engines into one table looks them up once.
-func (e *Engine) emitTo(dsts []*schema.Col) {
+func (e *Engine) emitTo(dsts []*table.Col) {
 	p := e.p
 	tail := e.dq.tail
 	dsts = dsts[:len(p.outs)]
@@ -824,7 +828,7 @@ func (e *Engine) emitTo(dsts []*schema.Col) {
 
 // emitOne appends output o of window state ws to dst: the outputs that
 // read their own state or the deque.
-func (e *Engine) emitOne(ws *winState, o *outPlan, dst *schema.Col, tail uint64) {
+func (e *Engine) emitOne(ws *winState, o *outPlan, dst *table.Col, tail uint64) {
 	p := e.p
 	switch o.state {
 	case stCount:
@@ -874,7 +878,7 @@ func (e *Engine) emitOne(ws *winState, o *outPlan, dst *schema.Col, tail uint64)
 
 // appendNumbers appends the present numbers of slot in rows [from, to) to
 // the array being built in dst, block by block.
-func (e *Engine) appendNumbers(dst *schema.Col, from, to uint64, slot int) {
+func (e *Engine) appendNumbers(dst *table.Col, from, to uint64, slot int) {
 	st := e.dq.stride
 	if blk, base, ok := e.run(from, to); ok {
 		// A window of a few rows lies in one block.
@@ -903,7 +907,7 @@ func (e *Engine) present(slot int, bits uint64) bool {
 	return bits != cell.Missing
 }
 
-func appendOpt(dst *schema.Col, x float64, ok bool) {
+func appendOpt(dst *table.Col, x float64, ok bool) {
 	if ok {
 		dst.AppendNum(x)
 	} else {

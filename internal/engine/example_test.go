@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/pond-go/pond/internal/engine"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
@@ -18,11 +19,11 @@ var src = schema.MustNew(
 )
 
 // table returns rows of src at t milliseconds with value x.
-func table(rows ...[2]float64) *schema.Table {
+func mkTable(rows ...[2]float64) *schema.Table {
 	tab := schema.NewTable(src)
 	for _, r := range rows {
-		tab.Col(0).AppendTime(int64(r[0]) * int64(time.Millisecond))
-		tab.Col(1).AppendNum(r[1])
+		table.Column(tab, 0).AppendTime(int64(r[0]) * int64(time.Millisecond))
+		table.Column(tab, 1).AppendNum(r[1])
 	}
 	return tab
 }
@@ -40,7 +41,7 @@ func ExampleNewPlan() {
 	stream := plan.NewStream()
 	var in engine.Input
 	out := schema.NewTable(plan.Schema())
-	plan.Bind(&in, table([2]float64{0, 1}, [2]float64{500, 2}, [2]float64{1000, 3}, [2]float64{3500, 8}), nil)
+	plan.Bind(&in, mkTable([2]float64{0, 1}, [2]float64{500, 2}, [2]float64{1000, 3}, [2]float64{3500, 8}), nil)
 	stream.Push(&in, out)
 	fmt.Println(out)
 
@@ -78,7 +79,7 @@ func ExamplePlan_NewGroup() {
 	// a, b and c at 0, then a, b and c at 30s: a's row crosses the
 	// boundary and the tick fires at once, before b's and c's rows of
 	// the same time are taken in (as in pond-ts).
-	plan.Bind(&in, table([2]float64{0, 1}, [2]float64{0, 1}, [2]float64{0, 1},
+	plan.Bind(&in, mkTable([2]float64{0, 1}, [2]float64{0, 1}, [2]float64{0, 1},
 		[2]float64{30000, 10}, [2]float64{30000, 10}, [2]float64{30000, 10}), nil)
 	group.Push(&in, []int32{0, 1, 2, 0, 1, 2}, out)
 	fmt.Println(out)

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -147,9 +148,9 @@ func (s *Stream) pushEvents(in *Input, out *schema.Table) {
 		low = min(low, h)
 	}
 	// Write the outputs column by column.
-	out.Col(0).AppendTimes(in.times)
+	table.Column(out, 0).AppendTimes(in.times)
 	for j, o := range p.outs {
-		dst := out.Col(p.first + j)
+		dst := table.Column(out, p.first+j)
 		wl := sc.winLen[o.win]
 		ms := p.wins[o.win].minSamples
 		if o.state == stRows {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pond-go/pond/internal/allocs"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
@@ -82,9 +83,9 @@ func (r *groupRig) tick() {
 	r.tab.Reset()
 	r.out.Reset()
 	for p := range r.parts {
-		r.tab.Col(0).AppendTime(r.t)
-		r.tab.Col(1).AppendNum(0.5 + 0.1*math.Sin(float64(r.t/r.step+int64(p))))
-		r.tab.Col(2).AppendNum(float64(70 + p%61))
+		table.Column(r.tab, 0).AppendTime(r.t)
+		table.Column(r.tab, 1).AppendNum(0.5 + 0.1*math.Sin(float64(r.t/r.step+int64(p))))
+		table.Column(r.tab, 2).AppendNum(float64(70 + p%61))
 	}
 	r.plan.Bind(&r.in, r.tab, nil)
 	r.g.Push(&r.in, r.part, r.out)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pond-go/pond/internal/clock"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
@@ -110,12 +111,12 @@ func TestGroupMatchesRecomputation(t *testing.T) {
 				for range 1 + rng.IntN(20) {
 					tm += int64(rng.IntN(30)) * int64(time.Millisecond)
 					p := int32(rng.IntN(4 + push/60)) // more partitions as it goes
-					tab.Col(0).AppendTime(tm)
-					tab.Col(1).AppendNum(float64(rng.IntN(1000)) / 8)
+					table.Column(tab, 0).AppendTime(tm)
+					table.Column(tab, 1).AppendNum(float64(rng.IntN(1000)) / 8)
 					if rng.IntN(5) == 0 {
-						tab.Col(2).AppendMissing()
+						table.Column(tab, 2).AppendMissing()
 					} else {
-						tab.Col(2).AppendNum(rng.NormFloat64())
+						table.Column(tab, 2).AppendNum(rng.NormFloat64())
 					}
 					part = append(part, p)
 				}
@@ -127,9 +128,9 @@ func TestGroupMatchesRecomputation(t *testing.T) {
 				// partition emits.
 				row := 0
 				for i := range tab.Len() {
-					ti := tab.Col(0).Time(i)
-					v, _ := tab.Col(1).Num(i)
-					w, ok := tab.Col(2).Num(i)
+					ti := table.Column(tab, 0).Time(i)
+					v, _ := table.Column(tab, 1).Num(i)
+					w, ok := table.Column(tab, 2).Num(i)
 					if !ok {
 						w = math.NaN()
 					}
@@ -141,7 +142,7 @@ func TestGroupMatchesRecomputation(t *testing.T) {
 					m.settle()
 					for _, p := range m.order {
 						require.Less(t, row, out.Len(), "push %d: too few rows", push)
-						require.Equal(t, b, out.Col(0).Time(row), "push %d row %d", push, row)
+						require.Equal(t, b, table.Column(out, 0).Time(row), "push %d row %d", push, row)
 						require.Equal(t, keys[p], out.Value(row, 1), "push %d row %d", push, row)
 						checkGroupRow(t, m, p, float64(ti), out, row, cols == "v and w", fmt.Sprintf("push %d row %d", push, row))
 						row++
@@ -173,7 +174,7 @@ func checkGroupRow(t *testing.T, m *groupModel, p int32, cut float64, out *schem
 	}
 	num := func(name string, want float64, ok bool) {
 		t.Helper()
-		got, has := out.Col(col(name)).Num(i)
+		got, has := table.Column(out, col(name)).Num(i)
 		require.Equal(t, ok, has, "%s: %s present", msg, name)
 		if ok {
 			require.InDelta(t, want, got, 1e-9*math.Max(1, math.Abs(want)), "%s: %s", msg, name)
@@ -229,7 +230,7 @@ func checkGroupRow(t *testing.T, m *groupModel, p int32, cut float64, out *schem
 	num("sum", s, true)
 	num("n", float64(len(w1)), true)
 	ws := m.window(p, cut-float64(300*time.Millisecond), 2)
-	got, ok := out.Col(col("samples")).Array(i)
+	got, ok := table.Column(out, col("samples")).Array(i)
 	require.True(t, ok, "%s: samples present", msg)
 	require.Len(t, got, len(ws), "%s: samples", msg)
 	for k, x := range ws {

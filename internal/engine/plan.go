@@ -6,6 +6,7 @@ import (
 	"github.com/pond-go/pond/internal/aligned"
 	"github.com/pond-go/pond/internal/clock"
 	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
@@ -40,7 +41,7 @@ type Plan struct {
 	hasArr bool
 	pool   blockPool
 	arena  arena
-	dsts   []*schema.Col // scratch of Emit
+	dsts   []*table.Col  // scratch of Emit
 	first  int           // output column of the first aggregation
 	al     *aligned.Plan // the aligned engine's plan, when Options.Aligned
 }

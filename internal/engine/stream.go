@@ -5,6 +5,7 @@ import (
 
 	"github.com/pond-go/pond/internal/aligned"
 	"github.com/pond-go/pond/internal/clock"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -72,7 +73,7 @@ func (s *Stream) Push(in *Input, out *schema.Table) {
 		return
 	}
 	e := s.e
-	tc := out.Col(0)
+	tc := table.Column(out, 0)
 	switch e.p.trig.Kind {
 	case clock.Event:
 		if s.fast && len(in.times) > 1 {

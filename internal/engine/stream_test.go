@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
@@ -58,12 +59,12 @@ func TestEventBatchPathMatchesRowByRow(t *testing.T) {
 					default:
 						tm += int64(rng.IntN(400)) * int64(time.Millisecond)
 					}
-					tab.Col(0).AppendTime(tm)
-					tab.Col(1).AppendNum(float64(rng.IntN(100)) / 4)
+					table.Column(tab, 0).AppendTime(tm)
+					table.Column(tab, 1).AppendNum(float64(rng.IntN(100)) / 4)
 					if rng.IntN(4) == 0 {
-						tab.Col(2).AppendMissing()
+						table.Column(tab, 2).AppendMissing()
 					} else {
-						tab.Col(2).AppendNum(rng.NormFloat64())
+						table.Column(tab, 2).AppendNum(rng.NormFloat64())
 					}
 				}
 				a, b := schema.NewTable(plan.Schema()), schema.NewTable(plan.Schema())

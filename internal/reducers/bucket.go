@@ -3,6 +3,7 @@ package reducers
 import (
 	"slices"
 
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -17,7 +18,7 @@ type Bucket interface {
 	Add(v schema.Value)
 	// Append appends exactly one cell, the reduction of the values added
 	// so far, to dst, a column of the reducer's [Reducer.OutputKind].
-	Append(dst *schema.Col)
+	Append(dst *table.Col)
 	// Reset empties the bucket and keeps its memory.
 	Reset()
 }
@@ -63,8 +64,8 @@ func (b *addOnly) Add(v schema.Value) {
 	b.seq++
 }
 
-func (b *addOnly) Append(dst *schema.Col) { b.w.Append(dst) }
-func (b *addOnly) Reset()                 { b.w.Reset(); b.seq = 0 }
+func (b *addOnly) Append(dst *table.Col) { b.w.Append(dst) }
+func (b *addOnly) Reset()                { b.w.Reset(); b.seq = 0 }
 
 // momentsBucket is sum, avg or stdev.
 type momentsBucket struct {
@@ -78,8 +79,8 @@ func (b *momentsBucket) Add(v schema.Value) {
 	}
 }
 
-func (b *momentsBucket) Append(dst *schema.Col) { appendMoments(dst, b.op, &b.m) }
-func (b *momentsBucket) Reset()                 { b.m.Reset() }
+func (b *momentsBucket) Append(dst *table.Col) { appendMoments(dst, b.op, &b.m) }
+func (b *momentsBucket) Reset()                { b.m.Reset() }
 
 // extremeBucket is min, max or difference from running extremes.
 type extremeBucket struct {
@@ -101,7 +102,7 @@ func (b *extremeBucket) Add(v schema.Value) {
 	}
 }
 
-func (b *extremeBucket) Append(dst *schema.Col) {
+func (b *extremeBucket) Append(dst *table.Col) {
 	switch {
 	case !b.has:
 		dst.AppendMissing()
@@ -129,9 +130,9 @@ func (b *endBucket) Add(v schema.Value) {
 	}
 }
 
-func (b *endBucket) Append(dst *schema.Col) {
+func (b *endBucket) Append(dst *table.Col) {
 	if b.has {
-		dst.AppendValue(b.v)
+		table.AppendValue(dst, b.v)
 	} else {
 		dst.AppendMissing()
 	}
@@ -152,7 +153,7 @@ func (b *sortBucket) Add(v schema.Value) {
 	}
 }
 
-func (b *sortBucket) Append(dst *schema.Col) {
+func (b *sortBucket) Append(dst *table.Col) {
 	slices.Sort(b.s)
 	appendSorted(dst, b.op, b.q, b.s)
 }
@@ -175,9 +176,9 @@ func (b *keepBucket) Add(v schema.Value) {
 	}
 }
 
-func (b *keepBucket) Append(dst *schema.Col) {
+func (b *keepBucket) Append(dst *table.Col) {
 	if b.has && !b.mixed {
-		dst.AppendValue(b.v)
+		table.AppendValue(dst, b.v)
 	} else {
 		dst.AppendMissing()
 	}

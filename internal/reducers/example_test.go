@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -30,7 +31,7 @@ func ExampleExtreme() {
 // oldest leaves with Remove, and Append writes the current reduction.
 func ExampleNewWindow() {
 	w := reducers.NewWindow(reducers.Spec{Op: reducers.OpStdev})
-	out := schema.NewCol(schema.Number)
+	out := table.NewCol(schema.Number)
 	in := []float64{1e16, 1, 9, 5, 5, 5}
 	for i, x := range in {
 		w.Add(uint64(i), schema.NumberValue(x))
@@ -40,7 +41,7 @@ func ExampleNewWindow() {
 		w.Append(out)
 	}
 	for i := range out.Len() {
-		fmt.Println(out.Value(i))
+		fmt.Println(table.Value(out, i))
 	}
 	// Output:
 	// 0
@@ -56,8 +57,8 @@ func ExampleNewBucket() {
 	for _, s := range []string{"x", "y", "y", "z", "z", "a"} {
 		b.Add(schema.StringValue(s))
 	}
-	out := schema.NewCol(schema.Array)
+	out := table.NewCol(schema.Array)
 	b.Append(out)
-	fmt.Println(out.Value(0))
+	fmt.Println(table.Value(out, 0))
 	// Output: ["y", "z"]
 }

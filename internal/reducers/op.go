@@ -3,6 +3,7 @@ package reducers
 import (
 	"fmt"
 
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -101,7 +102,7 @@ func defined(v schema.Value) bool {
 }
 
 // appendNum appends f, or a missing cell when f is not finite.
-func appendNum(dst *schema.Col, f float64) {
+func appendNum(dst *table.Col, f float64) {
 	if finite(f) {
 		dst.AppendNum(f)
 	} else {

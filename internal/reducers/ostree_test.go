@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pond-go/pond/internal/allocs"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -79,9 +80,9 @@ func TestSortedWindowAcrossItsSwitch(t *testing.T) {
 							xs[k], _ = h.v.Num()
 						}
 						want := refSorted(r, xs)
-						col := schema.NewCol(schema.Number)
+						col := table.NewCol(schema.Number)
 						w.Append(col)
-						require.Equal(t, want.Any(), col.Value(0).Any(), "holding %d", len(in))
+						require.Equal(t, want.Any(), table.Value(col, 0).Any(), "holding %d", len(in))
 					}
 				}
 			}
@@ -97,7 +98,7 @@ func TestSortedWindowSteadyAllocs(t *testing.T) {
 	for i := range n {
 		w.Add(uint64(i), schema.NumberValue(float64(i%977)))
 	}
-	dst := schema.NewCol(schema.Number)
+	dst := table.NewCol(schema.Number)
 	next := uint64(n)
 	got := allocs.Count(50, func() {
 		for range 100 {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -28,7 +29,7 @@ type Window interface {
 	Remove(seq uint64, v schema.Value)
 	// Append appends exactly one cell, the reduction of what the window
 	// holds now, to dst, a column of the reducer's [Reducer.OutputKind].
-	Append(dst *schema.Col)
+	Append(dst *table.Col)
 	// Reset empties the window and keeps its memory.
 	Reset()
 }
@@ -99,8 +100,8 @@ func (w *countWin) Remove(_ uint64, v schema.Value) {
 	}
 }
 
-func (w *countWin) Append(dst *schema.Col) { dst.AppendNum(float64(w.n)) }
-func (w *countWin) Reset()                 { w.n = 0 }
+func (w *countWin) Append(dst *table.Col) { dst.AppendNum(float64(w.n)) }
+func (w *countWin) Reset()                { w.n = 0 }
 
 // momentsWin is sum, avg or stdev.
 type momentsWin struct {
@@ -120,10 +121,10 @@ func (w *momentsWin) Remove(_ uint64, v schema.Value) {
 	}
 }
 
-func (w *momentsWin) Append(dst *schema.Col) { appendMoments(dst, w.op, &w.m) }
-func (w *momentsWin) Reset()                 { w.m.Reset() }
+func (w *momentsWin) Append(dst *table.Col) { appendMoments(dst, w.op, &w.m) }
+func (w *momentsWin) Reset()                { w.m.Reset() }
 
-func appendMoments(dst *schema.Col, op Op, m *Moments) {
+func appendMoments(dst *table.Col, op Op, m *Moments) {
 	var f float64
 	ok := true
 	switch op {
@@ -156,7 +157,7 @@ func (w *extremeWin) Remove(seq uint64, v schema.Value) {
 	}
 }
 
-func (w *extremeWin) Append(dst *schema.Col) {
+func (w *extremeWin) Append(dst *table.Col) {
 	if x, ok := w.e.Value(); ok {
 		dst.AppendNum(x)
 	} else {
@@ -183,7 +184,7 @@ func (w *diffWin) Remove(seq uint64, v schema.Value) {
 	}
 }
 
-func (w *diffWin) Append(dst *schema.Col) {
+func (w *diffWin) Append(dst *table.Col) {
 	lo, ok := w.lo.Value()
 	hi, _ := w.hi.Value()
 	if ok {
@@ -254,7 +255,7 @@ func (w *sortedWin) Remove(_ uint64, v schema.Value) {
 	}
 }
 
-func (w *sortedWin) Append(dst *schema.Col) {
+func (w *sortedWin) Append(dst *table.Col) {
 	if !w.big {
 		appendSorted(dst, w.op, w.q, w.s)
 		return
@@ -280,7 +281,7 @@ func (w *sortedWin) Reset() {
 }
 
 // appendSorted appends the reduction of the sorted numbers s.
-func appendSorted(dst *schema.Col, op Op, q float64, s []float64) {
+func appendSorted(dst *table.Col, op Op, q float64, s []float64) {
 	if len(s) == 0 {
 		dst.AppendMissing()
 		return
@@ -378,16 +379,16 @@ func (w *seqWin) Remove(seq uint64, v schema.Value) {
 	}
 }
 
-func (w *seqWin) Append(dst *schema.Col) {
+func (w *seqWin) Append(dst *table.Col) {
 	live := w.e[w.head:]
 	switch w.op {
 	case OpFirst, OpLast:
 		if len(live) == 0 {
 			dst.AppendMissing()
 		} else if w.op == OpFirst {
-			dst.AppendValue(live[0].v)
+			table.AppendValue(dst, live[0].v)
 		} else {
-			dst.AppendValue(live[len(live)-1].v)
+			table.AppendValue(dst, live[len(live)-1].v)
 		}
 	default:
 		dst.BeginArray()
@@ -405,7 +406,7 @@ func (w *seqWin) Reset() {
 
 // appendFlat appends v, or the scalar elements of v if it is an array, to
 // the array cell being built.
-func appendFlat(dst *schema.Col, v schema.Value) {
+func appendFlat(dst *table.Col, v schema.Value) {
 	if elems, ok := v.Array(); ok {
 		for _, e := range elems {
 			if _, ok := scalarKey(e); ok {
@@ -454,13 +455,13 @@ func (w *keepWin) Remove(_ uint64, v schema.Value) {
 	}
 }
 
-func (w *keepWin) Append(dst *schema.Col) {
+func (w *keepWin) Append(dst *table.Col) {
 	if len(w.m) == 1 {
 		for k, e := range w.m {
 			if k.kind == schema.Array {
-				dst.AppendValue(e.v)
+				table.AppendValue(dst, e.v)
 			} else {
-				dst.AppendValue(k.value())
+				table.AppendValue(dst, k.value())
 			}
 		}
 		return
@@ -521,7 +522,7 @@ func (w *countsWin) remove(v schema.Value) {
 	}
 }
 
-func (w *countsWin) Append(dst *schema.Col) {
+func (w *countsWin) Append(dst *table.Col) {
 	w.buf = appendCounts(dst, w.op, w.n, w.m, w.buf)
 }
 
@@ -530,7 +531,7 @@ func (w *countsWin) Reset() { clear(w.m) }
 // appendCounts appends unique (the keys in scalar order) or top<n> (the n
 // most frequent, ties in scalar order) of the counts m, using buf as scratch
 // space, and returns buf for reuse.
-func appendCounts(dst *schema.Col, op Op, n int, m map[key]int, buf []keyCount) []keyCount {
+func appendCounts(dst *table.Col, op Op, n int, m map[key]int, buf []keyCount) []keyCount {
 	buf = buf[:0]
 	for k, c := range m {
 		buf = append(buf, keyCount{k, c})

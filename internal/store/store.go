@@ -8,6 +8,7 @@ import (
 
 	"github.com/pond-go/pond/internal/cell"
 	"github.com/pond-go/pond/internal/intern"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -149,7 +150,7 @@ func (s *Store) copyIn(c *chunk, o int, src Source, from, to int) {
 		copy(c.id[o:], src.IDs[from:to])
 	}
 	for j := 1; j < len(s.kinds); j++ {
-		col := src.Table.Col(j)
+		col := table.Column(src.Table, j)
 		cc := &c.cols[j]
 		switch s.kinds[j] {
 		case schema.Number:

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pond-go/pond/internal/allocs"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -33,12 +34,12 @@ func source(times []int64) Source {
 	syms := make([][]uint32, sch.Len())
 	var ids []uint64
 	for i, tm := range times {
-		t.Col(0).AppendTime(tm)
-		t.Col(1).AppendNum(float64(tm) / 2)
-		t.Col(2).AppendStr("x")
+		table.Column(t, 0).AppendTime(tm)
+		table.Column(t, 1).AppendNum(float64(tm) / 2)
+		table.Column(t, 2).AppendStr("x")
 		syms[2] = append(syms[2], uint32(i+1))
-		t.Col(3).AppendBool(i%2 == 0)
-		t.Col(4).AppendArray([]schema.Value{schema.NumberValue(float64(i))})
+		table.Column(t, 3).AppendBool(i%2 == 0)
+		table.Column(t, 4).AppendArray([]schema.Value{schema.NumberValue(float64(i))})
 		ids = append(ids, uint64(100+i))
 	}
 	return Source{Table: t, Syms: syms, IDs: ids}
@@ -105,9 +106,9 @@ func TestBoundsAndSteadyStateDoesNotAllocate(t *testing.T) {
 	tab := schema.NewTable(schema.MustNew(sch.Columns()[:3]...))
 	syms := make([][]uint32, 3)
 	for i := range 1000 {
-		tab.Col(0).AppendTime(int64(i))
-		tab.Col(1).AppendNum(1)
-		tab.Col(2).AppendStr("x")
+		table.Column(tab, 0).AppendTime(int64(i))
+		table.Column(tab, 1).AppendNum(1)
+		table.Column(tab, 2).AppendStr("x")
 		syms[2] = append(syms[2], 1)
 	}
 	src := Source{Table: tab, Syms: syms}

@@ -57,6 +57,10 @@ type Config struct {
 	// events and its 1m window keeps one partial state per 200 ms pane
 	// instead of every row. The frames are the same shape.
 	Aligned bool
+	// Workers spreads the per-host rolling's ticks over this many
+	// goroutines (live.Options.Workers; 0 or 1: the pushing goroutine
+	// only). The frames do not depend on it.
+	Workers int
 	// SampleStride thins each host's rolling input to one row in
 	// SampleStride (default 1: every row).
 	SampleStride int
@@ -219,7 +223,7 @@ func New(cfg Config) (*Aggregator, error) {
 		return nil, err
 	}
 	p, err := newPipeline(pipelineOptions{Retention: cfg.Retention, Ordering: cfg.Ordering, Grace: cfg.Grace,
-		SampleStride: cfg.SampleStride, MaxHosts: cfg.MaxHosts, Aligned: cfg.Aligned})
+		SampleStride: cfg.SampleStride, MaxHosts: cfg.MaxHosts, Aligned: cfg.Aligned, Workers: cfg.Workers})
 	if err != nil {
 		return nil, fmt.Errorf("aggregator: %w", err)
 	}
@@ -285,8 +289,8 @@ func (a *Aggregator) Push(b *schema.Batch, started time.Time) error {
 		}
 	}
 	if perSecTab != nil && perSecTab.Len() > 0 {
-		counts := perSecTab.Col(a.p.perSecCol).Numbers()
-		a.eventsPerSec = int64(math.Round(counts[len(counts)-1]))
+		count, _ := perSecTab.Num(a.p.perSecCol, perSecTab.Len()-1)
+		a.eventsPerSec = int64(math.Round(count))
 	}
 	if hostTab != nil {
 		for run := range hostTab.Runs() {
@@ -462,7 +466,7 @@ func (a *Aggregator) took(tab *schema.Table) {
 	if !a.hasFirst {
 		a.firstMs, a.hasFirst = times[0]/int64(time.Millisecond), true
 	}
-	req := tab.Col(2).Numbers()
+	req, _ := tab.Numbers("requests")
 	for _, r := range req {
 		a.requestsTotal += r
 	}

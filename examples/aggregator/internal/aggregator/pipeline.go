@@ -37,13 +37,14 @@ type pipeline struct {
 	hosts     live.NodeID // the partitioned two-window rolling
 	perSec    live.NodeID // the unpartitioned 1s count
 	cols      hostCols
-	perSecCol int
+	perSecCol schema.Ref
 }
 
-// hostCols are the column indices of the per-host rolling's output.
+// hostCols are the columns of the per-host rolling's output, resolved
+// when the pipeline is built.
 type hostCols struct {
 	host, cpuAvg, cpuSd, cpuN, reqAvg, reqSum, reqN,
-	samples, cpuMin, cpuMax, curAvg, curSd int
+	samples, cpuMin, cpuMax, curAvg, curSd schema.Ref
 }
 
 // pipelineOptions are the knobs of the pipeline.
@@ -54,10 +55,11 @@ type pipelineOptions struct {
 	SampleStride int
 	MaxHosts     int  // 0: no bound
 	Aligned      bool // the per-host rolling in aligned mode
+	Workers      int  // live.Options.Workers
 }
 
 func newPipeline(o pipelineOptions) (*pipeline, error) {
-	s, err := live.New("metrics", Schema, live.Options{MaxAge: o.Retention, Ordering: o.Ordering, Grace: o.Grace})
+	s, err := live.New("metrics", Schema, live.Options{MaxAge: o.Retention, Ordering: o.Ordering, Grace: o.Grace, Workers: o.Workers})
 	if err != nil {
 		return nil, err
 	}
@@ -108,21 +110,22 @@ func newPipeline(o pipelineOptions) (*pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	idx := func(name string) int {
-		j, ok := hs.Index(name)
-		if !ok {
-			err = fmt.Errorf("aggregator: the rolling has no column %q", name)
+	ref := func(sch *schema.Schema, name string, k schema.Kind) schema.Ref {
+		r, rerr := sch.Ref(name, k)
+		if rerr != nil && err == nil {
+			err = fmt.Errorf("aggregator: %w", rerr)
 		}
-		return j
+		return r
 	}
+	num := func(name string) schema.Ref { return ref(hs, name, schema.Number) }
 	p.cols = hostCols{
-		host: idx("host"), cpuAvg: idx("cpu_avg"), cpuSd: idx("cpu_sd"), cpuN: idx("cpu_n"),
-		reqAvg: idx("requests_avg"), reqSum: idx("requests_sum"), reqN: idx("requests_n"),
-		samples: idx("cpu_samples"), cpuMin: idx("cpu_min"), cpuMax: idx("cpu_max"),
-		curAvg: idx("current_avg"), curSd: idx("current_sd"),
+		host: ref(hs, "host", schema.String), cpuAvg: num("cpu_avg"), cpuSd: num("cpu_sd"), cpuN: num("cpu_n"),
+		reqAvg: num("requests_avg"), reqSum: num("requests_sum"), reqN: num("requests_n"),
+		samples: ref(hs, "cpu_samples", schema.Array), cpuMin: num("cpu_min"), cpuMax: num("cpu_max"),
+		curAvg: num("current_avg"), curSd: num("current_sd"),
 	}
 	ps, _ := s.NodeSchema(perSec)
-	p.perSecCol, _ = ps.Index("events_per_sec")
+	p.perSecCol = ref(ps, "events_per_sec", schema.Number)
 	return p, err
 }
 
@@ -168,38 +171,29 @@ type tickBuilder struct {
 // firstMs is the time of the first event ever taken, for
 // window_age_seconds.
 func (tb *tickBuilder) build(dst []wire.HostTick, tab *schema.Table, c *hostCols, from, to int, tsMs, firstMs int64) []wire.HostTick {
-	hosts := tab.Col(c.host).Strings()
-	num := func(j int) []float64 { return tab.Col(j).Numbers() }
-	cpuAvg, cpuSd, cpuN := num(c.cpuAvg), num(c.cpuSd), num(c.cpuN)
-	reqAvg, reqSum, reqN := num(c.reqAvg), num(c.reqSum), num(c.reqN)
-	cpuMin, cpuMax, curAvg, curSd := num(c.cpuMin), num(c.cpuMax), num(c.curAvg), num(c.curSd)
-	samples := tab.Col(c.samples)
+	// A missing number reads as NaN, as the wire format wants it.
+	num := func(r schema.Ref, i int) float64 { x, _ := tab.Num(r, i); return x }
 	age := math.Max(0, math.Min(60, float64(tsMs-firstMs)/1000))
 	k := len(tb.thresholds)
 	counts := make([]int, 2*k*(to-from))
 	for i := from; i < to; i++ {
-		n := int(cpuN[i])
+		n := int(num(c.cpuN, i))
 		if n == 0 {
 			continue
 		}
-		tb.samples = tb.samples[:0]
-		if vs, ok := samples.Array(i); ok {
-			for _, v := range vs {
-				if f, ok := v.Num(); ok {
-					tb.samples = append(tb.samples, f)
-				}
-			}
-		}
+		tb.samples, _ = tab.AppendNums(tb.samples[:0], c.samples, i)
+		host, _ := tab.Str(c.host, i)
+		cpuAvg, cpuSd := num(c.cpuAvg, i), num(c.cpuSd, i)
 		above, below := counts[:k:k], counts[k:2*k:2*k]
 		counts = counts[2*k:]
-		CountAnomalies(tb.samples, cpuAvg[i], cpuSd[i], tb.thresholds, above, below)
+		CountAnomalies(tb.samples, cpuAvg, cpuSd, tb.thresholds, above, below)
 		dst = append(dst, wire.HostTick{
-			TS: tsMs, Host: hosts[i],
-			CPUAvg: cpuAvg[i], CPUSd: cpuSd[i], CPUN: n,
+			TS: tsMs, Host: host,
+			CPUAvg: cpuAvg, CPUSd: cpuSd, CPUN: n,
 			NCurrent: len(tb.samples), AnomaliesAbove: above, AnomaliesBelow: below,
-			RequestsAvg: reqAvg[i], RequestsSum: zeroIfMissing(reqSum[i]), RequestsN: int(reqN[i]),
+			RequestsAvg: num(c.reqAvg, i), RequestsSum: zeroIfMissing(num(c.reqSum, i)), RequestsN: int(num(c.reqN, i)),
 			WindowAgeSeconds: age,
-			CPUMin:           cpuMin[i], CPUMax: cpuMax[i], CurrentAvg: curAvg[i], CurrentSd: curSd[i],
+			CPUMin:           num(c.cpuMin, i), CPUMax: num(c.cpuMax, i), CurrentAvg: num(c.curAvg, i), CurrentSd: num(c.curSd, i),
 		})
 	}
 	return dst

@@ -25,11 +25,16 @@ type rawChunk struct {
 func newRawChunk(tab *schema.Table) *rawChunk {
 	return &rawChunk{
 		times: slices.Clone(tab.Times()),
-		cpu:   slices.Clone(tab.Col(1).Numbers()),
-		req:   slices.Clone(tab.Col(2).Numbers()),
-		host:  slices.Clone(tab.Col(3).Strings()),
+		cpu:   slices.Clone(numbers(tab, "cpu")),
+		req:   slices.Clone(numbers(tab, "requests")),
+		host:  slices.Clone(strs(tab, "host")),
 	}
 }
+
+// numbers and strs return a column of the raw series by name (the
+// series' schema has it).
+func numbers(tab *schema.Table, name string) []float64 { xs, _ := tab.Numbers(name); return xs }
+func strs(tab *schema.Table, name string) []string     { ss, _ := tab.Strings(name); return ss }
 
 // appendFrame returns the chunk's /live append frame.
 func (c *rawChunk) appendFrame() []byte {

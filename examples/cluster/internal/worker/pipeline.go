@@ -75,10 +75,11 @@ type Pipeline struct {
 	names map[string]string // interned host names
 }
 
-// cols are the column indices of the rolling's output.
+// cols are the columns of the rolling's output, resolved when the pipeline
+// is built.
 type cols struct {
 	host, cpuAvg, cpuSd, cpuN, reqAvg, reqSum, reqN,
-	samples, cpuMin, cpuMax, curAvg, curSd int
+	samples, cpuMin, cpuMax, curAvg, curSd schema.Ref
 }
 
 // NewPipeline builds an empty pipeline.
@@ -104,18 +105,19 @@ func NewPipeline() (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	idx := func(name string) int {
-		j, ok := hs.Index(name)
-		if !ok && err == nil {
-			err = fmt.Errorf("worker: the rolling has no column %q", name)
+	ref := func(name string, k schema.Kind) schema.Ref {
+		r, rerr := hs.Ref(name, k)
+		if rerr != nil && err == nil {
+			err = fmt.Errorf("worker: %w", rerr)
 		}
-		return j
+		return r
 	}
+	idx := func(name string) schema.Ref { return ref(name, schema.Number) }
 	p := &Pipeline{s: s, hosts: hosts, batch: schema.NewBatch(Schema, 1024), names: map[string]string{}}
 	p.cols = cols{
-		host: idx("host"), cpuAvg: idx("cpu_avg"), cpuSd: idx("cpu_sd"), cpuN: idx("cpu_n"),
+		host: ref("host", schema.String), cpuAvg: idx("cpu_avg"), cpuSd: idx("cpu_sd"), cpuN: idx("cpu_n"),
 		reqAvg: idx("requests_avg"), reqSum: idx("requests_sum"), reqN: idx("requests_n"),
-		samples: idx("cpu_samples"), cpuMin: idx("cpu_min"), cpuMax: idx("cpu_max"),
+		samples: ref("cpu_samples", schema.Array), cpuMin: idx("cpu_min"), cpuMax: idx("cpu_max"),
 		curAvg: idx("current_avg"), curSd: idx("current_sd"),
 	}
 	return p, err
@@ -183,29 +185,25 @@ func (p *Pipeline) Discard() error {
 func (p *Pipeline) appendRows(dst []rows.Row, tab *schema.Table) []rows.Row {
 	c := &p.cols
 	times := tab.Times()
-	hosts := tab.Col(c.host).Strings()
-	num := func(j int) []float64 { return tab.Col(j).Numbers() }
-	cpuAvg, cpuSd, cpuN := num(c.cpuAvg), num(c.cpuSd), num(c.cpuN)
-	reqAvg, reqSum, reqN := num(c.reqAvg), num(c.reqSum), num(c.reqN)
-	cpuMin, cpuMax, curAvg, curSd := num(c.cpuMin), num(c.cpuMax), num(c.curAvg), num(c.curSd)
-	samples := tab.Col(c.samples)
+	// A missing number reads as NaN.
+	num := func(r schema.Ref, i int) float64 { x, _ := tab.Num(r, i); return x }
 	for i := range times {
-		if cpuN[i] == 0 {
+		cpuN := num(c.cpuN, i)
+		if cpuN == 0 {
 			continue
 		}
+		host, _ := tab.Str(c.host, i)
 		r := rows.Row{
-			BoundaryMs: times[i] / int64(time.Millisecond), Host: hosts[i],
-			CPUAvg: cpuAvg[i], CPUSd: cpuSd[i], CPUN: int64(cpuN[i]),
-			RequestsAvg: reqAvg[i], RequestsSum: reqSum[i], RequestsN: int64(reqN[i]),
-			CPUMin: cpuMin[i], CPUMax: cpuMax[i], CurrentAvg: curAvg[i], CurrentSd: curSd[i],
+			BoundaryMs: times[i] / int64(time.Millisecond), Host: host,
+			CPUAvg: num(c.cpuAvg, i), CPUSd: num(c.cpuSd, i), CPUN: int64(cpuN),
+			RequestsAvg: num(c.reqAvg, i), RequestsSum: num(c.reqSum, i), RequestsN: int64(num(c.reqN, i)),
+			CPUMin: num(c.cpuMin, i), CPUMax: num(c.cpuMax, i), CurrentAvg: num(c.curAvg, i), CurrentSd: num(c.curSd, i),
 		}
-		if vs, ok := samples.Array(i); ok {
-			r.CPUSamples = make([]float64, 0, len(vs))
-			for _, v := range vs {
-				if f, ok := v.Num(); ok {
-					r.CPUSamples = append(r.CPUSamples, f)
-				}
+		if xs, ok := tab.AppendNums(nil, c.samples, i); ok {
+			if xs == nil {
+				xs = []float64{}
 			}
+			r.CPUSamples = xs
 		}
 		dst = append(dst, r)
 	}

@@ -1,0 +1,337 @@
+// Package column is the storage of a table's columns: a growable, typed
+// slice of cells per column. Numbers are stored as float64 with NaN marking
+// a missing cell (non-finite numbers never enter a series, so NaN is free
+// to mean "missing"); strings, booleans and arrays keep a presence byte per
+// cell (the encoding of internal/cell); arrays keep their elements in one
+// flat slice, so appending an array does not allocate once the column has
+// grown.
+//
+// The column is generic in its array element only to stay below package
+// schema, which holds its columns in a [Col] of schema.Value; engines reach
+// a table's columns through package internal/table, which names that
+// instance and converts values.
+package column
+
+import (
+	"math"
+
+	"github.com/pond-go/pond/internal/cell"
+)
+
+// The column kinds, the values of schema.Kind.
+const (
+	Time   = 1
+	Number = 2
+	String = 3
+	Bool   = 4
+	Array  = 5
+)
+
+// Cols is set by package schema when it is initialised: given a
+// *schema.Table it returns a pointer to the table's columns, a *[]Col of
+// schema.Value (package internal/table asserts it). It is a variable so that
+// schema need not export its columns.
+var Cols func(table any) any
+
+// Col is one column. The zero Col is not usable; make one with [Make].
+type Col[V any] struct {
+	kind  uint8
+	ts    []int64   // Time
+	num   []float64 // Number
+	str   []string  // String
+	flag  []uint8   // String, Array, Bool: presence and truth as in internal/cell
+	end   []int32   // Array: end offset of each cell in elems
+	elems []V       // Array elements
+	// aliased: ts, num, str and flag share memory the column does not own
+	// (see [Col.AliasNums]); own keeps the column's buffers meanwhile.
+	aliased bool
+	own     struct {
+		ts   []int64
+		num  []float64
+		str  []string
+		flag []uint8
+	}
+	ones []uint8 // all ones, the presence flags of aliased strings
+}
+
+// Make returns an empty column of kind k.
+func Make[V any](k uint8) Col[V] { return Col[V]{kind: k} }
+
+// Kind returns the column's kind.
+func (c *Col[V]) Kind() uint8 { return c.kind }
+
+// Len returns the number of cells.
+func (c *Col[V]) Len() int {
+	switch c.kind {
+	case Time:
+		return len(c.ts)
+	case Number:
+		return len(c.num)
+	}
+	return len(c.flag)
+}
+
+// Reset empties the column and keeps its capacity.
+func (c *Col[V]) Reset() {
+	if c.aliased {
+		c.ts, c.num, c.str, c.flag = c.own.ts, c.own.num, c.own.str, c.own.flag
+		c.own.ts, c.own.num, c.own.str, c.own.flag = nil, nil, nil, nil
+		c.aliased = false
+	}
+	c.ts = c.ts[:0]
+	c.num = c.num[:0]
+	clear(c.str) // drop references so old strings can be collected
+	c.str = c.str[:0]
+	c.flag = c.flag[:0]
+	c.end = c.end[:0]
+	clear(c.elems)
+	c.elems = c.elems[:0]
+}
+
+// IsMissing reports whether cell i is missing.
+func (c *Col[V]) IsMissing(i int) bool {
+	switch c.kind {
+	case Time:
+		return false
+	case Number:
+		return c.num[i] != c.num[i]
+	}
+	return c.flag[i] == cell.Missing
+}
+
+// Time returns cell i of a time column in nanoseconds since the epoch.
+func (c *Col[V]) Time(i int) int64 { return c.ts[i] }
+
+// Num returns cell i of a number column and whether it is present.
+func (c *Col[V]) Num(i int) (float64, bool) {
+	if c.kind != Number {
+		return 0, false
+	}
+	f := c.num[i]
+	return f, f == f
+}
+
+// Str returns cell i of a string column and whether it is present.
+func (c *Col[V]) Str(i int) (string, bool) {
+	if c.kind != String || c.flag[i] == cell.Missing {
+		return "", false
+	}
+	return c.str[i], true
+}
+
+// Bool returns cell i of a boolean column and whether it is present.
+func (c *Col[V]) Bool(i int) (bool, bool) {
+	if c.kind != Bool || c.flag[i] == cell.Missing {
+		return false, false
+	}
+	return c.flag[i] == cell.True, true
+}
+
+// Array returns the elements of cell i of an array column and whether it is
+// present. The slice aliases the column: do not modify or keep it past the
+// table's lifetime.
+func (c *Col[V]) Array(i int) ([]V, bool) {
+	if c.kind != Array || c.flag[i] == cell.Missing {
+		return nil, false
+	}
+	start := int32(0)
+	if i > 0 {
+		start = c.end[i-1]
+	}
+	return c.elems[start:c.end[i]:c.end[i]], true
+}
+
+// Times returns the cells of a time column (nil for other kinds). The slice
+// aliases the column.
+func (c *Col[V]) Times() []int64 { return c.ts }
+
+// Numbers returns the cells of a number column, NaN marking missing ones
+// (nil for other kinds). The slice aliases the column.
+func (c *Col[V]) Numbers() []float64 { return c.num }
+
+// Strings returns the cells of a string column, "" for missing ones (nil for
+// other kinds); [Col.IsMissing] tells a missing cell from an empty string.
+// The slice aliases the column.
+func (c *Col[V]) Strings() []string { return c.str }
+
+// AppendTime appends a time in nanoseconds to a time column.
+func (c *Col[V]) AppendTime(ns int64) { c.ts = append(c.ts, ns) }
+
+// AppendNum appends a number to a number column; NaN appends a missing cell.
+func (c *Col[V]) AppendNum(f float64) { c.num = append(c.num, f) }
+
+// AppendStr appends a string to a string column.
+func (c *Col[V]) AppendStr(s string) {
+	c.str = append(c.str, s)
+	c.flag = append(c.flag, cell.Present)
+}
+
+// AppendBool appends a boolean to a boolean column.
+func (c *Col[V]) AppendBool(b bool) {
+	f := uint8(cell.False)
+	if b {
+		f = cell.True
+	}
+	c.flag = append(c.flag, f)
+}
+
+// AppendMissing appends a missing cell (nothing, for a time column, which
+// cannot hold one).
+func (c *Col[V]) AppendMissing() {
+	switch c.kind {
+	case Number:
+		c.num = append(c.num, math.NaN())
+	case String:
+		c.str = append(c.str, "")
+		c.flag = append(c.flag, cell.Missing)
+	case Bool:
+		c.flag = append(c.flag, cell.Missing)
+	case Array:
+		c.flag = append(c.flag, cell.Missing)
+		c.end = append(c.end, int32(len(c.elems)))
+	}
+}
+
+// BeginArray starts an array cell; add its elements with [Col.AppendElem]
+// and finish it with [Col.EndArray].
+func (c *Col[V]) BeginArray() {}
+
+// AppendElem appends one element to the array cell being built.
+func (c *Col[V]) AppendElem(v V) { c.elems = append(c.elems, v) }
+
+// EndArray finishes the array cell begun with [Col.BeginArray].
+func (c *Col[V]) EndArray() {
+	c.flag = append(c.flag, cell.Present)
+	c.end = append(c.end, int32(len(c.elems)))
+}
+
+// AppendArray appends an array cell holding a copy of elems.
+func (c *Col[V]) AppendArray(elems []V) {
+	c.elems = append(c.elems, elems...)
+	c.EndArray()
+}
+
+// AppendCell appends a cell given by its parts, as package schema and
+// package internal/table take a value apart: its kind (0 for missing), its
+// number, time, string, boolean or elements. A missing cell, or a cell
+// whose kind does not match the column's, appends a missing cell and
+// reports false (true for a missing one); a non-finite number appends a
+// missing cell and reports false.
+func (c *Col[V]) AppendCell(kind uint8, f float64, ns int64, s string, b bool, elems []V) bool {
+	if kind != c.kind {
+		c.AppendMissing()
+		return kind == 0
+	}
+	switch kind {
+	case Time:
+		c.AppendTime(ns)
+	case Number:
+		if f-f != 0 { // NaN or ±Inf
+			c.AppendNum(math.NaN())
+			return false
+		}
+		c.AppendNum(f)
+	case String:
+		c.AppendStr(s)
+	case Bool:
+		c.AppendBool(b)
+	case Array:
+		c.AppendArray(elems)
+	}
+	return true
+}
+
+// AppendFrom appends cell i of src, which must have the same kind.
+func (c *Col[V]) AppendFrom(src *Col[V], i int) {
+	switch c.kind {
+	case Time:
+		c.ts = append(c.ts, src.ts[i])
+	case Number:
+		c.num = append(c.num, src.num[i])
+	case String:
+		c.str = append(c.str, src.str[i])
+		c.flag = append(c.flag, src.flag[i])
+	case Bool:
+		c.flag = append(c.flag, src.flag[i])
+	case Array:
+		if elems, ok := src.Array(i); ok {
+			c.AppendArray(elems)
+		} else {
+			c.AppendMissing()
+		}
+	}
+}
+
+// AppendAll appends every cell of src, which must have the same kind.
+func (c *Col[V]) AppendAll(src *Col[V]) {
+	switch c.kind {
+	case Time:
+		c.ts = append(c.ts, src.ts...)
+	case Number:
+		c.num = append(c.num, src.num...)
+	case String:
+		c.str = append(c.str, src.str...)
+		c.flag = append(c.flag, src.flag...)
+	case Bool:
+		c.flag = append(c.flag, src.flag...)
+	case Array:
+		base := int32(len(c.elems))
+		c.elems = append(c.elems, src.elems...)
+		c.flag = append(c.flag, src.flag...)
+		for _, e := range src.end {
+			c.end = append(c.end, base+e)
+		}
+	}
+}
+
+// AppendTimes appends times in nanoseconds to a time column.
+func (c *Col[V]) AppendTimes(ts []int64) { c.ts = append(c.ts, ts...) }
+
+// AppendNums appends numbers to a number column (NaN for missing cells).
+func (c *Col[V]) AppendNums(fs []float64) { c.num = append(c.num, fs...) }
+
+// AppendStrs appends present strings to a string column.
+func (c *Col[V]) AppendStrs(ss []string) {
+	c.str = append(c.str, ss...)
+	for range ss {
+		c.flag = append(c.flag, cell.Present)
+	}
+}
+
+// alias swaps the column's buffers out for borrowed ones, to be given back
+// by Reset.
+func (c *Col[V]) alias() {
+	if !c.aliased {
+		c.own.ts, c.own.num, c.own.str, c.own.flag = c.ts[:0], c.num[:0], c.str[:0], c.flag[:0]
+		c.aliased = true
+	}
+}
+
+// AliasTimes makes an empty time column hold ts without copying it. The
+// column then shares ts's memory until [Col.Reset]; appending to it is not
+// allowed meanwhile.
+func (c *Col[V]) AliasTimes(ts []int64) {
+	c.alias()
+	c.ts = ts[:len(ts):len(ts)]
+}
+
+// AliasNums makes an empty number column hold xs without copying it (NaN
+// cells are missing), as [Col.AliasTimes] does.
+func (c *Col[V]) AliasNums(xs []float64) {
+	c.alias()
+	c.num = xs[:len(xs):len(xs)]
+}
+
+// AliasStrs makes an empty string column hold ss, every cell present,
+// without copying it, as [Col.AliasTimes] does.
+func (c *Col[V]) AliasStrs(ss []string) {
+	if len(c.ones) < len(ss) {
+		c.ones = make([]uint8, max(len(ss), 2*len(c.ones)))
+		for i := range c.ones {
+			c.ones[i] = 1
+		}
+	}
+	c.alias()
+	c.str = ss[:len(ss):len(ss)]
+	c.flag = c.ones[:len(ss):len(ss)]
+}

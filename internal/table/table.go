@@ -1,0 +1,85 @@
+// Package table gives the engines the columns of a schema.Table, which the
+// public API keeps to itself: a user reads a table through its typed
+// accessors, the code that builds tables appends to its columns here.
+package table
+
+import (
+	"github.com/pond-go/pond/internal/column"
+	"github.com/pond-go/pond/schema"
+)
+
+// Col is one column of a schema.Table.
+type Col = column.Col[schema.Value]
+
+// Of returns column j of t (0 is the time column). It panics if j is out of
+// range.
+func Column(t *schema.Table, j int) *Col { return &(*column.Cols(t).(*[]Col))[j] }
+
+// NewCol returns an empty column of kind k, for code that builds cells
+// outside a table.
+func NewCol(k schema.Kind) *Col {
+	c := column.Make[schema.Value](uint8(k))
+	return &c
+}
+
+// Kind returns the column's kind.
+func Kind(c *Col) schema.Kind { return schema.Kind(c.Kind()) }
+
+// AppendValue appends v to c. A missing value, or a value whose kind does
+// not match the column's, appends a missing cell and reports false (true
+// for a missing value); a non-finite number appends a missing cell and
+// reports false.
+func AppendValue(c *Col, v schema.Value) bool {
+	k := uint8(v.Kind())
+	switch v.Kind() {
+	case schema.Time:
+		ns, _ := v.Nanos()
+		return c.AppendCell(k, 0, ns, "", false, nil)
+	case schema.Number:
+		f, _ := v.Num()
+		return c.AppendCell(k, f, 0, "", false, nil)
+	case schema.String:
+		s, _ := v.Str()
+		return c.AppendCell(k, 0, 0, s, false, nil)
+	case schema.Bool:
+		b, _ := v.Bool()
+		return c.AppendCell(k, 0, 0, "", b, nil)
+	case schema.Array:
+		elems, _ := v.Array()
+		return c.AppendCell(k, 0, 0, "", false, elems)
+	}
+	return c.AppendCell(k, 0, 0, "", false, nil)
+}
+
+// Value returns cell i of c as a schema.Value.
+func Value(c *Col, i int) schema.Value {
+	switch c.Kind() {
+	case column.Time:
+		return schema.NanosValue(c.Time(i))
+	case column.Number:
+		if f, ok := c.Num(i); ok {
+			return schema.NumberValue(f)
+		}
+	case column.String:
+		if s, ok := c.Str(i); ok {
+			return schema.StringValue(s)
+		}
+	case column.Bool:
+		if b, ok := c.Bool(i); ok {
+			return schema.BoolValue(b)
+		}
+	case column.Array:
+		if elems, ok := c.Array(i); ok {
+			return schema.ArrayValue(elems...)
+		}
+	}
+	return schema.Missing()
+}
+
+// AppendAll appends every row of src to dst; the two tables must have the
+// same schema.
+func AppendAll(dst, src *schema.Table) {
+	for j := range src.Schema().Len() {
+		Column(dst, j).AppendAll(Column(src, j))
+	}
+}
