@@ -71,11 +71,17 @@ func benchSeedWith(b *testing.B, st *SeedStream, warmSecs int, build func() (*Se
 	r := runSeed(b, st, warmSecs, build)
 	runs := float64(b.N)
 	b.ReportMetric(float64(r.rows)*runs/r.total.Seconds(), "rows/s")
+	// The pushing thread's CPU time per row: on a shared machine, wall
+	// time counts the time other processes hold the core. It counts the
+	// calling thread only, so with more than one worker it leaves out the
+	// others' share: read rows/s there.
+	b.ReportMetric(float64(r.cpu.Nanoseconds())/(float64(r.rows)*runs), "cpu-ns/row")
 	b.ReportMetric(float64(r.bytes)/(float64(r.rows)*runs), "B/row")
 	b.ReportMetric(float64(r.allocs)/(float64(r.rows)*runs), "allocs/row")
 	if held, err := r.last.Series.NodeBytes(r.last.Hosts); err == nil {
 		b.ReportMetric(float64(held)/float64(st.P), "state-B/partition")
 	}
+	r.last.Series.Close()
 }
 
 // seedRun is what runSeed measured over all of a benchmark's runs.
@@ -83,6 +89,7 @@ type seedRun struct {
 	rows    int // input rows of one run's timed part
 	outRows int // rows emitted during the timed parts, all runs
 	total   time.Duration
+	cpu     time.Duration // the pushing thread's CPU time
 	allocs  uint64
 	bytes   uint64
 	last    *SeedPipeline // the last run's pipeline, after its last push
@@ -90,7 +97,8 @@ type seedRun struct {
 
 // runSeed runs the benchmark's loop: per run, a pipeline is built and
 // fed the first warmSecs seconds of the stream untimed, then the rest
-// timed, under the pprof label phase=timed.
+// timed, under the pprof label phase=timed. The pipelines of earlier runs
+// are closed; the last one is the caller's to close.
 func runSeed(b *testing.B, st *SeedStream, warmSecs int, build func() (*SeedPipeline, error)) seedRun {
 	warm := warmSecs * st.N
 	timed := st.Batches[warm:]
@@ -103,7 +111,10 @@ func runSeed(b *testing.B, st *SeedStream, warmSecs int, build func() (*SeedPipe
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
-		r.last = nil
+		if r.last != nil {
+			r.last.Series.Close()
+			r.last = nil
+		}
 		p, err := build()
 		if err != nil {
 			b.Fatal(err)
@@ -117,7 +128,8 @@ func runSeed(b *testing.B, st *SeedStream, warmSecs int, build func() (*SeedPipe
 		runtime.ReadMemStats(&ms)
 		a0, m0 := ms.Mallocs, ms.TotalAlloc
 		emitted := 0
-		start := time.Now()
+		runtime.LockOSThread()
+		start, c0 := time.Now(), threadCPU()
 		b.StartTimer()
 		// The label lets a CPU profile keep the timed pushes only:
 		// go tool pprof -tagfocus phase=timed.
@@ -133,6 +145,8 @@ func runSeed(b *testing.B, st *SeedStream, warmSecs int, build func() (*SeedPipe
 		pprof.SetGoroutineLabels(context.Background())
 		b.StopTimer()
 		r.total += time.Since(start)
+		r.cpu += threadCPU() - c0
+		runtime.UnlockOSThread()
 		runtime.ReadMemStats(&ms)
 		r.allocs += ms.Mallocs - a0
 		r.bytes += ms.TotalAlloc - m0
@@ -141,4 +155,27 @@ func runSeed(b *testing.B, st *SeedStream, warmSecs int, build func() (*SeedPipe
 		b.StartTimer()
 	}
 	return r
+}
+
+// BenchmarkSeedWorkers is BenchmarkSeed's steady phase on a series with
+// one, two and four workers (live.Options.Workers), in default and aligned
+// mode. The rows are the same at every worker count; compare rows/s
+// within one run.
+func BenchmarkSeedWorkers(b *testing.B) {
+	for _, c := range []struct{ P, N, Secs int }{{1000, 100, 70}, {100, 1000, 70}, {1000, 10, 70}} {
+		for _, aligned := range []bool{false, true} {
+			mode := "default"
+			if aligned {
+				mode = "aligned"
+			}
+			for _, w := range []int{1, 2, 4} {
+				name := fmt.Sprintf("P=%d/N=%d/mode=%s/workers=%d", c.P, c.N, mode, w)
+				b.Run(name, func(b *testing.B) {
+					benchSeedWith(b, stream(c.P, c.N, c.Secs), 63, func() (*SeedPipeline, error) {
+						return NewSeedPipelineWith(aligned, w)
+					})
+				})
+			}
+		}
+	}
 }

@@ -32,6 +32,8 @@ var (
 	// the same series is running (from inside a map or filter function);
 	// the builders of views, reduces and aggregates return it too.
 	ErrReentrant = errors.New("live: push during push")
+	// ErrClosed reports a call on a series after [Series.Close].
+	ErrClosed = errors.New("live: series closed")
 	// ErrValidation is [schema.ErrValidation], for callers that import only
 	// this package.
 	ErrValidation = schema.ErrValidation

@@ -262,3 +262,34 @@ func (d *deque) markSlot(k int, m Marker) {
 		a += uint64(n)
 	}
 }
+
+// lend hands worker pool w a k-th of p's spare blocks of each size, and
+// p's counts of blocks in use, so that w keeps what it frees as p would;
+// it returns the counts w started from, for [blockPool.reclaim].
+func (p *blockPool) lend(w *blockPool, k int) [sizeClasses]int {
+	w.size, w.stride = p.size, p.stride
+	for c := range p.free {
+		m := len(p.free[c]) - len(p.free[c])/k
+		w.free[c] = append(w.free[c][:0], p.free[c][m:]...)
+		clear(p.free[c][m:])
+		p.free[c] = p.free[c][:m]
+	}
+	w.inUse = p.inUse
+	return p.inUse
+}
+
+// reclaim takes back what worker pool w holds after a tick: the change in
+// its counts of blocks in use since lent, and its spare blocks, as many
+// as p keeps.
+func (p *blockPool) reclaim(w *blockPool, lent [sizeClasses]int) {
+	for c := range p.free {
+		p.inUse[c] += w.inUse[c] - lent[c]
+		for i, blk := range w.free[c] {
+			if len(p.free[c]) < max(minSpare[c], p.inUse[c]) {
+				p.free[c] = append(p.free[c], blk)
+			}
+			w.free[c][i] = nil
+		}
+		w.free[c] = w.free[c][:0]
+	}
+}
