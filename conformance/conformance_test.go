@@ -173,7 +173,7 @@ func runVector(t *testing.T, path string) {
 		if exp.Error != nil {
 			require.Error(t, err, "push %d must fail with %s", i, *exp.Error)
 			want := map[string]error{
-				"validation":   live.ErrValidation,
+				"validation":   schema.ErrValidation,
 				"out-of-order": live.ErrOutOfOrder,
 				"late":         live.ErrLate,
 			}[*exp.Error]

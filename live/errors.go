@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/pond-go/pond/schema"
 )
 
 // Errors returned by this package. Test for them with [errors.Is]; the
@@ -32,9 +30,6 @@ var (
 	// the same series is running (from inside a map or filter function);
 	// the builders of views, reduces and aggregates return it too.
 	ErrReentrant = errors.New("live: push during push")
-	// ErrValidation is [schema.ErrValidation], for callers that import only
-	// this package.
-	ErrValidation = schema.ErrValidation
 )
 
 // OrderError reports a row that breaks the series' ordering. It wraps
