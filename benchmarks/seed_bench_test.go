@@ -82,6 +82,9 @@ func benchSeedWith(b *testing.B, st *SeedStream, warmSecs int, build func() (*Se
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
+		if last != nil {
+			last.Series.Close()
+		}
 		p, err := build()
 		if err != nil {
 			b.Fatal(err)
@@ -119,5 +122,29 @@ func benchSeedWith(b *testing.B, st *SeedStream, warmSecs int, build func() (*Se
 	b.ReportMetric(float64(allocs)/(float64(rows)*runs), "allocs/row")
 	if held, err := last.Series.NodeBytes(last.Hosts); err == nil {
 		b.ReportMetric(float64(held)/float64(st.P), "state-B/partition")
+	}
+	last.Series.Close()
+}
+
+// BenchmarkSeedWorkers is BenchmarkSeed's steady phase on a series with
+// one, two and four workers (live.Options.Workers), in default and aligned
+// mode. The rows are the same at every worker count; compare rows/s
+// within one run.
+func BenchmarkSeedWorkers(b *testing.B) {
+	for _, c := range []struct{ P, N, Secs int }{{1000, 100, 70}, {100, 1000, 70}, {1000, 10, 70}} {
+		for _, aligned := range []bool{false, true} {
+			mode := "default"
+			if aligned {
+				mode = "aligned"
+			}
+			for _, w := range []int{1, 2, 4} {
+				name := fmt.Sprintf("P=%d/N=%d/mode=%s/workers=%d", c.P, c.N, mode, w)
+				b.Run(name, func(b *testing.B) {
+					benchSeedWith(b, stream(c.P, c.N, c.Secs), 63, func() (*SeedPipeline, error) {
+						return NewSeedPipelineWith(aligned, w)
+					})
+				})
+			}
+		}
 	}
 }

@@ -151,15 +151,18 @@ type SeedPipeline struct {
 // root retention 30s; partition by host (MaxEvents 1); windows 1m and
 // 200ms on a 200ms clock; then an unpartitioned 1s count on the same
 // clock. Both rollings are watched.
-func NewSeedPipeline() (*SeedPipeline, error) { return newSeedPipeline(false) }
+func NewSeedPipeline() (*SeedPipeline, error) { return NewSeedPipelineWith(false, 0) }
 
 // NewSeedAlignedPipeline is [NewSeedPipeline] with both rollings in
 // aligned mode (rolling.Options.Aligned): the rows of WORKLOAD.md's
 // pipeline, but each host's windows are [b − span, b) of its own rows.
-func NewSeedAlignedPipeline() (*SeedPipeline, error) { return newSeedPipeline(true) }
+func NewSeedAlignedPipeline() (*SeedPipeline, error) { return NewSeedPipelineWith(true, 0) }
 
-func newSeedPipeline(aligned bool) (*SeedPipeline, error) {
-	s, err := live.New("metrics", SeedSchema, live.Options{MaxAge: 30 * time.Second})
+// NewSeedPipelineWith is [NewSeedPipeline] (aligned false) or
+// [NewSeedAlignedPipeline] (aligned true) on a series with the given
+// number of workers (live.Options.Workers). Close the series when done.
+func NewSeedPipelineWith(aligned bool, workers int) (*SeedPipeline, error) {
+	s, err := live.New("metrics", SeedSchema, live.Options{MaxAge: 30 * time.Second, Workers: workers})
 	if err != nil {
 		return nil, err
 	}

@@ -133,11 +133,15 @@ func TestConformance(t *testing.T) {
 	slices.Sort(files)
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".json")
-		t.Run(name, func(t *testing.T) { runVector(t, f) })
+		// Every vector at one worker and spread over two and four: the
+		// rows must not depend on the number of workers.
+		for _, w := range []int{1, 2, 4} {
+			t.Run(fmt.Sprintf("%s/workers=%d", name, w), func(t *testing.T) { runVector(t, f, w) })
+		}
 	}
 }
 
-func runVector(t *testing.T, path string) {
+func runVector(t *testing.T, path string, workers int) {
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
 	var v vector
@@ -148,7 +152,10 @@ func runVector(t *testing.T, path string) {
 		tol = *v.Tol
 	}
 
-	s, last, err := buildVector(&v)
+	s, last, err := buildVector(&v, workers)
+	if s != nil {
+		defer s.Close()
+	}
 	var ni notImplemented
 	if errors.As(err, &ni) {
 		t.Skip(ni.Error())
@@ -200,7 +207,7 @@ func runVector(t *testing.T, path string) {
 	}
 }
 
-func buildVector(v *vector) (*live.Series, live.NodeID, error) {
+func buildVector(v *vector, workers int) (*live.Series, live.NodeID, error) {
 	cols := make([]schema.Column, len(v.Schema))
 	for i, c := range v.Schema {
 		k, err := schema.ParseKind(c.Kind)
@@ -213,7 +220,7 @@ func buildVector(v *vector) (*live.Series, live.NodeID, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	var opts live.Options
+	opts := live.Options{Workers: workers}
 	if v.Series.Retention.MaxAge != "" {
 		if opts.MaxAge, err = durationOpt("maxAge", v.Series.Retention.MaxAge); err != nil {
 			return nil, 0, err
@@ -329,14 +336,19 @@ func compareEvents(t *testing.T, push int, want [][]json.RawMessage, got []*sche
 			rows = append(rows, gotRow{t: tab.TimeNanos(i), rec: rec})
 		}
 	}
-	require.Equal(t, len(want), len(rows), "push %d: number of events; got %s", push, fmtRows(rows))
+	if len(want) != len(rows) {
+		require.Failf(t, "number of events", "push %d: %d events, want %d; got %s", push, len(rows), len(want), fmtRows(rows))
+	}
 	for k, w := range want {
 		wantT, err := msNanos(string(w[0]))
 		require.NoError(t, err, "push %d event %d: time", push, k)
 		var rec map[string]any
 		require.NoError(t, json.Unmarshal(w[1], &rec))
 		g := rows[k]
-		require.Equal(t, wantT, g.t, "push %d event %d: time; got %s", push, k, fmtRows(rows))
+		if wantT != g.t {
+			// The message formats every row: only on failure.
+			require.Failf(t, "time differs", "push %d event %d: time %d, want %d; got %s", push, k, g.t, wantT, fmtRows(rows))
+		}
 		keys := make([]string, 0, len(rec))
 		for c := range rec {
 			keys = append(keys, c)

@@ -252,6 +252,7 @@ func TestAlignedOracle(t *testing.T) {
 		c := newAlignedCase(rng)
 		s, node, err := c.build()
 		require.NoError(t, err)
+		defer s.Close()
 		got, err := pushAligned(s, node, c.rows, func() int { return 1 + rng.IntN(25) })
 		require.NoError(t, err)
 		scale := 1.0
@@ -280,6 +281,7 @@ func FuzzAlignedOracle(f *testing.F) {
 		c.rows = c.rows[:min(len(c.rows), 200)]
 		s, node, err := c.build()
 		require.NoError(t, err)
+		defer s.Close()
 		size := 1 + int(batch)%40
 		got, err := pushAligned(s, node, c.rows, func() int { return size })
 		require.NoError(t, err)

@@ -63,6 +63,7 @@ func (c *alignedCase) run(t *testing.T, rng *rand.Rand, rows []arow) []alignedRo
 	t.Helper()
 	s, node, err := c.build()
 	require.NoError(t, err)
+	defer s.Close()
 	got, err := pushAligned(s, node, rows, func() int { return 1 + rng.IntN(30) })
 	require.NoError(t, err)
 	return got

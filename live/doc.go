@@ -162,8 +162,24 @@
 // # Concurrency and time
 //
 // A Series is not safe for concurrent use: guard it with a lock if
-// several goroutines push to it or read it. The package starts no
-// goroutine, uses no channel and never reads the wall clock: every
-// window, clock and time-to-live runs on the data's own times, so the
-// same pushes always give the same outputs.
+// several goroutines push to it or read it. The package never reads the
+// wall clock: every window, clock and time-to-live runs on the data's own
+// times, so the same pushes always give the same outputs.
+//
+// # Workers
+//
+// By default a series does all its work on the goroutine that pushes.
+// [Options].Workers = n > 1 gives it a pool of n workers (the pushing
+// goroutine and n−1 of its own, started by the first push that needs them
+// and stopped by [Series.Close]): each clock tick of a partitioned
+// rolling, and each closing of an aligned one, cuts the partitions, in
+// their first-seen order, into n contiguous ranges, one per worker, and
+// the rows the workers emit are joined back in range order before the
+// push goes on. A push stays synchronous and atomic (validation, storage,
+// routing and the clock run on the pushing goroutine before any worker
+// starts), and its outputs are exactly those of one worker, row for row
+// and bit for bit, in both tick semantics: every partition's part of a
+// tick reads only its own state. Unpartitioned nodes run on the pushing
+// goroutine. Close a series with workers when done with it; one that is
+// dropped unclosed stops its workers when it is garbage collected.
 package live

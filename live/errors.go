@@ -30,6 +30,8 @@ var (
 	// the same series is running (from inside a map or filter function);
 	// the builders of views, reduces and aggregates return it too.
 	ErrReentrant = errors.New("live: push during push")
+	// ErrClosed reports a call on a series after [Series.Close].
+	ErrClosed = errors.New("live: series closed")
 )
 
 // OrderError reports a row that breaks the series' ordering. It wraps

@@ -47,16 +47,22 @@ type fuzzPipeline struct {
 // (strict, drop, reorder with a 2 s grace), the trigger of the
 // per-host rolling (event, count(3), clock every 1 s), a count limit on
 // the series, and a partitioning with declared groups.
-func buildFuzzPipeline(cfg byte) (*fuzzPipeline, error) {
+func buildFuzzPipeline(cfg byte, workers int) (*fuzzPipeline, error) {
 	// At most four hosts, two rows each, dropped after 3 s of quiet: a
 	// fifth host rejects its push after the push has interned its strings.
-	return buildPipeline(cfg, partition.Options{MaxEvents: 2, MaxPartitions: 4, IdleTTL: 3 * time.Second})
+	return buildPipelineWith(cfg, partition.Options{MaxEvents: 2, MaxPartitions: 4, IdleTTL: 3 * time.Second}, workers)
 }
 
 // buildPipeline is buildFuzzPipeline with the options of the partitioning
 // by host.
 func buildPipeline(cfg byte, byHost partition.Options) (*fuzzPipeline, error) {
-	opts := live.Options{MaxAge: 10 * time.Second}
+	return buildPipelineWith(cfg, byHost, 1)
+}
+
+// buildPipelineWith is buildPipeline on a series with the given number of
+// workers.
+func buildPipelineWith(cfg byte, byHost partition.Options, workers int) (*fuzzPipeline, error) {
+	opts := live.Options{MaxAge: 10 * time.Second, Workers: workers}
 	switch cfg % 3 {
 	case 1:
 		opts.Ordering = live.Drop
@@ -556,7 +562,7 @@ func FuzzPushMany(f *testing.F) {
 		// Mostly valid rows: bytes below 160.
 		rng := rand.New(rand.NewPCG(uint64(cfg), 7))
 		data := []byte{byte(cfg) | byte(cfg%2)<<6 | byte(cfg/12)<<5}
-		for range 160 {
+		for range 160 + cfg%4 { // the length picks the number of workers
 			c := byte(rng.IntN(160))
 			if rng.IntN(30) == 0 {
 				c = byte(rng.IntN(256))
@@ -573,11 +579,15 @@ func pushFuzzInput(t *testing.T, data []byte) {
 	{
 		g := &fuzzGen{data: data, now: int64(time.Hour)}
 		cfg := g.next()
-		a, err := buildFuzzPipeline(cfg)
+		// The series runs on one to four workers, its twin on one: the
+		// outputs must not depend on the number of workers.
+		workers := 1 + len(data)%4
+		a, err := buildFuzzPipeline(cfg, workers)
 		if err != nil {
 			t.Fatalf("building pipeline %d: %v", cfg, err)
 		}
-		twin, err := buildFuzzPipeline(cfg)
+		defer a.s.Close()
+		twin, err := buildFuzzPipeline(cfg, 1)
 		if err != nil {
 			t.Fatalf("building twin %d: %v", cfg, err)
 		}

@@ -68,7 +68,20 @@ type Options struct {
 	// exactly Grace late is accepted). Zero means any lateness is accepted.
 	// It is an error with other orderings, and when longer than MaxAge.
 	Grace time.Duration
+	// Workers is the number of goroutines the series spreads the work of
+	// its partitions over: every partitioned rolling's clock ticks (and,
+	// with aligned windows, its closings) are cut into contiguous ranges of
+	// partitions, one per worker, and the rows they emit are merged in the
+	// partitions' order, so the outputs are exactly those of one worker,
+	// row for row and bit for bit. The calling goroutine is worker 0; the
+	// others start on the first push that needs them and stop in
+	// [Series.Close]. Zero or one means no goroutine of the series' own;
+	// at most [MaxWorkers].
+	Workers int
 }
+
+// MaxWorkers is the largest [Options.Workers].
+const MaxWorkers = 256
 
 func (o Options) validate(op string) error {
 	switch {
@@ -86,6 +99,8 @@ func (o Options) validate(op string) error {
 		return configErr(op, "Grace", fmt.Sprintf("%v must not be negative", o.Grace), nil)
 	case o.Grace > 0 && o.Ordering != Reorder:
 		return configErr(op, "Grace", fmt.Sprintf("a grace period needs reorder ordering, not %s", o.Ordering), nil)
+	case o.Workers < 0 || o.Workers > MaxWorkers:
+		return configErr(op, "Workers", fmt.Sprintf("%d is not between 0 and %d", o.Workers, MaxWorkers), nil)
 	case o.Grace > 0 && o.MaxAge > 0 && o.Grace > o.MaxAge:
 		return configErr(op, "Grace", fmt.Sprintf("grace %v cannot exceed MaxAge %v", o.Grace, o.MaxAge), nil)
 	}

@@ -72,6 +72,7 @@ func (s *Series) Rolling(source NodeID, windows []rolling.Window, opts rolling.O
 		b.scope = src.scope
 		n.group = plan.NewGroup(pn.router)
 		n.group.SetLateness(lateness)
+		n.group.SetWorkers(s.pool)
 		// Declared groups are known from the start; other partitions join
 		// as the node first sees their rows (in the replay below, by
 		// arrival).

@@ -3,6 +3,7 @@ package live
 import (
 	"fmt"
 	"iter"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/pond-go/pond/internal/intern"
 	"github.com/pond-go/pond/internal/store"
 	"github.com/pond-go/pond/internal/table"
+	"github.com/pond-go/pond/internal/workers"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -37,6 +39,9 @@ type Series struct {
 	root    *rootNode
 	accept  []int32 // scratch: rows of the batch accepted under drop
 	rowsBuf *schema.Batch
+
+	pool   *workers.Pool // Options.Workers > 1: the series' workers
+	closed bool
 
 	sweepEveryPush bool // tests: sweep the intern table after every push
 }
@@ -68,6 +73,12 @@ func New(name string, s *schema.Schema, opts Options) (*Series, error) {
 		syms:   intern.New(),
 		store:  store.New(kinds, opts.Ordering == Reorder),
 	}
+	if opts.Workers > 1 {
+		sr.pool = workers.New(opts.Workers)
+		// A series dropped without Close still stops its workers (they
+		// hold nothing of it between pushes).
+		runtime.AddCleanup(sr, func(p *workers.Pool) { p.Close() }, sr.pool)
+	}
 	sr.root = &rootNode{s: sr}
 	rb := sr.root.base()
 	rb.id, rb.src, rb.op, rb.sch = 0, -1, "root", s
@@ -76,6 +87,23 @@ func New(name string, s *schema.Schema, opts Options) (*Series, error) {
 	rb.produces[Event], rb.produces[Batch], rb.produces[Evict] = true, true, true
 	sr.nodes = append(sr.nodes, sr.root)
 	return sr, nil
+}
+
+// Close stops the series' workers (see [Options.Workers]) and waits for
+// their goroutines to exit. Afterwards pushes, builders and every other
+// call that can fail return [ErrClosed]; what does not return an error
+// (Len, Stats, Latest, All…) still reads what the series held. Close is
+// idempotent and returns nil; calling it during a push (from a map or
+// filter function) returns [ErrReentrant].
+func (s *Series) Close() error {
+	if s.busy {
+		return ErrReentrant
+	}
+	s.closed = true
+	if s.pool != nil {
+		s.pool.Close()
+	}
+	return nil
 }
 
 // Schema returns the schema of the root.
@@ -94,6 +122,9 @@ func (s *Series) NodeSchema(id NodeID) (*schema.Schema, error) {
 }
 
 func (s *Series) node(id NodeID) (node, error) {
+	if s.closed {
+		return nil, ErrClosed
+	}
 	if id < 0 || int(id) >= len(s.nodes) {
 		return nil, fmt.Errorf("%w: node %d (the series has %d)", ErrNode, id, len(s.nodes))
 	}
@@ -306,6 +337,9 @@ func (s *Series) appendStored(f *frame, r int) {
 // per column, the time first. It is the convenient path for generic code;
 // the columnar batch is the fast one.
 func (s *Series) PushRows(dst []Output, rows ...schema.Row) ([]Output, error) {
+	if s.closed {
+		return dst, ErrClosed
+	}
 	if s.rowsBuf == nil {
 		s.rowsBuf = schema.NewBatch(s.schema, len(rows))
 	}
@@ -337,6 +371,9 @@ func (s *Series) PushRows(dst []Output, rows ...schema.Row) ([]Output, error) {
 func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 	if s.busy {
 		return dst, ErrReentrant
+	}
+	if s.closed {
+		return dst, ErrClosed
 	}
 	s.busy = true
 	defer func() { s.busy = false }()

@@ -28,6 +28,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -66,6 +67,11 @@ type settings struct {
 // parseFlags reads the flags and their environment variables and checks
 // every value, with an error that names the flag, quotes the value and
 // says what would do.
+// defaultWorkers is the number of cores the process may use
+// (GOMAXPROCS, which follows CPU quotas), so that -workers defaults to
+// every core and to 1 on a one-core machine.
+func defaultWorkers() int { return max(1, runtime.GOMAXPROCS(0)) }
+
 func parseFlags(args []string, stderr io.Writer) (*settings, error) {
 	fs := envflag.New(flag.NewFlagSet("aggregator", flag.ContinueOnError))
 	fs.SetOutput(stderr)
@@ -78,6 +84,7 @@ func parseFlags(args []string, stderr io.Writer) (*settings, error) {
 	seed := fs.String("seed", "SIMULATOR_SEED", "", "embedded producer: simulator seed, 0 to 4294967295 (empty: random)")
 	grpcPort := fs.Int("grpc-port", "GRPC_PORT", 0, "embedded producer: gRPC port on 127.0.0.1 (0 picks a free one)")
 	stride := fs.Int("sample-stride", "SAMPLE_STRIDE", 1, "per-host stride of the rolling input, at least 1 (1 keeps every row)")
+	workers := fs.Int("workers", "AGGREGATOR_WORKERS", defaultWorkers(), "goroutines the per-host windows are spread over (1: the ingest goroutine only); the frames are the same at any count")
 	alignedWin := fs.Bool("aligned", "AGGREGATOR_ALIGNED", false, "per-host windows aligned to the 200 ms clock: [b − span, b), closed once no earlier row can arrive")
 	ordering := fs.String("ordering", "ORDERING", "strict", "late-data mode of the raw window: strict, drop or reorder")
 	grace := fs.Duration("grace", "GRACE_WINDOW_MS", 30*time.Second, "reorder only: how late a row may be")
@@ -172,10 +179,13 @@ func parseFlags(args []string, stderr io.Writer) (*settings, error) {
 	for _, n := range []struct {
 		name string
 		v    int
-	}{{"-sample-stride", *stride}, {"-history-rows", *historyRows}, {"-max-hosts", *maxHosts}, {"-max-host-len", *maxHostLen}} {
+	}{{"-sample-stride", *stride}, {"-history-rows", *historyRows}, {"-max-hosts", *maxHosts}, {"-max-host-len", *maxHostLen}, {"-workers", *workers}} {
 		if n.v < 1 {
 			return nil, fmt.Errorf("%s %d: want at least 1", n.name, n.v)
 		}
+	}
+	if *workers > live.MaxWorkers {
+		return nil, fmt.Errorf("-workers %d: want at most %d", *workers, live.MaxWorkers)
 	}
 	hist := *history
 	if hist == 0 {
@@ -185,7 +195,7 @@ func parseFlags(args []string, stderr io.Writer) (*settings, error) {
 		ProducerAddr: st.producerURL, Retention: *retention, Ordering: ord, Grace: *grace,
 		SampleStride: *stride, Thresholds: th, History: hist, HistoryMaxRows: *historyRows,
 		MaxSkew: *maxSkew, MaxHosts: *maxHosts, MaxHostLen: *maxHostLen, ClientMaxLag: *maxLag,
-		Aligned: *alignedWin,
+		Aligned: *alignedWin, Workers: *workers,
 	}
 	if *origins != "" {
 		st.cfg.OriginPatterns = strings.Split(*origins, ",")

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -141,6 +142,8 @@ func TestBadFlagsSayWhatWouldDo(t *testing.T) {
 		{[]string{"-seed", "x"}, `-seed "x": want an integer from 0 to 4294967295`},
 		{[]string{"-addr", "8080"}, `-addr "8080": want host:port, e.g. 127.0.0.1:8080`},
 		{[]string{"-max-hosts", "0"}, `-max-hosts 0: want at least 1`},
+		{[]string{"-workers", "0"}, `-workers 0: want at least 1`},
+		{[]string{"-workers", "1000"}, `-workers 1000: want at most 256`},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	}
 	for _, c := range cases {
@@ -175,6 +178,15 @@ func TestDurationFlagsTakeGoDurations(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 45*time.Second, st.cfg.Retention, "the old millisecond flags still work")
 	assert.Equal(t, time.Minute, st.cfg.History)
+}
+
+func TestWorkersDefaultToTheCores(t *testing.T) {
+	st, err := parseFlags(nil, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, max(1, runtime.GOMAXPROCS(0)), st.cfg.Workers)
+	st, err = parseFlags([]string{"-workers", "3"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, 3, st.cfg.Workers)
 }
 
 func TestHelpIsNotAnError(t *testing.T) {

@@ -39,9 +39,11 @@ type Group struct {
 	started bool
 	latest  int64
 	lag     int64
-	dsts    []*table.Col
-	first   int // output column of the first aggregation
+	sc      closeScratch // the closing's scratch on the caller's goroutine
+	first   int          // output column of the first aggregation
 	free    []*part
+
+	par parClose // closings split over workers (see parallel.go)
 
 	direct bool       // the plan reads an array column: rows are added as they come
 	view   [][]uint64 // scratch: one partition's inbox, slot by slot
@@ -79,14 +81,22 @@ func (p *Plan) NewGroup(keys Keys, first int, lag int64) *Group {
 }
 
 // drain adds the rows of a partition's inbox to its panes.
-func (g *Group) drain(pt *part) {
+func (g *Group) drain(pt *part) { g.drainInto(pt, &g.view) }
+
+// drainInto is drain with view as its scratch. A partition with waiting
+// rows is live, so it changes nothing but the partition.
+func (g *Group) drainInto(pt *part, view *[][]uint64) {
 	if pt.inN == 0 {
 		return
 	}
-	for k := range g.view {
-		g.view[k] = pt.inC[k*inboxRows : k*inboxRows+pt.inN]
+	if len(*view) != len(g.p.kinds) {
+		*view = make([][]uint64, len(g.p.kinds))
 	}
-	g.addRows(pt, pt.inT[:pt.inN], g.view)
+	v := *view
+	for k := range v {
+		v[k] = pt.inC[k*inboxRows : k*inboxRows+pt.inN]
+	}
+	g.addRows(pt, pt.inT[:pt.inN], v)
 	pt.inN = 0
 }
 
@@ -280,18 +290,21 @@ func (g *Group) wake(pt *part, t int64) {
 	}
 }
 
-// close emits at boundary b for every live partition whose windows hold
-// a row, then slides their windows to the next boundary.
-func (g *Group) close(b int64, out *schema.Table) {
+// closeRange is the closing of boundary b for the partitions at
+// [lo, hi) of the emission order: each live one whose windows hold a row
+// appends its row to out, then its windows slide to the next boundary. It
+// touches nothing but those partitions, out and sc, and returns how many
+// of them went dormant.
+func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScratch) (dormant int) {
 	p := g.p
-	if cap(g.dsts) < p.nOut {
-		g.dsts = make([]*table.Col, p.nOut)
+	if cap(sc.dsts) < p.nOut {
+		sc.dsts = make([]*table.Col, p.nOut)
 	}
-	dsts := g.dsts[:p.nOut]
+	dsts := sc.dsts[:p.nOut]
 	for j := range dsts {
 		dsts[j] = table.Column(out, g.first+j)
 	}
-	order := g.order
+	order := g.order[lo:hi]
 	for i, q := range order {
 		// Partitions a few places ahead: their structures, then (once
 		// those are in) their windows' states and newest panes.
@@ -302,7 +315,7 @@ func (g *Group) close(b int64, out *schema.Table) {
 			g.parts[order[i+4]].prefetch(p)
 		}
 		pt := g.parts[q]
-		g.drain(pt)
+		g.drainInto(pt, &sc.view)
 		if !pt.live {
 			continue
 		}
@@ -356,9 +369,10 @@ func (g *Group) close(b int64, out *schema.Table) {
 		}
 		if empty && pt.maxT < b {
 			pt.live = false
-			g.live--
+			dormant++
 		}
 	}
+	return dormant
 }
 
 // prefetch starts loading what a close of the partition touches first:

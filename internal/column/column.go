@@ -262,6 +262,28 @@ func (c *Col[V]) AppendFrom(src *Col[V], i int) {
 	}
 }
 
+// AppendAll appends every cell of src, which must have the same kind.
+func (c *Col[V]) AppendAll(src *Col[V]) {
+	switch c.kind {
+	case Time:
+		c.ts = append(c.ts, src.ts...)
+	case Number:
+		c.num = append(c.num, src.num...)
+	case String:
+		c.str = append(c.str, src.str...)
+		c.flag = append(c.flag, src.flag...)
+	case Bool:
+		c.flag = append(c.flag, src.flag...)
+	case Array:
+		base := int32(len(c.elems))
+		c.elems = append(c.elems, src.elems...)
+		c.flag = append(c.flag, src.flag...)
+		for _, e := range src.end {
+			c.end = append(c.end, base+e)
+		}
+	}
+}
+
 // AppendTimes appends times in nanoseconds to a time column.
 func (c *Col[V]) AppendTimes(ts []int64) { c.ts = append(c.ts, ts...) }
 

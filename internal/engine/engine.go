@@ -251,7 +251,10 @@ func (e *Engine) WindowLen(w int) int { return int(e.dq.tail - e.wins[w].head) }
 // would enter and leave it (a short window under a clock: 200 ms of rows
 // emitted every 200 ms) is recomputed from the deque instead of updated,
 // which touches each row once rather than twice.
-func (e *Engine) Fold(cut int64) {
+func (e *Engine) Fold(cut int64) { e.fold(cut, &e.p.pool) }
+
+// fold is Fold giving the blocks it frees to pool.
+func (e *Engine) fold(cut int64, pool *blockPool) {
 	p := e.p
 	tail := e.dq.tail
 	low := tail
@@ -294,7 +297,7 @@ func (e *Engine) Fold(cut int64) {
 	}
 	e.dropArrays(low)
 	if low >= e.dq.base+blockRows || low == tail {
-		e.dq.dropTo(low, &p.pool)
+		e.dq.dropTo(low, pool)
 	} else {
 		e.dq.front = max(e.dq.front, low)
 	}

@@ -58,6 +58,8 @@ type Group struct {
 
 	al   *aligned.Group // the aligned engine, when the plan is aligned
 	rows aligned.Rows
+
+	par parTick // a tick split over workers (see parallel.go)
 }
 
 // chain is one partition's buffered rows: the first and last (-1 when
@@ -227,33 +229,45 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 // emit.
 func (g *Group) tick(t, b int64, out *schema.Table) {
 	g.link()
+	if g.par.pool != nil && g.par.pool.N() > 1 && len(g.order) > 1 {
+		g.par.run(g, t, b, out)
+	} else {
+		g.tickRange(0, len(g.order), t, b, out, &g.dsts, &g.p.pool)
+	}
+	g.clearPending()
+}
+
+// tickRange is the tick of the partitions at [lo, hi) of the emission
+// order: it appends their rows to out, with dsts as scratch, taking
+// blocks from pool and giving it those it frees.
+func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*table.Col, pool *blockPool) {
 	tc, kc := table.Column(out, 0), table.Column(out, 1)
 	p0 := g.p
-	if cap(g.dsts) < len(p0.outs) {
-		g.dsts = make([]*table.Col, len(p0.outs))
+	if cap(*dsts) < len(p0.outs) {
+		*dsts = make([]*table.Col, len(p0.outs))
 	}
-	dsts := g.dsts[:len(p0.outs)]
-	for j := range dsts {
-		dsts[j] = table.Column(out, p0.first+j)
+	ds := (*dsts)[:len(p0.outs)]
+	for j := range ds {
+		ds[j] = table.Column(out, p0.first+j)
 	}
+	order := g.order[lo:hi]
 	const ahead = 4
-	for i := range min(ahead, len(g.order)) {
-		q := g.order[i]
+	for i := range min(ahead, len(order)) {
+		q := order[i]
 		g.engines[q].Prefetch(g.pending(q))
 	}
-	for i, p := range g.order {
-		if i+ahead < len(g.order) {
-			q := g.order[i+ahead]
+	for i, p := range order {
+		if i+ahead < len(order) {
+			q := order[i+ahead]
 			g.engines[q].Prefetch(g.pending(q))
 		}
 		e := g.engines[p]
-		g.take(p, e)
-		e.Fold(t)
+		g.take(p, e, pool)
+		e.fold(t, pool)
 		tc.AppendTime(b)
 		table.AppendValue(kc, g.keys.KeyValue(p))
-		e.emitTo(dsts)
+		e.emitTo(ds)
 	}
-	g.clearPending()
 }
 
 // buffer appends rows [from, to) of in to the rows waiting for the next
@@ -310,7 +324,7 @@ func (g *Group) pending(p int32) int {
 
 // take appends partition p's buffered rows, linked by [Group.link], to
 // its engine's deque.
-func (g *Group) take(p int32, e *Engine) {
+func (g *Group) take(p int32, e *Engine, pool *blockPool) {
 	if int(p) >= len(g.chains) || g.chains[p].first < 0 {
 		return
 	}
@@ -325,7 +339,7 @@ func (g *Group) take(p int32, e *Engine) {
 		if blk == nil || i == len(blk) {
 			off := e.dq.tail - e.dq.base
 			if off == uint64(len(e.dq.blocks))*blockRows {
-				e.dq.blocks = append(e.dq.blocks, g.p.pool.get())
+				e.dq.blocks = append(e.dq.blocks, pool.get())
 			}
 			blk = e.dq.blocks[off/blockRows]
 			i = int(off%blockRows) * st
@@ -351,7 +365,7 @@ func (g *Group) flush() {
 	}
 	g.link()
 	for _, p := range g.order {
-		g.take(p, g.engines[p])
+		g.take(p, g.engines[p], &g.p.pool)
 	}
 	g.clearPending()
 }

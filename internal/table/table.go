@@ -104,3 +104,11 @@ func Value(c *Col, i int) schema.Value {
 	}
 	return schema.Missing()
 }
+
+// AppendAll appends every row of src to dst; the two tables must have the
+// same schema.
+func AppendAll(dst, src *schema.Table) {
+	for j := range src.Schema().Len() {
+		Column(dst, j).AppendAll(Column(src, j))
+	}
+}

@@ -57,6 +57,10 @@ type Config struct {
 	// events and its 1m window keeps one partial state per 200 ms pane
 	// instead of every row. The frames are the same shape.
 	Aligned bool
+	// Workers spreads the per-host rolling's ticks over this many
+	// goroutines (live.Options.Workers; 0 or 1: the pushing goroutine
+	// only). The frames do not depend on it.
+	Workers int
 	// SampleStride thins each host's rolling input to one row in
 	// SampleStride (default 1: every row).
 	SampleStride int
@@ -219,7 +223,7 @@ func New(cfg Config) (*Aggregator, error) {
 		return nil, err
 	}
 	p, err := newPipeline(pipelineOptions{Retention: cfg.Retention, Ordering: cfg.Ordering, Grace: cfg.Grace,
-		SampleStride: cfg.SampleStride, MaxHosts: cfg.MaxHosts, Aligned: cfg.Aligned})
+		SampleStride: cfg.SampleStride, MaxHosts: cfg.MaxHosts, Aligned: cfg.Aligned, Workers: cfg.Workers})
 	if err != nil {
 		return nil, fmt.Errorf("aggregator: %w", err)
 	}

@@ -560,4 +560,6 @@ func (a *Aggregator) Close() {
 	for c := range a.aggClients {
 		a.drop(c, "")
 	}
+	// The series' workers stop with it; a push after Close fails.
+	_ = a.p.s.Close()
 }

@@ -55,10 +55,11 @@ type pipelineOptions struct {
 	SampleStride int
 	MaxHosts     int  // 0: no bound
 	Aligned      bool // the per-host rolling in aligned mode
+	Workers      int  // live.Options.Workers
 }
 
 func newPipeline(o pipelineOptions) (*pipeline, error) {
-	s, err := live.New("metrics", Schema, live.Options{MaxAge: o.Retention, Ordering: o.Ordering, Grace: o.Grace})
+	s, err := live.New("metrics", Schema, live.Options{MaxAge: o.Retention, Ordering: o.Ordering, Grace: o.Grace, Workers: o.Workers})
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,8 @@ func TestCompareMatchesRowsByTimeAndHostWithinTolerance(t *testing.T) {
 // TestTwoAggregatorsOnOneProducerAgree is the parity test of §3.12: two
 // aggregators subscribe to the same producer before it starts ticking, so
 // both see the same batches, and every row of every tick they both sent
-// agrees.
+// agrees. One runs on one worker and the other on two: the frames do not
+// depend on the number of workers.
 func TestTwoAggregatorsOnOneProducerAgree(t *testing.T) {
 	p, err := producer.Start(producer.Config{GRPCAddr: "127.0.0.1:0", Hosts: 5, EventsPerSec: 50, Variability: 0.4, HasSeed: true, Seed: 2})
 	require.NoError(t, err)
@@ -50,8 +51,8 @@ func TestTwoAggregatorsOnOneProducerAgree(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var urls []string
-	for range 2 {
-		a, err := aggregator.New(aggregator.Config{ProducerAddr: p.GRPCAddr(), Logger: quiet})
+	for i := range 2 {
+		a, err := aggregator.New(aggregator.Config{ProducerAddr: p.GRPCAddr(), Logger: quiet, Workers: 1 + i})
 		require.NoError(t, err)
 		done := make(chan struct{})
 		go func() { a.Run(ctx); close(done) }()

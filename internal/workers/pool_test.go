@@ -1,0 +1,131 @@
+package workers
+
+import (
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pond-go/pond/internal/allocs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// parts records which parts ran and on how many goroutines at once.
+type parts struct {
+	ran     []atomic.Int32
+	running atomic.Int32
+	peak    atomic.Int32
+	wait    bool // each part waits until all k are running
+	k       int32
+	panicAt int
+}
+
+func (t *parts) Do(w int) {
+	n := t.running.Add(1)
+	for {
+		p := t.peak.Load()
+		if n <= p || t.peak.CompareAndSwap(p, n) {
+			break
+		}
+	}
+	if t.wait {
+		for t.peak.Load() < t.k {
+			runtime.Gosched()
+		}
+	}
+	t.ran[w].Add(1)
+	t.running.Add(-1)
+	if w == t.panicAt {
+		panic("boom")
+	}
+}
+
+func newParts(n int) *parts { return &parts{ran: make([]atomic.Int32, n), panicAt: -1} }
+
+func TestRunCallsEveryPartOnceAndWaits(t *testing.T) {
+	p := New(4)
+	defer p.Close()
+	for _, k := range []int{1, 2, 3, 4} {
+		tk := newParts(4)
+		tk.wait, tk.k = true, int32(k)
+		p.Run(k, tk)
+		for w := range 4 {
+			want := int32(0)
+			if w < k {
+				want = 1
+			}
+			assert.Equal(t, want, tk.ran[w].Load(), "k=%d part %d", k, w)
+		}
+		assert.Equal(t, int32(k), tk.peak.Load(), "k=%d: parts ran at once", k)
+		assert.Zero(t, tk.running.Load(), "Run returned before a part did")
+	}
+}
+
+func TestRunClampsTheNumberOfParts(t *testing.T) {
+	p := New(2)
+	defer p.Close()
+	tk := newParts(2)
+	p.Run(5, tk)
+	assert.Equal(t, int32(1), tk.ran[0].Load())
+	assert.Equal(t, int32(1), tk.ran[1].Load())
+	tk = newParts(2)
+	p.Run(0, tk)
+	assert.Equal(t, int32(1), tk.ran[0].Load())
+	assert.Zero(t, tk.ran[1].Load())
+}
+
+func TestOneWorkerStartsNoGoroutine(t *testing.T) {
+	before := runtime.NumGoroutine()
+	p := New(1)
+	p.Run(1, newParts(1))
+	assert.Equal(t, before, runtime.NumGoroutine())
+	p.Close()
+}
+
+func TestGoroutinesStartOnFirstRunAndStopInClose(t *testing.T) {
+	before := runtime.NumGoroutine()
+	p := New(3)
+	assert.Equal(t, before, runtime.NumGoroutine(), "goroutines before the first Run")
+	p.Run(3, newParts(3))
+	assert.Equal(t, before+2, runtime.NumGoroutine())
+	p.Close()
+	p.Close() // twice is fine
+	// Close waited for the goroutines' functions to return; the runtime
+	// may take a moment more to count them gone.
+	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	assert.Equal(t, before, runtime.NumGoroutine(), "goroutines after Close")
+	assert.Panics(t, func() { p.Run(2, newParts(3)) }, "Run after Close")
+}
+
+func TestAPanicInAWorkerReachesTheCaller(t *testing.T) {
+	p := New(2)
+	defer p.Close()
+	tk := newParts(2)
+	tk.panicAt = 1
+	var got any
+	func() {
+		defer func() { got = recover() }()
+		p.Run(2, tk)
+	}()
+	require.NotNil(t, got)
+	assert.Contains(t, got, "part 1 panicked: boom")
+	assert.Equal(t, int32(1), tk.ran[0].Load(), "the other part still ran")
+	// The pool still works afterwards.
+	tk = newParts(2)
+	p.Run(2, tk)
+	assert.Equal(t, int32(1), tk.ran[1].Load())
+}
+
+type nop struct{}
+
+func (nop) Do(int) {}
+
+func TestRunDoesNotAllocate(t *testing.T) {
+	p := New(2)
+	defer p.Close()
+	var tk nop
+	assert.Zero(t, allocs.Count(1000, func() { p.Run(2, tk) }))
+}
