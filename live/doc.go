@@ -13,7 +13,7 @@
 // through [Series.PushMany] (a columnar [schema.Batch], the fast path) or
 // [Series.PushRows] (rows of values). The series stores what it accepts,
 // columnar, in chunks, with strings interned once; [Series.Len],
-// [Series.All], [Series.Row], [Series.Latest] and [Series.Stats] read
+// [Series.All], [Series.Latest] and [Series.Stats] read
 // what it holds and what it has done. Times are int64 nanoseconds since
 // the Unix epoch inside the library and in tables; [time.Time] and
 // [time.Duration] at the API.
