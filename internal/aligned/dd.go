@@ -46,21 +46,18 @@ func ddDivF(s, c, n float64) (float64, float64) {
 	return hi, (r + c) / n
 }
 
-// meanOf returns the mean of n values summing to (s, c).
-func meanOf(s, c float64, n int64) (float64, bool) {
-	if n == 0 {
-		return 0, false
-	}
-	hi, lo := ddDivF(s, c, float64(n))
+// meanFrom returns the mean whose double-double is (hi, lo).
+func meanFrom(hi, lo float64) (float64, bool) {
 	m := hi + lo
 	return m, !math.IsInf(m, 0) && m == m
 }
 
-// stdevOf returns the population standard deviation of n values with sums
-// (s, c) of x and (q, qc) of x², computed in double-double: Σx²/n − mean².
-// A spread below 2^-50 of the mean is reported as 0, as reducers.Moments
-// does, so equal values give 0.
-func stdevOf(s, c, q, qc float64, n int64) (float64, bool) {
+// stdevFrom returns the population standard deviation of n values with
+// sums (s, ·) of x and (q, qc) of x², given their mean's double-double
+// (mh, ml), computed in double-double: Σx²/n − mean². A spread below
+// 2^-50 of the mean is reported as 0, as reducers.Moments does, so equal
+// values give 0.
+func stdevFrom(s, q, qc float64, n int64, mh, ml float64) (float64, bool) {
 	if n == 0 || math.IsInf(q, 0) || q != q || math.IsInf(s, 0) || s != s {
 		return 0, false
 	}
@@ -68,7 +65,6 @@ func stdevOf(s, c, q, qc float64, n int64) (float64, bool) {
 		return 0, true
 	}
 	fn := float64(n)
-	mh, ml := ddDivF(s, c, fn)
 	qh, ql := ddDivF(q, qc, fn)
 	// mean² in double-double.
 	p := mh * mh

@@ -45,8 +45,7 @@ type Group struct {
 
 	par parClose // closings split over workers (see parallel.go)
 
-	direct bool       // the plan reads an array column: rows are added as they come
-	view   [][]uint64 // scratch: one partition's inbox, slot by slot
+	direct bool // the plan reads an array column: rows are added as they come
 }
 
 // part is one partition's windows.
@@ -55,17 +54,17 @@ type part struct {
 	live bool
 	maxT int64
 	// The inbox: rows not yet in the panes. They are not observable before
-	// the next boundary closes, so up to inboxRows of them wait here,
-	// slot by slot, and are added together (the partition's state brought
-	// into cache once for all of them) when the inbox is full or the
-	// boundary closes.
-	inN int
-	inT [inboxRows]int64
-	inC []uint64 // inboxRows per slot
+	// the next boundary closes, so up to inboxRows of them wait here, row
+	// by row (the time, then each slot: one row's words side by side, so
+	// taking a row touches one cache line), and are added together (the
+	// partition's state brought into cache once for all of them) when the
+	// inbox is full or the boundary closes.
+	inN   int
+	inbox []uint64 // inboxRows rows of 1 + slots words
 }
 
 // inboxRows is the number of rows a partition's inbox holds.
-const inboxRows = 8
+const inboxRows = 32
 
 // NewGroup returns an empty group. keys, when not nil, gives the key of
 // each partition for the column after the time; first is the output
@@ -76,27 +75,17 @@ func (p *Plan) NewGroup(keys Keys, first int, lag int64) *Group {
 	for _, k := range p.kinds {
 		g.direct = g.direct || k == schema.Array
 	}
-	g.view = make([][]uint64, len(p.kinds))
 	return g
 }
 
-// drain adds the rows of a partition's inbox to its panes.
-func (g *Group) drain(pt *part) { g.drainInto(pt, &g.view) }
-
-// drainInto is drain with view as its scratch. A partition with waiting
-// rows is live, so it changes nothing but the partition.
-func (g *Group) drainInto(pt *part, view *[][]uint64) {
+// drain adds the rows of a partition's inbox to its panes. A partition
+// with waiting rows is live, so it changes nothing but the partition.
+func (g *Group) drain(pt *part) {
 	if pt.inN == 0 {
 		return
 	}
-	if len(*view) != len(g.p.kinds) {
-		*view = make([][]uint64, len(g.p.kinds))
-	}
-	v := *view
-	for k := range v {
-		v[k] = pt.inC[k*inboxRows : k*inboxRows+pt.inN]
-	}
-	g.addRows(pt, pt.inT[:pt.inN], v)
+	w := 1 + len(g.p.kinds)
+	g.addRows(pt, inRows{buf: pt.inbox[:pt.inN*w], w: w})
 	pt.inN = 0
 }
 
@@ -121,7 +110,7 @@ func (g *Group) part(q int32) *part {
 			pt = g.free[n-1]
 			g.free = g.free[:n-1]
 		} else {
-			pt = &part{wins: make([]winState, len(g.p.wins)), inC: make([]uint64, inboxRows*len(g.p.kinds))}
+			pt = &part{wins: make([]winState, len(g.p.wins)), inbox: make([]uint64, inboxRows*(1+len(g.p.kinds)))}
 			for w := range g.p.wins {
 				pt.wins[w] = g.p.newWin(&g.p.wins[w])
 			}
@@ -209,9 +198,10 @@ func (g *Group) buffer(in *Rows, parts []int32, from, to int) {
 		if !pt.live {
 			g.wake(pt, in.Times[i]) // live from its first waiting row
 		}
-		pt.inT[n] = in.Times[i]
+		row := pt.inbox[n*(1+len(in.Enc)):][:1+len(in.Enc)]
+		row[0] = uint64(in.Times[i])
 		for k, c := range in.Enc {
-			pt.inC[k*inboxRows+n] = c[i]
+			row[1+k] = c[i]
 		}
 		if pt.inN = n + 1; pt.inN == inboxRows {
 			g.drain(pt)
@@ -253,23 +243,24 @@ func (g *Group) add(pt *part, in *Rows, i int, t int64) {
 	for w := range pt.wins {
 		wp := &p.wins[w]
 		ws := &pt.wins[w]
-		off := ws.curOff
+		s := ws.curSlot
 		if t < ws.curS || t >= ws.curE {
 			k := floorDiv(t-p.anchor, wp.width)
 			if k < ws.hi {
 				continue // before the window at the next boundary
 			}
-			off = ws.pane(wp, k)
-			if off < 0 {
+			s = ws.pane(wp, k)
+			if s < 0 {
 				continue
 			}
+			ws.curK = k
 			ws.curS = p.anchor + k*wp.width
 			ws.curE = ws.curS + wp.width
-			ws.curOff = off
+			ws.curSlot = s
 		}
-		p.addRow(wp, ws, off, t, in.Enc, i)
+		p.addRow(wp, ws, s, t, in.Enc, i)
 		if len(wp.raws) > 0 {
-			ws.raw.push(wp, in, i, t)
+			ws.raw.push(wp, in, i, t, ws.curK)
 		}
 	}
 }
@@ -306,16 +297,21 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 	}
 	order := g.order[lo:hi]
 	for i, q := range order {
-		// Partitions a few places ahead: their structures, then (once
-		// those are in) their windows' states and newest panes.
+		// Partitions a few places ahead, in three stages, each reading
+		// only what the one before brought in: their structures; then
+		// their inboxes and windows' states; then the panes, aggregates
+		// and raw rows those states point at.
+		if i+12 < len(order) {
+			prefetch.Lines(unsafe.Pointer(g.parts[order[i+12]]), 2)
+		}
 		if i+8 < len(order) {
-			prefetch.Lines(unsafe.Pointer(g.parts[order[i+8]]), 3)
+			g.parts[order[i+8]].prefetchStates(p)
 		}
 		if i+4 < len(order) {
 			g.parts[order[i+4]].prefetch(p)
 		}
 		pt := g.parts[q]
-		g.drainInto(pt, &sc.view)
+		g.drain(pt)
 		if !pt.live {
 			continue
 		}
@@ -363,7 +359,7 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 				ws.exts[i].RemoveBefore(seqOf(lo))
 			}
 			if len(wp.raws) > 0 {
-				ws.raw.dropBefore(b + p.step - wp.span)
+				ws.raw.dropBefore(lo)
 			}
 			empty = empty && !ws.held(wp)
 		}
@@ -375,18 +371,52 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 	return dormant
 }
 
-// prefetch starts loading what a close of the partition touches first:
-// its windows' states and the pane records around the window's ends.
+// prefetchStates starts loading the partition's inbox and its windows'
+// states.
+func (pt *part) prefetchStates(p *Plan) {
+	if pt.inN > 0 {
+		prefetch.Lines(unsafe.Pointer(&pt.inbox[0]), (pt.inN*(1+len(p.kinds))*8+63)/64)
+	}
+	if len(pt.wins) > 0 {
+		prefetch.Lines(unsafe.Pointer(&pt.wins[0]), (len(pt.wins)*int(unsafe.Sizeof(winState{}))+63)/64)
+	}
+}
+
+// prefetch starts loading what a close of the partition touches in its
+// windows: the oldest pane, which leaves, and the newest, which the inbox
+// fills (made now if need be) and which enters; the aggregates; the raw
+// rows' tail.
 func (pt *part) prefetch(p *Plan) {
 	for w := range pt.wins {
 		ws := &pt.wins[w]
-		prefetch.Lines(unsafe.Pointer(ws), 4)
-		if ws.n > 0 {
-			st := p.wins[w].stride
+		wp := &p.wins[w]
+		if len(ws.ns) > 0 {
+			prefetch.Line(unsafe.Pointer(&ws.ns[0]))
+			prefetch.Line(unsafe.Pointer(&ws.sums[0]))
+		}
+		if len(ws.cnts) > 0 {
+			prefetch.Line(unsafe.Pointer(&ws.cnts[0]))
+		}
+		if len(ws.exts) > 0 {
+			prefetch.Lines(unsafe.Pointer(&ws.exts[0]), (len(ws.exts)*int(unsafe.Sizeof(ws.exts[0]))+63)/64)
+		}
+		if rr := &ws.raw; len(rr.vals) < cap(rr.vals) {
+			prefetch.Line(unsafe.Pointer(&rr.vals[:cap(rr.vals)][len(rr.vals)]))
+		}
+		if ws.cap == 0 {
+			continue
+		}
+		st := wp.stride
+		if st > 0 {
 			prefetch.Lines(unsafe.Pointer(&ws.ring[ws.head*st]), 1+st/8)
-			if d := int(ws.hi - ws.base); d >= 0 && d < ws.n {
-				prefetch.Lines(unsafe.Pointer(&ws.ring[ws.slot(d)*st]), 1+st/8)
+		}
+		prefetch.Line(unsafe.Pointer(&ws.cring[ws.head*wp.nCounts]))
+		if d := int(ws.hi - ws.base); d >= 0 && d < ws.cap {
+			s := ws.slot(d)
+			if st > 0 {
+				prefetch.Lines(unsafe.Pointer(&ws.ring[s*st]), 1+st/8)
 			}
+			prefetch.Line(unsafe.Pointer(&ws.cring[s*wp.nCounts]))
 		}
 	}
 }
@@ -403,7 +433,7 @@ func (p *Plan) retireFL(wp *winPlan, ws *winState) {
 		}
 		ws.fp[i] = noPane
 		for k := ws.base; k < ws.hi && k-ws.base < int64(ws.n); k++ {
-			if int64(ws.ring[ws.slot(int(k-ws.base))*wp.stride+wp.offFL+4*i]) != math.MaxInt64 {
+			if r, _ := ws.recOf(wp, k); int64(r[wp.offFL+4*i]) != math.MaxInt64 {
 				ws.fp[i] = k
 				break
 			}
@@ -419,6 +449,7 @@ func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*table.Col) {
 		}
 		return
 	}
+	meanIdx, mh, ml := -1, 0.0, 0.0 // the mean of Moments meanIdx
 	for _, o := range wp.outs {
 		dst := dsts[o.out]
 		switch o.kind {
@@ -431,13 +462,25 @@ func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*table.Col) {
 		case oSum:
 			a := ws.sums[4*o.idx:]
 			appendOpt(dst, a[0]+a[1], true)
-		case oAvg:
-			a := ws.sums[4*o.idx:]
-			x, ok := meanOf(a[0], a[1], ws.ns[o.idx])
-			appendOpt(dst, x, ok)
-		case oStdev:
-			a := ws.sums[4*o.idx:]
-			x, ok := stdevOf(a[0], a[1], a[2], a[3], ws.ns[o.idx])
+		case oAvg, oStdev:
+			// An avg and a stdev of one column divide its sum once.
+			a := ws.sums[4*o.idx:][:4]
+			n := ws.ns[o.idx]
+			if n == 0 {
+				dst.AppendMissing()
+				continue
+			}
+			if o.idx != meanIdx {
+				meanIdx = o.idx
+				mh, ml = ddDivF(a[0], a[1], float64(n))
+			}
+			var x float64
+			var ok bool
+			if o.kind == oAvg {
+				x, ok = meanFrom(mh, ml)
+			} else {
+				x, ok = stdevFrom(a[0], a[2], a[3], n, mh, ml)
+			}
 			appendOpt(dst, x, ok)
 		case oMin, oMax:
 			x, ok := ws.exts[o.idx].Value()
@@ -455,113 +498,13 @@ func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*table.Col) {
 				dst.AppendMissing()
 				continue
 			}
-			r := ws.ring[ws.slot(int(k-ws.base))*wp.stride+wp.offFL+4*o.idx:][:4]
+			r, _ := ws.recOf(wp, k)
+			r = r[wp.offFL+4*o.idx:][:4]
 			p.appendSlot(dst, wp.fls[o.idx], r[at])
 		case oRaw:
 			p.emitRaw(wp, ws, o.idx, b, dst)
 		}
 	}
-}
-
-// emitRaw appends a holistic output: its state is filled from the raw
-// rows in [b − span, b), in arrival order. samples of a scalar column is
-// written straight from the rows.
-func (p *Plan) emitRaw(wp *winPlan, ws *winState, i int, b int64, dst *table.Col) {
-	rp := &wp.raws[i]
-	switch op := rp.red.Op; {
-	case op == reducers.OpSamples && rp.kind != schema.Array:
-		p.emitSamples(wp, ws, rp, b, dst)
-		return
-	case op == reducers.OpFirst || op == reducers.OpLast:
-		p.emitFirstLast(wp, ws, rp, b, dst, op == reducers.OpLast)
-		return
-	}
-	st := ws.gen[i]
-	st.Reset()
-	rr := &ws.raw
-	lo := b - wp.span
-	for r := rr.head; r < len(rr.buf)/rr.stride; r++ {
-		row := rr.buf[r*rr.stride:][:rr.stride]
-		if t := int64(row[0]); t < lo || t >= b {
-			continue
-		}
-		st.Add(uint64(r), p.value(rp.kind, row[rp.inRow], rr, r*rr.stride+rp.inRow))
-	}
-	st.Append(dst)
-}
-
-// emitFirstLast appends first or last of raw rows (arrays): the value at
-// the earliest time in [b − span, b), ties to the earlier arrival, or at
-// the latest, ties to the later arrival, as the panes' first and last do.
-func (p *Plan) emitFirstLast(wp *winPlan, ws *winState, rp *rawPlan, b int64, dst *table.Col, last bool) {
-	rr := &ws.raw
-	lo := b - wp.span
-	st := rr.stride
-	best, bestT := -1, int64(0)
-	for r := rr.head * st; r+st <= len(rr.buf); r += st {
-		t := int64(rr.buf[r])
-		if t < lo || t >= b || rr.buf[r+rp.inRow] == 0 {
-			continue
-		}
-		if best < 0 || !last && t < bestT || last && t >= bestT {
-			best, bestT = r, t
-		}
-	}
-	if best < 0 {
-		dst.AppendMissing()
-		return
-	}
-	table.AppendValue(dst, p.value(rp.kind, rr.buf[best+rp.inRow], rr, best+rp.inRow))
-}
-
-// emitSamples appends the present values of a scalar slot in
-// [b − span, b), in arrival order, as one array.
-func (p *Plan) emitSamples(wp *winPlan, ws *winState, rp *rawPlan, b int64, dst *table.Col) {
-	rr := &ws.raw
-	lo := b - wp.span
-	dst.BeginArray()
-	st := rr.stride
-	rows := rr.buf[rr.head*st:]
-	for r := 0; r+st <= len(rows); r += st {
-		if t := int64(rows[r]); t < lo || t >= b {
-			continue
-		}
-		bits := rows[r+rp.inRow]
-		switch rp.kind {
-		case schema.Number:
-			if x := math.Float64frombits(bits); x == x {
-				dst.AppendElem(schema.NumberValue(x))
-			}
-		default:
-			if bits != 0 {
-				dst.AppendElem(p.value(rp.kind, bits, rr, 0))
-			}
-		}
-	}
-	dst.EndArray()
-}
-
-// value decodes an encoded slot of a raw row.
-func (p *Plan) value(kind schema.Kind, bits uint64, rr *rawRows, at int) schema.Value {
-	switch kind {
-	case schema.Number:
-		if x := math.Float64frombits(bits); x == x {
-			return schema.NumberValue(x)
-		}
-	case schema.String:
-		if bits != 0 {
-			return schema.StringValue(p.syms.Str(uint32(bits)))
-		}
-	case schema.Bool:
-		if bits != 0 {
-			return schema.BoolValue(bits == 2)
-		}
-	case schema.Array:
-		if bits != 0 {
-			return rr.arrs[at]
-		}
-	}
-	return schema.Value{}
 }
 
 func (p *Plan) appendSlot(dst *table.Col, slot int, bits uint64) {
@@ -585,27 +528,6 @@ func appendOpt(dst *table.Col, x float64, ok bool) {
 	}
 }
 
-// push appends row i of in to the raw rows.
-func (rr *rawRows) push(wp *winPlan, in *Rows, i int, t int64) {
-	rr.buf = append(rr.buf, uint64(t))
-	for _, s := range wp.rawSlots {
-		rr.buf = append(rr.buf, in.Enc[s-1][i])
-	}
-	if wp.rawArr {
-		// Arrays beside the encoded row, at the same positions.
-		rr.arrs = append(rr.arrs, schema.Value{})
-		for _, s := range wp.rawSlots {
-			v := schema.Value{}
-			if s-1 < len(in.Arrs) && in.Arrs[s-1] != nil && !in.Arrs[s-1].IsMissing(i) {
-				// A copy: the input's cells are reused by the next push.
-				a, _ := in.Arrs[s-1].Array(i)
-				v = schema.ArrayValue(append([]schema.Value(nil), a...)...)
-			}
-			rr.arrs = append(rr.arrs, v)
-		}
-	}
-}
-
 // Bytes returns the memory the group's partitions hold: pane rings, raw
 // rows, extreme deques, aggregates and the structures around them.
 func (g *Group) Bytes() int {
@@ -614,11 +536,10 @@ func (g *Group) Bytes() int {
 		if pt == nil {
 			continue
 		}
-		n += int(unsafe.Sizeof(*pt)) + int(unsafe.Sizeof(winState{}))*cap(pt.wins) + 8*cap(pt.inC)
+		n += int(unsafe.Sizeof(*pt)) + int(unsafe.Sizeof(winState{}))*cap(pt.wins) + 8*cap(pt.inbox)
 		for w := range pt.wins {
 			ws := &pt.wins[w]
-			n += 8 * (cap(ws.ring) + cap(ws.ns) + cap(ws.cnts) + cap(ws.sums) + cap(ws.fp) + cap(ws.lp) + cap(ws.raw.buf))
-			n += int(unsafe.Sizeof(schema.Value{})) * cap(ws.raw.arrs)
+			n += 8*(cap(ws.ring)+cap(ws.ns)+cap(ws.cnts)+cap(ws.sums)+cap(ws.fp)+cap(ws.lp)) + 4*cap(ws.cring) + ws.raw.bytes()
 			for i := range ws.exts {
 				n += int(unsafe.Sizeof(reducers.Extreme{})) + 16*ws.exts[i].Cap()
 			}

@@ -95,3 +95,53 @@ func TestBuildErrors(t *testing.T) {
 	_, err = NewPlan(Spec{Step: 1, Windows: []Window{{Span: 0}}})
 	assert.Error(t, err)
 }
+
+func TestRawRowsKeepTimesOnlyForAFirstOrLastOfArrays(t *testing.T) {
+	g, out := numberGroup(t, reduce.Samples, reduce.Median)
+	// The row at 600 closes 500: the four before it reach the window.
+	push(g, out, []int64{0, 100 * ms, 200 * ms, 300 * ms, 600 * ms}, []float64{1, 2, 3, 4, 5})
+	ws := &g.parts[0].wins[0]
+	assert.Empty(t, ws.raw.ts, "samples and median read values only")
+	assert.Equal(t, 4, ws.raw.rows()-ws.raw.row0)
+	assert.Len(t, ws.raw.runs[ws.raw.head:], 1, "rows in order in one pane are one run")
+
+	p, err := NewPlan(Spec{Step: 500 * ms, Kinds: []schema.Kind{schema.Array}, Windows: []Window{{Span: 500 * ms, Aggs: []Agg{
+		{Slot: 1, Using: reduce.First},
+	}}}})
+	require.NoError(t, err)
+	ga := p.NewGroup(nil, 1, 0)
+	outA := schema.NewTable(schema.MustNew(schema.Column{Name: "time", Kind: schema.Time}, schema.Column{Name: "f", Kind: schema.Array, Optional: true}))
+	in := schema.NewTable(schema.MustNew(schema.Column{Name: "time", Kind: schema.Time}, schema.Column{Name: "a", Kind: schema.Array, Optional: true}))
+	table.Column(in, 0).AppendTimes([]int64{0, 100 * ms})
+	table.Column(in, 1).AppendArray([]schema.Value{schema.NumberValue(1)})
+	table.Column(in, 1).AppendArray([]schema.Value{schema.NumberValue(2)})
+	ga.Push(&Rows{Times: in.Times(), Enc: [][]uint64{{1, 1}}, Arrs: []*table.Col{table.Column(in, 1)}}, nil, outA)
+	// Arrays take the row-by-row path: the rows are in the window now.
+	assert.Equal(t, []int64{0, 100 * ms}, ga.parts[0].wins[0].raw.ts, "first orders arrays by time")
+}
+
+func TestSameWidthWindowsSumARunOnceAndAgree(t *testing.T) {
+	// Two windows of one pane width (200ms) over the same column: the
+	// second takes the first's sums of each run, and both still hold
+	// exactly their own panes.
+	p, err := NewPlan(Spec{Step: 200 * ms, Kinds: []schema.Kind{schema.Number}, Windows: []Window{
+		{Span: 600 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Sum}, {Slot: 1, Using: reduce.Stdev}}},
+		{Span: 200 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Sum}, {Slot: 1, Using: reduce.Avg}}},
+	}})
+	require.NoError(t, err)
+	g := p.NewGroup(nil, 1, 0)
+	cols := []schema.Column{{Name: "time", Kind: schema.Time}}
+	for _, n := range []string{"s6", "sd6", "s2", "a2"} {
+		cols = append(cols, schema.Column{Name: n, Kind: schema.Number, Optional: true})
+	}
+	out := schema.NewTable(schema.MustNew(cols...))
+	push(g, out, []int64{0, 50 * ms, 250 * ms, 450 * ms, 650 * ms}, []float64{1, 2, 4, 8, 16})
+	s6, _ := out.Numbers("s6")
+	s2, _ := out.Numbers("s2")
+	a2, _ := out.Numbers("a2")
+	// Boundaries 200, 400, 600: [−400, 200) {1, 2}, [−200, 400) {1, 2, 4},
+	// [0, 600) {1, 2, 4, 8}; the 200ms window: {1, 2}, {4}, {8}.
+	assert.Equal(t, []float64{3, 7, 15}, s6)
+	assert.Equal(t, []float64{3, 4, 8}, s2)
+	assert.Equal(t, []float64{1.5, 4, 8}, a2)
+}

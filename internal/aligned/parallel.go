@@ -12,10 +12,9 @@ import (
 func (g *Group) SetWorkers(p *workers.Pool) { g.par.pool = p }
 
 // closeScratch is what one goroutine's part of a closing writes besides
-// the partitions: the destination columns and a drain's view.
+// the partitions: the destination columns.
 type closeScratch struct {
 	dsts []*table.Col
-	view [][]uint64
 }
 
 // close emits at boundary b for every live partition whose windows hold

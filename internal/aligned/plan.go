@@ -83,12 +83,14 @@ type outPlan struct {
 	out  int // output index across the node
 }
 
-// winPlan is one window's layout. A pane record is stride 64-bit words:
-// the counts (the row count first when it is kept, then each Moments' n,
-// then each count) packed two 31-bit counts to a word, the top bit of the
-// first one set once the pane has a row, then per Moments s, c (and q, qc when squared),
-// then per extreme slot the pane's min or max, then per first/last slot
-// its first time, first value, last time and last value.
+// winPlan is one window's layout. A pane record is nCounts 32-bit counts
+// in one ring (the row count first when it is kept, then each Moments' n,
+// then each count; 31 bits each, the top bit of the first one set once
+// the pane has a row) and stride 64-bit words in another: per Moments s,
+// c (and q, qc when squared), then per extreme slot the pane's min or
+// max, then per first/last slot its first time, first value, last time
+// and last value. The counts apart keep the words whole: a pane of the
+// seed's 1m window is 48 + 4 bytes, not 56.
 type winPlan struct {
 	span, width int64
 	minSamples  int
@@ -104,6 +106,7 @@ type winPlan struct {
 	raws        []rawPlan
 	rawSlots    []int // slots the raw rows keep, in order
 	rawArr      bool  // a raw slot is an array column
+	rawTimes    bool  // the raw rows keep their times: a raw first or last orders by them
 	outs        []outPlan
 	offMom      int // word offset of the first Moments' sums
 	offExt      int
@@ -134,7 +137,7 @@ type rawPlan struct {
 	red   reducers.Spec
 	kind  schema.Kind
 	out   int
-	inRow int // position of the slot in a raw row (1 + col)
+	inRow int // position of the slot in a raw row (col)
 }
 
 func gcd(a, b int64) int64 {
@@ -238,7 +241,8 @@ func NewPlan(s Spec) (*Plan, error) {
 					wp.rawArr = wp.rawArr || kind == schema.Array
 				}
 				o.kind, o.idx = oRaw, len(wp.raws)
-				wp.raws = append(wp.raws, rawPlan{col: c, red: reducers.SpecOf(a.Using), kind: kind, out: o.out, inRow: 1 + c})
+				wp.raws = append(wp.raws, rawPlan{col: c, red: reducers.SpecOf(a.Using), kind: kind, out: o.out, inRow: c})
+				wp.rawTimes = wp.rawTimes || op == reducers.OpFirst || op == reducers.OpLast
 			}
 			wp.outs = append(wp.outs, o)
 		}
@@ -265,7 +269,7 @@ func NewPlan(s Spec) (*Plan, error) {
 		}
 		wp.cnt0 = nc
 		wp.nCounts = nc + len(wp.counts)
-		wp.offMom = (wp.nCounts + 1) / 2
+		wp.offMom = 0
 		off := wp.offMom
 		for i := range wp.moments {
 			wp.moments[i].off = off

@@ -4,87 +4,156 @@ import (
 	"math"
 )
 
-// The bulk path: a partition's pending rows are gathered together and
-// added to each window's panes a run at a time (the rows of a run fall
-// in one pane), each sum accumulated in registers over the run and
-// stored once.
+// The bulk path: a partition's pending rows, row-major (the time, then
+// each slot), are added to each window's panes a run at a time (the rows
+// of a run fall in one pane), each sum accumulated in registers over the
+// run and stored once.
 
-// addCount adds n to packed count i, saturating.
-func addCount(r []uint64, i int, n int64) {
-	sh := 32 * (i & 1)
-	cur := int64(uint32(r[i>>1]>>sh) & countMax)
+// inRows is a partition's pending rows: n rows of w words, word 0 the
+// time and word s slot s.
+type inRows struct {
+	buf []uint64
+	w   int
+}
+
+func (in inRows) len() int                   { return len(in.buf) / in.w }
+func (in inRows) time(r int) int64           { return int64(in.buf[r*in.w]) }
+func (in inRows) at(r, s int) uint64         { return in.buf[r*in.w+s] }
+func (in inRows) rows(from, to int) []uint64 { return in.buf[from*in.w : to*in.w] }
+
+// addCount adds n to count i, saturating.
+func addCount(c []uint32, i int, n int64) {
+	cur := int64(c[i] & countMax)
 	if cur+n > countMax {
 		n = countMax - cur
 	}
-	r[i>>1] += uint64(n) << sh
+	c[i] += uint32(n)
 }
 
-// addRun adds rows [from, to) of enc, with times ts, all in the pane at
-// word offset off.
-func (p *Plan) addRun(wp *winPlan, ws *winState, off int, ts []int64, enc [][]uint64, from, to int) {
-	r := ws.ring[off : off+wp.stride : off+wp.stride]
-	markRow(r)
-	if wp.hasRows {
-		addCount(r, 0, int64(to-from))
+// runSums is the sums of one slot over one run of rows, kept while the
+// partition's rows are added so that windows of the same pane width (the
+// same runs) sum a column once.
+type runSums struct {
+	from, to, slot int
+	squares        bool
+	s, c, q, qc    float64
+	n              int64
+}
+
+// sumsCache holds the runs' sums computed by one addRows call.
+type sumsCache struct {
+	e [4]runSums
+	n int
+}
+
+// get returns the sums of slot over rows [from, to), computing them if
+// no entry has them (squares: with Σx²).
+func (sc *sumsCache) get(rows []uint64, w, slot, from, to int, squares bool) *runSums {
+	for i := range sc.n {
+		if e := &sc.e[i]; e.from == from && e.to == to && e.slot == slot && (e.squares || !squares) {
+			return e
+		}
 	}
+	e := &sc.e[sc.n%len(sc.e)]
+	sc.n = min(sc.n+1, len(sc.e))
+	*e = runSums{from: from, to: to, slot: slot, squares: squares}
+	var f [4]uint64
+	if squares {
+		e.n = addSquares(f[:], rows, w, slot)
+	} else {
+		e.n = addSums(f[:2], rows, w, slot)
+	}
+	e.s, e.c = math.Float64frombits(f[0]), math.Float64frombits(f[1])
+	e.q, e.qc = math.Float64frombits(f[2]), math.Float64frombits(f[3])
+	return e
+}
+
+// addRun adds rows [from, to) of in, all in the pane in ring slot s.
+func (p *Plan) addRun(wp *winPlan, ws *winState, s int, in inRows, from, to int, sc *sumsCache) {
+	r, cs := ws.rec(wp, s)
+	markRow(cs)
+	if wp.hasRows {
+		addCount(cs, 0, int64(to-from))
+	}
+	rows, w := in.rows(from, to), in.w
 	for i := range wp.moments {
 		m := &wp.moments[i]
-		col := enc[m.slot-1][from:to]
 		f := r[m.off:]
-		var n int64
+		e := sc.get(rows, w, m.slot, from, to, m.squares)
+		ps, pc := math.Float64frombits(f[0]), math.Float64frombits(f[1])
+		ddAdd(&ps, &pc, e.s, e.c)
+		f[0], f[1] = math.Float64bits(ps), math.Float64bits(pc)
 		if m.squares {
-			n = addSquares(f[:4:4], col)
-		} else {
-			n = addSums(f[:2:2], col)
+			pq, pqc := math.Float64frombits(f[2]), math.Float64frombits(f[3])
+			if math.IsInf(e.q, 1) || math.IsInf(pq, 1) {
+				pq, pqc = math.Inf(1), 0 // a value whose square is not summed (bigSquare)
+			} else {
+				ddAdd(&pq, &pqc, e.q, e.qc)
+			}
+			f[2], f[3] = math.Float64bits(pq), math.Float64bits(pqc)
 		}
 		if !m.isRows {
-			addCount(r, m.nIdx, n)
+			addCount(cs, m.nIdx, e.n)
 		}
 	}
 	for i, cp := range wp.counts {
-		col := enc[cp.slot-1][from:to]
 		n := int64(0)
-		if cp.number {
-			for _, b := range col {
-				if x := math.Float64frombits(b); x == x {
-					n++
-				}
-			}
-		} else {
-			for _, b := range col {
-				if b != 0 {
-					n++
-				}
+		for j := cp.slot; j < len(rows); j += w {
+			if b := rows[j]; cp.number && math.Float64frombits(b) == math.Float64frombits(b) || !cp.number && b != 0 {
+				n++
 			}
 		}
-		addCount(r, wp.cnt0+i, n)
+		addCount(cs, wp.cnt0+i, n)
 	}
-	for i, e := range wp.exts {
-		col := enc[e.slot-1][from:to]
+	for i := 0; i < len(wp.exts); i++ {
+		e := wp.exts[i]
 		cur := math.Float64frombits(r[wp.offExt+i])
+		if i+1 < len(wp.exts) && wp.exts[i+1].slot == e.slot && wp.exts[i+1].max != e.max {
+			// A min and a max of one slot, side by side: one pass.
+			other := math.Float64frombits(r[wp.offExt+i+1])
+			lo, hi := cur, other
+			if e.max {
+				lo, hi = other, cur
+			}
+			for j := e.slot; j < len(rows); j += w {
+				x := math.Float64frombits(rows[j])
+				if x < lo || lo != lo {
+					lo = x
+				}
+				if x > hi || hi != hi {
+					hi = x
+				}
+			}
+			if e.max {
+				lo, hi = hi, lo
+			}
+			r[wp.offExt+i], r[wp.offExt+i+1] = math.Float64bits(lo), math.Float64bits(hi)
+			i++
+			continue
+		}
 		if e.max {
-			for _, b := range col {
-				if x := math.Float64frombits(b); x > cur || cur != cur {
+			for j := e.slot; j < len(rows); j += w {
+				if x := math.Float64frombits(rows[j]); x > cur || cur != cur {
 					cur = x
 				}
 			}
 		} else {
-			for _, b := range col {
-				if x := math.Float64frombits(b); x < cur || cur != cur {
+			for j := e.slot; j < len(rows); j += w {
+				if x := math.Float64frombits(rows[j]); x < cur || cur != cur {
 					cur = x
 				}
 			}
 		}
 		r[wp.offExt+i] = math.Float64bits(cur)
 	}
-	for i, s := range wp.fls {
-		col := enc[s-1][from:to]
+	for i, sl := range wp.fls {
 		fl := r[wp.offFL+4*i:][:4]
-		for j, bits := range col {
-			if !p.present(s, bits) {
+		for j := 0; j < len(rows); j += w {
+			bits := rows[j+sl]
+			if !p.present(sl, bits) {
 				continue
 			}
-			t := ts[from+j]
+			t := int64(rows[j])
 			if t < int64(fl[0]) {
 				fl[0], fl[1] = uint64(t), bits
 			}
@@ -95,44 +164,45 @@ func (p *Plan) addRun(wp *winPlan, ws *winState, off int, ts []int64, enc [][]ui
 	}
 }
 
-// addSums adds the finite values of col to the double-double f[0] +
-// f[1] and returns how many there were.
-func addSums(f []uint64, col []uint64) int64 {
-	s, c := math.Float64frombits(f[0]), math.Float64frombits(f[1])
+// addSums adds the finite values of slot s of rows (w words a row) to
+// the double-double f[0] + f[1] and returns how many there were.
+func addSums(f []uint64, rows []uint64, w, s int) int64 {
+	sum, c := math.Float64frombits(f[0]), math.Float64frombits(f[1])
 	n := int64(0)
-	for _, b := range col {
-		x := math.Float64frombits(b)
+	for j := s; j < len(rows); j += w {
+		x := math.Float64frombits(rows[j])
 		if x-x != 0 { // NaN or ±Inf: missing
 			continue
 		}
-		hi := s + x
-		bb := hi - s
-		c += (s - (hi - bb)) + (x - bb)
-		s = hi
+		hi := sum + x
+		bb := hi - sum
+		c += (sum - (hi - bb)) + (x - bb)
+		sum = hi
 		n++
 	}
-	f[0], f[1] = math.Float64bits(s), math.Float64bits(c)
+	f[0], f[1] = math.Float64bits(sum), math.Float64bits(c)
 	return n
 }
 
-// addSquares adds the finite values of col to Σx (f[0] + f[1]) and their
-// squares to Σx² (f[2] + f[3]), marking Σx² infinite for a value whose
-// square is not summed (see bigSquare); it returns how many there were.
-func addSquares(f []uint64, col []uint64) int64 {
-	s, c := math.Float64frombits(f[0]), math.Float64frombits(f[1])
+// addSquares adds the finite values of slot s of rows (w words a row) to
+// Σx (f[0] + f[1]) and their squares to Σx² (f[2] + f[3]), marking Σx²
+// infinite for a value whose square is not summed (see bigSquare); it
+// returns how many there were.
+func addSquares(f []uint64, rows []uint64, w, s int) int64 {
+	sum, c := math.Float64frombits(f[0]), math.Float64frombits(f[1])
 	q, qc := math.Float64frombits(f[2]), math.Float64frombits(f[3])
 	big := math.IsInf(q, 1)
 	n := int64(0)
-	for _, b := range col {
-		x := math.Float64frombits(b)
+	for j := s; j < len(rows); j += w {
+		x := math.Float64frombits(rows[j])
 		if x-x != 0 {
 			continue
 		}
 		n++
-		hi := s + x
-		bb := hi - s
-		c += (s - (hi - bb)) + (x - bb)
-		s = hi
+		hi := sum + x
+		bb := hi - sum
+		c += (sum - (hi - bb)) + (x - bb)
+		sum = hi
 		if math.Abs(x) >= bigSquare {
 			big = true
 			continue
@@ -147,62 +217,64 @@ func addSquares(f []uint64, col []uint64) int64 {
 	if big {
 		q, qc = math.Inf(1), 0
 	}
-	f[0], f[1] = math.Float64bits(s), math.Float64bits(c)
+	f[0], f[1] = math.Float64bits(sum), math.Float64bits(c)
 	f[2], f[3] = math.Float64bits(q), math.Float64bits(qc)
 	return n
 }
 
-// addRows adds n gathered rows of one partition (times ts, slots enc) to
-// its windows, run by run.
-func (g *Group) addRows(pt *part, ts []int64, enc [][]uint64) {
+// addRows adds a partition's pending rows to its windows, run by run.
+// Without lateness (lag 0) the rows come in time order, as Push requires:
+// the latest is the last, and a run whose last row is in the pane of its
+// first is all of it.
+func (g *Group) addRows(pt *part, in inRows) {
 	p := g.p
-	if len(ts) == 0 {
+	n := in.len()
+	if n == 0 {
 		return
 	}
-	g.wake(pt, ts[0])
-	for _, t := range ts {
-		pt.maxT = max(pt.maxT, t)
+	sorted := g.lag == 0
+	g.wake(pt, in.time(0))
+	if sorted {
+		pt.maxT = max(pt.maxT, in.time(n-1))
+	} else {
+		for r := range n {
+			pt.maxT = max(pt.maxT, in.time(r))
+		}
 	}
+	var sc sumsCache
 	for w := range pt.wins {
 		wp := &p.wins[w]
 		ws := &pt.wins[w]
-		for i := 0; i < len(ts); {
-			t := ts[i]
-			off := ws.curOff
+		for i := 0; i < n; {
+			t := in.time(i)
+			s := ws.curSlot
 			if t < ws.curS || t >= ws.curE {
 				k := floorDiv(t-p.anchor, wp.width)
-				off = -1
+				s = -1
 				if k >= ws.hi {
-					off = ws.pane(wp, k)
+					s = ws.pane(wp, k)
 				}
-				if off < 0 {
+				if s < 0 {
 					i++
 					continue // before the window at the next boundary
 				}
+				ws.curK = k
 				ws.curS = p.anchor + k*wp.width
 				ws.curE = ws.curS + wp.width
-				ws.curOff = off
+				ws.curSlot = s
 			}
 			j := i + 1
-			for j < len(ts) && ts[j] >= ws.curS && ts[j] < ws.curE {
+			if sorted && in.time(n-1) < ws.curE {
+				j = n
+			}
+			for j < n && in.time(j) >= ws.curS && in.time(j) < ws.curE {
 				j++
 			}
-			p.addRun(wp, ws, off, ts, enc, i, j)
+			p.addRun(wp, ws, s, in, i, j, &sc)
 			if len(wp.raws) > 0 {
-				ws.raw.pushRun(wp, ts, enc, i, j)
+				ws.raw.pushRun(wp, in, i, j, ws.curK)
 			}
 			i = j
-		}
-	}
-}
-
-// pushRun appends rows [from, to) to the raw rows (a plan without array
-// columns).
-func (rr *rawRows) pushRun(wp *winPlan, ts []int64, enc [][]uint64, from, to int) {
-	for i := from; i < to; i++ {
-		rr.buf = append(rr.buf, uint64(ts[i]))
-		for _, s := range wp.rawSlots {
-			rr.buf = append(rr.buf, enc[s-1][i])
 		}
 	}
 }

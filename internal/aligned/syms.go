@@ -23,12 +23,13 @@ func (g *Group) MarkSyms(m Marker) {
 		if pt == nil {
 			continue
 		}
+		w := 1 + len(p.kinds)
 		for k, kind := range p.kinds {
-			if kind != schema.String || len(pt.inC) < (k+1)*inboxRows {
+			if kind != schema.String {
 				continue
 			}
-			for _, id := range pt.inC[k*inboxRows : k*inboxRows+pt.inN] {
-				m.Mark(uint32(id))
+			for r := range pt.inN {
+				m.Mark(uint32(pt.inbox[r*w+1+k]))
 			}
 		}
 		for w := range pt.wins {
@@ -38,7 +39,8 @@ func (g *Group) MarkSyms(m Marker) {
 					continue
 				}
 				for d := range ws.n {
-					fl := ws.ring[ws.slot(d)*wp.stride+wp.offFL+4*i:][:4]
+					r, _ := ws.rec(wp, ws.slot(d))
+					fl := r[wp.offFL+4*i:][:4]
 					if int64(fl[0]) != math.MaxInt64 {
 						m.Mark(uint32(fl[1]))
 						m.Mark(uint32(fl[3]))
@@ -46,15 +48,12 @@ func (g *Group) MarkSyms(m Marker) {
 				}
 			}
 			rr := &ws.raw
-			if rr.stride == 0 {
-				continue
-			}
 			for c, s := range wp.rawSlots {
 				if !str(s) {
 					continue
 				}
-				for r := rr.head; (r+1)*rr.stride <= len(rr.buf); r++ {
-					m.Mark(uint32(rr.buf[r*rr.stride+1+c]))
+				for r := rr.row0; r < rr.rows(); r++ {
+					m.Mark(uint32(rr.vals[r*rr.stride+c]))
 				}
 			}
 		}

@@ -12,7 +12,8 @@ import (
 // [base, hi) — what the window at the next boundary holds but for the
 // panes still open.
 type winState struct {
-	ring       []uint64 // cap panes of stride words
+	ring       []uint64 // cap panes of stride words: the sums, extremes, firsts and lasts
+	cring      []uint32 // cap panes of nCounts counts
 	cap, head  int      // panes; ring slot of pane base
 	n          int      // panes held
 	base, hi   int64    // pane indices
@@ -25,7 +26,8 @@ type winState struct {
 	raw        rawRows
 	gen        []reducers.Window
 	curS, curE int64 // time range of the cached pane
-	curOff     int   // its word offset in ring
+	curK       int64 // its index
+	curSlot    int   // its ring slot
 	rebuild    bool
 }
 
@@ -70,7 +72,8 @@ func (p *Plan) newWin(wp *winPlan) winState {
 	for i := range ws.fp {
 		ws.fp[i], ws.lp[i] = noPane, noPane
 	}
-	ws.raw.stride = 1 + len(wp.rawSlots)
+	ws.raw.stride = len(wp.rawSlots)
+	ws.raw.times = wp.rawTimes
 	for _, r := range wp.raws {
 		// The rolling plan checked every reducer against its column.
 		ws.gen = append(ws.gen, reducers.NewWindow(r.red))
@@ -100,8 +103,8 @@ func (ws *winState) clearAcc() {
 	ws.rebuild = false
 }
 
-// pane returns the word offset of pane k in the ring, extending the ring
-// to it; -1 when k is before the ring (a row no window will hold).
+// pane returns the ring slot of pane k, extending the ring to it; -1
+// when k is before the ring (a row no window will hold).
 func (ws *winState) pane(wp *winPlan, k int64) int {
 	if k < ws.base {
 		return -1
@@ -118,11 +121,22 @@ func (ws *winState) pane(wp *winPlan, k int64) int {
 			ws.grow(wp, need)
 		}
 		for j := ws.n; j < need; j++ {
-			initPane(wp, ws.ring[ws.slot(j)*wp.stride:][:wp.stride])
+			r, c := ws.rec(wp, ws.slot(j))
+			initPane(wp, r, c)
 		}
 		ws.n = need
 	}
-	return ws.slot(int(d)) * wp.stride
+	return ws.slot(int(d))
+}
+
+// rec returns the pane record in ring slot s: its words and its counts.
+func (ws *winState) rec(wp *winPlan, s int) ([]uint64, []uint32) {
+	return ws.ring[s*wp.stride : (s+1)*wp.stride : (s+1)*wp.stride], ws.cring[s*wp.nCounts : (s+1)*wp.nCounts : (s+1)*wp.nCounts]
+}
+
+// recOf returns the record of pane k, which the ring holds.
+func (ws *winState) recOf(wp *winPlan, k int64) ([]uint64, []uint32) {
+	return ws.rec(wp, ws.slot(int(k-ws.base)))
 }
 
 func (ws *winState) slot(d int) int {
@@ -136,16 +150,19 @@ func (ws *winState) slot(d int) int {
 // grow makes room for need panes, keeping their order.
 func (ws *winState) grow(wp *winPlan, need int) {
 	c := max(need, ws.cap+ws.cap/8, int(wp.span/wp.width))
-	ring := make([]uint64, c*wp.stride)
+	ring, cring := make([]uint64, c*wp.stride), make([]uint32, c*wp.nCounts)
 	for j := range ws.n {
-		copy(ring[j*wp.stride:(j+1)*wp.stride], ws.ring[ws.slot(j)*wp.stride:][:wp.stride])
+		r, cs := ws.rec(wp, ws.slot(j))
+		copy(ring[j*wp.stride:], r)
+		copy(cring[j*wp.nCounts:], cs)
 	}
-	ws.ring, ws.cap, ws.head = ring, c, 0
+	ws.ring, ws.cring, ws.cap, ws.head = ring, cring, c, 0
 	ws.curS, ws.curE = 0, 0
 }
 
 // initPane makes a pane record empty.
-func initPane(wp *winPlan, r []uint64) {
+func initPane(wp *winPlan, r []uint64, c []uint32) {
+	clear(c)
 	clear(r[:wp.offExt])
 	nan := math.Float64bits(math.NaN())
 	for i := range wp.exts {
@@ -162,28 +179,27 @@ func initPane(wp *winPlan, r []uint64) {
 // non-empty flag.
 const countMax = 1<<31 - 1
 
-func count(r []uint64, i int) int64 { return int64(uint32(r[i>>1]>>(32*(i&1))) & countMax) }
+func count(c []uint32, i int) int64 { return int64(c[i] & countMax) }
 
-// incCount adds one to packed count i, saturating.
-func incCount(r []uint64, i int) {
-	sh := 32 * (i & 1)
-	if uint32(r[i>>1]>>sh)&countMax != countMax {
-		r[i>>1] += 1 << sh
+// incCount adds one to count i, saturating.
+func incCount(c []uint32, i int) {
+	if c[i]&countMax != countMax {
+		c[i]++
 	}
 }
 
 // markRow sets the pane's non-empty flag.
-func markRow(r []uint64) { r[0] |= 1 << 31 }
+func markRow(c []uint32) { c[0] |= 1 << 31 }
 
 // hasRow reports the pane's non-empty flag.
-func hasRow(r []uint64) bool { return r[0]>>31&1 != 0 }
+func hasRow(c []uint32) bool { return c[0]>>31 != 0 }
 
-// addRow adds row row of enc, at time t, to the pane at word offset off.
-func (p *Plan) addRow(wp *winPlan, ws *winState, off int, t int64, enc [][]uint64, row int) {
-	r := ws.ring[off : off+wp.stride : off+wp.stride]
-	markRow(r)
+// addRow adds row row of enc, at time t, to the pane in ring slot s.
+func (p *Plan) addRow(wp *winPlan, ws *winState, s int, t int64, enc [][]uint64, row int) {
+	r, cs := ws.rec(wp, s)
+	markRow(cs)
 	if wp.hasRows {
-		incCount(r, 0)
+		incCount(cs, 0)
 	}
 	for i := range wp.moments {
 		m := &wp.moments[i]
@@ -192,7 +208,7 @@ func (p *Plan) addRow(wp *winPlan, ws *winState, off int, t int64, enc [][]uint6
 			continue
 		}
 		if !m.isRows {
-			incCount(r, m.nIdx)
+			incCount(cs, m.nIdx)
 		}
 		f := r[m.off:]
 		s, c := math.Float64frombits(f[0]), math.Float64frombits(f[1])
@@ -212,7 +228,7 @@ func (p *Plan) addRow(wp *winPlan, ws *winState, off int, t int64, enc [][]uint6
 	}
 	for i, cp := range wp.counts {
 		if p.present(cp.slot, enc[cp.slot-1][row]) {
-			incCount(r, wp.cnt0+i)
+			incCount(cs, wp.cnt0+i)
 		}
 	}
 	for i, e := range wp.exts {
@@ -252,18 +268,18 @@ func (p *Plan) present(slot int, bits uint64) bool {
 
 // enter adds closed pane k (in the ring) to the window's aggregate.
 func (ws *winState) enter(wp *winPlan, k int64) {
-	r := ws.ring[ws.slot(int(k-ws.base))*wp.stride:][:wp.stride]
+	r, cs := ws.recOf(wp, k)
 	if wp.hasRows {
-		ws.rows += count(r, 0)
+		ws.rows += count(cs, 0)
 	}
-	if hasRow(r) {
+	if hasRow(cs) {
 		ws.lastRow = k
 	}
 	for i := range wp.moments {
-		ws.ns[i] += count(r, wp.moments[i].nIdx)
+		ws.ns[i] += count(cs, wp.moments[i].nIdx)
 	}
 	for i := range wp.counts {
-		ws.cnts[i] += count(r, wp.cnt0+i)
+		ws.cnts[i] += count(cs, wp.cnt0+i)
 	}
 	ws.addSums(wp, r, 1)
 	for i := range wp.exts {
@@ -297,16 +313,16 @@ func (ws *winState) addSums(wp *winPlan, r []uint64, sign float64) {
 func (ws *winState) leave(wp *winPlan) {
 	k := ws.base
 	if ws.n > 0 && k < ws.hi {
-		r := ws.ring[ws.head*wp.stride:][:wp.stride]
+		r, cs := ws.rec(wp, ws.head)
 		if wp.hasRows {
-			ws.rows -= count(r, 0)
+			ws.rows -= count(cs, 0)
 		}
 		for i := range wp.counts {
-			ws.cnts[i] -= count(r, wp.cnt0+i)
+			ws.cnts[i] -= count(cs, wp.cnt0+i)
 		}
 		for i := range wp.moments {
 			m := &wp.moments[i]
-			pn := count(r, m.nIdx)
+			pn := count(cs, m.nIdx)
 			if pn == 0 {
 				continue
 			}
@@ -345,45 +361,8 @@ func (ws *winState) leave(wp *winPlan) {
 func (ws *winState) resum(wp *winPlan) {
 	clear(ws.sums)
 	for k := ws.base; k < ws.hi && k < ws.base+int64(ws.n); k++ {
-		ws.addSums(wp, ws.ring[ws.slot(int(k-ws.base))*wp.stride:][:wp.stride], 1)
+		r, _ := ws.recOf(wp, k)
+		ws.addSums(wp, r, 1)
 	}
 	ws.rebuild = false
-}
-
-// rawRows is the raw rows a window keeps, in arrival order: the time and
-// the slots its holistic outputs read, row-major; arrays beside.
-type rawRows struct {
-	buf    []uint64
-	arrs   []schema.Value
-	head   int // first row held
-	stride int
-}
-
-func (rr *rawRows) clear() {
-	rr.buf, rr.head = rr.buf[:0], 0
-	clear(rr.arrs)
-	rr.arrs = rr.arrs[:0]
-}
-
-// dropBefore forgets rows from the front, in arrival order, while they
-// are older than cut.
-func (rr *rawRows) dropBefore(cut int64) {
-	rows := len(rr.buf) / rr.stride
-	for rr.head < rows && int64(rr.buf[rr.head*rr.stride]) < cut {
-		rr.head++
-	}
-	if rr.head == rows {
-		rr.clear()
-		return
-	}
-	if rr.head >= 64 && rr.head*2 >= rows {
-		n := copy(rr.buf, rr.buf[rr.head*rr.stride:])
-		rr.buf = rr.buf[:n]
-		if rr.arrs != nil {
-			m := copy(rr.arrs, rr.arrs[rr.head*rr.stride:])
-			clear(rr.arrs[m:])
-			rr.arrs = rr.arrs[:m]
-		}
-		rr.head = 0
-	}
 }

@@ -17,6 +17,25 @@
 // EVENTS_PER_SEC, and serve JSON /metrics with dropped_rows_total).
 // Results are printed and, with -out, appended to a file under -label; a
 // file is never overwritten.
+//
+// -ceiling measures the highest load an aggregator takes: one host count
+// (default 1000) at each of -rates in turn (default 1000, 2000, 4000 and
+// 8000 events/s per host, i.e. 1 M to 8 M rows/s), each level warmed up
+// past the aggregator's 30 s raw window (default 35 s) and measured,
+// stopping at the first level that drops a row. It reports the highest
+// rate taken with nothing dropped, its batchDone p99 and the aggregator's
+// CPU cores, with the machine's load average. A level that is taken
+// holds its 30 s window in memory, about 2 GB per million rows/s here.
+//
+//	go run ./examples/aggregator/cmd/bench -ceiling -out examples/aggregator/BENCH.md
+//
+// Arguments after the flags (after --) are passed to every aggregator
+// command, so one build is measured with its own settings; with several
+// -agg, each climbs on its own, side by side (at each level every
+// aggregator still climbing runs in turn):
+//
+//	go run ./examples/aggregator/cmd/bench -ceiling -- -workers 2
+//	go run ./examples/aggregator/cmd/bench -ceiling -agg w1='/tmp/aggregator -workers 1' -agg w2='/tmp/aggregator -workers 2'
 package main
 
 import (
@@ -75,12 +94,22 @@ func main() {
 	race := flag.Bool("race", false, "build this example's producer and aggregator with -race")
 	logs := flag.String("logs", "", "directory for each child's stderr (default: a new directory under $TMPDIR, printed)")
 	label := flag.String("label", "", "heading of the appended table (default: the date)")
+	ceiling := flag.Bool("ceiling", false, "climb one host count through -rates, lowest first, until a level drops rows; report the highest rate taken with nothing dropped")
 	flag.Parse()
+	extra := flag.Args()
+	if *ceiling {
+		set := map[string]bool{}
+		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		check(ceilingDefaults(set, hostsList, ratesList, warmup, *rounds))
+	}
 
 	hosts, err := ints(*hostsList)
 	check(err)
 	rates, err := ints(*ratesList)
 	check(err)
+	if *ceiling {
+		check(checkLadder(hosts, rates))
+	}
 	tmp, err := os.MkdirTemp("", "pond-bench-")
 	check(err)
 	defer os.RemoveAll(tmp)
@@ -92,12 +121,15 @@ func main() {
 	fmt.Fprintln(os.Stderr, "bench: children's stderr in", *logs)
 	if len(aggs) == 0 {
 		bin := filepath.Join(tmp, "aggregator")
-		check(build(bin, "./examples/aggregator", *race))
+		check(build(bin, aggregatorPkg, *race))
 		aggs = append(aggs, aggSpec{"pond-go", bin})
+	}
+	for i := range aggs {
+		aggs[i].cmd = withArgs(aggs[i].cmd, extra)
 	}
 	if *producerCmd == "" {
 		bin := filepath.Join(tmp, "producer")
-		check(build(bin, "./examples/aggregator/cmd/producer", *race))
+		check(build(bin, producerPkg, *race))
 		*producerCmd = bin
 	}
 	var probeList []string
@@ -110,6 +142,28 @@ func main() {
 		logs:     *logs,
 		producer: *producerCmd, warmup: *warmup, window: time.Duration(*seconds * float64(time.Second)),
 		probes: probeList, aggReady: regexp.MustCompile(*aggReady), prodReady: regexp.MustCompile(*prodReady),
+	}
+	if *ceiling {
+		fmt.Println(header())
+		climbs := r.ceilings(aggs, hosts[0], rates, extra)
+		var report strings.Builder
+		for _, c := range climbs {
+			report.WriteString("\n" + c.markdown(*label))
+		}
+		fmt.Print(report.String())
+		if *out != "" {
+			f, err := os.OpenFile(*out, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+			check(err)
+			_, err = f.WriteString(report.String())
+			check(errors.Join(err, f.Close()))
+		}
+		for _, c := range climbs {
+			if l := c.levels[len(c.levels)-1]; strings.HasPrefix(l.err, "data race") {
+				fmt.Fprintln(os.Stderr, "bench: a child reported a data race (see", *logs+")")
+				os.Exit(1)
+			}
+		}
+		return
 	}
 	var results []result
 	fmt.Println(header())
@@ -174,6 +228,54 @@ func ints(s string) ([]int, error) {
 	return out, nil
 }
 
+// The packages the bench builds by default, by import path, so that it
+// builds from anywhere in the repository's workspace.
+const (
+	aggregatorPkg = "github.com/pond-go/pond/examples/aggregator"
+	producerPkg   = "github.com/pond-go/pond/examples/aggregator/cmd/producer"
+)
+
+// ceilingDefaults gives -ceiling its defaults for the flags not in set
+// (those given on the command line): 1000 hosts, rates 1000 to 8000
+// doubling, and a 35 s warm-up (longer than the aggregator's 30 s raw
+// window, so the heap has reached its steady size before the measurement).
+func ceilingDefaults(set map[string]bool, hosts, rates *string, warmup *time.Duration, rounds int) error {
+	if !set["hosts"] {
+		*hosts = "1000"
+	}
+	if !set["rates"] {
+		*rates = "1000,2000,4000,8000"
+	}
+	if !set["warmup"] {
+		*warmup = 35 * time.Second
+	}
+	if rounds != 1 {
+		return fmt.Errorf("-ceiling runs one round per level, not -rounds %d", rounds)
+	}
+	return nil
+}
+
+// checkLadder accepts one host count and rates rising strictly.
+func checkLadder(hosts, rates []int) error {
+	if len(hosts) != 1 {
+		return fmt.Errorf("-ceiling takes one host count, not %v", hosts)
+	}
+	for i := 1; i < len(rates); i++ {
+		if rates[i] <= rates[i-1] {
+			return fmt.Errorf("-ceiling wants rates rising, but %d follows %d", rates[i], rates[i-1])
+		}
+	}
+	return nil
+}
+
+// withArgs appends args to a shell command, each quoted for sh.
+func withArgs(command string, args []string) string {
+	for _, a := range args {
+		command += " '" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return command
+}
+
 func build(bin, pkg string, race bool) error {
 	args := []string{"build", "-o", bin}
 	if race {
@@ -182,7 +284,7 @@ func build(bin, pkg string, race bool) error {
 	cmd := exec.Command("go", append(args, pkg)...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("go build %s (run the bench from the module root): %w", pkg, err)
+		return fmt.Errorf("go build %s (run the bench inside the repository): %w", pkg, err)
 	}
 	return nil
 }
@@ -204,6 +306,7 @@ type result struct {
 	p50, p99              float64
 	aggFPS                float64
 	probeDrops            int64
+	aggReady              string // the aggregator's ready line
 	err                   string
 }
 
@@ -257,6 +360,7 @@ type proc struct {
 	name   string
 	stderr *os.File
 	pipe   *io.PipeWriter
+	ready  string // the line that matched the ready pattern
 }
 
 // start runs command through sh -c "exec …" (so the pid is the program's)
@@ -296,6 +400,7 @@ func start(name, command string, env []string, ready *regexp.Regexp, stderrPath 
 			mu.Unlock()
 			if !once && ready.MatchString(line) {
 				once = true
+				p.ready = line
 				close(found)
 			}
 		}
@@ -483,6 +588,7 @@ func (r *runner) run(a aggSpec, hosts, rate, round int) (res result, err error) 
 			res, err = result{agg: a.name, hosts: hosts, rate: rate, round: round}, fmt.Errorf("data race in %s: %s", a.name, agg.stderr.Name())
 		}
 	}()
+	res.aggReady = agg.ready
 	base := fmt.Sprintf("http://127.0.0.1:%d", aport)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -506,7 +612,9 @@ func (r *runner) run(a aggSpec, hosts, rate, round int) (res result, err error) 
 	if err := getMetrics(base, &m0); err != nil {
 		return res, err
 	}
-	getMetrics(fmt.Sprintf("http://127.0.0.1:%d", mport), &d0)
+	if err := getMetrics(fmt.Sprintf("http://127.0.0.1:%d", mport), &d0); err != nil {
+		return res, fmt.Errorf("the producer's drops: %w", err)
+	}
 	c0, err := cpuSeconds(agg.cmd.Process.Pid)
 	if err != nil {
 		return res, err
@@ -528,7 +636,9 @@ func (r *runner) run(a aggSpec, hosts, rate, round int) (res result, err error) 
 	if err := getMetrics(base, &m1); err != nil {
 		return res, err
 	}
-	getMetrics(fmt.Sprintf("http://127.0.0.1:%d", mport), &d1)
+	if err := getMetrics(fmt.Sprintf("http://127.0.0.1:%d", mport), &d1); err != nil {
+		return res, fmt.Errorf("the producer's drops: %w", err)
+	}
 	c1, _ := cpuSeconds(agg.cmd.Process.Pid)
 	pc1, _ := cpuSeconds(prod.cmd.Process.Pid)
 	wall := time.Since(t0).Seconds()

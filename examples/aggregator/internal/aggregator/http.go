@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/pond-go/pond/examples/aggregator/internal/dashboard"
+	"github.com/pond-go/pond/examples/internal/dashboard"
 )
 
 // Handler returns the aggregator's HTTP handler: the dashboard at /,
@@ -24,8 +24,9 @@ func (a *Aggregator) Handler() http.Handler {
 	mux.HandleFunc("GET /metrics.json", a.serveMetrics)
 	mux.HandleFunc("GET /live", a.ServeLive)
 	mux.HandleFunc("GET /live-agg", a.ServeLiveAgg)
-	mux.Handle("GET /{$}", dashboard.Handler())
-	mux.Handle("GET /static/", dashboard.Handler())
+	page := dashboard.Handler(dashboard.Page{Title: "pond-go aggregator", RequestTotals: true})
+	mux.Handle("GET /{$}", page)
+	mux.Handle("GET /static/", page)
 	return mux
 }
 

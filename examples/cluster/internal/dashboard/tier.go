@@ -1,7 +1,7 @@
 // Package dashboard is the cluster's dashboard tier: it reads the output
 // topic with read-committed isolation, groups the rows by boundary into
 // the aggregator's /live-agg frames and serves the aggregator's dashboard
-// page, which reads them over a WebSocket.
+// page (examples/internal/dashboard), which reads them over a WebSocket.
 //
 // Rows of one boundary come from every input partition, committed by
 // different workers at different moments. A boundary is sent once every
@@ -22,6 +22,7 @@ import (
 	"github.com/pond-go/pond/examples/cluster/internal/brokers"
 	"github.com/pond-go/pond/examples/cluster/internal/rows"
 	"github.com/pond-go/pond/examples/cluster/internal/telemetry"
+	page "github.com/pond-go/pond/examples/internal/dashboard"
 	"github.com/pond-go/pond/examples/internal/wire"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -253,7 +254,9 @@ func (t *Tier) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /live-agg", t.serveLiveAgg)
 	telemetry.Handle(mux, t.Families, func() bool { return true })
-	mux.Handle("/", Page())
+	// The rows carry no per-tick request count, so the frames' request
+	// total stays zero and the page leaves the totals off.
+	mux.Handle("/", page.Handler(page.Page{Title: "pond-go cluster"}))
 	return mux
 }
 

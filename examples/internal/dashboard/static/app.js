@@ -4,7 +4,10 @@
 // sends only the top-N hosts this page asks for).
 'use strict';
 
-const PALETTE = ['#4c8bf5', '#2ec27e', '#a76bf5', '#f59f4c', '#3bc3c3', '#e28bd8'];
+// Sixteen distinguishable colours, more than the largest top-N choice, so
+// no two hosts on screen share one; a host keeps its colour while shown.
+const PALETTE = ['#4c8bf5', '#2ec27e', '#f59f4c', '#a76bf5', '#3bc3c3', '#e28bd8', '#f5d94c', '#8bc34a',
+  '#ff7f7f', '#5c6bc0', '#26a69a', '#d4a373', '#ba68c8', '#90caf9', '#c0ca33', '#f06292'];
 const ANOMALY = '#e23b3b';
 const WINDOW_MS = 5 * 60 * 1000;   // chart window
 const KEEP_MS = 6 * 60 * 1000;     // client-side retention
@@ -26,6 +29,10 @@ const state = {
   frames: [],             // [arrival ms, bytes, rows] of recent frames
   totalFrames: 0, totalBytes: 0,
   hostCount: null,
+  upstream: null,         // /metrics.json's upstream: {connected, unreachableSinceMs}
+  wsState: 'connecting',
+  globalsHist: [],        // recent globals, for the all-hosts request rate
+  colors: new Map(),      // host -> palette index, while shown
   dirty: true,
 };
 
@@ -37,10 +44,29 @@ function backoffDelay(attempt) {
 
 let ws = null, attempt = 0;
 function setStatus(s) {
-  const text = s === 'connected' ? 'live' : s;
+  state.wsState = s;
+  renderStatus();
+}
+
+// renderStatus combines the socket's state with the producer's: the page is
+// "live" only when both are up.
+function renderStatus() {
+  const s = state.wsState;
+  let text = s === 'connected' ? 'live' : s, cls = s === 'connected' ? 'live' : s;
+  const up = state.upstream;
+  if (s === 'connected' && up && !up.connected) {
+    text = up.unreachableSinceMs != null
+      ? 'producer unreachable since ' + clock(up.unreachableSinceMs)
+      : 'waiting for the producer';
+    cls = 'closed';
+  }
   document.getElementById('status').textContent = text;
   document.getElementById('probe-status').textContent = s;
-  document.getElementById('status-dot').className = 'dot ' + (s === 'connected' ? 'live' : s);
+  document.getElementById('status-dot').className = 'dot ' + cls;
+}
+
+function clock(ms) {
+  return new Date(ms).toLocaleTimeString('en-GB', { hour12: false });
 }
 
 function connect() {
@@ -83,11 +109,14 @@ function onFrame(data) {
     state.hosts.clear();
     for (const r of f.rows) addRow(r);
     if (f.globals.length) state.globals = f.globals[f.globals.length - 1];
+    state.globalsHist = f.globals.slice(-50);
     setStatus('connected');
   } else if (f.type === 'aggregate-append') {
     let n = 0;
     for (const r of f.rows) { addRow(r); n += r.n_current; }
     state.globals = f.globals;
+    state.globalsHist.push(f.globals);
+    if (state.globalsHist.length > 50) state.globalsHist.shift();
     state.frames.push([now, data.length, n]);
     pushLogs(f.rows);
     updateEma();
@@ -115,7 +144,7 @@ function addRow(r) {
 
 function pushLogs(rows) {
   for (const r of rows) {
-    state.logs.unshift(`${new Date(r.ts).toISOString().slice(11, 23)} ${r.host} cpu=${pct(r.current_avg)} avg=${pct(r.cpu_avg)} sd=${fmt(r.cpu_sd, 3)} n=${r.n_current}`);
+    state.logs.unshift(`${new Date(r.ts).toISOString().slice(11, 23)} ${r.host} cpu=${pct(r.current_avg)} avg=${pct(r.cpu_avg)} σ=${sdPct(r.cpu_sd)} n=${r.n_current}`);
   }
   state.logs.length = Math.min(state.logs.length, 30);
 }
@@ -128,15 +157,29 @@ function updateEma() {
 
 // ---- helpers ----
 function pct(x) { return x == null ? '–' : (100 * x).toFixed(0) + '%'; }
+// sdPct writes a σ of CPU the one way the page uses: percentage points.
+function sdPct(x) { return x == null ? '–' : (100 * x).toFixed(1) + '%'; }
 function fmt(x, d) { return x == null ? '–' : Number(x).toFixed(d); }
 function num(x) { return x == null ? '–' : Math.round(x).toLocaleString('en-US'); }
 
 function hostColor(name) {
-  const m = /^api-(\d+)$/.exec(name);
-  let i;
-  if (m) i = parseInt(m[1], 10) - 1;
-  else { i = 0; for (const c of name) i = (i * 31 + c.charCodeAt(0)) >>> 0; }
-  return PALETTE[i % PALETTE.length];
+  const i = state.colors.get(name);
+  return PALETTE[(i == null ? 0 : i) % PALETTE.length];
+}
+
+// assignColors gives each shown host a colour no other shown host has,
+// keeping the colours of hosts that stay.
+function assignColors(ranked) {
+  const shown = new Set(ranked.map(([name]) => name));
+  for (const name of [...state.colors.keys()]) if (!shown.has(name)) state.colors.delete(name);
+  const used = new Set(state.colors.values());
+  let next = 0;
+  for (const name of shown) {
+    if (state.colors.has(name)) continue;
+    while (used.has(next)) next++;
+    state.colors.set(name, next);
+    used.add(next);
+  }
 }
 
 // countAtSigma interpolates the anomaly counts between thresholds,
@@ -190,7 +233,14 @@ function renderHeader() {
   document.getElementById('event-rate').textContent = g ? g.events_per_sec.toFixed(1) + '/s' : '–';
   document.getElementById('evicted').textContent = g ? num(g.evicted_total) : '–';
   document.getElementById('hosts').textContent = state.hostCount != null ? num(state.hostCount) : num(state.hosts.size);
-  document.getElementById('req-total').textContent = g && g.requests_ingested_total != null ? num(g.requests_ingested_total) : '–';
+  setOptional('req-total', g && g.requests_ingested_total != null ? num(g.requests_ingested_total) : '–');
+}
+
+// setOptional writes text into the element with the id when the page has
+// one: the request totals are there only where the frames carry them.
+function setOptional(id, text) {
+  const el = document.getElementById(id);
+  if (el) el.textContent = text;
 }
 
 function renderTable(ranked) {
@@ -201,7 +251,7 @@ function renderTable(ranked) {
   for (const [name, h] of ranked) {
     const r = h.latest;
     const v = rankValue(r, state.by);
-    const shown = state.by === 'cpu_avg' ? pct(v) : state.by === 'cpu_sd' ? fmt(v == null ? null : 100 * v, 1) + '%' : fmt(v, 1);
+    const shown = state.by === 'cpu_avg' ? pct(v) : state.by === 'cpu_sd' ? sdPct(v) : fmt(v, 1);
     rows.push({ name, shown, current: pct(r.current_avg), ticks: h.ticks });
   }
   // Rebuild only the rows' content; keep checkboxes' state in state.hidden.
@@ -248,7 +298,7 @@ function drawSpark(c, vals, color) {
 // downsample groups a host's ticks in view into at most MAX_POINTS buckets:
 // averages for the averages, extremes for the extremes, last for counts.
 function downsample(ticks, t0, t1) {
-  const bucketMs = Math.max(200, (t1 - t0) / MAX_POINTS);
+  const bucketMs = bucketOf(t0, t1);
   const out = [];
   let cur = null;
   for (const t of ticks) {
@@ -277,6 +327,21 @@ function downsample(ticks, t0, t1) {
   }
 }
 
+function bucketOf(t0, t1) { return Math.max(200, (t1 - t0) / MAX_POINTS); }
+
+// gapAfter says whether two consecutive points are too far apart to join:
+// a host that left the top N (or stopped) has no ticks in between, and a
+// straight line across would invent them.
+function gapAfter(a, b, gapMs) { return b.ts - a.ts > gapMs; }
+
+// niceStep returns a round step (1, 2 or 5 × 10^k) near range/target.
+function niceStep(range, target) {
+  const raw = range / Math.max(1, target);
+  const p = Math.pow(10, Math.floor(Math.log10(raw)));
+  const m = raw / p;
+  return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+}
+
 function renderChart(hosts) {
   const c = document.getElementById('cpu-chart');
   const w = c.clientWidth || 800, h = c.height;
@@ -284,30 +349,66 @@ function renderChart(hosts) {
   const g = c.getContext('2d');
   g.clearRect(0, 0, w, h);
   const t1 = state.latestTs, t0 = t1 - WINDOW_MS;
-  const Y0 = 0.2, Y1 = 0.9, padL = 34, padB = 16;
-  const X = (ts) => padL + ((ts - t0) / WINDOW_MS) * (w - padL - 4);
-  const Y = (v) => (h - padB) - ((Math.min(Math.max(v, Y0 - 0.05), Y1 + 0.05) - Y0) / (Y1 - Y0)) * (h - padB - 6);
-  g.strokeStyle = '#2a3541'; g.fillStyle = '#8a96a3'; g.font = '11px sans-serif'; g.lineWidth = 1;
-  for (let v = 0.2; v <= 0.9001; v += 0.1) {
-    g.beginPath(); g.moveTo(padL, Y(v)); g.lineTo(w, Y(v)); g.stroke();
-    g.fillText((v * 100).toFixed(0) + '%', 2, Y(v) + 4);
-  }
+  const padL = 40, padB = 18;
   const showBands = document.getElementById('show-bands').checked;
   const showRaw = document.getElementById('show-raw').checked;
   const sigma = state.sigma;
+  const gapMs = 3 * bucketOf(t0, t1) + 1000;
+  const series = hosts.map(([name, hh]) => [name, hh, downsample(hh.ticks, t0, t1)]);
+  const upper = (p) => p.cpuN >= 30 && p.avg != null && p.sd != null ? p.avg + sigma * p.sd : null;
+  const lower = (p) => p.cpuN >= 30 && p.avg != null && p.sd != null ? p.avg - sigma * p.sd : null;
+  // The axis contains everything drawn: the lines, the bands and the raw
+  // extremes, padded a little; never narrower than 10 points.
+  let lo = Infinity, hi = -Infinity, bandLo = Infinity, bandHi = -Infinity;
+  const see = (v) => { if (v != null && isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); } };
+  for (const [, , pts] of series) {
+    for (const p of pts) {
+      see(p.cur);
+      if (showBands) {
+        const u = upper(p), l = lower(p);
+        see(u); see(l);
+        if (u != null) bandHi = Math.max(bandHi, u);
+        if (l != null) bandLo = Math.min(bandLo, l);
+      }
+      if (showRaw) { see(p.min); see(p.max); }
+    }
+  }
+  if (!isFinite(lo)) { lo = 0; hi = 1; }
+  const span = Math.max(0.1, hi - lo);
+  const Y0 = lo - 0.05 * span, Y1 = hi + 0.05 * span;
+  const X = (ts) => padL + ((ts - t0) / WINDOW_MS) * (w - padL - 4);
+  const Y = (v) => (h - padB) - ((v - Y0) / (Y1 - Y0)) * (h - padB - 6);
+  g.strokeStyle = '#2a3541'; g.fillStyle = '#8a96a3'; g.font = '11px sans-serif'; g.lineWidth = 1;
+  const yStep = niceStep(Y1 - Y0, 6);
+  for (let v = Math.ceil(Y0 / yStep) * yStep; v <= Y1 + 1e-9; v += yStep) {
+    g.beginPath(); g.moveTo(padL, Y(v)); g.lineTo(w, Y(v)); g.stroke();
+    g.fillText((v * 100).toFixed(yStep < 0.01 ? 1 : 0) + '%', 2, Y(v) + 4);
+  }
+  // Time axis: a label each minute (local time), the newest at the right.
+  const xLabels = [];
+  for (let ts = Math.ceil(t0 / 60000) * 60000; ts <= t1; ts += 60000) {
+    const x = X(ts);
+    g.beginPath(); g.moveTo(x, 6); g.lineTo(x, h - padB); g.stroke();
+    const label = clock(ts).slice(0, 5);
+    xLabels.push(label);
+    g.fillText(label, Math.min(w - 32, Math.max(padL, x - 14)), h - 4);
+  }
+  c.dataset.yMin = String(Y0); c.dataset.yMax = String(Y1);
+  c.dataset.bandMin = isFinite(bandLo) ? String(bandLo) : '';
+  c.dataset.bandMax = isFinite(bandHi) ? String(bandHi) : '';
+  c.dataset.xLabels = xLabels.join(',');
   let dots = 0;
   const dotsAt = [];
-  for (const [name, hh] of hosts) {
+  for (const [name, hh, pts] of series) {
     const color = hostColor(name);
-    const pts = downsample(hh.ticks, t0, t1);
     if (showRaw) {
-      fillBand(g, pts, X, Y, (p) => p.min, (p) => p.max, color, 0.10);
-      fillBand(g, pts, X, Y, (p) => p.cur == null ? null : p.cur - p.csd, (p) => p.cur == null ? null : p.cur + p.csd, color, 0.30);
+      fillBand(g, pts, X, Y, (p) => p.min, (p) => p.max, color, 0.10, gapMs);
+      fillBand(g, pts, X, Y, (p) => p.cur == null ? null : p.cur - p.csd, (p) => p.cur == null ? null : p.cur + p.csd, color, 0.30, gapMs);
     }
-    line(g, pts, X, Y, (p) => p.cur, color, []);
+    line(g, pts, X, Y, (p) => p.cur, color, [], gapMs);
     if (showBands) {
-      line(g, pts, X, Y, (p) => p.cpuN >= 30 && p.avg != null ? p.avg + sigma * p.sd : null, color, [4, 3]);
-      line(g, pts, X, Y, (p) => p.cpuN >= 30 && p.avg != null ? p.avg - sigma * p.sd : null, color, [4, 3]);
+      line(g, pts, X, Y, upper, color, [4, 3], gapMs);
+      line(g, pts, X, Y, lower, color, [4, 3], gapMs);
     }
     // Anomaly dots at full resolution.
     for (const t of hh.ticks) {
@@ -323,24 +424,25 @@ function renderChart(hosts) {
   renderBars(dotsAt, t0);
 }
 
-function line(g, pts, X, Y, f, color, dash) {
+function line(g, pts, X, Y, f, color, dash, gapMs) {
   g.strokeStyle = color; g.setLineDash(dash); g.lineWidth = dash.length ? 1 : 1.5;
   g.beginPath();
-  let on = false;
+  let on = false, prev = null;
   for (const p of pts) {
     const v = f(p);
-    if (v == null) { on = false; continue; }
-    if (on) g.lineTo(X(p.ts), Y(v)); else { g.moveTo(X(p.ts), Y(v)); on = true; }
+    if (v == null) { on = false; prev = null; continue; }
+    if (on && prev && !gapAfter(prev, p, gapMs)) g.lineTo(X(p.ts), Y(v)); else { g.moveTo(X(p.ts), Y(v)); on = true; }
+    prev = p;
   }
   g.stroke();
   g.setLineDash([]);
 }
 
-function fillBand(g, pts, X, Y, lo, hi, color, alpha) {
+function fillBand(g, pts, X, Y, lo, hi, color, alpha, gapMs) {
   g.globalAlpha = alpha; g.fillStyle = color;
   for (let i = 1; i < pts.length; i++) {
     const a = pts[i - 1], b = pts[i];
-    if (lo(a) == null || hi(a) == null || lo(b) == null || hi(b) == null) continue;
+    if (lo(a) == null || hi(a) == null || lo(b) == null || hi(b) == null || gapAfter(a, b, gapMs)) continue;
     g.beginPath();
     g.moveTo(X(a.ts), Y(hi(a))); g.lineTo(X(b.ts), Y(hi(b))); g.lineTo(X(b.ts), Y(lo(b))); g.lineTo(X(a.ts), Y(lo(a)));
     g.closePath(); g.fill();
@@ -357,15 +459,26 @@ function renderBars(dotsAt, t0) {
   const n = WINDOW_MS / 15000;
   const counts = new Array(n).fill(0);
   for (const [, , ts] of dotsAt) counts[Math.min(n - 1, Math.floor((ts - t0) / 15000))]++;
-  const mx = Math.max(1, ...counts);
-  const bw = (w - 34) / n;
+  // A fixed floor of 5 so that one or two anomalies do not fill the chart,
+  // then round steps; the scale is written on the left.
+  const top = Math.max(5, ...counts);
+  const step = niceStep(top, 2);
+  const mx = Math.ceil(top / step) * step;
+  const padL = 40, padT = 12;
+  const bw = (w - padL) / n;
+  const Yb = (k) => h - (k / mx) * (h - padT);
+  g.strokeStyle = '#2a3541'; g.fillStyle = '#8a96a3'; g.font = '11px sans-serif';
+  for (let k = 0; k <= mx; k += step) {
+    g.beginPath(); g.moveTo(padL, Yb(k)); g.lineTo(w, Yb(k)); g.stroke();
+    g.fillText(String(k), 2, Math.min(h - 2, Math.max(10, Yb(k) + 4)));
+  }
   g.fillStyle = ANOMALY;
   counts.forEach((k, i) => {
-    const bh = (k / mx) * (h - 12);
-    g.fillRect(34 + i * bw + 1, h - bh, bw - 2, bh);
+    g.fillRect(padL + i * bw + 1, Yb(k), bw - 2, h - Yb(k));
   });
-  g.fillStyle = '#8a96a3'; g.font = '11px sans-serif';
-  g.fillText('per 15 s', 0, 10);
+  g.fillStyle = '#8a96a3';
+  g.fillText('anomalies per 15 s', padL + 4, 10);
+  c.dataset.scaleMax = String(mx);
 }
 
 function renderStats(hosts) {
@@ -378,6 +491,17 @@ function renderStats(hosts) {
     if (r && state.latestTs - r.ts < 3000) rate += r.requests_sum / Math.max(0.001, r.window_age_seconds);
   }
   document.getElementById('req-rate').textContent = rate.toFixed(1);
+  // Every host's request rate, from the totals of the last ~10 s of ticks.
+  const gh = state.globalsHist;
+  let all = null;
+  if (gh.length >= 2) {
+    const a = gh[0], b = gh[gh.length - 1];
+    if (b.ts > a.ts && a.requests_ingested_total != null && b.requests_ingested_total != null) {
+      all = (b.requests_ingested_total - a.requests_ingested_total) / ((b.ts - a.ts) / 1000);
+    }
+  }
+  setOptional('req-rate-all', all == null ? '–' : num(all));
+  for (const el of document.querySelectorAll('.top-n-count')) el.textContent = String(hosts.length);
   document.getElementById('logs').innerHTML = '';
   for (const l of state.logs.slice(0, 15)) {
     const li = document.createElement('li'); li.textContent = l;
@@ -410,6 +534,7 @@ function redraw() {
       if (!h.latest || h.latest.ts < state.latestTs - KEEP_MS) state.hosts.delete(name);
     }
     const ranked = rankedHosts();
+    assignColors(ranked);
     const shown = ranked.filter(([name]) => !state.hidden.has(name));
     renderHeader();
     renderTable(ranked);
@@ -421,9 +546,10 @@ function redraw() {
 
 async function pollHosts() {
   try {
-    const r = await fetch('/metrics');
+    const r = await fetch('/metrics.json');
     const m = await r.json();
     if (m && m.stats && typeof m.stats.hosts === 'number') state.hostCount = m.stats.hosts;
+    if (m && m.upstream) { state.upstream = m.upstream; renderStatus(); }
   } catch (e) { /* the aggregator is away; the socket reports it */ }
   setTimeout(pollHosts, 2000);
 }
