@@ -180,7 +180,7 @@ func runVector(t *testing.T, path string, workers int) {
 		if exp.Error != nil {
 			require.Error(t, err, "push %d must fail with %s", i, *exp.Error)
 			want := map[string]error{
-				"validation":   live.ErrValidation,
+				"validation":   schema.ErrValidation,
 				"out-of-order": live.ErrOutOfOrder,
 				"late":         live.ErrLate,
 			}[*exp.Error]

@@ -13,7 +13,7 @@
 // through [Series.PushMany] (a columnar [schema.Batch], the fast path) or
 // [Series.PushRows] (rows of values). The series stores what it accepts,
 // columnar, in chunks, with strings interned once; [Series.Len],
-// [Series.All], [Series.Row], [Series.Latest] and [Series.Stats] read
+// [Series.All], [Series.Latest] and [Series.Stats] read
 // what it holds and what it has done. Times are int64 nanoseconds since
 // the Unix epoch inside the library and in tables; [time.Time] and
 // [time.Duration] at the API.
@@ -57,7 +57,7 @@
 // changes. On error nothing is stored, emitted or counted, dst comes
 // back as it was, and the error names the row:
 //
-//   - a [*schema.RowError] wrapping [ErrValidation] ([schema.ErrValidation])
+//   - a [*schema.RowError] wrapping [schema.ErrValidation]
 //     for a cell of the wrong kind, a missing required cell, NaN or ±Inf,
 //     a row or column of the wrong length;
 //   - an [*OrderError] wrapping [ErrOutOfOrder] (strict ordering) or
@@ -115,7 +115,7 @@
 // at the boundary, quiet partitions included; rows of other partitions at
 // the same time arrive after the tick and show at the next one. A tick's
 // rows come out together, one run of equal times in the rolling's table
-// ([schema.Table.Runs], [ByTime]).
+// ([schema.Table.Runs]).
 //
 // # Operators
 //
@@ -140,7 +140,8 @@
 // # Reading outputs
 //
 // [Find] picks one node's output of one kind from what a push returned,
-// and [ByTime] groups a node's rows by time (one group per clock tick).
+// and its table's [schema.Table.Runs] groups the rows by time (one run per
+// clock tick).
 // Columns are read by name through a [schema.Ref] resolved once, when the
 // pipeline is built ([Series.NodeSchema], then [schema.Schema.Ref]), so a
 // misspelt name is an error then and not at the first tick; the typed

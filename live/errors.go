@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/pond-go/pond/schema"
 )
 
 // Errors returned by this package. Test for them with [errors.Is]; the
@@ -34,9 +32,6 @@ var (
 	ErrReentrant = errors.New("live: push during push")
 	// ErrClosed reports a call on a series after [Series.Close].
 	ErrClosed = errors.New("live: series closed")
-	// ErrValidation is [schema.ErrValidation], for callers that import only
-	// this package.
-	ErrValidation = schema.ErrValidation
 )
 
 // OrderError reports a row that breaks the series' ordering. It wraps

@@ -28,7 +28,7 @@ func TestTimesOutsideTheRangeAreRejected(t *testing.T) {
 	for _, ns := range []int64{math.MinInt64, math.MaxInt64, schema.MinTime - 1, schema.MaxTime + 1} {
 		s := newSeries(t, live.Options{MaxAge: time.Second})
 		_, err := s.PushRows(nil, at(0, 1), at(ns, 2))
-		require.ErrorIs(t, err, live.ErrValidation, "time %d", ns)
+		require.ErrorIs(t, err, schema.ErrValidation, "time %d", ns)
 		var re *schema.RowError
 		require.True(t, errors.As(err, &re))
 		assert.Equal(t, schema.TimeRange, re.Reason)

@@ -1,6 +1,9 @@
 package live
 
-import "github.com/pond-go/pond/schema"
+import (
+	"github.com/pond-go/pond/internal/table"
+	"github.com/pond-go/pond/schema"
+)
 
 // filterOp passes the rows its function keeps.
 type filterOp struct {
@@ -9,7 +12,7 @@ type filterOp struct {
 }
 
 func (o *filterOp) row(in *frame, i int, _ int32, out *frame) bool {
-	o.scratch = in.tab.AppendRow(o.scratch[:0], i)
+	o.scratch = table.AppendRow(o.scratch[:0], in.tab, i)
 	if !o.keep(o.scratch) {
 		return false
 	}

@@ -436,7 +436,7 @@ func (p fuzzPush) accepted() []schema.Row {
 		for j := 1; j < fuzzSchema.Len(); j++ {
 			v := &b.Cols[j-1]
 			var c schema.Value
-			if !v.IsMissing(i) {
+			if v.Missing == nil || !v.Missing[i] {
 				switch fuzzSchema.Column(j).Kind {
 				case schema.Number:
 					c = schema.NumberValue(v.Num[i])
@@ -618,7 +618,7 @@ func pushFuzzInput(t *testing.T, data []byte) {
 			var oe *live.OrderError
 			switch {
 			case outOfRange:
-				if !errors.Is(err, live.ErrValidation) {
+				if !errors.Is(err, schema.ErrValidation) {
 					t.Fatalf("push %d of times %v: want a validation error for a time out of range, got %v", push, p.times(), err)
 				}
 			case err == nil && late:

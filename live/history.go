@@ -16,7 +16,7 @@ func (s *Series) rollingBuilt(n *rollingNode, h rolling.History) {
 			n.settle()
 		}
 	}
-	if !h.On() {
+	if h.MaxEvents <= 0 && h.MaxAge <= 0 { // off
 		return
 	}
 	hn := &historyNode{h: h}

@@ -3,6 +3,7 @@ package live
 import (
 	"fmt"
 
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -78,7 +79,7 @@ func newFrame(s *schema.Schema) frame {
 func (f *frame) len() int { return f.tab.Len() }
 
 func (f *frame) reset() {
-	f.tab.Reset()
+	table.Reset(f.tab)
 	for j := range f.syms {
 		if f.syms[j] != nil {
 			f.syms[j] = f.syms[j][:0]

@@ -15,7 +15,7 @@ type mapOp struct {
 }
 
 func (o *mapOp) row(in *frame, i int, _ int32, out *frame) bool {
-	o.inRow = in.tab.AppendRow(o.inRow[:0], i)
+	o.inRow = table.AppendRow(o.inRow[:0], in.tab, i)
 	t := in.tab.TimeNanos(i)
 	clear(o.outRow)
 	o.outRow[0] = schema.NanosValue(t)

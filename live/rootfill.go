@@ -97,7 +97,7 @@ func (r *rootNode) fillAll(b *schema.Batch) {
 			f.syms[j] = ids
 		case schema.Bool:
 			for i := range n {
-				if v.IsMissing(i) {
+				if missingAt(v, i) {
 					c.AppendMissing()
 				} else {
 					c.AppendBool(v.Bool[i])
@@ -105,7 +105,7 @@ func (r *rootNode) fillAll(b *schema.Batch) {
 			}
 		case schema.Array:
 			for i := range n {
-				if v.IsMissing(i) {
+				if missingAt(v, i) {
 					c.AppendMissing()
 				} else {
 					c.AppendArray(v.Arr[i])

@@ -106,9 +106,6 @@ func (s *Series) Close() error {
 	return nil
 }
 
-// Name returns the series' name.
-func (s *Series) Name() string { return s.name }
-
 // Schema returns the schema of the root.
 func (s *Series) Schema() *schema.Schema { return s.schema }
 
@@ -281,14 +278,6 @@ func (s *Series) All() iter.Seq2[int, schema.Row] {
 			}
 		}
 	}
-}
-
-// Row returns row r of what the series holds (0 is the oldest).
-func (s *Series) Row(r int) (schema.Row, error) {
-	if r < 0 || r >= s.store.Len() {
-		return nil, fmt.Errorf("live: row %d out of range [0, %d)", r, s.store.Len())
-	}
-	return s.row(r), nil
 }
 
 func (s *Series) row(r int) schema.Row {
@@ -563,7 +552,7 @@ func (r *rootNode) fill(b *schema.Batch, sel []int32, n int) {
 			}
 			for k := range n {
 				i := row(k)
-				if v.IsMissing(i) {
+				if missingAt(v, i) {
 					c.AppendMissing()
 				} else {
 					c.AppendNum(v.Num[i])
@@ -576,7 +565,7 @@ func (r *rootNode) fill(b *schema.Batch, sel []int32, n int) {
 			}
 			for k := range n {
 				i := row(k)
-				if v.IsMissing(i) {
+				if missingAt(v, i) {
 					c.AppendMissing()
 					ids = append(ids, 0)
 				} else {
@@ -588,7 +577,7 @@ func (r *rootNode) fill(b *schema.Batch, sel []int32, n int) {
 		case schema.Bool:
 			for k := range n {
 				i := row(k)
-				if v.IsMissing(i) {
+				if missingAt(v, i) {
 					c.AppendMissing()
 				} else {
 					c.AppendBool(v.Bool[i])
@@ -597,7 +586,7 @@ func (r *rootNode) fill(b *schema.Batch, sel []int32, n int) {
 		case schema.Array:
 			for k := range n {
 				i := row(k)
-				if v.IsMissing(i) {
+				if missingAt(v, i) {
 					c.AppendMissing()
 				} else {
 					c.AppendArray(v.Arr[i])
@@ -700,3 +689,7 @@ func (s *Series) arrivalOrder() []int {
 	}
 	return pos
 }
+
+// missingAt reports whether cell i of a batch column is marked missing
+// (a Vec without Missing flags has none).
+func missingAt(v *schema.Vec, i int) bool { return v.Missing != nil && v.Missing[i] }

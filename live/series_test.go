@@ -108,7 +108,7 @@ func TestStrictPushIsAtomicAndNamesTheRow(t *testing.T) {
 
 	// pond-ts's reference case 6: a bad cell rejects the whole push.
 	_, err = s.PushRows(nil, r(2000, 1, "a"), schema.Row{schema.MillisValue(3000), schema.StringValue("bad"), schema.Missing()}, r(4000, 3, "a"))
-	require.ErrorIs(t, err, live.ErrValidation)
+	require.ErrorIs(t, err, schema.ErrValidation)
 	var re *schema.RowError
 	require.True(t, errors.As(err, &re))
 	assert.Equal(t, 1, re.Row)

@@ -124,7 +124,7 @@ func TestTypedPushAndDecode(t *testing.T) {
 
 	// A bad row rejects the push atomically, as a batch does.
 	_, err = typed.Push(nil, []sample{{Base: Base{Nanos: ms(5), Host: "c"}, Mem: ptr(math.Inf(1))}})
-	assert.ErrorIs(t, err, live.ErrValidation)
+	assert.ErrorIs(t, err, schema.ErrValidation)
 	assert.Equal(t, 2, s.Len())
 }
 

@@ -67,7 +67,7 @@ func (n *rollingNode) appendValue(tab *schema.Table) {
 		return
 	}
 	if n.part == nil {
-		tab.AppendFrom(src, rows-1)
+		table.AppendFrom(tab, src, rows-1)
 		return
 	}
 	// Column 1 is the partition key: keep each key's last row, in the
@@ -84,6 +84,6 @@ func (n *rollingNode) appendValue(tab *schema.Table) {
 		last[k] = i
 	}
 	for _, k := range order {
-		tab.AppendFrom(src, last[k])
+		table.AppendFrom(tab, src, last[k])
 	}
 }

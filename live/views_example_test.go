@@ -920,7 +920,7 @@ func ExampleSeries_Gather() {
 	// 1000ms cpu=-0.1 host="b"
 }
 
-func ExampleByTime() {
+func ExampleFind() {
 	cpuSchema := schema.MustNew(
 		schema.Column{Name: "time", Kind: schema.Time},
 		schema.Column{Name: "cpu", Kind: schema.Number, Optional: true},
@@ -958,11 +958,16 @@ func ExampleByTime() {
 	check(err)
 	peak, err := sch.Ref("max", schema.Number)
 	check(err)
-	for g := range live.ByTime(out, roll) {
-		fmt.Print(g.Time().Format("15:04:05"))
-		for i := g.From; i < g.To; i++ {
-			h, _ := g.Table.Str(host, i)
-			x, _ := g.Table.Num(peak, i)
+	// The rolling's rows of this push, one run of rows per tick.
+	tab, ok := live.Find(out, roll, live.Event)
+	if !ok {
+		panic("the rolling emitted nothing")
+	}
+	for run := range tab.Runs() {
+		fmt.Print(tab.Time(run.From).Format("15:04:05"))
+		for i := run.From; i < run.To; i++ {
+			h, _ := tab.Str(host, i)
+			x, _ := tab.Num(peak, i)
 			fmt.Printf(" %s=%v", h, x)
 		}
 		fmt.Println()

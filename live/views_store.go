@@ -313,7 +313,7 @@ func copySym(out *frame, k int, in *frame, j, i int) {
 // copyRow appends row i of in to out, whose schema has the same kinds:
 // the cells and the intern ids (not the partition or identity).
 func copyRow(out *frame, in *frame, i int) {
-	out.tab.AppendFrom(in.tab, i)
+	table.AppendFrom(out.tab, in.tab, i)
 	for j := range in.syms {
 		copySym(out, j, in, j, i)
 	}

@@ -72,7 +72,7 @@ func emitted(t *testing.T, s *live.Series, node live.NodeID, rows ...schema.Row)
 		for _, o := range out {
 			if o.Node == node && o.Kind == live.Event {
 				for i := range o.Events.Len() {
-					all.AppendFrom(o.Events, i)
+					table.AppendFrom(all, o.Events, i)
 				}
 			}
 		}

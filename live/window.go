@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/pond-go/pond/internal/clock"
 	"github.com/pond-go/pond/sequence"
 )
 
@@ -20,7 +21,7 @@ func (s *Series) Window(source NodeID, span time.Duration) (NodeID, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := sequence.CheckDuration(span); err != nil {
+	if err := clock.CheckDuration(span); err != nil {
 		return 0, configErr("window", "span", fmt.Sprintf("%v must be positive and at most %v", span, sequence.MaxDuration), err)
 	}
 	return s.addWindow(source, src, int64(span), 0), nil

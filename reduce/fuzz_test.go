@@ -38,8 +38,8 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if r.Err() != nil {
-			t.Fatalf("Parse(%q) = %v, which is invalid: %v", name, r, r.Err())
+		if r.err() != nil {
+			t.Fatalf("Parse(%q) = %v, which is invalid: %v", name, r, r.err())
 		}
 		if r.op == reducers.OpPercentile && !(r.q >= 0 && r.q <= 100) {
 			t.Fatalf("Parse(%q) gave q = %v", name, r.q)

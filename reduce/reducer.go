@@ -19,8 +19,8 @@ var (
 	ErrReducer = errors.New("reduce: invalid reducer")
 )
 
-// ReducerError is the error [Parse], [Reducer.Err] and [Reducer.Check]
-// return. It wraps [ErrReducer].
+// ReducerError is the error [Parse] and [Reducer.Check] return, and the
+// operators built with an invalid reducer. It wraps [ErrReducer].
 type ReducerError struct {
 	Name   string // the reducer's name as given, "" for the zero Reducer
 	Reason string // what is wrong, quoting the bad value
@@ -64,13 +64,15 @@ var (
 )
 
 // Percentile returns the p<q> reducer. A q outside [0, 100] (or NaN) gives a
-// Reducer whose [Reducer.Err] reports it; such a Reducer builds no state.
+// Reducer that [Reducer.Check] and the operators refuse; such a Reducer
+// builds no state.
 func Percentile(q float64) Reducer {
 	return Reducer{op: reducers.OpPercentile, q: q + 0} // + 0 turns -0 into 0
 }
 
 // Top returns the top<N> reducer: the N most frequent values. N < 1 gives a
-// Reducer whose [Reducer.Err] reports it; such a Reducer builds no state.
+// Reducer that [Reducer.Check] and the operators refuse; such a Reducer
+// builds no state.
 func Top(n int) Reducer { return Reducer{op: reducers.OpTop, n: n} }
 
 var byName = map[string]Reducer{
@@ -133,16 +135,6 @@ func Parse(name string) (Reducer, error) {
 	return Reducer{}, &ReducerError{Name: name, Reason: fmt.Sprintf("unknown reducer %q", name)}
 }
 
-// MustParse is like [Parse] but panics if the name is invalid. It is meant
-// for names written in the program's source.
-func MustParse(name string) Reducer {
-	r, err := Parse(name)
-	if err != nil {
-		panic(err)
-	}
-	return r
-}
-
 func allDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
@@ -194,14 +186,15 @@ func (r Reducer) String() string {
 
 func init() {
 	reducers.SpecOf = func(r any) reducers.Spec { return r.(Reducer).spec() }
+	reducers.ErrOf = func(r any) error { return r.(Reducer).err() }
 }
 
 // spec returns what the states need of r.
 func (r Reducer) spec() reducers.Spec { return reducers.Spec{Op: r.op, Q: r.q, N: r.n} }
 
-// Err returns nil for a valid reducer, and an error wrapping [ErrReducer]
+// err returns nil for a valid reducer, and an error wrapping [ErrReducer]
 // for the zero Reducer, a percentile outside [0, 100] or a top N below 1.
-func (r Reducer) Err() error {
+func (r Reducer) err() error {
 	switch {
 	case r.op < reducers.OpCount || r.op > reducers.OpSamples:
 		return &ReducerError{Reason: "zero Reducer (use Parse or a predefined reducer)"}
@@ -218,17 +211,24 @@ func (r Reducer) Err() error {
 // array); unique, top and samples read the same kinds and flatten arrays;
 // sum, avg, min, max, median, percentiles, stdev and difference read
 // numbers only. No reducer reads a time column. The error wraps
-// [ErrReducer]; an invalid reducer gives its [Reducer.Err].
+// [ErrReducer]; an invalid reducer (the zero Reducer, a percentile outside
+// [0, 100], a top N below 1) gives that error.
 func (r Reducer) Check(src schema.Kind) error {
-	if err := r.Err(); err != nil {
+	if err := r.err(); err != nil {
 		return err
 	}
-	switch {
-	case src == schema.Number, src.Valid() && src != schema.Time && !r.op.Numeric():
+	var what string
+	switch src {
+	case schema.Number:
 		return nil
-	}
-	what := src.String() + " column"
-	if !src.Valid() {
+	case schema.String, schema.Bool, schema.Array:
+		if !r.op.Numeric() {
+			return nil
+		}
+		what = src.String() + " column"
+	case schema.Time:
+		what = src.String() + " column"
+	default:
 		what = "column of kind " + src.String()
 	}
 	return &ReducerError{Name: r.String(), Reason: fmt.Sprintf("reducer %q cannot read a %s", r.String(), what)}

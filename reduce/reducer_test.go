@@ -53,7 +53,7 @@ func TestParseValidNames(t *testing.T) {
 			r, err := Parse(tt.name)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, r)
-			assert.NoError(t, r.Err())
+			assert.NoError(t, r.err())
 			str := tt.str
 			if str == "" {
 				str = tt.name
@@ -117,11 +117,6 @@ func TestParseRejects(t *testing.T) {
 	}
 }
 
-func TestMustParse(t *testing.T) {
-	assert.Equal(t, Top(2), MustParse("top2"))
-	assert.PanicsWithError(t, `reduce: unknown reducer "nope"`, func() { MustParse("nope") })
-}
-
 func TestReducerAccessors(t *testing.T) {
 	tests := []struct {
 		r    Reducer
@@ -167,7 +162,7 @@ func TestReducerErr(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.r.Err()
+			err := tt.r.err()
 			require.Error(t, err)
 			assert.ErrorIs(t, err, ErrReducer)
 			assert.Equal(t, tt.msg, err.Error())

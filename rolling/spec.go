@@ -95,6 +95,3 @@ type History struct {
 	MaxEvents int
 	MaxAge    time.Duration
 }
-
-// On reports whether history is kept.
-func (h History) On() bool { return h.MaxEvents > 0 || h.MaxAge > 0 }

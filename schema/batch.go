@@ -70,8 +70,8 @@ func (b *Batch) Reset() {
 	}
 }
 
-// IsMissing reports whether cell i of v is marked missing.
-func (v *Vec) IsMissing(i int) bool { return v.Missing != nil && v.Missing[i] }
+// isMissing reports whether cell i of v is marked missing.
+func (v *Vec) isMissing(i int) bool { return v.Missing != nil && v.Missing[i] }
 
 // Reason says what is wrong with a cell or a row.
 type Reason uint8
@@ -208,7 +208,7 @@ func (s *Schema) validateVec(j int, v *Vec, n int) error {
 	if have != n {
 		return s.rowErr(-1, j, ColumnLength, fmt.Sprintf("%d %s cells for %d rows", have, col.Kind, n))
 	}
-	if v.Missing != nil && col.Required() {
+	if v.Missing != nil && !col.Optional {
 		for i, m := range v.Missing {
 			if m {
 				return s.rowErr(i, j, MissingRequired, "")
@@ -219,13 +219,13 @@ func (s *Schema) validateVec(j int, v *Vec, n int) error {
 	case Number:
 		for i, f := range v.Num {
 			// f-f is 0 for finite f and NaN for NaN and ±Inf.
-			if f-f != 0 && !v.IsMissing(i) {
+			if f-f != 0 && !v.isMissing(i) {
 				return s.rowErr(i, j, NonFinite, fmt.Sprint(f))
 			}
 		}
 	case Array:
 		for i, a := range v.Arr {
-			if v.IsMissing(i) {
+			if v.isMissing(i) {
 				continue
 			}
 			if a == nil {
@@ -301,7 +301,7 @@ func (s *Schema) checkRow(i int, r Row) error {
 	for j, c := range r {
 		col := s.cols[j]
 		if c.kind == 0 {
-			if col.Required() {
+			if !col.Optional {
 				return s.rowErr(i, j, MissingRequired, "")
 			}
 			continue

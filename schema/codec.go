@@ -317,9 +317,6 @@ func NewCodec[T any](sch *Schema) (*Codec[T], error) {
 	return c, nil
 }
 
-// Schema returns the codec's
-func (c *Codec[T]) Schema() *Schema { return c.sch }
-
 // Encode fills dst (emptied first; a new batch when nil) with rows, a
 // column at a time, and returns it. It does not validate: pushing the
 // batch does.

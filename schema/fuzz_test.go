@@ -209,7 +209,7 @@ func checkCells(t *testing.T, s *schema.Schema, b *schema.Batch, tab *schema.Tab
 		for j := 1; j < s.Len(); j++ {
 			v := &b.Cols[j-1]
 			got := tab.Value(i, j)
-			if v.IsMissing(i) {
+			if v.Missing != nil && v.Missing[i] {
 				if !got.IsMissing() {
 					t.Fatalf("row %d column %d: %v, pushed missing", i, j, got)
 				}

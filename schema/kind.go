@@ -31,14 +31,14 @@ var kindNames = [...]string{
 // String returns the pond-ts name of the kind ("time", "number", "string",
 // "boolean", "array"), or "invalid(n)" for anything else.
 func (k Kind) String() string {
-	if k.Valid() {
+	if k.valid() {
 		return kindNames[k]
 	}
 	return fmt.Sprintf("invalid(%d)", uint8(k))
 }
 
-// Valid reports whether k is one of the five column kinds.
-func (k Kind) Valid() bool { return k >= Time && k <= Array }
+// valid reports whether k is one of the five column kinds.
+func (k Kind) valid() bool { return k >= Time && k <= Array }
 
 // ParseKind parses a pond-ts kind name ("time", "number", "string",
 // "boolean", "array"). It returns an error wrapping [ErrSchema] for any other

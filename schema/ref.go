@@ -30,9 +30,6 @@ func (s *Schema) Ref(name string, k Kind) (Ref, error) {
 	return Ref{col: i, kind: k}, nil
 }
 
-// Index returns the column's index in its schema.
-func (r Ref) Index() int { return r.col }
-
 // col returns the column r names, checking that it is of r's kind: a Ref
 // resolved on another schema is a programmer error.
 func (t *Table) col(r Ref, k Kind) *col {

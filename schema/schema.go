@@ -27,9 +27,6 @@ type Column struct {
 	Optional bool
 }
 
-// Required reports whether a cell of the column may not be missing.
-func (c Column) Required() bool { return !c.Optional }
-
 // Schema is an ordered, immutable list of columns. Column 0 is the time key;
 // the others are value columns. Build one with [New].
 type Schema struct {
@@ -68,7 +65,7 @@ func New(cols ...Column) (*Schema, error) {
 		switch {
 		case c.Name == "":
 			return nil, &SchemaError{Column: i, Reason: "empty column name"}
-		case !c.Kind.Valid():
+		case !c.Kind.valid():
 			return nil, &SchemaError{Column: i, Name: c.Name, Reason: fmt.Sprintf("unknown kind %s", c.Kind)}
 		case i == 0 && c.Kind != Time:
 			return nil, &SchemaError{Column: 0, Name: c.Name, Reason: fmt.Sprintf("the first column must be of kind time, not %s", c.Kind)}

@@ -64,8 +64,8 @@ func TestSchemaAccessors(t *testing.T) {
 	assert.Equal(t, []string{"time", "cpu", "host", "up", "tags"}, s.Names())
 	assert.True(t, s.Equal(metrics()))
 	assert.Equal(t, "time:time, cpu:number, host:string, up:boolean?, tags:array?", s.String())
-	assert.True(t, s.Column(1).Required())
-	assert.False(t, s.Column(3).Required())
+	assert.False(t, s.Column(1).Optional)
+	assert.True(t, s.Column(3).Optional)
 }
 
 func TestParseKind(t *testing.T) {
@@ -248,7 +248,7 @@ func TestTableCells(t *testing.T) {
 	assert.Equal(t, time.UnixMilli(1000).UTC(), tab.Time(1))
 
 	c := tab.Clone()
-	tab.Reset()
+	table.Reset(tab)
 	assert.Zero(t, tab.Len())
 	assert.Equal(t, 3, c.Len(), "a clone is independent")
 	assert.Equal(t, "time=1970-01-01T00:00:00Z cpu=1 host=\"a\" up=null tags=[\"x\", 2]", c.String()[:len("time=1970-01-01T00:00:00Z cpu=1 host=\"a\" up=null tags=[\"x\", 2]")])
@@ -264,7 +264,7 @@ func TestTableAppendDoesNotAllocateOnceGrown(t *testing.T) {
 	s := metrics()
 	tab := schema.NewTable(s)
 	fill := func() {
-		tab.Reset()
+		table.Reset(tab)
 		for i := range 100 {
 			table.Column(tab, 0).AppendTime(int64(i))
 			table.Column(tab, 1).AppendNum(1)
@@ -346,7 +346,7 @@ func TestAliasedColumnsGiveTheirMemoryBack(t *testing.T) {
 	got, _ := tab.Strings("h")
 	assert.Equal(t, hs, got)
 	assert.False(t, table.Column(tab, 2).IsMissing(1))
-	tab.Reset()
+	table.Reset(tab)
 	table.Column(tab, 0).AppendTime(9)
 	table.Column(tab, 1).AppendNum(9)
 	table.Column(tab, 2).AppendStr("z")

@@ -76,14 +76,12 @@ func (t *Table) Strings(name string) ([]string, bool) {
 func (t *Table) Value(i, j int) Value { return valueAt(&t.cols[j], i) }
 
 // Row returns row i as a new [Row].
-func (t *Table) Row(i int) Row { return t.AppendRow(nil, i) }
-
-// AppendRow appends the cells of row i to dst and returns it.
-func (t *Table) AppendRow(dst Row, i int) Row {
+func (t *Table) Row(i int) Row {
+	r := make(Row, len(t.cols))
 	for j := range t.cols {
-		dst = append(dst, valueAt(&t.cols[j], i))
+		r[j] = valueAt(&t.cols[j], i)
 	}
-	return dst
+	return r
 }
 
 // All iterates over the rows in order. Each row is a new slice.
@@ -94,13 +92,6 @@ func (t *Table) All() iter.Seq2[int, Row] {
 				return
 			}
 		}
-	}
-}
-
-// Reset empties the table and keeps its capacity.
-func (t *Table) Reset() {
-	for i := range t.cols {
-		t.cols[i].Reset()
 	}
 }
 
@@ -121,19 +112,13 @@ func (t *Table) AppendRowValues(r Row) bool {
 	return ok
 }
 
-// AppendFrom appends row i of src, whose schema must have the same column
-// kinds in the same order.
-func (t *Table) AppendFrom(src *Table, i int) {
-	for j := range t.cols {
-		t.cols[j].AppendFrom(&src.cols[j], i)
-	}
-}
-
 // Clone returns a deep copy of the table that the caller owns.
 func (t *Table) Clone() *Table {
 	c := NewTable(t.schema)
 	for i := range t.Len() {
-		c.AppendFrom(t, i)
+		for j := range c.cols {
+			c.cols[j].AppendFrom(&t.cols[j], i)
+		}
 	}
 	return c
 }

@@ -10,7 +10,7 @@
 // # Sequences
 //
 // [Every] gives the boundaries anchor + k·step for every integer k. Time is
-// int64 nanoseconds since the Unix epoch; [Sequence.Index] is a floor
-// division that is exact for negative times, so a bucket always holds
-// [Boundary(i), Boundary(i+1)).
+// int64 nanoseconds since the Unix epoch; [Sequence.Start] is a floor
+// division that is exact for negative times, so the bucket of t always
+// holds [Start(t), Start(t) + Step()).
 package sequence

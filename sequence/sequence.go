@@ -86,18 +86,6 @@ const MaxDuration = time.Duration(1 << 62)
 // times.
 const maxTime = 1<<62 - 1
 
-// CheckDuration returns an error wrapping [ErrDuration] if d is zero,
-// negative, or longer than [MaxDuration].
-func CheckDuration(d time.Duration) error {
-	if d <= 0 {
-		return &DurationError{Input: d.String(), Reason: "it must be positive"}
-	}
-	if d > MaxDuration {
-		return &DurationError{Input: d.String(), Reason: "it is too large"}
-	}
-	return nil
-}
-
 // Sequence is a fixed-step sequence of boundaries anchor + k·step for every
 // integer k, on int64 nanoseconds since the Unix epoch. Build one with
 // [Every]; the anchor defaults to 0 (the epoch), so boundaries are
@@ -157,9 +145,9 @@ func (s Sequence) Step() time.Duration { return time.Duration(s.step) }
 // Anchor returns the boundary the sequence is anchored at, in nanoseconds.
 func (s Sequence) Anchor() int64 { return s.anchor }
 
-// Index returns the index of the bucket holding t: floor((t − anchor) / step),
-// exact for negative times. The sequence must be valid.
-func (s Sequence) Index(t int64) int64 {
+// index returns the index of the bucket holding t: floor((t − anchor) /
+// step), exact for negative times. The sequence must be valid.
+func (s Sequence) index(t int64) int64 {
 	d := t - s.anchor
 	q := d / s.step
 	if d%s.step < 0 {
@@ -168,11 +156,11 @@ func (s Sequence) Index(t int64) int64 {
 	return q
 }
 
-// Boundary returns the start of bucket idx: anchor + idx·step.
-func (s Sequence) Boundary(idx int64) int64 { return s.anchor + idx*s.step }
-
-// Start returns the start of the bucket holding t.
-func (s Sequence) Start(t int64) int64 { return s.Boundary(s.Index(t)) }
+// Start returns the start of the bucket holding t (in nanoseconds since
+// the epoch): the latest boundary at or before t, anchor + k·step with k =
+// floor((t − anchor) / step), exact for negative times. The bucket ends at
+// Start(t) + Step(). The sequence must be valid.
+func (s Sequence) Start(t int64) int64 { return s.anchor + s.index(t)*s.step }
 
 // String renders the sequence as "every 200ms", or with its anchor in
 // nanoseconds since the epoch as "every 30s from 5000000000".

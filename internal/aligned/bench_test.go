@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/schema"
 )
@@ -69,7 +70,7 @@ func (f *seedFeed) push(g *Group, out *schema.Table, i int) {
 		f.enc[0][h] = math.Float64bits(0.5 + 0.001*float64((i*7+h*13)%100))
 		f.enc[1][h] = math.Float64bits(float64(70 + (i+h)%61))
 	}
-	out.Reset()
+	table.Reset(out)
 	g.Push(&Rows{Times: f.times, Enc: f.enc}, f.parts, out)
 }
 

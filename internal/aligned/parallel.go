@@ -71,7 +71,7 @@ func (pc *parClose) run(g *Group, b int64, out *schema.Table) int {
 			if wk.tab == nil || wk.tab.Schema() != out.Schema() {
 				wk.tab = schema.NewTable(out.Schema())
 			}
-			wk.tab.Reset()
+			table.Reset(wk.tab)
 		}
 	}
 	pc.pool.Run(k, pc)

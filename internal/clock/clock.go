@@ -5,6 +5,7 @@ package clock
 
 import (
 	"math"
+	"time"
 
 	"github.com/pond-go/pond/sequence"
 )
@@ -33,13 +34,26 @@ type Spec struct {
 // operator is built: the argument is boxed.
 var SpecOf func(trigger any) Spec
 
+// CheckDuration returns a *sequence.DurationError (wrapping
+// sequence.ErrDuration) if d is zero, negative, or longer than
+// sequence.MaxDuration: the spans the operators accept.
+func CheckDuration(d time.Duration) error {
+	if d <= 0 {
+		return &sequence.DurationError{Input: d.String(), Reason: "it must be positive"}
+	}
+	if d > sequence.MaxDuration {
+		return &sequence.DurationError{Input: d.String(), Reason: "it is too large"}
+	}
+	return nil
+}
+
 // ClockState applies the crossing rule of a clock to a stream of times. The
 // zero value is not usable; build one with [NewClockState].
 type ClockState struct {
 	seq     sequence.Sequence
 	started bool
 	next    int64 // start of the bucket after the current one; MinInt64 before the first time
-	idx     int64 // index of the current bucket
+	start   int64 // start of the current bucket
 }
 
 // NewClockState returns the crossing state of a clock on seq, which must be
@@ -62,30 +76,29 @@ func (c *ClockState) Observe(t int64) (boundary int64, fired bool) {
 // cross is Observe for a time at or past the next boundary, or the first
 // time: kept apart so that Observe's common case inlines.
 func (c *ClockState) cross(t int64) (boundary int64, fired bool) {
-	idx := c.seq.Index(t)
+	start := c.seq.Start(t)
 	if !c.started {
 		c.started = true
-		c.setBucket(idx)
+		c.setBucket(start)
 		return 0, false
 	}
-	if idx <= c.idx {
+	if start <= c.start {
 		// Cannot happen when t >= next; kept for safety against overflow.
 		return 0, false
 	}
-	c.setBucket(idx)
-	return c.seq.Boundary(idx), true
+	c.setBucket(start)
+	return start, true
 }
 
-func (c *ClockState) setBucket(idx int64) {
-	c.idx = idx
-	c.next = c.seq.Boundary(idx + 1)
+// setBucket makes the bucket starting at start the current one. Times and
+// steps are within 2^62 ns of 0, so start + step does not overflow.
+func (c *ClockState) setBucket(start int64) {
+	c.start = start
+	c.next = start + int64(c.seq.Step())
 }
 
 // Started reports whether a time has been observed.
 func (c *ClockState) Started() bool { return c.started }
-
-// Bucket returns the index of the current bucket.
-func (c *ClockState) Bucket() int64 { return c.idx }
 
 // CountState applies a count trigger: every n-th observation fires.
 type CountState struct {

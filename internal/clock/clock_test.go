@@ -90,3 +90,14 @@ func ExampleNewClockState() {
 	// row at 30s fires, keyed at 30s
 	// row at 95s fires, keyed at 90s
 }
+
+func TestCheckDurationAcceptsPositiveSpansUpToMaxDuration(t *testing.T) {
+	assert.NoError(t, clock.CheckDuration(sequence.MaxDuration))
+	assert.NoError(t, clock.CheckDuration(1))
+	for _, d := range []time.Duration{0, -1, sequence.MaxDuration + 1} {
+		err := clock.CheckDuration(d)
+		assert.ErrorIs(t, err, sequence.ErrDuration, "%v", d)
+		var de *sequence.DurationError
+		assert.ErrorAs(t, err, &de, "%v", d)
+	}
+}

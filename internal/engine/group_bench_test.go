@@ -80,8 +80,8 @@ func newGroupRigMode(parts, perSec int, aligned bool) *groupRig {
 
 // tick pushes one row per partition at the next time.
 func (r *groupRig) tick() {
-	r.tab.Reset()
-	r.out.Reset()
+	table.Reset(r.tab)
+	table.Reset(r.out)
 	for p := range r.parts {
 		table.Column(r.tab, 0).AppendTime(r.t)
 		table.Column(r.tab, 1).AppendNum(0.5 + 0.1*math.Sin(float64(r.t/r.step+int64(p))))

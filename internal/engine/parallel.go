@@ -66,7 +66,7 @@ func (pt *parTick) run(g *Group, t, b int64, out *schema.Table) {
 		if wk.tab == nil || wk.tab.Schema() != out.Schema() {
 			wk.tab = schema.NewTable(out.Schema())
 		}
-		wk.tab.Reset()
+		table.Reset(wk.tab)
 		// A share of the spare blocks, and the shared count of blocks in
 		// use, so that the worker keeps what it frees as the shared pool
 		// would.

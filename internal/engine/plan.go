@@ -255,14 +255,14 @@ func NewPlan(src *schema.Schema, windows []rolling.Window, opts rolling.Options,
 				return nil, &rolling.SpecError{Window: name, Output: a.Out, Reason: fmt.Sprintf("source %q is the time column, not a value column", a.From)}
 			}
 			kind := src.Column(ci).Kind
-			if err := a.Using.Err(); err != nil {
+			if err := reducers.ErrOf(a.Using); err != nil {
 				return nil, &rolling.SpecError{Window: name, Output: a.Out, Reason: "bad reducer", Err: err}
 			}
 			if err := a.Using.Check(kind); err != nil {
 				return nil, &rolling.SpecError{Window: name, Output: a.Out, Reason: fmt.Sprintf("reducer %s does not fit column %q", a.Using, a.From), Err: err}
 			}
 			op := reducers.SpecOf(a.Using).Op
-			if op == reducers.OpCount && src.Column(ci).Required() {
+			if op == reducers.OpCount && !src.Column(ci).Optional {
 				// A required column has a value in every row: its count
 				// is the number of rows in the window, and the deque need
 				// not hold the column for it.
@@ -350,7 +350,7 @@ func (p *Plan) buildAligned() error {
 	step := int64(seq.Step())
 	spec := aligned.Spec{Step: step, Anchor: seq.Anchor(), Kinds: p.kinds}
 	for _, c := range p.cols {
-		spec.Required = append(spec.Required, p.src.Column(c).Required())
+		spec.Required = append(spec.Required, !p.src.Column(c).Optional)
 	}
 	if p.syms != nil {
 		spec.Syms = p.syms

@@ -78,6 +78,12 @@ type Spec struct {
 // read a reducer without reduce exporting its insides.
 var SpecOf func(reducer any) Spec
 
+// ErrOf returns nil for a usable reduce.Reducer, or the error wrapping
+// reduce.ErrReducer that says why it is not (the zero Reducer, a
+// percentile outside [0, 100], a top N below 1). Package reduce sets it
+// as it sets SpecOf.
+var ErrOf func(reducer any) error
+
 // finite reports whether f is neither NaN nor ±Inf.
 func finite(f float64) bool { return f-f == 0 }
 

@@ -11,9 +11,38 @@ import (
 // Col is one column of a schema.Table.
 type Col = column.Col[schema.Value]
 
-// Of returns column j of t (0 is the time column). It panics if j is out of
-// range.
-func Column(t *schema.Table, j int) *Col { return &(*column.Cols(t).(*[]Col))[j] }
+// Column returns column j of t (0 is the time column). It panics if j is out
+// of range.
+func Column(t *schema.Table, j int) *Col { return &cols(t)[j] }
+
+// cols returns the columns of t.
+func cols(t *schema.Table) []Col { return *column.Cols(t).(*[]Col) }
+
+// Reset empties t and keeps its capacity.
+func Reset(t *schema.Table) {
+	cs := cols(t)
+	for j := range cs {
+		cs[j].Reset()
+	}
+}
+
+// AppendFrom appends row i of src to dst, whose schema must have the same
+// column kinds in the same order.
+func AppendFrom(dst, src *schema.Table, i int) {
+	d, s := cols(dst), cols(src)
+	for j := range d {
+		d[j].AppendFrom(&s[j], i)
+	}
+}
+
+// AppendRow appends the cells of row i of t to dst and returns it.
+func AppendRow(dst schema.Row, t *schema.Table, i int) schema.Row {
+	cs := cols(t)
+	for j := range cs {
+		dst = append(dst, Value(&cs[j], i))
+	}
+	return dst
+}
 
 // NewCol returns an empty column of kind k, for code that builds cells
 // outside a table.

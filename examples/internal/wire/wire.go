@@ -1,5 +1,6 @@
-// Package wire holds the aggregator's WebSocket frames (spec §3.9) and
-// their JSON encoders.
+// Package wire holds the aggregator's WebSocket frames (the /live and
+// /live-agg formats of examples/aggregator/README.md) and their JSON
+// encoders.
 //
 // Frames are encoded by hand, appending to caller-owned buffers: field
 // order is the Node implementation's insertion order, times are epoch
@@ -9,6 +10,19 @@
 //
 // The decoding types ([DecodedFrame] and friends) read any frame back with
 // encoding/json, for the comparison tool, the bench probe and tests.
+//
+// The frames do not use schema.Table's AppendJSON encoders because they
+// are not a table's JSON: a /live row is the positional array [time_ms,
+// cpu, requests, host], where AppendJSON writes one object per row keyed
+// by column name and AppendJSONColumns one array per column; a HostTick's
+// fields are named and ordered as the Node aggregator's ("ts", not
+// "time"), and n_current, the anomaly counts and window_age_seconds are
+// computed per tick, not columns of the rolling; and the frames follow
+// JSON.stringify where AppendJSON follows encoding/json: -0 is written 0
+// (AppendJSON writes -0), \b and \f take their short escapes (AppendJSON
+// writes \u0008 and \u000c), and U+2028 and U+2029 are not escaped. The
+// raw rows are also encoded, once for every client, from columns copied
+// out of the push's table, which they outlive.
 package wire
 
 import (

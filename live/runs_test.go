@@ -15,7 +15,10 @@ import (
 	"github.com/pond-go/pond/trigger"
 )
 
-func TestByTimeGivesOneGroupPerBoundary(t *testing.T) {
+// TestRunsOfAClockRollingAreOneFramePerBoundary: the Event output of a
+// clock-triggered rolling over a partitioned node, found with Find, comes
+// in runs of one time each, a boundary's frame with every partition's row.
+func TestRunsOfAClockRollingAreOneFramePerBoundary(t *testing.T) {
 	s := newSeries(t, live.Options{})
 	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
 	require.NoError(t, err)
@@ -40,12 +43,14 @@ func TestByTimeGivesOneGroupPerBoundary(t *testing.T) {
 	require.NoError(t, err)
 	sum, err := sch.Ref("sum", schema.Number)
 	require.NoError(t, err)
+	tab, ok := live.Find(out, roll, live.Event)
+	require.True(t, ok)
 	var got []group
-	for g := range live.ByTime(out, roll) {
-		gr := group{at: g.TimeNanos() / int64(time.Millisecond)}
+	for g := range tab.Runs() {
+		gr := group{at: g.Time / int64(time.Millisecond)}
 		for i := g.From; i < g.To; i++ {
-			h, _ := g.Table.Str(host, i)
-			x, _ := g.Table.Num(sum, i)
+			h, _ := tab.Str(host, i)
+			x, _ := tab.Num(sum, i)
 			gr.hosts, gr.sums = append(gr.hosts, h), append(gr.sums, x)
 		}
 		got = append(got, gr)
@@ -56,14 +61,16 @@ func TestByTimeGivesOneGroupPerBoundary(t *testing.T) {
 		{2000, []string{"a", "b", "c"}, []float64{2, 3, 3}},
 	}, got)
 
+	rows, ok := live.Find(out, s.Root(), live.Event)
+	require.True(t, ok)
 	var rootTimes []int64
-	for g := range live.ByTime(out, s.Root()) {
-		rootTimes = append(rootTimes, g.Time().UnixMilli())
-		assert.Equal(t, g.Time(), g.Table.Time(g.To-1))
+	for g := range rows.Runs() {
+		rootTimes = append(rootTimes, g.Time/int64(time.Millisecond))
+		assert.Equal(t, g.Time, rows.TimeNanos(g.To-1))
 	}
 	assert.Equal(t, []int64{1000, 2000, 2500}, rootTimes)
 
-	for range live.ByTime(out, roll) {
+	for range tab.Runs() {
 		break // stopping early is fine
 	}
 	_, err = sch.Ref("summ", schema.Number)
