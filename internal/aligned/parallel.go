@@ -33,24 +33,23 @@ func (g *Group) close(b int64, out *schema.Table) {
 // What a closing does for one partition (drain its waiting rows into its
 // panes, emit its row, slide its windows) reads and writes that
 // partition's state only, beside the plan's read-only description. So the
-// emission order is cut into as many contiguous ranges as there are
-// workers; worker 0 emits its range straight into the push's output and
-// every other worker into a table of its own, appended to the output in
-// range order once all have finished: the output is row for row what one
-// worker emits. Partitions that go dormant are counted per worker and
+// emission order is cut into chunks of contiguous partitions that the
+// workers take as they come ([workers.Split]), each chunk emitting into a
+// table of its own; once all have finished, the chunks' tables are
+// appended to the output in chunk order, so the output is row for row what
+// one worker emits. Partitions that go dormant are counted per worker and
 // summed afterwards.
 type parClose struct {
-	pool *workers.Pool
-	g    *Group
-	b    int64
-	out  *schema.Table
-	wk   []closeWorker
+	pool   *workers.Pool
+	g      *Group
+	b      int64
+	split  workers.Split
+	chunks []*schema.Table // the rows of each chunk
+	wk     []closeWorker
 }
 
-// closeWorker is one worker's share of a closing.
+// closeWorker is one worker's scratch and count.
 type closeWorker struct {
-	lo, hi  int
-	tab     *schema.Table // its rows (worker 0: the push's output)
 	sc      closeScratch
 	dormant int
 }
@@ -62,38 +61,31 @@ func (pc *parClose) run(g *Group, b int64, out *schema.Table) int {
 	if len(pc.wk) < k {
 		pc.wk = append(pc.wk, make([]closeWorker, k-len(pc.wk))...)
 	}
-	pc.g, pc.b, pc.out = g, b, out
-	n := len(g.order)
+	pc.g, pc.b = g, b
+	pc.chunks = table.Empties(pc.chunks, pc.split.Reset(len(g.order), k, 8), out.Schema())
 	for w := range k {
-		wk := &pc.wk[w]
-		wk.lo, wk.hi = w*n/k, (w+1)*n/k
-		if w > 0 {
-			if wk.tab == nil || wk.tab.Schema() != out.Schema() {
-				wk.tab = schema.NewTable(out.Schema())
-			}
-			table.Reset(wk.tab)
-		}
+		pc.wk[w].dormant = 0
 	}
 	pc.pool.Run(k, pc)
 	dormant := 0
 	for w := range k {
-		wk := &pc.wk[w]
-		dormant += wk.dormant
-		if w == 0 {
-			continue
-		}
-		table.AppendAll(out, wk.tab)
+		dormant += pc.wk[w].dormant
 	}
-	pc.g, pc.out = nil, nil
+	for _, t := range pc.chunks {
+		table.AppendAll(out, t)
+	}
+	pc.g = nil
 	return dormant
 }
 
-// Do is worker w's part of the closing.
+// Do is worker w's part of the closing: chunks until none is left.
 func (pc *parClose) Do(w int) {
 	wk := &pc.wk[w]
-	out := pc.out
-	if w > 0 {
-		out = wk.tab
+	for {
+		c, lo, hi, ok := pc.split.Next()
+		if !ok {
+			return
+		}
+		wk.dormant += pc.g.closeRange(lo, hi, pc.b, pc.chunks[c], &wk.sc)
 	}
-	wk.dormant = pc.g.closeRange(wk.lo, wk.hi, pc.b, out, &wk.sc)
 }

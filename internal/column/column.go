@@ -263,23 +263,34 @@ func (c *Col[V]) AppendFrom(src *Col[V], i int) {
 }
 
 // AppendAll appends every cell of src, which must have the same kind.
-func (c *Col[V]) AppendAll(src *Col[V]) {
+func (c *Col[V]) AppendAll(src *Col[V]) { c.AppendRange(src, 0, src.Len()) }
+
+// AppendRange appends cells [from, to) of src, which must have the same
+// kind.
+func (c *Col[V]) AppendRange(src *Col[V], from, to int) {
 	switch c.kind {
 	case Time:
-		c.ts = append(c.ts, src.ts...)
+		c.ts = append(c.ts, src.ts[from:to]...)
 	case Number:
-		c.num = append(c.num, src.num...)
+		c.num = append(c.num, src.num[from:to]...)
 	case String:
-		c.str = append(c.str, src.str...)
-		c.flag = append(c.flag, src.flag...)
+		c.str = append(c.str, src.str[from:to]...)
+		c.flag = append(c.flag, src.flag[from:to]...)
 	case Bool:
-		c.flag = append(c.flag, src.flag...)
+		c.flag = append(c.flag, src.flag[from:to]...)
 	case Array:
-		base := int32(len(c.elems))
-		c.elems = append(c.elems, src.elems...)
-		c.flag = append(c.flag, src.flag...)
-		for _, e := range src.end {
-			c.end = append(c.end, base+e)
+		if from == to {
+			return
+		}
+		start := int32(0)
+		if from > 0 {
+			start = src.end[from-1]
+		}
+		shift := int32(len(c.elems)) - start
+		c.elems = append(c.elems, src.elems[start:src.end[to-1]]...)
+		c.flag = append(c.flag, src.flag[from:to]...)
+		for _, e := range src.end[from:to] {
+			c.end = append(c.end, e+shift)
 		}
 	}
 }

@@ -30,7 +30,7 @@ func fill(c *Col[int], k uint8, seed int) {
 	}
 }
 
-func TestAppendAllIsAppendFromEveryCell(t *testing.T) {
+func TestAppendAllAndRangeAreAppendFromEveryCell(t *testing.T) {
 	for _, k := range []uint8{Time, Number, String, Bool, Array} {
 		a, b := Make[int](k), Make[int](k)
 		fill(&a, k, 1)
@@ -39,7 +39,9 @@ func TestAppendAllIsAppendFromEveryCell(t *testing.T) {
 		fill(&bulk, k, 3)
 		fill(&one, k, 3)
 		bulk.AppendAll(&a)
-		bulk.AppendAll(&b)
+		bulk.AppendRange(&b, 0, 2)
+		bulk.AppendRange(&b, 2, 2)
+		bulk.AppendRange(&b, 2, b.Len())
 		for _, src := range []*Col[int]{&a, &b} {
 			for i := range src.Len() {
 				one.AppendFrom(src, i)

@@ -1,5 +1,7 @@
 package engine
 
+import "sync"
+
 // blockRows is the number of rows in a full deque block; a power of two.
 const blockRows = 256
 
@@ -33,6 +35,11 @@ type blockPool struct {
 	stride int // uint64 slots per row
 	free   [sizeClasses][][]uint64
 	inUse  [sizeClasses]int
+	// A worker's pool during a tick split over workers: it holds nothing
+	// and gets and puts in the plan's pool, under mu (a block changes
+	// hands every 256 rows a partition takes in, so the lock is rare).
+	shared *blockPool
+	mu     *sync.Mutex
 }
 
 // setStride sizes the pool's blocks for rows of stride slots.
@@ -53,6 +60,11 @@ var minSpare = func() (m [sizeClasses]int) {
 
 // get returns a block of class c.
 func (p *blockPool) get(c int) []uint64 {
+	if p.shared != nil {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.shared.get(c)
+	}
 	p.inUse[c]++
 	if n := len(p.free[c]); n > 0 {
 		b := p.free[c][n-1]
@@ -65,6 +77,12 @@ func (p *blockPool) get(c int) []uint64 {
 
 // put gives back block b of class c.
 func (p *blockPool) put(b []uint64, c int) {
+	if p.shared != nil {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.shared.put(b, c)
+		return
+	}
 	p.inUse[c]--
 	// Keep enough spare blocks to absorb the churn of many partitions
 	// sliding at once: each frees a block at its head and takes one at
@@ -260,36 +278,5 @@ func (d *deque) markSlot(k int, m Marker) {
 			m.Mark(uint32(b[r+k]))
 		}
 		a += uint64(n)
-	}
-}
-
-// lend hands worker pool w a k-th of p's spare blocks of each size, and
-// p's counts of blocks in use, so that w keeps what it frees as p would;
-// it returns the counts w started from, for [blockPool.reclaim].
-func (p *blockPool) lend(w *blockPool, k int) [sizeClasses]int {
-	w.size, w.stride = p.size, p.stride
-	for c := range p.free {
-		m := len(p.free[c]) - len(p.free[c])/k
-		w.free[c] = append(w.free[c][:0], p.free[c][m:]...)
-		clear(p.free[c][m:])
-		p.free[c] = p.free[c][:m]
-	}
-	w.inUse = p.inUse
-	return p.inUse
-}
-
-// reclaim takes back what worker pool w holds after a tick: the change in
-// its counts of blocks in use since lent, and its spare blocks, as many
-// as p keeps.
-func (p *blockPool) reclaim(w *blockPool, lent [sizeClasses]int) {
-	for c := range p.free {
-		p.inUse[c] += w.inUse[c] - lent[c]
-		for i, blk := range w.free[c] {
-			if len(p.free[c]) < max(minSpare[c], p.inUse[c]) {
-				p.free[c] = append(p.free[c], blk)
-			}
-			w.free[c][i] = nil
-		}
-		w.free[c] = w.free[c][:0]
 	}
 }

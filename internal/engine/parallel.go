@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"sync"
+
 	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/internal/workers"
 	"github.com/pond-go/pond/schema"
@@ -22,31 +24,30 @@ func (g *Group) SetWorkers(p *workers.Pool) {
 // A tick visits the partitions in emission order, and what it does for
 // one partition (take its buffered rows, fold its windows, emit its row)
 // reads and writes only that partition's engine, the plan's read-only
-// description and the buffered rows. So the emission order is cut into as
-// many contiguous ranges as there are workers; worker 0 emits its range
-// straight into the push's output and every other worker into a table of
-// its own, which is appended to the output, in range order, once all have
-// finished. The output is then row for row what one worker emits.
+// description and the buffered rows. So the emission order is cut into
+// chunks of contiguous partitions that the workers take as they come
+// ([workers.Split]), each chunk emitting into a table of its own; once all
+// have finished, the chunks' tables are appended to the output in chunk
+// order. The output is then row for row what one worker emits.
 //
-// Deque blocks come from the plan's pool; a worker other than 0 draws
-// from a share of its spare blocks handed over before the tick and gives
-// back what it holds after, so the blocks in use and spare are counted
-// as with one worker.
+// Deque blocks: every worker gets and puts them in the plan's pool under
+// one lock (rare: a block changes hands every 256 rows a partition takes
+// in), so the blocks in use and spare are those of one worker and steady
+// ticks allocate none, however the chunks fall.
 type parTick struct {
-	pool *workers.Pool
-	g    *Group
-	t, b int64
-	out  *schema.Table
-	wk   []tickWorker
+	pool   *workers.Pool
+	g      *Group
+	t, b   int64
+	split  workers.Split
+	chunks []*schema.Table // the rows of each chunk
+	wk     []tickWorker
+	mu     sync.Mutex // guards the plan's pool during the tick
 }
 
 // tickWorker is one worker's share of a tick.
 type tickWorker struct {
-	lo, hi int
-	tab    *schema.Table // the rows it emits (worker 0: the push's output)
-	dsts   []*table.Col
-	pool   blockPool
-	inUse  [sizeClasses]int // the pool's counts of blocks in use when handed over
+	dsts []*table.Col
+	pool blockPool // a view of the plan's pool, under parTick.mu
 }
 
 func (pt *parTick) run(g *Group, t, b int64, out *schema.Table) {
@@ -54,39 +55,26 @@ func (pt *parTick) run(g *Group, t, b int64, out *schema.Table) {
 	if len(pt.wk) < k {
 		pt.wk = append(pt.wk, make([]tickWorker, k-len(pt.wk))...)
 	}
-	pt.g, pt.t, pt.b, pt.out = g, t, b, out
-	shared := &g.p.pool
-	n := len(g.order)
+	pt.g, pt.t, pt.b = g, t, b
+	pt.chunks = table.Empties(pt.chunks, pt.split.Reset(len(g.order), k, 8), out.Schema())
 	for w := range k {
-		wk := &pt.wk[w]
-		wk.lo, wk.hi = w*n/k, (w+1)*n/k
-		if w == 0 {
-			continue
-		}
-		if wk.tab == nil || wk.tab.Schema() != out.Schema() {
-			wk.tab = schema.NewTable(out.Schema())
-		}
-		table.Reset(wk.tab)
-		// A share of the spare blocks, and the shared count of blocks in
-		// use, so that the worker keeps what it frees as the shared pool
-		// would.
-		wk.inUse = shared.lend(&wk.pool, k-w+1)
+		pt.wk[w].pool.shared, pt.wk[w].pool.mu = &g.p.pool, &pt.mu
 	}
 	pt.pool.Run(k, pt)
-	for w := 1; w < k; w++ {
-		wk := &pt.wk[w]
-		shared.reclaim(&wk.pool, wk.inUse)
-		table.AppendAll(out, wk.tab)
+	for _, c := range pt.chunks {
+		table.AppendAll(out, c)
 	}
-	pt.g, pt.out = nil, nil
+	pt.g = nil
 }
 
-// Do is worker w's part of the tick.
+// Do is worker w's part of the tick: chunks until none is left.
 func (pt *parTick) Do(w int) {
 	g, wk := pt.g, &pt.wk[w]
-	if w == 0 {
-		g.tickRange(wk.lo, wk.hi, pt.t, pt.b, pt.out, &wk.dsts, &g.p.pool)
-		return
+	for {
+		c, lo, hi, ok := pt.split.Next()
+		if !ok {
+			return
+		}
+		g.tickRange(lo, hi, pt.t, pt.b, pt.chunks[c], &wk.dsts, &wk.pool)
 	}
-	g.tickRange(wk.lo, wk.hi, pt.t, pt.b, wk.tab, &wk.dsts, &wk.pool)
 }

@@ -105,10 +105,35 @@ func Value(c *Col, i int) schema.Value {
 	return schema.Missing()
 }
 
+// AppendRange appends rows [from, to) of src to dst; the two tables must
+// have the same schema.
+func AppendRange(dst, src *schema.Table, from, to int) {
+	for j := range src.Schema().Len() {
+		Column(dst, j).AppendRange(Column(src, j), from, to)
+	}
+}
+
 // AppendAll appends every row of src to dst; the two tables must have the
 // same schema.
 func AppendAll(dst, src *schema.Table) {
 	for j := range src.Schema().Len() {
 		Column(dst, j).AppendAll(Column(src, j))
 	}
+}
+
+// Empties returns n empty tables of schema s, reusing (and emptying)
+// those of ts.
+func Empties(ts []*schema.Table, n int, s *schema.Schema) []*schema.Table {
+	for len(ts) < n {
+		ts = append(ts, nil)
+	}
+	ts = ts[:n]
+	for i, t := range ts {
+		if t == nil || t.Schema() != s {
+			ts[i] = schema.NewTable(s)
+		} else {
+			Reset(t)
+		}
+	}
+	return ts
 }

@@ -129,3 +129,46 @@ func TestRunDoesNotAllocate(t *testing.T) {
 	var tk nop
 	assert.Zero(t, allocs.Count(1000, func() { p.Run(2, tk) }))
 }
+
+// splitTask squares items into a buffer per chunk, sleeping on worker 0
+// so that the other takes more chunks.
+type splitTask struct {
+	s      Split
+	chunks [][]int
+	slow   bool
+}
+
+func (t *splitTask) Do(w int) {
+	for {
+		c, lo, hi, ok := t.s.Next()
+		if !ok {
+			return
+		}
+		if t.slow && w == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		for i := lo; i < hi; i++ {
+			t.chunks[c] = append(t.chunks[c], i*i)
+		}
+	}
+}
+
+func TestSplitCoversEveryItemOnceInChunkOrder(t *testing.T) {
+	p := New(3)
+	defer p.Close()
+	for _, n := range []int{0, 1, 7, 100, 1001} {
+		for _, slow := range []bool{false, true} {
+			tk := &splitTask{slow: slow}
+			tk.chunks = make([][]int, tk.s.Reset(n, 3, 4))
+			p.Run(3, tk)
+			var joined []int
+			for _, c := range tk.chunks {
+				joined = append(joined, c...)
+			}
+			require.Len(t, joined, n)
+			for i, x := range joined {
+				require.Equal(t, i*i, x, "n=%d item %d", n, i)
+			}
+		}
+	}
+}
