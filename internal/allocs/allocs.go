@@ -18,12 +18,6 @@ import (
 func Count(runs int, f func()) uint64 {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	f()
-	// Finish the collection of what earlier tests left behind and let its
-	// cleanups and finalizers run now, not inside the counted runs.
-	runtime.GC()
-	for range 10 {
-		runtime.Gosched()
-	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	before := ms.Mallocs
