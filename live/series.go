@@ -40,6 +40,9 @@ type Series struct {
 	accept  []int32 // scratch: rows of the batch accepted under drop
 	rowsBuf *schema.Batch
 
+	checkers   []checker   // the nodes that approve a push, in build order
+	symHolders []symHolder // the nodes that hold intern ids
+
 	pool   *workers.Pool // Options.Workers > 1: the series' workers
 	closed bool
 
@@ -86,6 +89,7 @@ func New(name string, s *schema.Schema, opts Options) (*Series, error) {
 	rb.gone = newFrame(s)
 	rb.produces[Event], rb.produces[Batch], rb.produces[Evict] = true, true, true
 	sr.nodes = append(sr.nodes, sr.root)
+	sr.register(sr.root)
 	return sr, nil
 }
 
@@ -196,8 +200,22 @@ func (s *Series) addNode(n node) NodeID {
 	b := n.base()
 	b.id = NodeID(len(s.nodes))
 	s.nodes = append(s.nodes, n)
+	s.register(n)
 	s.refreshWants()
 	return b.id
+}
+
+// register notes what n does beyond every node's part, once: a push then
+// runs through these lists instead of asking each node for an interface
+// (an assertion to an interface type may allocate in the runtime's
+// cache of them, now and then, which a steady push must not).
+func (s *Series) register(n node) {
+	if c, ok := n.(checker); ok {
+		s.checkers = append(s.checkers, c)
+	}
+	if h, ok := n.(symHolder); ok {
+		s.symHolders = append(s.symHolders, h)
+	}
 }
 
 // HeldBytes returns the memory the root's storage holds (its chunks,
@@ -386,12 +404,10 @@ func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 		s.syms.Rollback()
 		return dst, err
 	}
-	for _, n := range s.nodes[1:] {
-		if c, ok := n.(checker); ok {
-			if err := c.check(); err != nil {
-				s.syms.Rollback()
-				return dst, err
-			}
+	for _, c := range s.checkers {
+		if err := c.check(); err != nil {
+			s.syms.Rollback()
+			return dst, err
 		}
 	}
 	// Commit point: from here on nothing fails.

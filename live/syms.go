@@ -21,10 +21,8 @@ func (s *Series) sweepSyms() {
 	if !s.syms.Due() && !s.sweepEveryPush {
 		return
 	}
-	for _, n := range s.nodes {
-		if h, ok := n.(symHolder); ok {
-			h.markSyms(s.syms)
-		}
+	for _, h := range s.symHolders {
+		h.markSyms(s.syms)
 	}
 	s.syms.Sweep()
 }
