@@ -149,23 +149,33 @@ func TestSeedAnswers(t *testing.T) {
 // small configurations. A minute covers several turns of every deque
 // block (256 rows per partition) and of the root's chunks.
 func TestSeedSteadyDoesNotAllocate(t *testing.T) {
-	for _, c := range []struct{ P, N int }{{20, 100}, {50, 10}} {
-		st := NewSeedStream(c.P, c.N, 210)
-		p, err := NewSeedPipeline()
-		require.NoError(t, err)
-		var out []live.Output
-		warm := 150 * c.N
-		for _, b := range st.Batches[:warm] {
-			out, err = p.Series.PushMany(out[:0], b)
-			require.NoError(t, err)
+	for _, workers := range []int{1, 2} {
+		for _, c := range []struct{ P, N int }{{20, 100}, {50, 10}} {
+			n := steadyAllocs(t, NewSeedStream(c.P, c.N, 210), 150, false, workers)
+			assert.Zero(t, n, "P=%d N=%d, %d workers: allocations over a minute of pushes in steady state", c.P, c.N, workers)
 		}
-		next := warm
-		n := allocs.Count(len(st.Batches)-warm-1, func() {
-			out, _ = p.Series.PushMany(out[:0], st.Batches[next])
-			next++
-		})
-		assert.Zero(t, n, "P=%d N=%d: allocations over a minute of pushes in steady state", c.P, c.N)
 	}
+}
+
+// steadyAllocs pushes the first warmSecs of st into a fresh seed pipeline
+// (aligned or not, on the given number of workers), then counts exactly
+// the allocations of the remaining pushes.
+func steadyAllocs(t *testing.T, st *SeedStream, warmSecs int, aligned bool, workers int) uint64 {
+	t.Helper()
+	p, err := NewSeedPipelineWith(aligned, workers)
+	require.NoError(t, err)
+	defer p.Series.Close()
+	var out []live.Output
+	warm := warmSecs * st.N
+	for _, b := range st.Batches[:warm] {
+		out, err = p.Series.PushMany(out[:0], b)
+		require.NoError(t, err)
+	}
+	next := warm
+	return allocs.Count(len(st.Batches)-warm-1, func() {
+		out, _ = p.Series.PushMany(out[:0], st.Batches[next])
+		next++
+	})
 }
 
 // TestSeedAlignedAnswers checks the aligned seed pipeline against counts
@@ -225,21 +235,10 @@ func TestSeedAlignedAnswers(t *testing.T) {
 // 200ms window and the output tables have reached their sizes, pushes
 // allocate nothing, counted exactly over a minute of pushes.
 func TestSeedAlignedSteadyDoesNotAllocate(t *testing.T) {
-	for _, c := range []struct{ P, N int }{{20, 100}, {50, 10}} {
-		st := NewSeedStream(c.P, c.N, 140)
-		p, err := NewSeedAlignedPipeline()
-		require.NoError(t, err)
-		var out []live.Output
-		warm := 75 * c.N
-		for _, b := range st.Batches[:warm] {
-			out, err = p.Series.PushMany(out[:0], b)
-			require.NoError(t, err)
+	for _, workers := range []int{1, 2} {
+		for _, c := range []struct{ P, N int }{{20, 100}, {50, 10}} {
+			n := steadyAllocs(t, NewSeedStream(c.P, c.N, 140), 75, true, workers)
+			assert.Zero(t, n, "P=%d N=%d, %d workers: allocations over a minute of aligned pushes in steady state", c.P, c.N, workers)
 		}
-		next := warm
-		n := allocs.Count(len(st.Batches)-warm-1, func() {
-			out, _ = p.Series.PushMany(out[:0], st.Batches[next])
-			next++
-		})
-		assert.Zero(t, n, "P=%d N=%d: allocations over a minute of aligned pushes in steady state", c.P, c.N)
 	}
 }

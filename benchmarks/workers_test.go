@@ -5,7 +5,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/pond-go/pond/internal/allocs"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/schema"
 	"github.com/stretchr/testify/assert"
@@ -94,28 +93,5 @@ func TestSeedWorkersGiveOneWorkersRows(t *testing.T) {
 				assert.Positive(t, rows, "the stream emitted rows")
 			})
 		}
-	}
-}
-
-// TestSeedWorkersSteadyDoesNotAllocate is TestSeedSteadyDoesNotAllocate
-// with two workers.
-func TestSeedWorkersSteadyDoesNotAllocate(t *testing.T) {
-	for _, c := range []struct{ P, N int }{{20, 100}, {50, 10}} {
-		st := NewSeedStream(c.P, c.N, 210)
-		p, err := NewSeedPipelineWith(false, 2)
-		require.NoError(t, err)
-		defer p.Series.Close()
-		var out []live.Output
-		warm := 150 * c.N
-		for _, b := range st.Batches[:warm] {
-			out, err = p.Series.PushMany(out[:0], b)
-			require.NoError(t, err)
-		}
-		next := warm
-		n := allocs.Count(len(st.Batches)-warm-1, func() {
-			out, _ = p.Series.PushMany(out[:0], st.Batches[next])
-			next++
-		})
-		assert.Zero(t, n, "P=%d N=%d: allocations over a minute of pushes in steady state", c.P, c.N)
 	}
 }
