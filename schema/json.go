@@ -139,6 +139,9 @@ func appendJSONNumber(dst []byte, f float64) []byte {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return append(dst, "null"...)
 	}
+	if f == 0 {
+		return append(dst, '0') // -0 too, as JavaScript writes it
+	}
 	format := byte('f')
 	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
 		format = 'e'

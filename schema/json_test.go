@@ -88,6 +88,15 @@ func TestTableJSONWritesNumbersAndStringsAsEncodingJSONDoes(t *testing.T) {
 	}
 }
 
+func TestTableJSONWritesNegativeZeroAsZero(t *testing.T) {
+	// JavaScript's JSON.stringify, and so pond-ts's toJSON, write -0 as 0;
+	// encoding/json would write -0.
+	sch := schema.MustNew(col("time", schema.Time), opt("x", schema.Number))
+	tab := schema.NewTable(sch)
+	require.True(t, tab.AppendRowValues(schema.Row{schema.MillisValue(0), schema.NumberValue(math.Copysign(0, -1))}))
+	assert.Equal(t, `{"time":0,"x":0}`, string(tab.AppendJSONRow(nil, 0)))
+}
+
 func TestTableJSONAppendsWithoutAllocating(t *testing.T) {
 	tab := jsonTable(t)
 	buf := tab.AppendJSON(nil)
