@@ -42,12 +42,12 @@ type parTick struct {
 	chunks []*schema.Table // the rows of each chunk
 	wk     []tickWorker
 	mu     sync.Mutex // guards the plan's pool during the tick
+	locked blockPool  // the plan's pool seen through mu, shared by the workers
 }
 
-// tickWorker is one worker's share of a tick.
+// tickWorker is one worker's scratch.
 type tickWorker struct {
 	dsts []*table.Col
-	pool blockPool // a view of the plan's pool, under parTick.mu
 }
 
 func (pt *parTick) run(g *Group, t, b int64, out *schema.Table) {
@@ -57,9 +57,7 @@ func (pt *parTick) run(g *Group, t, b int64, out *schema.Table) {
 	}
 	pt.g, pt.t, pt.b = g, t, b
 	pt.chunks = table.Empties(pt.chunks, pt.split.Reset(len(g.order), k, 8), out.Schema())
-	for w := range k {
-		pt.wk[w].pool.shared, pt.wk[w].pool.mu = &g.p.pool, &pt.mu
-	}
+	pt.locked.shared, pt.locked.mu = &g.p.pool, &pt.mu
 	pt.pool.Run(k, pt)
 	for _, c := range pt.chunks {
 		table.AppendAll(out, c)
@@ -75,6 +73,6 @@ func (pt *parTick) Do(w int) {
 		if !ok {
 			return
 		}
-		g.tickRange(lo, hi, pt.t, pt.b, pt.chunks[c], &wk.dsts, &wk.pool)
+		g.tickRange(lo, hi, pt.t, pt.b, pt.chunks[c], &wk.dsts, &pt.locked)
 	}
 }
