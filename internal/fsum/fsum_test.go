@@ -1,6 +1,7 @@
 package fsum
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -120,17 +121,24 @@ func TestRunWithoutKernel(t *testing.T) {
 	}
 }
 
+// BenchmarkRun sums runs of a few rows (as a window sliding by one tick's
+// rows does) and of many (as a rebuilt window does); a short run shows
+// the kernel's fixed cost per call.
 func BenchmarkRun(b *testing.B) {
 	slots := make([]uint64, 3*1024)
 	for r := range 1024 {
 		slots[r*3+1] = math.Float64bits(0.5 + float64(r%97)/200)
 	}
-	var l Sum
-	b.ReportAllocs()
-	for b.Loop() {
-		Run(slots, 1, 3, 1024, true, 0, 2047, &l)
+	for _, n := range []int{20, 1024} {
+		b.Run(fmt.Sprintf("rows=%d", n), func(b *testing.B) {
+			var l Sum
+			b.ReportAllocs()
+			for b.Loop() {
+				Run(slots, 1, 3, n, true, 0, 2047, &l)
+			}
+			b.ReportMetric(float64(b.N)*float64(n)/b.Elapsed().Seconds(), "rows/s")
+		})
 	}
-	b.ReportMetric(float64(b.N)*1024/b.Elapsed().Seconds(), "rows/s")
 }
 
 // sameBits compares bit for bit, any NaN matching any NaN.
