@@ -50,10 +50,11 @@ type Group struct {
 	pendT    []int64
 	pendC    [][]uint64
 	pendPart []int32
-	// The buffered rows of each partition, chained in arrival order
-	// (chains[p]), next[r] the row after row r (-1 ends a chain).
+	// At the tick the buffered rows are laid out row-major (the time, then
+	// the encoded columns), grouped by partition and in arrival order
+	// within each: partition p's rows end at row chains[p].end of sorted.
 	chains []chain
-	next   []int32
+	sorted []uint64
 	dsts   []*table.Col
 
 	al   *aligned.Group // the aligned engine, when the plan is aligned
@@ -62,9 +63,9 @@ type Group struct {
 	par parTick // a tick split over workers (see parallel.go)
 }
 
-// chain is one partition's buffered rows: the first and last (-1 when
-// none) and how many.
-type chain struct{ first, last, n int32 }
+// chain is one partition's buffered rows: how many, and where they end
+// in the sorted rows.
+type chain struct{ end, n int32 }
 
 // NewGroup returns an empty group for the plan, whose [Plan] must have
 // been built with a partition key.
@@ -109,7 +110,7 @@ func (g *Group) HeldBytes() int {
 	for _, p := range g.order {
 		n += g.engines[p].heldBytes()
 	}
-	return n + g.p.pool.bytes() + 8*(cap(g.pendT)+cap(g.pendPart)/2+cap(g.next)/2)
+	return n + g.p.pool.bytes() + 8*(cap(g.pendT)+cap(g.pendPart)/2+cap(g.sorted))
 }
 
 // Remove forgets partition part and gives its memory back to the pool. A
@@ -287,31 +288,47 @@ func (g *Group) buffer(in *Input, part []int32, from, to int) {
 }
 
 // link makes the engines of the partitions first seen among the
-// buffered rows, in the order their first rows arrived, and chains each
-// partition's buffered rows in arrival order.
+// buffered rows, in the order their first rows arrived, and lays the
+// buffered rows out by partition (a counting sort): each partition's rows
+// side by side, row-major, in arrival order, so that a tick takes them
+// with one sequential copy.
 func (g *Group) link() {
 	if len(g.pendPart) == 0 {
 		return
 	}
-	next := g.next[:0]
-	for i, p := range g.pendPart {
+	for _, p := range g.pendPart {
 		for int(p) >= len(g.chains) {
-			g.chains = append(g.chains, chain{first: -1, last: -1})
+			g.chains = append(g.chains, chain{})
 		}
 		c := &g.chains[p]
-		if c.first < 0 {
-			if int(p) >= len(g.engines) || g.engines[p] == nil {
-				g.engine(p)
-			}
-			c.first = int32(i)
-		} else {
-			next[c.last] = int32(i)
+		if c.n == 0 && (int(p) >= len(g.engines) || g.engines[p] == nil) {
+			g.engine(p)
 		}
-		c.last = int32(i)
 		c.n++
-		next = append(next, -1)
 	}
-	g.next = next
+	// Each partition's rows start where the ones before it end; end is
+	// the cursor of the scatter below, and ends where its rows end.
+	off := int32(0)
+	for p := range g.chains {
+		c := &g.chains[p]
+		c.end = off
+		off += c.n
+	}
+	st := 1 + len(g.pendC)
+	if cap(g.sorted) < int(off)*st {
+		g.sorted = make([]uint64, int(off)*st)
+	}
+	sorted := g.sorted[:int(off)*st]
+	chains := g.chains
+	for i, p := range g.pendPart {
+		c := &chains[p]
+		row := sorted[int(c.end)*st:][:st]
+		c.end++
+		row[0] = uint64(g.pendT[i])
+		for k, col := range g.pendC {
+			row[1+k] = col[i]
+		}
+	}
 }
 
 // pending returns the number of rows buffered for partition p.
@@ -322,35 +339,30 @@ func (g *Group) pending(p int32) int {
 	return int(g.chains[p].n)
 }
 
-// take appends partition p's buffered rows, linked by [Group.link], to
+// take appends partition p's buffered rows, laid out by [Group.link], to
 // its engine's deque.
 func (g *Group) take(p int32, e *Engine, pool *blockPool) {
-	if int(p) >= len(g.chains) || g.chains[p].first < 0 {
+	if int(p) >= len(g.chains) || g.chains[p].n == 0 {
 		return
 	}
-	r := g.chains[p].first
-	g.chains[p] = chain{first: -1, last: -1}
-	mt, has := e.maxT, e.has
+	c := g.chains[p]
+	g.chains[p] = chain{}
 	st := e.dq.stride
-	// The block holding the deque's tail, and the tail's slot in it.
-	var blk []uint64
-	i := 0
-	for ; r >= 0; r = g.next[r] {
-		if blk == nil || i == len(blk) {
-			blk, i, _ = e.dq.room(pool)
-		}
-		t := g.pendT[r]
-		blk[i] = uint64(t)
-		for k, c := range g.pendC {
-			blk[i+1+k] = c[r]
-		}
-		i += st
-		e.dq.tail++
-		if !has || t > mt {
+	rows := g.sorted[int(c.end-c.n)*st : int(c.end)*st]
+	mt, has := e.maxT, e.has
+	for r := 0; r < len(rows); r += st {
+		if t := int64(rows[r]); !has || t > mt {
 			mt, has = t, true
 		}
 	}
 	e.maxT, e.has = mt, has
+	for len(rows) > 0 {
+		blk, i, n := e.dq.room(pool)
+		k := min(n, len(rows)/st)
+		copy(blk[i:i+k*st], rows[:k*st])
+		rows = rows[k*st:]
+		e.dq.tail += uint64(k)
+	}
 }
 
 // flush moves every buffered row into its partition's deque.
