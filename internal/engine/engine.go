@@ -123,6 +123,9 @@ type winState struct {
 	counts      []int
 	mins, maxs  []reducers.Extreme
 	generic     []reducers.Window
+	// The minimums and maximums hold their values only, their deques
+	// not built (the window was last recomputed from its rows).
+	scalarExt bool
 }
 
 // NewEngine returns an empty engine for the plan. Engines come from the
@@ -270,7 +273,13 @@ func (e *Engine) fold(cut int64, pool *blockPool) {
 		} else {
 			nh = e.scanTo(ws.head, tail, cut-wp.span)
 		}
-		switch ops := (tail - ws.added) + (nh - ws.head); {
+		ops := (tail - ws.added) + (nh - ws.head)
+		if ws.scalarExt && ops > 0 && tail-nh >= ops {
+			// The window slides after being recomputed: its extremes'
+			// deques are built from the rows it holds first.
+			e.buildExtremes(ws, wp, ws.head, ws.added)
+		}
+		switch {
 		case tail-nh < ops:
 			e.rebuild(ws, wp, nh, tail)
 		case ops <= 3:
@@ -317,6 +326,9 @@ func (e *Engine) Step() {
 			// Not exactly one row pending: take the general path.
 			e.Fold(e.maxT)
 			return
+		}
+		if ws.scalarExt {
+			e.buildExtremes(ws, wp, ws.head, ws.added)
 		}
 		e.addRow(ws, wp, a)
 		h := ws.head
@@ -467,45 +479,7 @@ func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
 	} else {
 		e.resetStates(ws)
 	}
-	if len(ws.mins)+len(ws.maxs) > 0 && from < to {
-		// Room for the whole window at once, up to 256 rows: a short
-		// rebuilt window's deques then grow with its row count's
-		// high-water mark, not with runs in the data; a long one's grow
-		// only as far as the data needs.
-		k := min(int(to-from), 256)
-		for i := range ws.mins {
-			ws.mins[i].Reserve(k)
-		}
-		for i := range ws.maxs {
-			ws.maxs[i].Reserve(k)
-		}
-		stride := e.dq.stride
-		// Runs from the newest block to the oldest.
-		a := to
-		for a > from {
-			off := a - 1 - e.dq.base
-			blk := e.dq.blocks[off/blockRows]
-			last := int(off % blockRows)
-			n := min(last+1, int(a-from))
-			first := last + 1 - n
-			seq := a - uint64(n)
-			for i, s := range wp.mins {
-				if j := wp.maxOn(s); j >= 0 {
-					// A min and a max of one column: one pass for both.
-					reducers.PrependMinMax(&ws.mins[i], &ws.maxs[j], blk, first*stride+s, stride, n, seq)
-					continue
-				}
-				ws.mins[i].PrependSlots(blk, first*stride+s, stride, n, seq)
-			}
-			for i, s := range wp.maxs {
-				if wp.minOn(s) >= 0 {
-					continue // done with its min
-				}
-				ws.maxs[i].PrependSlots(blk, first*stride+s, stride, n, seq)
-			}
-			a = seq
-		}
-	}
+	e.scanExtremes(ws, wp, from, to)
 	if !ok {
 		e.addExcept(ws, wp, from, to, false)
 		return
@@ -519,6 +493,103 @@ func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
 	}
 	if len(wp.generic) > 0 {
 		e.addGeneric(ws, wp, blk, base, n, from)
+	}
+}
+
+// scanExtremes sets the minimums and maximums of a window recomputed from
+// rows [from, to) to their values, one pass per column for both, without
+// building their deques ([reducers.Extreme.SetValue]): a window rebuilt at
+// every emission never slides them. The deques are built when the window
+// next slides instead ([Engine.buildExtremes]).
+func (e *Engine) scanExtremes(ws *winState, wp *winPlan, from, to uint64) {
+	if len(ws.mins)+len(ws.maxs) == 0 {
+		return
+	}
+	for i, s := range wp.mins {
+		lo, hi, ok := e.minMax(s, from, to)
+		ws.mins[i].SetValue(lo, ok)
+		if j := wp.maxOn(s); j >= 0 {
+			ws.maxs[j].SetValue(hi, ok)
+		}
+	}
+	for i, s := range wp.maxs {
+		if wp.minOn(s) < 0 {
+			_, hi, ok := e.minMax(s, from, to)
+			ws.maxs[i].SetValue(hi, ok)
+		}
+	}
+	ws.scalarExt = true
+}
+
+// minMax returns the minimum and maximum of slot s over rows [from, to),
+// block by block, the oldest of equal values first.
+func (e *Engine) minMax(s int, from, to uint64) (lo, hi float64, ok bool) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	st := e.dq.stride
+	for from < to {
+		off := from - e.dq.base
+		blk := e.dq.blocks[off/blockRows]
+		first := int(off % blockRows)
+		n := min(blockRows-first, int(to-from))
+		l, h, k := reducers.MinMaxSlots(blk, first*st+s, st, n)
+		// Strict comparisons: an earlier run's equal value stays.
+		if l < lo {
+			lo = l
+		}
+		if h > hi {
+			hi = h
+		}
+		ok = ok || k
+		from += uint64(n)
+	}
+	return lo, hi, ok
+}
+
+// buildExtremes builds the deques of a window's minimums and maximums
+// from its rows [from, to), newest first, one comparison per row; a
+// min and a max of one column in one pass.
+func (e *Engine) buildExtremes(ws *winState, wp *winPlan, from, to uint64) {
+	e.resetExtremes(ws)
+	ws.scalarExt = false
+	if len(ws.mins)+len(ws.maxs) == 0 || from >= to {
+		return
+	}
+	// Room for the whole window at once, up to 256 rows: a short
+	// window's deques then grow with its row count's high-water mark,
+	// not with runs in the data; a long one's grow only as far as the
+	// data needs.
+	k := min(int(to-from), 256)
+	for i := range ws.mins {
+		ws.mins[i].Reserve(k)
+	}
+	for i := range ws.maxs {
+		ws.maxs[i].Reserve(k)
+	}
+	stride := e.dq.stride
+	// Runs from the newest block to the oldest.
+	a := to
+	for a > from {
+		off := a - 1 - e.dq.base
+		blk := e.dq.blocks[off/blockRows]
+		last := int(off % blockRows)
+		n := min(last+1, int(a-from))
+		first := last + 1 - n
+		seq := a - uint64(n)
+		for i, s := range wp.mins {
+			if j := wp.maxOn(s); j >= 0 {
+				// A min and a max of one column: one pass for both.
+				reducers.PrependMinMax(&ws.mins[i], &ws.maxs[j], blk, first*stride+s, stride, n, seq)
+				continue
+			}
+			ws.mins[i].PrependSlots(blk, first*stride+s, stride, n, seq)
+		}
+		for i, s := range wp.maxs {
+			if wp.minOn(s) >= 0 {
+				continue // done with its min
+			}
+			ws.maxs[i].PrependSlots(blk, first*stride+s, stride, n, seq)
+		}
+		a = seq
 	}
 }
 
@@ -636,6 +707,7 @@ func (e *Engine) resetStates(ws *winState) {
 
 // resetExtremes empties a window's minimums and maximums.
 func (e *Engine) resetExtremes(ws *winState) {
+	ws.scalarExt = false
 	for i := range ws.mins {
 		x := &ws.mins[i]
 		x.Reset()

@@ -19,6 +19,10 @@ type Extreme struct {
 	buf  []extremeEntry // ring; len(buf) is 0 or a power of two
 	head int            // index of the front entry
 	n    int            // entries held
+	// Set by [Extreme.SetValue]: the deque is empty and the window's
+	// extreme is val (ok false when it has none) until the next Reset.
+	scalar, ok bool
+	val        float64
 }
 
 type extremeEntry struct {
@@ -100,6 +104,9 @@ func (e *Extreme) Remove(seq uint64) {
 // Value returns the minimum (or maximum) of the window, or false when it is
 // empty.
 func (e *Extreme) Value() (float64, bool) {
+	if e.scalar {
+		return e.val, e.ok
+	}
 	if e.n == 0 {
 		return 0, false
 	}
@@ -115,7 +122,44 @@ func (e *Extreme) Len() int { return e.n }
 func (e *Extreme) Cap() int { return len(e.buf) }
 
 // Reset empties the deque and keeps its memory.
-func (e *Extreme) Reset() { e.head, e.n = 0, 0 }
+func (e *Extreme) Reset() { e.head, e.n, e.scalar = 0, 0, false }
+
+// SetValue empties the deque and makes x its value (none when ok is
+// false) until the next [Extreme.Reset]: a window recomputed from its rows
+// at every emission needs its extreme, not the deque that would let it
+// slide. Call Reset and rebuild the deque before sliding it again.
+func (e *Extreme) SetValue(x float64, ok bool) {
+	e.head, e.n = 0, 0
+	e.scalar, e.val, e.ok = true, x, ok
+}
+
+// Scalar reports whether the value was set by [Extreme.SetValue] (the
+// deque is not built).
+func (e *Extreme) Scalar() bool { return e.scalar }
+
+// MinMaxSlots returns the minimum and the maximum of n values stored as
+// in [Extreme.AddSlots], NaN (missing) values skipped, and whether any
+// value was present. Among equal values the oldest is the one returned
+// (it tells -0 from 0), as the deques give.
+func MinMaxSlots(slots []uint64, off, stride, n int) (lo, hi float64, ok bool) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	if n <= 0 {
+		return lo, hi, false
+	}
+	_ = slots[off+(n-1)*stride]
+	for r := off; r < off+n*stride; r += stride {
+		x := math.Float64frombits(slots[r])
+		if x < lo {
+			lo = x
+		}
+		if x > hi {
+			hi = x
+		}
+	}
+	// NaN compares false: lo and hi moved only for values present, and
+	// together.
+	return lo, hi, lo <= hi
+}
 
 // RemoveBefore is Remove for every arrival number below seq: the values
 // that left the window, in one call.

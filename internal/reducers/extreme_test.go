@@ -327,3 +327,33 @@ func TestPrependMinMaxWithRoomBuildsTheSameDeques(t *testing.T) {
 		}
 	}
 }
+
+func TestMinMaxSlotsSkipsMissingAndKeepsTheOldestOfEqualValues(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	for _, c := range []struct {
+		name   string
+		vals   []float64
+		lo, hi float64
+		ok     bool
+	}{
+		{"none", nil, 0, 0, false},
+		{"missing only", []float64{math.NaN(), math.NaN()}, 0, 0, false},
+		{"zero first", []float64{0, negZero, math.NaN()}, 0, 0, true},
+		{"negative zero first", []float64{math.NaN(), negZero, 0}, negZero, negZero, true},
+		{"infinities", []float64{math.Inf(1), math.Inf(1)}, math.Inf(1), math.Inf(1), true},
+		{"spread", []float64{3, math.NaN(), -2, 7, -2}, -2, 7, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			slots := make([]uint64, 2*len(c.vals)+1)
+			for i, x := range c.vals {
+				slots[1+2*i] = math.Float64bits(x)
+			}
+			lo, hi, ok := MinMaxSlots(slots, 1, 2, len(c.vals))
+			require.Equal(t, c.ok, ok)
+			if c.ok {
+				assert.Equal(t, math.Float64bits(c.lo), math.Float64bits(lo), "min")
+				assert.Equal(t, math.Float64bits(c.hi), math.Float64bits(hi), "max")
+			}
+		})
+	}
+}
