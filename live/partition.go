@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/pond-go/pond/internal/cell"
 	"github.com/pond-go/pond/internal/router"
@@ -125,6 +126,13 @@ type partitionNode struct {
 	// its time removed before its rows are routed (see check).
 	makeRoom bool
 	routed   []bool // set by idleAt: the partitions the push routes rows to
+	// storeLast's encoded columns: views of number columns, owned
+	// buffers for the others.
+	lastCols [][]uint64
+	// With MaxEvents 1, partition p's one row lives at
+	// lastRows[p*stride:], the slot its ring's buffer is.
+	lastRows []uint64
+	lastAt   []int // storeLast's scratch: each row's slot
 }
 
 // ring is a growable circular buffer of encoded rows.
@@ -257,29 +265,31 @@ func (n *partitionNode) push(in *frame) {
 		n.makeRoomFor()
 	}
 	times := in.tab.Times()
+	parts := slices.Grow(b.out.part[:0], len(times))[:len(times)]
+	b.out.part = parts
+	n.growIngested()
 	if n.kind == schema.String && in.syms[n.col] != nil {
 		// The fast path: string keys arrive as intern ids.
-		ids := in.syms[n.col]
+		ids := in.syms[n.col][:len(times)]
 		for i, t := range times {
 			p, ok := n.router.FindSym(ids[i])
 			if !ok {
 				k, v := n.rowKey(in, i)
 				p = n.router.Route(k, v, t)
+				n.growIngested()
 			}
 			n.router.Touch(p, t)
-			b.out.part = append(b.out.part, p)
+			parts[i] = p
+			n.ingested[p]++
 		}
 	} else {
 		for i, t := range times {
 			k, v := n.rowKey(in, i)
-			b.out.part = append(b.out.part, n.router.Route(k, v, t))
+			p := n.router.Route(k, v, t)
+			n.growIngested()
+			parts[i] = p
+			n.ingested[p]++
 		}
-	}
-	if c := n.router.Cap(); len(n.ingested) < c {
-		n.ingested = append(n.ingested, make([]uint64, c-len(n.ingested))...)
-	}
-	for _, p := range b.out.part {
-		n.ingested[p]++
 	}
 	if n.router.Options().MaxEvents == 1 && !n.wantGone && !n.hasArrays {
 		n.storeLast(in, b.out.part)
@@ -290,43 +300,80 @@ func (n *partitionNode) push(in *frame) {
 	}
 }
 
-// storeLast keeps, per partition, only the last of its rows (MaxEvents 1),
-// writing column by column: new partitions get their row through store,
-// then every row is written over its partition's one slot in order, so the
-// last row of each partition in the push is the one kept.
+// growIngested gives every partition index the router has a counter.
+func (n *partitionNode) growIngested() {
+	if c := n.router.Cap(); len(n.ingested) < c {
+		n.ingested = append(n.ingested, make([]uint64, c-len(n.ingested))...)
+	}
+}
+
+// storeLast keeps, per partition, only the last of its rows (MaxEvents 1):
+// new partitions get their row through store, then every row is written
+// over its partition's one slot in order, so the last row of each
+// partition in the push is the one kept. The cells are first gathered
+// column by column into encoded columns (numbers read in place), so that
+// each row is then written in one go, one partition's slot at a time.
 func (n *partitionNode) storeLast(in *frame, parts []int32) {
-	for i, p := range parts {
-		if int(p) >= len(n.rings) || n.rings[p].n == 0 {
-			n.store(p, in, i)
-		}
-	}
-	rings := n.rings
-	for i, t := range in.tab.Times() {
-		row := rings[parts[i]].buf
-		row[0] = uint64(t)
-		row[1] = in.ids[i]
-	}
+	cols := n.lastCols[:0]
 	for j := 1; j < n.sch.Len(); j++ {
 		c := table.Column(in.tab, j)
+		k := len(cols)
+		if k < cap(cols) {
+			cols = cols[:k+1]
+		} else {
+			cols = append(cols, nil)
+		}
 		switch n.sch.Column(j).Kind {
 		case schema.Number:
-			for i, x := range c.Numbers() {
-				rings[parts[i]].buf[1+j] = math.Float64bits(x)
-			}
+			cols[k] = floatBits(c.Numbers())
+			continue
 		case schema.String:
 			if ids := in.syms[j]; ids != nil {
-				for i, id := range ids {
-					rings[parts[i]].buf[1+j] = uint64(id)
+				buf := cols[k][:0]
+				for _, id := range ids {
+					buf = append(buf, uint64(id))
 				}
+				cols[k] = buf
 				continue
 			}
-			for i, p := range parts {
-				rings[p].buf[1+j] = n.encode(in, i, j)
+		}
+		buf := cols[k][:0]
+		for i := range parts {
+			buf = append(buf, n.encode(in, i, j))
+		}
+		cols[k] = buf
+	}
+	n.lastCols = cols
+	// A new partition's first row makes its slot; then every row is
+	// written over its partition's slot, column by column, so that the
+	// last row of each partition in the push is the one kept.
+	st := n.stride
+	at := slices.Grow(n.lastAt[:0], len(parts))[:len(parts)]
+	n.lastAt = at
+	fresh := false
+	rings := n.rings
+	for i, p := range parts {
+		fresh = fresh || int(p) >= len(rings) || rings[p].n == 0
+		at[i] = int(p) * st
+	}
+	if fresh {
+		for i, p := range parts {
+			if int(p) >= len(n.rings) || n.rings[p].n == 0 {
+				n.store(p, in, i)
 			}
-		default:
-			for i, p := range parts {
-				rings[p].buf[1+j] = n.encode(in, i, j)
-			}
+		}
+	}
+	last := n.lastRows
+	for i, t := range in.tab.Times()[:len(at)] {
+		last[at[i]] = uint64(t)
+	}
+	for i, id := range in.ids[:len(at)] {
+		last[at[i]+1] = id
+	}
+	for k, c := range cols {
+		row := last[2+k:]
+		for i, x := range c[:len(at)] {
+			row[at[i]] = x
 		}
 	}
 }
@@ -358,7 +405,7 @@ func (n *partitionNode) store(p int32, in *frame, i int) {
 		if len(r.buf) == 0 {
 			// A partition's first row: from a shared slab, so that the
 			// one-row slots of many partitions lie side by side.
-			grown = n.slot()
+			grown = n.slot(p)
 		} else {
 			grown = make([]uint64, 2*len(r.buf))
 		}
@@ -385,9 +432,27 @@ func (n *partitionNode) store(p int32, in *frame, i int) {
 	}
 }
 
-// slot returns room for one row, from a slab shared by the partitions.
-func (n *partitionNode) slot() []uint64 {
+// slot returns room for partition p's first row: with MaxEvents 1, its
+// slot in lastRows (rows of partitions side by side by index, so that
+// storeLast writes them by index); else room from a slab shared by the
+// partitions, so that their first rows lie side by side.
+func (n *partitionNode) slot(p int32) []uint64 {
 	st := n.stride
+	if n.router.Options().MaxEvents == 1 {
+		if need := (int(p) + 1) * st; need > len(n.lastRows) {
+			grown := make([]uint64, max(need, 2*len(n.lastRows), 64*st))
+			copy(grown, n.lastRows)
+			// The slots moved: point the partitions that hold one at
+			// their new place.
+			for q := range n.rings {
+				if r := &n.rings[q]; len(r.buf) > 0 {
+					r.buf = grown[q*st : (q+1)*st : (q+1)*st]
+				}
+			}
+			n.lastRows = grown
+		}
+		return n.lastRows[int(p)*st : (int(p)+1)*st : (int(p)+1)*st]
+	}
 	if len(n.slab) < st {
 		n.slab = make([]uint64, 256*st)
 	}
@@ -546,4 +611,12 @@ func (n *partitionNode) held() frame {
 		f.part = append(f.part, x.p)
 	}
 	return f
+}
+
+// floatBits views a float64 slice as its bit patterns, without copying.
+func floatBits(f []float64) []uint64 {
+	if len(f) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(f))), len(f))
 }
