@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"time"
 
 	"github.com/pond-go/pond/internal/aligned"
@@ -55,6 +56,7 @@ type Group struct {
 	// within each: partition p's rows end at row chains[p].end of sorted.
 	chains []chain
 	sorted []uint64
+	at     []int // link's scratch: each buffered row's place in sorted
 	dsts   []*table.Col
 
 	al   *aligned.Group // the aligned engine, when the plan is aligned
@@ -319,14 +321,23 @@ func (g *Group) link() {
 		g.sorted = make([]uint64, int(off)*st)
 	}
 	sorted := g.sorted[:int(off)*st]
+	// Each row's place, then the columns through it.
+	n := len(g.pendPart)
+	at := slices.Grow(g.at[:0], n)[:n]
+	g.at = at
 	chains := g.chains
 	for i, p := range g.pendPart {
 		c := &chains[p]
-		row := sorted[int(c.end)*st:][:st]
+		at[i] = int(c.end) * st
 		c.end++
-		row[0] = uint64(g.pendT[i])
-		for k, col := range g.pendC {
-			row[1+k] = col[i]
+	}
+	for i, t := range g.pendT[:n] {
+		sorted[at[i]] = uint64(t)
+	}
+	for k, col := range g.pendC {
+		dst := sorted[1+k:]
+		for i, x := range col[:n] {
+			dst[at[i]] = x
 		}
 	}
 }
