@@ -14,6 +14,7 @@ package column
 
 import (
 	"math"
+	"slices"
 
 	"github.com/pond-go/pond/internal/cell"
 )
@@ -198,6 +199,25 @@ func (c *Col[V]) BeginArray() {}
 
 // AppendElem appends one element to the array cell being built.
 func (c *Col[V]) AppendElem(v V) { c.elems = append(c.elems, v) }
+
+// GrowElems adds n elements to the array cell being built and returns
+// them for the caller to set: a run of elements appended at once. Elements
+// not set are dropped again with [Col.DropElems].
+func (c *Col[V]) GrowElems(n int) []V {
+	k := len(c.elems)
+	c.elems = slices.Grow(c.elems, n)[:k+n]
+	return c.elems[k : k+n : k+n]
+}
+
+// DropElems removes the last n elements of the array cell being built.
+func (c *Col[V]) DropElems(n int) {
+	var zero V
+	k := len(c.elems) - n
+	for i := k; i < len(c.elems); i++ {
+		c.elems[i] = zero
+	}
+	c.elems = c.elems[:k]
+}
 
 // EndArray finishes the array cell begun with [Col.BeginArray].
 func (c *Col[V]) EndArray() {

@@ -954,12 +954,18 @@ func (e *Engine) emitOne(ws *winState, o *outPlan, dst *table.Col, tail uint64) 
 func (e *Engine) appendNumbers(dst *table.Col, from, to uint64, slot int) {
 	st := e.dq.stride
 	if blk, base, ok := e.run(from, to); ok {
-		// A window of a few rows lies in one block.
-		for r := base + slot; r < base+int(to-from)*st; r += st {
+		// A window of a few rows lies in one block: its elements are
+		// set in place, the missing ones given back after.
+		n := int(to - from)
+		elems := dst.GrowElems(n)
+		k := 0
+		for r := base + slot; r < base+n*st; r += st {
 			if x := math.Float64frombits(blk[r]); x == x {
-				dst.AppendElem(schema.NumberValue(x))
+				elems[k] = schema.NumberValue(x)
+				k++
 			}
 		}
+		dst.DropElems(n - k)
 		return
 	}
 	e.runs(from, to, func(blk []uint64, base, n int, _ uint64) {
