@@ -74,6 +74,29 @@ func (c *Col[V]) Len() int {
 
 // Reset empties the column and keeps its capacity.
 func (c *Col[V]) Reset() {
+	if !c.empty() {
+		c.reset()
+	}
+}
+
+// ResetAll resets every column of cs: the columns of a table. Most
+// columns of a push are empty already (a node that emitted nothing), and
+// are passed over without a call.
+func ResetAll[V any](cs []Col[V]) {
+	for j := range cs {
+		if c := &cs[j]; !c.empty() {
+			c.reset()
+		}
+	}
+}
+
+// empty reports whether the column holds no cell and no borrowed memory.
+func (c *Col[V]) empty() bool {
+	return !c.aliased && len(c.ts)|len(c.num)|len(c.str)|len(c.flag)|len(c.end)|len(c.elems) == 0
+}
+
+//go:noinline
+func (c *Col[V]) reset() {
 	if c.aliased {
 		c.ts, c.num, c.str, c.flag = c.own.ts, c.own.num, c.own.str, c.own.flag
 		c.own.ts, c.own.num, c.own.str, c.own.flag = nil, nil, nil, nil

@@ -19,12 +19,7 @@ func Column(t *schema.Table, j int) *Col { return &cols(t)[j] }
 func cols(t *schema.Table) []Col { return *column.Cols(t).(*[]Col) }
 
 // Reset empties t and keeps its capacity.
-func Reset(t *schema.Table) {
-	cs := cols(t)
-	for j := range cs {
-		cs[j].Reset()
-	}
-}
+func Reset(t *schema.Table) { column.ResetAll(cols(t)) }
 
 // AppendFrom appends row i of src to dst, whose schema must have the same
 // column kinds in the same order.
