@@ -850,10 +850,11 @@ func (e *Engine) emitTo(dsts []*table.Col) {
 	p := e.p
 	tail := e.dq.tail
 	dsts = dsts[:len(p.outs)]
+	wins := e.wins
 	for k := range p.emits {
 		st := &p.emits[k]
-		ws := &e.wins[st.win]
-		if ms := p.wins[st.win].minSamples; ms > 0 && int(tail-ws.head) < ms {
+		ws := &wins[st.win]
+		if ms := st.minSamples; ms > 0 && int(tail-ws.head) < ms {
 			if st.state != stMoments && st.state != stRows {
 				dsts[st.out].AppendMissing()
 				continue
@@ -986,12 +987,13 @@ func (e *Engine) present(slot int, bits uint64) bool {
 	return bits != cell.Missing
 }
 
+// appendOpt appends x, or a missing cell when ok is false, to dst, a
+// number column (where a missing cell is a NaN).
 func appendOpt(dst *table.Col, x float64, ok bool) {
-	if ok {
-		dst.AppendNum(x)
-	} else {
-		dst.AppendMissing()
+	if !ok {
+		x = math.NaN()
 	}
+	dst.AppendNum(x)
 }
 
 // Release gives the engine's memory back to the plan's pool and the

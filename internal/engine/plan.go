@@ -114,11 +114,12 @@ type outPlan struct {
 // count of a window, up to four outputs of it; otherwise out is the one
 // output.
 type emitPlan struct {
-	win   int
-	state stateKind
-	idx   int
-	out   int
-	outs  [4]int16
+	win        int
+	state      stateKind
+	idx        int
+	out        int
+	outs       [4]int16
+	minSamples int // the window's warm-up, copied here for the emission
 }
 
 // groupOutputs turns the outputs into emission steps: outputs reading
@@ -326,6 +327,9 @@ func NewPlan(src *schema.Schema, windows []rolling.Window, opts rolling.Options,
 	}
 	p.out = out
 	p.emits = groupOutputs(p.outs)
+	for k := range p.emits {
+		p.emits[k].minSamples = p.wins[p.emits[k].win].minSamples
+	}
 	p.pool.setStride(1 + len(p.cols))
 	for _, k := range p.kinds {
 		if k == schema.String && syms == nil {

@@ -64,6 +64,10 @@ func AppendValue(c *Col, v schema.Value) bool {
 		return c.AppendCell(k, f, 0, "", false, nil)
 	case schema.String:
 		s, _ := v.Str()
+		if c.Kind() == column.String {
+			c.AppendStr(s) // a partition's key, once per row emitted
+			return true
+		}
 		return c.AppendCell(k, 0, 0, s, false, nil)
 	case schema.Bool:
 		b, _ := v.Bool()
