@@ -29,6 +29,18 @@ func (c *internCache) id(i int, str string) uint32 {
 	return 0
 }
 
+// sameStrings returns how many strings at the start of a are b's strings,
+// the same bytes at the same address (b is at least as long as a).
+func sameStrings(a, b []string) int {
+	b = b[:len(a)]
+	for i, s := range a {
+		if len(s) != len(b[i]) || unsafe.StringData(s) != unsafe.StringData(b[i]) {
+			return i
+		}
+	}
+	return len(a)
+}
+
 // equalString is a == b, answering without comparing bytes when both share
 // their bytes (a producer that sends the same string values every time).
 func equalString(a, b string) bool {
@@ -66,11 +78,20 @@ func (r *rootNode) fillAll(b *schema.Batch) {
 		case schema.String:
 			ids := f.syms[j][:0]
 			cache := &r.cache[j]
+			held := cache.hit // the cache holds the last push's strings
 			cache.hit = false
 			if v.Missing == nil {
 				c.AliasStrs(v.Str)
 				hit := len(v.Str) == len(cache.strs)
-				for i, str := range v.Str {
+				// The same strings as last time, by their bytes' address
+				// (a producer that reuses its values): their ids at once.
+				k := 0
+				if hit && held {
+					k = sameStrings(v.Str, cache.strs)
+					ids = append(ids, cache.ids[:k]...)
+				}
+				for i, str := range v.Str[k:] {
+					i += k
 					id := cache.id(i, str)
 					if id == 0 {
 						id = s.syms.ID(str)

@@ -294,3 +294,28 @@ func TestDistinctStringsPushDoesNotAllocate(t *testing.T) {
 	}
 	assert.Zero(t, allocs.Count(pushes/2-1, push), "%d pushes of %d new strings each", pushes/2-1, rows)
 }
+
+// TestReusedStringsThatChangeMidBatchAreInterned pushes the same string
+// values (the same bytes, as a producer reusing its names sends them)
+// three times, the third time with one of them replaced in the middle:
+// every row goes to the partition of its own key.
+func TestReusedStringsThatChangeMidBatchAreInterned(t *testing.T) {
+	names := []*string{str("a"), str("b"), str("c"), str("d")}
+	s := newSeries(t, live.Options{})
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{})
+	require.NoError(t, err)
+	b := hostBatch(0, names...)
+	_, err = s.PushMany(nil, b)
+	require.NoError(t, err)
+	b.Time = []int64{ms(10), ms(11), ms(12), ms(13)}
+	_, err = s.PushMany(nil, b) // the same strings at the same addresses
+	require.NoError(t, err)
+	b.Time = []int64{ms(20), ms(21), ms(22), ms(23)}
+	b.Cols[1].Str[2] = "e"
+	_, err = s.PushMany(nil, b)
+	require.NoError(t, err)
+
+	snap, err := s.Snapshot(byHost)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int{"a": 3, "b": 3, "c": 2, "d": 3, "e": 1}, routedKeys(snap))
+}

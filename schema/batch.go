@@ -169,9 +169,11 @@ func (s *Schema) Validate(b *Batch, sorted bool) error {
 	if len(b.Cols) != len(s.cols)-1 {
 		return s.rowErr(-1, -1, RowLength, fmt.Sprintf("batch has %d value columns, schema has %d", len(b.Cols), len(s.cols)-1))
 	}
-	for i, t := range b.Time {
-		if t < MinTime || t > MaxTime {
-			return s.rowErr(i, 0, TimeRange, fmt.Sprintf("%d ns", t))
+	if lo, hi := timeBounds(b.Time); lo < MinTime || hi > MaxTime {
+		for i, t := range b.Time {
+			if t < MinTime || t > MaxTime {
+				return s.rowErr(i, 0, TimeRange, fmt.Sprintf("%d ns", t))
+			}
 		}
 	}
 	if sorted {
@@ -217,6 +219,9 @@ func (s *Schema) validateVec(j int, v *Vec, n int) error {
 	}
 	switch col.Kind {
 	case Number:
+		if v.Missing == nil && allFinite(v.Num) {
+			break
+		}
 		for i, f := range v.Num {
 			// f-f is 0 for finite f and NaN for NaN and ±Inf.
 			if f-f != 0 && !v.isMissing(i) {
@@ -328,4 +333,35 @@ func (s *Schema) checkRow(i int, r Row) error {
 		}
 	}
 	return nil
+}
+
+// timeBounds returns the smallest and the largest of ts (0, 0 for none),
+// without a branch per time: the common batch is checked in one pass.
+func timeBounds(ts []int64) (lo, hi int64) {
+	if len(ts) == 0 {
+		return 0, 0
+	}
+	lo, hi = ts[0], ts[0]
+	for _, t := range ts {
+		lo, hi = min(lo, t), max(hi, t)
+	}
+	return lo, hi
+}
+
+// allFinite reports whether every number of fs is finite: f−f is 0 for a
+// finite f and NaN for NaN and ±Inf, and a NaN stays in a sum. Four
+// sums keep the additions independent.
+func allFinite(fs []float64) bool {
+	var a, b, c, d float64
+	i := 0
+	for ; i+4 <= len(fs); i += 4 {
+		a += fs[i] - fs[i]
+		b += fs[i+1] - fs[i+1]
+		c += fs[i+2] - fs[i+2]
+		d += fs[i+3] - fs[i+3]
+	}
+	for ; i < len(fs); i++ {
+		a += fs[i] - fs[i]
+	}
+	return a+b+c+d == 0
 }
