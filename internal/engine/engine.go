@@ -409,9 +409,10 @@ func (e *Engine) scanTo(a, tail uint64, lim int64) uint64 {
 		blk := e.dq.blocks[off/blockRows]
 		first := int(off % blockRows)
 		n := min(blockRows-first, int(tail-a))
-		for r := range n {
-			if int64(blk[(first+r)*st]) >= lim {
-				return a + uint64(r)
+		times := blk[first*st : (first+n-1)*st+1]
+		for i := 0; i < len(times); i += st {
+			if int64(times[i]) >= lim {
+				return a + uint64(i/st)
 			}
 		}
 		a += uint64(n)
@@ -620,12 +621,16 @@ func (e *Engine) shift(ws *winState, wp *winPlan, rFrom, rTo, aFrom, aTo uint64)
 	}
 	stride := e.dq.stride
 	rn, an := int(rTo-rFrom), int(aTo-aFrom)
-	e.removeExtremes(ws, rTo)
-	e.removeRest(ws, wp, rblk, rbase, rn, rFrom)
+	if wp.rest {
+		e.removeExtremes(ws, rTo)
+		e.removeRest(ws, wp, rblk, rbase, rn, rFrom)
+	}
 	for i, s := range wp.moments {
 		ws.moments[i].ShiftSlots(rblk, rbase+s, rn, ablk, abase+s, an, stride)
 	}
-	e.addRest(ws, wp, ablk, abase, an, aFrom, true)
+	if wp.rest {
+		e.addRest(ws, wp, ablk, abase, an, aFrom, true)
+	}
 }
 
 // addRest adds n rows from slot base of blk, the first being row a, to

@@ -72,6 +72,7 @@ type winPlan struct {
 	mins, maxs []int  // slot of each extreme
 	generic    []genPlan
 	aggs       []aligned.Agg // the outputs, for an aligned plan (slot 0: the row count)
+	rest       bool          // the window keeps states besides its sums: counts, extremes or generic
 }
 
 // maxOn returns the index of the max state on slot s, or -1.
@@ -319,6 +320,7 @@ func NewPlan(src *schema.Schema, windows []rolling.Window, opts rolling.Options,
 			p.outs = append(p.outs, o)
 			outCols = append(outCols, schema.Column{Name: a.Out, Kind: a.Using.OutputKind(kind), Optional: true})
 		}
+		wp.rest = len(wp.counts)+len(wp.mins)+len(wp.maxs)+len(wp.generic) > 0
 		p.wins = append(p.wins, wp)
 	}
 	out, err := schema.New(outCols...)
