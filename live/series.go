@@ -41,6 +41,8 @@ type Series struct {
 	rowsBuf *schema.Batch
 
 	checkers   []checker   // the nodes that approve a push, in build order
+	bases      []*nodeBase // each node's base, by id, so a push reads them without a call
+	watches    []watch     // the outputs a push returns, in their order
 	symHolders []symHolder // the nodes that hold intern ids
 
 	pool   *workers.Pool // Options.Workers > 1: the series' workers
@@ -179,8 +181,24 @@ func (s *Series) Unwatch(id NodeID, kinds ...OutputKind) error {
 	return nil
 }
 
-// refreshWants recomputes which nodes must build their eviction frames.
+// watch is one output a push returns when it holds rows: a node's
+// events, batches or evictions.
+type watch struct {
+	b    *nodeBase
+	kind OutputKind
+}
+
+// refreshWants recomputes which nodes must build their eviction frames,
+// and the outputs a push returns.
 func (s *Series) refreshWants() {
+	s.watches = s.watches[:0]
+	for k := Event; k <= Evict; k++ {
+		for _, n := range s.nodes {
+			if b := n.base(); b.watched[k] {
+				s.watches = append(s.watches, watch{b, k})
+			}
+		}
+	}
 	for _, n := range s.nodes {
 		b := n.base()
 		b.wantGone = b.watched[Evict]
@@ -210,6 +228,7 @@ func (s *Series) addNode(n node) NodeID {
 // (an assertion to an interface type may allocate in the runtime's
 // cache of them, now and then, which a steady push must not).
 func (s *Series) register(n node) {
+	s.bases = append(s.bases, n.base())
 	if c, ok := n.(checker); ok {
 		s.checkers = append(s.checkers, c)
 	}
@@ -412,8 +431,8 @@ func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 	}
 	// Commit point: from here on nothing fails.
 	s.root.commit()
-	for _, n := range s.nodes[1:] {
-		if src := s.nodes[n.base().src].base(); !src.late {
+	for i, n := range s.nodes[1:] {
+		if src := s.bases[s.bases[i+1].src]; !src.late {
 			n.push(&src.out)
 		}
 	}
@@ -423,9 +442,9 @@ func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 	// evictions once the source has finished (a partition expires idle
 	// partitions in finish), and a node fed by a late node takes its rows
 	// here.
-	for _, n := range s.nodes[1:] {
-		b := n.base()
-		src := s.nodes[b.src].base()
+	for i, n := range s.nodes[1:] {
+		b := s.bases[i+1]
+		src := s.bases[b.src]
 		if src.late {
 			n.push(&src.out)
 		}
@@ -445,19 +464,13 @@ type checker interface {
 }
 
 func (s *Series) collect(dst []Output) []Output {
-	for k := Event; k <= Evict; k++ {
-		for _, n := range s.nodes {
-			b := n.base()
-			if !b.watched[k] {
-				continue
-			}
-			f := &b.out
-			if k == Evict {
-				f = &b.gone
-			}
-			if f.len() > 0 {
-				dst = append(dst, Output{Node: b.id, Kind: k, Events: f.tab})
-			}
+	for _, w := range s.watches {
+		f := &w.b.out
+		if w.kind == Evict {
+			f = &w.b.gone
+		}
+		if f.len() > 0 {
+			dst = append(dst, Output{Node: w.b.id, Kind: w.kind, Events: f.tab})
 		}
 	}
 	return dst

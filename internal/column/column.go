@@ -83,6 +83,11 @@ func (c *Col[V]) Reset() {
 // columns of a push are empty already (a node that emitted nothing), and
 // are passed over without a call.
 func ResetAll[V any](cs []Col[V]) {
+	if len(cs) > 0 && cs[0].empty() {
+		// A table's columns hold as many cells as its time column
+		// (column 0): this one holds none and borrows nothing.
+		return
+	}
 	for j := range cs {
 		if c := &cs[j]; !c.empty() {
 			c.reset()
