@@ -1017,6 +1017,17 @@ func (p *Plan) Stride() int { return 1 + len(p.cols) }
 // cannot be moved around encoded (their elements live beside the deque).
 func (p *Plan) HasArrays() bool { return p.hasArr }
 
+// ReadsStrings reports whether the plan reads a string column: its engines
+// then use the intern table when they bind rows and when they emit.
+func (p *Plan) ReadsStrings() bool {
+	for _, k := range p.kinds {
+		if k == schema.String {
+			return true
+		}
+	}
+	return false
+}
+
 // appendInput appends rows [from, to) of in (a plan without array
 // columns), block by block.
 func (e *Engine) appendInput(in *Input, from, to int) {

@@ -172,3 +172,25 @@ func TestSplitCoversEveryItemOnceInChunkOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestRunReachesParkedWorkers lets the workers park between runs (a
+// pause longer than their watch for the next task), mixed with runs back
+// to back that find them watching, and closes the pool while they are
+// parked: every run still gets all its parts done.
+func TestRunReachesParkedWorkers(t *testing.T) {
+	p := New(3)
+	for i := range 40 {
+		if i%4 == 0 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		k := 2 + i%2
+		tk := newParts(3)
+		tk.wait, tk.k = true, int32(k)
+		p.Run(k, tk)
+		for w := range k {
+			require.Equal(t, int32(1), tk.ran[w].Load(), "run %d part %d", i, w)
+		}
+	}
+	time.Sleep(5 * time.Millisecond)
+	p.Close()
+}
