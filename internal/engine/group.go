@@ -56,7 +56,8 @@ type Group struct {
 	// within each: partition p's rows end at row chains[p].end of sorted.
 	chains []chain
 	sorted []uint64
-	at     []int // link's scratch: each buffered row's place in sorted
+	cnt    []int32 // link's scratch: buffered rows by partition
+	at     []int   // link's scratch: each buffered row's place in sorted
 	dsts   []*table.Col
 
 	al   *aligned.Group // the aligned engine, when the plan is aligned
@@ -231,10 +232,10 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 // for it, so that its engine is visited once per tick: append, fold,
 // emit.
 func (g *Group) tick(t, b int64, out *schema.Table) {
-	g.link()
-	if g.par.pool != nil && g.par.pool.N() > 1 && len(g.order) > 1 {
-		g.par.run(g, t, b, out)
+	if g.par.pool != nil && g.par.pool.N() > 1 && len(g.order)+len(g.pendPart) > 1 {
+		g.par.run(g, t, b, out) // links the buffered rows in parts too
 	} else {
+		g.link()
 		g.tickRange(0, len(g.order), t, b, out, &g.dsts, &g.p.pool)
 	}
 	g.clearPending()
@@ -293,51 +294,96 @@ func (g *Group) buffer(in *Input, part []int32, from, to int) {
 // buffered rows, in the order their first rows arrived, and lays the
 // buffered rows out by partition (a counting sort): each partition's rows
 // side by side, row-major, in arrival order, so that a tick takes them
-// with one sequential copy.
+// with one sequential copy. A tick over workers does the same in parts
+// (see parTick).
 func (g *Group) link() {
 	if len(g.pendPart) == 0 {
 		return
 	}
-	for _, p := range g.pendPart {
-		for int(p) >= len(g.chains) {
-			g.chains = append(g.chains, chain{})
-		}
-		c := &g.chains[p]
-		if c.n == 0 && (int(p) >= len(g.engines) || g.engines[p] == nil) {
-			g.engine(p)
-		}
-		c.n++
+	n := len(g.pendPart)
+	if g.count(0, n, &g.cnt) {
+		g.meet()
 	}
-	// Each partition's rows start where the ones before it end; end is
-	// the cursor of the scatter below, and ends where its rows end.
+	// Each partition's rows start where the ones before it end: its
+	// count becomes its cursor for the scatter.
+	g.growChains(len(g.cnt))
 	off := int32(0)
 	for p := range g.chains {
-		c := &g.chains[p]
-		c.end = off
-		off += c.n
+		k := int32(0)
+		if p < len(g.cnt) {
+			k, g.cnt[p] = g.cnt[p], off
+		}
+		g.chains[p] = chain{end: off + k, n: k}
+		off += k
 	}
+	g.sortRoom(off)
+	g.scatter(0, n, g.cnt, &g.at)
+	clear(g.cnt)
+}
+
+// count counts the buffered rows [from, to) of each partition into *cnt
+// (indexed by partition, grown as needed) and reports whether a partition
+// without an engine is among them.
+func (g *Group) count(from, to int, cnt *[]int32) (unknown bool) {
+	c := *cnt
+	for _, p := range g.pendPart[from:to] {
+		if int(p) >= len(c) {
+			c = append(c, make([]int32, int(p)+1-len(c))...)
+		}
+		if c[p] == 0 && (int(p) >= len(g.engines) || g.engines[p] == nil) {
+			unknown = true
+		}
+		c[p]++
+	}
+	*cnt = c
+	return unknown
+}
+
+// meet makes the engines of the partitions first seen among the buffered
+// rows, in the order their first rows arrived.
+func (g *Group) meet() {
+	for _, p := range g.pendPart {
+		if int(p) >= len(g.engines) || g.engines[p] == nil {
+			g.engine(p)
+		}
+	}
+}
+
+// growChains gives every partition index below n a chain.
+func (g *Group) growChains(n int) {
+	if len(g.chains) < n {
+		g.chains = append(g.chains, make([]chain, n-len(g.chains))...)
+	}
+}
+
+// sortRoom makes room for rows sorted rows.
+func (g *Group) sortRoom(rows int32) {
+	if need := int(rows) * (1 + len(g.pendC)); cap(g.sorted) < need {
+		g.sorted = make([]uint64, need)
+	}
+}
+
+// scatter copies the buffered rows [from, to) into the sorted rows, each
+// to the place its partition's cursor (cur[p], counted in rows and moved
+// past it) gives: each row's place first, then the columns through the
+// places. at is scratch.
+func (g *Group) scatter(from, to int, cur []int32, at *[]int) {
 	st := 1 + len(g.pendC)
-	if cap(g.sorted) < int(off)*st {
-		g.sorted = make([]uint64, int(off)*st)
+	n := to - from
+	a := slices.Grow((*at)[:0], n)[:n]
+	*at = a
+	for i, p := range g.pendPart[from:to] {
+		a[i] = int(cur[p]) * st
+		cur[p]++
 	}
-	sorted := g.sorted[:int(off)*st]
-	// Each row's place, then the columns through it.
-	n := len(g.pendPart)
-	at := slices.Grow(g.at[:0], n)[:n]
-	g.at = at
-	chains := g.chains
-	for i, p := range g.pendPart {
-		c := &chains[p]
-		at[i] = int(c.end) * st
-		c.end++
-	}
-	for i, t := range g.pendT[:n] {
-		sorted[at[i]] = uint64(t)
+	sorted := g.sorted[:cap(g.sorted)]
+	for i, t := range g.pendT[from:to] {
+		sorted[a[i]] = uint64(t)
 	}
 	for k, col := range g.pendC {
 		dst := sorted[1+k:]
-		for i, x := range col[:n] {
-			dst[at[i]] = x
+		for i, x := range col[from:to] {
+			dst[a[i]] = x
 		}
 	}
 }
