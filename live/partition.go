@@ -133,6 +133,10 @@ type partitionNode struct {
 	// lastRows[p*stride:], the slot its ring's buffer is.
 	lastRows []uint64
 	lastAt   []int // storeLast's scratch: each row's slot
+	// Kept by id (see lastrows.go): each partition's last row and the row
+	// its slot holds, and whether some slot is behind.
+	lastID, savedID []uint64
+	stale           bool
 }
 
 // ring is a growable circular buffer of encoded rows.
@@ -291,6 +295,11 @@ func (n *partitionNode) push(in *frame) {
 			n.ingested[p]++
 		}
 	}
+	if n.lazyLast() {
+		n.noteLast(in, b.out.part)
+		return
+	}
+	n.saveAllLast() // it kept rows by id until now (someone reads its evictions)
 	if n.router.Options().MaxEvents == 1 && !n.wantGone && !n.hasArrays {
 		n.storeLast(in, b.out.part)
 		return
@@ -576,12 +585,16 @@ func (n *partitionNode) dropExpired(parts []int32) {
 		r := &n.rings[p]
 		n.evictFront(p, r.n)
 		r.buf, r.head = nil, 0
+		if int(p) < len(n.lastID) {
+			n.savedID[p] = n.lastID[p] // its row is forgotten, not behind
+		}
 	}
 }
 
 // held returns the rows the partitions hold, in arrival order, with their
 // partition indices.
 func (n *partitionNode) held() frame {
+	n.saveAllLast()
 	f := newFrame(n.sch)
 	type ref struct {
 		p   int32

@@ -57,3 +57,53 @@ func TestPartitionEvictionsAreReported(t *testing.T) {
 	require.Len(t, out, 1)
 	assert.Equal(t, []float64{1, 3}, values(out[0].Events))
 }
+
+// A partition's last row outlives the series' own retention: a host that
+// goes quiet keeps its last row (the series has forgotten it since), and
+// a snapshot of the partitioning shows every host's last row, under every
+// ordering, whether the row was routed a moment ago or long before, and
+// after watching the partitioning's evictions starts.
+func TestPartitionKeepsItsLastRowsPastTheSeriesRetention(t *testing.T) {
+	for _, ord := range []live.Ordering{live.Strict, live.Drop, live.Reorder} {
+		t.Run(ord.String(), func(t *testing.T) {
+			opts := live.Options{MaxAge: time.Second, Ordering: ord}
+			if ord == live.Reorder {
+				opts.Grace = time.Second
+			}
+			s := newSeries(t, opts)
+			p, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
+			require.NoError(t, err)
+			_, err = s.PushRows(nil, r(0, 1, "a"), r(1, 2, "b"), r(2, 0, "c"))
+			require.NoError(t, err)
+			_, err = s.PushRows(nil, r(3, 3, "c")) // c's last row is not its first
+			require.NoError(t, err)
+			for i := int64(1); i <= 50; i++ { // 5 s of a alone, then b once
+				_, err = s.PushRows(nil, r(100*i, float64(10+i), "a"))
+				require.NoError(t, err)
+			}
+			_, err = s.PushRows(nil, r(5001, 99, "b"))
+			require.NoError(t, err)
+			assert.Equal(t, 11, s.Len(), "the series keeps its last second")
+
+			snap, err := s.Snapshot(p)
+			require.NoError(t, err)
+			hosts, _ := snap.Strings("host")
+			vals, _ := snap.Numbers("value")
+			// In arrival order of each host's last row: c, a, b.
+			assert.Equal(t, []string{"c", "a", "b"}, hosts)
+			assert.Equal(t, []float64{3, 60, 99}, vals)
+
+			require.NoError(t, s.Watch(p, live.Evict))
+			out, err := s.PushRows(nil, r(5100, 7, "c"))
+			require.NoError(t, err)
+			gone, ok := live.Find(out, p, live.Evict)
+			require.True(t, ok)
+			gv, _ := gone.Numbers("value")
+			assert.Equal(t, []float64{3}, gv, "c's last row leaves for its new one")
+			snap, err = s.Snapshot(p)
+			require.NoError(t, err)
+			vals, _ = snap.Numbers("value")
+			assert.Equal(t, []float64{60, 99, 7}, vals)
+		})
+	}
+}

@@ -43,6 +43,7 @@ type Series struct {
 	checkers   []checker   // the nodes that approve a push, in build order
 	bases      []*nodeBase // each node's base, by id, so a push reads them without a call
 	lanes      lanes       // the nodes a push runs beside others (see lanes.go)
+	partNodes  []*partitionNode
 	watches    []watch     // the outputs a push returns, in their order
 	symHolders []symHolder // the nodes that hold intern ids
 
@@ -232,6 +233,9 @@ func (s *Series) addNode(n node) NodeID {
 // cache of them, now and then, which a steady push must not).
 func (s *Series) register(n node) {
 	s.bases = append(s.bases, n.base())
+	if pn, ok := n.(*partitionNode); ok {
+		s.partNodes = append(s.partNodes, pn)
+	}
 	if c, ok := n.(checker); ok {
 		s.checkers = append(s.checkers, c)
 	}
@@ -682,6 +686,9 @@ func (r *rootNode) retain() {
 			s.appendStored(g, i)
 			g.ids = append(g.ids, s.storedID(i))
 		}
+	}
+	for _, pn := range s.partNodes {
+		pn.rescueLast(k)
 	}
 	s.store.Evict(k)
 	s.evicted += uint64(k)

@@ -110,6 +110,17 @@ func (s *Store) Sym(r, j int) uint32 {
 	return c.cols[j].sym[o]
 }
 
+// SymRuns calls fn with the intern ids of string column j of rows [from,
+// to), a run per chunk, in order; first is the row of a run's first id.
+func (s *Store) SymRuns(j, from, to int, fn func(first int, syms []uint32)) {
+	for from < to {
+		c, o := s.loc(from)
+		n := min(ChunkRows-o, to-from)
+		fn(from, c.cols[j].sym[o:o+n])
+		from += n
+	}
+}
+
 // Flag returns boolean column j of row r: 0 missing, 1 false, 2 true.
 func (s *Store) Flag(r, j int) uint8 {
 	c, o := s.loc(r)

@@ -1,0 +1,125 @@
+package live
+
+import (
+	"github.com/pond-go/pond/internal/cell"
+	"github.com/pond-go/pond/internal/router"
+	"github.com/pond-go/pond/schema"
+)
+
+// A partition node keeping one row per partition (MaxEvents 1) needs each
+// partition's last row only when something reads it (a snapshot, a
+// replay into a new node) or when the series is about to forget it. While
+// the series' store holds the row, the node keeps its id only (one word a
+// row, written as the row is routed) and copies the row out of the store
+// when it is read, or just before retention evicts it (rescueLast). The
+// copy is the partition's ring slot, so every reader sees the same row as
+// before. This holds for rows stored in arrival order (stored row r has id
+// evicted + r), without arrays, when nothing reads the node's evictions.
+
+// lazyLast reports whether the node keeps its last rows by id.
+func (n *partitionNode) lazyLast() bool {
+	return n.router.Options().MaxEvents == 1 && !n.wantGone && !n.hasArrays && n.s.opts.Ordering != Reorder
+}
+
+// noteLast records each partition's last row of the push by its id; a new
+// partition's first row is copied into its slot, which makes the slot.
+func (n *partitionNode) noteLast(in *frame, parts []int32) {
+	fresh := false
+	rings := n.rings
+	for _, p := range parts {
+		fresh = fresh || int(p) >= len(rings) || rings[p].n == 0
+	}
+	if fresh {
+		for i, p := range parts {
+			if int(p) >= len(n.rings) || n.rings[p].n == 0 {
+				n.store(p, in, i)
+				n.growLast()
+				n.lastID[p], n.savedID[p] = in.ids[i], in.ids[i]
+			}
+		}
+	}
+	last := n.lastID
+	ids := in.ids[:len(parts)]
+	for i, p := range parts {
+		last[p] = ids[i]
+	}
+	n.stale = true
+}
+
+// growLast gives every partition index a last and a saved id.
+func (n *partitionNode) growLast() {
+	if k := len(n.rings); len(n.lastID) < k {
+		n.lastID = append(n.lastID, make([]uint64, k-len(n.lastID))...)
+		n.savedID = append(n.savedID, make([]uint64, k-len(n.savedID))...)
+	}
+}
+
+// saveLast copies partition p's last row out of the store into its slot,
+// when the slot does not hold it yet.
+func (n *partitionNode) saveLast(p int32) {
+	if int(p) >= len(n.lastID) || n.lastID[p] == n.savedID[p] || n.rings[p].n == 0 {
+		return
+	}
+	s := n.s
+	id := n.lastID[p]
+	if id < s.evicted {
+		panic("live: a partition's last row left the store before it was saved")
+	}
+	r := int(id - s.evicted)
+	row := n.rings[p].buf[:n.stride]
+	row[0] = uint64(s.store.Time(r))
+	row[1] = id
+	for j := 1; j < n.sch.Len(); j++ {
+		switch n.sch.Column(j).Kind {
+		case schema.Number:
+			row[1+j] = cell.Num(s.store.Num(r, j))
+		case schema.String:
+			row[1+j] = uint64(s.store.Sym(r, j))
+		default:
+			row[1+j] = uint64(s.store.Flag(r, j))
+		}
+	}
+	n.savedID[p] = id
+}
+
+// saveAllLast copies every partition's last row into its slot: before the
+// rows are read, or before the node stops keeping them by id.
+func (n *partitionNode) saveAllLast() {
+	if !n.stale {
+		return
+	}
+	for p := range n.lastID {
+		n.saveLast(int32(p))
+	}
+	n.stale = false
+}
+
+// rescueLast saves the last rows among the k oldest stored rows, which
+// retention is about to evict: a row is its partition's last when its id
+// is the partition's last id. String keys are read a chunk at a time.
+func (n *partitionNode) rescueLast(k int) {
+	if !n.stale || k == 0 {
+		return
+	}
+	s := n.s
+	if n.kind == schema.String {
+		s.store.SymRuns(n.col, 0, k, func(first int, syms []uint32) {
+			id := s.evicted + uint64(first)
+			for i, sym := range syms {
+				p, ok := n.router.FindSym(sym)
+				if sym == 0 {
+					p, ok = n.router.Find(router.Key{}) // the missing key's partition
+				}
+				if ok && int(p) < len(n.lastID) && n.lastID[p] == id+uint64(i) {
+					n.saveLast(p)
+				}
+			}
+		})
+		return
+	}
+	for r := range k {
+		if p, ok := n.router.Find(n.s.keyOf(s.cell(r, n.col))); ok && int(p) < len(n.lastID) && n.lastID[p] == s.evicted+uint64(r) {
+			n.saveLast(p)
+		}
+	}
+}
