@@ -3,6 +3,7 @@ package schema
 import (
 	"math"
 	"time"
+	"unsafe"
 
 	"github.com/pond-go/pond/internal/column"
 )
@@ -13,7 +14,7 @@ import (
 type col = column.Col[Value]
 
 func init() {
-	column.Cols = func(t any) any { return &t.(*Table).cols }
+	column.Cols = func(t unsafe.Pointer) unsafe.Pointer { return unsafe.Pointer(&(*Table)(t).cols) }
 }
 
 // valueAt returns cell i of c as a [Value].

@@ -15,6 +15,7 @@ package column
 import (
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/pond-go/pond/internal/cell"
 )
@@ -30,9 +31,10 @@ const (
 
 // Cols is set by package schema when it is initialised: given a
 // *schema.Table it returns a pointer to the table's columns, a *[]Col of
-// schema.Value (package internal/table asserts it). It is a variable so that
-// schema need not export its columns.
-var Cols func(table any) any
+// schema.Value (package internal/table converts it back). It is a
+// variable so that schema need not export its columns; it passes plain
+// pointers, not interfaces, as engines call it several times a push.
+var Cols func(table unsafe.Pointer) unsafe.Pointer
 
 // Col is one column. The zero Col is not usable; make one with [Make].
 type Col[V any] struct {

@@ -4,6 +4,8 @@
 package table
 
 import (
+	"unsafe"
+
 	"github.com/pond-go/pond/internal/column"
 	"github.com/pond-go/pond/schema"
 )
@@ -16,7 +18,7 @@ type Col = column.Col[schema.Value]
 func Column(t *schema.Table, j int) *Col { return &cols(t)[j] }
 
 // cols returns the columns of t.
-func cols(t *schema.Table) []Col { return *column.Cols(t).(*[]Col) }
+func cols(t *schema.Table) []Col { return *(*[]Col)(column.Cols(unsafe.Pointer(t))) }
 
 // Reset empties t and keeps its capacity.
 func Reset(t *schema.Table) { column.ResetAll(cols(t)) }
