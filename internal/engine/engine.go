@@ -503,30 +503,26 @@ func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
 // every emission never slides them. The deques are built when the window
 // next slides instead ([Engine.buildExtremes]).
 func (e *Engine) scanExtremes(ws *winState, wp *winPlan, from, to uint64) {
-	if len(ws.mins)+len(ws.maxs) == 0 {
-		return
-	}
-	for i, s := range wp.mins {
-		lo, hi, ok := e.minMax(s, from, to)
-		ws.mins[i].SetValue(lo, ok)
-		if j := wp.maxOn(s); j >= 0 {
-			ws.maxs[j].SetValue(hi, ok)
+	for _, x := range wp.extSlots {
+		lo, hi, ok := e.minMax(x.slot, from, to)
+		if x.min >= 0 {
+			ws.mins[x.min].SetValue(lo, ok)
+		}
+		if x.max >= 0 {
+			ws.maxs[x.max].SetValue(hi, ok)
 		}
 	}
-	for i, s := range wp.maxs {
-		if wp.minOn(s) < 0 {
-			_, hi, ok := e.minMax(s, from, to)
-			ws.maxs[i].SetValue(hi, ok)
-		}
-	}
-	ws.scalarExt = true
+	ws.scalarExt = len(wp.extSlots) > 0
 }
 
 // minMax returns the minimum and maximum of slot s over rows [from, to),
 // block by block, the oldest of equal values first.
 func (e *Engine) minMax(s int, from, to uint64) (lo, hi float64, ok bool) {
-	lo, hi = math.Inf(1), math.Inf(-1)
 	st := e.dq.stride
+	if blk, base, one := e.run(from, to); one {
+		return reducers.MinMaxSlots(blk, base+s, st, int(to-from))
+	}
+	lo, hi = math.Inf(1), math.Inf(-1)
 	for from < to {
 		off := from - e.dq.base
 		blk := e.dq.blocks[off/blockRows]

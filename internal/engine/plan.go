@@ -73,7 +73,12 @@ type winPlan struct {
 	generic    []genPlan
 	aggs       []aligned.Agg // the outputs, for an aligned plan (slot 0: the row count)
 	rest       bool          // the window keeps states besides its sums: counts, extremes or generic
+	extSlots   []extSlot     // the slots with a min or a max, each once
 }
+
+// extSlot is a slot with a min (index in mins) or a max (in maxs), or
+// both; −1 for none.
+type extSlot struct{ slot, min, max int }
 
 // maxOn returns the index of the max state on slot s, or -1.
 func (wp *winPlan) maxOn(s int) int {
@@ -321,6 +326,14 @@ func NewPlan(src *schema.Schema, windows []rolling.Window, opts rolling.Options,
 			outCols = append(outCols, schema.Column{Name: a.Out, Kind: a.Using.OutputKind(kind), Optional: true})
 		}
 		wp.rest = len(wp.counts)+len(wp.mins)+len(wp.maxs)+len(wp.generic) > 0
+		for i, s := range wp.mins {
+			wp.extSlots = append(wp.extSlots, extSlot{slot: s, min: i, max: wp.maxOn(s)})
+		}
+		for i, s := range wp.maxs {
+			if wp.minOn(s) < 0 {
+				wp.extSlots = append(wp.extSlots, extSlot{slot: s, min: -1, max: i})
+			}
+		}
 		p.wins = append(p.wins, wp)
 	}
 	out, err := schema.New(outCols...)
