@@ -89,6 +89,11 @@ func (p *Plan) Bind(in *Input, tab *schema.Table, syms [][]uint32) {
 	}
 }
 
+// timeBits views times as 64-bit slots, without copying.
+func timeBits(ts []int64) []uint64 {
+	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(ts))), len(ts))
+}
+
 // floatBits views a float64 slice as its bit patterns, without copying.
 func floatBits(f []float64) []uint64 {
 	if len(f) == 0 {
@@ -1033,10 +1038,19 @@ func (e *Engine) appendInput(in *Input, from, to int) {
 		k := min(room, to-from)
 		rows := blk[o : o+k*st]
 		times := in.times[from : from+k]
-		for r, t := range times {
-			rows[r*st] = uint64(t)
-			if !e.has || t > e.maxT {
-				e.maxT, e.has = t, true
+		mt := times[0]
+		if e.has {
+			mt = max(mt, e.maxT)
+		}
+		for _, t := range times {
+			mt = max(mt, t)
+		}
+		e.maxT, e.has = mt, true
+		if st == 1 {
+			copy(rows, timeBits(times)) // a window of row counts keeps its times only
+		} else {
+			for r, t := range times {
+				rows[r*st] = uint64(t)
 			}
 		}
 		for c, col := range in.enc {
