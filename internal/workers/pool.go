@@ -39,8 +39,9 @@ type Task interface {
 const taskParts = 1 << 10
 
 // spinWaits is how many times a worker looks for its next task, yielding
-// in between, before it parks: about 20–60 µs on current machines.
-const spinWaits = 256
+// in between, before it parks: about 20–60 µs on current machines. A
+// variable for the tests, which make workers park at once.
+var spinWaits = 256
 
 // Pool is a set of n workers. It is not safe for concurrent use: one
 // goroutine calls Run and Close.
@@ -157,7 +158,7 @@ func (p *Pool) Run(k int, t Task) {
 	p.gen.Store((g/taskParts+1)*taskParts + int64(k)) // publishes task and left to the workers
 	for w := 1; w < k; w++ {
 		if p.parked[w].CompareAndSwap(true, false) {
-			p.wake[w-1] <- struct{}{}
+			p.wakeUp(w)
 		}
 	}
 	p.do(0)
@@ -183,8 +184,19 @@ func (p *Pool) Close() {
 	}
 	for w := 1; w < p.n; w++ {
 		if p.parked[w].CompareAndSwap(true, false) {
-			p.wake[w-1] <- struct{}{}
+			p.wakeUp(w)
 		}
 	}
 	p.wg.Wait()
+}
+
+// wakeUp leaves worker w a token, unless one is waiting already: a worker
+// that announced its park and then saw the new task runs it without
+// taking the token, which it takes (and looks again) the next time it
+// parks.
+func (p *Pool) wakeUp(w int) {
+	select {
+	case p.wake[w-1] <- struct{}{}:
+	default:
+	}
 }

@@ -194,3 +194,49 @@ func TestRunReachesParkedWorkers(t *testing.T) {
 	time.Sleep(5 * time.Millisecond)
 	p.Close()
 }
+
+// TestRunsThatMeetParkingWorkersDoNotDeadlock hands over tasks whose parts
+// wait for each other, with pauses around the length of a worker's watch
+// for its next task, so that Runs often meet a worker between announcing
+// its park and parking (the hand-over once blocked there for good).
+func TestRunsThatMeetParkingWorkersDoNotDeadlock(t *testing.T) {
+	defer func(n int) { spinWaits = n }(spinWaits)
+	spinWaits = 0 // park at once: every Run meets a parking or parked worker
+	p := New(2)
+	defer p.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 20000 {
+			if i%3 == 0 {
+				time.Sleep(time.Duration(i%5) * time.Microsecond)
+			}
+			tk := newParts(2)
+			tk.wait, tk.k = true, 2
+			p.Run(2, tk)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("runs did not finish: a hand-over deadlocked")
+	}
+}
+
+// TestAWakeUpWithATokenWaitingReturns: a worker that announced its park
+// and then saw its task left its token in the channel; the next wake-up
+// must not wait for room there (the worker may be running the task the
+// waker then waits on), and the worker still finds a token when it parks.
+func TestAWakeUpWithATokenWaitingReturns(t *testing.T) {
+	p := New(2)
+	p.wake = []chan struct{}{make(chan struct{}, 1)} // worker 1's, no goroutine
+	p.wake[0] <- struct{}{}                          // the token left behind
+	done := make(chan struct{})
+	go func() { p.wakeUp(1); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("wakeUp blocked on a token already waiting")
+	}
+	assert.Len(t, p.wake[0], 1, "one token waits for the worker")
+}
