@@ -42,7 +42,6 @@ type Series struct {
 
 	checkers   []checker   // the nodes that approve a push, in build order
 	bases      []*nodeBase // each node's base, by id, so a push reads them without a call
-	lanes      lanes       // the nodes a push runs beside others (see lanes.go)
 	partNodes  []*partitionNode
 	watches    []watch     // the outputs a push returns, in their order
 	symHolders []symHolder // the nodes that hold intern ids
@@ -94,7 +93,6 @@ func New(name string, s *schema.Schema, opts Options) (*Series, error) {
 	rb.produces[Event], rb.produces[Batch], rb.produces[Evict] = true, true, true
 	sr.nodes = append(sr.nodes, sr.root)
 	sr.register(sr.root)
-	sr.planLanes()
 	return sr, nil
 }
 
@@ -223,7 +221,6 @@ func (s *Series) addNode(n node) NodeID {
 	s.nodes = append(s.nodes, n)
 	s.register(n)
 	s.refreshWants()
-	s.planLanes()
 	return b.id
 }
 
@@ -438,7 +435,11 @@ func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 	}
 	// Commit point: from here on nothing fails.
 	s.root.commit()
-	s.lanes.push()
+	for i, n := range s.nodes[1:] {
+		if src := s.bases[s.bases[i+1].src]; !src.late {
+			n.push(&src.out)
+		}
+	}
 	s.root.retain()
 	s.root.finish()
 	// The finish pass, in build order: a node takes its source's
