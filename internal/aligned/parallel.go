@@ -82,7 +82,7 @@ func (pc *parClose) run(g *Group, b int64, out *schema.Table) int {
 func (pc *parClose) Do(w int) {
 	wk := &pc.wk[w]
 	for {
-		c, lo, hi, ok := pc.split.Next()
+		c, lo, hi, ok := pc.split.Next(w)
 		if !ok {
 			return
 		}

@@ -94,7 +94,7 @@ func (pt *parTick) Do(w int) {
 	clear(wk.cnt)
 	pt.bar.wait()
 	for {
-		c, lo, hi, ok := pt.split.Next()
+		c, lo, hi, ok := pt.split.Next(w)
 		if !ok {
 			return
 		}

@@ -140,7 +140,7 @@ type splitTask struct {
 
 func (t *splitTask) Do(w int) {
 	for {
-		c, lo, hi, ok := t.s.Next()
+		c, lo, hi, ok := t.s.Next(w)
 		if !ok {
 			return
 		}
@@ -239,4 +239,47 @@ func TestAWakeUpWithATokenWaitingReturns(t *testing.T) {
 		t.Fatal("wakeUp blocked on a token already waiting")
 	}
 	assert.Len(t, p.wake[0], 1, "one token waits for the worker")
+}
+
+// TestSplitHandsEachWorkerItsHomeFirst: a worker takes the chunks of its
+// own home from the front, then the others' from their back; chunks are
+// the same for the same n and k, whoever takes them.
+func TestSplitHandsEachWorkerItsHomeFirst(t *testing.T) {
+	var s Split
+	require.Equal(t, 16, s.Reset(160, 2, 1))
+	var got []int
+	for range 10 { // worker 0 alone: its home 0–7, then 15, 14 from worker 1's back
+		c, lo, hi, ok := s.Next(0)
+		require.True(t, ok)
+		assert.Equal(t, [2]int{c * 10, c*10 + 10}, [2]int{lo, hi})
+		got = append(got, c)
+	}
+	assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7, 15, 14}, got)
+	got = got[:0]
+	for {
+		c, _, _, ok := s.Next(1) // worker 1: what is left of its home, from the front
+		if !ok {
+			break
+		}
+		got = append(got, c)
+	}
+	assert.Equal(t, []int{8, 9, 10, 11, 12, 13}, got)
+	_, _, _, ok := s.Next(0)
+	assert.False(t, ok)
+
+	// Fewer chunks than workers: the homes of some are empty, and every
+	// chunk is still taken once.
+	require.Equal(t, 2, s.Reset(2, 4, 1))
+	seen := map[int]bool{}
+	for w := 3; w >= 0; w-- {
+		for {
+			c, _, _, ok := s.Next(w)
+			if !ok {
+				break
+			}
+			assert.False(t, seen[c])
+			seen[c] = true
+		}
+	}
+	assert.Len(t, seen, 2)
 }
