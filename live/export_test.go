@@ -4,3 +4,12 @@ package live
 // of every push, not only when a sweep is due, so that tests of a few
 // rows exercise the intern table's sweeps.
 func SweepEveryPush(s *Series) { s.sweepEveryPush = true }
+
+// RescueByPartitions sets how many partitions per evicted row a partition
+// node looks through their last ids rather than up each row's partition
+// (0: always by row), and returns the setting before.
+func RescueByPartitions(n int) int {
+	old := rescueByPartitions
+	rescueByPartitions = n
+	return old
+}

@@ -24,23 +24,15 @@ func (n *partitionNode) lazyLast() bool {
 // noteLast records each partition's last row of the push by its id; a new
 // partition's first row is copied into its slot, which makes the slot.
 func (n *partitionNode) noteLast(in *frame, parts []int32) {
-	fresh := false
-	rings := n.rings
-	for _, p := range parts {
-		fresh = fresh || int(p) >= len(rings) || rings[p].n == 0
-	}
-	if fresh {
-		for i, p := range parts {
-			if int(p) >= len(n.rings) || n.rings[p].n == 0 {
-				n.store(p, in, i)
-				n.growLast()
-				n.lastID[p], n.savedID[p] = in.ids[i], in.ids[i]
-			}
-		}
-	}
-	last := n.lastID
 	ids := in.ids[:len(parts)]
+	rings, last := n.rings, n.lastID
 	for i, p := range parts {
+		if int(p) >= len(rings) || rings[p].n == 0 || int(p) >= len(last) {
+			n.store(p, in, i)
+			n.growLast()
+			rings, last = n.rings, n.lastID
+			n.savedID[p] = ids[i]
+		}
 		last[p] = ids[i]
 	}
 	n.stale = true
@@ -94,14 +86,33 @@ func (n *partitionNode) saveAllLast() {
 	n.stale = false
 }
 
+// rescueByPartitions: rescueLast looks through the partitions' last ids,
+// rather than the rows about to go, when there are at most this many
+// partitions per such row (a look at an id costs a few instructions, the
+// look up of a row's partition several times more). A variable for the
+// tests, which take each way.
+var rescueByPartitions = 8
+
 // rescueLast saves the last rows among the k oldest stored rows, which
 // retention is about to evict: a row is its partition's last when its id
-// is the partition's last id. String keys are read a chunk at a time.
+// is the partition's last id. With few partitions per row it looks for
+// the partitions whose last id is among those rows; otherwise it looks up
+// each row's partition (string keys a chunk at a time).
 func (n *partitionNode) rescueLast(k int) {
 	if !n.stale || k == 0 {
 		return
 	}
 	s := n.s
+	if len(n.lastID) <= rescueByPartitions*k {
+		lo, hi := s.evicted, s.evicted+uint64(k)
+		saved := n.savedID[:len(n.lastID)]
+		for p, id := range n.lastID {
+			if id >= lo && id < hi && saved[p] != id {
+				n.saveLast(int32(p))
+			}
+		}
+		return
+	}
 	if n.kind == schema.String {
 		s.store.SymRuns(n.col, 0, k, func(first int, syms []uint32) {
 			id := s.evicted + uint64(first)

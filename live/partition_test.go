@@ -63,7 +63,22 @@ func TestPartitionEvictionsAreReported(t *testing.T) {
 // a snapshot of the partitioning shows every host's last row, under every
 // ordering, whether the row was routed a moment ago or long before, and
 // after watching the partitioning's evictions starts.
+//
+// The rows about to leave the store are matched to their partitions'
+// last rows either way: by partition, then by row.
 func TestPartitionKeepsItsLastRowsPastTheSeriesRetention(t *testing.T) {
+	for _, by := range []struct {
+		name  string
+		ratio int
+	}{{"by partition", 1 << 30}, {"by row", 0}} {
+		t.Run(by.name, func(t *testing.T) {
+			defer live.RescueByPartitions(live.RescueByPartitions(by.ratio))
+			testLastRowsPastTheSeriesRetention(t)
+		})
+	}
+}
+
+func testLastRowsPastTheSeriesRetention(t *testing.T) {
 	for _, ord := range []live.Ordering{live.Strict, live.Drop, live.Reorder} {
 		t.Run(ord.String(), func(t *testing.T) {
 			opts := live.Options{MaxAge: time.Second, Ordering: ord}
