@@ -246,6 +246,14 @@ func (s *Store) Older(t int64) int {
 	if s.n == 0 || s.Time(0) >= t {
 		return 0
 	}
+	// Few older rows (a push's worth, at a small push): count them off
+	// the first chunk's times.
+	first := s.chunks[0].t[s.head:min(s.head+s.n, ChunkRows)]
+	for k, ft := range first[:min(len(first), 32)] {
+		if ft >= t {
+			return k
+		}
+	}
 	// Gallop: Time(lo) < t, and hi is the first probe at or past t (or
 	// the end).
 	lo, hi := 0, 1

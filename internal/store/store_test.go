@@ -184,6 +184,15 @@ func TestOlderCountsAsLowerBoundDoes(t *testing.T) {
 	for cut := int64(-2); cut <= rows/3+2; cut++ {
 		require.Equal(t, s.LowerBound(cut), s.Older(cut), "cut %d", cut)
 	}
+	// The first rows a few short of a chunk's end, then in the middle of
+	// one: the count of a few older rows, off the first chunk, meets the
+	// search past it.
+	for _, k := range []int{ChunkRows - 5, 40} {
+		s.Evict(k)
+		for cut := int64(-2); cut <= rows/3+2; cut++ {
+			require.Equal(t, s.LowerBound(cut), s.Older(cut), "evicted %d, cut %d", k, cut)
+		}
+	}
 	s.Evict(s.Len())
 	assert.Zero(t, s.Older(5))
 }
