@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/pond-go/pond/internal/engine"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/schema"
 	"github.com/stretchr/testify/assert"
@@ -62,10 +63,21 @@ func sameBits(a, b schema.Value) bool {
 // TestSeedWorkersGiveOneWorkersRows pushes the seed stream into a series
 // with one worker and twins with 2 and 4, in default and aligned mode,
 // and compares every push's outputs bit for bit.
+//
+// Between ticks, the rows buffered go to a worker to take once 512 have
+// come (the default), or after every push (handoff=1).
 func TestSeedWorkersGiveOneWorkersRows(t *testing.T) {
+	for _, handOff := range []int{512, 1} {
+		old := engine.SetHandOffRows(handOff)
+		testSeedWorkersGiveOneWorkersRows(t, handOff)
+		engine.SetHandOffRows(old)
+	}
+}
+
+func testSeedWorkersGiveOneWorkersRows(t *testing.T, handOff int) {
 	for _, aligned := range []bool{false, true} {
-		for _, c := range []struct{ P, N, Secs int }{{37, 100, 8}, {200, 10, 70}, {5, 1000, 3}} {
-			t.Run(fmt.Sprintf("aligned=%v/P=%d/N=%d", aligned, c.P, c.N), func(t *testing.T) {
+		for _, c := range []struct{ P, N, Secs int }{{37, 100, 8}, {200, 10, 70}, {5, 1000, 3}, {1000, 10, 3}} {
+			t.Run(fmt.Sprintf("handoff=%d/aligned=%v/P=%d/N=%d", handOff, aligned, c.P, c.N), func(t *testing.T) {
 				st := NewSeedStream(c.P, c.N, c.Secs)
 				one, err := NewSeedPipelineWith(aligned, 1)
 				require.NoError(t, err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pond-go/pond/internal/engine"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/sequence"
@@ -117,6 +118,9 @@ func TestVectorCopyIsVerbatim(t *testing.T) {
 }
 
 func TestConformance(t *testing.T) {
+	// With workers, every push's buffered rows go to a worker to take
+	// before the tick (by default only runs of 512 or more).
+	defer engine.SetHandOffRows(engine.SetHandOffRows(1))
 	dir := vectorDir()
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {

@@ -46,11 +46,11 @@ type Group struct {
 	clock   clock.ClockState
 	counts  []clock.CountState
 
-	// Rows since the last tick, column by column: times, the encoded
-	// columns the plan reads, partitions.
-	pendT    []int64
-	pendC    [][]uint64
-	pendPart []int32
+	// Rows since the last tick, column by column: in takes a push's rows;
+	// work holds those being laid out and taken into the deques, at a
+	// tick, or before it on a worker (see handOff).
+	in, work pendRows
+	bg       bgTake
 	// At the tick the buffered rows are laid out row-major (the time, then
 	// the encoded columns), grouped by partition and in arrival order
 	// within each: partition p's rows end at row chains[p].end of sorted.
@@ -64,6 +64,14 @@ type Group struct {
 	rows aligned.Rows
 
 	par parTick // a tick split over workers (see parallel.go)
+}
+
+// pendRows are rows buffered for the next tick, column by column: times,
+// the encoded columns the plan reads, partitions.
+type pendRows struct {
+	t    []int64
+	c    [][]uint64
+	part []int32
 }
 
 // chain is one partition's buffered rows: how many, and where they end
@@ -91,6 +99,7 @@ func (g *Group) Declare(part int32) {
 		g.al.Declare(part)
 		return
 	}
+	g.settle()
 	g.engine(part)
 }
 
@@ -109,11 +118,18 @@ func (g *Group) HeldBytes() int {
 	if g.al != nil {
 		return g.al.Bytes()
 	}
+	g.settle()
 	n := 0
 	for _, p := range g.order {
 		n += g.engines[p].heldBytes()
 	}
-	return n + g.p.pool.bytes() + 8*(cap(g.pendT)+cap(g.pendPart)/2+cap(g.sorted))
+	for _, r := range []*pendRows{&g.in, &g.work} {
+		n += 8 * (cap(r.t) + cap(r.part)/2)
+		for _, c := range r.c {
+			n += 8 * cap(c)
+		}
+	}
+	return n + g.p.pool.bytes() + 8*cap(g.sorted)
 }
 
 // Remove forgets partition part and gives its memory back to the pool. A
@@ -140,7 +156,9 @@ func (g *Group) Remove(part int32) {
 	g.order = keep
 }
 
-// Len returns the number of partitions the group knows.
+// Len returns the number of partitions the group knows: all those of
+// the rows up to the last tick; with workers, also some of those of the
+// rows buffered since (see [Group.handOff]).
 func (g *Group) Len() int {
 	if g.al != nil {
 		return g.al.Len()
@@ -150,6 +168,7 @@ func (g *Group) Len() int {
 
 // Engine returns the engine of partition part, or nil.
 func (g *Group) Engine(part int32) *Engine {
+	g.settle()
 	if int(part) >= len(g.engines) {
 		return nil
 	}
@@ -203,6 +222,7 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 			}
 		}
 		g.buffer(in, part, from, len(in.times))
+		g.handOff()
 	case clock.Event:
 		for i, t := range in.times {
 			e := g.engine(part[i])
@@ -232,7 +252,9 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 // for it, so that its engine is visited once per tick: append, fold,
 // emit.
 func (g *Group) tick(t, b int64, out *schema.Table) {
-	if g.par.pool != nil && g.par.pool.N() > 1 && len(g.order)+len(g.pendPart) > 1 {
+	g.settle()
+	g.in, g.work = g.work, g.in
+	if g.par.pool != nil && g.par.pool.N() > 1 && len(g.order)+len(g.work.part) > 1 {
 		g.par.run(g, t, b, out) // links the buffered rows in parts too
 	} else {
 		g.link()
@@ -280,14 +302,16 @@ func (g *Group) buffer(in *Input, part []int32, from, to int) {
 	if from >= to {
 		return
 	}
-	if len(g.pendC) != len(in.enc) {
-		g.pendC = make([][]uint64, len(in.enc))
+	r := &g.in
+	if len(r.c) != len(in.enc) {
+		r.c = make([][]uint64, len(in.enc))
+		g.work.c = make([][]uint64, len(in.enc))
 	}
-	g.pendT = append(g.pendT, in.times[from:to]...)
+	r.t = append(r.t, in.times[from:to]...)
 	for k, c := range in.enc {
-		g.pendC[k] = append(g.pendC[k], c[from:to]...)
+		r.c[k] = append(r.c[k], c[from:to]...)
 	}
-	g.pendPart = append(g.pendPart, part[from:to]...)
+	r.part = append(r.part, part[from:to]...)
 }
 
 // link makes the engines of the partitions first seen among the
@@ -297,10 +321,10 @@ func (g *Group) buffer(in *Input, part []int32, from, to int) {
 // with one sequential copy. A tick over workers does the same in parts
 // (see parTick).
 func (g *Group) link() {
-	if len(g.pendPart) == 0 {
+	if len(g.work.part) == 0 {
 		return
 	}
-	n := len(g.pendPart)
+	n := len(g.work.part)
 	if g.count(0, n, &g.cnt) {
 		g.meet()
 	}
@@ -326,7 +350,7 @@ func (g *Group) link() {
 // without an engine is among them.
 func (g *Group) count(from, to int, cnt *[]int32) (unknown bool) {
 	c := *cnt
-	for _, p := range g.pendPart[from:to] {
+	for _, p := range g.work.part[from:to] {
 		if int(p) >= len(c) {
 			c = append(c, make([]int32, int(p)+1-len(c))...)
 		}
@@ -339,10 +363,14 @@ func (g *Group) count(from, to int, cnt *[]int32) (unknown bool) {
 	return unknown
 }
 
-// meet makes the engines of the partitions first seen among the buffered
-// rows, in the order their first rows arrived.
-func (g *Group) meet() {
-	for _, p := range g.pendPart {
+// meet makes the engines of the partitions first seen among the rows laid
+// out, in the order their first rows arrived.
+func (g *Group) meet() { g.meetIn(g.work.part) }
+
+// meetIn makes the engines of the partitions first seen among parts, in
+// order.
+func (g *Group) meetIn(parts []int32) {
+	for _, p := range parts {
 		if int(p) >= len(g.engines) || g.engines[p] == nil {
 			g.engine(p)
 		}
@@ -358,7 +386,7 @@ func (g *Group) growChains(n int) {
 
 // sortRoom makes room for rows sorted rows.
 func (g *Group) sortRoom(rows int32) {
-	if need := int(rows) * (1 + len(g.pendC)); cap(g.sorted) < need {
+	if need := int(rows) * (1 + len(g.work.c)); cap(g.sorted) < need {
 		g.sorted = make([]uint64, need)
 	}
 }
@@ -368,19 +396,19 @@ func (g *Group) sortRoom(rows int32) {
 // past it) gives: each row's place first, then the columns through the
 // places. at is scratch.
 func (g *Group) scatter(from, to int, cur []int32, at *[]int) {
-	st := 1 + len(g.pendC)
+	st := 1 + len(g.work.c)
 	n := to - from
 	a := slices.Grow((*at)[:0], n)[:n]
 	*at = a
-	for i, p := range g.pendPart[from:to] {
+	for i, p := range g.work.part[from:to] {
 		a[i] = int(cur[p]) * st
 		cur[p]++
 	}
 	sorted := g.sorted[:cap(g.sorted)]
-	for i, t := range g.pendT[from:to] {
+	for i, t := range g.work.t[from:to] {
 		sorted[a[i]] = uint64(t)
 	}
-	for k, col := range g.pendC {
+	for k, col := range g.work.c {
 		dst := sorted[1+k:]
 		for i, x := range col[from:to] {
 			dst[a[i]] = x
@@ -424,7 +452,9 @@ func (g *Group) take(p int32, e *Engine, pool *blockPool) {
 
 // flush moves every buffered row into its partition's deque.
 func (g *Group) flush() {
-	if len(g.pendPart) == 0 {
+	g.settle()
+	g.in, g.work = g.work, g.in
+	if len(g.work.part) == 0 {
 		return
 	}
 	g.link()
@@ -434,11 +464,12 @@ func (g *Group) flush() {
 	g.clearPending()
 }
 
-// clearPending forgets the buffered rows, which have been taken.
+// clearPending forgets the rows laid out, which have been taken.
 func (g *Group) clearPending() {
-	g.pendT = g.pendT[:0]
-	for k := range g.pendC {
-		g.pendC[k] = g.pendC[k][:0]
+	r := &g.work
+	r.t = r.t[:0]
+	for k := range r.c {
+		r.c[k] = r.c[k][:0]
 	}
-	g.pendPart = g.pendPart[:0]
+	r.part = r.part[:0]
 }

@@ -79,7 +79,7 @@ func (pt *parTick) run(g *Group, t, b int64, out *schema.Table) {
 // link in parts), then chunks of partitions until none is left.
 func (pt *parTick) Do(w int) {
 	g, wk := pt.g, &pt.wk[w]
-	n := len(g.pendPart)
+	n := len(g.work.part)
 	from, to := w*n/pt.k, (w+1)*n/pt.k
 	unknown := g.count(from, to, &wk.cnt)
 	if unknown {
@@ -162,5 +162,71 @@ func (b *barrier) wait() {
 		if spins%64 == 63 {
 			runtime.Gosched()
 		}
+	}
+}
+
+// handOffRows is the fewest buffered rows a push hands to a worker. A
+// variable for the tests, which hand over every push's rows.
+var handOffRows = 512
+
+// SetHandOffRows sets the fewest buffered rows a push of a group with
+// workers hands to a worker between ticks (see [Group.handOff]) and
+// returns the setting before. For tests: with 1, every push's rows are
+// taken on a worker.
+func SetHandOffRows(n int) int {
+	old := handOffRows
+	handOffRows = max(n, 1)
+	return old
+}
+
+// bgTake is a group's buffered rows taken into their partitions' deques
+// on a worker between ticks (see [Group.handOff]).
+type bgTake struct {
+	g    *Group
+	busy bool // posted, not yet waited for
+}
+
+// Do lays out the rows handed over and takes each partition's into its
+// deque, as a tick would before folding.
+func (b *bgTake) Do(int) {
+	g := b.g
+	g.link() // their engines exist: no meet
+	for _, p := range g.work.part {
+		if g.chains[p].n > 0 {
+			g.take(p, g.engines[p], &g.p.pool)
+		}
+	}
+	g.clearPending()
+}
+
+// handOff, at the end of a push that buffered rows, lets a worker take
+// them into the deques while the pushing goroutine goes on with the next
+// pushes: with workers, when at least handOffRows rows wait and the
+// worker is free (else they wait for the next push or the tick). Until
+// the worker is done, the pushing goroutine touches only the rows it
+// buffers since (in): every call that reads or changes the engines, the
+// deques or the plan's pool settles first. The rows are those a tick
+// would have taken, in the same order, so a tick folds the same deques.
+//
+// The engines of the partitions first seen among the rows are made here,
+// in the order their rows arrived, as a tick would.
+func (g *Group) handOff() {
+	pool := g.par.pool
+	if pool == nil || pool.N() < 2 || len(g.in.part) < handOffRows || pool.Busy(1) {
+		return
+	}
+	g.settle()
+	pool.Wait(1) // another group's task, if it was the last: done, checked
+	g.meetIn(g.in.part)
+	g.in, g.work = g.work, g.in
+	g.bg.g, g.bg.busy = g, true
+	pool.Post(1, &g.bg)
+}
+
+// settle waits for the rows handed to a worker to be taken.
+func (g *Group) settle() {
+	if g.bg.busy {
+		g.par.pool.Wait(1)
+		g.bg.busy = false
 	}
 }

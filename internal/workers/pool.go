@@ -57,15 +57,26 @@ type Pool struct {
 	left   atomic.Int32 // parts of the current task not done
 	parked []atomic.Bool
 	wake   []chan struct{} // per goroutine (worker w ≥ 1 at w−1), one token deep
+	posts  []post          // per worker: a task handed over with Post
 	panics []any           // per worker: what its part panicked with
 	wg     sync.WaitGroup  // the goroutines, for Close
+}
+
+// post is a task handed to one worker to run on its own (see
+// [Pool.Post]): the task, then busy set; the worker clears busy once the
+// task has returned.
+type post struct {
+	task  Task
+	busy  atomic.Bool
+	panic any
+	_     [32]byte
 }
 
 // New returns a pool of n workers (n is clamped to [1, 1023]); none
 // starts before the first Run.
 func New(n int) *Pool {
 	n = min(max(n, 1), taskParts-1)
-	return &Pool{n: n, panics: make([]any, n)}
+	return &Pool{n: n, panics: make([]any, n), posts: make([]post, n)}
 }
 
 // N returns the number of workers, the caller's goroutine included.
@@ -89,6 +100,12 @@ func (p *Pool) loop(w int) {
 	seen := int64(0)
 	for {
 		g := p.await(w, seen)
+		if ps := &p.posts[w]; ps.busy.Load() {
+			// Before anything else, a closing included: whoever posted
+			// waits for it.
+			p.runPost(w, ps)
+			continue
+		}
 		if p.closed.Load() {
 			return
 		}
@@ -104,7 +121,7 @@ func (p *Pool) loop(w int) {
 // it spinWaits times, then parked until Run or Close wakes the worker.
 func (p *Pool) await(w int, seen int64) int64 {
 	for spins := 0; ; spins++ {
-		if g := p.gen.Load(); g != seen || p.closed.Load() {
+		if g := p.gen.Load(); g != seen || p.closed.Load() || p.posts[w].busy.Load() {
 			return g
 		}
 		if spins < spinWaits {
@@ -115,7 +132,7 @@ func (p *Pool) await(w int, seen int64) int64 {
 		// between either saw the announcement (and sends a token) or
 		// changed gen before it (seen here).
 		p.parked[w].Store(true)
-		if g := p.gen.Load(); g != seen || p.closed.Load() {
+		if g := p.gen.Load(); g != seen || p.closed.Load() || p.posts[w].busy.Load() {
 			p.parked[w].Store(false)
 			return g
 		}
@@ -174,6 +191,74 @@ func (p *Pool) Run(k int, t Task) {
 			panic(fmt.Sprintf("workers: part %d panicked: %v", w, r))
 		}
 	}
+}
+
+// Post hands t to worker w (in [1, N)) to run t.Do(w) on its own
+// goroutine, and returns at once: the caller goes on while the worker
+// works. The worker runs it before any later Run's part; [Pool.Wait]
+// returns once it has run, and [Pool.Busy] tells whether it is still
+// running. The caller must not Post to w again before that, nor touch
+// what the task works on. A worker's posted task does not delay the
+// others. Post on a closed pool panics, as do a w out of range and a
+// second Post to a busy worker.
+func (p *Pool) Post(w int, t Task) {
+	if p.closed.Load() {
+		panic("workers: Post after Close")
+	}
+	if w < 1 || w >= p.n {
+		panic(fmt.Sprintf("workers: Post to worker %d of %d", w, p.n))
+	}
+	if !p.started {
+		p.startAll()
+	}
+	ps := &p.posts[w]
+	if ps.busy.Load() {
+		panic("workers: Post to a busy worker")
+	}
+	ps.task = t
+	ps.busy.Store(true) // publishes the task
+	if p.parked[w].CompareAndSwap(true, false) {
+		p.wakeUp(w)
+	}
+}
+
+// Busy reports whether the task posted to worker w has not returned yet.
+// Once it reports false, the caller may read what the task wrote.
+func (p *Pool) Busy(w int) bool {
+	return w >= 1 && w < len(p.posts) && p.posts[w].busy.Load()
+}
+
+// Wait returns once the task posted to worker w (if any) has returned. A
+// task that panicked makes Wait panic on the caller's goroutine with its
+// panic value and stack.
+func (p *Pool) Wait(w int) {
+	if w < 1 || w >= len(p.posts) {
+		return
+	}
+	ps := &p.posts[w]
+	for spins := 0; ps.busy.Load(); spins++ {
+		if spins%64 == 63 {
+			runtime.Gosched()
+		}
+	}
+	if r := ps.panic; r != nil {
+		ps.panic = nil
+		panic(fmt.Sprintf("workers: posted task of worker %d panicked: %v", w, r))
+	}
+}
+
+// runPost runs worker w's posted task and lets the poster know.
+func (p *Pool) runPost(w int, ps *post) {
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				ps.panic = fmt.Sprintf("%v\n\n%s", r, debug.Stack())
+			}
+		}()
+		ps.task.Do(w)
+	}()
+	ps.task = nil
+	ps.busy.Store(false)
 }
 
 // Close stops the pool's goroutines and waits for them to exit. It is

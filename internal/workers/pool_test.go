@@ -283,3 +283,83 @@ func TestSplitHandsEachWorkerItsHomeFirst(t *testing.T) {
 	}
 	assert.Len(t, seen, 2)
 }
+
+// counter is a task that counts its runs, optionally holding its worker
+// until released.
+type counter struct {
+	runs    atomic.Int32
+	hold    chan struct{}
+	panicky bool
+}
+
+func (c *counter) Do(int) {
+	if c.hold != nil {
+		<-c.hold
+	}
+	c.runs.Add(1)
+	if c.panicky {
+		panic("posted boom")
+	}
+}
+
+// TestPostRunsBesideTheCaller: a posted task runs on its worker while the
+// caller goes on (it is held until the caller lets it go), Busy tells
+// whether it has returned, Wait waits for it, and it reaches workers that
+// are watching for work or parked.
+func TestPostRunsBesideTheCaller(t *testing.T) {
+	p := New(3)
+	defer p.Close()
+	c := &counter{hold: make(chan struct{})}
+	p.Post(2, c)
+	assert.True(t, p.Busy(2))
+	assert.False(t, p.Busy(1))
+	close(c.hold) // the caller was not held: the task runs elsewhere
+	p.Wait(2)
+	assert.False(t, p.Busy(2))
+	assert.Equal(t, int32(1), c.runs.Load())
+
+	// Posts to watching and to parked workers, between Runs.
+	c = &counter{}
+	for i := range 30 {
+		if i%5 == 0 {
+			time.Sleep(2 * time.Millisecond) // the workers park
+		}
+		p.Post(1, c)
+		tk := newParts(3)
+		p.Run(3, tk) // worker 1 runs its part after the posted task
+		p.Wait(1)
+		for w := range 3 {
+			require.Equal(t, int32(1), tk.ran[w].Load(), "round %d part %d", i, w)
+		}
+	}
+	assert.Equal(t, int32(30), c.runs.Load())
+}
+
+// TestAPostedPanicReachesWait: a posted task's panic is raised by Wait on
+// the caller's goroutine; the worker goes on with later work; a wrong
+// Post panics at once.
+func TestAPostedPanicReachesWait(t *testing.T) {
+	p := New(2)
+	c := &counter{panicky: true}
+	p.Post(1, c)
+	require.Panics(t, func() { p.Wait(1) })
+	c.panicky = false
+	p.Post(1, c)
+	p.Wait(1)
+	assert.Equal(t, int32(2), c.runs.Load())
+	assert.Panics(t, func() { p.Post(0, c) }, "worker 0 is the caller")
+	assert.Panics(t, func() { p.Post(2, c) }, "no worker 2")
+	p.Close()
+	assert.Panics(t, func() { p.Post(1, c) }, "after Close")
+}
+
+// TestClosingRunsAPostedTask: Close returns after a task posted just
+// before has run, with no goroutine left.
+func TestClosingRunsAPostedTask(t *testing.T) {
+	p := New(2)
+	c := &counter{}
+	p.Post(1, c)
+	p.Close()
+	assert.Equal(t, int32(1), c.runs.Load())
+	assert.False(t, p.Busy(1))
+}
