@@ -180,9 +180,7 @@ func (p *Pool) Run(k int, t Task) {
 	}
 	p.do(0)
 	for spins := 0; p.left.Load() > 0; spins++ {
-		if spins%64 == 63 {
-			runtime.Gosched()
-		}
+		callerPause(spins)
 	}
 	p.task = nil
 	for w := range k {
@@ -237,9 +235,7 @@ func (p *Pool) Wait(w int) {
 	}
 	ps := &p.posts[w]
 	for spins := 0; ps.busy.Load(); spins++ {
-		if spins%64 == 63 {
-			runtime.Gosched()
-		}
+		callerPause(spins)
 	}
 	if r := ps.panic; r != nil {
 		ps.panic = nil
@@ -259,6 +255,23 @@ func (p *Pool) runPost(w int, ps *post) {
 	}()
 	ps.task = nil
 	ps.busy.Store(false)
+}
+
+// callerWatch is how many times the caller looks at what it waits for
+// before it starts yielding its processor between looks: some tens of
+// microseconds, the most a worker's part usually outlasts the caller's.
+const callerWatch = 1 << 14
+
+// callerPause is the caller's pause after its spins-th look at the parts
+// it waits for. It looks without yielding first: a goroutine locked to
+// its thread (runtime.LockOSThread) that yields hands its processor to
+// another thread and waits to be given one back, two wake-ups of the
+// operating system each time. Then it yields every 64 looks, so that on
+// one processor the workers get to run.
+func callerPause(spins int) {
+	if spins >= callerWatch && spins%64 == 63 {
+		runtime.Gosched()
+	}
 }
 
 // Close stops the pool's goroutines and waits for them to exit. It is

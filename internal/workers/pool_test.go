@@ -2,6 +2,7 @@ package workers
 
 import (
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -76,27 +77,39 @@ func TestRunClampsTheNumberOfParts(t *testing.T) {
 }
 
 func TestOneWorkerStartsNoGoroutine(t *testing.T) {
-	before := runtime.NumGoroutine()
+	require.Zero(t, loops(0), "pools of earlier tests")
 	p := New(1)
 	p.Run(1, newParts(1))
-	assert.Equal(t, before, runtime.NumGoroutine())
+	assert.Zero(t, loops(0))
 	p.Close()
 }
 
-func TestGoroutinesStartOnFirstRunAndStopInClose(t *testing.T) {
-	before := runtime.NumGoroutine()
-	p := New(3)
-	assert.Equal(t, before, runtime.NumGoroutine(), "goroutines before the first Run")
-	p.Run(3, newParts(3))
-	assert.Equal(t, before+2, runtime.NumGoroutine())
-	p.Close()
-	p.Close() // twice is fine
-	// Close waited for the goroutines' functions to return; the runtime
-	// may take a moment more to count them gone.
-	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before && time.Now().Before(deadline); {
+// loops counts the goroutines running a pool's loop, waiting a moment
+// for exited ones to be gone when there are more than want: the runtime
+// may count a goroutine a little after its function returned, and other
+// tests' goroutines come and go, so only pool loops are counted.
+func loops(want int) int {
+	count := func() int {
+		buf := make([]byte, 1<<20)
+		n := runtime.Stack(buf, true)
+		return strings.Count(string(buf[:n]), "workers.(*Pool).loop")
+	}
+	n := count()
+	for deadline := time.Now().Add(5 * time.Second); n > want && time.Now().Before(deadline); n = count() {
 		time.Sleep(time.Millisecond)
 	}
-	assert.Equal(t, before, runtime.NumGoroutine(), "goroutines after Close")
+	return n
+}
+
+func TestGoroutinesStartOnFirstRunAndStopInClose(t *testing.T) {
+	require.Zero(t, loops(0), "pools of earlier tests")
+	p := New(3)
+	assert.Zero(t, loops(0), "goroutines before the first Run")
+	p.Run(3, newParts(3))
+	assert.Equal(t, 2, loops(2))
+	p.Close()
+	p.Close() // twice is fine
+	assert.Zero(t, loops(0), "goroutines after Close")
 	assert.Panics(t, func() { p.Run(2, newParts(3)) }, "Run after Close")
 }
 
