@@ -173,13 +173,17 @@
 // goroutine and n−1 of its own, started by the first push that needs them
 // and stopped by [Series.Close]): each clock tick of a partitioned
 // rolling, and each closing of an aligned one, cuts the partitions, in
-// their first-seen order, into n contiguous ranges, one per worker, and
-// the rows the workers emit are joined back in range order before the
-// push goes on. A push stays synchronous and atomic (validation, storage,
+// their first-seen order, into chunks that the workers fold, and the rows
+// the workers emit are joined back in chunk order before the push goes
+// on. Between ticks, the rows a partitioned rolling buffers are handed,
+// a few hundred at a time, to a worker that copies them into their
+// partitions' windows while the pushing goroutine goes on with the next
+// pushes. A push stays synchronous and atomic (validation, storage,
 // routing and the clock run on the pushing goroutine before any worker
 // starts), and its outputs are exactly those of one worker, row for row
 // and bit for bit, in both tick semantics: every partition's part of a
 // tick reads only its own state. Unpartitioned nodes run on the pushing
 // goroutine. Close a series with workers when done with it; one that is
-// dropped unclosed stops its workers when it is garbage collected.
+// dropped unclosed stops its workers when it is garbage collected. The
+// project's docs/workers.md says more.
 package live
