@@ -44,6 +44,7 @@ type Group struct {
 	free    []*part
 
 	par parClose // closings split over workers (see parallel.go)
+	in  inboxes  // the rows not yet in the panes (see inbox.go)
 
 	direct bool // the plan reads an array column: rows are added as they come
 }
@@ -53,40 +54,30 @@ type part struct {
 	wins []winState
 	live bool
 	maxT int64
-	// The inbox: rows not yet in the panes. They are not observable before
-	// the next boundary closes, so up to inboxRows of them wait here, row
-	// by row (the time, then each slot: one row's words side by side, so
-	// taking a row touches one cache line), and are added together (the
-	// partition's state brought into cache once for all of them) when the
-	// inbox is full or the boundary closes.
-	inN   int
-	inbox []uint64 // inboxRows rows of 1 + slots words
 }
-
-// inboxRows is the number of rows a partition's inbox holds.
-const inboxRows = 32
 
 // NewGroup returns an empty group. keys, when not nil, gives the key of
 // each partition for the column after the time; first is the output
 // column of the first aggregation; lag is how late an accepted row may
 // be (the series' grace under reorder, 0 under strict or drop ordering).
 func (p *Plan) NewGroup(keys Keys, first int, lag int64) *Group {
-	g := &Group{p: p, keys: keys, first: first, lag: lag}
+	g := &Group{p: p, keys: keys, first: first, lag: lag, in: inboxes{w: 1 + len(p.kinds)}}
 	for _, k := range p.kinds {
 		g.direct = g.direct || k == schema.Array
 	}
 	return g
 }
 
-// drain adds the rows of a partition's inbox to its panes. A partition
-// with waiting rows is live, so it changes nothing but the partition.
-func (g *Group) drain(pt *part) {
-	if pt.inN == 0 {
+// drain adds the rows of partition q's inbox to its panes, pt. A
+// partition with waiting rows is live, so it changes nothing but the
+// partition and its inbox.
+func (g *Group) drain(q int32, pt *part) {
+	rows := g.in.waiting(q)
+	if rows.len() == 0 {
 		return
 	}
-	w := 1 + len(g.p.kinds)
-	g.addRows(pt, inRows{buf: pt.inbox[:pt.inN*w], w: w})
-	pt.inN = 0
+	g.addRows(pt, rows)
+	g.in.n[q] = 0
 }
 
 // SetLag sets how late an accepted row may be, in nanoseconds; the plan
@@ -104,13 +95,16 @@ func (g *Group) part(q int32) *part {
 	for int(q) >= len(g.parts) {
 		g.parts = append(g.parts, nil)
 	}
+	if !g.direct {
+		g.in.size(len(g.parts))
+	}
 	pt := g.parts[q]
 	if pt == nil {
 		if n := len(g.free); n > 0 {
 			pt = g.free[n-1]
 			g.free = g.free[:n-1]
 		} else {
-			pt = &part{wins: make([]winState, len(g.p.wins)), inbox: make([]uint64, inboxRows*(1+len(g.p.kinds)))}
+			pt = &part{wins: make([]winState, len(g.p.wins))}
 			for w := range g.p.wins {
 				pt.wins[w] = g.p.newWin(&g.p.wins[w])
 			}
@@ -131,7 +125,7 @@ func (g *Group) Remove(q int32) {
 		g.live--
 		pt.live = false
 	}
-	pt.inN = 0 // its waiting rows leave with it
+	g.in.close(q) // its waiting rows leave with it
 	g.parts[q] = nil
 	g.free = append(g.free, pt)
 	keep := g.order[:0]
@@ -183,30 +177,37 @@ func (g *Group) buffer(in *Rows, parts []int32, from, to int) {
 		}
 		return
 	}
+	ib := &g.in
+	w := ib.w
 	for i := from; i < to; i++ {
 		var q int32
 		if parts != nil {
 			q = parts[i]
 		}
-		var pt *part
-		if int(q) < len(g.parts) && g.parts[q] != nil {
-			pt = g.parts[q]
+		var n int
+		if int(q) < len(ib.n) && ib.n[q] != inboxShut {
+			n = int(ib.n[q])
 		} else {
-			pt = g.part(q)
+			g.admit(q, in.Times[i])
 		}
-		n := pt.inN
-		if !pt.live {
-			g.wake(pt, in.Times[i]) // live from its first waiting row
-		}
-		row := pt.inbox[n*(1+len(in.Enc)):][:1+len(in.Enc)]
+		at := (int(q)*inboxRows + n) * w
+		row := ib.rows[at : at+w]
 		row[0] = uint64(in.Times[i])
 		for k, c := range in.Enc {
 			row[1+k] = c[i]
 		}
-		if pt.inN = n + 1; pt.inN == inboxRows {
-			g.drain(pt)
+		ib.n[q] = uint8(n + 1)
+		if n+1 == inboxRows {
+			g.drain(q, g.parts[q])
 		}
 	}
+}
+
+// admit makes partition q known and live, from a row at t, its inbox
+// open and empty.
+func (g *Group) admit(q int32, t int64) {
+	g.wake(g.part(q), t)
+	g.in.open(q)
 }
 
 // after returns the first boundary later than t.
@@ -305,13 +306,13 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 			prefetch.Lines(unsafe.Pointer(g.parts[order[i+12]]), 2)
 		}
 		if i+8 < len(order) {
-			g.parts[order[i+8]].prefetchStates(p)
+			g.prefetchStates(order[i+8])
 		}
 		if i+4 < len(order) {
 			g.parts[order[i+4]].prefetch(p)
 		}
 		pt := g.parts[q]
-		g.drain(pt)
+		g.drain(q, pt)
 		if !pt.live {
 			continue
 		}
@@ -365,17 +366,19 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 		}
 		if empty && pt.maxT < b {
 			pt.live = false
+			g.in.close(q)
 			dormant++
 		}
 	}
 	return dormant
 }
 
-// prefetchStates starts loading the partition's inbox and its windows'
+// prefetchStates starts loading partition q's inbox and its windows'
 // states.
-func (pt *part) prefetchStates(p *Plan) {
-	if pt.inN > 0 {
-		prefetch.Lines(unsafe.Pointer(&pt.inbox[0]), (pt.inN*(1+len(p.kinds))*8+63)/64)
+func (g *Group) prefetchStates(q int32) {
+	pt := g.parts[q]
+	if rows := g.in.waiting(q); len(rows.buf) > 0 {
+		prefetch.Lines(unsafe.Pointer(&rows.buf[0]), (len(rows.buf)*8+63)/64)
 	}
 	if len(pt.wins) > 0 {
 		prefetch.Lines(unsafe.Pointer(&pt.wins[0]), (len(pt.wins)*int(unsafe.Sizeof(winState{}))+63)/64)
@@ -531,12 +534,12 @@ func appendOpt(dst *table.Col, x float64, ok bool) {
 // Bytes returns the memory the group's partitions hold: pane rings, raw
 // rows, extreme deques, aggregates and the structures around them.
 func (g *Group) Bytes() int {
-	n := int(unsafe.Sizeof(*g)) + 8*cap(g.parts) + 4*cap(g.order)
+	n := int(unsafe.Sizeof(*g)) + 8*cap(g.parts) + 4*cap(g.order) + g.in.bytes()
 	for _, pt := range g.parts {
 		if pt == nil {
 			continue
 		}
-		n += int(unsafe.Sizeof(*pt)) + int(unsafe.Sizeof(winState{}))*cap(pt.wins) + 8*cap(pt.inbox)
+		n += int(unsafe.Sizeof(*pt)) + int(unsafe.Sizeof(winState{}))*cap(pt.wins)
 		for w := range pt.wins {
 			ws := &pt.wins[w]
 			n += 8*(cap(ws.ring)+cap(ws.ns)+cap(ws.cnts)+cap(ws.sums)+cap(ws.fp)+cap(ws.lp)) + 4*cap(ws.cring) + ws.raw.bytes()
