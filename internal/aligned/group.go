@@ -356,8 +356,10 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 				ws.resum(wp)
 			}
 			p.retireFL(wp, ws)
-			for i := range ws.exts {
-				ws.exts[i].RemoveBefore(seqOf(lo))
+			if !wp.single {
+				for i := range ws.exts {
+					ws.exts[i].RemoveBefore(seqOf(lo))
+				}
 			}
 			if len(wp.raws) > 0 {
 				ws.raw.dropBefore(lo)
@@ -453,6 +455,10 @@ func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*table.Col) {
 		return
 	}
 	meanIdx, mh, ml := -1, 0.0, 0.0 // the mean of Moments meanIdx
+	var pane []uint64
+	if wp.single {
+		pane = ws.onePane(wp)
+	}
 	for _, o := range wp.outs {
 		dst := dsts[o.out]
 		switch o.kind {
@@ -463,11 +469,11 @@ func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*table.Col) {
 		case oCount:
 			dst.AppendNum(float64(ws.cnts[o.idx]))
 		case oSum:
-			a := ws.sums[4*o.idx:]
-			appendOpt(dst, a[0]+a[1], true)
+			s, c, _, _ := ws.sumsOf(wp, o.idx, pane)
+			appendOpt(dst, s+c, true)
 		case oAvg, oStdev:
 			// An avg and a stdev of one column divide its sum once.
-			a := ws.sums[4*o.idx:][:4]
+			s, c, q, qc := ws.sumsOf(wp, o.idx, pane)
 			n := ws.ns[o.idx]
 			if n == 0 {
 				dst.AppendMissing()
@@ -475,22 +481,22 @@ func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*table.Col) {
 			}
 			if o.idx != meanIdx {
 				meanIdx = o.idx
-				mh, ml = ddDivF(a[0], a[1], float64(n))
+				mh, ml = ddDivF(s, c, float64(n))
 			}
 			var x float64
 			var ok bool
 			if o.kind == oAvg {
 				x, ok = meanFrom(mh, ml)
 			} else {
-				x, ok = stdevFrom(a[0], a[2], a[3], n, mh, ml)
+				x, ok = stdevFrom(s, q, qc, n, mh, ml)
 			}
 			appendOpt(dst, x, ok)
 		case oMin, oMax:
-			x, ok := ws.exts[o.idx].Value()
+			x, ok := ws.extremeOf(wp, o.idx, pane)
 			appendOpt(dst, x, ok)
 		case oDiff:
-			lo, ok := ws.exts[o.idx].Value()
-			hi, _ := ws.exts[wp.maxOf(o.idx)].Value()
+			lo, ok := ws.extremeOf(wp, o.idx, pane)
+			hi, _ := ws.extremeOf(wp, wp.maxOf(o.idx), pane)
 			appendOpt(dst, hi-lo, ok)
 		case oFirst, oLast:
 			k, at := ws.fp[o.idx], 1
