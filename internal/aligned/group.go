@@ -402,7 +402,7 @@ func (pt *part) prefetch(p *Plan) {
 		if len(ws.cnts) > 0 {
 			prefetch.Line(unsafe.Pointer(&ws.cnts[0]))
 		}
-		if len(ws.exts) > 0 {
+		if len(ws.exts) > 0 && !wp.single {
 			prefetch.Lines(unsafe.Pointer(&ws.exts[0]), (len(ws.exts)*int(unsafe.Sizeof(ws.exts[0]))+63)/64)
 		}
 		if rr := &ws.raw; len(rr.vals) < cap(rr.vals) {
