@@ -298,18 +298,10 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 	}
 	order := g.order[lo:hi]
 	for i, q := range order {
-		// Partitions a few places ahead, in three stages, each reading
-		// only what the one before brought in: their structures; then
-		// their inboxes and windows' states; then the panes, aggregates
-		// and raw rows those states point at.
-		if i+12 < len(order) {
-			prefetch.Lines(unsafe.Pointer(g.parts[order[i+12]]), 2)
-		}
-		if i+8 < len(order) {
-			g.prefetchStates(order[i+8])
-		}
-		if i+4 < len(order) {
-			g.parts[order[i+4]].prefetch(p)
+		// The pane that leaves, filled a window's span ago, is out of
+		// every cache: it is loaded a few partitions ahead.
+		if i+prefetchAhead < len(order) {
+			g.parts[order[i+prefetchAhead]].prefetchOldest(p)
 		}
 		pt := g.parts[q]
 		g.drain(q, pt)
@@ -375,54 +367,26 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 	return dormant
 }
 
-// prefetchStates starts loading partition q's inbox and its windows'
-// states.
-func (g *Group) prefetchStates(q int32) {
-	pt := g.parts[q]
-	if rows := g.in.waiting(q); len(rows.buf) > 0 {
-		prefetch.Lines(unsafe.Pointer(&rows.buf[0]), (len(rows.buf)*8+63)/64)
-	}
-	if len(pt.wins) > 0 {
-		prefetch.Lines(unsafe.Pointer(&pt.wins[0]), (len(pt.wins)*int(unsafe.Sizeof(winState{}))+63)/64)
-	}
-}
+// prefetchAhead is how many partitions ahead a close loads the pane
+// that leaves.
+const prefetchAhead = 4
 
-// prefetch starts loading what a close of the partition touches in its
-// windows: the oldest pane, which leaves, and the newest, which the inbox
-// fills (made now if need be) and which enters; the aggregates; the raw
-// rows' tail.
-func (pt *part) prefetch(p *Plan) {
+// prefetchOldest starts loading the oldest pane of each window of more
+// than one pane (its words and its counts), the one a close takes out of
+// the window. The rest of what a close touches (the partition's inbox,
+// window states, newest pane, raw rows) was touched at the last close or
+// since and is left to the caches: loading it ahead cost more than it
+// saved.
+func (pt *part) prefetchOldest(p *Plan) {
 	for w := range pt.wins {
-		ws := &pt.wins[w]
-		wp := &p.wins[w]
-		if len(ws.ns) > 0 {
-			prefetch.Line(unsafe.Pointer(&ws.ns[0]))
-			prefetch.Line(unsafe.Pointer(&ws.sums[0]))
-		}
-		if len(ws.cnts) > 0 {
-			prefetch.Line(unsafe.Pointer(&ws.cnts[0]))
-		}
-		if len(ws.exts) > 0 && !wp.single {
-			prefetch.Lines(unsafe.Pointer(&ws.exts[0]), (len(ws.exts)*int(unsafe.Sizeof(ws.exts[0]))+63)/64)
-		}
-		if rr := &ws.raw; len(rr.vals) < cap(rr.vals) {
-			prefetch.Line(unsafe.Pointer(&rr.vals[:cap(rr.vals)][len(rr.vals)]))
-		}
-		if ws.cap == 0 {
+		ws, wp := &pt.wins[w], &p.wins[w]
+		if wp.single || ws.cap == 0 {
 			continue
 		}
-		st := wp.stride
-		if st > 0 {
-			prefetch.Lines(unsafe.Pointer(&ws.ring[ws.head*st]), 1+st/8)
+		if wp.stride > 0 {
+			prefetch.Line(unsafe.Pointer(&ws.ring[ws.head*wp.stride]))
 		}
 		prefetch.Line(unsafe.Pointer(&ws.cring[ws.head*wp.nCounts]))
-		if d := int(ws.hi - ws.base); d >= 0 && d < ws.cap {
-			s := ws.slot(d)
-			if st > 0 {
-				prefetch.Lines(unsafe.Pointer(&ws.ring[s*st]), 1+st/8)
-			}
-			prefetch.Line(unsafe.Pointer(&ws.cring[s*wp.nCounts]))
-		}
 	}
 }
 
