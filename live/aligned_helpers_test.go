@@ -124,12 +124,15 @@ func newAlignedCase(rng *rand.Rand) alignedCase {
 	base := []float64{0, 1000, 1e6}[rng.IntN(3)]
 	t := int64(rng.IntN(1000)) - 500
 	latest := t
+	// A dense stream puts more rows in one partition between two
+	// boundaries than the engine takes in one go (32).
+	spacing := []int64{60, 60, 60, 4}[rng.IntN(4)]
 	for i := range 150 + rng.IntN(400) {
 		switch rng.IntN(40) {
 		case 0:
 			t += rng.Int64N(5000) // a gap
 		default:
-			t += rng.Int64N(60)
+			t += rng.Int64N(spacing)
 		}
 		rt := t
 		if c.opts.Ordering == live.Drop && rng.IntN(8) == 0 {

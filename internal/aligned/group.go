@@ -44,6 +44,7 @@ type Group struct {
 	free    []*part
 
 	par parClose // closings split over workers (see parallel.go)
+	in  inboxes  // the rows not yet in the panes (see inbox.go)
 
 	direct bool // the plan reads an array column: rows are added as they come
 }
@@ -53,40 +54,30 @@ type part struct {
 	wins []winState
 	live bool
 	maxT int64
-	// The inbox: rows not yet in the panes. They are not observable before
-	// the next boundary closes, so up to inboxRows of them wait here, row
-	// by row (the time, then each slot: one row's words side by side, so
-	// taking a row touches one cache line), and are added together (the
-	// partition's state brought into cache once for all of them) when the
-	// inbox is full or the boundary closes.
-	inN   int
-	inbox []uint64 // inboxRows rows of 1 + slots words
 }
-
-// inboxRows is the number of rows a partition's inbox holds.
-const inboxRows = 32
 
 // NewGroup returns an empty group. keys, when not nil, gives the key of
 // each partition for the column after the time; first is the output
 // column of the first aggregation; lag is how late an accepted row may
 // be (the series' grace under reorder, 0 under strict or drop ordering).
 func (p *Plan) NewGroup(keys Keys, first int, lag int64) *Group {
-	g := &Group{p: p, keys: keys, first: first, lag: lag}
+	g := &Group{p: p, keys: keys, first: first, lag: lag, in: inboxes{w: 1 + len(p.kinds)}}
 	for _, k := range p.kinds {
 		g.direct = g.direct || k == schema.Array
 	}
 	return g
 }
 
-// drain adds the rows of a partition's inbox to its panes. A partition
-// with waiting rows is live, so it changes nothing but the partition.
-func (g *Group) drain(pt *part) {
-	if pt.inN == 0 {
+// drain adds the rows of partition q's inbox to its panes, pt. A
+// partition with waiting rows is live, so it changes nothing but the
+// partition and its inbox.
+func (g *Group) drain(q int32, pt *part) {
+	rows := g.in.waiting(q)
+	if rows.len() == 0 {
 		return
 	}
-	w := 1 + len(g.p.kinds)
-	g.addRows(pt, inRows{buf: pt.inbox[:pt.inN*w], w: w})
-	pt.inN = 0
+	g.addRows(pt, rows)
+	g.in.n[q] = 0
 }
 
 // SetLag sets how late an accepted row may be, in nanoseconds; the plan
@@ -104,13 +95,16 @@ func (g *Group) part(q int32) *part {
 	for int(q) >= len(g.parts) {
 		g.parts = append(g.parts, nil)
 	}
+	if !g.direct {
+		g.in.size(len(g.parts))
+	}
 	pt := g.parts[q]
 	if pt == nil {
 		if n := len(g.free); n > 0 {
 			pt = g.free[n-1]
 			g.free = g.free[:n-1]
 		} else {
-			pt = &part{wins: make([]winState, len(g.p.wins)), inbox: make([]uint64, inboxRows*(1+len(g.p.kinds)))}
+			pt = &part{wins: make([]winState, len(g.p.wins))}
 			for w := range g.p.wins {
 				pt.wins[w] = g.p.newWin(&g.p.wins[w])
 			}
@@ -131,7 +125,7 @@ func (g *Group) Remove(q int32) {
 		g.live--
 		pt.live = false
 	}
-	pt.inN = 0 // its waiting rows leave with it
+	g.in.close(q) // its waiting rows leave with it
 	g.parts[q] = nil
 	g.free = append(g.free, pt)
 	keep := g.order[:0]
@@ -183,30 +177,37 @@ func (g *Group) buffer(in *Rows, parts []int32, from, to int) {
 		}
 		return
 	}
+	ib := &g.in
+	w := ib.w
 	for i := from; i < to; i++ {
 		var q int32
 		if parts != nil {
 			q = parts[i]
 		}
-		var pt *part
-		if int(q) < len(g.parts) && g.parts[q] != nil {
-			pt = g.parts[q]
+		var n int
+		if int(q) < len(ib.n) && ib.n[q] != inboxShut {
+			n = int(ib.n[q])
 		} else {
-			pt = g.part(q)
+			g.admit(q, in.Times[i])
 		}
-		n := pt.inN
-		if !pt.live {
-			g.wake(pt, in.Times[i]) // live from its first waiting row
-		}
-		row := pt.inbox[n*(1+len(in.Enc)):][:1+len(in.Enc)]
+		at := (int(q)*inboxRows + n) * w
+		row := ib.rows[at : at+w]
 		row[0] = uint64(in.Times[i])
 		for k, c := range in.Enc {
 			row[1+k] = c[i]
 		}
-		if pt.inN = n + 1; pt.inN == inboxRows {
-			g.drain(pt)
+		ib.n[q] = uint8(n + 1)
+		if n+1 == inboxRows {
+			g.drain(q, g.parts[q])
 		}
 	}
+}
+
+// admit makes partition q known and live, from a row at t, its inbox
+// open and empty.
+func (g *Group) admit(q int32, t int64) {
+	g.wake(g.part(q), t)
+	g.in.open(q)
 }
 
 // after returns the first boundary later than t.
@@ -297,21 +298,13 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 	}
 	order := g.order[lo:hi]
 	for i, q := range order {
-		// Partitions a few places ahead, in three stages, each reading
-		// only what the one before brought in: their structures; then
-		// their inboxes and windows' states; then the panes, aggregates
-		// and raw rows those states point at.
-		if i+12 < len(order) {
-			prefetch.Lines(unsafe.Pointer(g.parts[order[i+12]]), 2)
-		}
-		if i+8 < len(order) {
-			g.parts[order[i+8]].prefetchStates(p)
-		}
-		if i+4 < len(order) {
-			g.parts[order[i+4]].prefetch(p)
+		// The pane that leaves, filled a window's span ago, is out of
+		// every cache: it is loaded a few partitions ahead.
+		if i+prefetchAhead < len(order) {
+			g.parts[order[i+prefetchAhead]].prefetchOldest(p)
 		}
 		pt := g.parts[q]
-		g.drain(pt)
+		g.drain(q, pt)
 		if !pt.live {
 			continue
 		}
@@ -355,8 +348,10 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 				ws.resum(wp)
 			}
 			p.retireFL(wp, ws)
-			for i := range ws.exts {
-				ws.exts[i].RemoveBefore(seqOf(lo))
+			if !wp.single {
+				for i := range ws.exts {
+					ws.exts[i].RemoveBefore(seqOf(lo))
+				}
 			}
 			if len(wp.raws) > 0 {
 				ws.raw.dropBefore(lo)
@@ -365,59 +360,33 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 		}
 		if empty && pt.maxT < b {
 			pt.live = false
+			g.in.close(q)
 			dormant++
 		}
 	}
 	return dormant
 }
 
-// prefetchStates starts loading the partition's inbox and its windows'
-// states.
-func (pt *part) prefetchStates(p *Plan) {
-	if pt.inN > 0 {
-		prefetch.Lines(unsafe.Pointer(&pt.inbox[0]), (pt.inN*(1+len(p.kinds))*8+63)/64)
-	}
-	if len(pt.wins) > 0 {
-		prefetch.Lines(unsafe.Pointer(&pt.wins[0]), (len(pt.wins)*int(unsafe.Sizeof(winState{}))+63)/64)
-	}
-}
+// prefetchAhead is how many partitions ahead a close loads the pane
+// that leaves.
+const prefetchAhead = 4
 
-// prefetch starts loading what a close of the partition touches in its
-// windows: the oldest pane, which leaves, and the newest, which the inbox
-// fills (made now if need be) and which enters; the aggregates; the raw
-// rows' tail.
-func (pt *part) prefetch(p *Plan) {
+// prefetchOldest starts loading the oldest pane of each window of more
+// than one pane (its words and its counts), the one a close takes out of
+// the window. The rest of what a close touches (the partition's inbox,
+// window states, newest pane, raw rows) was touched at the last close or
+// since and is left to the caches: loading it ahead cost more than it
+// saved.
+func (pt *part) prefetchOldest(p *Plan) {
 	for w := range pt.wins {
-		ws := &pt.wins[w]
-		wp := &p.wins[w]
-		if len(ws.ns) > 0 {
-			prefetch.Line(unsafe.Pointer(&ws.ns[0]))
-			prefetch.Line(unsafe.Pointer(&ws.sums[0]))
-		}
-		if len(ws.cnts) > 0 {
-			prefetch.Line(unsafe.Pointer(&ws.cnts[0]))
-		}
-		if len(ws.exts) > 0 {
-			prefetch.Lines(unsafe.Pointer(&ws.exts[0]), (len(ws.exts)*int(unsafe.Sizeof(ws.exts[0]))+63)/64)
-		}
-		if rr := &ws.raw; len(rr.vals) < cap(rr.vals) {
-			prefetch.Line(unsafe.Pointer(&rr.vals[:cap(rr.vals)][len(rr.vals)]))
-		}
-		if ws.cap == 0 {
+		ws, wp := &pt.wins[w], &p.wins[w]
+		if wp.single || ws.cap == 0 {
 			continue
 		}
-		st := wp.stride
-		if st > 0 {
-			prefetch.Lines(unsafe.Pointer(&ws.ring[ws.head*st]), 1+st/8)
+		if wp.stride > 0 {
+			prefetch.Line(unsafe.Pointer(&ws.ring[ws.head*wp.stride]))
 		}
 		prefetch.Line(unsafe.Pointer(&ws.cring[ws.head*wp.nCounts]))
-		if d := int(ws.hi - ws.base); d >= 0 && d < ws.cap {
-			s := ws.slot(d)
-			if st > 0 {
-				prefetch.Lines(unsafe.Pointer(&ws.ring[s*st]), 1+st/8)
-			}
-			prefetch.Line(unsafe.Pointer(&ws.cring[s*wp.nCounts]))
-		}
 	}
 }
 
@@ -450,6 +419,10 @@ func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*table.Col) {
 		return
 	}
 	meanIdx, mh, ml := -1, 0.0, 0.0 // the mean of Moments meanIdx
+	var pane []uint64
+	if wp.single {
+		pane = ws.onePane(wp)
+	}
 	for _, o := range wp.outs {
 		dst := dsts[o.out]
 		switch o.kind {
@@ -460,11 +433,11 @@ func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*table.Col) {
 		case oCount:
 			dst.AppendNum(float64(ws.cnts[o.idx]))
 		case oSum:
-			a := ws.sums[4*o.idx:]
-			appendOpt(dst, a[0]+a[1], true)
+			s, c, _, _ := ws.sumsOf(wp, o.idx, pane)
+			appendOpt(dst, s+c, true)
 		case oAvg, oStdev:
 			// An avg and a stdev of one column divide its sum once.
-			a := ws.sums[4*o.idx:][:4]
+			s, c, q, qc := ws.sumsOf(wp, o.idx, pane)
 			n := ws.ns[o.idx]
 			if n == 0 {
 				dst.AppendMissing()
@@ -472,22 +445,22 @@ func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*table.Col) {
 			}
 			if o.idx != meanIdx {
 				meanIdx = o.idx
-				mh, ml = ddDivF(a[0], a[1], float64(n))
+				mh, ml = ddDivF(s, c, float64(n))
 			}
 			var x float64
 			var ok bool
 			if o.kind == oAvg {
 				x, ok = meanFrom(mh, ml)
 			} else {
-				x, ok = stdevFrom(a[0], a[2], a[3], n, mh, ml)
+				x, ok = stdevFrom(s, q, qc, n, mh, ml)
 			}
 			appendOpt(dst, x, ok)
 		case oMin, oMax:
-			x, ok := ws.exts[o.idx].Value()
+			x, ok := ws.extremeOf(wp, o.idx, pane)
 			appendOpt(dst, x, ok)
 		case oDiff:
-			lo, ok := ws.exts[o.idx].Value()
-			hi, _ := ws.exts[wp.maxOf(o.idx)].Value()
+			lo, ok := ws.extremeOf(wp, o.idx, pane)
+			hi, _ := ws.extremeOf(wp, wp.maxOf(o.idx), pane)
 			appendOpt(dst, hi-lo, ok)
 		case oFirst, oLast:
 			k, at := ws.fp[o.idx], 1
@@ -531,12 +504,12 @@ func appendOpt(dst *table.Col, x float64, ok bool) {
 // Bytes returns the memory the group's partitions hold: pane rings, raw
 // rows, extreme deques, aggregates and the structures around them.
 func (g *Group) Bytes() int {
-	n := int(unsafe.Sizeof(*g)) + 8*cap(g.parts) + 4*cap(g.order)
+	n := int(unsafe.Sizeof(*g)) + 8*cap(g.parts) + 4*cap(g.order) + g.in.bytes()
 	for _, pt := range g.parts {
 		if pt == nil {
 			continue
 		}
-		n += int(unsafe.Sizeof(*pt)) + int(unsafe.Sizeof(winState{}))*cap(pt.wins) + 8*cap(pt.inbox)
+		n += int(unsafe.Sizeof(*pt)) + int(unsafe.Sizeof(winState{}))*cap(pt.wins)
 		for w := range pt.wins {
 			ws := &pt.wins[w]
 			n += 8*(cap(ws.ring)+cap(ws.ns)+cap(ws.cnts)+cap(ws.sums)+cap(ws.fp)+cap(ws.lp)) + 4*cap(ws.cring) + ws.raw.bytes()

@@ -145,3 +145,39 @@ func TestSameWidthWindowsSumARunOnceAndAgree(t *testing.T) {
 	assert.Equal(t, []float64{3, 4, 8}, s2)
 	assert.Equal(t, []float64{1.5, 4, 8}, a2)
 }
+
+func TestAOnePaneWindowReadsItsPane(t *testing.T) {
+	// A window of one pane (span = step) reads its outputs from that
+	// pane; under lateness the ring also holds the next panes' rows,
+	// which must not leak into the boundary's row.
+	p, err := NewPlan(Spec{Step: 500 * ms, Kinds: []schema.Kind{schema.Number}, Windows: []Window{{Span: 500 * ms, Aggs: []Agg{
+		{Slot: 1, Using: reduce.Min}, {Slot: 1, Using: reduce.Max}, {Slot: 1, Using: reduce.Difference},
+		{Slot: 1, Using: reduce.Sum}, {Slot: 1, Using: reduce.Avg}, {Slot: 1, Using: reduce.Stdev},
+	}}}})
+	require.NoError(t, err)
+	require.NoError(t, p.SetLateness(400*ms))
+	assert.True(t, p.wins[0].single)
+	g := p.NewGroup(nil, 1, 400*ms)
+	cols := []schema.Column{{Name: "time", Kind: schema.Time}}
+	for _, n := range []string{"min", "max", "diff", "sum", "avg", "sd"} {
+		cols = append(cols, schema.Column{Name: n, Kind: schema.Number, Optional: true})
+	}
+	out := schema.NewTable(schema.MustNew(cols...))
+	// [0, 500): 4, 1, 7; [500, 1000): 2, 6, 6; [1000, 1500): nothing;
+	// [1500, 2000): 3. The boundary at 500 closes at watermark 500 (the
+	// row at 900), with the row at 600 already in the next pane.
+	push(g, out, []int64{100 * ms, 600 * ms, 0, 300 * ms, 900 * ms, 700 * ms}, []float64{4, 2, 1, 7, 6, 6})
+	push(g, out, []int64{1600 * ms, 2500 * ms}, []float64{3, 0})
+	want := [][]float64{
+		{1, 7, 6, 12, 4, math.Sqrt(6)},
+		{2, 6, 4, 14, 14.0 / 3, math.Sqrt(32.0 / 9)},
+		{3, 3, 0, 3, 3, 0},
+	}
+	require.Equal(t, len(want), out.Len(), "boundaries 500, 1000 and 2000 (1500's window is empty)")
+	for i, w := range want {
+		for j, name := range []string{"min", "max", "diff", "sum", "avg", "sd"} {
+			got, _ := out.Numbers(name)
+			assert.InDelta(t, w[j], got[i], 1e-12, "row %d %s", i, name)
+		}
+	}
+}

@@ -93,6 +93,7 @@ type outPlan struct {
 // seed's 1m window is 48 + 4 bytes, not 56.
 type winPlan struct {
 	span, width int64
+	single      bool // the window is one pane (span = width): its outputs read that pane, not running sums and deques
 	minSamples  int
 	stride      int
 	nCounts     int  // rows (when kept) + moments + counts
@@ -160,6 +161,7 @@ func NewPlan(s Spec) (*Plan, error) {
 			return nil, fmt.Errorf("aligned: span %d must be positive", w.Span)
 		}
 		wp := winPlan{span: w.Span, width: gcd(w.Span, s.Step), minSamples: w.MinSamples}
+		wp.single = wp.width == wp.span
 		p.maxSpan = max(p.maxSpan, w.Span)
 		needsMoments := map[int]bool{}
 		for _, a := range w.Aggs {

@@ -2,6 +2,7 @@ package aligned
 
 import (
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/pond-go/pond/internal/reducers"
@@ -59,15 +60,28 @@ func (rr *rawRows) addRun(k int64, n int) {
 // pushRun appends rows [from, to) of in, all in pane k (a plan without
 // array columns).
 func (rr *rawRows) pushRun(wp *winPlan, in inRows, from, to int, k int64) {
-	for i := from; i < to; i++ {
-		for _, s := range wp.rawSlots {
-			rr.vals = append(rr.vals, in.at(i, s))
+	n, st := to-from, len(wp.rawSlots)
+	at := len(rr.vals)
+	rr.vals = slices.Grow(rr.vals, n*st)[:at+n*st]
+	vals, rows := rr.vals[at:], in.rows(from, to)
+	if st == 1 {
+		// One slot (a samples or a median of one column): a strided copy.
+		for i, j := 0, wp.rawSlots[0]; i < n; i, j = i+1, j+in.w {
+			vals[i] = rows[j]
 		}
-		if rr.times {
+	} else {
+		for i := range n {
+			for c, s := range wp.rawSlots {
+				vals[i*st+c] = rows[i*in.w+s]
+			}
+		}
+	}
+	if rr.times {
+		for i := from; i < to; i++ {
 			rr.ts = append(rr.ts, in.time(i))
 		}
 	}
-	rr.addRun(k, to-from)
+	rr.addRun(k, n)
 }
 
 // push appends row i of in, at time t in pane k.

@@ -2,6 +2,8 @@ package aligned
 
 import (
 	"math"
+
+	"github.com/pond-go/pond/internal/fsum"
 )
 
 // The bulk path: a partition's pending rows, row-major (the time, then
@@ -58,14 +60,47 @@ func (sc *sumsCache) get(rows []uint64, w, slot, from, to int, squares bool) *ru
 	sc.n = min(sc.n+1, len(sc.e))
 	*e = runSums{from: from, to: to, slot: slot, squares: squares}
 	var f [4]uint64
+	n, done := runVector(&f, rows, w, slot, squares)
 	if squares {
-		e.n = addSquares(f[:], rows, w, slot)
+		n += addSquares(f[:], rows[done*w:], w, slot)
 	} else {
-		e.n = addSums(f[:2], rows, w, slot)
+		n += addSums(f[:2], rows[done*w:], w, slot)
 	}
+	e.n = n
 	e.s, e.c = math.Float64frombits(f[0]), math.Float64frombits(f[1])
 	e.q, e.qc = math.Float64frombits(f[2]), math.Float64frombits(f[3])
 	return e
+}
+
+// Biased exponents of the values the vector kernel may sum: every finite
+// value, and with squares those below bigSquare (2^500, exponent 1523).
+const (
+	vecMaxExp   = 0x7fe
+	vecMaxSqExp = 1522
+)
+
+// runVector sums slot s of the whole groups of four rows at the front of
+// rows (w words a row) with the vector kernel into f (Σx in f[0] + f[1],
+// with squares Σx² in f[2] + f[3]), when the kernel is available and
+// every one of their values is finite (and, with squares, below
+// bigSquare). It returns the number of values summed and of rows taken
+// (equal: all of them present); 0 and 0, f untouched, otherwise, and the
+// caller sums the rows one by one.
+func runVector(f *[4]uint64, rows []uint64, w, s int, squares bool) (n int64, done int) {
+	hi := uint64(vecMaxExp)
+	if squares {
+		hi = vecMaxSqExp
+	}
+	var l fsum.Sum
+	done, outside := fsum.Run(rows, s, w, len(rows)/w, squares, 0, hi, &l)
+	if outside || done == 0 {
+		return 0, 0
+	}
+	f[0], f[1] = math.Float64bits(l.S), math.Float64bits(l.C)
+	if squares {
+		f[2], f[3] = math.Float64bits(l.Q), math.Float64bits(l.QC)
+	}
+	return int64(done), done
 }
 
 // addRun adds rows [from, to) of in, all in the pane in ring slot s.

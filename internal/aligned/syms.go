@@ -23,13 +23,13 @@ func (g *Group) MarkSyms(m Marker) {
 		if pt == nil {
 			continue
 		}
-		w := 1 + len(p.kinds)
+		waiting := g.in.waiting(q)
 		for k, kind := range p.kinds {
 			if kind != schema.String {
 				continue
 			}
-			for r := range pt.inN {
-				m.Mark(uint32(pt.inbox[r*w+1+k]))
+			for r := range waiting.len() {
+				m.Mark(uint32(waiting.at(r, 1+k)))
 			}
 		}
 		for w := range pt.wins {

@@ -281,9 +281,11 @@ func (ws *winState) enter(wp *winPlan, k int64) {
 	for i := range wp.counts {
 		ws.cnts[i] += count(cs, wp.cnt0+i)
 	}
-	ws.addSums(wp, r, 1)
-	for i := range wp.exts {
-		ws.exts[i].Add(seqOf(k), math.Float64frombits(r[wp.offExt+i]))
+	if !wp.single {
+		ws.addSums(wp, r, 1)
+		for i := range wp.exts {
+			ws.exts[i].Add(seqOf(k), math.Float64frombits(r[wp.offExt+i]))
+		}
 	}
 	for i := range wp.fls {
 		if int64(r[wp.offFL+4*i]) != math.MaxInt64 {
@@ -327,6 +329,9 @@ func (ws *winState) leave(wp *winPlan) {
 				continue
 			}
 			ws.ns[i] -= pn
+			if wp.single {
+				continue // no running sums
+			}
 			f := r[m.off:]
 			a := ws.sums[4*i:][:4]
 			ps := math.Float64frombits(f[0])
@@ -365,4 +370,49 @@ func (ws *winState) resum(wp *winPlan) {
 		ws.addSums(wp, r, 1)
 	}
 	ws.rebuild = false
+}
+
+// onePane returns the record of the one pane of a window of one pane
+// (wp.single) at the boundary the window has closed to, pane hi − 1; nil
+// when the ring does not hold it (the window is empty).
+func (ws *winState) onePane(wp *winPlan) []uint64 {
+	k := ws.hi - 1
+	if k < ws.base || k >= ws.base+int64(ws.n) {
+		return nil
+	}
+	r, _ := ws.recOf(wp, k)
+	return r
+}
+
+// sumsOf returns Moments i's sums over the window (Σx as s + c, Σx² as
+// q + qc): the running ones, or for a window of one pane, the pane's own
+// (pane from onePane; zeros when nil).
+func (ws *winState) sumsOf(wp *winPlan, i int, pane []uint64) (s, c, q, qc float64) {
+	if !wp.single {
+		a := ws.sums[4*i:][:4]
+		return a[0], a[1], a[2], a[3]
+	}
+	if pane == nil {
+		return 0, 0, 0, 0
+	}
+	m := &wp.moments[i]
+	f := pane[m.off:]
+	s, c = math.Float64frombits(f[0]), math.Float64frombits(f[1])
+	if m.squares {
+		q, qc = math.Float64frombits(f[2]), math.Float64frombits(f[3])
+	}
+	return s, c, q, qc
+}
+
+// extremeOf returns extreme i over the window: the deque's front, or
+// for a window of one pane, the pane's own (pane from onePane).
+func (ws *winState) extremeOf(wp *winPlan, i int, pane []uint64) (float64, bool) {
+	if !wp.single {
+		return ws.exts[i].Value()
+	}
+	if pane == nil {
+		return 0, false
+	}
+	x := math.Float64frombits(pane[wp.offExt+i])
+	return x, x == x
 }
