@@ -106,3 +106,77 @@ func TestPoolLetsGoOfOutgrownSmallBlocks(t *testing.T) {
 		requireRows(t, &ds[i])
 	}
 }
+
+func TestDequeRingGrowsWhereverItWrappedAndKeepsItsRows(t *testing.T) {
+	// A window that slides while its size wanders up and down: the ring
+	// grows while wrapped (its tail in the short last block or in a full
+	// one), and holds its rows in order throughout.
+	p := testPool()
+	d := deque{stride: testStride}
+	held, seed := 1, uint64(1)
+	for step := range 20000 {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		switch {
+		case step < 15000 && seed>>61 == 0:
+			held += int(seed >> 58 % 7)
+		case step >= 15000 && seed>>61 == 0 && held > 1:
+			held--
+		}
+		pushRow(&d, p, d.tail)
+		if d.len() > held {
+			d.dropTo(d.tail-uint64(held), p)
+		}
+		if step%97 == 0 {
+			requireRows(t, &d)
+		}
+		require.LessOrEqual(t, uint64(d.len()), d.cap)
+	}
+	requireRows(t, &d)
+	d.release(p)
+	assert.Zero(t, p.inUse, "every block back in the pool")
+}
+
+func TestDequeRingHoldsItsRowsPlusAStep(t *testing.T) {
+	// Windows sliding at a steady size: the ring's room is the rows'
+	// high-water mark rounded up to the next step of the last block, and
+	// sliding on neither allocates nor moves rows.
+	for _, held := range []int{5, 61, 601, 6101} {
+		p := testPool()
+		d := deque{stride: testStride}
+		slide := func() {
+			pushRow(&d, p, d.tail)
+			if d.len() > held {
+				d.dropTo(d.tail-uint64(held), p)
+			}
+		}
+		for range 3 * held {
+			slide()
+		}
+		requireRows(t, &d)
+		assert.Less(t, d.cap, uint64(held+32), "held=%d", held)
+		assert.Zero(t, allocs.Count(1000, slide), "held=%d", held)
+	}
+}
+
+func TestDequeRingThatShrankGivesBlocksBack(t *testing.T) {
+	// A window of 5,000 rows that falls to 100: the ring gives back its
+	// blocks down to twice the rows it holds.
+	p := testPool()
+	d := deque{stride: testStride}
+	for range 5000 {
+		pushRow(&d, p, d.tail)
+	}
+	d.dropTo(d.tail-3000, p)
+	for range 2000 {
+		pushRow(&d, p, d.tail)
+		d.dropTo(d.tail-3000, p)
+	}
+	d.dropTo(d.tail-100, p)
+	requireRows(t, &d)
+	assert.LessOrEqual(t, d.cap, uint64(2*100+blockRows))
+	for range 1000 {
+		pushRow(&d, p, d.tail)
+		d.dropTo(d.tail-100, p)
+	}
+	requireRows(t, &d)
+}

@@ -310,11 +310,7 @@ func (e *Engine) fold(cut int64, pool *blockPool) {
 		low = min(low, nh)
 	}
 	e.dropArrays(low)
-	if low >= e.dq.base+blockRows || low == tail {
-		e.dq.dropTo(low, pool)
-	} else {
-		e.dq.front = max(e.dq.front, low)
-	}
+	e.dq.dropTo(low, pool)
 }
 
 // Step is Fold for exactly one row appended since the last fold, the
@@ -352,12 +348,9 @@ func (e *Engine) Step() {
 		ws.head, ws.added = h, tail
 		low = min(low, h)
 	}
-	if low >= e.dq.base+blockRows {
+	if low > e.dq.front {
 		e.dropArrays(low)
 		e.dq.dropTo(low, &e.p.pool)
-	} else if low > e.dq.front {
-		e.dropArrays(low)
-		e.dq.front = low
 	}
 }
 
@@ -388,9 +381,8 @@ func (e *Engine) Prefetch(rows int) {
 	span := min(max(rows, 1)*st*8, 16*64)
 	for w := range e.wins {
 		if h := e.wins[w].head; h < e.dq.tail {
-			off := h - e.dq.base
-			blk := e.dq.blocks[off/blockRows]
-			i := int(off%blockRows) * st
+			blk, i, _ := e.dq.seg(h)
+			i *= st
 			p := unsafe.Pointer(&blk[i])
 			// Lines from p's to the one holding the span's last byte
 			// (within the block): p, p+64, … fall one in each.
@@ -398,10 +390,9 @@ func (e *Engine) Prefetch(rows int) {
 			prefetch.Lines(p, (n+63)/64)
 		}
 	}
-	if e.dq.tail < e.dq.end {
-		off := e.dq.tail - e.dq.base
-		blk := e.dq.blocks[off/blockRows]
-		prefetch.Line(unsafe.Pointer(&blk[int(off%blockRows)*st]))
+	if e.dq.tail-e.dq.front < e.dq.cap {
+		blk, i, _ := e.dq.seg(e.dq.tail)
+		prefetch.Line(unsafe.Pointer(&blk[i*st]))
 	}
 }
 
@@ -410,10 +401,8 @@ func (e *Engine) Prefetch(rows int) {
 func (e *Engine) scanTo(a, tail uint64, lim int64) uint64 {
 	st := e.dq.stride
 	for a < tail {
-		off := a - e.dq.base
-		blk := e.dq.blocks[off/blockRows]
-		first := int(off % blockRows)
-		n := min(blockRows-first, int(tail-a))
+		blk, first, n := e.dq.seg(a)
+		n = min(n, int(tail-a))
 		times := blk[first*st : (first+n-1)*st+1]
 		for i := 0; i < len(times); i += st {
 			if int64(times[i]) >= lim {
@@ -529,10 +518,8 @@ func (e *Engine) minMax(s int, from, to uint64) (lo, hi float64, ok bool) {
 	}
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for from < to {
-		off := from - e.dq.base
-		blk := e.dq.blocks[off/blockRows]
-		first := int(off % blockRows)
-		n := min(blockRows-first, int(to-from))
+		blk, first, n := e.dq.seg(from)
+		n = min(n, int(to-from))
 		l, h, k := reducers.MinMaxSlots(blk, first*st+s, st, n)
 		// Strict comparisons: an earlier run's equal value stays.
 		if l < lo {
@@ -571,7 +558,7 @@ func (e *Engine) buildExtremes(ws *winState, wp *winPlan, from, to uint64) {
 	// Runs from the newest block to the oldest.
 	a := to
 	for a > from {
-		off := a - 1 - e.dq.base
+		off := e.dq.pos(a - 1)
 		blk := e.dq.blocks[off/blockRows]
 		last := int(off % blockRows)
 		n := min(last+1, int(a-from))
@@ -602,11 +589,11 @@ func (e *Engine) run(from, to uint64) ([]uint64, int, bool) {
 	if from >= to {
 		return nil, 0, false
 	}
-	off, last := from-e.dq.base, to-1-e.dq.base
-	if off/blockRows != last/blockRows {
+	blk, i, n := e.dq.seg(from)
+	if uint64(n) < to-from {
 		return nil, 0, false
 	}
-	return e.dq.blocks[off/blockRows], int(off%blockRows) * e.dq.stride, true
+	return blk, i * e.dq.stride, true
 }
 
 // shift slides a window: rows [rFrom, rTo) leave it and rows [aFrom, aTo)
@@ -729,10 +716,8 @@ func (e *Engine) resetExtremes(ws *winState) {
 // length and the absolute index of its first row.
 func (e *Engine) runs(from, to uint64, fn func(blk []uint64, base, n int, a uint64)) {
 	for from < to {
-		off := from - e.dq.base
-		blk := e.dq.blocks[off/blockRows]
-		first := int(off % blockRows)
-		n := min(blockRows-first, int(to-from))
+		blk, first, n := e.dq.seg(from)
+		n = min(n, int(to-from))
 		fn(blk, first*e.dq.stride, n, from)
 		from += uint64(n)
 	}

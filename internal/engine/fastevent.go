@@ -173,11 +173,7 @@ func (s *Stream) pushEvents(in *Input, out *schema.Table) {
 		}
 		dst.AppendNums(r)
 	}
-	if low >= e.dq.base+blockRows {
-		e.dq.dropTo(low, &p.pool)
-	} else if low > e.dq.front {
-		e.dq.front = low
-	}
+	e.dq.dropTo(low, &p.pool)
 }
 
 // countsByRow computes a plain count after each row of a batch starting at
