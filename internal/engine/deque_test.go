@@ -66,7 +66,7 @@ func TestDequeKeepsItsRowsAsItGrowsAndSlides(t *testing.T) {
 
 func TestDequeOfAFewRowsHoldsASmallBlock(t *testing.T) {
 	// 61 rows, the minute of a host at one event per second: the deque
-	// settles on a block under half a full one, and no longer allocates.
+	// settles on one short block (64 rows), and no longer allocates.
 	p := testPool()
 	d := deque{stride: testStride}
 	slide := func() {
@@ -154,6 +154,7 @@ func TestDequeRingHoldsItsRowsPlusAStep(t *testing.T) {
 		}
 		requireRows(t, &d)
 		assert.Less(t, d.cap, uint64(held+32), "held=%d", held)
+		assert.LessOrEqual(t, cap(d.blocks), len(d.blocks)+1+len(d.blocks)/8, "held=%d: block list", held)
 		assert.Zero(t, allocs.Count(1000, slide), "held=%d", held)
 	}
 }
@@ -179,4 +180,22 @@ func TestDequeRingThatShrankGivesBlocksBack(t *testing.T) {
 		d.dropTo(d.tail-100, p)
 	}
 	requireRows(t, &d)
+}
+
+func TestPoolFreeListShrinksWithItsSpares(t *testing.T) {
+	// A thousand deques outgrow their first size at once: the spares of
+	// that size, and the list that held them, go back down to the floor.
+	p := testPool()
+	ds := make([]deque, 1000)
+	for i := range ds {
+		ds[i].stride = testStride
+	}
+	for range smallRows[0] + 1 {
+		for i := range ds {
+			pushRow(&ds[i], p, ds[i].tail)
+		}
+	}
+	assert.Zero(t, p.inUse[0])
+	assert.LessOrEqual(t, len(p.free[0]), minSpare[0])
+	assert.LessOrEqual(t, cap(p.free[0]), 4*minSpare[0])
 }
