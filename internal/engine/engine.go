@@ -122,15 +122,44 @@ type Engine struct {
 	arrs map[uint64][]schema.Value
 }
 
+// winState is a window's position in the deque and its reducer states.
+// The states of fixed size lie in the plan's arena, the window's of each
+// kind side by side: winState points to the first of each and counts
+// them (the window plan's numbers), which is 56 bytes less than four
+// slices, for every window of every partition.
 type winState struct {
 	head, added uint64
-	moments     []reducers.Moments
-	counts      []int
-	mins, maxs  []reducers.Extreme
+	mom         *reducers.Moments
+	cnt         *int
+	mn, mx      *reducers.Extreme
 	generic     []reducers.Window
+	nMom, nCnt  uint16
+	nMin, nMax  uint16
 	// The minimums and maximums hold their values only, their deques
 	// not built (the window was last recomputed from its rows).
 	scalarExt bool
+}
+
+// moments returns the window's moment states, one per entry of its
+// plan's moments.
+func (ws *winState) moments() []reducers.Moments { return unsafe.Slice(ws.mom, ws.nMom) }
+
+// counts returns the window's counts, one per entry of its plan's counts.
+func (ws *winState) counts() []int { return unsafe.Slice(ws.cnt, ws.nCnt) }
+
+// mins returns the window's minimums, one per entry of its plan's mins.
+func (ws *winState) mins() []reducers.Extreme { return unsafe.Slice(ws.mn, ws.nMin) }
+
+// maxs returns the window's maximums, one per entry of its plan's maxs.
+func (ws *winState) maxs() []reducers.Extreme { return unsafe.Slice(ws.mx, ws.nMax) }
+
+// setStates points the window at its states: slices from the arena, of
+// at most 65,535 elements each (a plan has a state per aggregation).
+func (ws *winState) setStates(mom []reducers.Moments, cnt []int, mn, mx []reducers.Extreme) {
+	ws.mom, ws.nMom = unsafe.SliceData(mom), uint16(len(mom))
+	ws.cnt, ws.nCnt = unsafe.SliceData(cnt), uint16(len(cnt))
+	ws.mn, ws.nMin = unsafe.SliceData(mn), uint16(len(mn))
+	ws.mx, ws.nMax = unsafe.SliceData(mx), uint16(len(mx))
 }
 
 // NewEngine returns an empty engine for the plan. Engines come from the
@@ -152,17 +181,15 @@ func (p *Plan) NewEngine() *Engine {
 	eng.dq.stride = 1 + len(p.cols)
 	for w, wp := range p.wins {
 		ws := &eng.wins[w]
-		ws.moments = take(&a.moments, len(wp.moments))
+		ws.setStates(take(&a.moments, len(wp.moments)), take(&a.counts, len(wp.counts)),
+			take(&a.extremes, len(wp.mins)), take(&a.extremes, len(wp.maxs)))
 		for i, sq := range wp.squares {
 			if !sq {
-				ws.moments[i].SkipSquares()
+				ws.moments()[i].SkipSquares()
 			}
 		}
-		ws.counts = take(&a.counts, len(wp.counts))
-		ws.mins = take(&a.extremes, len(wp.mins))
-		ws.maxs = take(&a.extremes, len(wp.maxs))
-		for i := range ws.maxs {
-			ws.maxs[i].SetMax()
+		for i := range ws.maxs() {
+			ws.maxs()[i].SetMax()
 		}
 		for _, g := range wp.generic {
 			// NewPlan checked every reducer against its column.
@@ -418,18 +445,18 @@ func (e *Engine) scanTo(a, tail uint64, lim int64) uint64 {
 func (e *Engine) addRow(ws *winState, wp *winPlan, a uint64) {
 	row := e.dq.row(a)
 	for i, s := range wp.moments {
-		ws.moments[i].Add(math.Float64frombits(row[s]))
+		ws.moments()[i].Add(math.Float64frombits(row[s]))
 	}
 	for i, s := range wp.counts {
 		if e.present(s, row[s]) {
-			ws.counts[i]++
+			ws.counts()[i]++
 		}
 	}
 	for i, s := range wp.mins {
-		ws.mins[i].Add(a, math.Float64frombits(row[s]))
+		ws.mins()[i].Add(a, math.Float64frombits(row[s]))
 	}
 	for i, s := range wp.maxs {
-		ws.maxs[i].Add(a, math.Float64frombits(row[s]))
+		ws.maxs()[i].Add(a, math.Float64frombits(row[s]))
 	}
 	for i, g := range wp.generic {
 		ws.generic[i].Add(a, e.value(g.slot, a, row[g.slot]))
@@ -440,19 +467,19 @@ func (e *Engine) addRow(ws *winState, wp *winPlan, a uint64) {
 func (e *Engine) removeRow(ws *winState, wp *winPlan, a uint64) {
 	row := e.dq.row(a)
 	for i, s := range wp.moments {
-		ws.moments[i].Remove(math.Float64frombits(row[s]))
+		ws.moments()[i].Remove(math.Float64frombits(row[s]))
 	}
 	for i, s := range wp.counts {
 		if e.present(s, row[s]) {
-			ws.counts[i]--
+			ws.counts()[i]--
 		}
 	}
-	for i := range ws.mins {
-		x := &ws.mins[i]
+	for i := range ws.mins() {
+		x := &ws.mins()[i]
 		x.Remove(a)
 	}
-	for i := range ws.maxs {
-		x := &ws.maxs[i]
+	for i := range ws.maxs() {
+		x := &ws.maxs()[i]
 		x.Remove(a)
 	}
 	for i, g := range wp.generic {
@@ -466,7 +493,7 @@ func (e *Engine) removeRow(ws *winState, wp *winPlan, a uint64) {
 func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
 	blk, base, ok := e.run(from, to)
 	if ok {
-		clear(ws.counts)
+		clear(ws.counts())
 		e.resetExtremes(ws)
 		for _, g := range ws.generic {
 			g.Reset()
@@ -481,10 +508,10 @@ func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
 	}
 	n, stride := int(to-from), e.dq.stride
 	for i, s := range wp.moments {
-		ws.moments[i].FillSlots(blk, base+s, stride, n)
+		ws.moments()[i].FillSlots(blk, base+s, stride, n)
 	}
 	for i, s := range wp.counts {
-		ws.counts[i] = countPresent(blk, base+s, stride, n, wp.countNum[i])
+		ws.counts()[i] = countPresent(blk, base+s, stride, n, wp.countNum[i])
 	}
 	if len(wp.generic) > 0 {
 		e.addGeneric(ws, wp, blk, base, n, from)
@@ -500,10 +527,10 @@ func (e *Engine) scanExtremes(ws *winState, wp *winPlan, from, to uint64) {
 	for _, x := range wp.extSlots {
 		lo, hi, ok := e.minMax(x.slot, from, to)
 		if x.min >= 0 {
-			ws.mins[x.min].SetValue(lo, ok)
+			ws.mins()[x.min].SetValue(lo, ok)
 		}
 		if x.max >= 0 {
-			ws.maxs[x.max].SetValue(hi, ok)
+			ws.maxs()[x.max].SetValue(hi, ok)
 		}
 	}
 	ws.scalarExt = len(wp.extSlots) > 0
@@ -540,7 +567,7 @@ func (e *Engine) minMax(s int, from, to uint64) (lo, hi float64, ok bool) {
 func (e *Engine) buildExtremes(ws *winState, wp *winPlan, from, to uint64) {
 	e.resetExtremes(ws)
 	ws.scalarExt = false
-	if len(ws.mins)+len(ws.maxs) == 0 || from >= to {
+	if len(ws.mins())+len(ws.maxs()) == 0 || from >= to {
 		return
 	}
 	// Room for the whole window at once, up to 256 rows: a short
@@ -548,11 +575,11 @@ func (e *Engine) buildExtremes(ws *winState, wp *winPlan, from, to uint64) {
 	// not with runs in the data; a long one's grow only as far as the
 	// data needs.
 	k := min(int(to-from), 256)
-	for i := range ws.mins {
-		ws.mins[i].Reserve(k)
+	for i := range ws.mins() {
+		ws.mins()[i].Reserve(k)
 	}
-	for i := range ws.maxs {
-		ws.maxs[i].Reserve(k)
+	for i := range ws.maxs() {
+		ws.maxs()[i].Reserve(k)
 	}
 	stride := e.dq.stride
 	// Runs from the newest block to the oldest.
@@ -567,16 +594,16 @@ func (e *Engine) buildExtremes(ws *winState, wp *winPlan, from, to uint64) {
 		for i, s := range wp.mins {
 			if j := wp.maxOn(s); j >= 0 {
 				// A min and a max of one column: one pass for both.
-				reducers.PrependMinMax(&ws.mins[i], &ws.maxs[j], blk, first*stride+s, stride, n, seq)
+				reducers.PrependMinMax(&ws.mins()[i], &ws.maxs()[j], blk, first*stride+s, stride, n, seq)
 				continue
 			}
-			ws.mins[i].PrependSlots(blk, first*stride+s, stride, n, seq)
+			ws.mins()[i].PrependSlots(blk, first*stride+s, stride, n, seq)
 		}
 		for i, s := range wp.maxs {
 			if wp.minOn(s) >= 0 {
 				continue // done with its min
 			}
-			ws.maxs[i].PrependSlots(blk, first*stride+s, stride, n, seq)
+			ws.maxs()[i].PrependSlots(blk, first*stride+s, stride, n, seq)
 		}
 		a = seq
 	}
@@ -614,7 +641,7 @@ func (e *Engine) shift(ws *winState, wp *winPlan, rFrom, rTo, aFrom, aTo uint64)
 		e.removeRest(ws, wp, rblk, rbase, rn, rFrom)
 	}
 	for i, s := range wp.moments {
-		ws.moments[i].ShiftSlots(rblk, rbase+s, rn, ablk, abase+s, an, stride)
+		ws.moments()[i].ShiftSlots(rblk, rbase+s, rn, ablk, abase+s, an, stride)
 	}
 	if wp.rest {
 		e.addRest(ws, wp, ablk, abase, an, aFrom, true)
@@ -627,14 +654,14 @@ func (e *Engine) shift(ws *winState, wp *winPlan, rFrom, rTo, aFrom, aTo uint64)
 func (e *Engine) addRest(ws *winState, wp *winPlan, blk []uint64, base, n int, a uint64, withExtremes bool) {
 	stride := e.dq.stride
 	for i, s := range wp.counts {
-		ws.counts[i] += countPresent(blk, base+s, stride, n, wp.countNum[i])
+		ws.counts()[i] += countPresent(blk, base+s, stride, n, wp.countNum[i])
 	}
 	if withExtremes {
 		for i, s := range wp.mins {
-			ws.mins[i].AddSlots(blk, base+s, stride, n, a)
+			ws.mins()[i].AddSlots(blk, base+s, stride, n, a)
 		}
 		for i, s := range wp.maxs {
-			ws.maxs[i].AddSlots(blk, base+s, stride, n, a)
+			ws.maxs()[i].AddSlots(blk, base+s, stride, n, a)
 		}
 	}
 	if len(wp.generic) > 0 {
@@ -647,7 +674,7 @@ func (e *Engine) addRest(ws *winState, wp *winPlan, blk []uint64, base, n int, a
 func (e *Engine) removeRest(ws *winState, wp *winPlan, blk []uint64, base, n int, a uint64) {
 	stride := e.dq.stride
 	for i, s := range wp.counts {
-		ws.counts[i] -= countPresent(blk, base+s, stride, n, wp.countNum[i])
+		ws.counts()[i] -= countPresent(blk, base+s, stride, n, wp.countNum[i])
 	}
 	if len(wp.generic) > 0 {
 		e.removeGeneric(ws, wp, blk, base, n, a)
@@ -657,11 +684,11 @@ func (e *Engine) removeRest(ws *winState, wp *winPlan, blk []uint64, base, n int
 // removeExtremes drops the rows before to from the window's minimums and
 // maximums.
 func (e *Engine) removeExtremes(ws *winState, to uint64) {
-	for i := range ws.mins {
-		ws.mins[i].RemoveBefore(to)
+	for i := range ws.mins() {
+		ws.mins()[i].RemoveBefore(to)
 	}
-	for i := range ws.maxs {
-		ws.maxs[i].RemoveBefore(to)
+	for i := range ws.maxs() {
+		ws.maxs()[i].RemoveBefore(to)
 	}
 }
 
@@ -688,10 +715,10 @@ func (e *Engine) removeGeneric(ws *winState, wp *winPlan, blk []uint64, base, n 
 
 // resetStates empties every state of a window.
 func (e *Engine) resetStates(ws *winState) {
-	for i := range ws.moments {
-		ws.moments[i].Reset()
+	for i := range ws.moments() {
+		ws.moments()[i].Reset()
 	}
-	clear(ws.counts)
+	clear(ws.counts())
 	e.resetExtremes(ws)
 	for _, g := range ws.generic {
 		g.Reset()
@@ -701,12 +728,12 @@ func (e *Engine) resetStates(ws *winState) {
 // resetExtremes empties a window's minimums and maximums.
 func (e *Engine) resetExtremes(ws *winState) {
 	ws.scalarExt = false
-	for i := range ws.mins {
-		x := &ws.mins[i]
+	for i := range ws.mins() {
+		x := &ws.mins()[i]
 		x.Reset()
 	}
-	for i := range ws.maxs {
-		x := &ws.maxs[i]
+	for i := range ws.maxs() {
+		x := &ws.maxs()[i]
 		x.Reset()
 	}
 }
@@ -733,7 +760,7 @@ func (e *Engine) addExcept(ws *winState, wp *winPlan, from, to uint64, withExtre
 	stride := e.dq.stride
 	e.runs(from, to, func(blk []uint64, base, n int, a uint64) {
 		for i, s := range wp.moments {
-			ws.moments[i].AddSlots(blk, base+s, stride, n)
+			ws.moments()[i].AddSlots(blk, base+s, stride, n)
 		}
 		e.addRest(ws, wp, blk, base, n, a, withExtremes)
 	})
@@ -744,7 +771,7 @@ func (e *Engine) remove(ws *winState, wp *winPlan, from, to uint64) {
 	e.removeExtremes(ws, to)
 	e.runs(from, to, func(blk []uint64, base, n int, a uint64) {
 		for i, s := range wp.moments {
-			ws.moments[i].RemoveSlots(blk, base+s, stride, n)
+			ws.moments()[i].RemoveSlots(blk, base+s, stride, n)
 		}
 		e.removeRest(ws, wp, blk, base, n, a)
 	})
@@ -859,7 +886,7 @@ func (e *Engine) emitTo(dsts []*table.Col) {
 		}
 		switch st.state {
 		case stMoments:
-			m := &ws.moments[st.idx]
+			m := &ws.moments()[st.idx]
 			if j := st.outs[0]; j >= 0 {
 				dsts[j].AppendNum(float64(m.N()))
 			}
@@ -897,12 +924,12 @@ func (e *Engine) emitOne(ws *winState, o *outPlan, dst *table.Col, tail uint64) 
 	p := e.p
 	switch o.state {
 	case stCount:
-		dst.AppendNum(float64(ws.counts[o.idx]))
+		dst.AppendNum(float64(ws.counts()[o.idx]))
 	case stMin:
-		x, ok := ws.mins[o.idx].Value()
+		x, ok := ws.mins()[o.idx].Value()
 		appendOpt(dst, x, ok)
 	case stMax:
-		x, ok := ws.maxs[o.idx].Value()
+		x, ok := ws.maxs()[o.idx].Value()
 		appendOpt(dst, x, ok)
 	case stFirst:
 		a := ws.head
@@ -1055,11 +1082,11 @@ func (e *Engine) heldBytes() int {
 	n := e.dq.bytes()
 	for w := range e.wins {
 		ws := &e.wins[w]
-		for i := range ws.mins {
-			n += 16 * ws.mins[i].Cap()
+		for i := range ws.mins() {
+			n += 16 * ws.mins()[i].Cap()
 		}
-		for i := range ws.maxs {
-			n += 16 * ws.maxs[i].Cap()
+		for i := range ws.maxs() {
+			n += 16 * ws.maxs()[i].Cap()
 		}
 	}
 	return n
