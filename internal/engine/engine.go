@@ -123,18 +123,19 @@ type Engine struct {
 }
 
 // winState is a window's position in the deque and its reducer states.
-// The states of fixed size lie in the plan's arena, the window's of each
-// kind side by side: winState points to the first of each and counts
-// them (the window plan's numbers), which is 56 bytes less than four
-// slices, for every window of every partition.
+// The states lie in the plan's arena, the window's of each kind side by
+// side: winState points to the first of each and counts them (the window
+// plan's numbers), which is 72 bytes less than five slices, for every
+// window of every partition.
 type winState struct {
 	head, added uint64
 	mom         *reducers.Moments
 	cnt         *int
 	mn, mx      *reducers.Extreme
-	generic     []reducers.Window
+	gen         *reducers.Window
 	nMom, nCnt  uint16
 	nMin, nMax  uint16
+	nGen        uint16
 	// The minimums and maximums hold their values only, their deques
 	// not built (the window was last recomputed from its rows).
 	scalarExt bool
@@ -152,6 +153,10 @@ func (ws *winState) mins() []reducers.Extreme { return unsafe.Slice(ws.mn, ws.nM
 
 // maxs returns the window's maximums, one per entry of its plan's maxs.
 func (ws *winState) maxs() []reducers.Extreme { return unsafe.Slice(ws.mx, ws.nMax) }
+
+// generic returns the window's other reducer states, one per entry of
+// its plan's generic.
+func (ws *winState) generic() []reducers.Window { return unsafe.Slice(ws.gen, ws.nGen) }
 
 // setStates points the window at its states: slices from the arena, of
 // at most 65,535 elements each (a plan has a state per aggregation).
@@ -191,10 +196,12 @@ func (p *Plan) NewEngine() *Engine {
 		for i := range ws.maxs() {
 			ws.maxs()[i].SetMax()
 		}
-		for _, g := range wp.generic {
+		gen := take(&a.generic, len(wp.generic))
+		for i, g := range wp.generic {
 			// NewPlan checked every reducer against its column.
-			ws.generic = append(ws.generic, reducers.NewWindow(reducers.SpecOf(g.red)))
+			gen[i] = reducers.NewWindow(reducers.SpecOf(g.red))
 		}
+		ws.gen, ws.nGen = unsafe.SliceData(gen), uint16(len(gen))
 	}
 	if p.hasArr {
 		eng.arrs = map[uint64][]schema.Value{}
@@ -209,6 +216,7 @@ type arena struct {
 	moments  []reducers.Moments
 	extremes []reducers.Extreme
 	counts   []int
+	generic  []reducers.Window
 	free     []*Engine
 }
 
@@ -459,7 +467,7 @@ func (e *Engine) addRow(ws *winState, wp *winPlan, a uint64) {
 		ws.maxs()[i].Add(a, math.Float64frombits(row[s]))
 	}
 	for i, g := range wp.generic {
-		ws.generic[i].Add(a, e.value(g.slot, a, row[g.slot]))
+		ws.generic()[i].Add(a, e.value(g.slot, a, row[g.slot]))
 	}
 }
 
@@ -483,7 +491,7 @@ func (e *Engine) removeRow(ws *winState, wp *winPlan, a uint64) {
 		x.Remove(a)
 	}
 	for i, g := range wp.generic {
-		ws.generic[i].Remove(a, e.value(g.slot, a, row[g.slot]))
+		ws.generic()[i].Remove(a, e.value(g.slot, a, row[g.slot]))
 	}
 }
 
@@ -495,7 +503,7 @@ func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
 	if ok {
 		clear(ws.counts())
 		e.resetExtremes(ws)
-		for _, g := range ws.generic {
+		for _, g := range ws.generic() {
 			g.Reset()
 		}
 	} else {
@@ -698,7 +706,7 @@ func (e *Engine) addGeneric(ws *winState, wp *winPlan, blk []uint64, base, n int
 	stride := e.dq.stride
 	for i, g := range wp.generic {
 		for r := range uint64(n) {
-			ws.generic[i].Add(a+r, e.value(g.slot, a+r, blk[base+int(r)*stride+g.slot]))
+			ws.generic()[i].Add(a+r, e.value(g.slot, a+r, blk[base+int(r)*stride+g.slot]))
 		}
 	}
 }
@@ -708,7 +716,7 @@ func (e *Engine) removeGeneric(ws *winState, wp *winPlan, blk []uint64, base, n 
 	stride := e.dq.stride
 	for i, g := range wp.generic {
 		for r := range uint64(n) {
-			ws.generic[i].Remove(a+r, e.value(g.slot, a+r, blk[base+int(r)*stride+g.slot]))
+			ws.generic()[i].Remove(a+r, e.value(g.slot, a+r, blk[base+int(r)*stride+g.slot]))
 		}
 	}
 }
@@ -720,7 +728,7 @@ func (e *Engine) resetStates(ws *winState) {
 	}
 	clear(ws.counts())
 	e.resetExtremes(ws)
-	for _, g := range ws.generic {
+	for _, g := range ws.generic() {
 		g.Reset()
 	}
 }
@@ -964,7 +972,7 @@ func (e *Engine) emitOne(ws *winState, o *outPlan, dst *table.Col, tail uint64) 
 		}
 		dst.EndArray()
 	case stGeneric:
-		ws.generic[o.idx].Append(dst)
+		ws.generic()[o.idx].Append(dst)
 	}
 }
 

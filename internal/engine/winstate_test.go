@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/rolling"
 )
@@ -25,6 +26,7 @@ func TestWinStatePointsAtItsStatesInTheArena(t *testing.T) {
 			{Out: "v_min", From: "v", Using: reduce.Min},
 			{Out: "w_max", From: "w", Using: reduce.Max},
 			{Out: "v_max", From: "v", Using: reduce.Max},
+			{Out: "v_med", From: "v", Using: reduce.Median},
 		}},
 		{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{
 			{Out: "w_min", From: "w", Using: reduce.Min},
@@ -39,6 +41,10 @@ func TestWinStatePointsAtItsStatesInTheArena(t *testing.T) {
 		assert.Len(t, ws.counts(), len(wp.counts), "window %s", wp.name)
 		assert.Len(t, ws.mins(), len(wp.mins), "window %s", wp.name)
 		assert.Len(t, ws.maxs(), len(wp.maxs), "window %s", wp.name)
+		assert.Len(t, ws.generic(), len(wp.generic), "window %s", wp.name)
+		for i := range ws.generic() {
+			assert.NotSame(t, ws.generic()[i], other.generic()[i], "engines do not share states")
+		}
 		for i := range ws.maxs() {
 			ws.maxs()[i].Add(uint64(i), float64(i))
 			assert.NotSame(t, &ws.maxs()[i], &other.maxs()[i])
@@ -47,11 +53,14 @@ func TestWinStatePointsAtItsStatesInTheArena(t *testing.T) {
 			assert.NotSame(t, &ws.mins()[i], &other.mins()[i], "engines do not share states")
 		}
 	}
+	assert.Len(t, a.wins[0].generic(), 1)
 	assert.Equal(t, 2, len(a.wins[0].maxs()))
 	x, ok := a.wins[0].maxs()[1].Value()
 	assert.True(t, ok)
 	assert.Equal(t, 1.0, x)
-	assert.LessOrEqual(t, unsafe.Sizeof(winState{}), uintptr(88))
+	// Every partition holds these, for every window.
+	assert.LessOrEqual(t, unsafe.Sizeof(winState{}), uintptr(72))
+	assert.LessOrEqual(t, unsafe.Sizeof(reducers.Extreme{}), uintptr(56))
 }
 
 func TestPlanRefusesAWindowOfMoreAggregationsThanItsStatesCount(t *testing.T) {

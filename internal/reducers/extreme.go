@@ -15,14 +15,14 @@ import "math"
 //
 // The zero Extreme is an empty min deque; use [NewMax] for a max deque.
 type Extreme struct {
-	max  bool
 	buf  []extremeEntry // ring; len(buf) is 0 or a power of two
 	head int            // index of the front entry
 	n    int            // entries held
+	val  float64
+	max  bool
 	// Set by [Extreme.SetValue]: the deque is empty and the window's
 	// extreme is val (ok false when it has none) until the next Reset.
 	scalar, ok bool
-	val        float64
 }
 
 type extremeEntry struct {
