@@ -131,10 +131,11 @@ func (p *blockPool) bytes() int {
 //
 // The ring grows only when it is full: by a step of its last block, with
 // the rows after the tail's position moved up by the step when the tail
-// is in that block, else (the ring wrapped elsewhere) after rotating the
-// rows so that the front is at position 0. It shrinks when a quarter of
-// it or less is in use, to twice its rows, so that a window that slides
-// at a steady size neither allocates nor moves rows, and one that shrank
+// is in that block. A ring wrapped elsewhere first rotates its rows so
+// that the front is at position 0 when it is short (rotateMax), else
+// takes a full block at the tail. It shrinks when a quarter of it or
+// less is in use, to twice its rows, so that a window that slides at a
+// steady size neither allocates nor moves rows, and one that shrank
 // gives its blocks back.
 type deque struct {
 	blocks [][]uint64
@@ -208,11 +209,15 @@ func (d *deque) grow(p *blockPool) {
 	}
 	if q := d.pos(d.tail); q != 0 {
 		k := int(q / blockRows)
-		if k == len(d.blocks)-1 && d.last < len(smallRows) {
+		switch i := int(q % blockRows); {
+		case k == len(d.blocks)-1 && d.last < len(smallRows):
 			// The tail is in the short last block: the step opens
 			// there, and the rows after it (the oldest) move up.
-			g := d.growLast(p, int(q%blockRows))
+			g := d.growLast(p, i)
 			d.base -= uint64(g)
+			return
+		case d.cap > rotateMax:
+			d.insertFull(p, k, i)
 			return
 		}
 		d.rotate()
@@ -222,17 +227,44 @@ func (d *deque) grow(p *blockPool) {
 		d.growLast(p, classRows(d.last))
 		return
 	}
-	if len(d.blocks) == cap(d.blocks) {
-		// The block list grows by an eighth, not by doubling: at 24
-		// bytes a block, the doubled list of a minute of 100 rows a
-		// second (24 blocks) has 190 bytes of spare slots.
-		nl := make([][]uint64, len(d.blocks), len(d.blocks)+1+len(d.blocks)/8)
-		copy(nl, d.blocks)
-		d.blocks = nl
-	}
+	d.roomForBlock()
 	d.blocks = append(d.blocks, p.get(0))
 	d.last = 0
 	d.cap += uint64(smallRows[0])
+}
+
+// rotateMax is the largest ring, in rows, that grows while wrapped by
+// moving its rows (at most 2,048 row swaps for a step of 32 rows); a
+// larger one takes a full block at its tail instead (at most 255 rows
+// copied, and room for up to 255 rows beyond a step).
+const rotateMax = 4 * blockRows
+
+// insertFull opens room for a full block at the tail of a wrapped ring,
+// the tail being at index i of full block k: a new block goes before
+// block k, with block k's rows before i (the newest) copied to it, and
+// the rows from there on (the oldest) move up a block.
+func (d *deque) insertFull(p *blockPool, k, i int) {
+	nb := p.get(len(smallRows))
+	copy(nb[:i*d.stride], d.blocks[k][:i*d.stride])
+	d.roomForBlock()
+	d.blocks = append(d.blocks, nil)
+	copy(d.blocks[k+1:], d.blocks[k:])
+	d.blocks[k] = nb
+	d.cap += blockRows
+	d.base -= blockRows
+}
+
+// roomForBlock makes room in the block list for one more block. The list
+// grows by an eighth, not by doubling: at 24 bytes a block, the doubled
+// list of a minute of 100 rows a second (24 blocks) has 190 bytes of
+// spare slots.
+func (d *deque) roomForBlock() {
+	if len(d.blocks) < cap(d.blocks) {
+		return
+	}
+	nl := make([][]uint64, len(d.blocks), len(d.blocks)+1+len(d.blocks)/8)
+	copy(nl, d.blocks)
+	d.blocks = nl
 }
 
 // growLast replaces the last block by one of the next class, its rows

@@ -198,3 +198,26 @@ func TestPoolFreeListShrinksWithItsSpares(t *testing.T) {
 	assert.LessOrEqual(t, len(p.free[0]), minSpare[0])
 	assert.LessOrEqual(t, cap(p.free[0]), 4*minSpare[0])
 }
+
+func TestDequeLongRingGrowingWhileWrappedKeepsItsRowsInPlace(t *testing.T) {
+	// A ring of 2,000 rows, wrapped with its tail in a full block, that
+	// must take one row more: it takes a full block at the tail, its rows
+	// staying where they are (none rotated), and holds them in order.
+	p := testPool()
+	d := deque{stride: testStride}
+	for range 2000 {
+		pushRow(&d, p, d.tail)
+	}
+	for d.pos(d.tail) == 0 || d.pos(d.tail)/blockRows == uint64(len(d.blocks)-1) {
+		pushRow(&d, p, d.tail)
+		d.dropTo(d.front+1, p)
+	}
+	for d.len() < int(d.cap) {
+		pushRow(&d, p, d.tail)
+	}
+	front, held := &d.row(d.front)[0], d.cap
+	pushRow(&d, p, d.tail)
+	assert.Same(t, front, &d.row(d.front)[0], "the front row did not move")
+	assert.Equal(t, held+blockRows, d.cap)
+	requireRows(t, &d)
+}
