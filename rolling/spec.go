@@ -59,7 +59,8 @@ type Window struct {
 	Name  string
 	Span  time.Duration
 	Count int
-	Aggs  []reduce.Agg
+	// Aggs are the window's outputs: at least one, at most 65,535.
+	Aggs []reduce.Agg
 	// MinSamples, when set, overrides Options.MinSamples for this window
 	// (zero included): while the window holds fewer rows (missing cells
 	// count), its outputs are missing. Write it with [Samples].

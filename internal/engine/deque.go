@@ -5,16 +5,15 @@ import "sync"
 // blockRows is the number of rows in a full deque block; a power of two.
 const blockRows = 256
 
-// smallRows are the row capacities of the blocks a deque starts with,
-// smallest first, doubling from 12: a deque that holds one block holds a
-// small one, and moves to the next size only when its rows fill more than
-// three quarters of it (else its rows move back to the start of the
-// block), so that a partition with a few dozen rows in its windows does
-// not pay for a full block (at 3 slots a row, a full block is 6 KB). A
-// deque holding n rows on a small block has room for at most about
-// 2.7 n + 12, and moving rows costs at most three copies per row
-// appended.
-var smallRows = [...]int{12, 24, 48, 96, 192}
+// smallRows are the row capacities a deque's last block may have short
+// of a full block, smallest first: 8, 16, then steps of 32 rows. A deque
+// is a ring of full blocks and one last block that grows a step at a
+// time, so that the ring holds at most its high-water mark of rows plus
+// one step (31 rows from 32 on): a host with a few dozen rows in its
+// windows does not pay for a full block (at 3 slots a row, a full block
+// is 6 KB), and one with thousands does not hold a partly-used block at
+// each end.
+var smallRows = [...]int{8, 16, 32, 64, 96, 128, 160, 192, 224}
 
 // sizeClasses is the number of block sizes: the small ones, then full.
 const sizeClasses = len(smallRows) + 1
@@ -28,8 +27,9 @@ func classRows(c int) int {
 }
 
 // blockPool recycles deque blocks among the engines of one plan, one free
-// list per block size, so that windows that slide in steady state do not
-// allocate.
+// list per block size: the last blocks a deque outgrows as it fills, and
+// the blocks of deques that shrank or were released, which partitions
+// that grow or are created take up again.
 type blockPool struct {
 	size   int // uint64 slots per full block
 	stride int // uint64 slots per row
@@ -37,7 +37,7 @@ type blockPool struct {
 	inUse  [sizeClasses]int
 	// A worker's pool during a tick split over workers: it holds nothing
 	// and gets and puts in the plan's pool, under mu (a block changes
-	// hands every 256 rows a partition takes in, so the lock is rare).
+	// hands only when a deque grows or shrinks, so the lock is rare).
 	shared *blockPool
 	mu     *sync.Mutex
 }
@@ -84,16 +84,13 @@ func (p *blockPool) put(b []uint64, c int) {
 		return
 	}
 	p.inUse[c]--
-	// Keep enough spare blocks to absorb the churn of many partitions
-	// sliding at once: each frees a block at its head and takes one at
-	// its tail at different moments, and partitions fed in step do so
-	// all at the same tick, so up to one block per partition waits here
-	// between the two. Beyond that, do not keep a copy of windows that
-	// shrank or of small blocks outgrown: at most as many spare blocks
-	// of a size as are in use, and at least 64 full blocks or 8 small
-	// ones (small blocks go back when a deque outgrows them or its
-	// partition is removed, not at every slide); a surplus left by blocks
-	// that went out of use is let go as blocks come back.
+	// A deque sliding at a steady size gives nothing back (its ring
+	// reuses its own room), so spares are the blocks of partitions
+	// removed or shrunk, for those created or growing, and last blocks
+	// outgrown while deques fill in step. Keep at most as many spare
+	// blocks of a size as are in use, and at least 64 full blocks or 8
+	// of each smaller size; a surplus left by blocks that went out of
+	// use is let go as blocks come back.
 	limit := max(minSpare[c], p.inUse[c])
 	f := p.free[c]
 	for len(f) > limit {
@@ -102,6 +99,12 @@ func (p *blockPool) put(b []uint64, c int) {
 	}
 	if len(f) < limit {
 		f = append(f, b)
+	}
+	// The list itself shrinks too: a list that held one spare per
+	// partition while deques outgrew a size at once is copied to a
+	// smaller one once a quarter of it or less is in use.
+	if k := 2 * max(len(f), minSpare[c]); 2*k <= cap(f) {
+		f = append(make([][]uint64, 0, k), f...)
 	}
 	p.free[c] = f
 }
@@ -117,85 +120,195 @@ func (p *blockPool) bytes() int {
 
 // deque is an arrival-ordered, row-major queue of rows: each row is
 // stride uint64 slots (the time, then one slot per used column), kept in
-// blocks. Rows are addressed by absolute index, which grows by one per
-// appended row and never repeats; row a is at offset a − base, in block
-// (a − base) / blockRows. Every block is full-size (blockRows rows)
-// except, when the deque has a single block, that one, which may be
-// small (see smallRows) and then holds the rows at the start of it.
+// a ring of blocks. Rows are addressed by absolute index, which grows by
+// one per appended row and never repeats. The ring has positions
+// 0 … cap−1: full blocks (blockRows rows) in order, then a last block of
+// class last (short, see smallRows, or full); position q is in block
+// q / blockRows. Row a is at position a − base, less cap when that is cap
+// or more: base is the absolute index at position 0 of the front's lap
+// (front − base < cap), and rows past the end of the ring wrap to its
+// start.
+//
+// The ring grows only when it is full: by a step of its last block, with
+// the rows after the tail's position moved up by the step when the tail
+// is in that block. A ring wrapped elsewhere first rotates its rows so
+// that the front is at position 0 when it is short (rotateMax), else
+// takes a full block at the tail. It shrinks when a quarter of it or
+// less is in use, to twice its rows, so that a window that slides at a
+// steady size neither allocates nor moves rows, and one that shrank
+// gives its blocks back.
 type deque struct {
 	blocks [][]uint64
-	base   uint64 // absolute index of the first row of blocks[0]
+	base   uint64 // absolute index of the row at position 0 in the front's lap
 	front  uint64 // absolute index of the first row held
 	tail   uint64 // absolute index after the last row held
-	end    uint64 // absolute index after the last row the blocks have room for
-	class  int    // the class of blocks[0] while it is the only block
+	cap    uint64 // rows the ring has room for
+	last   int    // the class of the last block
 	stride int
+}
+
+// pos returns the ring position of row a, held or the tail.
+func (d *deque) pos(a uint64) uint64 {
+	q := a - d.base
+	if q >= d.cap {
+		q -= d.cap
+	}
+	return q
+}
+
+// blockLen returns the rows of block k.
+func (d *deque) blockLen(k int) int {
+	if k == len(d.blocks)-1 {
+		return classRows(d.last)
+	}
+	return blockRows
+}
+
+// seg returns the block that holds row a, the row's index in it and the
+// number of positions from there to the block's end: a run of rows from
+// a that lies in one block has at most n rows.
+func (d *deque) seg(a uint64) (blk []uint64, i, n int) {
+	q := d.pos(a)
+	k := int(q / blockRows)
+	i = int(q % blockRows)
+	return d.blocks[k], i, d.blockLen(k) - i
 }
 
 // row returns the slots of row a.
 func (d *deque) row(a uint64) []uint64 {
-	off := a - d.base
-	b := d.blocks[off/blockRows]
-	i := int(off%blockRows) * d.stride
+	q := d.pos(a)
+	b := d.blocks[q/blockRows]
+	i := int(q%blockRows) * d.stride
 	return b[i : i+d.stride : i+d.stride]
 }
 
 // time returns the time of row a.
 func (d *deque) time(a uint64) int64 {
-	off := a - d.base
-	return int64(d.blocks[off/blockRows][int(off%blockRows)*d.stride])
+	q := d.pos(a)
+	return int64(d.blocks[q/blockRows][int(q%blockRows)*d.stride])
 }
 
 // room returns the block that holds the tail's slots, the tail's first
 // slot in it, and how many rows fit from there on in that block, making
-// room first when the blocks are full.
+// room first when the ring is full.
 func (d *deque) room(p *blockPool) (blk []uint64, i, n int) {
-	if d.tail == d.end {
+	if d.tail-d.front == d.cap {
 		d.grow(p)
 	}
-	off := d.tail - d.base
-	blk = d.blocks[off/blockRows]
-	o := int(off % blockRows)
-	return blk, o * d.stride, len(blk)/d.stride - o
+	blk, i, n = d.seg(d.tail)
+	return blk, i * d.stride, min(n, int(d.cap-(d.tail-d.front)))
 }
 
-// grow makes room for at least one more row at the tail: a first small
-// block for an empty deque; for a deque on one small block, its rows
-// moved to the start of it when they fill at most three quarters of it,
-// else to a block of the next size; otherwise one more full block.
+// grow makes room for at least one more row in a full ring (or an empty
+// one with no blocks).
 func (d *deque) grow(p *blockPool) {
-	switch {
-	case len(d.blocks) == 0:
-		d.class = 0
-		d.blocks = append(d.blocks, p.get(0))
-		d.base = d.front
-	case len(d.blocks) == 1 && d.class < len(smallRows):
-		held := int(d.tail - d.front)
-		old := d.blocks[0]
-		from := int(d.front-d.base) * d.stride
-		rows := old[from : from+held*d.stride]
-		if held > 3*smallRows[d.class]/4 {
-			nb := p.get(d.class + 1)
-			copy(nb, rows)
-			p.put(old, d.class)
-			d.class++
-			d.blocks[0] = nb
-		} else {
-			copy(old, rows)
-		}
-		d.base = d.front
-	default:
-		d.blocks = append(d.blocks, p.get(len(smallRows)))
+	if d.cap == 0 {
+		d.blocks = append(d.blocks[:0], p.get(0))
+		d.last, d.base, d.cap = 0, d.front, uint64(smallRows[0])
+		return
 	}
-	d.end = d.base + uint64(len(d.blocks)-1)*blockRows + uint64(classRows(d.blockClass(len(d.blocks)-1)))
+	if q := d.pos(d.tail); q != 0 {
+		k := int(q / blockRows)
+		switch i := int(q % blockRows); {
+		case k == len(d.blocks)-1 && d.last < len(smallRows):
+			// The tail is in the short last block: the step opens
+			// there, and the rows after it (the oldest) move up.
+			g := d.growLast(p, i)
+			d.base -= uint64(g)
+			return
+		case d.cap > rotateMax:
+			d.insertFull(p, k, i)
+			return
+		}
+		d.rotate()
+	}
+	// The front is at position 0: the room goes at the ring's end.
+	if d.last < len(smallRows) {
+		d.growLast(p, classRows(d.last))
+		return
+	}
+	d.roomForBlock()
+	d.blocks = append(d.blocks, p.get(0))
+	d.last = 0
+	d.cap += uint64(smallRows[0])
 }
 
-// blockClass returns the class of block k.
-func (d *deque) blockClass(k int) int {
-	if k == 0 && len(d.blocks) == 1 {
-		return d.class
+// rotateMax is the largest ring, in rows, that grows while wrapped by
+// moving its rows (at most 2,048 row swaps for a step of 32 rows); a
+// larger one takes a full block at its tail instead (at most 255 rows
+// copied, and room for up to 255 rows beyond a step).
+const rotateMax = 4 * blockRows
+
+// insertFull opens room for a full block at the tail of a wrapped ring,
+// the tail being at index i of full block k: a new block goes before
+// block k, with block k's rows before i (the newest) copied to it, and
+// the rows from there on (the oldest) move up a block.
+func (d *deque) insertFull(p *blockPool, k, i int) {
+	nb := p.get(len(smallRows))
+	copy(nb[:i*d.stride], d.blocks[k][:i*d.stride])
+	d.roomForBlock()
+	d.blocks = append(d.blocks, nil)
+	copy(d.blocks[k+1:], d.blocks[k:])
+	d.blocks[k] = nb
+	d.cap += blockRows
+	d.base -= blockRows
+}
+
+// roomForBlock makes room in the block list for one more block. The list
+// grows by an eighth, not by doubling: at 24 bytes a block, the doubled
+// list of a minute of 100 rows a second (24 blocks) has 190 bytes of
+// spare slots.
+func (d *deque) roomForBlock() {
+	if len(d.blocks) < cap(d.blocks) {
+		return
 	}
-	return len(smallRows)
+	nl := make([][]uint64, len(d.blocks), len(d.blocks)+1+len(d.blocks)/8)
+	copy(nl, d.blocks)
+	d.blocks = nl
+}
+
+// growLast replaces the last block by one of the next class, its rows
+// before index i at the same place and those from i on moved up by the
+// difference, which it returns.
+func (d *deque) growLast(p *blockPool, i int) int {
+	k := len(d.blocks) - 1
+	old, r := d.blocks[k], classRows(d.last)
+	nb := p.get(d.last + 1)
+	g := classRows(d.last+1) - r
+	st := d.stride
+	copy(nb[:i*st], old[:i*st])
+	copy(nb[(i+g)*st:], old[i*st:r*st])
+	p.put(old, d.last)
+	d.blocks[k] = nb
+	d.last++
+	d.cap += uint64(g)
+	return g
+}
+
+// rotate moves the rows so that the front is at position 0 (three
+// reversals of rows in place; no memory).
+func (d *deque) rotate() {
+	f := d.pos(d.front)
+	if f != 0 {
+		d.reverse(0, f)
+		d.reverse(f, d.cap)
+		d.reverse(0, d.cap)
+	}
+	d.base = d.front
+}
+
+// reverse reverses the order of the rows at positions [i, j).
+func (d *deque) reverse(i, j uint64) {
+	st := d.stride
+	for j > i+1 {
+		j--
+		x := d.blocks[i/blockRows][int(i%blockRows)*st:][:st]
+		y := d.blocks[j/blockRows][int(j%blockRows)*st:][:st]
+		for s := range x {
+			x[s], y[s] = y[s], x[s]
+		}
+		i++
+	}
 }
 
 // push makes room for one more row and returns its slots.
@@ -205,54 +318,59 @@ func (d *deque) push(p *blockPool) []uint64 {
 	return b[i : i+d.stride : i+d.stride]
 }
 
-// dropTo forgets the rows before a, giving whole blocks back to the pool.
+// shrinkFloor is the capacity, in rows, below which a ring never shrinks:
+// windows that empty and refill at every emission keep their blocks.
+const shrinkFloor = 2 * blockRows
+
+// dropTo forgets the rows before a (a no later than the tail); when a
+// quarter of the ring or less is left in use, it gives back blocks.
 func (d *deque) dropTo(a uint64, p *blockPool) {
 	if a <= d.front {
 		return
 	}
 	d.front = a
+	if d.front-d.base >= d.cap {
+		d.base += d.cap
+	}
 	if d.front == d.tail {
-		// Empty: keep one block for the next rows, release the rest.
-		for i := 1; i < len(d.blocks); i++ {
-			p.put(d.blocks[i], len(smallRows))
-			d.blocks[i] = nil
-		}
-		if len(d.blocks) > 1 {
-			d.blocks = d.blocks[:1]
-			d.class = len(smallRows)
-		}
 		d.base = d.front
-		if len(d.blocks) == 1 {
-			d.end = d.base + uint64(classRows(d.class))
+	}
+	if n := d.tail - d.front; d.cap > shrinkFloor && 4*n <= d.cap {
+		d.shrink(p)
+	}
+}
+
+// shrink rotates the rows to the ring's start and gives back whole last
+// blocks while the rest holds twice the rows or more.
+func (d *deque) shrink(p *blockPool) {
+	d.rotate()
+	n := d.tail - d.front
+	for len(d.blocks) > 1 {
+		k := len(d.blocks) - 1
+		r := uint64(classRows(d.last))
+		if d.cap-r < 2*n {
+			break
 		}
-		return
-	}
-	k := int((d.front - d.base) / blockRows)
-	if k == 0 {
-		return
-	}
-	// Whole blocks passed: they are all full-size, as the deque had more
-	// than one.
-	for i := range k {
-		p.put(d.blocks[i], len(smallRows))
-	}
-	n := copy(d.blocks, d.blocks[k:])
-	clear(d.blocks[n:])
-	d.blocks = d.blocks[:n]
-	d.base += uint64(k) * blockRows
-	if n == 1 {
-		d.class = len(smallRows)
+		p.put(d.blocks[k], d.last)
+		d.blocks[k] = nil
+		d.blocks = d.blocks[:k]
+		d.last = len(smallRows)
+		d.cap -= r
 	}
 }
 
 // release gives every block back to the pool.
 func (d *deque) release(p *blockPool) {
 	for i, b := range d.blocks {
-		p.put(b, d.blockClass(i))
+		c := len(smallRows)
+		if i == len(d.blocks)-1 {
+			c = d.last
+		}
+		p.put(b, c)
 	}
 	clear(d.blocks)
 	d.blocks = d.blocks[:0]
-	d.base, d.front, d.end = d.tail, d.tail, d.tail
+	d.base, d.front, d.cap = d.tail, d.tail, 0
 }
 
 // len returns the number of rows held.
@@ -270,10 +388,8 @@ func (d *deque) bytes() int {
 // markSlot tells m the slot k (0 the time) of every row held.
 func (d *deque) markSlot(k int, m Marker) {
 	for a := d.front; a < d.tail; {
-		off := a - d.base
-		b := d.blocks[off/blockRows]
-		i := int(off % blockRows)
-		n := min(blockRows-i, int(d.tail-a))
+		b, i, n := d.seg(a)
+		n = min(n, int(d.tail-a))
 		for r := i * d.stride; r < (i+n)*d.stride; r += d.stride {
 			m.Mark(uint32(b[r+k]))
 		}

@@ -66,7 +66,7 @@ func TestDequeKeepsItsRowsAsItGrowsAndSlides(t *testing.T) {
 
 func TestDequeOfAFewRowsHoldsASmallBlock(t *testing.T) {
 	// 61 rows, the minute of a host at one event per second: the deque
-	// settles on a block under half a full one, and no longer allocates.
+	// settles on one short block (64 rows), and no longer allocates.
 	p := testPool()
 	d := deque{stride: testStride}
 	slide := func() {
@@ -79,8 +79,7 @@ func TestDequeOfAFewRowsHoldsASmallBlock(t *testing.T) {
 		slide()
 	}
 	require.Len(t, d.blocks, 1)
-	assert.Less(t, d.bytes(), 8*blockRows*testStride/2)
-	assert.LessOrEqual(t, d.bytes(), 8*testStride*(61*3+12)+24)
+	assert.Equal(t, 8*testStride*64+24, d.bytes(), "one 64-row block and its list")
 	assert.Zero(t, allocs.Count(1000, slide))
 }
 
@@ -105,4 +104,120 @@ func TestPoolLetsGoOfOutgrownSmallBlocks(t *testing.T) {
 	for i := range ds {
 		requireRows(t, &ds[i])
 	}
+}
+
+func TestDequeRingGrowsWhereverItWrappedAndKeepsItsRows(t *testing.T) {
+	// A window that slides while its size wanders up and down: the ring
+	// grows while wrapped (its tail in the short last block or in a full
+	// one), and holds its rows in order throughout.
+	p := testPool()
+	d := deque{stride: testStride}
+	held, seed := 1, uint64(1)
+	for step := range 20000 {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		switch {
+		case step < 15000 && seed>>61 == 0:
+			held += int(seed >> 58 % 7)
+		case step >= 15000 && seed>>61 == 0 && held > 1:
+			held--
+		}
+		pushRow(&d, p, d.tail)
+		if d.len() > held {
+			d.dropTo(d.tail-uint64(held), p)
+		}
+		if step%97 == 0 {
+			requireRows(t, &d)
+		}
+		require.LessOrEqual(t, uint64(d.len()), d.cap)
+	}
+	requireRows(t, &d)
+	d.release(p)
+	assert.Zero(t, p.inUse, "every block back in the pool")
+}
+
+func TestDequeRingHoldsItsRowsPlusAStep(t *testing.T) {
+	// Windows sliding at a steady size: the ring's room is the rows'
+	// high-water mark rounded up to the next step of the last block, and
+	// sliding on neither allocates nor moves rows.
+	for _, held := range []int{5, 61, 601, 6101} {
+		p := testPool()
+		d := deque{stride: testStride}
+		slide := func() {
+			pushRow(&d, p, d.tail)
+			if d.len() > held {
+				d.dropTo(d.tail-uint64(held), p)
+			}
+		}
+		for range 3 * held {
+			slide()
+		}
+		requireRows(t, &d)
+		assert.Less(t, d.cap, uint64(held+32), "held=%d", held)
+		assert.LessOrEqual(t, cap(d.blocks), len(d.blocks)+1+len(d.blocks)/8, "held=%d: block list", held)
+		assert.Zero(t, allocs.Count(1000, slide), "held=%d", held)
+	}
+}
+
+func TestDequeRingThatShrankGivesBlocksBack(t *testing.T) {
+	// A window of 5,000 rows that falls to 100: the ring gives back its
+	// blocks down to twice the rows it holds.
+	p := testPool()
+	d := deque{stride: testStride}
+	for range 5000 {
+		pushRow(&d, p, d.tail)
+	}
+	d.dropTo(d.tail-3000, p)
+	for range 2000 {
+		pushRow(&d, p, d.tail)
+		d.dropTo(d.tail-3000, p)
+	}
+	d.dropTo(d.tail-100, p)
+	requireRows(t, &d)
+	assert.LessOrEqual(t, d.cap, uint64(2*100+blockRows))
+	for range 1000 {
+		pushRow(&d, p, d.tail)
+		d.dropTo(d.tail-100, p)
+	}
+	requireRows(t, &d)
+}
+
+func TestPoolFreeListShrinksWithItsSpares(t *testing.T) {
+	// A thousand deques outgrow their first size at once: the spares of
+	// that size, and the list that held them, go back down to the floor.
+	p := testPool()
+	ds := make([]deque, 1000)
+	for i := range ds {
+		ds[i].stride = testStride
+	}
+	for range smallRows[0] + 1 {
+		for i := range ds {
+			pushRow(&ds[i], p, ds[i].tail)
+		}
+	}
+	assert.Zero(t, p.inUse[0])
+	assert.LessOrEqual(t, len(p.free[0]), minSpare[0])
+	assert.LessOrEqual(t, cap(p.free[0]), 4*minSpare[0])
+}
+
+func TestDequeLongRingGrowingWhileWrappedKeepsItsRowsInPlace(t *testing.T) {
+	// A ring of 2,000 rows, wrapped with its tail in a full block, that
+	// must take one row more: it takes a full block at the tail, its rows
+	// staying where they are (none rotated), and holds them in order.
+	p := testPool()
+	d := deque{stride: testStride}
+	for range 2000 {
+		pushRow(&d, p, d.tail)
+	}
+	for d.pos(d.tail) == 0 || d.pos(d.tail)/blockRows == uint64(len(d.blocks)-1) {
+		pushRow(&d, p, d.tail)
+		d.dropTo(d.front+1, p)
+	}
+	for d.len() < int(d.cap) {
+		pushRow(&d, p, d.tail)
+	}
+	front, held := &d.row(d.front)[0], d.cap
+	pushRow(&d, p, d.tail)
+	assert.Same(t, front, &d.row(d.front)[0], "the front row did not move")
+	assert.Equal(t, held+blockRows, d.cap)
+	requireRows(t, &d)
 }

@@ -15,9 +15,12 @@
 // An [Engine] keeps one arrival-ordered deque of rows, shared by all the
 // windows of the node: a row is stored once, row-major (its time and the
 // columns the windows read side by side, one cache line), in blocks drawn
-// from a pool; a deque starts on a small block (12 rows) that doubles as
-// its rows outgrow it, up to full blocks of 256 rows, so that a partition
-// holding a few dozen rows does not pay for a full block. Each window has a head into the deque and reducer states.
+// from a pool. The deque is a ring: full blocks of 256 rows and a last
+// block that grows in steps of 32 rows (8 and 16 below that), so that a
+// window sliding at a steady size reuses its own room, and a partition
+// holds its rows' high-water mark plus less than a step, not a
+// partly-used block at each end and spares in the pool. Each window has
+// a head into the deque and reducer states.
 // Eviction is from the front, in arrival order, and stops at the first row
 // still inside the window, so a late row (under reorder ordering) stays
 // until the rows that arrived before it have left.

@@ -122,15 +122,49 @@ type Engine struct {
 	arrs map[uint64][]schema.Value
 }
 
+// winState is a window's position in the deque and its reducer states.
+// The states lie in the plan's arena, the window's of each kind side by
+// side: winState points to the first of each and counts them (the window
+// plan's numbers), which is 72 bytes less than five slices, for every
+// window of every partition.
 type winState struct {
 	head, added uint64
-	moments     []reducers.Moments
-	counts      []int
-	mins, maxs  []reducers.Extreme
-	generic     []reducers.Window
+	mom         *reducers.Moments
+	cnt         *int
+	mn, mx      *reducers.Extreme
+	gen         *reducers.Window
+	nMom, nCnt  uint16
+	nMin, nMax  uint16
+	nGen        uint16
 	// The minimums and maximums hold their values only, their deques
 	// not built (the window was last recomputed from its rows).
 	scalarExt bool
+}
+
+// moments returns the window's moment states, one per entry of its
+// plan's moments.
+func (ws *winState) moments() []reducers.Moments { return unsafe.Slice(ws.mom, ws.nMom) }
+
+// counts returns the window's counts, one per entry of its plan's counts.
+func (ws *winState) counts() []int { return unsafe.Slice(ws.cnt, ws.nCnt) }
+
+// mins returns the window's minimums, one per entry of its plan's mins.
+func (ws *winState) mins() []reducers.Extreme { return unsafe.Slice(ws.mn, ws.nMin) }
+
+// maxs returns the window's maximums, one per entry of its plan's maxs.
+func (ws *winState) maxs() []reducers.Extreme { return unsafe.Slice(ws.mx, ws.nMax) }
+
+// generic returns the window's other reducer states, one per entry of
+// its plan's generic.
+func (ws *winState) generic() []reducers.Window { return unsafe.Slice(ws.gen, ws.nGen) }
+
+// setStates points the window at its states: slices from the arena, of
+// at most 65,535 elements each (a plan has a state per aggregation).
+func (ws *winState) setStates(mom []reducers.Moments, cnt []int, mn, mx []reducers.Extreme) {
+	ws.mom, ws.nMom = unsafe.SliceData(mom), uint16(len(mom))
+	ws.cnt, ws.nCnt = unsafe.SliceData(cnt), uint16(len(cnt))
+	ws.mn, ws.nMin = unsafe.SliceData(mn), uint16(len(mn))
+	ws.mx, ws.nMax = unsafe.SliceData(mx), uint16(len(mx))
 }
 
 // NewEngine returns an empty engine for the plan. Engines come from the
@@ -152,22 +186,22 @@ func (p *Plan) NewEngine() *Engine {
 	eng.dq.stride = 1 + len(p.cols)
 	for w, wp := range p.wins {
 		ws := &eng.wins[w]
-		ws.moments = take(&a.moments, len(wp.moments))
+		ws.setStates(take(&a.moments, len(wp.moments)), take(&a.counts, len(wp.counts)),
+			take(&a.extremes, len(wp.mins)), take(&a.extremes, len(wp.maxs)))
 		for i, sq := range wp.squares {
 			if !sq {
-				ws.moments[i].SkipSquares()
+				ws.moments()[i].SkipSquares()
 			}
 		}
-		ws.counts = take(&a.counts, len(wp.counts))
-		ws.mins = take(&a.extremes, len(wp.mins))
-		ws.maxs = take(&a.extremes, len(wp.maxs))
-		for i := range ws.maxs {
-			ws.maxs[i].SetMax()
+		for i := range ws.maxs() {
+			ws.maxs()[i].SetMax()
 		}
-		for _, g := range wp.generic {
+		gen := take(&a.generic, len(wp.generic))
+		for i, g := range wp.generic {
 			// NewPlan checked every reducer against its column.
-			ws.generic = append(ws.generic, reducers.NewWindow(reducers.SpecOf(g.red)))
+			gen[i] = reducers.NewWindow(reducers.SpecOf(g.red))
 		}
+		ws.gen, ws.nGen = unsafe.SliceData(gen), uint16(len(gen))
 	}
 	if p.hasArr {
 		eng.arrs = map[uint64][]schema.Value{}
@@ -182,6 +216,7 @@ type arena struct {
 	moments  []reducers.Moments
 	extremes []reducers.Extreme
 	counts   []int
+	generic  []reducers.Window
 	free     []*Engine
 }
 
@@ -310,11 +345,7 @@ func (e *Engine) fold(cut int64, pool *blockPool) {
 		low = min(low, nh)
 	}
 	e.dropArrays(low)
-	if low >= e.dq.base+blockRows || low == tail {
-		e.dq.dropTo(low, pool)
-	} else {
-		e.dq.front = max(e.dq.front, low)
-	}
+	e.dq.dropTo(low, pool)
 }
 
 // Step is Fold for exactly one row appended since the last fold, the
@@ -352,12 +383,9 @@ func (e *Engine) Step() {
 		ws.head, ws.added = h, tail
 		low = min(low, h)
 	}
-	if low >= e.dq.base+blockRows {
+	if low > e.dq.front {
 		e.dropArrays(low)
 		e.dq.dropTo(low, &e.p.pool)
-	} else if low > e.dq.front {
-		e.dropArrays(low)
-		e.dq.front = low
 	}
 }
 
@@ -388,9 +416,8 @@ func (e *Engine) Prefetch(rows int) {
 	span := min(max(rows, 1)*st*8, 16*64)
 	for w := range e.wins {
 		if h := e.wins[w].head; h < e.dq.tail {
-			off := h - e.dq.base
-			blk := e.dq.blocks[off/blockRows]
-			i := int(off%blockRows) * st
+			blk, i, _ := e.dq.seg(h)
+			i *= st
 			p := unsafe.Pointer(&blk[i])
 			// Lines from p's to the one holding the span's last byte
 			// (within the block): p, p+64, … fall one in each.
@@ -398,10 +425,9 @@ func (e *Engine) Prefetch(rows int) {
 			prefetch.Lines(p, (n+63)/64)
 		}
 	}
-	if e.dq.tail < e.dq.end {
-		off := e.dq.tail - e.dq.base
-		blk := e.dq.blocks[off/blockRows]
-		prefetch.Line(unsafe.Pointer(&blk[int(off%blockRows)*st]))
+	if e.dq.tail-e.dq.front < e.dq.cap {
+		blk, i, _ := e.dq.seg(e.dq.tail)
+		prefetch.Line(unsafe.Pointer(&blk[i*st]))
 	}
 }
 
@@ -410,10 +436,8 @@ func (e *Engine) Prefetch(rows int) {
 func (e *Engine) scanTo(a, tail uint64, lim int64) uint64 {
 	st := e.dq.stride
 	for a < tail {
-		off := a - e.dq.base
-		blk := e.dq.blocks[off/blockRows]
-		first := int(off % blockRows)
-		n := min(blockRows-first, int(tail-a))
+		blk, first, n := e.dq.seg(a)
+		n = min(n, int(tail-a))
 		times := blk[first*st : (first+n-1)*st+1]
 		for i := 0; i < len(times); i += st {
 			if int64(times[i]) >= lim {
@@ -429,21 +453,21 @@ func (e *Engine) scanTo(a, tail uint64, lim int64) uint64 {
 func (e *Engine) addRow(ws *winState, wp *winPlan, a uint64) {
 	row := e.dq.row(a)
 	for i, s := range wp.moments {
-		ws.moments[i].Add(math.Float64frombits(row[s]))
+		ws.moments()[i].Add(math.Float64frombits(row[s]))
 	}
 	for i, s := range wp.counts {
 		if e.present(s, row[s]) {
-			ws.counts[i]++
+			ws.counts()[i]++
 		}
 	}
 	for i, s := range wp.mins {
-		ws.mins[i].Add(a, math.Float64frombits(row[s]))
+		ws.mins()[i].Add(a, math.Float64frombits(row[s]))
 	}
 	for i, s := range wp.maxs {
-		ws.maxs[i].Add(a, math.Float64frombits(row[s]))
+		ws.maxs()[i].Add(a, math.Float64frombits(row[s]))
 	}
 	for i, g := range wp.generic {
-		ws.generic[i].Add(a, e.value(g.slot, a, row[g.slot]))
+		ws.generic()[i].Add(a, e.value(g.slot, a, row[g.slot]))
 	}
 }
 
@@ -451,23 +475,23 @@ func (e *Engine) addRow(ws *winState, wp *winPlan, a uint64) {
 func (e *Engine) removeRow(ws *winState, wp *winPlan, a uint64) {
 	row := e.dq.row(a)
 	for i, s := range wp.moments {
-		ws.moments[i].Remove(math.Float64frombits(row[s]))
+		ws.moments()[i].Remove(math.Float64frombits(row[s]))
 	}
 	for i, s := range wp.counts {
 		if e.present(s, row[s]) {
-			ws.counts[i]--
+			ws.counts()[i]--
 		}
 	}
-	for i := range ws.mins {
-		x := &ws.mins[i]
+	for i := range ws.mins() {
+		x := &ws.mins()[i]
 		x.Remove(a)
 	}
-	for i := range ws.maxs {
-		x := &ws.maxs[i]
+	for i := range ws.maxs() {
+		x := &ws.maxs()[i]
 		x.Remove(a)
 	}
 	for i, g := range wp.generic {
-		ws.generic[i].Remove(a, e.value(g.slot, a, row[g.slot]))
+		ws.generic()[i].Remove(a, e.value(g.slot, a, row[g.slot]))
 	}
 }
 
@@ -477,9 +501,9 @@ func (e *Engine) removeRow(ws *winState, wp *winPlan, a uint64) {
 func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
 	blk, base, ok := e.run(from, to)
 	if ok {
-		clear(ws.counts)
+		clear(ws.counts())
 		e.resetExtremes(ws)
-		for _, g := range ws.generic {
+		for _, g := range ws.generic() {
 			g.Reset()
 		}
 	} else {
@@ -492,10 +516,10 @@ func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
 	}
 	n, stride := int(to-from), e.dq.stride
 	for i, s := range wp.moments {
-		ws.moments[i].FillSlots(blk, base+s, stride, n)
+		ws.moments()[i].FillSlots(blk, base+s, stride, n)
 	}
 	for i, s := range wp.counts {
-		ws.counts[i] = countPresent(blk, base+s, stride, n, wp.countNum[i])
+		ws.counts()[i] = countPresent(blk, base+s, stride, n, wp.countNum[i])
 	}
 	if len(wp.generic) > 0 {
 		e.addGeneric(ws, wp, blk, base, n, from)
@@ -511,10 +535,10 @@ func (e *Engine) scanExtremes(ws *winState, wp *winPlan, from, to uint64) {
 	for _, x := range wp.extSlots {
 		lo, hi, ok := e.minMax(x.slot, from, to)
 		if x.min >= 0 {
-			ws.mins[x.min].SetValue(lo, ok)
+			ws.mins()[x.min].SetValue(lo, ok)
 		}
 		if x.max >= 0 {
-			ws.maxs[x.max].SetValue(hi, ok)
+			ws.maxs()[x.max].SetValue(hi, ok)
 		}
 	}
 	ws.scalarExt = len(wp.extSlots) > 0
@@ -529,10 +553,8 @@ func (e *Engine) minMax(s int, from, to uint64) (lo, hi float64, ok bool) {
 	}
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for from < to {
-		off := from - e.dq.base
-		blk := e.dq.blocks[off/blockRows]
-		first := int(off % blockRows)
-		n := min(blockRows-first, int(to-from))
+		blk, first, n := e.dq.seg(from)
+		n = min(n, int(to-from))
 		l, h, k := reducers.MinMaxSlots(blk, first*st+s, st, n)
 		// Strict comparisons: an earlier run's equal value stays.
 		if l < lo {
@@ -553,7 +575,7 @@ func (e *Engine) minMax(s int, from, to uint64) (lo, hi float64, ok bool) {
 func (e *Engine) buildExtremes(ws *winState, wp *winPlan, from, to uint64) {
 	e.resetExtremes(ws)
 	ws.scalarExt = false
-	if len(ws.mins)+len(ws.maxs) == 0 || from >= to {
+	if len(ws.mins())+len(ws.maxs()) == 0 || from >= to {
 		return
 	}
 	// Room for the whole window at once, up to 256 rows: a short
@@ -561,17 +583,17 @@ func (e *Engine) buildExtremes(ws *winState, wp *winPlan, from, to uint64) {
 	// not with runs in the data; a long one's grow only as far as the
 	// data needs.
 	k := min(int(to-from), 256)
-	for i := range ws.mins {
-		ws.mins[i].Reserve(k)
+	for i := range ws.mins() {
+		ws.mins()[i].Reserve(k)
 	}
-	for i := range ws.maxs {
-		ws.maxs[i].Reserve(k)
+	for i := range ws.maxs() {
+		ws.maxs()[i].Reserve(k)
 	}
 	stride := e.dq.stride
 	// Runs from the newest block to the oldest.
 	a := to
 	for a > from {
-		off := a - 1 - e.dq.base
+		off := e.dq.pos(a - 1)
 		blk := e.dq.blocks[off/blockRows]
 		last := int(off % blockRows)
 		n := min(last+1, int(a-from))
@@ -580,16 +602,16 @@ func (e *Engine) buildExtremes(ws *winState, wp *winPlan, from, to uint64) {
 		for i, s := range wp.mins {
 			if j := wp.maxOn(s); j >= 0 {
 				// A min and a max of one column: one pass for both.
-				reducers.PrependMinMax(&ws.mins[i], &ws.maxs[j], blk, first*stride+s, stride, n, seq)
+				reducers.PrependMinMax(&ws.mins()[i], &ws.maxs()[j], blk, first*stride+s, stride, n, seq)
 				continue
 			}
-			ws.mins[i].PrependSlots(blk, first*stride+s, stride, n, seq)
+			ws.mins()[i].PrependSlots(blk, first*stride+s, stride, n, seq)
 		}
 		for i, s := range wp.maxs {
 			if wp.minOn(s) >= 0 {
 				continue // done with its min
 			}
-			ws.maxs[i].PrependSlots(blk, first*stride+s, stride, n, seq)
+			ws.maxs()[i].PrependSlots(blk, first*stride+s, stride, n, seq)
 		}
 		a = seq
 	}
@@ -602,11 +624,11 @@ func (e *Engine) run(from, to uint64) ([]uint64, int, bool) {
 	if from >= to {
 		return nil, 0, false
 	}
-	off, last := from-e.dq.base, to-1-e.dq.base
-	if off/blockRows != last/blockRows {
+	blk, i, n := e.dq.seg(from)
+	if uint64(n) < to-from {
 		return nil, 0, false
 	}
-	return e.dq.blocks[off/blockRows], int(off%blockRows) * e.dq.stride, true
+	return blk, i * e.dq.stride, true
 }
 
 // shift slides a window: rows [rFrom, rTo) leave it and rows [aFrom, aTo)
@@ -627,7 +649,7 @@ func (e *Engine) shift(ws *winState, wp *winPlan, rFrom, rTo, aFrom, aTo uint64)
 		e.removeRest(ws, wp, rblk, rbase, rn, rFrom)
 	}
 	for i, s := range wp.moments {
-		ws.moments[i].ShiftSlots(rblk, rbase+s, rn, ablk, abase+s, an, stride)
+		ws.moments()[i].ShiftSlots(rblk, rbase+s, rn, ablk, abase+s, an, stride)
 	}
 	if wp.rest {
 		e.addRest(ws, wp, ablk, abase, an, aFrom, true)
@@ -640,14 +662,14 @@ func (e *Engine) shift(ws *winState, wp *winPlan, rFrom, rTo, aFrom, aTo uint64)
 func (e *Engine) addRest(ws *winState, wp *winPlan, blk []uint64, base, n int, a uint64, withExtremes bool) {
 	stride := e.dq.stride
 	for i, s := range wp.counts {
-		ws.counts[i] += countPresent(blk, base+s, stride, n, wp.countNum[i])
+		ws.counts()[i] += countPresent(blk, base+s, stride, n, wp.countNum[i])
 	}
 	if withExtremes {
 		for i, s := range wp.mins {
-			ws.mins[i].AddSlots(blk, base+s, stride, n, a)
+			ws.mins()[i].AddSlots(blk, base+s, stride, n, a)
 		}
 		for i, s := range wp.maxs {
-			ws.maxs[i].AddSlots(blk, base+s, stride, n, a)
+			ws.maxs()[i].AddSlots(blk, base+s, stride, n, a)
 		}
 	}
 	if len(wp.generic) > 0 {
@@ -660,7 +682,7 @@ func (e *Engine) addRest(ws *winState, wp *winPlan, blk []uint64, base, n int, a
 func (e *Engine) removeRest(ws *winState, wp *winPlan, blk []uint64, base, n int, a uint64) {
 	stride := e.dq.stride
 	for i, s := range wp.counts {
-		ws.counts[i] -= countPresent(blk, base+s, stride, n, wp.countNum[i])
+		ws.counts()[i] -= countPresent(blk, base+s, stride, n, wp.countNum[i])
 	}
 	if len(wp.generic) > 0 {
 		e.removeGeneric(ws, wp, blk, base, n, a)
@@ -670,11 +692,11 @@ func (e *Engine) removeRest(ws *winState, wp *winPlan, blk []uint64, base, n int
 // removeExtremes drops the rows before to from the window's minimums and
 // maximums.
 func (e *Engine) removeExtremes(ws *winState, to uint64) {
-	for i := range ws.mins {
-		ws.mins[i].RemoveBefore(to)
+	for i := range ws.mins() {
+		ws.mins()[i].RemoveBefore(to)
 	}
-	for i := range ws.maxs {
-		ws.maxs[i].RemoveBefore(to)
+	for i := range ws.maxs() {
+		ws.maxs()[i].RemoveBefore(to)
 	}
 }
 
@@ -684,7 +706,7 @@ func (e *Engine) addGeneric(ws *winState, wp *winPlan, blk []uint64, base, n int
 	stride := e.dq.stride
 	for i, g := range wp.generic {
 		for r := range uint64(n) {
-			ws.generic[i].Add(a+r, e.value(g.slot, a+r, blk[base+int(r)*stride+g.slot]))
+			ws.generic()[i].Add(a+r, e.value(g.slot, a+r, blk[base+int(r)*stride+g.slot]))
 		}
 	}
 }
@@ -694,19 +716,19 @@ func (e *Engine) removeGeneric(ws *winState, wp *winPlan, blk []uint64, base, n 
 	stride := e.dq.stride
 	for i, g := range wp.generic {
 		for r := range uint64(n) {
-			ws.generic[i].Remove(a+r, e.value(g.slot, a+r, blk[base+int(r)*stride+g.slot]))
+			ws.generic()[i].Remove(a+r, e.value(g.slot, a+r, blk[base+int(r)*stride+g.slot]))
 		}
 	}
 }
 
 // resetStates empties every state of a window.
 func (e *Engine) resetStates(ws *winState) {
-	for i := range ws.moments {
-		ws.moments[i].Reset()
+	for i := range ws.moments() {
+		ws.moments()[i].Reset()
 	}
-	clear(ws.counts)
+	clear(ws.counts())
 	e.resetExtremes(ws)
-	for _, g := range ws.generic {
+	for _, g := range ws.generic() {
 		g.Reset()
 	}
 }
@@ -714,12 +736,12 @@ func (e *Engine) resetStates(ws *winState) {
 // resetExtremes empties a window's minimums and maximums.
 func (e *Engine) resetExtremes(ws *winState) {
 	ws.scalarExt = false
-	for i := range ws.mins {
-		x := &ws.mins[i]
+	for i := range ws.mins() {
+		x := &ws.mins()[i]
 		x.Reset()
 	}
-	for i := range ws.maxs {
-		x := &ws.maxs[i]
+	for i := range ws.maxs() {
+		x := &ws.maxs()[i]
 		x.Reset()
 	}
 }
@@ -729,10 +751,8 @@ func (e *Engine) resetExtremes(ws *winState) {
 // length and the absolute index of its first row.
 func (e *Engine) runs(from, to uint64, fn func(blk []uint64, base, n int, a uint64)) {
 	for from < to {
-		off := from - e.dq.base
-		blk := e.dq.blocks[off/blockRows]
-		first := int(off % blockRows)
-		n := min(blockRows-first, int(to-from))
+		blk, first, n := e.dq.seg(from)
+		n = min(n, int(to-from))
 		fn(blk, first*e.dq.stride, n, from)
 		from += uint64(n)
 	}
@@ -748,7 +768,7 @@ func (e *Engine) addExcept(ws *winState, wp *winPlan, from, to uint64, withExtre
 	stride := e.dq.stride
 	e.runs(from, to, func(blk []uint64, base, n int, a uint64) {
 		for i, s := range wp.moments {
-			ws.moments[i].AddSlots(blk, base+s, stride, n)
+			ws.moments()[i].AddSlots(blk, base+s, stride, n)
 		}
 		e.addRest(ws, wp, blk, base, n, a, withExtremes)
 	})
@@ -759,7 +779,7 @@ func (e *Engine) remove(ws *winState, wp *winPlan, from, to uint64) {
 	e.removeExtremes(ws, to)
 	e.runs(from, to, func(blk []uint64, base, n int, a uint64) {
 		for i, s := range wp.moments {
-			ws.moments[i].RemoveSlots(blk, base+s, stride, n)
+			ws.moments()[i].RemoveSlots(blk, base+s, stride, n)
 		}
 		e.removeRest(ws, wp, blk, base, n, a)
 	})
@@ -874,7 +894,7 @@ func (e *Engine) emitTo(dsts []*table.Col) {
 		}
 		switch st.state {
 		case stMoments:
-			m := &ws.moments[st.idx]
+			m := &ws.moments()[st.idx]
 			if j := st.outs[0]; j >= 0 {
 				dsts[j].AppendNum(float64(m.N()))
 			}
@@ -912,12 +932,12 @@ func (e *Engine) emitOne(ws *winState, o *outPlan, dst *table.Col, tail uint64) 
 	p := e.p
 	switch o.state {
 	case stCount:
-		dst.AppendNum(float64(ws.counts[o.idx]))
+		dst.AppendNum(float64(ws.counts()[o.idx]))
 	case stMin:
-		x, ok := ws.mins[o.idx].Value()
+		x, ok := ws.mins()[o.idx].Value()
 		appendOpt(dst, x, ok)
 	case stMax:
-		x, ok := ws.maxs[o.idx].Value()
+		x, ok := ws.maxs()[o.idx].Value()
 		appendOpt(dst, x, ok)
 	case stFirst:
 		a := ws.head
@@ -952,7 +972,7 @@ func (e *Engine) emitOne(ws *winState, o *outPlan, dst *table.Col, tail uint64) 
 		}
 		dst.EndArray()
 	case stGeneric:
-		ws.generic[o.idx].Append(dst)
+		ws.generic()[o.idx].Append(dst)
 	}
 }
 
@@ -1070,11 +1090,11 @@ func (e *Engine) heldBytes() int {
 	n := e.dq.bytes()
 	for w := range e.wins {
 		ws := &e.wins[w]
-		for i := range ws.mins {
-			n += 16 * ws.mins[i].Cap()
+		for i := range ws.mins() {
+			n += 16 * ws.mins()[i].Cap()
 		}
-		for i := range ws.maxs {
-			n += 16 * ws.maxs[i].Cap()
+		for i := range ws.maxs() {
+			n += 16 * ws.maxs()[i].Cap()
 		}
 	}
 	return n

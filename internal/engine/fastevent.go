@@ -94,7 +94,7 @@ func (s *Stream) pushEvents(in *Input, out *schema.Table) {
 		}
 		// Moments: gather the values leaving, then slide over the batch.
 		for mi, slot := range wp.moments {
-			m := &ws.moments[mi]
+			m := &ws.moments()[mi]
 			sc.rems = e.gather(sc.rems[:0], ws.head, h, slot)
 			adds := bitsAsFloats(in.enc[slot-1])
 			var so reducers.SlideOut
@@ -135,9 +135,9 @@ func (s *Stream) pushEvents(in *Input, out *schema.Table) {
 		// Plain counts.
 		for ci, slot := range wp.counts {
 			num := wp.countNum[ci]
-			c := ws.counts[ci]
+			c := ws.counts()[ci]
 			r := e.countsByRow(sc, base, ws.head, rc, slot, num, &c, n)
-			ws.counts[ci] = c
+			ws.counts()[ci] = c
 			for j, o := range p.outs {
 				if o.win == w && o.state == stCount && o.idx == ci {
 					sc.results[j] = append(grow(sc.results[j], 0), r...)
@@ -173,11 +173,7 @@ func (s *Stream) pushEvents(in *Input, out *schema.Table) {
 		}
 		dst.AppendNums(r)
 	}
-	if low >= e.dq.base+blockRows {
-		e.dq.dropTo(low, &p.pool)
-	} else if low > e.dq.front {
-		e.dq.front = low
-	}
+	e.dq.dropTo(low, &p.pool)
 }
 
 // countsByRow computes a plain count after each row of a batch starting at

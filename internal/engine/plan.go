@@ -180,6 +180,10 @@ func groupOutputs(outs []outPlan) []emitPlan {
 	return steps
 }
 
+// maxAggs is the most aggregations a window may have: a window's states
+// of each kind are counted in 16 bits (see winState).
+const maxAggs = 1<<16 - 1
+
 // NewPlan validates windows and options against the source schema and
 // compiles them. key, when not nil, is the partition column that output
 // rows carry after the time; syms interns and resolves strings (it may be
@@ -187,10 +191,10 @@ func groupOutputs(outs []outPlan) []emitPlan {
 //
 // It returns a [*SpecError] for: no window; a window with neither or both
 // of Span and Count, or a negative one; a count window among several; a
-// window without aggregations; an unknown or time source column; a
-// reducer that is invalid or does not fit its column's kind; an empty,
-// duplicate, "time" or partition-column output name; a bad trigger,
-// warm-up or history.
+// window without aggregations or with more than 65,535; an unknown or
+// time source column; a reducer that is invalid or does not fit its
+// column's kind; an empty, duplicate, "time" or partition-column output
+// name; a bad trigger, warm-up or history.
 func NewPlan(src *schema.Schema, windows []rolling.Window, opts rolling.Options, key *Key, syms Symbols) (*Plan, error) {
 	if err := checkOptions(opts); err != nil {
 		return nil, err
@@ -225,6 +229,8 @@ func NewPlan(src *schema.Schema, windows []rolling.Window, opts rolling.Options,
 			return nil, &rolling.SpecError{Window: name, Reason: fmt.Sprintf("MinSamples %d must not be negative", *w.MinSamples)}
 		case len(w.Aggs) == 0:
 			return nil, &rolling.SpecError{Window: name, Reason: "a window needs at least one aggregation"}
+		case len(w.Aggs) > maxAggs:
+			return nil, &rolling.SpecError{Window: name, Reason: fmt.Sprintf("%d aggregations: a window has at most %d", len(w.Aggs), maxAggs)}
 		case names[name]:
 			return nil, &rolling.SpecError{Window: name, Reason: "duplicate window name"}
 		}

@@ -15,14 +15,14 @@ import "math"
 //
 // The zero Extreme is an empty min deque; use [NewMax] for a max deque.
 type Extreme struct {
-	max  bool
 	buf  []extremeEntry // ring; len(buf) is 0 or a power of two
 	head int            // index of the front entry
 	n    int            // entries held
+	val  float64
+	max  bool
 	// Set by [Extreme.SetValue]: the deque is empty and the window's
 	// extreme is val (ok false when it has none) until the next Reset.
 	scalar, ok bool
-	val        float64
 }
 
 type extremeEntry struct {
@@ -64,15 +64,20 @@ func (e *Extreme) Add(seq uint64, x float64) {
 	e.n++
 }
 
-// grow doubles the ring (at least 8 entries), unwrapping it.
-func (e *Extreme) grow() { e.growTo(max(8, 2*len(e.buf))) }
+// minExtremeCap is the fewest entries a ring holds: two, as a window of
+// many partitions often holds a few rows (200 ms of a host reporting every
+// 100 ms), and each entry is 16 bytes per partition.
+const minExtremeCap = 2
+
+// grow doubles the ring (at least minExtremeCap entries), unwrapping it.
+func (e *Extreme) grow() { e.growTo(max(minExtremeCap, 2*len(e.buf))) }
 
 // Reserve makes room for n entries without growing again: a window about
 // to be rebuilt from n rows never holds more. It rounds n up to a power
 // of two and keeps the entries held.
 func (e *Extreme) Reserve(n int) {
 	if n > len(e.buf) {
-		size := 8
+		size := minExtremeCap
 		for size < n {
 			size *= 2
 		}

@@ -357,3 +357,22 @@ func TestMinMaxSlotsSkipsMissingAndKeepsTheOldestOfEqualValues(t *testing.T) {
 		})
 	}
 }
+
+func TestExtremeOfAFewRowsHoldsAFewEntries(t *testing.T) {
+	// A window of two or three rows, as 200 ms of a host reporting every
+	// 100 ms: its deque never holds more than four entries.
+	for _, reserve := range []bool{false, true} {
+		e := NewMax()
+		for i := range uint64(1000) {
+			if reserve && i%3 == 0 {
+				e.Reset()
+				e.Reserve(3)
+			}
+			e.Add(i, float64(1000-i)) // decreasing: every value stays
+			if i >= 3 {
+				e.Remove(i - 3)
+			}
+		}
+		assert.LessOrEqual(t, e.Cap(), 4, "reserve=%v", reserve)
+	}
+}

@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"errors"
+	"strconv"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/rolling"
+)
+
+func TestWinStatePointsAtItsStatesInTheArena(t *testing.T) {
+	// Two windows of several states of each kind: each window's states
+	// are its own, side by side in the arena, as many as its plan has.
+	windows := []rolling.Window{
+		{Name: "1m", Span: time.Minute, Aggs: []reduce.Agg{
+			{Out: "v_avg", From: "v", Using: reduce.Avg},
+			{Out: "w_sum", From: "w", Using: reduce.Sum},
+			{Out: "v_n", From: "v", Using: reduce.Count},
+			{Out: "v_min", From: "v", Using: reduce.Min},
+			{Out: "w_max", From: "w", Using: reduce.Max},
+			{Out: "v_max", From: "v", Using: reduce.Max},
+			{Out: "v_med", From: "v", Using: reduce.Median},
+		}},
+		{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{
+			{Out: "w_min", From: "w", Using: reduce.Min},
+		}},
+	}
+	plan, err := NewPlan(testSchema, windows, rolling.Options{}, nil, nil)
+	require.NoError(t, err)
+	a, b := plan.NewEngine(), plan.NewEngine()
+	for w, wp := range plan.wins {
+		ws, other := &a.wins[w], &b.wins[w]
+		assert.Len(t, ws.moments(), len(wp.moments), "window %s", wp.name)
+		assert.Len(t, ws.counts(), len(wp.counts), "window %s", wp.name)
+		assert.Len(t, ws.mins(), len(wp.mins), "window %s", wp.name)
+		assert.Len(t, ws.maxs(), len(wp.maxs), "window %s", wp.name)
+		assert.Len(t, ws.generic(), len(wp.generic), "window %s", wp.name)
+		for i := range ws.generic() {
+			assert.NotSame(t, ws.generic()[i], other.generic()[i], "engines do not share states")
+		}
+		for i := range ws.maxs() {
+			ws.maxs()[i].Add(uint64(i), float64(i))
+			assert.NotSame(t, &ws.maxs()[i], &other.maxs()[i])
+		}
+		for i := range ws.mins() {
+			assert.NotSame(t, &ws.mins()[i], &other.mins()[i], "engines do not share states")
+		}
+	}
+	assert.Len(t, a.wins[0].generic(), 1)
+	assert.Equal(t, 2, len(a.wins[0].maxs()))
+	x, ok := a.wins[0].maxs()[1].Value()
+	assert.True(t, ok)
+	assert.Equal(t, 1.0, x)
+	// Every partition holds these, for every window.
+	assert.LessOrEqual(t, unsafe.Sizeof(winState{}), uintptr(72))
+	assert.LessOrEqual(t, unsafe.Sizeof(reducers.Extreme{}), uintptr(56))
+}
+
+func TestPlanRefusesAWindowOfMoreAggregationsThanItsStatesCount(t *testing.T) {
+	aggs := make([]reduce.Agg, maxAggs+1)
+	for i := range aggs {
+		aggs[i] = reduce.Agg{Out: "n" + strconv.Itoa(i), From: "v", Using: reduce.Count}
+	}
+	_, err := NewPlan(testSchema, []rolling.Window{{Span: time.Second, Aggs: aggs}}, rolling.Options{}, nil, nil)
+	var se *rolling.SpecError
+	require.True(t, errors.As(err, &se), "err = %v", err)
+	assert.Contains(t, se.Reason, "at most 65535")
+}
