@@ -51,6 +51,7 @@ type Group struct {
 	// tick, or before it on a worker (see handOff).
 	in, work pendRows
 	bg       bgTake
+	tickRows int // rows buffered since the last tick
 	// At the tick the buffered rows are laid out row-major (the time, then
 	// the encoded columns), grouped by partition and in arrival order
 	// within each: partition p's rows end at row chains[p].end of sorted.
@@ -256,11 +257,36 @@ func (g *Group) tick(t, b int64, out *schema.Table) {
 	g.in, g.work = g.work, g.in
 	if g.par.pool != nil && g.par.pool.N() > 1 && len(g.order)+len(g.work.part) > 1 {
 		g.par.run(g, t, b, out) // links the buffered rows in parts too
+		g.clearPending()
+		g.reserve(g.tickRows)
 	} else {
 		g.link()
 		g.tickRange(0, len(g.order), t, b, out, &g.dsts, &g.p.pool)
+		g.clearPending()
 	}
-	g.clearPending()
+	g.tickRows = 0
+}
+
+// reserve, with workers, grows every buffer the rows between two ticks
+// pass through to hold all of them: the two buffers, the laid-out rows
+// and the scratch of a link whole or in parts. How a tick's rows are
+// split between the hand-overs and the tick depends on the workers'
+// timing; the buffers' size then does not, and a steady stream does not
+// make them grow.
+func (g *Group) reserve(rows int) {
+	for _, r := range []*pendRows{&g.in, &g.work} {
+		r.t = slices.Grow(r.t[:0], rows)
+		for k := range r.c {
+			r.c[k] = slices.Grow(r.c[k][:0], rows)
+		}
+		r.part = slices.Grow(r.part[:0], rows)
+	}
+	g.sortRoom(int32(rows))
+	g.at = slices.Grow(g.at[:0], rows)
+	for w := range g.par.wk {
+		at := &g.par.wk[w].at
+		*at = slices.Grow((*at)[:0], rows)
+	}
 }
 
 // tickRange is the tick of the partitions at [lo, hi) of the emission
@@ -312,6 +338,7 @@ func (g *Group) buffer(in *Input, part []int32, from, to int) {
 		r.c[k] = append(r.c[k], c[from:to]...)
 	}
 	r.part = append(r.part, part[from:to]...)
+	g.tickRows += to - from
 }
 
 // link makes the engines of the partitions first seen among the
