@@ -75,6 +75,15 @@ type pendRows struct {
 	part []int32
 }
 
+// bytes returns the memory the buffer holds.
+func (r *pendRows) bytes() int {
+	n := 8*cap(r.t) + 4*cap(r.part)
+	for _, c := range r.c {
+		n += 8 * cap(c)
+	}
+	return n
+}
+
 // chain is one partition's buffered rows: how many, and where they end
 // in the sorted rows.
 type chain struct{ end, n int32 }
@@ -124,13 +133,7 @@ func (g *Group) HeldBytes() int {
 	for _, p := range g.order {
 		n += g.engines[p].heldBytes()
 	}
-	for _, r := range []*pendRows{&g.in, &g.work} {
-		n += 8 * (cap(r.t) + cap(r.part)/2)
-		for _, c := range r.c {
-			n += 8 * cap(c)
-		}
-	}
-	return n + g.p.pool.bytes() + 8*cap(g.sorted)
+	return n + g.in.bytes() + g.work.bytes() + g.p.pool.bytes() + 8*cap(g.sorted)
 }
 
 // Remove forgets partition part and gives its memory back to the pool. A
@@ -255,14 +258,16 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 func (g *Group) tick(t, b int64, out *schema.Table) {
 	g.settle()
 	g.in, g.work = g.work, g.in
-	if g.par.pool != nil && g.par.pool.N() > 1 && len(g.order)+len(g.work.part) > 1 {
+	par := g.par.pool != nil && g.par.pool.N() > 1
+	if par && len(g.order)+len(g.work.part) > 1 {
 		g.par.run(g, t, b, out) // links the buffered rows in parts too
-		g.clearPending()
-		g.reserve(g.tickRows)
 	} else {
 		g.link()
 		g.tickRange(0, len(g.order), t, b, out, &g.dsts, &g.p.pool)
-		g.clearPending()
+	}
+	g.clearPending()
+	if par {
+		g.reserve(g.tickRows)
 	}
 	g.tickRows = 0
 }

@@ -143,13 +143,18 @@ func (p *Pool) await(w int, seen int64) int64 {
 
 // do runs part w, keeping what it panics with for Run to raise again on
 // the caller's goroutine.
-func (p *Pool) do(w int) {
+func (p *Pool) do(w int) { p.panics[w] = guard(p.task, w) }
+
+// guard calls t.Do(w) and returns what it panicked with, as its value
+// and stack, or nil.
+func guard(t Task, w int) (panicked any) {
 	defer func() {
 		if r := recover(); r != nil {
-			p.panics[w] = fmt.Sprintf("%v\n\n%s", r, debug.Stack())
+			panicked = fmt.Sprintf("%v\n\n%s", r, debug.Stack())
 		}
 	}()
-	p.task.Do(w)
+	t.Do(w)
+	return nil
 }
 
 // Run calls t.Do(w) for w in [0, k) (k is clamped to [1, N]), Do(0) on
@@ -245,14 +250,7 @@ func (p *Pool) Wait(w int) {
 
 // runPost runs worker w's posted task and lets the poster know.
 func (p *Pool) runPost(w int, ps *post) {
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				ps.panic = fmt.Sprintf("%v\n\n%s", r, debug.Stack())
-			}
-		}()
-		ps.task.Do(w)
-	}()
+	ps.panic = guard(ps.task, w)
 	ps.task = nil
 	ps.busy.Store(false)
 }
