@@ -97,6 +97,10 @@ func ResetAll[V any](cs []Col[V]) {
 	}
 }
 
+// Empty reports whether the column holds no cell and no borrowed memory:
+// [Col.Reset] would leave it as it is.
+func (c *Col[V]) Empty() bool { return c.empty() }
+
 // empty reports whether the column holds no cell and no borrowed memory.
 func (c *Col[V]) empty() bool {
 	return !c.aliased && len(c.ts)|len(c.num)|len(c.str)|len(c.flag)|len(c.end)|len(c.elems) == 0
@@ -105,9 +109,18 @@ func (c *Col[V]) empty() bool {
 //go:noinline
 func (c *Col[V]) reset() {
 	if c.aliased {
-		c.ts, c.num, c.str, c.flag = c.own.ts, c.own.num, c.own.str, c.own.flag
-		c.own.ts, c.own.num, c.own.str, c.own.flag = nil, nil, nil, nil
+		// An aliased column was empty when it borrowed, and borrows the
+		// slices of its kind only: giving those back empties it.
 		c.aliased = false
+		switch c.kind {
+		case Time:
+			c.ts = c.own.ts
+		case Number:
+			c.num = c.own.num
+		case String:
+			c.str, c.flag = c.own.str, c.own.flag
+		}
+		return
 	}
 	c.ts = c.ts[:0]
 	c.num = c.num[:0]
@@ -359,11 +372,19 @@ func (c *Col[V]) AppendStrs(ss []string) {
 	}
 }
 
-// alias swaps the column's buffers out for borrowed ones, to be given back
-// by Reset.
+// alias, on an empty column, puts the column's buffers of its kind aside
+// for borrowed ones, to be given back by Reset. The column keeps its own
+// buffers of its kind in own meanwhile (own is stale otherwise).
 func (c *Col[V]) alias() {
 	if !c.aliased {
-		c.own.ts, c.own.num, c.own.str, c.own.flag = c.ts[:0], c.num[:0], c.str[:0], c.flag[:0]
+		switch c.kind {
+		case Time:
+			c.own.ts = c.ts[:0]
+		case Number:
+			c.own.num = c.num[:0]
+		case String:
+			c.own.str, c.own.flag = c.str[:0], c.flag[:0]
+		}
 		c.aliased = true
 	}
 }

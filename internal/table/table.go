@@ -23,6 +23,14 @@ func cols(t *schema.Table) []Col { return *(*[]Col)(column.Cols(unsafe.Pointer(t
 // Reset empties t and keeps its capacity.
 func Reset(t *schema.Table) { column.ResetAll(cols(t)) }
 
+// Empty reports whether t holds no row and borrows no memory, so that
+// [Reset] would leave it as it is. A table's columns hold as many cells as
+// its time column (column 0), which is the one looked at.
+func Empty(t *schema.Table) bool {
+	cs := cols(t)
+	return len(cs) == 0 || cs[0].Empty()
+}
+
 // AppendFrom appends row i of src to dst, whose schema must have the same
 // column kinds in the same order.
 func AppendFrom(dst, src *schema.Table, i int) {
