@@ -15,7 +15,6 @@ package column
 import (
 	"math"
 	"slices"
-	"unsafe"
 
 	"github.com/pond-go/pond/internal/cell"
 )
@@ -29,12 +28,12 @@ const (
 	Array  = 5
 )
 
-// Cols is set by package schema when it is initialised: given a
-// *schema.Table it returns a pointer to the table's columns, a *[]Col of
-// schema.Value (package internal/table converts it back). It is a
-// variable so that schema need not export its columns; it passes plain
-// pointers, not interfaces, as engines call it several times a push.
-var Cols func(table unsafe.Pointer) unsafe.Pointer
+// ColsOffset is set by package schema when it is initialised: the offset
+// of a schema.Table's columns (a []Col of schema.Value) inside the table,
+// which package internal/table reads through it. It is a variable so that
+// schema need not export its columns; an offset, not a function, as the
+// engines reach a table's columns many times a push.
+var ColsOffset uintptr
 
 // Col is one column. The zero Col is not usable; make one with [Make].
 type Col[V any] struct {

@@ -18,7 +18,9 @@ type Col = column.Col[schema.Value]
 func Column(t *schema.Table, j int) *Col { return &cols(t)[j] }
 
 // cols returns the columns of t.
-func cols(t *schema.Table) []Col { return *(*[]Col)(column.Cols(unsafe.Pointer(t))) }
+func cols(t *schema.Table) []Col {
+	return *(*[]Col)(unsafe.Add(unsafe.Pointer(t), column.ColsOffset))
+}
 
 // Reset empties t and keeps its capacity.
 func Reset(t *schema.Table) { column.ResetAll(cols(t)) }
