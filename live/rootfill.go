@@ -50,9 +50,17 @@ func equalString(a, b string) bool {
 // fillAll makes the out frame hold every row of b, sharing b's memory
 // where it can: times, numbers without missing cells and strings without
 // missing cells are not copied. String columns get their intern ids.
+//
+// A frame whose columns all borrow the last push's batch is not reset
+// when this batch's columns can all be borrowed too: borrowing again
+// replaces what each column holds.
 func (r *rootNode) fillAll(b *schema.Batch) {
 	s := r.s
 	f := &r.out
+	if !r.aliased || !allBorrowable(b) {
+		f.reset()
+	}
+	r.aliased = true
 	tab := f.tab
 	n := b.Len()
 	table.Column(tab, 0).AliasTimes(b.Time)
@@ -68,6 +76,7 @@ func (r *rootNode) fillAll(b *schema.Batch) {
 				c.AliasNums(v.Num)
 				continue
 			}
+			r.aliased = false
 			for i := range n {
 				if v.Missing[i] {
 					c.AppendMissing()
@@ -101,6 +110,7 @@ func (r *rootNode) fillAll(b *schema.Batch) {
 				}
 				cache.hit = hit
 			} else {
+				r.aliased = false
 				for i, str := range v.Str {
 					if v.Missing[i] {
 						c.AppendMissing()
@@ -117,6 +127,7 @@ func (r *rootNode) fillAll(b *schema.Batch) {
 			}
 			f.syms[j] = ids
 		case schema.Bool:
+			r.aliased = false
 			for i := range n {
 				if missingAt(v, i) {
 					c.AppendMissing()
@@ -125,6 +136,7 @@ func (r *rootNode) fillAll(b *schema.Batch) {
 				}
 			}
 		case schema.Array:
+			r.aliased = false
 			for i := range n {
 				if missingAt(v, i) {
 					c.AppendMissing()
@@ -135,10 +147,23 @@ func (r *rootNode) fillAll(b *schema.Batch) {
 		}
 	}
 	next := s.ingested
-	f.ids = slices.Grow(f.ids[:0], n)[:n]
-	for k := range f.ids {
-		f.ids[k] = next + uint64(k)
+	ids := slices.Grow(f.ids[:0], n)[:n]
+	for k := range ids {
+		ids[k] = next + uint64(k)
 	}
+	f.ids = ids
+}
+
+// allBorrowable reports whether fillAll borrows every value column of b:
+// none has missing cells (a schema with boolean or array columns, which
+// are copied, never has its frame borrow all of them).
+func allBorrowable(b *schema.Batch) bool {
+	for j := range b.Cols {
+		if b.Cols[j].Missing != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // rememberStrings updates the intern caches from the committed push.

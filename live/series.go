@@ -488,6 +488,9 @@ type rootNode struct {
 	sorted  bool    // the accepted rows continue the store in order
 	sel     []int32 // batch rows accepted, nil when all were
 	cache   []internCache
+	// aliased: every column of out borrows the last push's batch (see
+	// fillAll), so that the next such push need not reset out.
+	aliased bool
 }
 
 func (r *rootNode) push(*frame)    {}
@@ -498,8 +501,6 @@ func (r *rootNode) finish()        {}
 // accepted rows (interning strings). It changes nothing else.
 func (r *rootNode) take(b *schema.Batch) error {
 	s := r.s
-	f := &r.out
-	f.reset()
 	r.gone.reset()
 	r.dropped = 0
 	latest, has := s.latest, s.hasLatest
@@ -542,6 +543,8 @@ func (r *rootNode) take(b *schema.Batch) error {
 		r.fillAll(b)
 	} else {
 		r.sel = s.accept
+		r.out.reset()
+		r.aliased = false
 		r.fill(b, s.accept, len(s.accept))
 	}
 	return nil
