@@ -18,24 +18,34 @@ import (
 
 // lazyLast reports whether the node keeps its last rows by id.
 func (n *partitionNode) lazyLast() bool {
-	return n.router.Options().MaxEvents == 1 && !n.wantGone && !n.hasArrays && n.s.opts.Ordering != Reorder
+	return n.opts.MaxEvents == 1 && !n.wantGone && !n.hasArrays && n.s.opts.Ordering != Reorder
 }
 
-// noteLast records each partition's last row of the push by its id; a new
-// partition's first row is copied into its slot, which makes the slot.
+// noteLast counts the push's rows per partition and records each
+// partition's last row of the push by its id; a partition's first row is
+// copied into its slot, which makes the slot.
 func (n *partitionNode) noteLast(in *frame, parts []int32) {
 	ids := in.ids[:len(parts)]
-	rings, last := n.rings, n.lastID
+	n.growSlots()
+	rings, last, ingested := n.rings, n.lastID, n.ingested
 	for i, p := range parts {
-		if int(p) >= len(rings) || rings[p].n == 0 || int(p) >= len(last) {
+		ingested[p]++
+		if rings[p].n == 0 {
 			n.store(p, in, i)
-			n.growLast()
-			rings, last = n.rings, n.lastID
 			n.savedID[p] = ids[i]
 		}
 		last[p] = ids[i]
 	}
 	n.stale = true
+}
+
+// growSlots gives every partition index the router has a ring (empty
+// until its first row), a last and a saved id.
+func (n *partitionNode) growSlots() {
+	if k := n.router.Cap(); len(n.rings) < k {
+		n.rings = append(n.rings, make([]ring, k-len(n.rings))...)
+	}
+	n.growLast()
 }
 
 // growLast gives every partition index a last and a saved id.

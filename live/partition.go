@@ -55,7 +55,7 @@ func (s *Series) PartitionBy(source NodeID, column string, opts partition.Option
 	if err != nil {
 		return 0, configErr(op, column, "bad options", err)
 	}
-	n := &partitionNode{s: s, col: j, kind: kind, router: router}
+	n := &partitionNode{s: s, col: j, kind: kind, router: router, opts: router.Options()}
 	b := n.base()
 	b.src, b.op, b.sch = source, op, src.sch
 	b.gone = newFrame(src.sch)
@@ -112,6 +112,7 @@ type partitionNode struct {
 	col    int
 	kind   schema.Kind
 	router *router.Router
+	opts   partition.Options // the router's, read without a copy
 	// per-partition storage of the rows the partition holds: row-major,
 	// [time, id, cells…] per row.
 	rings     []ring
@@ -175,7 +176,7 @@ func (n *partitionNode) rowKey(f *frame, i int) (router.Key, schema.Value) {
 // sets makeRoom so that push removes them before routing its rows.
 func (n *partitionNode) check() error {
 	in := &n.s.nodes[n.src].base().out
-	opts := n.router.Options()
+	opts := &n.opts
 	n.makeRoom = false
 	if !n.router.Declared() && opts.MaxPartitions == 0 {
 		return nil
@@ -231,7 +232,7 @@ func (n *partitionNode) idleAt(in *frame) int {
 	if !ok {
 		return 0
 	}
-	cut := latest - int64(n.router.Options().IdleTTL)
+	cut := latest - int64(n.opts.IdleTTL)
 	n.routed = slices.Grow(n.routed[:0], n.router.Cap())[:n.router.Cap()]
 	clear(n.routed)
 	for i := range in.len() {
@@ -262,7 +263,6 @@ func (n *partitionNode) makeRoomFor() {
 func (n *partitionNode) push(in *frame) {
 	b := n.base()
 	b.out.tab, b.out.syms, b.out.ids = in.tab, in.syms, in.ids
-	b.out.part = b.out.part[:0]
 	b.gone.reset()
 	n.expired = n.expired[:0]
 	if n.makeRoom {
@@ -271,41 +271,45 @@ func (n *partitionNode) push(in *frame) {
 	times := in.tab.Times()
 	parts := slices.Grow(b.out.part[:0], len(times))[:len(times)]
 	b.out.part = parts
+	n.route(in, times, parts)
 	n.growIngested()
-	if n.kind == schema.String && in.syms[n.col] != nil {
-		// The fast path: string keys arrive as intern ids.
-		ids := in.syms[n.col][:len(times)]
-		for i, t := range times {
-			p, ok := n.router.FindSym(ids[i])
-			if !ok {
-				k, v := n.rowKey(in, i)
-				p = n.router.Route(k, v, t)
-				n.growIngested()
-			}
-			n.router.Touch(p, t)
-			parts[i] = p
-			n.ingested[p]++
-		}
-	} else {
-		for i, t := range times {
-			k, v := n.rowKey(in, i)
-			p := n.router.Route(k, v, t)
-			n.growIngested()
-			parts[i] = p
-			n.ingested[p]++
-		}
-	}
 	if n.lazyLast() {
-		n.noteLast(in, b.out.part)
+		n.noteLast(in, parts) // counts the rows too
 		return
+	}
+	ingested := n.ingested
+	for _, p := range parts {
+		ingested[p]++
 	}
 	n.saveAllLast() // it kept rows by id until now (someone reads its evictions)
-	if n.router.Options().MaxEvents == 1 && !n.wantGone && !n.hasArrays {
-		n.storeLast(in, b.out.part)
+	if n.opts.MaxEvents == 1 && !n.wantGone && !n.hasArrays {
+		n.storeLast(in, parts)
 		return
 	}
-	for i, p := range b.out.part {
+	for i, p := range parts {
 		n.store(p, in, i)
+	}
+}
+
+// route gives each row of in its partition in parts (creating the
+// partitions of keys seen for the first time) and records its time.
+// String keys known as intern ids are routed in runs.
+func (n *partitionNode) route(in *frame, times []int64, parts []int32) {
+	if n.kind == schema.String && in.syms[n.col] != nil {
+		ids := in.syms[n.col][:len(times)]
+		for i := 0; i < len(times); i++ {
+			i += n.router.RouteSyms(ids[i:], times[i:], parts[i:])
+			if i < len(times) {
+				// A key without a live partition, or a missing one.
+				k, v := n.rowKey(in, i)
+				parts[i] = n.router.Route(k, v, times[i])
+			}
+		}
+		return
+	}
+	for i, t := range times {
+		k, v := n.rowKey(in, i)
+		parts[i] = n.router.Route(k, v, t)
 	}
 }
 
@@ -394,7 +398,7 @@ func (n *partitionNode) store(p int32, in *frame, i int) {
 		n.rings = append(n.rings, ring{})
 	}
 	r := &n.rings[p]
-	opts := n.router.Options()
+	opts := &n.opts
 	st := n.stride
 	if opts.MaxEvents == 1 && r.n == 1 && !n.wantGone && n.arrays == nil {
 		// Keeping one row: overwrite it in place.
@@ -447,7 +451,7 @@ func (n *partitionNode) store(p int32, in *frame, i int) {
 // partitions, so that their first rows lie side by side.
 func (n *partitionNode) slot(p int32) []uint64 {
 	st := n.stride
-	if n.router.Options().MaxEvents == 1 {
+	if n.opts.MaxEvents == 1 {
 		if need := (int(p) + 1) * st; need > len(n.lastRows) {
 			grown := make([]uint64, max(need, 2*len(n.lastRows), 64*st))
 			copy(grown, n.lastRows)
@@ -565,7 +569,7 @@ func (n *partitionNode) evicted(*frame) {}
 // finish removes partitions that have been idle too long. Those the push
 // removed to make room are already in expired.
 func (n *partitionNode) finish() {
-	if n.router.Options().IdleTTL <= 0 || !n.s.hasLatest {
+	if n.opts.IdleTTL <= 0 || !n.s.hasLatest {
 		return
 	}
 	from := len(n.expired)

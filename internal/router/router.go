@@ -139,6 +139,28 @@ func (r *Router) FindSym(id uint32) (int32, bool) {
 	return 0, false
 }
 
+// RouteSyms routes rows by their string keys' intern ids while those keys
+// have live partitions: row i, of key ids[i] at times[i], gets its
+// partition index in parts[i] and its time recorded, as Route does. It
+// returns how many rows it routed, the first row whose key has no live
+// partition being the next (it routes them all when that is len(ids)).
+// ids, times and parts have one entry per row.
+func (r *Router) RouteSyms(ids []uint32, times []int64, parts []int32) int {
+	bySym, last := r.bySym, r.last
+	times, parts = times[:len(ids)], parts[:len(ids)]
+	for i, id := range ids {
+		if uint64(id) >= uint64(len(bySym)) || bySym[id] == 0 {
+			return i
+		}
+		p := bySym[id] - 1
+		parts[i] = p
+		if t := times[i]; t > last[p] {
+			last[p] = t
+		}
+	}
+	return len(ids)
+}
+
 // Touch records t as a time routed to partition i.
 func (r *Router) Touch(i int32, t int64) {
 	if t > r.last[i] {

@@ -40,3 +40,23 @@ func TestMakeRoomKeepsIndicesUntilExpire(t *testing.T) {
 	c := r.Route(router.NumberKey(12), schema.NumberValue(12), int64(2*time.Second))
 	assert.Contains(t, []int32{1, 2}, c, "after Expire, the indices are free again")
 }
+
+// TestRouteSymsRoutesKnownKeysAndStopsAtANewOne: rows whose string keys
+// have live partitions are routed as Route routes them, times recorded;
+// the first row of a new or missing key (id 0) is where it stops.
+func TestRouteSymsRoutesKnownKeysAndStopsAtANewOne(t *testing.T) {
+	r, err := router.NewRouter(schema.String, partition.Options{}, nil)
+	require.NoError(t, err)
+	key := func(id uint64) router.Key { return router.Key{Kind: schema.String, Code: id} }
+	a := r.Route(key(5), schema.StringValue("a"), 10)
+	b := r.Route(key(2), schema.StringValue("b"), 10)
+	parts := make([]int32, 6)
+	n := r.RouteSyms([]uint32{5, 2, 2, 5, 7, 5}, []int64{30, 20, 40, 25, 50, 60}, parts)
+	assert.Equal(t, 4, n, "the row of key 7, which has no partition, is next")
+	assert.Equal(t, []int32{a, b, b, a}, parts[:4])
+	assert.Equal(t, int64(30), r.Last(a), "the latest time routed, not the last")
+	assert.Equal(t, int64(40), r.Last(b))
+	assert.Zero(t, r.RouteSyms([]uint32{0, 5}, []int64{70, 70}, parts), "a missing key is not routed by id")
+	assert.Equal(t, 2, r.RouteSyms([]uint32{2, 5}, []int64{70, 80}, parts))
+	assert.Equal(t, int64(80), r.Last(a))
+}
