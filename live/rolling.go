@@ -124,12 +124,13 @@ type rollingNode struct {
 // settle empties the node's output for the next push, keeping the rows
 // it holds as the latest emission when there are any.
 func (n *rollingNode) settle() {
-	if n.out.len() > 0 {
-		if n.last.tab == nil {
-			n.last = newFrame(n.sch)
-		}
-		n.out, n.last = n.last, n.out
+	if n.out.len() == 0 {
+		return // nothing emitted since the last settle: out is empty already
 	}
+	if n.last.tab == nil {
+		n.last = newFrame(n.sch)
+	}
+	n.out, n.last = n.last, n.out
 	n.out.reset()
 }
 

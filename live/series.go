@@ -46,6 +46,12 @@ type Series struct {
 	watches    []watch     // the outputs a push returns, in their order
 	symHolders []symHolder // the nodes that hold intern ids
 
+	// The push's steps (see steps.go), worked out for the first
+	// stepsFor nodes.
+	takeSteps   []takeStep
+	finishSteps []finishStep
+	stepsFor    int
+
 	pool   *workers.Pool // Options.Workers > 1: the series' workers
 	closed bool
 
@@ -222,6 +228,21 @@ func (s *Series) addNode(n node) NodeID {
 	s.register(n)
 	s.refreshWants()
 	return b.id
+}
+
+// registerAll notes again what every node does, after nodes were
+// forgotten (see [Series.PerPartition]): every list register keeps is
+// made anew, and the push's steps are worked out again.
+func (s *Series) registerAll() {
+	clear(s.bases)
+	clear(s.partNodes)
+	clear(s.checkers)
+	clear(s.symHolders)
+	s.bases, s.partNodes, s.checkers, s.symHolders = s.bases[:0], s.partNodes[:0], s.checkers[:0], s.symHolders[:0]
+	for _, n := range s.nodes {
+		s.register(n)
+	}
+	s.stepsFor = 0
 }
 
 // register notes what n does beyond every node's part, once: a push then
@@ -435,10 +456,12 @@ func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 	}
 	// Commit point: from here on nothing fails.
 	s.root.commit()
-	for i, n := range s.nodes[1:] {
-		if src := s.bases[s.bases[i+1].src]; !src.late {
-			n.push(&src.out)
-		}
+	if s.stepsFor != len(s.nodes) {
+		s.planSteps()
+	}
+	for i := range s.takeSteps {
+		st := &s.takeSteps[i]
+		st.n.push(st.in)
 	}
 	s.root.retain()
 	s.root.finish()
@@ -446,16 +469,15 @@ func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 	// evictions once the source has finished (a partition expires idle
 	// partitions in finish), and a node fed by a late node takes its rows
 	// here.
-	for i, n := range s.nodes[1:] {
-		b := s.bases[i+1]
-		src := s.bases[b.src]
-		if src.late {
-			n.push(&src.out)
+	for i := range s.finishSteps {
+		st := &s.finishSteps[i]
+		if st.late != nil {
+			st.n.push(st.late)
 		}
-		if b.followsEvictions && src.gone.len() > 0 {
-			n.evicted(&src.gone)
+		if st.gone != nil && st.gone.len() > 0 {
+			st.n.evicted(st.gone)
 		}
-		n.finish()
+		st.n.finish()
 	}
 	s.sweepSyms()
 	return s.collect(dst), nil
