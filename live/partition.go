@@ -178,7 +178,7 @@ func (n *partitionNode) check() error {
 	in := &n.s.nodes[n.src].base().out
 	opts := &n.opts
 	n.makeRoom = false
-	if !n.router.Declared() && opts.MaxPartitions == 0 {
+	if !n.checks() {
 		return nil
 	}
 	clear(n.seenNew)
@@ -209,6 +209,10 @@ func (n *partitionNode) check() error {
 	}
 	return nil
 }
+
+// checks reports whether the node can refuse a push: with declared
+// groups or a limit on the partitions.
+func (n *partitionNode) checks() bool { return n.router.Declared() || n.opts.MaxPartitions > 0 }
 
 // pushLatest returns the latest time the series will have once the rows
 // of in are stored.

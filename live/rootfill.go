@@ -66,6 +66,11 @@ func (r *rootNode) fillAll(b *schema.Batch) {
 	table.Column(tab, 0).AliasTimes(b.Time)
 	if len(r.cache) != s.schema.Len() {
 		r.cache = make([]internCache, s.schema.Len())
+		for j := 1; j < s.schema.Len(); j++ {
+			if s.schema.Column(j).Kind == schema.String {
+				r.strCols = append(r.strCols, j)
+			}
+		}
 	}
 	for j := 1; j < s.schema.Len(); j++ {
 		v := &b.Cols[j-1]
@@ -99,8 +104,8 @@ func (r *rootNode) fillAll(b *schema.Batch) {
 					k = sameStrings(v.Str, cache.strs)
 					ids = append(ids, cache.ids[:k]...)
 				}
-				for i, str := range v.Str[k:] {
-					i += k
+				for i := k; i < len(v.Str); i++ {
+					str := v.Str[i]
 					id := cache.id(i, str)
 					if id == 0 {
 						id = s.syms.ID(str)
@@ -169,9 +174,9 @@ func allBorrowable(b *schema.Batch) bool {
 // rememberStrings updates the intern caches from the committed push.
 func (r *rootNode) rememberStrings() {
 	f := &r.out
-	for j := range r.cache {
+	for _, j := range r.strCols {
 		ids := f.syms[j]
-		if ids == nil || f.tab.Schema().Column(j).Kind != schema.String {
+		if ids == nil {
 			continue
 		}
 		c := &r.cache[j]

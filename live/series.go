@@ -254,7 +254,7 @@ func (s *Series) register(n node) {
 	if pn, ok := n.(*partitionNode); ok {
 		s.partNodes = append(s.partNodes, pn)
 	}
-	if c, ok := n.(checker); ok {
+	if c, ok := n.(checker); ok && c.checks() {
 		s.checkers = append(s.checkers, c)
 	}
 	if h, ok := n.(symHolder); ok {
@@ -487,6 +487,8 @@ func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 // partition with declared groups or a limit).
 type checker interface {
 	check() error
+	// checks reports whether the node can refuse a push at all.
+	checks() bool
 }
 
 func (s *Series) collect(dst []Output) []Output {
@@ -510,6 +512,7 @@ type rootNode struct {
 	sorted  bool    // the accepted rows continue the store in order
 	sel     []int32 // batch rows accepted, nil when all were
 	cache   []internCache
+	strCols []int // the string columns, which have a cache
 	// aliased: every column of out borrows the last push's batch (see
 	// fillAll), so that the next such push need not reset out.
 	aliased bool
@@ -530,11 +533,17 @@ func (r *rootNode) take(b *schema.Batch) error {
 	r.sorted = true
 	switch s.opts.Ordering {
 	case Strict:
-		for i, t := range b.Time {
-			if has && t < latest {
-				return &OrderError{Row: i, Time: t, Latest: latest, err: ErrOutOfOrder}
+		// In order when the first row is not before the latest and each
+		// row is not before the one before it (then the latest before
+		// row i is row i-1).
+		ts := b.Time
+		if len(ts) > 0 && has && ts[0] < latest {
+			return &OrderError{Row: 0, Time: ts[0], Latest: latest, err: ErrOutOfOrder}
+		}
+		for i := 1; i < len(ts); i++ {
+			if ts[i] < ts[i-1] {
+				return &OrderError{Row: i, Time: ts[i], Latest: ts[i-1], err: ErrOutOfOrder}
 			}
-			latest, has = t, true
 		}
 	case Drop:
 		s.accept = s.accept[:0]

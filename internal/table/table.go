@@ -17,6 +17,10 @@ type Col = column.Col[schema.Value]
 // of range.
 func Column(t *schema.Table, j int) *Col { return &cols(t)[j] }
 
+// Columns returns the columns of t (0 is the time column): for code that
+// reads several columns of one table.
+func Columns(t *schema.Table) []Col { return cols(t) }
+
 // cols returns the columns of t.
 func cols(t *schema.Table) []Col {
 	return *(*[]Col)(unsafe.Add(unsafe.Pointer(t), column.ColsOffset))
