@@ -70,6 +70,9 @@ type frame struct {
 	syms [][]uint32 // intern ids of string columns, when known (else nil)
 	part []int32    // partition index of each row, for partitioned nodes
 	ids  []uint64   // identity of each row, for nodes whose evictions are followed
+	// sorted: the rows are known to be in non-decreasing time order (set
+	// by the root and the partitions for the push's rows; false is safe).
+	sorted bool
 }
 
 func newFrame(s *schema.Schema) frame {

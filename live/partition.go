@@ -266,7 +266,7 @@ func (n *partitionNode) makeRoomFor() {
 
 func (n *partitionNode) push(in *frame) {
 	b := n.base()
-	b.out.tab, b.out.syms, b.out.ids = in.tab, in.syms, in.ids
+	b.out.tab, b.out.syms, b.out.ids, b.out.sorted = in.tab, in.syms, in.ids, in.sorted
 	b.gone.reset()
 	n.expired = n.expired[:0]
 	if n.makeRoom {

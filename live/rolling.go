@@ -147,6 +147,7 @@ func (n *rollingNode) push(in *frame) {
 		return
 	}
 	n.plan.Bind(&n.in, in.tab, in.syms)
+	n.in.SetSorted(in.sorted)
 	if n.stream != nil {
 		n.stream.Push(&n.in, n.out.tab)
 		return

@@ -569,6 +569,7 @@ func (r *rootNode) take(b *schema.Batch) error {
 			latest, has = t, true
 		}
 	}
+	r.out.sorted = r.sorted
 	if all {
 		r.sel = nil
 		r.fillAll(b)

@@ -21,7 +21,15 @@ type Input struct {
 	enc   [][]uint64
 	arrs  []*table.Col
 	tmp   [][]uint64
+	// sorted: the times are in non-decreasing order (see SetSorted).
+	sorted bool
 }
+
+// SetSorted tells whether the rows bound are in non-decreasing time
+// order, as a series' accepted rows are unless reordered; false is always
+// safe. Bind forgets it. With it, a push's rows that cross no clock
+// boundary are known to from their last time.
+func (in *Input) SetSorted(sorted bool) { in.sorted = sorted }
 
 // Len returns the number of rows bound.
 func (in *Input) Len() int { return len(in.times) }
@@ -35,6 +43,7 @@ func (in *Input) Time(i int) int64 { return in.times[i] }
 // columns are read in place, without copying.
 func (p *Plan) Bind(in *Input, tab *schema.Table, syms [][]uint32) {
 	in.times = tab.Times()
+	in.sorted = false
 	n := len(in.times)
 	if len(in.enc) != len(p.cols) {
 		in.enc = make([][]uint64, len(p.cols))
@@ -1058,12 +1067,14 @@ func (e *Engine) appendInput(in *Input, from, to int) {
 		k := min(room, to-from)
 		rows := blk[o : o+k*st]
 		times := in.times[from : from+k]
-		mt := times[0]
+		mt := times[k-1]
+		if !in.sorted {
+			for _, t := range times {
+				mt = max(mt, t)
+			}
+		}
 		if e.has {
 			mt = max(mt, e.maxT)
-		}
-		for _, t := range times {
-			mt = max(mt, t)
 		}
 		e.maxT, e.has = mt, true
 		if st == 1 {

@@ -219,7 +219,13 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 			}
 			return
 		}
-		// Buffer the rows between crossings column by column, in runs.
+		// Buffer the rows between crossings column by column, in runs;
+		// sorted rows whose last crosses nothing, in one run.
+		if n := len(in.times); in.sorted && n > 0 && g.clock.Quiet(in.times[n-1]) {
+			g.buffer(in, part, 0, n)
+			g.handOff()
+			return
+		}
 		from := 0
 		for i, t := range in.times {
 			if b, fired := g.clock.Observe(t); fired {

@@ -107,7 +107,12 @@ func (s *Stream) Push(in *Input, out *schema.Table) {
 			}
 			return
 		}
-		// Append runs of rows between crossings in one go.
+		// Append runs of rows between crossings in one go; sorted rows
+		// whose last crosses nothing, in one run.
+		if n := len(in.times); in.sorted && n > 0 && s.clock.Quiet(in.times[n-1]) {
+			e.appendInput(in, 0, n)
+			return
+		}
 		from := 0
 		for i, t := range in.times {
 			if b, fired := s.clock.Observe(t); fired {
