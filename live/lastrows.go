@@ -1,6 +1,8 @@
 package live
 
 import (
+	"math"
+
 	"github.com/pond-go/pond/internal/cell"
 	"github.com/pond-go/pond/internal/router"
 	"github.com/pond-go/pond/schema"
@@ -108,19 +110,34 @@ var rescueByPartitions = 8
 // is the partition's last id. With few partitions per row it looks for
 // the partitions whose last id is among those rows; otherwise it looks up
 // each row's partition (string keys a chunk at a time).
+//
+// Looking through the partitions, it also notes the oldest last id among
+// those not saved (lastFloor): ids only grow, so until the rows leaving
+// reach it, none of them is a partition's last row and there is nothing
+// to look at (a steady stream of every key looks once per turn of the
+// store, not once per push).
 func (n *partitionNode) rescueLast(k int) {
 	if !n.stale || k == 0 {
 		return
 	}
 	s := n.s
+	lo, hi := s.evicted, s.evicted+uint64(k)
+	if hi <= n.lastFloor {
+		return
+	}
 	if len(n.lastID) <= rescueByPartitions*k {
-		lo, hi := s.evicted, s.evicted+uint64(k)
+		floor := uint64(math.MaxUint64)
 		saved := n.savedID[:len(n.lastID)]
 		for p, id := range n.lastID {
-			if id >= lo && id < hi && saved[p] != id {
+			switch {
+			case saved[p] == id:
+			case id >= lo && id < hi:
 				n.saveLast(int32(p))
+			default:
+				floor = min(floor, id)
 			}
 		}
+		n.lastFloor = floor
 		return
 	}
 	if n.kind == schema.String {

@@ -138,6 +138,7 @@ type partitionNode struct {
 	// its slot holds, and whether some slot is behind.
 	lastID, savedID []uint64
 	stale           bool
+	lastFloor       uint64 // no unsaved last id is below it (see rescueLast)
 }
 
 // ring is a growable circular buffer of encoded rows.
