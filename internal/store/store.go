@@ -31,6 +31,7 @@ type Store struct {
 	added, spare int
 	// The value columns by kind: numbers, strings, the others.
 	nums, syms, others []int
+	olderLast          int // what Older returned last
 }
 
 type chunk struct {
@@ -258,7 +259,23 @@ func (s *Store) LowerBound(t int64) int {
 // searching from the front: in O(log k) steps for a result k, reading
 // only the first rows when few are older, which is retention's case (a
 // push evicts about as many rows as it appended).
+//
+// It first tries the count it returned last time, which a steady stream
+// of pushes of one size keeps returning: two times read, when they are in
+// the first chunk.
 func (s *Store) Older(t int64) int {
+	if g := s.olderLast; g > 0 && g < s.n && s.head+g < ChunkRows {
+		if ts := s.chunks[0].t; ts[s.head+g-1] < t && ts[s.head+g] >= t {
+			return g
+		}
+	}
+	k := s.older(t)
+	s.olderLast = k
+	return k
+}
+
+// older is Older without the guess.
+func (s *Store) older(t int64) int {
 	if s.n == 0 || s.Time(0) >= t {
 		return 0
 	}
