@@ -29,10 +29,13 @@ func (n *partitionNode) lazyLast() bool {
 func (n *partitionNode) noteLast(in *frame, parts []int32) {
 	ids := in.ids[:len(parts)]
 	n.growSlots()
-	rings, last, ingested := n.rings, n.lastID, n.ingested
+	last, ingested := n.lastID, n.ingested
 	for i, p := range parts {
-		ingested[p]++
-		if rings[p].n == 0 {
+		// A partition keeping one row has it from its first row on, and
+		// its count goes back to 0 only when it expires with its row.
+		k := ingested[p]
+		ingested[p] = k + 1
+		if k == 0 {
 			n.store(p, in, i)
 			n.savedID[p] = ids[i]
 		}

@@ -61,102 +61,130 @@ func (r *rootNode) fillAll(b *schema.Batch) {
 		f.reset()
 	}
 	r.aliased = true
-	tab := f.tab
-	n := b.Len()
-	table.Column(tab, 0).AliasTimes(b.Time)
-	if len(r.cache) != s.schema.Len() {
-		r.cache = make([]internCache, s.schema.Len())
-		for j := 1; j < s.schema.Len(); j++ {
-			if s.schema.Column(j).Kind == schema.String {
-				r.strCols = append(r.strCols, j)
-			}
-		}
-	}
-	for j := 1; j < s.schema.Len(); j++ {
-		v := &b.Cols[j-1]
-		c := table.Column(tab, j)
-		switch s.schema.Column(j).Kind {
+	cols := table.Columns(f.tab)
+	cols[0].AliasTimes(b.Time)
+	r.makeCaches()
+	for j := 1; j < len(cols); j++ {
+		v, c := &b.Cols[j-1], &cols[j]
+		switch s.kinds[j] {
 		case schema.Number:
 			if v.Missing == nil {
 				c.AliasNums(v.Num)
 				continue
 			}
 			r.aliased = false
-			for i := range n {
+			for i, x := range v.Num {
 				if v.Missing[i] {
 					c.AppendMissing()
 				} else {
-					c.AppendNum(v.Num[i])
+					c.AppendNum(x)
 				}
 			}
 		case schema.String:
-			ids := f.syms[j][:0]
-			cache := &r.cache[j]
-			held := cache.hit // the cache holds the last push's strings
-			cache.hit = false
 			if v.Missing == nil {
 				c.AliasStrs(v.Str)
-				hit := len(v.Str) == len(cache.strs)
-				// The same strings as last time, by their bytes' address
-				// (a producer that reuses its values): their ids at once.
-				k := 0
-				if hit && held {
-					k = sameStrings(v.Str, cache.strs)
-					ids = append(ids, cache.ids[:k]...)
-				}
-				for i := k; i < len(v.Str); i++ {
-					str := v.Str[i]
-					id := cache.id(i, str)
-					if id == 0 {
-						id = s.syms.ID(str)
-						hit = false
-					}
-					ids = append(ids, id)
-				}
-				cache.hit = hit
+				f.syms[j] = r.internAll(j, v.Str)
 			} else {
 				r.aliased = false
-				for i, str := range v.Str {
-					if v.Missing[i] {
-						c.AppendMissing()
-						ids = append(ids, 0)
-						continue
-					}
-					c.AppendStr(str)
-					id := cache.id(i, str)
-					if id == 0 {
-						id = s.syms.ID(str)
-					}
-					ids = append(ids, id)
-				}
+				f.syms[j] = r.internSome(j, c, v)
 			}
-			f.syms[j] = ids
 		case schema.Bool:
 			r.aliased = false
-			for i := range n {
+			for i, x := range v.Bool {
 				if missingAt(v, i) {
 					c.AppendMissing()
 				} else {
-					c.AppendBool(v.Bool[i])
+					c.AppendBool(x)
 				}
 			}
 		case schema.Array:
 			r.aliased = false
-			for i := range n {
+			for i, x := range v.Arr {
 				if missingAt(v, i) {
 					c.AppendMissing()
 				} else {
-					c.AppendArray(v.Arr[i])
+					c.AppendArray(x)
 				}
 			}
 		}
 	}
+	n := len(b.Time)
 	next := s.ingested
 	ids := slices.Grow(f.ids[:0], n)[:n]
 	for k := range ids {
 		ids[k] = next + uint64(k)
 	}
 	f.ids = ids
+}
+
+// makeCaches gives every column an intern cache, and the root the list
+// of its string columns, once.
+func (r *rootNode) makeCaches() {
+	sch := r.s.schema
+	if len(r.cache) == sch.Len() {
+		return
+	}
+	r.cache = make([]internCache, sch.Len())
+	r.idBuf = make([][]uint32, sch.Len())
+	for j := 1; j < sch.Len(); j++ {
+		if sch.Column(j).Kind == schema.String {
+			r.strCols = append(r.strCols, j)
+		}
+	}
+}
+
+// internAll returns the intern ids of strs, the cells of string column j,
+// none missing. The same strings as last time, by their bytes' address
+// (a producer that reuses its values), take their ids from the cache:
+// when all of them do, the cache's own ids are returned, which nothing
+// writes to before the cache is next refreshed (rememberStrings, after a
+// push that missed it).
+func (r *rootNode) internAll(j int, strs []string) []uint32 {
+	cache := &r.cache[j]
+	held := cache.hit // the cache holds the last push's strings
+	hit := len(strs) == len(cache.strs)
+	k := 0
+	if hit && held {
+		if k = sameStrings(strs, cache.strs); k == len(strs) {
+			return cache.ids[:k:k]
+		}
+	}
+	ids := append(r.idBuf[j][:0], cache.ids[:k]...)
+	for i := k; i < len(strs); i++ {
+		str := strs[i]
+		id := cache.id(i, str)
+		if id == 0 {
+			id = r.s.syms.ID(str)
+			hit = false
+		}
+		ids = append(ids, id)
+	}
+	cache.hit = hit
+	r.idBuf[j] = ids
+	return ids
+}
+
+// internSome fills string column c (column j) with the cells of v, some
+// missing, and returns their intern ids (0 for a missing cell).
+func (r *rootNode) internSome(j int, c *table.Col, v *schema.Vec) []uint32 {
+	cache := &r.cache[j]
+	cache.hit = false
+	ids := r.idBuf[j][:0]
+	for i, str := range v.Str {
+		if v.Missing[i] {
+			c.AppendMissing()
+			ids = append(ids, 0)
+			continue
+		}
+		c.AppendStr(str)
+		id := cache.id(i, str)
+		if id == 0 {
+			id = r.s.syms.ID(str)
+		}
+		ids = append(ids, id)
+	}
+	r.idBuf[j] = ids
+	return ids
 }
 
 // allBorrowable reports whether fillAll borrows every value column of b:

@@ -34,9 +34,14 @@ func TestRootOutputIsEachPushsRows(t *testing.T) {
 	require.NoError(t, s.Watch(s.Root(), live.Event))
 	require.NoError(t, s.Watch(byHost, live.Event))
 	nan := r(9000, math.NaN(), "a")
+	routed := map[string]uint64{}
 	for _, c := range []rootCase{
 		{name: "borrowed", rows: []schema.Row{r(1000, 1, "a"), r(1000, 2, "b"), r(1000, 3, "c")}},
 		{name: "borrowed again", rows: []schema.Row{r(1100, 4, "a"), r(1100, 5, "b"), r(1100, 6, "c")}},
+		{name: "borrowed a third time, ids from the cache", rows: []schema.Row{r(1150, 4.1, "a"), r(1150, 5.1, "b"), r(1150, 6.1, "c")}},
+		{name: "a dropped row after cached ids", rows: []schema.Row{r(1160, 4.2, "c"), r(1, 0, "b"), r(1160, 6.2, "a")},
+			want: []schema.Row{r(1160, 4.2, "c"), r(1160, 6.2, "a")}},
+		{name: "cached again", rows: []schema.Row{r(1170, 4.3, "a"), r(1170, 5.3, "b"), r(1170, 6.3, "c")}},
 		{name: "shorter, borrowed", rows: []schema.Row{r(1200, 7, "b")}},
 		{name: "a missing host", rows: []schema.Row{r(1300, 8, "a"), r(1300, 9, "")}},
 		{name: "borrowed after a copy", rows: []schema.Row{r(1400, 10, "c"), r(1400, 11, "a")}},
@@ -56,6 +61,10 @@ func TestRootOutputIsEachPushsRows(t *testing.T) {
 		if want == nil {
 			want = c.rows
 		}
+		for _, row := range want {
+			k, _ := row[2].Str()
+			routed[k]++
+		}
 		for _, node := range []live.NodeID{s.Root(), byHost} {
 			tab, ok := live.Find(out, node, live.Event)
 			require.True(t, ok, "%s: node %d", c.name, node)
@@ -66,6 +75,16 @@ func TestRootOutputIsEachPushsRows(t *testing.T) {
 			assert.Equal(t, want, got, "%s: node %d", c.name, node)
 		}
 	}
+	// Every row went to the partition of its key (by intern id: the ids
+	// a push takes from the cache, or writes, are its keys' own).
+	parts, err := s.Partitions(byHost)
+	require.NoError(t, err)
+	got := map[string]uint64{}
+	for _, p := range parts {
+		k, _ := p.Key.Str()
+		got[k] = p.Ingested
+	}
+	assert.Equal(t, routed, got)
 }
 
 // rootBatch builds a batch of rows of metricsSchema column by column, as

@@ -29,6 +29,7 @@ type Series struct {
 	opts   Options
 	syms   *intern.Table
 	store  *store.Store
+	kinds  []schema.Kind // the schema's column kinds, by index
 	nodes  []node
 
 	ingested, rejected, evicted uint64
@@ -84,6 +85,7 @@ func New(name string, s *schema.Schema, opts Options) (*Series, error) {
 		opts:   opts,
 		syms:   intern.New(),
 		store:  store.New(kinds, opts.Ordering == Reorder),
+		kinds:  kinds,
 	}
 	if opts.Workers > 1 {
 		sr.pool = workers.New(opts.Workers)
@@ -512,7 +514,8 @@ type rootNode struct {
 	sorted  bool    // the accepted rows continue the store in order
 	sel     []int32 // batch rows accepted, nil when all were
 	cache   []internCache
-	strCols []int // the string columns, which have a cache
+	strCols []int      // the string columns, which have a cache
+	idBuf   [][]uint32 // per string column: the intern ids out holds, when not the cache's
 	// aliased: every column of out borrows the last push's batch (see
 	// fillAll), so that the next such push need not reset out.
 	aliased bool
@@ -627,10 +630,8 @@ func (r *rootNode) fill(b *schema.Batch, sel []int32, n int) {
 				}
 			}
 		case schema.String:
-			ids := f.syms[j]
-			if ids == nil {
-				ids = make([]uint32, 0, n)
-			}
+			r.makeCaches()
+			ids := r.idBuf[j][:0] // f.syms[j] may be a cache's ids
 			for k := range n {
 				i := row(k)
 				if missingAt(v, i) {
@@ -642,6 +643,7 @@ func (r *rootNode) fill(b *schema.Batch, sel []int32, n int) {
 				}
 			}
 			f.syms[j] = ids
+			r.idBuf[j] = ids
 		case schema.Bool:
 			for k := range n {
 				i := row(k)
