@@ -183,32 +183,34 @@ func (s *Schema) Validate(b *Batch, sorted bool) error {
 			}
 		}
 	}
-	for j := 1; j < len(s.cols); j++ {
-		if v := &b.Cols[j-1]; !plainValid(s.cols[j].Kind, v, n) {
-			if err := s.validateVec(j, v, n); err != nil {
-				return err
+	cols := s.cols[1:]
+	vecs := b.Cols[:len(cols)]
+	for j := range cols {
+		v := &vecs[j]
+		// A column without missing cells with n cells of its kind, numbers
+		// finite, is valid; any other goes through validateVec, which
+		// tells what is wrong, if anything.
+		if v.Missing == nil {
+			switch cols[j].Kind {
+			case Number:
+				if len(v.Num) == n && allFinite(v.Num) {
+					continue
+				}
+			case String:
+				if len(v.Str) == n {
+					continue
+				}
+			case Bool:
+				if len(v.Bool) == n {
+					continue
+				}
 			}
+		}
+		if err := s.validateVec(j+1, v, n); err != nil {
+			return err
 		}
 	}
 	return nil
-}
-
-// plainValid reports, in few instructions, that a column without missing
-// cells is valid: n cells of its kind, numbers finite. When it reports
-// false, validateVec tells what is wrong, if anything.
-func plainValid(k Kind, v *Vec, n int) bool {
-	if v.Missing != nil {
-		return false
-	}
-	switch k {
-	case Number:
-		return len(v.Num) == n && allFinite(v.Num)
-	case String:
-		return len(v.Str) == n
-	case Bool:
-		return len(v.Bool) == n
-	}
-	return false
 }
 
 func (s *Schema) validateVec(j int, v *Vec, n int) error {
@@ -381,8 +383,8 @@ func allFinite(fs []float64) bool {
 		d += x[3] - x[3]
 		fs = fs[4:]
 	}
-	for _, f := range fs {
-		a += f - f
+	for _, x := range fs {
+		a += x - x
 	}
 	return a+b+c+d == 0
 }
