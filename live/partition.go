@@ -582,6 +582,10 @@ func (n *partitionNode) finish() {
 	n.dropExpired(n.expired[from:])
 }
 
+// finishesNothing reports that finish never expires a partition (no
+// IdleTTL).
+func (n *partitionNode) finishesNothing() bool { return n.opts.IdleTTL <= 0 }
+
 // dropExpired lets go of the rows of partitions the router removed.
 func (n *partitionNode) dropExpired(parts []int32) {
 	for _, p := range parts {

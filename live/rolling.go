@@ -167,6 +167,10 @@ func (n *rollingNode) finish() {
 	}
 }
 
+// finishesNothing reports that the node's finish never drops a
+// partition: its partitions never expire (no IdleTTL).
+func (n *rollingNode) finishesNothing() bool { return n.part == nil || n.part.opts.IdleTTL <= 0 }
+
 func (n *rollingNode) heldBytes() int {
 	if n.stream != nil {
 		return n.stream.HeldBytes()

@@ -479,7 +479,9 @@ func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 		if st.gone != nil && st.gone.len() > 0 {
 			st.n.evicted(st.gone)
 		}
-		st.n.finish()
+		if st.finish {
+			st.n.finish()
+		}
 	}
 	s.sweepSyms()
 	return s.collect(dst), nil

@@ -15,11 +15,19 @@ type takeStep struct {
 
 // finishStep is a node's part of the finish pass: the late rows it takes
 // (nil when its source is not late), the evictions it follows (nil when
-// it follows none), then its finish.
+// it follows none), then its finish (unless it has none).
 type finishStep struct {
-	n    node
-	late *frame
-	gone *frame
+	n      node
+	late   *frame
+	gone   *frame
+	finish bool
+}
+
+// idler is a node that can tell its finish never does anything (a
+// rolling or a partitioning whose partitions never expire): the finish
+// pass passes it over.
+type idler interface {
+	finishesNothing() bool
 }
 
 // planSteps works the push's two lists of steps out for the nodes built
@@ -38,7 +46,11 @@ func (s *Series) planSteps() {
 		if b.followsEvictions {
 			f.gone = &src.gone
 		}
-		s.finishSteps = append(s.finishSteps, f)
+		i, ok := n.(idler)
+		f.finish = !ok || !i.finishesNothing()
+		if f.late != nil || f.gone != nil || f.finish {
+			s.finishSteps = append(s.finishSteps, f)
+		}
 	}
 	s.stepsFor = len(s.nodes)
 }
