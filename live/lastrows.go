@@ -11,8 +11,9 @@ import (
 // A partition node keeping one row per partition (MaxEvents 1) needs each
 // partition's last row only when something reads it (a snapshot, a
 // replay into a new node) or when the series is about to forget it. While
-// the series' store holds the row, the node keeps its id only (one word a
-// row, written as the row is routed) and copies the row out of the store
+// the series' store holds the row, the node keeps its id only (the
+// router records each partition's last row as it routes it) and copies
+// the row out of the store
 // when it is read, or just before retention evicts it (rescueLast). The
 // copy is the partition's ring slot, so every reader sees the same row as
 // before. This holds for rows stored in arrival order (stored row r has id
@@ -23,40 +24,14 @@ func (n *partitionNode) lazyLast() bool {
 	return n.opts.MaxEvents == 1 && !n.wantGone && !n.hasArrays && n.s.opts.Ordering != Reorder
 }
 
-// noteLast counts the push's rows per partition and records each
-// partition's last row of the push by its id; a partition's first row is
-// copied into its slot, which makes the slot.
-func (n *partitionNode) noteLast(in *frame, parts []int32) {
-	ids := in.ids[:len(parts)]
-	n.growSlots()
-	last, ingested := n.lastID, n.ingested
-	for i, p := range parts {
-		// A partition keeping one row has it from its first row on, and
-		// its count goes back to 0 only when it expires with its row.
-		k := ingested[p]
-		ingested[p] = k + 1
-		if k == 0 {
-			n.store(p, in, i)
-			n.savedID[p] = ids[i]
-		}
-		last[p] = ids[i]
-	}
-	n.stale = true
-}
-
 // growSlots gives every partition index the router has a ring (empty
-// until its first row), a last and a saved id.
+// until its first row) and a saved id.
 func (n *partitionNode) growSlots() {
-	if k := n.router.Cap(); len(n.rings) < k {
+	k := n.router.Cap()
+	if len(n.rings) < k {
 		n.rings = append(n.rings, make([]ring, k-len(n.rings))...)
 	}
-	n.growLast()
-}
-
-// growLast gives every partition index a last and a saved id.
-func (n *partitionNode) growLast() {
-	if k := len(n.rings); len(n.lastID) < k {
-		n.lastID = append(n.lastID, make([]uint64, k-len(n.lastID))...)
+	if len(n.savedID) < k {
 		n.savedID = append(n.savedID, make([]uint64, k-len(n.savedID))...)
 	}
 }
@@ -64,11 +39,11 @@ func (n *partitionNode) growLast() {
 // saveLast copies partition p's last row out of the store into its slot,
 // when the slot does not hold it yet.
 func (n *partitionNode) saveLast(p int32) {
-	if int(p) >= len(n.lastID) || n.lastID[p] == n.savedID[p] || n.rings[p].n == 0 {
+	if int(p) >= len(n.savedID) || n.router.LastRow(p) == n.savedID[p] || n.rings[p].n == 0 {
 		return
 	}
 	s := n.s
-	id := n.lastID[p]
+	id := n.router.LastRow(p)
 	if id < s.evicted {
 		panic("live: a partition's last row left the store before it was saved")
 	}
@@ -95,7 +70,7 @@ func (n *partitionNode) saveAllLast() {
 	if !n.stale {
 		return
 	}
-	for p := range n.lastID {
+	for p := range n.savedID {
 		n.saveLast(int32(p))
 	}
 	n.stale = false
@@ -128,12 +103,11 @@ func (n *partitionNode) rescueLast(k int) {
 	if hi <= n.lastFloor {
 		return
 	}
-	if len(n.lastID) <= rescueByPartitions*k {
+	if len(n.savedID) <= rescueByPartitions*k {
 		floor := uint64(math.MaxUint64)
-		saved := n.savedID[:len(n.lastID)]
-		for p, id := range n.lastID {
-			switch {
-			case saved[p] == id:
+		for p, saved := range n.savedID {
+			switch id := n.router.LastRow(int32(p)); {
+			case saved == id:
 			case id >= lo && id < hi:
 				n.saveLast(int32(p))
 			default:
@@ -151,7 +125,7 @@ func (n *partitionNode) rescueLast(k int) {
 				if sym == 0 {
 					p, ok = n.router.Find(router.Key{}) // the missing key's partition
 				}
-				if ok && int(p) < len(n.lastID) && n.lastID[p] == id+uint64(i) {
+				if ok && int(p) < len(n.savedID) && n.router.LastRow(p) == id+uint64(i) {
 					n.saveLast(p)
 				}
 			}
@@ -159,7 +133,7 @@ func (n *partitionNode) rescueLast(k int) {
 		return
 	}
 	for r := range k {
-		if p, ok := n.router.Find(n.s.keyOf(s.cell(r, n.col))); ok && int(p) < len(n.lastID) && n.lastID[p] == s.evicted+uint64(r) {
+		if p, ok := n.router.Find(n.s.keyOf(s.cell(r, n.col))); ok && int(p) < len(n.savedID) && n.router.LastRow(p) == s.evicted+uint64(r) {
 			n.saveLast(p)
 		}
 	}

@@ -122,7 +122,6 @@ type partitionNode struct {
 	arrays    map[uint64]schema.Value
 	expired   []int32
 	seenNew   map[router.Key]bool
-	ingested  []uint64 // per partition: rows routed to it since it was created
 	// makeRoom: the push checked needs the partitions IdleTTL removes at
 	// its time removed before its rows are routed (see check).
 	makeRoom bool
@@ -134,11 +133,11 @@ type partitionNode struct {
 	// lastRows[p*stride:], the slot its ring's buffer is.
 	lastRows []uint64
 	lastAt   []int // storeLast's scratch: each row's slot
-	// Kept by id (see lastrows.go): each partition's last row and the row
-	// its slot holds, and whether some slot is behind.
-	lastID, savedID []uint64
-	stale           bool
-	lastFloor       uint64 // no unsaved last id is below it (see rescueLast)
+	// Kept by id (see lastrows.go): the row each partition's slot holds
+	// (its last row is the router's), and whether some slot is behind.
+	savedID   []uint64
+	stale     bool
+	lastFloor uint64 // no unsaved last id is below it (see rescueLast)
 }
 
 // ring is a growable circular buffer of encoded rows.
@@ -276,15 +275,11 @@ func (n *partitionNode) push(in *frame) {
 	times := in.tab.Times()
 	parts := slices.Grow(b.out.part[:0], len(times))[:len(times)]
 	b.out.part = parts
-	n.route(in, times, parts)
-	n.growIngested()
-	if n.lazyLast() {
-		n.noteLast(in, parts) // counts the rows too
+	lazy := n.lazyLast()
+	n.route(in, times, parts, lazy)
+	if lazy {
+		n.stale = true // the last rows are the router's last rows
 		return
-	}
-	ingested := n.ingested
-	for _, p := range parts {
-		ingested[p]++
 	}
 	n.saveAllLast() // it kept rows by id until now (someone reads its evictions)
 	if n.opts.MaxEvents == 1 && !n.wantGone && !n.hasArrays {
@@ -297,31 +292,38 @@ func (n *partitionNode) push(in *frame) {
 }
 
 // route gives each row of in its partition in parts (creating the
-// partitions of keys seen for the first time) and records its time.
-// String keys known as intern ids are routed in runs.
-func (n *partitionNode) route(in *frame, times []int64, parts []int32) {
+// partitions of keys seen for the first time); the router records each
+// row (its time, its identity, the partition's count). String keys known
+// as intern ids are routed in runs. With lazy last rows, a partition's
+// first row is copied into its slot, which makes the slot.
+func (n *partitionNode) route(in *frame, times []int64, parts []int32, lazy bool) {
+	ids := in.ids[:len(times)]
 	if n.kind == schema.String && in.syms[n.col] != nil {
-		ids := in.syms[n.col][:len(times)]
+		syms := in.syms[n.col][:len(times)]
 		for i := 0; i < len(times); i++ {
-			i += n.router.RouteSyms(ids[i:], times[i:], parts[i:])
+			i += n.router.RouteSyms(syms[i:], times[i:], ids[i:], parts[i:])
 			if i < len(times) {
-				// A key without a live partition, or a missing one.
-				k, v := n.rowKey(in, i)
-				parts[i] = n.router.Route(k, v, times[i])
+				// A key without a live partition, a missing one, or a
+				// partition's first row.
+				n.routeOne(in, i, parts, lazy)
 			}
 		}
 		return
 	}
-	for i, t := range times {
-		k, v := n.rowKey(in, i)
-		parts[i] = n.router.Route(k, v, t)
+	for i := range times {
+		n.routeOne(in, i, parts, lazy)
 	}
 }
 
-// growIngested gives every partition index the router has a counter.
-func (n *partitionNode) growIngested() {
-	if c := n.router.Cap(); len(n.ingested) < c {
-		n.ingested = append(n.ingested, make([]uint64, c-len(n.ingested))...)
+// routeOne routes row i of in, as route does, by its key's value.
+func (n *partitionNode) routeOne(in *frame, i int, parts []int32, lazy bool) {
+	k, v := n.rowKey(in, i)
+	p := n.router.Route(k, v, in.tab.TimeNanos(i), in.ids[i])
+	parts[i] = p
+	if lazy && n.router.Rows(p) == 1 {
+		n.growSlots()
+		n.store(p, in, i)
+		n.savedID[p] = in.ids[i]
 	}
 }
 
@@ -589,17 +591,14 @@ func (n *partitionNode) finishesNothing() bool { return n.opts.IdleTTL <= 0 }
 // dropExpired lets go of the rows of partitions the router removed.
 func (n *partitionNode) dropExpired(parts []int32) {
 	for _, p := range parts {
-		if int(p) < len(n.ingested) {
-			n.ingested[p] = 0
-		}
 		if int(p) >= len(n.rings) {
 			continue
 		}
 		r := &n.rings[p]
 		n.evictFront(p, r.n)
 		r.buf, r.head = nil, 0
-		if int(p) < len(n.lastID) {
-			n.savedID[p] = n.lastID[p] // its row is forgotten, not behind
+		if int(p) < len(n.savedID) {
+			n.savedID[p] = n.router.LastRow(p) // its row is forgotten, not behind
 		}
 	}
 }
