@@ -1058,6 +1058,25 @@ func (p *Plan) ReadsStrings() bool {
 	return false
 }
 
+// writeRows writes rows [from, from+k) of in row-major into rows, st
+// slots a row: the time, then each encoded column.
+func writeRows(rows []uint64, in *Input, from, k, st int) {
+	times := in.times[from : from+k]
+	if st == 1 {
+		copy(rows, timeBits(times)) // a window of row counts keeps its times only
+		return
+	}
+	for r, t := range times {
+		rows[r*st] = uint64(t)
+	}
+	for c, col := range in.enc {
+		col = col[from : from+k]
+		for r, x := range col {
+			rows[r*st+c+1] = x
+		}
+	}
+}
+
 // appendInput appends rows [from, to) of in (a plan without array
 // columns), block by block.
 func (e *Engine) appendInput(in *Input, from, to int) {
@@ -1077,19 +1096,7 @@ func (e *Engine) appendInput(in *Input, from, to int) {
 			mt = max(mt, e.maxT)
 		}
 		e.maxT, e.has = mt, true
-		if st == 1 {
-			copy(rows, timeBits(times)) // a window of row counts keeps its times only
-		} else {
-			for r, t := range times {
-				rows[r*st] = uint64(t)
-			}
-		}
-		for c, col := range in.enc {
-			col = col[from : from+k]
-			for r, x := range col {
-				rows[r*st+c+1] = x
-			}
-		}
+		writeRows(rows, in, from, k, st)
 		e.dq.tail += uint64(k)
 		from += k
 	}
