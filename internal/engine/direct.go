@@ -59,7 +59,7 @@ func (g *Group) appendDirect(in *Input, part []int32, from, to int) {
 func (g *Group) appendRoomy(in *Input, part []int32, from int) int {
 	st := 1 + len(in.enc)
 	times := in.times[:len(part)]
-	rooms := g.room
+	rooms, sorted := g.room, in.sorted
 	for i := from; i < len(part); i++ {
 		p := part[i]
 		if int(p) >= len(rooms) {
@@ -77,7 +77,7 @@ func (g *Group) appendRoomy(in *Input, part []int32, from int) int {
 		for k, c := range in.enc {
 			row[1+k] = c[i]
 		}
-		r.e.took(t)
+		r.e.took(t, sorted)
 	}
 	return len(part)
 }
@@ -87,7 +87,7 @@ func (g *Group) appendRoomy(in *Input, part []int32, from int) int {
 func (g *Group) appendRoomy2(in *Input, part []int32, from int) int {
 	times := in.times[:len(part)]
 	c0, c1 := in.enc[0][:len(part)], in.enc[1][:len(part)]
-	rooms := g.room
+	rooms, sorted := g.room, in.sorted
 	for i := from; i < len(part); i++ {
 		p := part[i]
 		if int(p) >= len(rooms) {
@@ -102,15 +102,16 @@ func (g *Group) appendRoomy2(in *Input, part []int32, from int) int {
 		r.at = at + 3
 		t := times[i]
 		row[0], row[1], row[2] = uint64(t), c0[i], c1[i]
-		r.e.took(t)
+		r.e.took(t, sorted)
 	}
 	return len(part)
 }
 
-// took counts one row written at the deque's tail, at time t.
-func (e *Engine) took(t int64) {
+// took counts one row written at the deque's tail, at time t; sorted
+// tells that t is not before any time taken (rows in order).
+func (e *Engine) took(t int64, sorted bool) {
 	e.dq.tail++
-	if t > e.maxT || !e.has {
+	if sorted || t > e.maxT || !e.has {
 		e.maxT, e.has = t, true
 	}
 }
