@@ -28,7 +28,7 @@ type Input struct {
 // SetSorted tells whether the rows bound are in non-decreasing time
 // order, as a series' accepted rows are unless reordered; false is always
 // safe. Bind forgets it. With it, a push's rows that cross no clock
-// boundary are known to from their last time.
+// boundary are known to cross none from their last time alone.
 func (in *Input) SetSorted(sorted bool) { in.sorted = sorted }
 
 // Len returns the number of rows bound.
