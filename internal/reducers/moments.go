@@ -324,20 +324,36 @@ func (m *Moments) Mean() (float64, bool) {
 	return s.divF(float64(m.n)).hi, true
 }
 
-// MeanStdev returns [Moments.Mean] and [Moments.Stdev] at once, with the
-// same results, sharing their common case's arithmetic.
-func (m *Moments) MeanStdev() (mean float64, okMean bool, sd float64, okSd bool) {
-	if m.n >= 2 && m.n == m.main.n && !m.noSquares && m.big == 0 {
+// Read returns [Moments.Sum] and [Moments.Mean] and, when sd is set,
+// [Moments.Stdev] (0 and false otherwise), with their results, sharing
+// their common case's arithmetic: an emission reads every output of a
+// state at once.
+func (m *Moments) Read(sd bool) (sum, mean float64, okMean bool, dev float64, okDev bool) {
+	if m.n >= 2 && m.n == m.main.n {
 		b := &m.main
 		n := float64(m.n)
-		mean = (b.s + b.c) / n
-		if v := (b.q+b.qc)/n - mean*mean; v > 1e-6*mean*mean && v-v == 0 {
-			return mean, true, math.Sqrt(v), true
+		sum = b.s + b.c
+		mean = sum / n
+		if !sd {
+			return sum, mean, true, 0, false
+		}
+		if !m.noSquares && m.big == 0 {
+			if v := (b.q+b.qc)/n - mean*mean; v > 1e-6*mean*mean && v-v == 0 {
+				return sum, mean, true, math.Sqrt(v), true
+			}
 		}
 	}
+	return m.readApart(sd)
+}
+
+// readApart is Read through the three readers.
+func (m *Moments) readApart(sd bool) (sum, mean float64, okMean bool, dev float64, okDev bool) {
+	sum = m.Sum()
 	mean, okMean = m.Mean()
-	sd, okSd = m.Stdev()
-	return mean, okMean, sd, okSd
+	if sd {
+		dev, okDev = m.Stdev()
+	}
+	return sum, mean, okMean, dev, okDev
 }
 
 // Stdev returns the population standard deviation of the values (dividing

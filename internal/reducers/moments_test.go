@@ -444,9 +444,10 @@ func checkSlotsMatchOneByOne(t *testing.T) {
 	}
 }
 
-// TestMeanStdevMatchesMeanAndStdev: the joint reading gives bit for bit
-// what the two readings give, whatever the state.
-func TestMeanStdevMatchesMeanAndStdev(t *testing.T) {
+// TestReadMatchesTheReaders: the joint reading gives bit for bit what
+// Sum, Mean and Stdev give, whatever the state, with or without the
+// deviation.
+func TestReadMatchesTheReaders(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	vals := []float64{0, 1, 2, 5, 5, 0.1, 1e16, 1e-12, 1e200, -3, 58.95465139167753}
 	for trial := range 5000 {
@@ -467,16 +468,19 @@ func TestMeanStdevMatchesMeanAndStdev(t *testing.T) {
 			m.Remove(held[0])
 			held = held[1:]
 		}
-		mean, okMean, sd, okSd := m.MeanStdev()
+		withSd := trial%3 != 0
+		sum, mean, okMean, sd, okSd := m.Read(withSd)
 		wm, wokm := m.Mean()
 		ws, woks := m.Stdev()
+		if !withSd {
+			ws, woks = 0, false
+		}
+		require.Equal(t, math.Float64bits(m.Sum()), math.Float64bits(sum), "trial %d", trial)
 		require.Equal(t, wokm, okMean, "trial %d", trial)
 		require.Equal(t, woks, okSd, "trial %d", trial)
 		if wokm {
 			require.Equal(t, math.Float64bits(wm), math.Float64bits(mean), "trial %d", trial)
 		}
-		if woks {
-			require.Equal(t, math.Float64bits(ws), math.Float64bits(sd), "trial %d", trial)
-		}
+		require.Equal(t, math.Float64bits(ws), math.Float64bits(sd), "trial %d", trial)
 	}
 }
