@@ -313,19 +313,32 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*ta
 		q := order[i]
 		g.engines[q].Prefetch(g.pending(q))
 	}
-	for i, p := range order {
-		if i+ahead < len(order) {
-			q := order[i+ahead]
-			g.engines[q].Prefetch(g.pending(q))
+	// The partitions are folded a run at a time and the run's rows
+	// emitted output by output, while their states are still in cache.
+	var run [emitRun]*Engine
+	for from := 0; from < len(order); from += emitRun {
+		es := run[:min(emitRun, len(order)-from)]
+		for k := range es {
+			i := from + k
+			if i+ahead < len(order) {
+				q := order[i+ahead]
+				g.engines[q].Prefetch(g.pending(q))
+			}
+			p := order[i]
+			e := g.engines[p]
+			g.take(p, e, pool)
+			e.fold(t, pool)
+			es[k] = e
+			tc.AppendTime(b)
+			table.AppendValue(kc, g.keys.KeyValue(p))
 		}
-		e := g.engines[p]
-		g.take(p, e, pool)
-		e.fold(t, pool)
-		tc.AppendTime(b)
-		table.AppendValue(kc, g.keys.KeyValue(p))
-		e.emitTo(ds)
+		p0.emitRows(es, ds)
 	}
 }
+
+// emitRun is the number of partitions a tick folds before it emits their
+// rows.
+const emitRun = 32
 
 // buffer appends rows [from, to) of in to the rows waiting for the next
 // tick.

@@ -36,7 +36,7 @@ type Plan struct {
 	kinds  []schema.Kind // kind of slot k+1
 	wins   []winPlan
 	outs   []outPlan
-	emits  []emitPlan // the outputs grouped by the state they read
+	emits  []winEmit // the outputs of each window, grouped by the state they read
 	syms   Symbols
 	hasArr bool
 	pool   blockPool
@@ -112,72 +112,6 @@ type outPlan struct {
 	idx   int // index of the state in its window's list (moments, counts, …)
 	slot  int
 	op    reducers.Op
-}
-
-// emitPlan is one step of an emission: a state read once and its values
-// appended to every output that wants them. For a Moments, outs holds the
-// outputs of its count, sum, avg and stdev (−1 for none); for the row
-// count of a window, up to four outputs of it; otherwise out is the one
-// output.
-type emitPlan struct {
-	win        int
-	state      stateKind
-	idx        int
-	out        int
-	outs       [4]int16
-	minSamples int // the window's warm-up, copied here for the emission
-}
-
-// groupOutputs turns the outputs into emission steps: outputs reading
-// the same Moments, or the same window's row count, share a step (a
-// second output of the same reading gets a step of its own).
-func groupOutputs(outs []outPlan) []emitPlan {
-	var steps []emitPlan
-	role := func(op reducers.Op) int {
-		switch op {
-		case reducers.OpSum:
-			return 1
-		case reducers.OpAvg:
-			return 2
-		case reducers.OpStdev:
-			return 3
-		}
-		return 0 // count
-	}
-	for j, o := range outs {
-		switch o.state {
-		case stMoments, stRows:
-			r := role(o.op)
-			placed := false
-			for k := range steps {
-				st := &steps[k]
-				if st.state != o.state || st.win != o.win || st.idx != o.idx {
-					continue
-				}
-				if o.state == stRows {
-					for i, x := range st.outs {
-						if x < 0 {
-							st.outs[i], placed = int16(j), true
-							break
-						}
-					}
-				} else if st.outs[r] < 0 {
-					st.outs[r], placed = int16(j), true
-				}
-				if placed {
-					break
-				}
-			}
-			if !placed {
-				st := emitPlan{win: o.win, state: o.state, idx: o.idx, out: j, outs: [4]int16{-1, -1, -1, -1}}
-				st.outs[r] = int16(j) // a row count is a count: role 0
-				steps = append(steps, st)
-			}
-		default:
-			steps = append(steps, emitPlan{win: o.win, state: o.state, idx: o.idx, out: j, outs: [4]int16{-1, -1, -1, -1}})
-		}
-	}
-	return steps
 }
 
 // maxAggs is the most aggregations a window may have: a window's states
@@ -347,10 +281,7 @@ func NewPlan(src *schema.Schema, windows []rolling.Window, opts rolling.Options,
 		return nil, &rolling.SpecError{Reason: "bad output schema", Err: err}
 	}
 	p.out = out
-	p.emits = groupOutputs(p.outs)
-	for k := range p.emits {
-		p.emits[k].minSamples = p.wins[p.emits[k].win].minSamples
-	}
+	p.emits = p.emitPlan()
 	p.pool.setStride(1 + len(p.cols))
 	for _, k := range p.kinds {
 		if k == schema.String && syms == nil {
