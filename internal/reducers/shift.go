@@ -19,42 +19,57 @@ const smallRun = 4
 // within one band — a window of a few rows rebuilt at each emission — it
 // is one pass in registers and a single store of the state.
 func (m *Moments) FillSlots(slots []uint64, off, stride, n int) {
-	if n > 0 && n <= smallRun {
-		_ = slots[off+(n-1)*stride]
-		b0 := slots[off]
-		if e0 := int(b0 >> 52 & 0x7ff); e0 != 0 && e0 != 0x7ff {
-			// The first value, present and not zero, anchors the band;
-			// every value must fall in it (Add's rule), be finite and
-			// have its square summed.
-			var s, c, q, qc float64
-			ok := true
-			sq := !m.noSquares
-			lo, span := bandRange(e0, m.squareLimit())
-			for i := off; i < off+n*stride; i += stride {
-				bits := slots[i]
-				x := math.Float64frombits(bits)
-				if uint(int(bits>>52&0x7ff)-lo) > span && bits<<1 != 0 {
-					ok = false
-				}
-				s, c = addDD(s, c, x)
-				if sq {
-					q, qc = addSquare(q, qc, x)
-				}
-			}
-			if ok && s-s == 0 && q-q == 0 && qc-qc == 0 {
-				// Field by field: a whole-struct store would go through
-				// the write barrier for the outer pointer, which stays.
-				if o := m.outer; o != nil {
-					clear(o.b)
-				}
+	if uint(n-1) < smallRun {
+		run := slots[off : off+(n-1)*stride+1]
+		// The first value, present and not zero, anchors the band;
+		// every value must fall in it (Add's rule), be finite and have
+		// its square summed.
+		if e0 := int(run[0] >> 52 & 0x7ff); e0 != 0 && e0 != 0x7ff {
+			if m.fillRun(run, stride, e0) {
 				m.n, m.anchor, m.anchored, m.big = n, int16(e0), true, 0
-				m.main = band{n: n, s: s, c: c, q: q, qc: qc}
+				m.main.n = n
 				return
 			}
 		}
 	}
 	m.empty()
 	m.AddSlots(slots, off, stride, n)
+}
+
+// fillRun is FillSlots' one pass over run[0], run[stride], …, in a band
+// anchored at biased exponent e0: it sets the main band's sums and
+// empties the outer bands, and reports true, when every value is present
+// and in the band; otherwise it reports false having changed nothing.
+func (m *Moments) fillRun(run []uint64, stride, e0 int) bool {
+	lo, span := bandRange(e0, m.squareLimit())
+	var s, c, q, qc float64
+	var far uint
+	if m.noSquares {
+		for i := 0; i < len(run); i += stride {
+			bits := run[i]
+			far = max(far, bandDistance(bits, lo))
+			s, c = addDD(s, c, math.Float64frombits(bits))
+		}
+	} else {
+		for i := 0; i < len(run); i += stride {
+			bits := run[i]
+			far = max(far, bandDistance(bits, lo))
+			x := math.Float64frombits(bits)
+			s, c = addDD(s, c, x)
+			q, qc = addSquare(q, qc, x)
+		}
+	}
+	if far > span || s-s != 0 || q-q != 0 || qc-qc != 0 {
+		return false
+	}
+	// Field by field: a whole-struct store would go through the write
+	// barrier for the outer pointer, which stays.
+	if o := m.outer; o != nil {
+		clear(o.b)
+	}
+	b := &m.main
+	b.s, b.c, b.q, b.qc = s, c, q, qc
+	return true
 }
 
 // ShiftSlots removes the values of rn slots at roff, roff+stride, … of rem
@@ -64,48 +79,92 @@ func (m *Moments) FillSlots(slots []uint64, off, stride, n int) {
 // in the main band, and the band keeps a value throughout, it is one pass
 // in registers.
 func (m *Moments) ShiftSlots(rem []uint64, roff, rn int, add []uint64, aoff, an, stride int) {
-	if rn > 0 && an > 0 && rn <= smallRun && an <= smallRun && m.anchored && m.main.n > rn {
-		_ = rem[roff+(rn-1)*stride]
-		_ = add[aoff+(an-1)*stride]
-		b := &m.main
-		s, c, q, qc := b.s, b.c, b.q, b.qc
-		ok := true
-		sq := !m.noSquares
-		lo, span := bandRange(int(m.anchor), m.squareLimit())
-		for i := roff; i < roff+rn*stride; i += stride {
-			bits := rem[i]
-			x := math.Float64frombits(bits)
-			if uint(int(bits>>52&0x7ff)-lo) > span && bits<<1 != 0 {
-				ok = false
+	if uint(rn-1) < smallRun && uint(an-1) < smallRun && m.anchored && m.main.n > rn {
+		r := rem[roff : roff+(rn-1)*stride+1]
+		a := add[aoff : aoff+(an-1)*stride+1]
+		if m.noSquares {
+			if m.shiftSums(r, a, stride) {
+				m.n += an - rn
+				m.main.n += an - rn
+				return
 			}
-			s, c = subDD(s, c, x)
-			if sq {
-				q, qc = subSquare(q, qc, x)
-			}
-		}
-		for i := aoff; i < aoff+an*stride; i += stride {
-			bits := add[i]
-			x := math.Float64frombits(bits)
-			if uint(int(bits>>52&0x7ff)-lo) > span && bits<<1 != 0 {
-				ok = false
-			}
-			s, c = addDD(s, c, x)
-			if sq {
-				q, qc = addSquare(q, qc, x)
-			}
-		}
-		// A missing or infinite value shows as a NaN or an infinity in
-		// the sums (an in-band exponent check alone misses the top of the
-		// range).
-		if ok && s-s == 0 && c-c == 0 && q-q == 0 && qc-qc == 0 {
+		} else if m.shiftSquares(r, a, stride) {
 			m.n += an - rn
-			b.n += an - rn
-			b.s, b.c, b.q, b.qc = s, c, q, qc
+			m.main.n += an - rn
 			return
 		}
 	}
 	m.RemoveSlots(rem, roff, stride, rn)
 	m.AddSlots(add, aoff, stride, an)
+}
+
+// shiftSums is ShiftSlots' one pass for a Moments without squares: it
+// takes the values of rem[0], rem[stride], … from the main band's sums
+// and adds those of add, and reports true, when every value is present
+// and in the band; otherwise it reports false having changed nothing.
+// The exponents are checked without a branch per value: the largest
+// distance from the band's lowest exponent is compared once (a zero, of
+// any exponent, counts as in the band).
+func (m *Moments) shiftSums(rem, add []uint64, stride int) bool {
+	lo, span := bandRange(int(m.anchor), m.squareLimit())
+	b := &m.main
+	s, c := b.s, b.c
+	var far uint
+	for i := 0; i < len(rem); i += stride {
+		bits := rem[i]
+		far = max(far, bandDistance(bits, lo))
+		s, c = subDD(s, c, math.Float64frombits(bits))
+	}
+	for i := 0; i < len(add); i += stride {
+		bits := add[i]
+		far = max(far, bandDistance(bits, lo))
+		s, c = addDD(s, c, math.Float64frombits(bits))
+	}
+	// A missing or infinite value shows as a NaN or an infinity in the
+	// sums (an in-band exponent check alone misses the top of the range).
+	if far > span || s-s != 0 || c-c != 0 {
+		return false
+	}
+	b.s, b.c = s, c
+	return true
+}
+
+// shiftSquares is shiftSums for a Moments keeping Σx² too.
+func (m *Moments) shiftSquares(rem, add []uint64, stride int) bool {
+	lo, span := bandRange(int(m.anchor), m.squareLimit())
+	b := &m.main
+	s, c, q, qc := b.s, b.c, b.q, b.qc
+	var far uint
+	for i := 0; i < len(rem); i += stride {
+		bits := rem[i]
+		far = max(far, bandDistance(bits, lo))
+		x := math.Float64frombits(bits)
+		s, c = subDD(s, c, x)
+		q, qc = subSquare(q, qc, x)
+	}
+	for i := 0; i < len(add); i += stride {
+		bits := add[i]
+		far = max(far, bandDistance(bits, lo))
+		x := math.Float64frombits(bits)
+		s, c = addDD(s, c, x)
+		q, qc = addSquare(q, qc, x)
+	}
+	if far > span || s-s != 0 || c-c != 0 || q-q != 0 || qc-qc != 0 {
+		return false
+	}
+	b.s, b.c, b.q, b.qc = s, c, q, qc
+	return true
+}
+
+// bandDistance returns how far the biased exponent of the float64 bits
+// lies above lo, as an unsigned number (one below lo is far above any
+// band's width); 0 for a zero of either sign, which belongs to any band.
+func bandDistance(bits uint64, lo int) uint {
+	d := uint(int(bits>>52&0x7ff) - lo)
+	if bits<<1 == 0 {
+		d = 0
+	}
+	return d
 }
 
 // bandRange returns the biased exponents of the main band centred on

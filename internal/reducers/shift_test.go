@@ -77,13 +77,14 @@ func TestFillSlotsMatchesResetAndAdd(t *testing.T) {
 		}
 		n := rng.IntN(7)
 		stride := 1 + rng.IntN(3)
-		slots := make([]uint64, n*stride+1)
+		off := rng.IntN(5) // the run starts anywhere in its block
+		slots := make([]uint64, off+n*stride+1)
 		for r := range n {
-			slots[r*stride] = math.Float64bits(shiftValues(rng))
+			slots[off+r*stride] = math.Float64bits(shiftValues(rng))
 		}
-		a.FillSlots(slots, 0, stride, n)
+		a.FillSlots(slots, off, stride, n)
 		b.Reset()
-		b.AddSlots(slots, 0, stride, n)
+		b.AddSlots(slots, off, stride, n)
 		sameMoments(t, &a, &b, "step %d", step)
 	}
 }
@@ -105,20 +106,22 @@ func TestShiftSlotsMatchesRemoveAndAdd(t *testing.T) {
 			stride := 1 + rng.IntN(3)
 			rn := min(len(window), rng.IntN(7))
 			an := rng.IntN(7)
-			rem := make([]uint64, rn*stride+1)
+			// The runs start anywhere in their blocks.
+			roff, aoff := rng.IntN(5), rng.IntN(5)
+			rem := make([]uint64, roff+rn*stride+1)
 			for r, x := range window[:rn] {
-				rem[r*stride] = math.Float64bits(x)
+				rem[roff+r*stride] = math.Float64bits(x)
 			}
-			add := make([]uint64, an*stride+1)
+			add := make([]uint64, aoff+an*stride+1)
 			var xs []float64
 			for r := range an {
 				x := shiftValues(rng)
 				xs = append(xs, x)
-				add[r*stride] = math.Float64bits(x)
+				add[aoff+r*stride] = math.Float64bits(x)
 			}
-			a.ShiftSlots(rem, 0, rn, add, 0, an, stride)
-			b.RemoveSlots(rem, 0, stride, rn)
-			b.AddSlots(add, 0, stride, an)
+			a.ShiftSlots(rem, roff, rn, add, aoff, an, stride)
+			b.RemoveSlots(rem, roff, stride, rn)
+			b.AddSlots(add, aoff, stride, an)
 			window = append(window[rn:], xs...)
 			sameMoments(t, &a, &b, "trial %d step %d", trial, step)
 		}
