@@ -496,32 +496,46 @@ func (e *Engine) removeRow(ws *winState, wp *winPlan, a uint64) {
 }
 
 // rebuild recomputes a window's states from rows [from, to): extremes
-// are built from the back, one comparison per row; the sums of rows that
+// are set to their values ([Engine.scanExtremes]); the sums of rows that
 // lie in one block are filled in one pass each.
 func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
 	blk, base, ok := e.run(from, to)
-	if ok {
-		clear(ws.counts())
-		e.resetExtremes(ws)
-		for _, g := range ws.generic() {
-			g.Reset()
-		}
-	} else {
-		e.resetStates(ws)
-	}
-	e.scanExtremes(ws, wp, from, to)
 	if !ok {
+		e.resetStates(ws)
+		e.scanExtremes(ws, wp, from, to)
 		e.addExcept(ws, wp, from, to, false)
 		return
 	}
 	n, stride := int(to-from), e.dq.stride
+	moms := ws.moments()
 	for i, s := range wp.moments {
-		ws.moments()[i].FillSlots(blk, base+s, stride, n)
+		moms[i].FillSlots(blk, base+s, stride, n)
 	}
-	for i, s := range wp.counts {
-		ws.counts()[i] = countPresent(blk, base+s, stride, n, wp.countNum[i])
+	if len(wp.counts) > 0 {
+		counts := ws.counts()
+		for i, s := range wp.counts {
+			counts[i] = countPresent(blk, base+s, stride, n, wp.countNum[i])
+		}
+	}
+	if len(wp.extSlots) > 0 {
+		// Every minimum and maximum is on one of the slots: each is set,
+		// as a reset and more would.
+		mins, maxs := ws.mins(), ws.maxs()
+		for _, x := range wp.extSlots {
+			lo, hi, any := reducers.MinMaxSlots(blk, base+x.slot, stride, n)
+			if x.min >= 0 {
+				mins[x.min].SetValue(lo, any)
+			}
+			if x.max >= 0 {
+				maxs[x.max].SetValue(hi, any)
+			}
+		}
+		ws.scalarExt = true
 	}
 	if len(wp.generic) > 0 {
+		for _, g := range ws.generic() {
+			g.Reset()
+		}
 		e.addGeneric(ws, wp, blk, base, n, from)
 	}
 }
