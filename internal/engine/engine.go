@@ -662,9 +662,7 @@ func (e *Engine) shift(ws *winState, wp *winPlan, rFrom, rTo, aFrom, aTo uint64)
 		e.removeExtremes(ws, rTo)
 		e.removeRest(ws, wp, rblk, rbase, rn, rFrom)
 	}
-	for i, s := range wp.moments {
-		ws.moments()[i].ShiftSlots(rblk, rbase+s, rn, ablk, abase+s, an, stride)
-	}
+	reducers.ShiftEach(ws.moments(), wp.moments, rblk, rbase, rn, ablk, abase, an, stride)
 	if wp.rest {
 		e.addRest(ws, wp, ablk, abase, an, aFrom, true)
 	}

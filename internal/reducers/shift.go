@@ -79,23 +79,60 @@ func (m *Moments) fillRun(run []uint64, stride, e0 int) bool {
 // in the main band, and the band keeps a value throughout, it is one pass
 // in registers.
 func (m *Moments) ShiftSlots(rem []uint64, roff, rn int, add []uint64, aoff, an, stride int) {
-	if uint(rn-1) < smallRun && uint(an-1) < smallRun && m.anchored && m.main.n > rn {
-		r := rem[roff : roff+(rn-1)*stride+1]
-		a := add[aoff : aoff+(an-1)*stride+1]
-		if m.noSquares {
-			if m.shiftSums(r, a, stride) {
-				m.n += an - rn
-				m.main.n += an - rn
-				return
-			}
-		} else if m.shiftSquares(r, a, stride) {
-			m.n += an - rn
-			m.main.n += an - rn
-			return
-		}
+	if uint(rn-1) < smallRun && uint(an-1) < smallRun &&
+		m.shiftRun(rem[roff:roff+(rn-1)*stride+1], rn, add[aoff:aoff+(an-1)*stride+1], an, stride) {
+		return
 	}
 	m.RemoveSlots(rem, roff, stride, rn)
 	m.AddSlots(add, aoff, stride, an)
+}
+
+// ShiftEach is [Moments.ShiftSlots] for each state of ms, ms[i] reading
+// slot slots[i] of the rows that leave (rn rows from slot roff of rem)
+// and of those that enter (an rows from slot aoff of add): the sums of a
+// window sliding by a few rows, in one call.
+func ShiftEach(ms []Moments, slots []int, rem []uint64, roff, rn int, add []uint64, aoff, an, stride int) {
+	ms = ms[:len(slots)]
+	short := uint(rn-1) < smallRun && uint(an-1) < smallRun
+	rlen, alen := (rn-1)*stride+1, (an-1)*stride+1
+	for i, s := range slots {
+		m := &ms[i]
+		if short && m.anchored && m.main.n > rn {
+			r, a := rem[roff+s:roff+s+rlen], add[aoff+s:aoff+s+alen]
+			var ok bool
+			if m.noSquares {
+				ok = m.shiftSums(r, a, stride)
+			} else {
+				ok = m.shiftSquares(r, a, stride)
+			}
+			if ok {
+				m.n += an - rn
+				m.main.n += an - rn
+				continue
+			}
+		}
+		m.RemoveSlots(rem, roff+s, stride, rn)
+		m.AddSlots(add, aoff+s, stride, an)
+	}
+}
+
+// shiftRun is the one pass of ShiftSlots over the rn values rem[0],
+// rem[stride], … leaving and the an values add[0], … entering: it
+// reports false, having changed nothing, when the pass does not apply.
+func (m *Moments) shiftRun(rem []uint64, rn int, add []uint64, an, stride int) bool {
+	if !m.anchored || m.main.n <= rn {
+		return false
+	}
+	if m.noSquares {
+		if !m.shiftSums(rem, add, stride) {
+			return false
+		}
+	} else if !m.shiftSquares(rem, add, stride) {
+		return false
+	}
+	m.n += an - rn
+	m.main.n += an - rn
+	return true
 }
 
 // shiftSums is ShiftSlots' one pass for a Moments without squares: it
