@@ -146,3 +146,42 @@ func TestShiftSlotsSteadySlide(t *testing.T) {
 	n := allocs.Count(100, func() { m.ShiftSlots(rem, 0, 2, rem, 0, 2, 1) })
 	require.Zero(t, n)
 }
+
+// TestShiftEachMatchesShiftSlots: shifting several states of a window at
+// once, each on its own slot of the rows, leaves each state exactly as
+// its own ShiftSlots would.
+func TestShiftEachMatchesShiftSlots(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	const stride = 3
+	for trial := range 100 {
+		each, one := make([]Moments, 2), make([]Moments, 2)
+		if trial%2 == 0 {
+			each[1].SkipSquares()
+			one[1].SkipSquares()
+		}
+		slots := []int{1, 2}
+		var window [][stride]uint64
+		for step := range 200 {
+			rn := min(len(window), rng.IntN(7))
+			an := rng.IntN(7)
+			roff, aoff := stride*rng.IntN(3), stride*rng.IntN(3)
+			rem := make([]uint64, roff+rn*stride+stride)
+			for r, row := range window[:rn] {
+				copy(rem[roff+r*stride:], row[:])
+			}
+			add := make([]uint64, aoff+an*stride+stride)
+			var rows [][stride]uint64
+			for r := range an {
+				row := [stride]uint64{0, math.Float64bits(shiftValues(rng)), math.Float64bits(shiftValues(rng))}
+				rows = append(rows, row)
+				copy(add[aoff+r*stride:], row[:])
+			}
+			ShiftEach(each, slots, rem, roff, rn, add, aoff, an, stride)
+			for i, s := range slots {
+				one[i].ShiftSlots(rem, roff+s, rn, add, aoff+s, an, stride)
+				sameMoments(t, &each[i], &one[i], "trial %d step %d state %d", trial, step, i)
+			}
+			window = append(window[rn:], rows...)
+		}
+	}
+}
