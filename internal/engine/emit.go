@@ -190,9 +190,9 @@ func (p *Plan) emitRows(es []*Engine, dsts []*table.Col) {
 	}
 }
 
-// emitMoments appends, for each engine of es, the readings me asks for of
-// a Moments state of window w: missing while the window holds fewer than
-// minSamples rows.
+// emitMoments appends, for each engine of es (at most emitRun), the
+// readings me asks for of a Moments state of window w: missing while the
+// window holds fewer than minSamples rows.
 func emitMoments(es []*Engine, w, minSamples int, me *momEmit, dsts []*table.Col) {
 	var ns, sums, avgs, sds []float64
 	if me.n >= 0 {
@@ -207,32 +207,23 @@ func emitMoments(es []*Engine, w, minSamples int, me *momEmit, dsts []*table.Col
 	if me.sd >= 0 {
 		sds = dsts[me.sd].GrowNums(len(es))
 	}
-	withSd := me.sd >= 0
+	var run [emitRun]*reducers.Moments
+	ms := run[:len(es)]
 	for i, e := range es {
-		ws := &e.wins[w]
-		m := &ws.moments()[me.idx]
-		sum, mean, okMean, sd, okSd := m.Read(withSd)
-		n := float64(m.N())
-		if int(e.dq.tail-ws.head) < minSamples {
-			n, sum, okMean, okSd = math.NaN(), math.NaN(), false, false
+		ms[i] = &e.wins[w].moments()[me.idx]
+	}
+	reducers.ReadEach(ms, ns, sums, avgs, sds)
+	if minSamples == 0 {
+		return
+	}
+	for i, e := range es {
+		if int(e.dq.tail-e.wins[w].head) >= minSamples {
+			continue
 		}
-		if !okMean {
-			mean = math.NaN()
-		}
-		if !okSd {
-			sd = math.NaN()
-		}
-		if ns != nil {
-			ns[i] = n
-		}
-		if sums != nil {
-			sums[i] = sum
-		}
-		if avgs != nil {
-			avgs[i] = mean
-		}
-		if sds != nil {
-			sds[i] = sd
+		for _, col := range [...][]float64{ns, sums, avgs, sds} {
+			if col != nil {
+				col[i] = math.NaN()
+			}
 		}
 	}
 }

@@ -324,29 +324,54 @@ func (m *Moments) Mean() (float64, bool) {
 	return s.divF(float64(m.n)).hi, true
 }
 
-// Read returns [Moments.Sum] and [Moments.Mean] and, when sd is set,
-// [Moments.Stdev] (0 and false otherwise), with their results, sharing
-// their common case's arithmetic: an emission reads every output of a
-// state at once.
-func (m *Moments) Read(sd bool) (sum, mean float64, okMean bool, dev float64, okDev bool) {
-	if m.n >= 2 && m.n == m.main.n {
-		b := &m.main
-		n := float64(m.n)
-		sum = b.s + b.c
-		mean = sum / n
-		if !sd {
-			return sum, mean, true, 0, false
-		}
-		if !m.noSquares && m.big == 0 {
-			if v := (b.q+b.qc)/n - mean*mean; v > 1e-6*mean*mean && v-v == 0 {
-				return sum, mean, true, math.Sqrt(v), true
+// ReadEach reads a run of states at once: for every i it writes the
+// count, sum, mean and deviation of ms[i] — [Moments.N], [Moments.Sum],
+// [Moments.Mean] and [Moments.Stdev], with their results — to n[i],
+// sum[i], mean[i] and sd[i] (each slice as long as ms, or nil when that
+// reading is not wanted), a missing mean or deviation as NaN. An
+// emission reads one output of many partitions this way: the common case
+// of each state shares the readers' arithmetic, without a call.
+func ReadEach(ms []*Moments, n, sum, mean, sd []float64) {
+	withSd := sd != nil
+	for i, m := range ms {
+		var s, mu, dev float64
+		okMu, okDev := true, withSd
+		if b := &m.main; m.n >= 2 && m.n == b.n {
+			k := float64(m.n)
+			s = b.s + b.c
+			mu = s / k
+			if withSd {
+				if v := (b.q+b.qc)/k - mu*mu; !m.noSquares && m.big == 0 && v > 1e-6*mu*mu && v-v == 0 {
+					dev = math.Sqrt(v)
+				} else {
+					dev, okDev = m.Stdev()
+				}
 			}
+		} else {
+			s, mu, okMu, dev, okDev = m.readApart(withSd)
+		}
+		if !okMu {
+			mu = math.NaN()
+		}
+		if !okDev {
+			dev = math.NaN()
+		}
+		if n != nil {
+			n[i] = float64(m.n)
+		}
+		if sum != nil {
+			sum[i] = s
+		}
+		if mean != nil {
+			mean[i] = mu
+		}
+		if withSd {
+			sd[i] = dev
 		}
 	}
-	return m.readApart(sd)
 }
 
-// readApart is Read through the three readers.
+// readApart is a reading through the three readers.
 func (m *Moments) readApart(sd bool) (sum, mean float64, okMean bool, dev float64, okDev bool) {
 	sum = m.Sum()
 	mean, okMean = m.Mean()
