@@ -507,30 +507,35 @@ func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
 		return
 	}
 	n, stride := int(to-from), e.dq.stride
-	moms := ws.moments()
-	for i, s := range wp.moments {
-		moms[i].FillSlots(blk, base+s, stride, n)
+	// One pass per slot with sums or extremes. Every minimum and maximum
+	// is on one of the slots: each is set, as a reset and more would.
+	moms, mins, maxs := ws.moments(), ws.mins(), ws.maxs()
+	for _, f := range wp.fills {
+		off := base + f.slot
+		var lo, hi float64
+		var any bool
+		switch {
+		case f.min < 0 && f.max < 0:
+			moms[f.mom].FillSlots(blk, off, stride, n)
+			continue
+		case f.mom >= 0:
+			lo, hi, any = moms[f.mom].FillMinMax(blk, off, stride, n)
+		default:
+			lo, hi, any = reducers.MinMaxSlots(blk, off, stride, n)
+		}
+		if f.min >= 0 {
+			mins[f.min].SetValue(lo, any)
+		}
+		if f.max >= 0 {
+			maxs[f.max].SetValue(hi, any)
+		}
 	}
+	ws.scalarExt = len(wp.extSlots) > 0
 	if len(wp.counts) > 0 {
 		counts := ws.counts()
 		for i, s := range wp.counts {
 			counts[i] = countPresent(blk, base+s, stride, n, wp.countNum[i])
 		}
-	}
-	if len(wp.extSlots) > 0 {
-		// Every minimum and maximum is on one of the slots: each is set,
-		// as a reset and more would.
-		mins, maxs := ws.mins(), ws.maxs()
-		for _, x := range wp.extSlots {
-			lo, hi, any := reducers.MinMaxSlots(blk, base+x.slot, stride, n)
-			if x.min >= 0 {
-				mins[x.min].SetValue(lo, any)
-			}
-			if x.max >= 0 {
-				maxs[x.max].SetValue(hi, any)
-			}
-		}
-		ws.scalarExt = true
 	}
 	if len(wp.generic) > 0 {
 		for _, g := range ws.generic() {

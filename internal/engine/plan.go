@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/pond-go/pond/internal/aligned"
 	"github.com/pond-go/pond/internal/clock"
@@ -74,7 +75,13 @@ type winPlan struct {
 	aggs       []aligned.Agg // the outputs, for an aligned plan (slot 0: the row count)
 	rest       bool          // the window keeps states besides its sums: counts, extremes or generic
 	extSlots   []extSlot     // the slots with a min or a max, each once
+	fills      []fillStep    // a rebuild's passes over the slots with sums or extremes
 }
+
+// fillStep is one pass of a rebuild over a slot: its Moments state (index
+// in moments, or −1) and its min and max (indices in mins and maxs, or
+// −1). Each such slot has one step, so a rebuild sets each state once.
+type fillStep struct{ slot, mom, min, max int }
 
 // extSlot is a slot with a min (index in mins) or a max (in maxs), or
 // both; −1 for none.
@@ -98,6 +105,21 @@ func (wp *winPlan) minOn(s int) int {
 		}
 	}
 	return -1
+}
+
+// fillSteps returns a rebuild's passes: one per Moments state, with the
+// extremes of its slot, then one per other slot with extremes.
+func fillSteps(wp *winPlan) []fillStep {
+	var steps []fillStep
+	for i, s := range wp.moments {
+		steps = append(steps, fillStep{slot: s, mom: i, min: wp.minOn(s), max: wp.maxOn(s)})
+	}
+	for _, x := range wp.extSlots {
+		if !slices.Contains(wp.moments, x.slot) {
+			steps = append(steps, fillStep{slot: x.slot, mom: -1, min: x.min, max: x.max})
+		}
+	}
+	return steps
 }
 
 type genPlan struct {
@@ -274,6 +296,7 @@ func NewPlan(src *schema.Schema, windows []rolling.Window, opts rolling.Options,
 				wp.extSlots = append(wp.extSlots, extSlot{slot: s, min: -1, max: i})
 			}
 		}
+		wp.fills = fillSteps(&wp)
 		p.wins = append(p.wins, wp)
 	}
 	out, err := schema.New(outCols...)

@@ -36,6 +36,60 @@ func (m *Moments) FillSlots(slots []uint64, off, stride, n int) {
 	m.AddSlots(slots, off, stride, n)
 }
 
+// FillMinMax is [Moments.FillSlots] and [MinMaxSlots] of the same
+// values, with their results, in one pass for a short run: the sums and
+// extremes of a window of a few rows rebuilt at each emission that read
+// one column.
+func (m *Moments) FillMinMax(slots []uint64, off, stride, n int) (lo, hi float64, ok bool) {
+	if uint(n-1) < smallRun {
+		run := slots[off : off+(n-1)*stride+1]
+		if e0 := int(run[0] >> 52 & 0x7ff); e0 != 0 && e0 != 0x7ff {
+			if lo, hi, ok := m.fillRunMinMax(run, stride, e0); ok {
+				m.n, m.anchor, m.anchored, m.big = n, int16(e0), true, 0
+				m.main.n = n
+				return lo, hi, true
+			}
+		}
+	}
+	m.FillSlots(slots, off, stride, n)
+	return MinMaxSlots(slots, off, stride, n)
+}
+
+// fillRunMinMax is fillRun finding the smallest and largest value too, as
+// MinMaxSlots does (strict comparisons: the oldest of equal values); the
+// run's values are all present when it reports true.
+func (m *Moments) fillRunMinMax(run []uint64, stride, e0 int) (lo, hi float64, ok bool) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	bl, span := bandRange(e0, m.squareLimit())
+	var s, c, q, qc float64
+	var far uint
+	sq := !m.noSquares
+	for i := 0; i < len(run); i += stride {
+		bits := run[i]
+		far = max(far, bandDistance(bits, bl))
+		x := math.Float64frombits(bits)
+		if x < lo {
+			lo = x
+		}
+		if x > hi {
+			hi = x
+		}
+		s, c = addDD(s, c, x)
+		if sq {
+			q, qc = addSquare(q, qc, x)
+		}
+	}
+	if far > span || s-s != 0 || q-q != 0 || qc-qc != 0 {
+		return 0, 0, false
+	}
+	if o := m.outer; o != nil {
+		clear(o.b)
+	}
+	b := &m.main
+	b.s, b.c, b.q, b.qc = s, c, q, qc
+	return lo, hi, true
+}
+
 // fillRun is FillSlots' one pass over run[0], run[stride], …, in a band
 // anchored at biased exponent e0: it sets the main band's sums and
 // empties the outer bands, and reports true, when every value is present

@@ -185,3 +185,42 @@ func TestShiftEachMatchesShiftSlots(t *testing.T) {
 		}
 	}
 }
+
+// TestFillMinMaxMatchesFillAndMinMax: filling with the extremes in one
+// pass leaves the state of FillSlots and returns MinMaxSlots' results, bit
+// for bit, whatever the values and the previous state.
+func TestFillMinMaxMatchesFillAndMinMax(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 28))
+	for step := range 20000 {
+		var a, b Moments
+		if step%3 == 0 {
+			a.SkipSquares()
+			b.SkipSquares()
+		}
+		for range rng.IntN(4) {
+			x := shiftValues(rng)
+			a.Add(x)
+			b.Add(x)
+		}
+		n := rng.IntN(7)
+		stride := 1 + rng.IntN(3)
+		off := rng.IntN(5)
+		slots := make([]uint64, off+n*stride+1)
+		for r := range n {
+			x := shiftValues(rng)
+			if rng.IntN(8) == 0 {
+				x = math.Copysign(0, -1) // -0 before or after 0: the first stays
+			}
+			slots[off+r*stride] = math.Float64bits(x)
+		}
+		lo, hi, ok := a.FillMinMax(slots, off, stride, n)
+		b.FillSlots(slots, off, stride, n)
+		wlo, whi, wok := MinMaxSlots(slots, off, stride, n)
+		sameMoments(t, &a, &b, "step %d", step)
+		require.Equal(t, wok, ok, "step %d", step)
+		if wok {
+			require.Equal(t, math.Float64bits(wlo), math.Float64bits(lo), "step %d", step)
+			require.Equal(t, math.Float64bits(whi), math.Float64bits(hi), "step %d", step)
+		}
+	}
+}
