@@ -434,17 +434,18 @@ func (e *Engine) Prefetch(rows int) {
 // scanTo returns the first row from a on whose time is not before lim
 // (tail if none), reading the times block by block.
 func (e *Engine) scanTo(a, tail uint64, lim int64) uint64 {
-	st := e.dq.stride
+	d := &e.dq
+	st := d.stride
 	for a < tail {
-		blk, first, n := e.dq.seg(a)
-		n = min(n, int(tail-a))
-		times := blk[first*st : (first+n-1)*st+1]
-		for i := 0; i < len(times); i += st {
-			if int64(times[i]) >= lim {
-				return a + uint64(i/st)
+		blk, i := d.slotOf(a)
+		// Rows run on to the block's end, then on at the next block's
+		// start.
+		for ; a < tail && i < len(blk); i += st {
+			if int64(blk[i]) >= lim {
+				return a
 			}
+			a++
 		}
-		a += uint64(n)
 	}
 	return tail
 }
@@ -643,11 +644,11 @@ func (e *Engine) run(from, to uint64) ([]uint64, int, bool) {
 	if from >= to {
 		return nil, 0, false
 	}
-	blk, i, n := e.dq.seg(from)
-	if uint64(n) < to-from {
+	blk, i := e.dq.slotOf(from)
+	if int(to-from)*e.dq.stride > len(blk)-i {
 		return nil, 0, false
 	}
-	return blk, i * e.dq.stride, true
+	return blk, i, true
 }
 
 // shift slides a window: rows [rFrom, rTo) leave it and rows [aFrom, aTo)
@@ -848,6 +849,17 @@ func (e *Engine) value(slot int, a uint64, bits uint64) schema.Value {
 
 // arrKey is the key of the array in slot of row a.
 func (e *Engine) arrKey(a uint64, slot int) uint64 { return a*uint64(e.dq.stride) + uint64(slot) }
+
+// slotOf returns the block holding row a, held or the tail, and the
+// index of the row's first slot in it. The block's length bounds the
+// rows that follow a in it (a short last block is shorter).
+func (d *deque) slotOf(a uint64) ([]uint64, int) {
+	q := a - d.base
+	if q >= d.cap {
+		q -= d.cap
+	}
+	return d.blocks[q/blockRows], int(q%blockRows) * d.stride
+}
 
 // present reports whether an encoded slot holds a value.
 func (e *Engine) present(slot int, bits uint64) bool {
