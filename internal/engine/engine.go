@@ -407,28 +407,46 @@ func (e *Engine) dropArrays(low uint64) {
 // is least likely to find in cache: the window states, the oldest rows of
 // each window (rows a minute old, for a minute-long window) — as many as
 // are about to leave when about rows arrive — and the deque's tail. A
-// tick prefetches a few engines ahead of the one it folds.
+// window whose oldest row is within a few rows of the tail (a short
+// window) has its rows and the tail's slot loaded as one run. A tick
+// prefetches a few engines ahead of the one it folds.
 func (e *Engine) Prefetch(rows int) {
 	prefetch.Line(unsafe.Pointer(&e.wins[0]))
-	st := e.dq.stride
+	d := &e.dq
+	st := d.stride
 	// Lines of the leaving rows, at most 16 (about 40 rows of 3 slots);
 	// a run into the next block is left to the hardware.
 	span := min(max(rows, 1)*st*8, 16*64)
+	near := d.tail
 	for w := range e.wins {
-		if h := e.wins[w].head; h < e.dq.tail {
-			blk, i, _ := e.dq.seg(h)
-			i *= st
-			p := unsafe.Pointer(&blk[i])
-			// Lines from p's to the one holding the span's last byte
-			// (within the block): p, p+64, … fall one in each.
-			n := int(uintptr(p)%64) + min(span, (len(blk)-i)*8)
-			prefetch.Lines(p, (n+63)/64)
+		h := e.wins[w].head
+		if h+nearRows >= d.tail {
+			near = min(near, h)
+			continue
 		}
+		prefetchRun(d, h, span)
 	}
-	if e.dq.tail-e.dq.front < e.dq.cap {
-		blk, i, _ := e.dq.seg(e.dq.tail)
-		prefetch.Line(unsafe.Pointer(&blk[i*st]))
+	if near < d.tail || d.tail-d.front < d.cap {
+		// From the nearest head, or the tail, to the tail's slot.
+		prefetchRun(d, near, int(d.tail-near+1)*st*8)
 	}
+}
+
+// nearRows is how close to the tail a window's oldest row is for
+// [Engine.Prefetch] to load it with the tail.
+const nearRows = 8
+
+// prefetchRun starts loading the lines of bytes bytes of d from row a's
+// slots on, within a's block: p, p+64, … fall one in each line, from p's
+// to the one holding the last byte.
+func prefetchRun(d *deque, a uint64, bytes int) {
+	blk, i := d.slotOf(a)
+	if i >= len(blk) {
+		return
+	}
+	p := unsafe.Pointer(&blk[i])
+	n := int(uintptr(p)%64) + min(bytes, (len(blk)-i)*8)
+	prefetch.Lines(p, (n+63)/64)
 }
 
 // scanTo returns the first row from a on whose time is not before lim
