@@ -322,14 +322,6 @@ func (e *Engine) fold(cut int64, pool *blockPool) {
 		switch {
 		case tail-nh < ops:
 			e.rebuild(ws, wp, nh, tail)
-		case ops <= 3:
-			// A row or two: the per-row path, as under an event trigger.
-			for r := ws.head; r < min(nh, ws.added); r++ {
-				e.removeRow(ws, wp, r)
-			}
-			for r := max(ws.added, nh); r < tail; r++ {
-				e.addRow(ws, wp, r)
-			}
 		default:
 			rTo, aFrom := min(nh, ws.added), max(ws.added, nh)
 			switch {
@@ -518,6 +510,10 @@ func (e *Engine) removeRow(ws *winState, wp *winPlan, a uint64) {
 // are set to their values ([Engine.scanExtremes]); the sums of rows that
 // lie in one block are filled in one pass each.
 func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
+	if from >= to {
+		e.emptyStates(ws, wp)
+		return
+	}
 	blk, base, ok := e.run(from, to)
 	if !ok {
 		e.resetStates(ws)
@@ -754,6 +750,26 @@ func (e *Engine) removeGeneric(ws *winState, wp *winPlan, blk []uint64, base, n 
 		for r := range uint64(n) {
 			ws.generic()[i].Remove(a+r, e.value(g.slot, a+r, blk[base+int(r)*stride+g.slot]))
 		}
+	}
+}
+
+// emptyStates empties every state of a window that its rows all left:
+// resetStates, with the extremes set to none rather than reset, as a
+// rebuild from no rows leaves them.
+func (e *Engine) emptyStates(ws *winState, wp *winPlan) {
+	for i := range ws.moments() {
+		ws.moments()[i].Reset()
+	}
+	clear(ws.counts())
+	for i := range ws.mins() {
+		ws.mins()[i].SetValue(0, false)
+	}
+	for i := range ws.maxs() {
+		ws.maxs()[i].SetValue(0, false)
+	}
+	ws.scalarExt = len(wp.extSlots) > 0
+	for _, g := range ws.generic() {
+		g.Reset()
 	}
 }
 
