@@ -347,6 +347,8 @@ func ReadEach(ms []*Moments, n, sum, mean, sd []float64) {
 					dev, okDev = m.Stdev()
 				}
 			}
+		} else if m.n == 0 {
+			okMu, okDev = false, false // an empty window: sum 0, the rest missing
 		} else {
 			s, mu, okMu, dev, okDev = m.readApart(withSd)
 		}
