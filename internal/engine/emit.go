@@ -121,79 +121,89 @@ func (e *Engine) Emit(out *schema.Table) {
 	p.emitRows(es[:], dsts)
 }
 
-// emitRows appends one row per engine of es, in order, to the output
-// columns dsts: Emit for several engines at once, output by output. A
-// tick emits its partitions a few dozen at a time, just after folding
-// them: each output's plan is read once per run of partitions, and each
-// number column grows once and is written in place.
+// emitRows appends one row per engine of es (at most emitRun), in order,
+// to the output columns dsts: Emit for several engines at once, output by
+// output. A tick emits its partitions a few dozen at a time, just after
+// folding them: each output's plan is read once per run of partitions,
+// and each number column grows once and is written in place.
 func (p *Plan) emitRows(es []*Engine, dsts []*table.Col) {
 	dsts = dsts[:len(p.outs)]
+	var r winRun
 	for k := range p.emits {
 		we := &p.emits[k]
-		w := we.win
+		r.set(es, we.win)
 		for _, me := range we.moments {
-			emitMoments(es, w, we.minSamples, &me, dsts)
+			emitMoments(es, &r, we.minSamples, &me, dsts)
 		}
 		for _, j := range we.rows {
 			col := dsts[j].GrowNums(len(es))
-			for i, e := range es {
-				n := e.dq.tail - e.wins[w].head
-				x := float64(n)
-				if int(n) < we.minSamples {
-					x = math.NaN()
-				}
-				col[i] = x
+			for i := range col {
+				col[i] = r.missing(i, we.minSamples, float64(r.held[i]))
 			}
 		}
 		for _, o := range we.mins {
 			col := dsts[o.out].GrowNums(len(es))
-			for i, e := range es {
-				ws := &e.wins[w]
-				col[i] = optNum(ws.mins()[o.idx].Value())
-				if int(e.dq.tail-ws.head) < we.minSamples {
-					col[i] = math.NaN()
-				}
+			for i := range col {
+				col[i] = r.missing(i, we.minSamples, optNum(r.ws[i].mins()[o.idx].Value()))
 			}
 		}
 		for _, o := range we.maxs {
 			col := dsts[o.out].GrowNums(len(es))
-			for i, e := range es {
-				ws := &e.wins[w]
-				col[i] = optNum(ws.maxs()[o.idx].Value())
-				if int(e.dq.tail-ws.head) < we.minSamples {
-					col[i] = math.NaN()
-				}
+			for i := range col {
+				col[i] = r.missing(i, we.minSamples, optNum(r.ws[i].maxs()[o.idx].Value()))
 			}
 		}
 		for _, o := range we.samples {
 			dst := dsts[o.out]
-			for _, e := range es {
-				ws := &e.wins[w]
-				if int(e.dq.tail-ws.head) < we.minSamples {
+			for i, e := range es {
+				if r.held[i] < we.minSamples {
 					dst.AppendMissing()
 					continue
 				}
-				e.appendNumbers(dst, ws.head, e.dq.tail, o.slot)
+				e.appendNumbers(dst, r.ws[i].head, e.dq.tail, o.slot)
 			}
 		}
 		for _, j := range we.other {
 			o := &p.outs[j]
-			for _, e := range es {
-				ws := &e.wins[w]
-				if int(e.dq.tail-ws.head) < we.minSamples {
+			for i, e := range es {
+				if r.held[i] < we.minSamples {
 					dsts[j].AppendMissing()
 					continue
 				}
-				e.emitOne(ws, o, dsts[j], e.dq.tail)
+				e.emitOne(r.ws[i], o, dsts[j], e.dq.tail)
 			}
 		}
 	}
 }
 
+// winRun is one window of a run of engines being emitted: each engine's
+// state of it and the rows it holds.
+type winRun struct {
+	ws   [emitRun]*winState
+	held [emitRun]int
+}
+
+// set points r at window w of each engine of es.
+func (r *winRun) set(es []*Engine, w int) {
+	for i, e := range es[:min(len(es), emitRun)] {
+		ws := &e.wins[w]
+		r.ws[i], r.held[i] = ws, int(e.dq.tail-ws.head)
+	}
+}
+
+// missing returns x, or NaN (missing) when engine i's window holds fewer
+// than minSamples rows.
+func (r *winRun) missing(i, minSamples int, x float64) float64 {
+	if r.held[i] < minSamples {
+		return math.NaN()
+	}
+	return x
+}
+
 // emitMoments appends, for each engine of es (at most emitRun), the
-// readings me asks for of a Moments state of window w: missing while the
-// window holds fewer than minSamples rows.
-func emitMoments(es []*Engine, w, minSamples int, me *momEmit, dsts []*table.Col) {
+// readings me asks for of a Moments state of the window of r: missing
+// while the window holds fewer than minSamples rows.
+func emitMoments(es []*Engine, r *winRun, minSamples int, me *momEmit, dsts []*table.Col) {
 	var ns, sums, avgs, sds []float64
 	if me.n >= 0 {
 		ns = dsts[me.n].GrowNums(len(es))
@@ -209,15 +219,15 @@ func emitMoments(es []*Engine, w, minSamples int, me *momEmit, dsts []*table.Col
 	}
 	var run [emitRun]*reducers.Moments
 	ms := run[:len(es)]
-	for i, e := range es {
-		ms[i] = &e.wins[w].moments()[me.idx]
+	for i := range ms {
+		ms[i] = &r.ws[i].moments()[me.idx]
 	}
 	reducers.ReadEach(ms, ns, sums, avgs, sds)
 	if minSamples == 0 {
 		return
 	}
-	for i, e := range es {
-		if int(e.dq.tail-e.wins[w].head) >= minSamples {
+	for i := range ms {
+		if r.held[i] >= minSamples {
 			continue
 		}
 		for _, col := range [...][]float64{ns, sums, avgs, sds} {
