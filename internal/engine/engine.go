@@ -450,8 +450,9 @@ func (e *Engine) scanTo(a, tail uint64, lim int64) uint64 {
 		blk, i := d.slotOf(a)
 		// Rows run on to the block's end, then on at the next block's
 		// start.
-		for ; a < tail && i < len(blk); i += st {
-			if int64(blk[i]) >= lim {
+		times := blk[i : i+min(len(blk)-i, int(tail-a)*st)]
+		for j := 0; j < len(times); j += st {
+			if int64(times[j]) >= lim {
 				return a
 			}
 			a++
