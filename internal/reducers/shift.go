@@ -201,9 +201,14 @@ func (m *Moments) shiftSums(rem, add []uint64, stride int) bool {
 	b := &m.main
 	s, c := b.s, b.c
 	var far uint
+	// Values held in the main band alone, none of them with a square
+	// left out, are all in the band: those leaving need no check.
+	checkRem := m.n != b.n || m.big != 0
 	for i := 0; i < len(rem); i += stride {
 		bits := rem[i]
-		far = max(far, bandDistance(bits, lo))
+		if checkRem {
+			far = max(far, bandDistance(bits, lo))
+		}
 		s, c = subDD(s, c, math.Float64frombits(bits))
 	}
 	for i := 0; i < len(add); i += stride {
@@ -226,9 +231,12 @@ func (m *Moments) shiftSquares(rem, add []uint64, stride int) bool {
 	b := &m.main
 	s, c, q, qc := b.s, b.c, b.q, b.qc
 	var far uint
+	checkRem := m.n != b.n || m.big != 0 // see shiftSums
 	for i := 0; i < len(rem); i += stride {
 		bits := rem[i]
-		far = max(far, bandDistance(bits, lo))
+		if checkRem {
+			far = max(far, bandDistance(bits, lo))
+		}
 		x := math.Float64frombits(bits)
 		s, c = subDD(s, c, x)
 		q, qc = subSquare(q, qc, x)
