@@ -292,8 +292,9 @@ func (e *Engine) WindowLen(w int) int { return int(e.dq.tail - e.wins[w].head) }
 //
 // A window whose contents after the fold are fewer than the rows that
 // would enter and leave it (a short window under a clock: 200 ms of rows
-// emitted every 200 ms) is recomputed from the deque instead of updated,
-// which touches each row once rather than twice.
+// emitted every 200 ms), or that held no rows before, is recomputed from
+// the deque instead of updated, which touches each row once rather than
+// twice.
 func (e *Engine) Fold(cut int64) { e.fold(cut, &e.p.pool) }
 
 // fold is Fold giving the blocks it frees to pool.
@@ -314,13 +315,16 @@ func (e *Engine) fold(cut int64, pool *blockPool) {
 			nh = e.scanTo(ws.head, tail, cut-wp.span)
 		}
 		ops := (tail - ws.added) + (nh - ws.head)
-		if ws.scalarExt && ops > 0 && tail-nh >= ops {
+		// Recomputed from its rows when more enter and leave than remain,
+		// or when rows enter a window that held none.
+		rebuild := tail-nh < ops || ws.head == ws.added && ops > 0
+		if ws.scalarExt && ops > 0 && !rebuild {
 			// The window slides after being recomputed: its extremes'
 			// deques are built from the rows it holds first.
 			e.buildExtremes(ws, wp, ws.head, ws.added)
 		}
 		switch {
-		case tail-nh < ops:
+		case rebuild:
 			e.rebuild(ws, wp, nh, tail)
 		default:
 			rTo, aFrom := min(nh, ws.added), max(ws.added, nh)
