@@ -489,17 +489,9 @@ func (g *Group) take(p int32, e *Engine, pool *blockPool) {
 	e.maxT, e.has = mt, has
 	if d.tail-d.front+uint64(c.n) <= d.cap {
 		// The common case of a tick: rows that fit in the ring and in
-		// the tail's block, copied in place (a few of them without a
-		// call).
+		// the tail's block, copied in place.
 		if blk, i := d.slotOf(d.tail); len(rows) <= len(blk)-i {
-			dst := blk[i : i+len(rows)]
-			if len(rows) <= 16 {
-				for j, x := range rows {
-					dst[j] = x
-				}
-			} else {
-				copy(dst, rows)
-			}
+			copy(blk[i:i+len(rows)], rows)
 			d.tail += uint64(c.n)
 			return
 		}
