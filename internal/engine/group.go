@@ -313,19 +313,32 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*ta
 		q := order[i]
 		g.engines[q].Prefetch(g.pending(q))
 	}
-	for i, p := range order {
-		if i+ahead < len(order) {
-			q := order[i+ahead]
-			g.engines[q].Prefetch(g.pending(q))
+	// The partitions are folded a run at a time and the run's rows
+	// emitted output by output, while their states are still in cache.
+	var run [emitRun]*Engine
+	for from := 0; from < len(order); from += emitRun {
+		es := run[:min(emitRun, len(order)-from)]
+		for k := range es {
+			i := from + k
+			if i+ahead < len(order) {
+				q := order[i+ahead]
+				g.engines[q].Prefetch(g.pending(q))
+			}
+			p := order[i]
+			e := g.engines[p]
+			g.take(p, e, pool)
+			e.fold(t, pool)
+			es[k] = e
+			tc.AppendTime(b)
+			table.AppendValue(kc, g.keys.KeyValue(p))
 		}
-		e := g.engines[p]
-		g.take(p, e, pool)
-		e.fold(t, pool)
-		tc.AppendTime(b)
-		table.AppendValue(kc, g.keys.KeyValue(p))
-		e.emitTo(ds)
+		p0.emitRows(es, ds)
 	}
 }
+
+// emitRun is the number of partitions a tick folds before it emits their
+// rows.
+const emitRun = 32
 
 // buffer appends rows [from, to) of in to the rows waiting for the next
 // tick.
@@ -464,7 +477,8 @@ func (g *Group) take(p int32, e *Engine, pool *blockPool) {
 	}
 	c := g.chains[p]
 	g.chains[p] = chain{}
-	st := e.dq.stride
+	d := &e.dq
+	st := d.stride
 	rows := g.sorted[int(c.end-c.n)*st : int(c.end)*st]
 	mt, has := e.maxT, e.has
 	for r := 0; r < len(rows); r += st {
@@ -473,6 +487,15 @@ func (g *Group) take(p int32, e *Engine, pool *blockPool) {
 		}
 	}
 	e.maxT, e.has = mt, has
+	if d.tail-d.front+uint64(c.n) <= d.cap {
+		// The common case of a tick: rows that fit in the ring and in
+		// the tail's block, copied in place.
+		if blk, i := d.slotOf(d.tail); len(rows) <= len(blk)-i {
+			copy(blk[i:i+len(rows)], rows)
+			d.tail += uint64(c.n)
+			return
+		}
+	}
 	for len(rows) > 0 {
 		blk, i, n := e.dq.room(pool)
 		k := min(n, len(rows)/st)
