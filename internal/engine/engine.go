@@ -273,7 +273,9 @@ func (e *Engine) Append(in *Input, i int) {
 	}
 }
 
-// MaxTime returns the latest time appended, and false if none was.
+// MaxTime returns the latest time appended, and false if none was. A
+// group's tick under a clock does not keep it: it folds against the
+// crossing row's time.
 func (e *Engine) MaxTime() (int64, bool) { return e.maxT, e.has }
 
 // Len returns the number of rows the deque holds (the union of the

@@ -30,11 +30,11 @@ type Keys interface {
 //
 // Between ticks nothing is observable, so rows are only buffered, in
 // arrival order, in one sequential buffer. At the tick each partition's
-// rows are chained in arrival order, and the tick visits each partition
-// once: it takes the partition's rows into its deque, folds its windows
-// and emits its row, while the oldest rows, tail and state of partitions
-// a few places ahead are prefetched. The per-row cost is a sequential
-// write; a partition's state is brought into cache once per tick.
+// rows are copied to the tail of its deque, and the tick visits each
+// partition once: it folds its windows and emits its row, while the
+// oldest rows, tail and state of partitions a few places ahead are
+// prefetched. The per-row cost is a sequential write; a partition's
+// state is brought into cache once per tick.
 //
 // Under an event or count trigger each partition emits on its own rows
 // (the count per partition), keyed at the row's time.
@@ -47,18 +47,24 @@ type Group struct {
 	counts  []clock.CountState
 
 	// Rows since the last tick, column by column: in takes a push's rows;
-	// work holds those being laid out and taken into the deques, at a
-	// tick, or before it on a worker (see handOff).
+	// work holds those being moved into the deques, at a tick, or before
+	// it on a worker (see handOff). On one goroutine the two swap back
+	// after each tick, so that only in grows.
 	in, work pendRows
 	bg       bgTake
 	tickRows int // rows buffered since the last tick
-	// At the tick the buffered rows are laid out row-major (the time, then
-	// the encoded columns), grouped by partition and in arrival order
-	// within each: partition p's rows end at row chains[p].end of sorted.
+	// On one goroutine, a tick places the buffered rows in the deques
+	// itself (see place): cnt holds each partition's count until its
+	// fold, cur where its next row goes.
+	cnt []int32
+	cur []cursor
+	// Over workers, the buffered rows are first laid out row-major (the
+	// time, then the encoded columns), grouped by partition and in
+	// arrival order within each: partition p's rows end at row
+	// chains[p].end of sorted (see link; cnt is link's scratch then).
 	chains []chain
 	sorted []uint64
-	cnt    []int32 // link's scratch: buffered rows by partition
-	at     []int   // link's scratch: each buffered row's place in sorted
+	at     []int // link's scratch: each buffered row's place in sorted
 	dsts   []*table.Col
 
 	al   *aligned.Group // the aligned engine, when the plan is aligned
@@ -262,12 +268,14 @@ func (g *Group) tick(t, b int64, out *schema.Table) {
 	if par && len(g.order)+len(g.work.part) > 1 {
 		g.par.run(g, t, b, out) // links the buffered rows in parts too
 	} else {
-		g.link()
+		g.place(&g.p.pool)
 		g.tickRange(0, len(g.order), t, b, out, &g.dsts, &g.p.pool)
 	}
 	g.clearPending()
 	if par {
 		g.reserve(g.tickRows)
+	} else {
+		g.in, g.work = g.work, g.in
 	}
 	g.tickRows = 0
 }
@@ -319,7 +327,7 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*ta
 			g.engines[q].Prefetch(g.pending(q))
 		}
 		e := g.engines[p]
-		g.take(p, e, pool)
+		g.arrive(p, e, pool)
 		e.fold(t, pool)
 		tc.AppendTime(b)
 		table.AppendValue(kc, g.keys.KeyValue(p))
@@ -349,9 +357,11 @@ func (g *Group) buffer(in *Input, part []int32, from, to int) {
 // link makes the engines of the partitions first seen among the
 // buffered rows, in the order their first rows arrived, and lays the
 // buffered rows out by partition (a counting sort): each partition's rows
-// side by side, row-major, in arrival order, so that a tick takes them
-// with one sequential copy. A tick over workers does the same in parts
-// (see parTick).
+// side by side, row-major, in arrival order, so that each is taken with
+// one sequential copy. A worker does it with the rows handed over between
+// ticks (see bgTake), and a tick over workers in parts (see parTick); a
+// tick on one goroutine places the rows in the deques directly (see
+// place).
 func (g *Group) link() {
 	if len(g.work.part) == 0 {
 		return
@@ -448,12 +458,17 @@ func (g *Group) scatter(from, to int, cur []int32, at *[]int) {
 	}
 }
 
-// pending returns the number of rows buffered for partition p.
+// pending returns the number of rows arriving in partition p at this
+// tick: placed in its deque, or laid out for it to take.
 func (g *Group) pending(p int32) int {
-	if int(p) >= len(g.chains) {
-		return 0
+	n := 0
+	if int(p) < len(g.cnt) {
+		n = int(g.cnt[p])
 	}
-	return int(g.chains[p].n)
+	if int(p) < len(g.chains) {
+		n += int(g.chains[p].n)
+	}
+	return n
 }
 
 // take appends partition p's buffered rows, laid out by [Group.link], to
@@ -466,13 +481,6 @@ func (g *Group) take(p int32, e *Engine, pool *blockPool) {
 	g.chains[p] = chain{}
 	st := e.dq.stride
 	rows := g.sorted[int(c.end-c.n)*st : int(c.end)*st]
-	mt, has := e.maxT, e.has
-	for r := 0; r < len(rows); r += st {
-		if t := int64(rows[r]); !has || t > mt {
-			mt, has = t, true
-		}
-	}
-	e.maxT, e.has = mt, has
 	for len(rows) > 0 {
 		blk, i, n := e.dq.room(pool)
 		k := min(n, len(rows)/st)
@@ -486,14 +494,16 @@ func (g *Group) take(p int32, e *Engine, pool *blockPool) {
 func (g *Group) flush() {
 	g.settle()
 	g.in, g.work = g.work, g.in
-	if len(g.work.part) == 0 {
-		return
+	if len(g.work.part) > 0 {
+		g.place(&g.p.pool)
+		for p, n := range g.cnt {
+			if n > 0 {
+				g.arrive(int32(p), g.engines[p], &g.p.pool)
+			}
+		}
+		g.clearPending()
 	}
-	g.link()
-	for _, p := range g.order {
-		g.take(p, g.engines[p], &g.p.pool)
-	}
-	g.clearPending()
+	g.in, g.work = g.work, g.in
 }
 
 // clearPending forgets the rows laid out, which have been taken.
