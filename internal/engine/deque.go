@@ -164,6 +164,9 @@ func (d *deque) blockLen(k int) int {
 	return blockRows
 }
 
+// block returns the slots of block k.
+func (d *deque) block(k int) []uint64 { return d.blocks[k] }
+
 // seg returns the block that holds row a, the row's index in it and the
 // number of positions from there to the block's end: a run of rows from
 // a that lies in one block has at most n rows.

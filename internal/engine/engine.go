@@ -596,7 +596,7 @@ func (e *Engine) buildExtremes(ws *winState, wp *winPlan, from, to uint64) {
 	a := to
 	for a > from {
 		off := e.dq.pos(a - 1)
-		blk := e.dq.blocks[off/blockRows]
+		blk := e.dq.block(int(off / blockRows))
 		last := int(off % blockRows)
 		n := min(last+1, int(a-from))
 		first := last + 1 - n
