@@ -151,9 +151,14 @@ type deque struct {
 	front  uint64 // absolute index of the first row held
 	tail   uint64 // absolute index after the last row held
 	cap    uint64 // rows the ring has room for
-	last   int    // the class of the last block
-	stride int
+	// The class of the last block and its rows (classRows(last), read
+	// wherever a block's length is).
+	last, lastRows int32
+	stride         int
 }
+
+// setLast makes c the class of the last block.
+func (d *deque) setLast(c int) { d.last, d.lastRows = int32(c), int32(classRows(c)) }
 
 // pos returns the ring position of row a, held or the tail.
 func (d *deque) pos(a uint64) uint64 {
@@ -167,19 +172,21 @@ func (d *deque) pos(a uint64) uint64 {
 // blockLen returns the rows of block k.
 func (d *deque) blockLen(k int) int {
 	if k == len(d.blocks)-1 {
-		return classRows(d.last)
+		return int(d.lastRows)
 	}
 	return blockRows
 }
 
 // block returns the slots of block k.
-func (d *deque) block(k int) []uint64 {
-	return unsafe.Slice(d.blocks[k], d.blockLen(k)*d.stride)
-}
+func (d *deque) block(k int) []uint64 { return slotsAt(d.blocks[k], d.blockLen(k)*d.stride) }
 
 // slots returns the slots of a block of class c that b is the first of.
-func (p *blockPool) slots(b *uint64, c int) []uint64 {
-	return unsafe.Slice(b, classRows(c)*p.stride)
+func (p *blockPool) slots(b *uint64, c int) []uint64 { return slotsAt(b, classRows(c)*p.stride) }
+
+// slotsAt returns the n slots from b, a block's first: unsafe.Slice with
+// one bounds check rather than its three (seg is on every fold's path).
+func slotsAt(b *uint64, n int) []uint64 {
+	return (*[1 << 40]uint64)(unsafe.Pointer(b))[:n:n]
 }
 
 // seg returns the block that holds row a, the row's index in it and the
@@ -187,9 +194,12 @@ func (p *blockPool) slots(b *uint64, c int) []uint64 {
 // a that lies in one block has at most n rows.
 func (d *deque) seg(a uint64) (blk []uint64, i, n int) {
 	q := d.pos(a)
-	k := int(q / blockRows)
+	k, r := int(q/blockRows), blockRows
+	if k == len(d.blocks)-1 {
+		r = int(d.lastRows)
+	}
 	i = int(q % blockRows)
-	return d.block(k), i, d.blockLen(k) - i
+	return slotsAt(d.blocks[k], r*d.stride), i, r - i
 }
 
 // at returns a pointer to the first slot of row a, held or the tail of a
@@ -227,13 +237,14 @@ func (d *deque) room(p *blockPool) (blk []uint64, i, n int) {
 func (d *deque) grow(p *blockPool) {
 	if d.cap == 0 {
 		d.blocks = append(d.blocks[:0], &p.get(0)[0])
-		d.last, d.base, d.cap = 0, d.front, uint64(smallRows[0])
+		d.setLast(0)
+		d.base, d.cap = d.front, uint64(smallRows[0])
 		return
 	}
 	if q := d.pos(d.tail); q != 0 {
 		k := int(q / blockRows)
 		switch i := int(q % blockRows); {
-		case k == len(d.blocks)-1 && d.last < len(smallRows):
+		case k == len(d.blocks)-1 && int(d.last) < len(smallRows):
 			// The tail is in the short last block: the step opens
 			// there, and the rows after it (the oldest) move up.
 			g := d.growLast(p, i)
@@ -246,13 +257,13 @@ func (d *deque) grow(p *blockPool) {
 		d.rotate()
 	}
 	// The front is at position 0: the room goes at the ring's end.
-	if d.last < len(smallRows) {
-		d.growLast(p, classRows(d.last))
+	if int(d.last) < len(smallRows) {
+		d.growLast(p, int(d.lastRows))
 		return
 	}
 	d.roomForBlock()
 	d.blocks = append(d.blocks, &p.get(0)[0])
-	d.last = 0
+	d.setLast(0)
 	d.cap += uint64(smallRows[0])
 }
 
@@ -294,15 +305,16 @@ func (d *deque) roomForBlock() {
 // difference, which it returns.
 func (d *deque) growLast(p *blockPool, i int) int {
 	k := len(d.blocks) - 1
-	old, r := d.block(k), classRows(d.last)
-	nb := p.get(d.last + 1)
-	g := classRows(d.last+1) - r
+	c := int(d.last)
+	old, r := d.block(k), int(d.lastRows)
+	nb := p.get(c + 1)
+	g := classRows(c+1) - r
 	st := d.stride
 	copy(nb[:i*st], old[:i*st])
 	copy(nb[(i+g)*st:], old[i*st:r*st])
-	p.put(old, d.last)
+	p.put(old, c)
 	d.blocks[k] = &nb[0]
-	d.last++
+	d.setLast(c + 1)
 	d.cap += uint64(g)
 	return g
 }
@@ -368,14 +380,14 @@ func (d *deque) shrink(p *blockPool) {
 	n := d.tail - d.front
 	for len(d.blocks) > 1 {
 		k := len(d.blocks) - 1
-		r := uint64(classRows(d.last))
+		r := uint64(d.lastRows)
 		if d.cap-r < 2*n {
 			break
 		}
-		p.put(d.block(k), d.last)
+		p.put(d.block(k), int(d.last))
 		d.blocks[k] = nil
 		d.blocks = d.blocks[:k]
-		d.last = len(smallRows)
+		d.setLast(len(smallRows))
 		d.cap -= r
 	}
 }
@@ -385,7 +397,7 @@ func (d *deque) release(p *blockPool) {
 	for i, b := range d.blocks {
 		c := len(smallRows)
 		if i == len(d.blocks)-1 {
-			c = d.last
+			c = int(d.last)
 		}
 		p.put(p.slots(b, c), c)
 	}
