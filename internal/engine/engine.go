@@ -220,8 +220,24 @@ type arena struct {
 	free     []*Engine
 }
 
-// arenaChunk is the number of elements a chunk holds.
-const arenaChunk = 256
+// arenaChunkBytes are the sizes of an arena's chunks of one kind, in
+// turn, the last repeated: a plan of a few partitions takes a few small
+// chunks, one of thousands mostly 32 KB ones. Each is a size class of the
+// allocator, and a chunk holds as many elements as fit in it less the
+// 8-byte header the allocator adds to objects with pointers above 512
+// bytes: 256 Moments (16 KB) took 18 KB with their header, 12 % more.
+var arenaChunkBytes = [...]int{1 << 10, 4 << 10, 16 << 10, 32 << 10}
+
+// chunkLen returns the elements of size bytes in the chunk that follows
+// one of had elements.
+func chunkLen(size, had int) int {
+	for _, b := range arenaChunkBytes {
+		if n := (b - 8) / size; n > had {
+			return n
+		}
+	}
+	return max(1, (arenaChunkBytes[len(arenaChunkBytes)-1]-8)/size)
+}
 
 // take returns n fresh elements from the chunk of *s, starting a new chunk
 // when this one is full. The elements stay where they are for as long as
@@ -231,7 +247,8 @@ func take[T any](s *[]T, n int) []T {
 		return nil
 	}
 	if cap(*s)-len(*s) < n {
-		*s = make([]T, 0, max(arenaChunk, n))
+		var z T
+		*s = make([]T, 0, max(n, chunkLen(int(unsafe.Sizeof(z)), cap(*s))))
 	}
 	k := len(*s)
 	*s = (*s)[:k+n]
