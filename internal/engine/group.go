@@ -205,12 +205,17 @@ func (g *Group) engine(part int32) *Engine {
 // Push takes every row of in, in order, row i belonging to partition
 // part[i], and appends the rows it emits to out.
 func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
+	g.PushTo(in, part, (*tableSink)(out))
+}
+
+// PushTo is [Group.Push] appending to the table of out, asked for when the
+// first row is emitted (an aligned group asks at once).
+func (g *Group) PushTo(in *Input, part []int32, out Sink) {
 	if g.al != nil {
 		g.rows = aligned.Rows{Times: in.times, Enc: in.enc, Arrs: in.arrs}
-		g.al.Push(&g.rows, part, out)
+		g.al.Push(&g.rows, part, out.Table())
 		return
 	}
-	tc, kc := table.Column(out, 0), table.Column(out, 1)
 	switch g.p.trig.Kind {
 	case clock.Clock:
 		if g.p.hasArr {
@@ -234,13 +239,18 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 		g.buffer(in, part, from, len(in.times))
 		g.handOff()
 	case clock.Event:
+		if len(in.times) == 0 {
+			return
+		}
+		tab := out.Table()
+		tc, kc := table.Column(tab, 0), table.Column(tab, 1)
 		for i, t := range in.times {
 			e := g.engine(part[i])
 			e.Append(in, i)
 			e.Step()
 			tc.AppendTime(t)
 			table.AppendValue(kc, g.keys.KeyValue(part[i]))
-			e.Emit(out)
+			e.Emit(tab)
 		}
 	case clock.Count:
 		for i, t := range in.times {
@@ -248,10 +258,11 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 			e := g.engine(p)
 			e.Append(in, i)
 			if g.counts[p].Observe() {
+				tab := out.Table()
 				e.Fold(e.maxT)
-				tc.AppendTime(t)
-				table.AppendValue(kc, g.keys.KeyValue(p))
-				e.Emit(out)
+				table.Column(tab, 0).AppendTime(t)
+				table.AppendValue(table.Column(tab, 1), g.keys.KeyValue(p))
+				e.Emit(tab)
 			}
 		}
 	}
@@ -261,15 +272,20 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 // window evicted against t. Each partition first takes the rows buffered
 // for it, so that its engine is visited once per tick: append, fold,
 // emit.
-func (g *Group) tick(t, b int64, out *schema.Table) {
+//
+// A tick with no partition known and no row buffered emits nothing and
+// does not ask out for its table.
+func (g *Group) tick(t, b int64, out Sink) {
 	g.settle()
 	g.in, g.work = g.work, g.in
 	par := g.par.pool != nil && g.par.pool.N() > 1
-	if par && len(g.order)+len(g.work.part) > 1 {
-		g.par.run(g, t, b, out) // links the buffered rows in parts too
-	} else {
+	switch {
+	case len(g.order)+len(g.work.part) == 0:
+	case par && len(g.order)+len(g.work.part) > 1:
+		g.par.run(g, t, b, out.Table()) // links the buffered rows in parts too
+	default:
 		g.place(&g.p.pool)
-		g.tickRange(0, len(g.order), t, b, out, &g.dsts, &g.p.pool)
+		g.tickRange(0, len(g.order), t, b, out.Table(), &g.dsts, &g.p.pool)
 	}
 	g.clearPending()
 	if par {
