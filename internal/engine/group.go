@@ -44,7 +44,7 @@ type Group struct {
 	engines []*Engine
 	order   []int32
 	clock   clock.ClockState
-	counts  []clock.CountState
+	counts  []clock.CountState // under a count trigger, by partition
 
 	// Rows since the last tick, column by column: in takes a push's rows;
 	// work holds those being moved into the deques, at a tick, or before
@@ -185,17 +185,23 @@ func (g *Group) Engine(part int32) *Engine {
 	return g.engines[part]
 }
 
+// engine returns the engine of partition part, making it (and placing the
+// partition last in the emission order) if it has none. A count trigger's
+// counters are kept per partition only under a count trigger.
 func (g *Group) engine(part int32) *Engine {
+	count := g.p.trig.Kind == clock.Count
 	for int(part) >= len(g.engines) {
 		g.engines = append(g.engines, nil)
-		g.counts = append(g.counts, clock.CountState{})
+		if count {
+			g.counts = append(g.counts, clock.CountState{})
+		}
 	}
 	e := g.engines[part]
 	if e == nil {
 		e = g.p.NewEngine()
 		g.engines[part] = e
-		if t := g.p.trig; t.Kind == clock.Count {
-			g.counts[part] = clock.NewCountState(t.N)
+		if count {
+			g.counts[part] = clock.NewCountState(g.p.trig.N)
 		}
 		g.order = append(g.order, part)
 	}
