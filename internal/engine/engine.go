@@ -124,14 +124,14 @@ type Engine struct {
 
 // winState is a window's position in the deque and its reducer states.
 // The states lie in the plan's arena, the window's of each kind side by
-// side: winState points to the first of each and counts them (the window
-// plan's numbers), which is 72 bytes less than five slices, for every
-// window of every partition.
+// side (its minimums, then its maximums): winState points to the first of
+// each kind and counts them (the window plan's numbers), which is 80
+// bytes less than five slices, for every window of every partition.
 type winState struct {
 	head, added uint64
 	mom         *reducers.Moments
 	cnt         *int
-	mn, mx      *reducers.Extreme
+	ext         *reducers.Extreme // the minimums, then the maximums
 	gen         *reducers.Window
 	nMom, nCnt  uint16
 	nMin, nMax  uint16
@@ -149,22 +149,24 @@ func (ws *winState) moments() []reducers.Moments { return unsafe.Slice(ws.mom, w
 func (ws *winState) counts() []int { return unsafe.Slice(ws.cnt, ws.nCnt) }
 
 // mins returns the window's minimums, one per entry of its plan's mins.
-func (ws *winState) mins() []reducers.Extreme { return unsafe.Slice(ws.mn, ws.nMin) }
+func (ws *winState) mins() []reducers.Extreme { return unsafe.Slice(ws.ext, ws.nMin) }
 
 // maxs returns the window's maximums, one per entry of its plan's maxs.
-func (ws *winState) maxs() []reducers.Extreme { return unsafe.Slice(ws.mx, ws.nMax) }
+func (ws *winState) maxs() []reducers.Extreme {
+	return unsafe.Slice(ws.ext, int(ws.nMin)+int(ws.nMax))[ws.nMin:]
+}
 
 // generic returns the window's other reducer states, one per entry of
 // its plan's generic.
 func (ws *winState) generic() []reducers.Window { return unsafe.Slice(ws.gen, ws.nGen) }
 
 // setStates points the window at its states: slices from the arena, of
-// at most 65,535 elements each (a plan has a state per aggregation).
-func (ws *winState) setStates(mom []reducers.Moments, cnt []int, mn, mx []reducers.Extreme) {
+// at most 65,535 elements each (a plan has a state per aggregation), the
+// extremes its mins minimums then its maximums.
+func (ws *winState) setStates(mom []reducers.Moments, cnt []int, ext []reducers.Extreme, mins int) {
 	ws.mom, ws.nMom = unsafe.SliceData(mom), uint16(len(mom))
 	ws.cnt, ws.nCnt = unsafe.SliceData(cnt), uint16(len(cnt))
-	ws.mn, ws.nMin = unsafe.SliceData(mn), uint16(len(mn))
-	ws.mx, ws.nMax = unsafe.SliceData(mx), uint16(len(mx))
+	ws.ext, ws.nMin, ws.nMax = unsafe.SliceData(ext), uint16(mins), uint16(len(ext)-mins)
 }
 
 // NewEngine returns an empty engine for the plan. Engines come from the
@@ -187,7 +189,7 @@ func (p *Plan) NewEngine() *Engine {
 	for w, wp := range p.wins {
 		ws := &eng.wins[w]
 		ws.setStates(take(&a.moments, len(wp.moments)), take(&a.counts, len(wp.counts)),
-			take(&a.extremes, len(wp.mins)), take(&a.extremes, len(wp.maxs)))
+			take(&a.extremes, len(wp.mins)+len(wp.maxs)), len(wp.mins))
 		for i, sq := range wp.squares {
 			if !sq {
 				ws.moments()[i].SkipSquares()

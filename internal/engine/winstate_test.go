@@ -60,7 +60,7 @@ func TestWinStatePointsAtItsStatesInTheArena(t *testing.T) {
 	assert.True(t, ok)
 	assert.Equal(t, 1.0, x)
 	// Every partition holds these, for every window.
-	assert.LessOrEqual(t, unsafe.Sizeof(winState{}), uintptr(72))
+	assert.LessOrEqual(t, unsafe.Sizeof(winState{}), uintptr(64))
 	assert.LessOrEqual(t, unsafe.Sizeof(reducers.Extreme{}), uintptr(56))
 }
 
