@@ -278,18 +278,13 @@ func (g *Group) PushTo(in *Input, part []int32, out Sink) {
 // window evicted against t. Each partition first takes the rows buffered
 // for it, so that its engine is visited once per tick: append, fold,
 // emit.
-//
-// A tick with no partition known and no row buffered emits nothing and
-// does not ask out for its table.
 func (g *Group) tick(t, b int64, out Sink) {
 	g.settle()
 	g.in, g.work = g.work, g.in
 	par := g.par.pool != nil && g.par.pool.N() > 1
-	switch {
-	case len(g.order)+len(g.work.part) == 0:
-	case par && len(g.order)+len(g.work.part) > 1:
+	if par && len(g.order)+len(g.work.part) > 1 {
 		g.par.run(g, t, b, out.Table()) // links the buffered rows in parts too
-	default:
+	} else {
 		g.place(&g.p.pool)
 		g.tickRange(0, len(g.order), t, b, out.Table(), &g.dsts, &g.p.pool)
 	}
