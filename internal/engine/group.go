@@ -29,11 +29,11 @@ type Keys interface {
 // crossing row join at the next tick; quiet partitions still emit.
 //
 // Between ticks nothing is observable, so rows are only buffered, in
-// arrival order, in one sequential buffer. At the tick each partition's
-// rows are copied to the tail of its deque, and the tick visits each
-// partition once: it folds its windows and emits its row, while the
-// oldest rows, tail and state of partitions a few places ahead are
-// prefetched. The per-row cost is a sequential write; a partition's
+// arrival order, in one sequential buffer. At the tick the buffered rows
+// are sorted by partition (their indices, or with workers the rows), and
+// the tick visits each partition once: it takes the partition's rows into
+// its deque, folds its windows and emits its row, while the oldest rows,
+// tail and state of partitions a few places ahead are prefetched. The per-row cost is a sequential write; a partition's
 // state is brought into cache once per tick.
 //
 // Under an event or count trigger each partition emits on its own rows
@@ -53,19 +53,19 @@ type Group struct {
 	in, work pendRows
 	bg       bgTake
 	tickRows int // rows buffered since the last tick
-	// On one goroutine, a tick places the buffered rows in the deques
-	// itself (see place): cnt holds each partition's count until its
-	// fold, cur where its next row goes.
-	cnt []int32
-	cur []cursor
-	// Over workers, the buffered rows are first laid out row-major (the
+	// At a tick on one goroutine, the buffered rows' indices sorted by
+	// partition (see index): partition p's end at idx[chains[p].end].
+	// Over workers, the buffered rows themselves laid out row-major (the
 	// time, then the encoded columns), grouped by partition and in
-	// arrival order within each: partition p's rows end at row
-	// chains[p].end of sorted (see link; cnt is link's scratch then).
-	chains []chain
-	sorted []uint64
-	at     []int // link's scratch: each buffered row's place in sorted
-	dsts   []*table.Col
+	// arrival order within each: partition p's end at row chains[p].end
+	// of sorted (see link).
+	chains  []chain
+	idx     []int32
+	indexed bool // this tick's chains are of idx, not of sorted
+	sorted  []uint64
+	cnt     []int32 // index's and link's scratch: buffered rows by partition
+	at      []int   // link's scratch: each buffered row's place in sorted
+	dsts    []*table.Col
 
 	al   *aligned.Group // the aligned engine, when the plan is aligned
 	rows aligned.Rows
@@ -285,8 +285,9 @@ func (g *Group) tick(t, b int64, out Sink) {
 	if par && len(g.order)+len(g.work.part) > 1 {
 		g.par.run(g, t, b, out.Table()) // links the buffered rows in parts too
 	} else {
-		g.place(&g.p.pool)
+		g.index()
 		g.tickRange(0, len(g.order), t, b, out.Table(), &g.dsts, &g.p.pool)
+		g.indexed = false
 	}
 	g.clearPending()
 	if par {
@@ -377,8 +378,7 @@ func (g *Group) buffer(in *Input, part []int32, from, to int) {
 // side by side, row-major, in arrival order, so that each is taken with
 // one sequential copy. A worker does it with the rows handed over between
 // ticks (see bgTake), and a tick over workers in parts (see parTick); a
-// tick on one goroutine places the rows in the deques directly (see
-// place).
+// tick on one goroutine sorts the rows' indices only (see index).
 func (g *Group) link() {
 	if len(g.work.part) == 0 {
 		return
@@ -475,17 +475,12 @@ func (g *Group) scatter(from, to int, cur []int32, at *[]int) {
 	}
 }
 
-// pending returns the number of rows arriving in partition p at this
-// tick: placed in its deque, or laid out for it to take.
+// pending returns the number of rows buffered for partition p.
 func (g *Group) pending(p int32) int {
-	n := 0
-	if int(p) < len(g.cnt) {
-		n = int(g.cnt[p])
+	if int(p) >= len(g.chains) {
+		return 0
 	}
-	if int(p) < len(g.chains) {
-		n += int(g.chains[p].n)
-	}
-	return n
+	return int(g.chains[p].n)
 }
 
 // take appends partition p's buffered rows, laid out by [Group.link], to
@@ -512,12 +507,11 @@ func (g *Group) flush() {
 	g.settle()
 	g.in, g.work = g.work, g.in
 	if len(g.work.part) > 0 {
-		g.place(&g.p.pool)
-		for p, n := range g.cnt {
-			if n > 0 {
-				g.arrive(int32(p), g.engines[p], &g.p.pool)
-			}
+		g.index()
+		for _, p := range g.order {
+			g.gather(p, g.engines[p], &g.p.pool)
 		}
+		g.indexed = false
 		g.clearPending()
 	}
 	g.in, g.work = g.work, g.in
