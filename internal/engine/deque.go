@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"sync"
-	"unsafe"
-)
+import "sync"
 
 // blockRows is the number of rows in a full deque block; a power of two.
 const blockRows = 256
@@ -142,25 +139,15 @@ func (p *blockPool) bytes() int {
 // less is in use, to twice its rows, so that a window that slides at a
 // steady size neither allocates nor moves rows, and one that shrank
 // gives its blocks back.
-//
-// The block list holds each block's first slot, not a slice: its length
-// follows from the block's place (full, or of class last at the end),
-// and a pointer is a third of a slice header (a minute of 100 rows a
-// second is 24 blocks: 190 bytes of list, not 580).
 type deque struct {
-	blocks []*uint64
+	blocks [][]uint64
 	base   uint64 // absolute index of the row at position 0 in the front's lap
 	front  uint64 // absolute index of the first row held
 	tail   uint64 // absolute index after the last row held
 	cap    uint64 // rows the ring has room for
-	// The class of the last block and its rows (classRows(last), read
-	// wherever a block's length is).
-	last, lastRows int32
-	stride         int
+	last   int    // the class of the last block
+	stride int
 }
-
-// setLast makes c the class of the last block.
-func (d *deque) setLast(c int) { d.last, d.lastRows = int32(c), int32(classRows(c)) }
 
 // pos returns the ring position of row a, held or the tail.
 func (d *deque) pos(a uint64) uint64 {
@@ -174,53 +161,36 @@ func (d *deque) pos(a uint64) uint64 {
 // blockLen returns the rows of block k.
 func (d *deque) blockLen(k int) int {
 	if k == len(d.blocks)-1 {
-		return int(d.lastRows)
+		return classRows(d.last)
 	}
 	return blockRows
 }
 
 // block returns the slots of block k.
-func (d *deque) block(k int) []uint64 { return slotsAt(d.blocks[k], d.blockLen(k)*d.stride) }
-
-// slots returns the slots of a block of class c that b is the first of.
-func (p *blockPool) slots(b *uint64, c int) []uint64 { return slotsAt(b, classRows(c)*p.stride) }
-
-// slotsAt returns the n slots from b, a block's first: unsafe.Slice with
-// one bounds check rather than its three (seg is on every fold's path).
-func slotsAt(b *uint64, n int) []uint64 {
-	return (*[1 << 40]uint64)(unsafe.Pointer(b))[:n:n]
-}
+func (d *deque) block(k int) []uint64 { return d.blocks[k] }
 
 // seg returns the block that holds row a, the row's index in it and the
 // number of positions from there to the block's end: a run of rows from
 // a that lies in one block has at most n rows.
 func (d *deque) seg(a uint64) (blk []uint64, i, n int) {
 	q := d.pos(a)
-	k, r := int(q/blockRows), blockRows
-	if k == len(d.blocks)-1 {
-		r = int(d.lastRows)
-	}
+	k := int(q / blockRows)
 	i = int(q % blockRows)
-	return slotsAt(d.blocks[k], r*d.stride), i, r - i
-}
-
-// at returns a pointer to the first slot of row a, held or the tail of a
-// ring with room.
-func (d *deque) at(a uint64) *uint64 { return d.atPos(d.pos(a)) }
-
-// atPos returns a pointer to the first slot of ring position q.
-func (d *deque) atPos(q uint64) *uint64 {
-	return (*uint64)(unsafe.Add(unsafe.Pointer(d.blocks[q/blockRows]), int(q%blockRows)*d.stride*8))
+	return d.blocks[k], i, d.blockLen(k) - i
 }
 
 // row returns the slots of row a.
 func (d *deque) row(a uint64) []uint64 {
-	return unsafe.Slice(d.at(a), d.stride)
+	q := d.pos(a)
+	b := d.blocks[q/blockRows]
+	i := int(q%blockRows) * d.stride
+	return b[i : i+d.stride : i+d.stride]
 }
 
 // time returns the time of row a.
 func (d *deque) time(a uint64) int64 {
-	return int64(*d.at(a))
+	q := d.pos(a)
+	return int64(d.blocks[q/blockRows][int(q%blockRows)*d.stride])
 }
 
 // room returns the block that holds the tail's slots, the tail's first
@@ -238,15 +208,14 @@ func (d *deque) room(p *blockPool) (blk []uint64, i, n int) {
 // one with no blocks).
 func (d *deque) grow(p *blockPool) {
 	if d.cap == 0 {
-		d.blocks = append(d.blocks[:0], &p.get(0)[0])
-		d.setLast(0)
-		d.base, d.cap = d.front, uint64(smallRows[0])
+		d.blocks = append(d.blocks[:0], p.get(0))
+		d.last, d.base, d.cap = 0, d.front, uint64(smallRows[0])
 		return
 	}
 	if q := d.pos(d.tail); q != 0 {
 		k := int(q / blockRows)
 		switch i := int(q % blockRows); {
-		case k == len(d.blocks)-1 && int(d.last) < len(smallRows):
+		case k == len(d.blocks)-1 && d.last < len(smallRows):
 			// The tail is in the short last block: the step opens
 			// there, and the rows after it (the oldest) move up.
 			g := d.growLast(p, i)
@@ -259,13 +228,13 @@ func (d *deque) grow(p *blockPool) {
 		d.rotate()
 	}
 	// The front is at position 0: the room goes at the ring's end.
-	if int(d.last) < len(smallRows) {
-		d.growLast(p, int(d.lastRows))
+	if d.last < len(smallRows) {
+		d.growLast(p, classRows(d.last))
 		return
 	}
 	d.roomForBlock()
-	d.blocks = append(d.blocks, &p.get(0)[0])
-	d.setLast(0)
+	d.blocks = append(d.blocks, p.get(0))
+	d.last = 0
 	d.cap += uint64(smallRows[0])
 }
 
@@ -281,23 +250,24 @@ const rotateMax = 4 * blockRows
 // the rows from there on (the oldest) move up a block.
 func (d *deque) insertFull(p *blockPool, k, i int) {
 	nb := p.get(len(smallRows))
-	copy(nb[:i*d.stride], d.block(k)[:i*d.stride])
+	copy(nb[:i*d.stride], d.blocks[k][:i*d.stride])
 	d.roomForBlock()
 	d.blocks = append(d.blocks, nil)
 	copy(d.blocks[k+1:], d.blocks[k:])
-	d.blocks[k] = &nb[0]
+	d.blocks[k] = nb
 	d.cap += blockRows
 	d.base -= blockRows
 }
 
 // roomForBlock makes room in the block list for one more block. The list
-// grows by an eighth, not by doubling: the doubled list of a minute of
-// 100 rows a second (24 blocks) would have 8 spare slots.
+// grows by an eighth, not by doubling: at 24 bytes a block, the doubled
+// list of a minute of 100 rows a second (24 blocks) has 190 bytes of
+// spare slots.
 func (d *deque) roomForBlock() {
 	if len(d.blocks) < cap(d.blocks) {
 		return
 	}
-	nl := make([]*uint64, len(d.blocks), len(d.blocks)+1+len(d.blocks)/8)
+	nl := make([][]uint64, len(d.blocks), len(d.blocks)+1+len(d.blocks)/8)
 	copy(nl, d.blocks)
 	d.blocks = nl
 }
@@ -307,16 +277,15 @@ func (d *deque) roomForBlock() {
 // difference, which it returns.
 func (d *deque) growLast(p *blockPool, i int) int {
 	k := len(d.blocks) - 1
-	c := int(d.last)
-	old, r := d.block(k), int(d.lastRows)
-	nb := p.get(c + 1)
-	g := classRows(c+1) - r
+	old, r := d.blocks[k], classRows(d.last)
+	nb := p.get(d.last + 1)
+	g := classRows(d.last+1) - r
 	st := d.stride
 	copy(nb[:i*st], old[:i*st])
 	copy(nb[(i+g)*st:], old[i*st:r*st])
-	p.put(old, c)
-	d.blocks[k] = &nb[0]
-	d.setLast(c + 1)
+	p.put(old, d.last)
+	d.blocks[k] = nb
+	d.last++
 	d.cap += uint64(g)
 	return g
 }
@@ -338,7 +307,8 @@ func (d *deque) reverse(i, j uint64) {
 	st := d.stride
 	for j > i+1 {
 		j--
-		x, y := unsafe.Slice(d.atPos(i), st), unsafe.Slice(d.atPos(j), st)
+		x := d.blocks[i/blockRows][int(i%blockRows)*st:][:st]
+		y := d.blocks[j/blockRows][int(j%blockRows)*st:][:st]
 		for s := range x {
 			x[s], y[s] = y[s], x[s]
 		}
@@ -382,14 +352,14 @@ func (d *deque) shrink(p *blockPool) {
 	n := d.tail - d.front
 	for len(d.blocks) > 1 {
 		k := len(d.blocks) - 1
-		r := uint64(d.lastRows)
+		r := uint64(classRows(d.last))
 		if d.cap-r < 2*n {
 			break
 		}
-		p.put(d.block(k), int(d.last))
+		p.put(d.blocks[k], d.last)
 		d.blocks[k] = nil
 		d.blocks = d.blocks[:k]
-		d.setLast(len(smallRows))
+		d.last = len(smallRows)
 		d.cap -= r
 	}
 }
@@ -399,9 +369,9 @@ func (d *deque) release(p *blockPool) {
 	for i, b := range d.blocks {
 		c := len(smallRows)
 		if i == len(d.blocks)-1 {
-			c = int(d.last)
+			c = d.last
 		}
-		p.put(p.slots(b, c), c)
+		p.put(b, c)
 	}
 	clear(d.blocks)
 	d.blocks = d.blocks[:0]
@@ -413,9 +383,9 @@ func (d *deque) len() int { return int(d.tail - d.front) }
 
 // bytes returns the memory of the deque's blocks and block list.
 func (d *deque) bytes() int {
-	n := 8 * cap(d.blocks)
-	for k := range d.blocks {
-		n += 8 * d.blockLen(k) * d.stride
+	n := 24 * cap(d.blocks)
+	for _, b := range d.blocks {
+		n += 8 * len(b)
 	}
 	return n
 }
