@@ -124,14 +124,14 @@ type Engine struct {
 
 // winState is a window's position in the deque and its reducer states.
 // The states lie in the plan's arena, the window's of each kind side by
-// side: winState points to the first of each and counts them (the window
-// plan's numbers), which is 72 bytes less than five slices, for every
-// window of every partition.
+// side (its minimums, then its maximums): winState points to the first of
+// each kind and counts them (the window plan's numbers), which is 80
+// bytes less than five slices, for every window of every partition.
 type winState struct {
 	head, added uint64
 	mom         *reducers.Moments
 	cnt         *int
-	mn, mx      *reducers.Extreme
+	ext         *reducers.Extreme // the minimums, then the maximums
 	gen         *reducers.Window
 	nMom, nCnt  uint16
 	nMin, nMax  uint16
@@ -149,22 +149,24 @@ func (ws *winState) moments() []reducers.Moments { return unsafe.Slice(ws.mom, w
 func (ws *winState) counts() []int { return unsafe.Slice(ws.cnt, ws.nCnt) }
 
 // mins returns the window's minimums, one per entry of its plan's mins.
-func (ws *winState) mins() []reducers.Extreme { return unsafe.Slice(ws.mn, ws.nMin) }
+func (ws *winState) mins() []reducers.Extreme { return unsafe.Slice(ws.ext, ws.nMin) }
 
 // maxs returns the window's maximums, one per entry of its plan's maxs.
-func (ws *winState) maxs() []reducers.Extreme { return unsafe.Slice(ws.mx, ws.nMax) }
+func (ws *winState) maxs() []reducers.Extreme {
+	return unsafe.Slice(ws.ext, int(ws.nMin)+int(ws.nMax))[ws.nMin:]
+}
 
 // generic returns the window's other reducer states, one per entry of
 // its plan's generic.
 func (ws *winState) generic() []reducers.Window { return unsafe.Slice(ws.gen, ws.nGen) }
 
 // setStates points the window at its states: slices from the arena, of
-// at most 65,535 elements each (a plan has a state per aggregation).
-func (ws *winState) setStates(mom []reducers.Moments, cnt []int, mn, mx []reducers.Extreme) {
+// at most 65,535 elements each (a plan has a state per aggregation), the
+// extremes its mins minimums then its maximums.
+func (ws *winState) setStates(mom []reducers.Moments, cnt []int, ext []reducers.Extreme, mins int) {
 	ws.mom, ws.nMom = unsafe.SliceData(mom), uint16(len(mom))
 	ws.cnt, ws.nCnt = unsafe.SliceData(cnt), uint16(len(cnt))
-	ws.mn, ws.nMin = unsafe.SliceData(mn), uint16(len(mn))
-	ws.mx, ws.nMax = unsafe.SliceData(mx), uint16(len(mx))
+	ws.ext, ws.nMin, ws.nMax = unsafe.SliceData(ext), uint16(mins), uint16(len(ext)-mins)
 }
 
 // NewEngine returns an empty engine for the plan. Engines come from the
@@ -187,7 +189,7 @@ func (p *Plan) NewEngine() *Engine {
 	for w, wp := range p.wins {
 		ws := &eng.wins[w]
 		ws.setStates(take(&a.moments, len(wp.moments)), take(&a.counts, len(wp.counts)),
-			take(&a.extremes, len(wp.mins)), take(&a.extremes, len(wp.maxs)))
+			take(&a.extremes, len(wp.mins)+len(wp.maxs)), len(wp.mins))
 		for i, sq := range wp.squares {
 			if !sq {
 				ws.moments()[i].SkipSquares()
@@ -220,8 +222,24 @@ type arena struct {
 	free     []*Engine
 }
 
-// arenaChunk is the number of elements a chunk holds.
-const arenaChunk = 256
+// arenaChunkBytes are the sizes of an arena's chunks of one kind, in
+// turn, the last repeated: a plan of a few partitions takes a few small
+// chunks, one of thousands mostly 32 KB ones. Each is a size class of the
+// allocator, and a chunk holds as many elements as fit in it less the
+// 8-byte header the allocator adds to objects with pointers above 512
+// bytes: 256 Moments (16 KB) took 18 KB with their header, 12 % more.
+var arenaChunkBytes = [...]int{1 << 10, 4 << 10, 16 << 10, 32 << 10}
+
+// chunkLen returns the elements of size bytes in the chunk that follows
+// one of had elements.
+func chunkLen(size, had int) int {
+	for _, b := range arenaChunkBytes {
+		if n := (b - 8) / size; n > had {
+			return n
+		}
+	}
+	return max(1, (arenaChunkBytes[len(arenaChunkBytes)-1]-8)/size)
+}
 
 // take returns n fresh elements from the chunk of *s, starting a new chunk
 // when this one is full. The elements stay where they are for as long as
@@ -231,7 +249,8 @@ func take[T any](s *[]T, n int) []T {
 		return nil
 	}
 	if cap(*s)-len(*s) < n {
-		*s = make([]T, 0, max(arenaChunk, n))
+		var z T
+		*s = make([]T, 0, max(n, chunkLen(int(unsafe.Sizeof(z)), cap(*s))))
 	}
 	k := len(*s)
 	*s = (*s)[:k+n]
@@ -273,7 +292,9 @@ func (e *Engine) Append(in *Input, i int) {
 	}
 }
 
-// MaxTime returns the latest time appended, and false if none was.
+// MaxTime returns the latest time appended, and false if none was. A
+// group's tick under a clock does not keep it: it folds against the
+// crossing row's time.
 func (e *Engine) MaxTime() (int64, bool) { return e.maxT, e.has }
 
 // Len returns the number of rows the deque holds (the union of the
@@ -633,7 +654,7 @@ func (e *Engine) buildExtremes(ws *winState, wp *winPlan, from, to uint64) {
 	a := to
 	for a > from {
 		off := e.dq.pos(a - 1)
-		blk := e.dq.blocks[off/blockRows]
+		blk := e.dq.block(int(off / blockRows))
 		last := int(off % blockRows)
 		n := min(last+1, int(a-from))
 		first := last + 1 - n
