@@ -21,7 +21,10 @@ var hostsConfigs = []int{1000, 10000, 100000}
 //   - rows/s and ns/row: input rows;
 //   - ns/out: per input row plus emitted row (the partitioned rolling
 //     emits one row per host per 200 ms, so at many hosts and few events
-//     per host the emitted rows outnumber the input);
+//     per host the emitted rows outnumber the input), and cpu-ns/out, the
+//     same from the pushing thread's CPU time;
+//   - cpu-ns/row: the pushing thread's CPU time per input row, which
+//     other processes on the machine do not inflate as they do ns/row;
 //   - allocs/row: heap allocations per input row;
 //
 // and, for the last run's pipeline after its last push:
@@ -57,6 +60,10 @@ func benchSeedHosts(b *testing.B, st *SeedStream) {
 	b.ReportMetric(in/r.total.Seconds(), "rows/s")
 	b.ReportMetric(ns/in, "ns/row")
 	b.ReportMetric(ns/(in+float64(r.outRows)), "ns/out")
+	// The same from the pushing thread's CPU time, which other processes
+	// on a shared machine do not inflate.
+	b.ReportMetric(float64(r.cpu.Nanoseconds())/(in+float64(r.outRows)), "cpu-ns/out")
+	b.ReportMetric(float64(r.cpu.Nanoseconds())/in, "cpu-ns/row")
 	b.ReportMetric(float64(r.allocs)/in, "allocs/row")
 
 	b.StopTimer()

@@ -13,3 +13,10 @@ func RescueByPartitions(n int) int {
 	rescueByPartitions = n
 	return old
 }
+
+// LastRowsRoom returns, for partition node id keeping one row per
+// partition, the partitions and the rows its shared slots have room for.
+func LastRowsRoom(s *Series, id NodeID) (parts, room int) {
+	n := s.nodes[id].(*partitionNode)
+	return n.router.Len(), len(n.lastRows) / n.stride
+}

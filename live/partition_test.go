@@ -1,6 +1,7 @@
 package live_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -157,4 +158,26 @@ func TestPartitionKeepsTheLastRowOfAQuietKeyAmongBusyOnes(t *testing.T) {
 			assert.Equal(t, []float64{110, 220, 30}, vals)
 		})
 	}
+}
+
+func TestPartitionSlotsGrowByAQuarter(t *testing.T) {
+	// Keeping one row per partition, the partitions' slots lie side by
+	// side in one slice, grown by a quarter as partitions appear (as
+	// append grows the other per-partition slices), not doubled.
+	s := newSeries(t, live.Options{})
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
+	require.NoError(t, err)
+	for k := range 100 {
+		b := schema.NewBatch(metricsSchema, 100)
+		for h := range 100 {
+			b.Time = append(b.Time, int64(k)*int64(time.Second))
+			b.Cols[0].Num = append(b.Cols[0].Num, 1)
+			b.Cols[1].Str = append(b.Cols[1].Str, fmt.Sprintf("host-%d", 100*k+h))
+		}
+		_, err = s.PushMany(nil, b)
+		require.NoError(t, err)
+	}
+	parts, room := live.LastRowsRoom(s, byHost)
+	require.Equal(t, 10000, parts)
+	assert.LessOrEqual(t, room, parts*5/4+1, "slots for %d partitions", parts)
 }

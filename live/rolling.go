@@ -5,6 +5,7 @@ import (
 
 	"github.com/pond-go/pond/internal/engine"
 	"github.com/pond-go/pond/rolling"
+	"github.com/pond-go/pond/schema"
 )
 
 // Rolling adds a rolling aggregation over source: one or more windows
@@ -117,21 +118,36 @@ type rollingNode struct {
 
 	// last holds the rows of the latest emission before the current
 	// push's, for [Series.Value]: out and last swap tables, so keeping
-	// them copies nothing.
-	last frame
+	// them copies nothing. The engine asks for out's table (Table) only
+	// when it emits; the table of the latest emission becomes out's then,
+	// so that one table has room for an emission and the other stays
+	// empty (an aligned rolling, which asks at every push, keeps two).
+	last   frame
+	opened bool // this push's out is the table the engine appends to
 }
 
 // settle empties the node's output for the next push, keeping the rows
 // it holds as the latest emission when there are any.
 func (n *rollingNode) settle() {
-	if n.out.len() == 0 {
-		return // nothing emitted since the last settle: out is empty already
-	}
 	if n.last.tab == nil {
 		n.last = newFrame(n.sch)
 	}
-	n.out, n.last = n.last, n.out
+	if n.out.len() > 0 {
+		n.out, n.last = n.last, n.out
+	}
 	n.out.reset()
+	n.opened = n.plan.Options().Aligned
+}
+
+// Table returns the table the engine appends this push's rows to: the
+// latest emission's, emptied, which a newer one replaces.
+func (n *rollingNode) Table() *schema.Table {
+	if !n.opened {
+		n.opened = true
+		n.out, n.last = n.last, n.out
+		n.out.reset()
+	}
+	return n.out.tab
 }
 
 func (n *rollingNode) push(in *frame) {
@@ -149,10 +165,10 @@ func (n *rollingNode) push(in *frame) {
 	n.plan.Bind(&n.in, in.tab, in.syms)
 	n.in.SetSorted(in.sorted)
 	if n.stream != nil {
-		n.stream.Push(&n.in, n.out.tab)
+		n.stream.PushTo(&n.in, n)
 		return
 	}
-	n.group.Push(&n.in, in.part, n.out.tab)
+	n.group.PushTo(&n.in, in.part, n)
 }
 
 func (n *rollingNode) evicted(*frame) {}

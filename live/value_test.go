@@ -65,6 +65,38 @@ func TestValueOfAPartitionedClockRollingIsEveryPartitionsLastTick(t *testing.T) 
 	assert.Equal(t, "time=1970-01-01T00:00:02Z host=\"a\" sum=4\ntime=1970-01-01T00:00:02Z host=\"b\" sum=6", v.String())
 }
 
+func TestRollingKeepsItsLatestEmissionInTheTableItEmitsInto(t *testing.T) {
+	// A clock rolling emits every other push. Each emission goes into the
+	// same table, the latest emission's, which the value reads between
+	// them: one table with room for an emission, not two.
+	s := newSeries(t, live.Options{})
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
+	require.NoError(t, err)
+	roll, err := s.Rolling(byHost, []rolling.Window{{Span: time.Minute, Aggs: sumAgg}},
+		rolling.Options{Trigger: trigger.Clock(sequence.Every(time.Second))})
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(roll, live.Event))
+	tables := map[*schema.Table]bool{}
+	var out []live.Output
+	for k := range int64(10) {
+		out, err = s.PushRows(out[:0], r(1000*k, float64(k), "a"), r(1000*k, 1, "b"))
+		require.NoError(t, err)
+		if tab, ok := live.Find(out, roll, live.Event); ok {
+			tables[tab] = true
+		}
+		out, err = s.PushRows(out[:0], r(1000*k+500, 0, "a"))
+		require.NoError(t, err)
+		_, emitted := live.Find(out, roll, live.Event)
+		require.False(t, emitted, "push %d: no boundary reached", k)
+		v, err := s.Value(roll)
+		require.NoError(t, err)
+		if k > 0 {
+			assert.Equal(t, 2, v.Len(), "push %d: the value is the latest tick's rows", k)
+		}
+	}
+	assert.Len(t, tables, 1, "tables emitted into")
+}
+
 func TestValueOfAReduceIsItsCurrentResult(t *testing.T) {
 	s := newSeries(t, live.Options{MaxEvents: 2})
 	red, err := s.Reduce(s.Root(), sumAgg, trigger.Count(10))

@@ -194,12 +194,16 @@ func waitConsumed(t testing.TB, seeds []string, lastMs int64, within time.Durati
 }
 
 // committedRows reads the whole output topic, read-committed, and returns
-// its rows by key; a key written twice is a failure.
+// its rows by key; a key written twice is a failure. No transaction may
+// still be open on the topic (it would hide every row after its own from
+// a read-committed reader): one that does not end within a few seconds is
+// a failure.
 func committedRows(t testing.TB, seeds []string) map[rows.Key]rows.Row {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ConsumeTopics(brokers.Output),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	require.NoError(t, err)
 	defer cl.Close()
+	waitOutputSettled(t, kadm.NewClient(cl), 2*time.Second)
 	out := map[rows.Key]rows.Row{}
 	var dups []rows.Key
 	// The topic is read when polls come back empty twice in a row, once
@@ -227,6 +231,32 @@ func committedRows(t testing.TB, seeds []string) map[rows.Key]rows.Row {
 	}
 	require.Empty(t, dups, "rows committed twice")
 	return out
+}
+
+// waitOutputSettled waits until no transaction is open on the output
+// topic: its last stable offset is its end on every partition.
+func waitOutputSettled(t testing.TB, adm *kadm.Client, within time.Duration) {
+	deadline := time.Now().Add(within)
+	var open []int32
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		stable, err := adm.ListCommittedOffsets(ctx, brokers.Output)
+		ends, err2 := adm.ListEndOffsets(ctx, brokers.Output)
+		cancel()
+		if err == nil && err2 == nil {
+			open = open[:0]
+			ends.Each(func(o kadm.ListedOffset) {
+				if s, ok := stable.Lookup(o.Topic, o.Partition); !ok || s.Offset != o.Offset {
+					open = append(open, o.Partition)
+				}
+			})
+			if len(open) == 0 {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("a transaction is still open on the output within %v; partitions held back: %v", within, open)
 }
 
 // digest is a hash of a row set in key order, for the log.

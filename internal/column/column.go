@@ -203,6 +203,15 @@ func (c *Col[V]) AppendTime(ns int64) { c.ts = append(c.ts, ns) }
 // AppendNum appends a number to a number column; NaN appends a missing cell.
 func (c *Col[V]) AppendNum(f float64) { c.num = append(c.num, f) }
 
+// GrowNums adds n cells to a number column and returns them for the
+// caller to set, each of them (NaN for a missing one): a run of cells
+// written in place, as an emission writes one output of many rows.
+func (c *Col[V]) GrowNums(n int) []float64 {
+	k := len(c.num)
+	c.num = slices.Grow(c.num, n)[:k+n]
+	return c.num[k : k+n : k+n]
+}
+
 // AppendStr appends a string to a string column.
 func (c *Col[V]) AppendStr(s string) {
 	c.str = append(c.str, s)

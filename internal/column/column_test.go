@@ -128,3 +128,20 @@ func cells(c *Col[int]) []any {
 	}
 	return out
 }
+
+func TestGrowNumsAppendsCellsSetInPlace(t *testing.T) {
+	c := Make[int](Number)
+	c.AppendNum(1)
+	xs := c.GrowNums(3)
+	assert.Len(t, xs, 3)
+	xs[0], xs[1], xs[2] = 2, math.NaN(), 4
+	c.AppendNum(5)
+	assert.Equal(t, 5, c.Len())
+	for i, want := range []float64{1, 2, 0, 4, 5} {
+		x, ok := c.Num(i)
+		assert.Equal(t, i != 2, ok, "cell %d present", i)
+		if ok {
+			assert.Equal(t, want, x, "cell %d", i)
+		}
+	}
+}

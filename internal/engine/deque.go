@@ -49,10 +49,12 @@ func (p *blockPool) setStride(stride int) {
 }
 
 // minSpare is the number of spare blocks of each class a pool may keep
-// whatever the blocks in use.
+// whatever the blocks in use: 64 full blocks, 2 of each smaller size (a
+// size that deques outgrew during their warm-up is not used again, and
+// 8 of each held 150 bytes a partition at 1,000 partitions).
 var minSpare = func() (m [sizeClasses]int) {
 	for c := range m {
-		m[c] = 8
+		m[c] = 2
 	}
 	m[len(smallRows)] = 64
 	return m
@@ -88,7 +90,7 @@ func (p *blockPool) put(b []uint64, c int) {
 	// reuses its own room), so spares are the blocks of partitions
 	// removed or shrunk, for those created or growing, and last blocks
 	// outgrown while deques fill in step. Keep at most as many spare
-	// blocks of a size as are in use, and at least 64 full blocks or 8
+	// blocks of a size as are in use, and at least 64 full blocks or 2
 	// of each smaller size; a surplus left by blocks that went out of
 	// use is let go as blocks come back.
 	limit := max(minSpare[c], p.inUse[c])
@@ -163,6 +165,9 @@ func (d *deque) blockLen(k int) int {
 	}
 	return blockRows
 }
+
+// block returns the slots of block k.
+func (d *deque) block(k int) []uint64 { return d.blocks[k] }
 
 // seg returns the block that holds row a, the row's index in it and the
 // number of positions from there to the block's end: a run of rows from

@@ -34,10 +34,18 @@
 // [reducers.Moments] per window and column; min and max use monotone deques;
 // first, last and samples are read from the deque when emitted; the other
 // reducers keep a [reducers.Window]. A window that slides by a few rows per
-// emission updates each sum in one pass ([reducers.Moments.ShiftSlots]); a
-// window smaller than its change is rebuilt from its rows, its min and
-// max deques without branches; long runs are summed four rows at a time
-// with AVX2 where the processor has it.
+// emission updates each sum in one pass ([reducers.ShiftEach]); a window
+// smaller than its change, or that held no rows, is rebuilt from its
+// rows, one pass per column for its sums and extremes, which then hold
+// their values without deques until the window slides; long runs are
+// summed four rows at a time with AVX2 where the processor has it.
+//
+// # Emission
+//
+// A clock tick folds the partitions a run of a few dozen at a time and
+// then emits the run output by output: each output column grows once per
+// run and is written in place, and the sums of a Moments output are read
+// for the whole run in one call ([reducers.ReadEach]).
 //
 // # Triggers
 //

@@ -133,14 +133,14 @@ type Engine struct {
 
 // winState is a window's position in the deque and its reducer states.
 // The states lie in the plan's arena, the window's of each kind side by
-// side: winState points to the first of each and counts them (the window
-// plan's numbers), which is 72 bytes less than five slices, for every
-// window of every partition.
+// side (its minimums, then its maximums): winState points to the first of
+// each kind and counts them (the window plan's numbers), which is 80
+// bytes less than five slices, for every window of every partition.
 type winState struct {
 	head, added uint64
 	mom         *reducers.Moments
 	cnt         *int
-	mn, mx      *reducers.Extreme
+	ext         *reducers.Extreme // the minimums, then the maximums
 	gen         *reducers.Window
 	nMom, nCnt  uint16
 	nMin, nMax  uint16
@@ -158,22 +158,24 @@ func (ws *winState) moments() []reducers.Moments { return unsafe.Slice(ws.mom, w
 func (ws *winState) counts() []int { return unsafe.Slice(ws.cnt, ws.nCnt) }
 
 // mins returns the window's minimums, one per entry of its plan's mins.
-func (ws *winState) mins() []reducers.Extreme { return unsafe.Slice(ws.mn, ws.nMin) }
+func (ws *winState) mins() []reducers.Extreme { return unsafe.Slice(ws.ext, ws.nMin) }
 
 // maxs returns the window's maximums, one per entry of its plan's maxs.
-func (ws *winState) maxs() []reducers.Extreme { return unsafe.Slice(ws.mx, ws.nMax) }
+func (ws *winState) maxs() []reducers.Extreme {
+	return unsafe.Slice(ws.ext, int(ws.nMin)+int(ws.nMax))[ws.nMin:]
+}
 
 // generic returns the window's other reducer states, one per entry of
 // its plan's generic.
 func (ws *winState) generic() []reducers.Window { return unsafe.Slice(ws.gen, ws.nGen) }
 
 // setStates points the window at its states: slices from the arena, of
-// at most 65,535 elements each (a plan has a state per aggregation).
-func (ws *winState) setStates(mom []reducers.Moments, cnt []int, mn, mx []reducers.Extreme) {
+// at most 65,535 elements each (a plan has a state per aggregation), the
+// extremes its mins minimums then its maximums.
+func (ws *winState) setStates(mom []reducers.Moments, cnt []int, ext []reducers.Extreme, mins int) {
 	ws.mom, ws.nMom = unsafe.SliceData(mom), uint16(len(mom))
 	ws.cnt, ws.nCnt = unsafe.SliceData(cnt), uint16(len(cnt))
-	ws.mn, ws.nMin = unsafe.SliceData(mn), uint16(len(mn))
-	ws.mx, ws.nMax = unsafe.SliceData(mx), uint16(len(mx))
+	ws.ext, ws.nMin, ws.nMax = unsafe.SliceData(ext), uint16(mins), uint16(len(ext)-mins)
 }
 
 // NewEngine returns an empty engine for the plan. Engines come from the
@@ -196,7 +198,7 @@ func (p *Plan) NewEngine() *Engine {
 	for w, wp := range p.wins {
 		ws := &eng.wins[w]
 		ws.setStates(take(&a.moments, len(wp.moments)), take(&a.counts, len(wp.counts)),
-			take(&a.extremes, len(wp.mins)), take(&a.extremes, len(wp.maxs)))
+			take(&a.extremes, len(wp.mins)+len(wp.maxs)), len(wp.mins))
 		for i, sq := range wp.squares {
 			if !sq {
 				ws.moments()[i].SkipSquares()
@@ -229,8 +231,24 @@ type arena struct {
 	free     []*Engine
 }
 
-// arenaChunk is the number of elements a chunk holds.
-const arenaChunk = 256
+// arenaChunkBytes are the sizes of an arena's chunks of one kind, in
+// turn, the last repeated: a plan of a few partitions takes a few small
+// chunks, one of thousands mostly 32 KB ones. Each is a size class of the
+// allocator, and a chunk holds as many elements as fit in it less the
+// 8-byte header the allocator adds to objects with pointers above 512
+// bytes: 256 Moments (16 KB) took 18 KB with their header, 12 % more.
+var arenaChunkBytes = [...]int{1 << 10, 4 << 10, 16 << 10, 32 << 10}
+
+// chunkLen returns the elements of size bytes in the chunk that follows
+// one of had elements.
+func chunkLen(size, had int) int {
+	for _, b := range arenaChunkBytes {
+		if n := (b - 8) / size; n > had {
+			return n
+		}
+	}
+	return max(1, (arenaChunkBytes[len(arenaChunkBytes)-1]-8)/size)
+}
 
 // take returns n fresh elements from the chunk of *s, starting a new chunk
 // when this one is full. The elements stay where they are for as long as
@@ -240,7 +258,8 @@ func take[T any](s *[]T, n int) []T {
 		return nil
 	}
 	if cap(*s)-len(*s) < n {
-		*s = make([]T, 0, max(arenaChunk, n))
+		var z T
+		*s = make([]T, 0, max(n, chunkLen(int(unsafe.Sizeof(z)), cap(*s))))
 	}
 	k := len(*s)
 	*s = (*s)[:k+n]
@@ -282,7 +301,9 @@ func (e *Engine) Append(in *Input, i int) {
 	}
 }
 
-// MaxTime returns the latest time appended, and false if none was.
+// MaxTime returns the latest time appended, and false if none was. A
+// group's tick under a clock does not keep it: it folds against the
+// crossing row's time.
 func (e *Engine) MaxTime() (int64, bool) { return e.maxT, e.has }
 
 // Len returns the number of rows the deque holds (the union of the
@@ -301,8 +322,9 @@ func (e *Engine) WindowLen(w int) int { return int(e.dq.tail - e.wins[w].head) }
 //
 // A window whose contents after the fold are fewer than the rows that
 // would enter and leave it (a short window under a clock: 200 ms of rows
-// emitted every 200 ms) is recomputed from the deque instead of updated,
-// which touches each row once rather than twice.
+// emitted every 200 ms), or that held no rows before, is recomputed from
+// the deque instead of updated, which touches each row once rather than
+// twice.
 func (e *Engine) Fold(cut int64) { e.fold(cut, &e.p.pool) }
 
 // fold is Fold giving the blocks it frees to pool.
@@ -323,22 +345,17 @@ func (e *Engine) fold(cut int64, pool *blockPool) {
 			nh = e.scanTo(ws.head, tail, cut-wp.span)
 		}
 		ops := (tail - ws.added) + (nh - ws.head)
-		if ws.scalarExt && ops > 0 && tail-nh >= ops {
+		// Recomputed from its rows when more enter and leave than remain,
+		// or when rows enter a window that held none.
+		rebuild := tail-nh < ops || ws.head == ws.added && ops > 0
+		if ws.scalarExt && ops > 0 && !rebuild {
 			// The window slides after being recomputed: its extremes'
 			// deques are built from the rows it holds first.
 			e.buildExtremes(ws, wp, ws.head, ws.added)
 		}
 		switch {
-		case tail-nh < ops:
+		case rebuild:
 			e.rebuild(ws, wp, nh, tail)
-		case ops <= 3:
-			// A row or two: the per-row path, as under an event trigger.
-			for r := ws.head; r < min(nh, ws.added); r++ {
-				e.removeRow(ws, wp, r)
-			}
-			for r := max(ws.added, nh); r < tail; r++ {
-				e.addRow(ws, wp, r)
-			}
 		default:
 			rTo, aFrom := min(nh, ws.added), max(ws.added, nh)
 			switch {
@@ -416,44 +433,64 @@ func (e *Engine) dropArrays(low uint64) {
 // is least likely to find in cache: the window states, the oldest rows of
 // each window (rows a minute old, for a minute-long window) — as many as
 // are about to leave when about rows arrive — and the deque's tail. A
-// tick prefetches a few engines ahead of the one it folds.
+// window whose oldest row is within a few rows of the tail (a short
+// window) has its rows and the tail's slot loaded as one run. A tick
+// prefetches a few engines ahead of the one it folds.
 func (e *Engine) Prefetch(rows int) {
 	prefetch.Line(unsafe.Pointer(&e.wins[0]))
-	st := e.dq.stride
+	d := &e.dq
+	st := d.stride
 	// Lines of the leaving rows, at most 16 (about 40 rows of 3 slots);
 	// a run into the next block is left to the hardware.
 	span := min(max(rows, 1)*st*8, 16*64)
+	near := d.tail
 	for w := range e.wins {
-		if h := e.wins[w].head; h < e.dq.tail {
-			blk, i, _ := e.dq.seg(h)
-			i *= st
-			p := unsafe.Pointer(&blk[i])
-			// Lines from p's to the one holding the span's last byte
-			// (within the block): p, p+64, … fall one in each.
-			n := int(uintptr(p)%64) + min(span, (len(blk)-i)*8)
-			prefetch.Lines(p, (n+63)/64)
+		h := e.wins[w].head
+		if h+nearRows >= d.tail {
+			near = min(near, h)
+			continue
 		}
+		prefetchRun(d, h, span)
 	}
-	if e.dq.tail-e.dq.front < e.dq.cap {
-		blk, i, _ := e.dq.seg(e.dq.tail)
-		prefetch.Line(unsafe.Pointer(&blk[i*st]))
+	if near < d.tail || d.tail-d.front < d.cap {
+		// From the nearest head, or the tail, to the tail's slot.
+		prefetchRun(d, near, int(d.tail-near+1)*st*8)
 	}
+}
+
+// nearRows is how close to the tail a window's oldest row is for
+// [Engine.Prefetch] to load it with the tail.
+const nearRows = 8
+
+// prefetchRun starts loading the lines of bytes bytes of d from row a's
+// slots on, within a's block: p, p+64, … fall one in each line, from p's
+// to the one holding the last byte.
+func prefetchRun(d *deque, a uint64, bytes int) {
+	blk, i := d.slotOf(a)
+	if i >= len(blk) {
+		return
+	}
+	p := unsafe.Pointer(&blk[i])
+	n := int(uintptr(p)%64) + min(bytes, (len(blk)-i)*8)
+	prefetch.Lines(p, (n+63)/64)
 }
 
 // scanTo returns the first row from a on whose time is not before lim
 // (tail if none), reading the times block by block.
 func (e *Engine) scanTo(a, tail uint64, lim int64) uint64 {
-	st := e.dq.stride
+	d := &e.dq
+	st := d.stride
 	for a < tail {
-		blk, first, n := e.dq.seg(a)
-		n = min(n, int(tail-a))
-		times := blk[first*st : (first+n-1)*st+1]
-		for i := 0; i < len(times); i += st {
-			if int64(times[i]) >= lim {
-				return a + uint64(i/st)
+		blk, i := d.slotOf(a)
+		// Rows run on to the block's end, then on at the next block's
+		// start.
+		times := blk[i : i+min(len(blk)-i, int(tail-a)*st)]
+		for j := 0; j < len(times); j += st {
+			if int64(times[j]) >= lim {
+				return a
 			}
+			a++
 		}
-		a += uint64(n)
 	}
 	return tail
 }
@@ -505,32 +542,55 @@ func (e *Engine) removeRow(ws *winState, wp *winPlan, a uint64) {
 }
 
 // rebuild recomputes a window's states from rows [from, to): extremes
-// are built from the back, one comparison per row; the sums of rows that
+// are set to their values ([Engine.scanExtremes]); the sums of rows that
 // lie in one block are filled in one pass each.
 func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
-	blk, base, ok := e.run(from, to)
-	if ok {
-		clear(ws.counts())
-		e.resetExtremes(ws)
-		for _, g := range ws.generic() {
-			g.Reset()
-		}
-	} else {
-		e.resetStates(ws)
+	if from >= to {
+		e.emptyStates(ws, wp)
+		return
 	}
-	e.scanExtremes(ws, wp, from, to)
+	blk, base, ok := e.run(from, to)
 	if !ok {
+		e.resetStates(ws)
+		e.scanExtremes(ws, wp, from, to)
 		e.addExcept(ws, wp, from, to, false)
 		return
 	}
 	n, stride := int(to-from), e.dq.stride
-	for i, s := range wp.moments {
-		ws.moments()[i].FillSlots(blk, base+s, stride, n)
+	// One pass per slot with sums or extremes. Every minimum and maximum
+	// is on one of the slots: each is set, as a reset and more would.
+	moms, mins, maxs := ws.moments(), ws.mins(), ws.maxs()
+	for _, f := range wp.fills {
+		off := base + f.slot
+		var lo, hi float64
+		var any bool
+		switch {
+		case f.min < 0 && f.max < 0:
+			moms[f.mom].FillSlots(blk, off, stride, n)
+			continue
+		case f.mom >= 0:
+			lo, hi, any = moms[f.mom].FillMinMax(blk, off, stride, n)
+		default:
+			lo, hi, any = reducers.MinMaxSlots(blk, off, stride, n)
+		}
+		if f.min >= 0 {
+			mins[f.min].SetValue(lo, any)
+		}
+		if f.max >= 0 {
+			maxs[f.max].SetValue(hi, any)
+		}
 	}
-	for i, s := range wp.counts {
-		ws.counts()[i] = countPresent(blk, base+s, stride, n, wp.countNum[i])
+	ws.scalarExt = len(wp.extSlots) > 0
+	if len(wp.counts) > 0 {
+		counts := ws.counts()
+		for i, s := range wp.counts {
+			counts[i] = countPresent(blk, base+s, stride, n, wp.countNum[i])
+		}
 	}
 	if len(wp.generic) > 0 {
+		for _, g := range ws.generic() {
+			g.Reset()
+		}
 		e.addGeneric(ws, wp, blk, base, n, from)
 	}
 }
@@ -603,7 +663,7 @@ func (e *Engine) buildExtremes(ws *winState, wp *winPlan, from, to uint64) {
 	a := to
 	for a > from {
 		off := e.dq.pos(a - 1)
-		blk := e.dq.blocks[off/blockRows]
+		blk := e.dq.block(int(off / blockRows))
 		last := int(off % blockRows)
 		n := min(last+1, int(a-from))
 		first := last + 1 - n
@@ -633,11 +693,11 @@ func (e *Engine) run(from, to uint64) ([]uint64, int, bool) {
 	if from >= to {
 		return nil, 0, false
 	}
-	blk, i, n := e.dq.seg(from)
-	if uint64(n) < to-from {
+	blk, i := e.dq.slotOf(from)
+	if int(to-from)*e.dq.stride > len(blk)-i {
 		return nil, 0, false
 	}
-	return blk, i * e.dq.stride, true
+	return blk, i, true
 }
 
 // shift slides a window: rows [rFrom, rTo) leave it and rows [aFrom, aTo)
@@ -657,9 +717,7 @@ func (e *Engine) shift(ws *winState, wp *winPlan, rFrom, rTo, aFrom, aTo uint64)
 		e.removeExtremes(ws, rTo)
 		e.removeRest(ws, wp, rblk, rbase, rn, rFrom)
 	}
-	for i, s := range wp.moments {
-		ws.moments()[i].ShiftSlots(rblk, rbase+s, rn, ablk, abase+s, an, stride)
-	}
+	reducers.ShiftEach(ws.moments(), wp.moments, rblk, rbase, rn, ablk, abase, an, stride)
 	if wp.rest {
 		e.addRest(ws, wp, ablk, abase, an, aFrom, true)
 	}
@@ -727,6 +785,26 @@ func (e *Engine) removeGeneric(ws *winState, wp *winPlan, blk []uint64, base, n 
 		for r := range uint64(n) {
 			ws.generic()[i].Remove(a+r, e.value(g.slot, a+r, blk[base+int(r)*stride+g.slot]))
 		}
+	}
+}
+
+// emptyStates empties every state of a window that its rows all left:
+// resetStates, with the extremes set to none rather than reset, as a
+// rebuild from no rows leaves them.
+func (e *Engine) emptyStates(ws *winState, wp *winPlan) {
+	for i := range ws.moments() {
+		ws.moments()[i].Reset()
+	}
+	clear(ws.counts())
+	for i := range ws.mins() {
+		ws.mins()[i].SetValue(0, false)
+	}
+	for i := range ws.maxs() {
+		ws.maxs()[i].SetValue(0, false)
+	}
+	ws.scalarExt = len(wp.extSlots) > 0
+	for _, g := range ws.generic() {
+		g.Reset()
 	}
 }
 
@@ -841,176 +919,15 @@ func (e *Engine) value(slot int, a uint64, bits uint64) schema.Value {
 // arrKey is the key of the array in slot of row a.
 func (e *Engine) arrKey(a uint64, slot int) uint64 { return a*uint64(e.dq.stride) + uint64(slot) }
 
-// appendSlot appends the decoded slot of row a to dst.
-func (e *Engine) appendSlot(dst *table.Col, slot int, a uint64, bits uint64) {
-	switch e.p.kinds[slot-1] {
-	case schema.Number:
-		dst.AppendNum(math.Float64frombits(bits))
-	case schema.String:
-		if bits == cell.Missing {
-			dst.AppendMissing()
-		} else {
-			dst.AppendStr(e.p.syms.Str(uint32(bits)))
-		}
-	case schema.Bool:
-		if bits == cell.Missing {
-			dst.AppendMissing()
-		} else {
-			dst.AppendBool(bits == cell.True)
-		}
-	default:
-		table.AppendValue(dst, e.value(slot, a, bits))
+// slotOf returns the block holding row a, held or the tail, and the
+// index of the row's first slot in it. The block's length bounds the
+// rows that follow a in it (a short last block is shorter).
+func (d *deque) slotOf(a uint64) ([]uint64, int) {
+	q := a - d.base
+	if q >= d.cap {
+		q -= d.cap
 	}
-}
-
-// Emit appends the current value of every output, in declaration order,
-// to out's aggregation columns (from [Plan.FirstOutput] on). The caller
-// appends the time and partition cells. Outputs of a window still warming
-// up are missing.
-func (e *Engine) Emit(out *schema.Table) {
-	p := e.p
-	if cap(p.dsts) < len(p.outs) {
-		p.dsts = make([]*table.Col, len(p.outs))
-	}
-	dsts := p.dsts[:len(p.outs)]
-	for j := range dsts {
-		dsts[j] = table.Column(out, p.first+j)
-	}
-	e.emitTo(dsts)
-}
-
-// emitTo is Emit with the output columns looked up: a tick emitting many
-// engines into one table looks them up once.
-func (e *Engine) emitTo(dsts []*table.Col) {
-	p := e.p
-	tail := e.dq.tail
-	dsts = dsts[:len(p.outs)]
-	wins := e.wins
-	for k := range p.emits {
-		st := &p.emits[k]
-		ws := &wins[st.win]
-		if ms := st.minSamples; ms > 0 && int(tail-ws.head) < ms {
-			if st.state != stMoments && st.state != stRows {
-				dsts[st.out].AppendMissing()
-				continue
-			}
-			for _, j := range st.outs {
-				if j >= 0 {
-					dsts[j].AppendMissing()
-				}
-			}
-			continue
-		}
-		switch st.state {
-		case stMoments:
-			m := &ws.moments()[st.idx]
-			if j := st.outs[0]; j >= 0 {
-				dsts[j].AppendNum(float64(m.N()))
-			}
-			if j := st.outs[1]; j >= 0 {
-				dsts[j].AppendNum(m.Sum())
-			}
-			switch ja, js := st.outs[2], st.outs[3]; {
-			case ja >= 0 && js >= 0:
-				x, okx, y, oky := m.MeanStdev()
-				appendOpt(dsts[ja], x, okx)
-				appendOpt(dsts[js], y, oky)
-			case ja >= 0:
-				x, ok := m.Mean()
-				appendOpt(dsts[ja], x, ok)
-			case js >= 0:
-				x, ok := m.Stdev()
-				appendOpt(dsts[js], x, ok)
-			}
-		case stRows:
-			x := float64(tail - ws.head)
-			for _, j := range st.outs {
-				if j >= 0 {
-					dsts[j].AppendNum(x)
-				}
-			}
-		default:
-			e.emitOne(ws, &p.outs[st.out], dsts[st.out], tail)
-		}
-	}
-}
-
-// emitOne appends output o of window state ws to dst: the outputs that
-// read their own state or the deque.
-func (e *Engine) emitOne(ws *winState, o *outPlan, dst *table.Col, tail uint64) {
-	p := e.p
-	switch o.state {
-	case stCount:
-		dst.AppendNum(float64(ws.counts()[o.idx]))
-	case stMin:
-		x, ok := ws.mins()[o.idx].Value()
-		appendOpt(dst, x, ok)
-	case stMax:
-		x, ok := ws.maxs()[o.idx].Value()
-		appendOpt(dst, x, ok)
-	case stFirst:
-		a := ws.head
-		for a < tail && !e.present(o.slot, e.dq.row(a)[o.slot]) {
-			a++
-		}
-		if a == tail {
-			dst.AppendMissing()
-		} else {
-			e.appendSlot(dst, o.slot, a, e.dq.row(a)[o.slot])
-		}
-	case stLast:
-		a := tail
-		for a > ws.head && !e.present(o.slot, e.dq.row(a - 1)[o.slot]) {
-			a--
-		}
-		if a == ws.head {
-			dst.AppendMissing()
-		} else {
-			e.appendSlot(dst, o.slot, a-1, e.dq.row(a - 1)[o.slot])
-		}
-	case stSamples:
-		dst.BeginArray()
-		if p.kinds[o.slot-1] == schema.Number {
-			e.appendNumbers(dst, ws.head, tail, o.slot)
-		} else {
-			for a := ws.head; a < tail; a++ {
-				if bits := e.dq.row(a)[o.slot]; e.present(o.slot, bits) {
-					dst.AppendElem(e.value(o.slot, a, bits))
-				}
-			}
-		}
-		dst.EndArray()
-	case stGeneric:
-		ws.generic()[o.idx].Append(dst)
-	}
-}
-
-// appendNumbers appends the present numbers of slot in rows [from, to) to
-// the array being built in dst, block by block.
-func (e *Engine) appendNumbers(dst *table.Col, from, to uint64, slot int) {
-	st := e.dq.stride
-	if blk, base, ok := e.run(from, to); ok {
-		// A window of a few rows lies in one block: its elements are
-		// set in place, the missing ones given back after.
-		n := int(to - from)
-		elems := dst.GrowElems(n)
-		k := 0
-		for r := base + slot; r < base+n*st; r += st {
-			if x := math.Float64frombits(blk[r]); x == x {
-				elems[k] = schema.NumberValue(x)
-				k++
-			}
-		}
-		dst.DropElems(n - k)
-		return
-	}
-	e.runs(from, to, func(blk []uint64, base, n int, _ uint64) {
-		for r := base; r < base+n*st; r += st {
-			if x := math.Float64frombits(blk[r+slot]); x == x {
-				dst.AppendElem(schema.NumberValue(x))
-			}
-		}
-	})
+	return d.blocks[q/blockRows], int(q%blockRows) * d.stride
 }
 
 // present reports whether an encoded slot holds a value.
@@ -1020,15 +937,6 @@ func (e *Engine) present(slot int, bits uint64) bool {
 		return ok
 	}
 	return bits != cell.Missing
-}
-
-// appendOpt appends x, or a missing cell when ok is false, to dst, a
-// number column (where a missing cell is a NaN).
-func appendOpt(dst *table.Col, x float64, ok bool) {
-	if !ok {
-		x = math.NaN()
-	}
-	dst.AppendNum(x)
 }
 
 // Release gives the engine's memory back to the plan's pool and the

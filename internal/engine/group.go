@@ -29,12 +29,12 @@ type Keys interface {
 // crossing row join at the next tick; quiet partitions still emit.
 //
 // Between ticks nothing is observable, so rows are only buffered, in
-// arrival order, in one sequential buffer. At the tick each partition's
-// rows are chained in arrival order, and the tick visits each partition
-// once: it takes the partition's rows into its deque, folds its windows
-// and emits its row, while the oldest rows, tail and state of partitions
-// a few places ahead are prefetched. The per-row cost is a sequential
-// write; a partition's state is brought into cache once per tick.
+// arrival order, in one sequential buffer. At the tick the buffered rows
+// are sorted by partition (their indices, or with workers the rows), and
+// the tick visits each partition once: it takes the partition's rows into
+// its deque, folds its windows and emits its row, while the oldest rows,
+// tail and state of partitions a few places ahead are prefetched. The per-row cost is a sequential write; a partition's
+// state is brought into cache once per tick.
 //
 // Under an event or count trigger each partition emits on its own rows
 // (the count per partition), keyed at the row's time.
@@ -44,22 +44,28 @@ type Group struct {
 	engines []*Engine
 	order   []int32
 	clock   clock.ClockState
-	counts  []clock.CountState
+	counts  []clock.CountState // under a count trigger, by partition
 
 	// Rows since the last tick, column by column: in takes a push's rows;
-	// work holds those being laid out and taken into the deques, at a
-	// tick, or before it on a worker (see handOff).
+	// work holds those being moved into the deques, at a tick, or before
+	// it on a worker (see handOff). On one goroutine the two swap back
+	// after each tick, so that only in grows.
 	in, work pendRows
 	bg       bgTake
 	tickRows int // rows buffered since the last tick
-	// At the tick the buffered rows are laid out row-major (the time, then
-	// the encoded columns), grouped by partition and in arrival order
-	// within each: partition p's rows end at row chains[p].end of sorted.
-	chains []chain
-	sorted []uint64
-	cnt    []int32 // link's scratch: buffered rows by partition
-	at     []int   // link's scratch: each buffered row's place in sorted
-	dsts   []*table.Col
+	// At a tick on one goroutine, the buffered rows' indices sorted by
+	// partition (see index): partition p's end at idx[chains[p].end].
+	// Over workers, the buffered rows themselves laid out row-major (the
+	// time, then the encoded columns), grouped by partition and in
+	// arrival order within each: partition p's end at row chains[p].end
+	// of sorted (see link).
+	chains  []chain
+	idx     []int32
+	indexed bool // this tick's chains are of idx, not of sorted
+	sorted  []uint64
+	cnt     []int32 // index's and link's scratch: buffered rows by partition
+	at      []int   // link's scratch: each buffered row's place in sorted
+	dsts    []*table.Col
 	// room[p]: the room left at partition p's deque tail when rows go
 	// there directly (see direct.go), until the next tick or removal.
 	room []tailRoom
@@ -182,17 +188,23 @@ func (g *Group) Engine(part int32) *Engine {
 	return g.engines[part]
 }
 
+// engine returns the engine of partition part, making it (and placing the
+// partition last in the emission order) if it has none. A count trigger's
+// counters are kept per partition only under a count trigger.
 func (g *Group) engine(part int32) *Engine {
+	count := g.p.trig.Kind == clock.Count
 	for int(part) >= len(g.engines) {
 		g.engines = append(g.engines, nil)
-		g.counts = append(g.counts, clock.CountState{})
+		if count {
+			g.counts = append(g.counts, clock.CountState{})
+		}
 	}
 	e := g.engines[part]
 	if e == nil {
 		e = g.p.NewEngine()
 		g.engines[part] = e
-		if t := g.p.trig; t.Kind == clock.Count {
-			g.counts[part] = clock.NewCountState(t.N)
+		if count {
+			g.counts[part] = clock.NewCountState(g.p.trig.N)
 		}
 		g.order = append(g.order, part)
 	}
@@ -202,12 +214,17 @@ func (g *Group) engine(part int32) *Engine {
 // Push takes every row of in, in order, row i belonging to partition
 // part[i], and appends the rows it emits to out.
 func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
+	g.PushTo(in, part, (*tableSink)(out))
+}
+
+// PushTo is [Group.Push] appending to the table of out, asked for when the
+// first row is emitted (an aligned group asks at once).
+func (g *Group) PushTo(in *Input, part []int32, out Sink) {
 	if g.al != nil {
 		g.rows = aligned.Rows{Times: in.times, Enc: in.enc, Arrs: in.arrs}
-		g.al.Push(&g.rows, part, out)
+		g.al.Push(&g.rows, part, out.Table())
 		return
 	}
-	tc, kc := table.Column(out, 0), table.Column(out, 1)
 	switch g.p.trig.Kind {
 	case clock.Clock:
 		if g.p.hasArr {
@@ -237,13 +254,18 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 		g.buffer(in, part, from, len(in.times))
 		g.handOff()
 	case clock.Event:
+		if len(in.times) == 0 {
+			return
+		}
+		tab := out.Table()
+		tc, kc := table.Column(tab, 0), table.Column(tab, 1)
 		for i, t := range in.times {
 			e := g.engine(part[i])
 			e.Append(in, i)
 			e.Step()
 			tc.AppendTime(t)
 			table.AppendValue(kc, g.keys.KeyValue(part[i]))
-			e.Emit(out)
+			e.Emit(tab)
 		}
 	case clock.Count:
 		for i, t := range in.times {
@@ -251,10 +273,11 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 			e := g.engine(p)
 			e.Append(in, i)
 			if g.counts[p].Observe() {
+				tab := out.Table()
 				e.Fold(e.maxT)
-				tc.AppendTime(t)
-				table.AppendValue(kc, g.keys.KeyValue(p))
-				e.Emit(out)
+				table.Column(tab, 0).AppendTime(t)
+				table.AppendValue(table.Column(tab, 1), g.keys.KeyValue(p))
+				e.Emit(tab)
 			}
 		}
 	}
@@ -264,20 +287,23 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 // window evicted against t. Each partition first takes the rows buffered
 // for it, so that its engine is visited once per tick: append, fold,
 // emit.
-func (g *Group) tick(t, b int64, out *schema.Table) {
+func (g *Group) tick(t, b int64, out Sink) {
 	g.settle()
 	g.forgetRoom()
 	g.in, g.work = g.work, g.in
 	par := g.par.pool != nil && g.par.pool.N() > 1
 	if par && len(g.order)+len(g.work.part) > 1 {
-		g.par.run(g, t, b, out) // links the buffered rows in parts too
+		g.par.run(g, t, b, out.Table()) // links the buffered rows in parts too
 	} else {
-		g.link()
-		g.tickRange(0, len(g.order), t, b, out, &g.dsts, &g.p.pool)
+		g.index()
+		g.tickRange(0, len(g.order), t, b, out.Table(), &g.dsts, &g.p.pool)
+		g.indexed = false
 	}
 	g.clearPending()
 	if par {
 		g.reserve(g.tickRows)
+	} else {
+		g.in, g.work = g.work, g.in
 	}
 	g.tickRows = 0
 }
@@ -323,19 +349,32 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*ta
 		q := order[i]
 		g.engines[q].Prefetch(g.pending(q))
 	}
-	for i, p := range order {
-		if i+ahead < len(order) {
-			q := order[i+ahead]
-			g.engines[q].Prefetch(g.pending(q))
+	// The partitions are folded a run at a time and the run's rows
+	// emitted output by output, while their states are still in cache.
+	var run [emitRun]*Engine
+	for from := 0; from < len(order); from += emitRun {
+		es := run[:min(emitRun, len(order)-from)]
+		for k := range es {
+			i := from + k
+			if i+ahead < len(order) {
+				q := order[i+ahead]
+				g.engines[q].Prefetch(g.pending(q))
+			}
+			p := order[i]
+			e := g.engines[p]
+			g.arrive(p, e, pool)
+			e.fold(t, pool)
+			es[k] = e
+			tc.AppendTime(b)
+			table.AppendValue(kc, g.keys.KeyValue(p))
 		}
-		e := g.engines[p]
-		g.take(p, e, pool)
-		e.fold(t, pool)
-		tc.AppendTime(b)
-		table.AppendValue(kc, g.keys.KeyValue(p))
-		e.emitTo(ds)
+		p0.emitRows(es, ds)
 	}
 }
+
+// emitRun is the number of partitions a tick folds before it emits their
+// rows.
+const emitRun = 32
 
 // buffer appends rows [from, to) of in to the rows waiting for the next
 // tick, or, with few partitions, straight to their deques (the rows wait
@@ -364,9 +403,10 @@ func (g *Group) buffer(in *Input, part []int32, from, to int) {
 // link makes the engines of the partitions first seen among the
 // buffered rows, in the order their first rows arrived, and lays the
 // buffered rows out by partition (a counting sort): each partition's rows
-// side by side, row-major, in arrival order, so that a tick takes them
-// with one sequential copy. A tick over workers does the same in parts
-// (see parTick).
+// side by side, row-major, in arrival order, so that each is taken with
+// one sequential copy. A worker does it with the rows handed over between
+// ticks (see bgTake), and a tick over workers in parts (see parTick); a
+// tick on one goroutine sorts the rows' indices only (see index).
 func (g *Group) link() {
 	if len(g.work.part) == 0 {
 		return
@@ -479,7 +519,8 @@ func (g *Group) take(p int32, e *Engine, pool *blockPool) {
 	}
 	c := g.chains[p]
 	g.chains[p] = chain{}
-	st := e.dq.stride
+	d := &e.dq
+	st := d.stride
 	rows := g.sorted[int(c.end-c.n)*st : int(c.end)*st]
 	mt, has := e.maxT, e.has
 	for r := 0; r < len(rows); r += st {
@@ -488,6 +529,15 @@ func (g *Group) take(p int32, e *Engine, pool *blockPool) {
 		}
 	}
 	e.maxT, e.has = mt, has
+	if d.tail-d.front+uint64(c.n) <= d.cap {
+		// The common case of a tick: rows that fit in the ring and in
+		// the tail's block, copied in place.
+		if blk, i := d.slotOf(d.tail); len(rows) <= len(blk)-i {
+			copy(blk[i:i+len(rows)], rows)
+			d.tail += uint64(c.n)
+			return
+		}
+	}
 	for len(rows) > 0 {
 		blk, i, n := e.dq.room(pool)
 		k := min(n, len(rows)/st)
@@ -502,14 +552,15 @@ func (g *Group) flush() {
 	g.settle()
 	g.forgetRoom()
 	g.in, g.work = g.work, g.in
-	if len(g.work.part) == 0 {
-		return
+	if len(g.work.part) > 0 {
+		g.index()
+		for _, p := range g.order {
+			g.gather(p, g.engines[p], &g.p.pool)
+		}
+		g.indexed = false
+		g.clearPending()
 	}
-	g.link()
-	for _, p := range g.order {
-		g.take(p, g.engines[p], &g.p.pool)
-	}
-	g.clearPending()
+	g.in, g.work = g.work, g.in
 }
 
 // clearPending forgets the rows laid out, which have been taken.

@@ -270,3 +270,14 @@ func checkGroupRow(t *testing.T, m *groupModel, p int32, cut float64, out *schem
 		require.Equal(t, x, f, "%s: sample %d", msg, k)
 	}
 }
+
+func TestClockGroupKeepsNoCountPerPartition(t *testing.T) {
+	// The per-partition counters are a count trigger's: 1000 partitions
+	// under a clock hold none.
+	r := newGroupRig(1000, 10)
+	for range 10 {
+		r.tick()
+	}
+	require.Equal(t, 1000, r.g.Len())
+	require.Empty(t, r.g.counts)
+}

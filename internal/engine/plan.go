@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/pond-go/pond/internal/aligned"
 	"github.com/pond-go/pond/internal/clock"
@@ -36,7 +37,7 @@ type Plan struct {
 	kinds  []schema.Kind // kind of slot k+1
 	wins   []winPlan
 	outs   []outPlan
-	emits  []emitPlan // the outputs grouped by the state they read
+	emits  []winEmit // the outputs of each window, grouped by the state they read
 	syms   Symbols
 	hasArr bool
 	pool   blockPool
@@ -74,7 +75,13 @@ type winPlan struct {
 	aggs       []aligned.Agg // the outputs, for an aligned plan (slot 0: the row count)
 	rest       bool          // the window keeps states besides its sums: counts, extremes or generic
 	extSlots   []extSlot     // the slots with a min or a max, each once
+	fills      []fillStep    // a rebuild's passes over the slots with sums or extremes
 }
+
+// fillStep is one pass of a rebuild over a slot: its Moments state (index
+// in moments, or −1) and its min and max (indices in mins and maxs, or
+// −1). Each such slot has one step, so a rebuild sets each state once.
+type fillStep struct{ slot, mom, min, max int }
 
 // extSlot is a slot with a min (index in mins) or a max (in maxs), or
 // both; −1 for none.
@@ -100,6 +107,21 @@ func (wp *winPlan) minOn(s int) int {
 	return -1
 }
 
+// fillSteps returns a rebuild's passes: one per Moments state, with the
+// extremes of its slot, then one per other slot with extremes.
+func fillSteps(wp *winPlan) []fillStep {
+	var steps []fillStep
+	for i, s := range wp.moments {
+		steps = append(steps, fillStep{slot: s, mom: i, min: wp.minOn(s), max: wp.maxOn(s)})
+	}
+	for _, x := range wp.extSlots {
+		if !slices.Contains(wp.moments, x.slot) {
+			steps = append(steps, fillStep{slot: x.slot, mom: -1, min: x.min, max: x.max})
+		}
+	}
+	return steps
+}
+
 type genPlan struct {
 	slot int
 	red  reduce.Reducer
@@ -112,72 +134,6 @@ type outPlan struct {
 	idx   int // index of the state in its window's list (moments, counts, …)
 	slot  int
 	op    reducers.Op
-}
-
-// emitPlan is one step of an emission: a state read once and its values
-// appended to every output that wants them. For a Moments, outs holds the
-// outputs of its count, sum, avg and stdev (−1 for none); for the row
-// count of a window, up to four outputs of it; otherwise out is the one
-// output.
-type emitPlan struct {
-	win        int
-	state      stateKind
-	idx        int
-	out        int
-	outs       [4]int16
-	minSamples int // the window's warm-up, copied here for the emission
-}
-
-// groupOutputs turns the outputs into emission steps: outputs reading
-// the same Moments, or the same window's row count, share a step (a
-// second output of the same reading gets a step of its own).
-func groupOutputs(outs []outPlan) []emitPlan {
-	var steps []emitPlan
-	role := func(op reducers.Op) int {
-		switch op {
-		case reducers.OpSum:
-			return 1
-		case reducers.OpAvg:
-			return 2
-		case reducers.OpStdev:
-			return 3
-		}
-		return 0 // count
-	}
-	for j, o := range outs {
-		switch o.state {
-		case stMoments, stRows:
-			r := role(o.op)
-			placed := false
-			for k := range steps {
-				st := &steps[k]
-				if st.state != o.state || st.win != o.win || st.idx != o.idx {
-					continue
-				}
-				if o.state == stRows {
-					for i, x := range st.outs {
-						if x < 0 {
-							st.outs[i], placed = int16(j), true
-							break
-						}
-					}
-				} else if st.outs[r] < 0 {
-					st.outs[r], placed = int16(j), true
-				}
-				if placed {
-					break
-				}
-			}
-			if !placed {
-				st := emitPlan{win: o.win, state: o.state, idx: o.idx, out: j, outs: [4]int16{-1, -1, -1, -1}}
-				st.outs[r] = int16(j) // a row count is a count: role 0
-				steps = append(steps, st)
-			}
-		default:
-			steps = append(steps, emitPlan{win: o.win, state: o.state, idx: o.idx, out: j, outs: [4]int16{-1, -1, -1, -1}})
-		}
-	}
-	return steps
 }
 
 // maxAggs is the most aggregations a window may have: a window's states
@@ -340,6 +296,7 @@ func NewPlan(src *schema.Schema, windows []rolling.Window, opts rolling.Options,
 				wp.extSlots = append(wp.extSlots, extSlot{slot: s, min: -1, max: i})
 			}
 		}
+		wp.fills = fillSteps(&wp)
 		p.wins = append(p.wins, wp)
 	}
 	out, err := schema.New(outCols...)
@@ -347,10 +304,7 @@ func NewPlan(src *schema.Schema, windows []rolling.Window, opts rolling.Options,
 		return nil, &rolling.SpecError{Reason: "bad output schema", Err: err}
 	}
 	p.out = out
-	p.emits = groupOutputs(p.outs)
-	for k := range p.emits {
-		p.emits[k].minSamples = p.wins[p.emits[k].win].minSamples
-	}
+	p.emits = p.emitPlan()
 	p.pool.setStride(1 + len(p.cols))
 	for _, k := range p.kinds {
 		if k == schema.String && syms == nil {

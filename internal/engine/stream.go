@@ -75,10 +75,14 @@ func (s *Stream) Engine() *Engine {
 //     windows evicted against its time.
 //
 // An aligned plan emits as [Group] does, without the partition column.
-func (s *Stream) Push(in *Input, out *schema.Table) {
+func (s *Stream) Push(in *Input, out *schema.Table) { s.PushTo(in, (*tableSink)(out)) }
+
+// PushTo is [Stream.Push] appending to the table of out, asked for when
+// the first row is emitted (an aligned stream asks at once).
+func (s *Stream) PushTo(in *Input, out Sink) {
 	if s.al != nil {
 		s.rows = aligned.Rows{Times: in.times, Enc: in.enc, Arrs: in.arrs}
-		s.al.Push(&s.rows, nil, out)
+		s.al.Push(&s.rows, nil, out.Table())
 		return
 	}
 	e := s.e
@@ -91,26 +95,35 @@ func (s *Stream) Push(in *Input, out *schema.Table) {
 		}
 	}
 	s.room = nil // anything else may change the deque
-	tc := table.Column(out, 0)
+	// emit appends the row of the windows as they are, keyed at t.
+	emit := func(t int64) {
+		tab := out.Table()
+		table.Column(tab, 0).AppendTime(t)
+		e.Emit(tab)
+	}
 	switch e.p.trig.Kind {
 	case clock.Event:
-		if s.fast && len(in.times) > 1 {
-			s.pushEvents(in, out)
+		if len(in.times) == 0 {
 			return
 		}
+		tab := out.Table()
+		if s.fast && len(in.times) > 1 {
+			s.pushEvents(in, tab)
+			return
+		}
+		tc := table.Column(tab, 0)
 		for i, t := range in.times {
 			e.Append(in, i)
 			e.Step()
 			tc.AppendTime(t)
-			e.Emit(out)
+			e.Emit(tab)
 		}
 	case clock.Count:
 		for i, t := range in.times {
 			e.Append(in, i)
 			if s.count.Observe() {
 				e.Fold(e.maxT)
-				tc.AppendTime(t)
-				e.Emit(out)
+				emit(t)
 			}
 		}
 	case clock.Clock:
@@ -119,8 +132,7 @@ func (s *Stream) Push(in *Input, out *schema.Table) {
 				e.Append(in, i)
 				if b, fired := s.clock.Observe(t); fired {
 					e.Fold(t)
-					tc.AppendTime(b)
-					e.Emit(out)
+					emit(b)
 				}
 			}
 			return
@@ -132,8 +144,7 @@ func (s *Stream) Push(in *Input, out *schema.Table) {
 				e.appendInput(in, from, i+1)
 				from = i + 1
 				e.Fold(t)
-				tc.AppendTime(b)
-				e.Emit(out)
+				emit(b)
 			}
 		}
 		e.appendInput(in, from, len(in.times))

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
@@ -59,7 +60,7 @@ func TestWinStatePointsAtItsStatesInTheArena(t *testing.T) {
 	assert.True(t, ok)
 	assert.Equal(t, 1.0, x)
 	// Every partition holds these, for every window.
-	assert.LessOrEqual(t, unsafe.Sizeof(winState{}), uintptr(72))
+	assert.LessOrEqual(t, unsafe.Sizeof(winState{}), uintptr(64))
 	assert.LessOrEqual(t, unsafe.Sizeof(reducers.Extreme{}), uintptr(56))
 }
 
@@ -72,4 +73,32 @@ func TestPlanRefusesAWindowOfMoreAggregationsThanItsStatesCount(t *testing.T) {
 	var se *rolling.SpecError
 	require.True(t, errors.As(err, &se), "err = %v", err)
 	assert.Contains(t, se.Reason, "at most 65535")
+}
+
+func TestArenaChunksFillTheirSizeClass(t *testing.T) {
+	// The seed plan's engines, made by the thousand as partitions appear:
+	// the heap they take is what their states need, within 2 % (chunks
+	// sized to the allocator's classes, with room for its header, and
+	// the last chunk of each kind part-used).
+	plan, err := NewPlan(benchSchema, seedWindows, rolling.Options{}, nil, nil)
+	require.NoError(t, err)
+	const engines = 20000
+	var need uintptr
+	e := plan.NewEngine()
+	need += unsafe.Sizeof(*e)
+	for w := range e.wins {
+		ws := &e.wins[w]
+		need += unsafe.Sizeof(*ws) +
+			uintptr(len(ws.moments()))*unsafe.Sizeof(reducers.Moments{}) +
+			uintptr(len(ws.mins())+len(ws.maxs()))*unsafe.Sizeof(reducers.Extreme{})
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for range engines {
+		plan.NewEngine()
+	}
+	runtime.ReadMemStats(&after)
+	got := float64(after.TotalAlloc-before.TotalAlloc) / engines
+	assert.LessOrEqual(t, got, 1.02*float64(need), "bytes an engine takes, against %d its states need", need)
 }

@@ -324,20 +324,63 @@ func (m *Moments) Mean() (float64, bool) {
 	return s.divF(float64(m.n)).hi, true
 }
 
-// MeanStdev returns [Moments.Mean] and [Moments.Stdev] at once, with the
-// same results, sharing their common case's arithmetic.
-func (m *Moments) MeanStdev() (mean float64, okMean bool, sd float64, okSd bool) {
-	if m.n >= 2 && m.n == m.main.n && !m.noSquares && m.big == 0 {
-		b := &m.main
-		n := float64(m.n)
-		mean = (b.s + b.c) / n
-		if v := (b.q+b.qc)/n - mean*mean; v > 1e-6*mean*mean && v-v == 0 {
-			return mean, true, math.Sqrt(v), true
+// ReadEach reads a run of states at once: for every i it writes the
+// count, sum, mean and deviation of ms[i] — [Moments.N], [Moments.Sum],
+// [Moments.Mean] and [Moments.Stdev], with their results — to n[i],
+// sum[i], mean[i] and sd[i] (each slice as long as ms, or nil when that
+// reading is not wanted), a missing mean or deviation as NaN. An
+// emission reads one output of many partitions this way: the common case
+// of each state shares the readers' arithmetic, without a call.
+func ReadEach(ms []*Moments, n, sum, mean, sd []float64) {
+	withSd := sd != nil
+	for i, m := range ms {
+		var s, mu, dev float64
+		okMu, okDev := true, withSd
+		if b := &m.main; m.n >= 2 && m.n == b.n {
+			k := float64(m.n)
+			s = b.s + b.c
+			mu = s / k
+			if withSd {
+				if v := (b.q+b.qc)/k - mu*mu; !m.noSquares && m.big == 0 && v > 1e-6*mu*mu && v-v == 0 {
+					dev = math.Sqrt(v)
+				} else {
+					dev, okDev = m.Stdev()
+				}
+			}
+		} else if m.n == 0 {
+			okMu, okDev = false, false // an empty window: sum 0, the rest missing
+		} else {
+			s, mu, okMu, dev, okDev = m.readApart(withSd)
+		}
+		if !okMu {
+			mu = math.NaN()
+		}
+		if !okDev {
+			dev = math.NaN()
+		}
+		if n != nil {
+			n[i] = float64(m.n)
+		}
+		if sum != nil {
+			sum[i] = s
+		}
+		if mean != nil {
+			mean[i] = mu
+		}
+		if withSd {
+			sd[i] = dev
 		}
 	}
+}
+
+// readApart is a reading through the three readers.
+func (m *Moments) readApart(sd bool) (sum, mean float64, okMean bool, dev float64, okDev bool) {
+	sum = m.Sum()
 	mean, okMean = m.Mean()
-	sd, okSd = m.Stdev()
-	return mean, okMean, sd, okSd
+	if sd {
+		dev, okDev = m.Stdev()
+	}
+	return sum, mean, okMean, dev, okDev
 }
 
 // Stdev returns the population standard deviation of the values (dividing

@@ -444,11 +444,18 @@ func checkSlotsMatchOneByOne(t *testing.T) {
 	}
 }
 
-// TestMeanStdevMatchesMeanAndStdev: the joint reading gives bit for bit
-// what the two readings give, whatever the state.
-func TestMeanStdevMatchesMeanAndStdev(t *testing.T) {
+// TestReadEachMatchesTheReaders: the joint reading gives bit for bit
+// what N, Sum, Mean and Stdev give, the missing ones as NaN, whatever the
+// state, with or without the deviation.
+func TestReadEachMatchesTheReaders(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	vals := []float64{0, 1, 2, 5, 5, 0.1, 1e16, 1e-12, 1e200, -3, 58.95465139167753}
+	nan := func(x float64, ok bool) uint64 {
+		if !ok {
+			return math.Float64bits(math.NaN())
+		}
+		return math.Float64bits(x)
+	}
 	for trial := range 5000 {
 		var m Moments
 		if trial%4 == 0 {
@@ -467,16 +474,16 @@ func TestMeanStdevMatchesMeanAndStdev(t *testing.T) {
 			m.Remove(held[0])
 			held = held[1:]
 		}
-		mean, okMean, sd, okSd := m.MeanStdev()
-		wm, wokm := m.Mean()
-		ws, woks := m.Stdev()
-		require.Equal(t, wokm, okMean, "trial %d", trial)
-		require.Equal(t, woks, okSd, "trial %d", trial)
-		if wokm {
-			require.Equal(t, math.Float64bits(wm), math.Float64bits(mean), "trial %d", trial)
+		n, sum, mean, sd := []float64{-1}, []float64{-1}, []float64{-1}, []float64{-1}
+		if trial%3 == 0 {
+			sd = nil // no deviation wanted: none written
 		}
-		if woks {
-			require.Equal(t, math.Float64bits(ws), math.Float64bits(sd), "trial %d", trial)
+		ReadEach([]*Moments{&m}, n, sum, mean, sd)
+		require.Equal(t, float64(m.N()), n[0], "trial %d", trial)
+		require.Equal(t, math.Float64bits(m.Sum()), math.Float64bits(sum[0]), "trial %d", trial)
+		require.Equal(t, nan(m.Mean()), math.Float64bits(mean[0]), "trial %d", trial)
+		if sd != nil {
+			require.Equal(t, nan(m.Stdev()), math.Float64bits(sd[0]), "trial %d", trial)
 		}
 	}
 }

@@ -19,42 +19,111 @@ const smallRun = 4
 // within one band — a window of a few rows rebuilt at each emission — it
 // is one pass in registers and a single store of the state.
 func (m *Moments) FillSlots(slots []uint64, off, stride, n int) {
-	if n > 0 && n <= smallRun {
-		_ = slots[off+(n-1)*stride]
-		b0 := slots[off]
-		if e0 := int(b0 >> 52 & 0x7ff); e0 != 0 && e0 != 0x7ff {
-			// The first value, present and not zero, anchors the band;
-			// every value must fall in it (Add's rule), be finite and
-			// have its square summed.
-			var s, c, q, qc float64
-			ok := true
-			sq := !m.noSquares
-			lo, span := bandRange(e0, m.squareLimit())
-			for i := off; i < off+n*stride; i += stride {
-				bits := slots[i]
-				x := math.Float64frombits(bits)
-				if uint(int(bits>>52&0x7ff)-lo) > span && bits<<1 != 0 {
-					ok = false
-				}
-				s, c = addDD(s, c, x)
-				if sq {
-					q, qc = addSquare(q, qc, x)
-				}
-			}
-			if ok && s-s == 0 && q-q == 0 && qc-qc == 0 {
-				// Field by field: a whole-struct store would go through
-				// the write barrier for the outer pointer, which stays.
-				if o := m.outer; o != nil {
-					clear(o.b)
-				}
+	if uint(n-1) < smallRun {
+		run := slots[off : off+(n-1)*stride+1]
+		// The first value, present and not zero, anchors the band;
+		// every value must fall in it (Add's rule), be finite and have
+		// its square summed.
+		if e0 := int(run[0] >> 52 & 0x7ff); e0 != 0 && e0 != 0x7ff {
+			if m.fillRun(run, stride, e0) {
 				m.n, m.anchor, m.anchored, m.big = n, int16(e0), true, 0
-				m.main = band{n: n, s: s, c: c, q: q, qc: qc}
+				m.main.n = n
 				return
 			}
 		}
 	}
 	m.empty()
 	m.AddSlots(slots, off, stride, n)
+}
+
+// FillMinMax is [Moments.FillSlots] and [MinMaxSlots] of the same
+// values, with their results, in one pass for a short run: the sums and
+// extremes of a window of a few rows rebuilt at each emission that read
+// one column.
+func (m *Moments) FillMinMax(slots []uint64, off, stride, n int) (lo, hi float64, ok bool) {
+	if uint(n-1) < smallRun {
+		run := slots[off : off+(n-1)*stride+1]
+		if e0 := int(run[0] >> 52 & 0x7ff); e0 != 0 && e0 != 0x7ff {
+			if lo, hi, ok := m.fillRunMinMax(run, stride, e0); ok {
+				m.n, m.anchor, m.anchored, m.big = n, int16(e0), true, 0
+				m.main.n = n
+				return lo, hi, true
+			}
+		}
+	}
+	m.FillSlots(slots, off, stride, n)
+	return MinMaxSlots(slots, off, stride, n)
+}
+
+// fillRunMinMax is fillRun finding the smallest and largest value too, as
+// MinMaxSlots does (strict comparisons: the oldest of equal values); the
+// run's values are all present when it reports true.
+func (m *Moments) fillRunMinMax(run []uint64, stride, e0 int) (lo, hi float64, ok bool) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	bl, span := bandRange(e0, m.squareLimit())
+	var s, c, q, qc float64
+	var far uint
+	sq := !m.noSquares
+	for i := 0; i < len(run); i += stride {
+		bits := run[i]
+		far = max(far, bandDistance(bits, bl))
+		x := math.Float64frombits(bits)
+		if x < lo {
+			lo = x
+		}
+		if x > hi {
+			hi = x
+		}
+		s, c = addDD(s, c, x)
+		if sq {
+			q, qc = addSquare(q, qc, x)
+		}
+	}
+	if far > span || s-s != 0 || q-q != 0 || qc-qc != 0 {
+		return 0, 0, false
+	}
+	if o := m.outer; o != nil {
+		clear(o.b)
+	}
+	b := &m.main
+	b.s, b.c, b.q, b.qc = s, c, q, qc
+	return lo, hi, true
+}
+
+// fillRun is FillSlots' one pass over run[0], run[stride], …, in a band
+// anchored at biased exponent e0: it sets the main band's sums and
+// empties the outer bands, and reports true, when every value is present
+// and in the band; otherwise it reports false having changed nothing.
+func (m *Moments) fillRun(run []uint64, stride, e0 int) bool {
+	lo, span := bandRange(e0, m.squareLimit())
+	var s, c, q, qc float64
+	var far uint
+	if m.noSquares {
+		for i := 0; i < len(run); i += stride {
+			bits := run[i]
+			far = max(far, bandDistance(bits, lo))
+			s, c = addDD(s, c, math.Float64frombits(bits))
+		}
+	} else {
+		for i := 0; i < len(run); i += stride {
+			bits := run[i]
+			far = max(far, bandDistance(bits, lo))
+			x := math.Float64frombits(bits)
+			s, c = addDD(s, c, x)
+			q, qc = addSquare(q, qc, x)
+		}
+	}
+	if far > span || s-s != 0 || q-q != 0 || qc-qc != 0 {
+		return false
+	}
+	// Field by field: a whole-struct store would go through the write
+	// barrier for the outer pointer, which stays.
+	if o := m.outer; o != nil {
+		clear(o.b)
+	}
+	b := &m.main
+	b.s, b.c, b.q, b.qc = s, c, q, qc
+	return true
 }
 
 // ShiftSlots removes the values of rn slots at roff, roff+stride, … of rem
@@ -64,48 +133,137 @@ func (m *Moments) FillSlots(slots []uint64, off, stride, n int) {
 // in the main band, and the band keeps a value throughout, it is one pass
 // in registers.
 func (m *Moments) ShiftSlots(rem []uint64, roff, rn int, add []uint64, aoff, an, stride int) {
-	if rn > 0 && an > 0 && rn <= smallRun && an <= smallRun && m.anchored && m.main.n > rn {
-		_ = rem[roff+(rn-1)*stride]
-		_ = add[aoff+(an-1)*stride]
-		b := &m.main
-		s, c, q, qc := b.s, b.c, b.q, b.qc
-		ok := true
-		sq := !m.noSquares
-		lo, span := bandRange(int(m.anchor), m.squareLimit())
-		for i := roff; i < roff+rn*stride; i += stride {
-			bits := rem[i]
-			x := math.Float64frombits(bits)
-			if uint(int(bits>>52&0x7ff)-lo) > span && bits<<1 != 0 {
-				ok = false
-			}
-			s, c = subDD(s, c, x)
-			if sq {
-				q, qc = subSquare(q, qc, x)
-			}
-		}
-		for i := aoff; i < aoff+an*stride; i += stride {
-			bits := add[i]
-			x := math.Float64frombits(bits)
-			if uint(int(bits>>52&0x7ff)-lo) > span && bits<<1 != 0 {
-				ok = false
-			}
-			s, c = addDD(s, c, x)
-			if sq {
-				q, qc = addSquare(q, qc, x)
-			}
-		}
-		// A missing or infinite value shows as a NaN or an infinity in
-		// the sums (an in-band exponent check alone misses the top of the
-		// range).
-		if ok && s-s == 0 && c-c == 0 && q-q == 0 && qc-qc == 0 {
-			m.n += an - rn
-			b.n += an - rn
-			b.s, b.c, b.q, b.qc = s, c, q, qc
-			return
-		}
+	if uint(rn-1) < smallRun && uint(an-1) < smallRun &&
+		m.shiftRun(rem[roff:roff+(rn-1)*stride+1], rn, add[aoff:aoff+(an-1)*stride+1], an, stride) {
+		return
 	}
 	m.RemoveSlots(rem, roff, stride, rn)
 	m.AddSlots(add, aoff, stride, an)
+}
+
+// ShiftEach is [Moments.ShiftSlots] for each state of ms, ms[i] reading
+// slot slots[i] of the rows that leave (rn rows from slot roff of rem)
+// and of those that enter (an rows from slot aoff of add): the sums of a
+// window sliding by a few rows, in one call.
+func ShiftEach(ms []Moments, slots []int, rem []uint64, roff, rn int, add []uint64, aoff, an, stride int) {
+	ms = ms[:len(slots)]
+	short := uint(rn-1) < smallRun && uint(an-1) < smallRun
+	rlen, alen := (rn-1)*stride+1, (an-1)*stride+1
+	for i, s := range slots {
+		m := &ms[i]
+		if short && m.anchored && m.main.n > rn {
+			r, a := rem[roff+s:roff+s+rlen], add[aoff+s:aoff+s+alen]
+			var ok bool
+			if m.noSquares {
+				ok = m.shiftSums(r, a, stride)
+			} else {
+				ok = m.shiftSquares(r, a, stride)
+			}
+			if ok {
+				m.n += an - rn
+				m.main.n += an - rn
+				continue
+			}
+		}
+		m.RemoveSlots(rem, roff+s, stride, rn)
+		m.AddSlots(add, aoff+s, stride, an)
+	}
+}
+
+// shiftRun is the one pass of ShiftSlots over the rn values rem[0],
+// rem[stride], … leaving and the an values add[0], … entering: it
+// reports false, having changed nothing, when the pass does not apply.
+func (m *Moments) shiftRun(rem []uint64, rn int, add []uint64, an, stride int) bool {
+	if !m.anchored || m.main.n <= rn {
+		return false
+	}
+	if m.noSquares {
+		if !m.shiftSums(rem, add, stride) {
+			return false
+		}
+	} else if !m.shiftSquares(rem, add, stride) {
+		return false
+	}
+	m.n += an - rn
+	m.main.n += an - rn
+	return true
+}
+
+// shiftSums is ShiftSlots' one pass for a Moments without squares: it
+// takes the values of rem[0], rem[stride], … from the main band's sums
+// and adds those of add, and reports true, when every value is present
+// and in the band; otherwise it reports false having changed nothing.
+// The exponents are checked without a branch per value: the largest
+// distance from the band's lowest exponent is compared once (a zero, of
+// any exponent, counts as in the band).
+func (m *Moments) shiftSums(rem, add []uint64, stride int) bool {
+	lo, span := bandRange(int(m.anchor), m.squareLimit())
+	b := &m.main
+	s, c := b.s, b.c
+	var far uint
+	// Values held in the main band alone, none of them with a square
+	// left out, are all in the band: those leaving need no check.
+	checkRem := m.n != b.n || m.big != 0
+	for i := 0; i < len(rem); i += stride {
+		bits := rem[i]
+		if checkRem {
+			far = max(far, bandDistance(bits, lo))
+		}
+		s, c = subDD(s, c, math.Float64frombits(bits))
+	}
+	for i := 0; i < len(add); i += stride {
+		bits := add[i]
+		far = max(far, bandDistance(bits, lo))
+		s, c = addDD(s, c, math.Float64frombits(bits))
+	}
+	// A missing or infinite value shows as a NaN or an infinity in the
+	// sums (an in-band exponent check alone misses the top of the range).
+	if far > span || s-s != 0 || c-c != 0 {
+		return false
+	}
+	b.s, b.c = s, c
+	return true
+}
+
+// shiftSquares is shiftSums for a Moments keeping Σx² too.
+func (m *Moments) shiftSquares(rem, add []uint64, stride int) bool {
+	lo, span := bandRange(int(m.anchor), m.squareLimit())
+	b := &m.main
+	s, c, q, qc := b.s, b.c, b.q, b.qc
+	var far uint
+	checkRem := m.n != b.n || m.big != 0 // see shiftSums
+	for i := 0; i < len(rem); i += stride {
+		bits := rem[i]
+		if checkRem {
+			far = max(far, bandDistance(bits, lo))
+		}
+		x := math.Float64frombits(bits)
+		s, c = subDD(s, c, x)
+		q, qc = subSquare(q, qc, x)
+	}
+	for i := 0; i < len(add); i += stride {
+		bits := add[i]
+		far = max(far, bandDistance(bits, lo))
+		x := math.Float64frombits(bits)
+		s, c = addDD(s, c, x)
+		q, qc = addSquare(q, qc, x)
+	}
+	if far > span || s-s != 0 || c-c != 0 || q-q != 0 || qc-qc != 0 {
+		return false
+	}
+	b.s, b.c, b.q, b.qc = s, c, q, qc
+	return true
+}
+
+// bandDistance returns how far the biased exponent of the float64 bits
+// lies above lo, as an unsigned number (one below lo is far above any
+// band's width); 0 for a zero of either sign, which belongs to any band.
+func bandDistance(bits uint64, lo int) uint {
+	d := uint(int(bits>>52&0x7ff) - lo)
+	if bits<<1 == 0 {
+		d = 0
+	}
+	return d
 }
 
 // bandRange returns the biased exponents of the main band centred on

@@ -77,13 +77,14 @@ func TestFillSlotsMatchesResetAndAdd(t *testing.T) {
 		}
 		n := rng.IntN(7)
 		stride := 1 + rng.IntN(3)
-		slots := make([]uint64, n*stride+1)
+		off := rng.IntN(5) // the run starts anywhere in its block
+		slots := make([]uint64, off+n*stride+1)
 		for r := range n {
-			slots[r*stride] = math.Float64bits(shiftValues(rng))
+			slots[off+r*stride] = math.Float64bits(shiftValues(rng))
 		}
-		a.FillSlots(slots, 0, stride, n)
+		a.FillSlots(slots, off, stride, n)
 		b.Reset()
-		b.AddSlots(slots, 0, stride, n)
+		b.AddSlots(slots, off, stride, n)
 		sameMoments(t, &a, &b, "step %d", step)
 	}
 }
@@ -105,20 +106,22 @@ func TestShiftSlotsMatchesRemoveAndAdd(t *testing.T) {
 			stride := 1 + rng.IntN(3)
 			rn := min(len(window), rng.IntN(7))
 			an := rng.IntN(7)
-			rem := make([]uint64, rn*stride+1)
+			// The runs start anywhere in their blocks.
+			roff, aoff := rng.IntN(5), rng.IntN(5)
+			rem := make([]uint64, roff+rn*stride+1)
 			for r, x := range window[:rn] {
-				rem[r*stride] = math.Float64bits(x)
+				rem[roff+r*stride] = math.Float64bits(x)
 			}
-			add := make([]uint64, an*stride+1)
+			add := make([]uint64, aoff+an*stride+1)
 			var xs []float64
 			for r := range an {
 				x := shiftValues(rng)
 				xs = append(xs, x)
-				add[r*stride] = math.Float64bits(x)
+				add[aoff+r*stride] = math.Float64bits(x)
 			}
-			a.ShiftSlots(rem, 0, rn, add, 0, an, stride)
-			b.RemoveSlots(rem, 0, stride, rn)
-			b.AddSlots(add, 0, stride, an)
+			a.ShiftSlots(rem, roff, rn, add, aoff, an, stride)
+			b.RemoveSlots(rem, roff, stride, rn)
+			b.AddSlots(add, aoff, stride, an)
 			window = append(window[rn:], xs...)
 			sameMoments(t, &a, &b, "trial %d step %d", trial, step)
 		}
@@ -142,4 +145,82 @@ func TestShiftSlotsSteadySlide(t *testing.T) {
 	require.Equal(t, 56.5, mean)
 	n := allocs.Count(100, func() { m.ShiftSlots(rem, 0, 2, rem, 0, 2, 1) })
 	require.Zero(t, n)
+}
+
+// TestShiftEachMatchesShiftSlots: shifting several states of a window at
+// once, each on its own slot of the rows, leaves each state exactly as
+// its own ShiftSlots would.
+func TestShiftEachMatchesShiftSlots(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	const stride = 3
+	for trial := range 100 {
+		each, one := make([]Moments, 2), make([]Moments, 2)
+		if trial%2 == 0 {
+			each[1].SkipSquares()
+			one[1].SkipSquares()
+		}
+		slots := []int{1, 2}
+		var window [][stride]uint64
+		for step := range 200 {
+			rn := min(len(window), rng.IntN(7))
+			an := rng.IntN(7)
+			roff, aoff := stride*rng.IntN(3), stride*rng.IntN(3)
+			rem := make([]uint64, roff+rn*stride+stride)
+			for r, row := range window[:rn] {
+				copy(rem[roff+r*stride:], row[:])
+			}
+			add := make([]uint64, aoff+an*stride+stride)
+			var rows [][stride]uint64
+			for r := range an {
+				row := [stride]uint64{0, math.Float64bits(shiftValues(rng)), math.Float64bits(shiftValues(rng))}
+				rows = append(rows, row)
+				copy(add[aoff+r*stride:], row[:])
+			}
+			ShiftEach(each, slots, rem, roff, rn, add, aoff, an, stride)
+			for i, s := range slots {
+				one[i].ShiftSlots(rem, roff+s, rn, add, aoff+s, an, stride)
+				sameMoments(t, &each[i], &one[i], "trial %d step %d state %d", trial, step, i)
+			}
+			window = append(window[rn:], rows...)
+		}
+	}
+}
+
+// TestFillMinMaxMatchesFillAndMinMax: filling with the extremes in one
+// pass leaves the state of FillSlots and returns MinMaxSlots' results, bit
+// for bit, whatever the values and the previous state.
+func TestFillMinMaxMatchesFillAndMinMax(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 28))
+	for step := range 20000 {
+		var a, b Moments
+		if step%3 == 0 {
+			a.SkipSquares()
+			b.SkipSquares()
+		}
+		for range rng.IntN(4) {
+			x := shiftValues(rng)
+			a.Add(x)
+			b.Add(x)
+		}
+		n := rng.IntN(7)
+		stride := 1 + rng.IntN(3)
+		off := rng.IntN(5)
+		slots := make([]uint64, off+n*stride+1)
+		for r := range n {
+			x := shiftValues(rng)
+			if rng.IntN(8) == 0 {
+				x = math.Copysign(0, -1) // -0 before or after 0: the first stays
+			}
+			slots[off+r*stride] = math.Float64bits(x)
+		}
+		lo, hi, ok := a.FillMinMax(slots, off, stride, n)
+		b.FillSlots(slots, off, stride, n)
+		wlo, whi, wok := MinMaxSlots(slots, off, stride, n)
+		sameMoments(t, &a, &b, "step %d", step)
+		require.Equal(t, wok, ok, "step %d", step)
+		if wok {
+			require.Equal(t, math.Float64bits(wlo), math.Float64bits(lo), "step %d", step)
+			require.Equal(t, math.Float64bits(whi), math.Float64bits(hi), "step %d", step)
+		}
+	}
 }

@@ -73,6 +73,10 @@ type Worker struct {
 
 	parts map[int32]*part // owned by the poll loop
 	out   []rows.Row
+
+	// beforeEnd, when set (by tests), runs in each transaction after its
+	// rows are produced and before it ends, with their number.
+	beforeEnd func(rows int)
 }
 
 // part is the state of one assigned input partition.
@@ -241,7 +245,19 @@ func (w *Worker) apply() {
 }
 
 // transact processes one poll's records in one transaction.
+//
+// A transaction begun is always ended, even when ctx is cancelled (the
+// worker told to stop): the session gives up on a cancelled context before
+// its EndTxn, and a transaction left open holds back every read-committed
+// reader of the output partitions it wrote to, rows committed after it by
+// the partitions' next owners included, until the coordinator aborts it
+// when its timeout runs out. Its records are produced under the same
+// context, so that a stop cannot fail some of them after the choice to
+// commit; the wait is bounded by the transaction timeout, past which the
+// coordinator aborts the transaction anyway.
 func (w *Worker) transact(ctx context.Context, fs kgo.Fetches) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.TransactionTimeout)
+	defer cancel()
 	if err := w.sess.Begin(); err != nil {
 		return fmt.Errorf("worker: begin: %w", err)
 	}
@@ -305,6 +321,9 @@ func (w *Worker) transact(ctx context.Context, fs kgo.Fetches) error {
 			boundaries = append(boundaries, row.BoundaryMs)
 		}
 	})
+	if w.beforeEnd != nil {
+		w.beforeEnd(nRows)
+	}
 	commit := kgo.TryCommit
 	if produceErr != nil {
 		commit = kgo.TryAbort

@@ -1,0 +1,340 @@
+package engine
+
+import (
+	"math"
+
+	"github.com/pond-go/pond/internal/cell"
+	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/internal/table"
+	"github.com/pond-go/pond/schema"
+)
+
+// winEmit is the emission of one window's outputs, grouped by the state
+// they read: an emission checks the window's warm-up once and runs one
+// short loop per kind of state, without a switch per output. Each output
+// is a column of its own, so the order in which an emission appends to
+// the columns does not change the rows.
+type winEmit struct {
+	win        int
+	minSamples int
+	all        []int16   // every output of the window: all missing while it warms up
+	moments    []momEmit // Moments states read once for their outputs
+	rows       []int16   // outputs of the window's row count
+	mins, maxs []stateOut
+	samples    []slotOut // samples of a number column, copied from the deque
+	other      []int16   // the outputs read one by one (emitOne)
+}
+
+// momEmit reads a Moments state once for up to one output of each of
+// its readings: the count, sum, average and deviation (−1 for none).
+type momEmit struct {
+	idx             int
+	n, sum, avg, sd int16
+}
+
+// stateOut is output out of the state at idx in its window's list.
+type stateOut struct {
+	idx int
+	out int16
+}
+
+// slotOut is output out of the values of a deque slot.
+type slotOut struct {
+	slot int
+	out  int16
+}
+
+// emitPlan groups the plan's outputs by window and by the state they
+// read. Outputs of the same Moments share one reading (a second output
+// of the same reading, such as a repeated average, gets a reading of its
+// own).
+func (p *Plan) emitPlan() []winEmit {
+	wes := make([]winEmit, len(p.wins))
+	for w := range wes {
+		wes[w].win, wes[w].minSamples = w, p.wins[w].minSamples
+	}
+	for j, o := range p.outs {
+		we := &wes[o.win]
+		out := int16(j)
+		we.all = append(we.all, out)
+		switch o.state {
+		case stMoments:
+			we.addMoment(o.idx, o.op, out)
+		case stRows:
+			we.rows = append(we.rows, out)
+		case stMin:
+			we.mins = append(we.mins, stateOut{o.idx, out})
+		case stMax:
+			we.maxs = append(we.maxs, stateOut{o.idx, out})
+		case stSamples:
+			if p.kinds[o.slot-1] == schema.Number {
+				we.samples = append(we.samples, slotOut{o.slot, out})
+				break
+			}
+			we.other = append(we.other, out)
+		default:
+			we.other = append(we.other, out)
+		}
+	}
+	return wes
+}
+
+// addMoment places output out, reading op of the Moments at idx, in the
+// first reading of that state with op's place free.
+func (we *winEmit) addMoment(idx int, op reducers.Op, out int16) {
+	role := func(me *momEmit) *int16 {
+		switch op {
+		case reducers.OpSum:
+			return &me.sum
+		case reducers.OpAvg:
+			return &me.avg
+		case reducers.OpStdev:
+			return &me.sd
+		}
+		return &me.n
+	}
+	for k := range we.moments {
+		if me := &we.moments[k]; me.idx == idx && *role(me) < 0 {
+			*role(me) = out
+			return
+		}
+	}
+	me := momEmit{idx: idx, n: -1, sum: -1, avg: -1, sd: -1}
+	*role(&me) = out
+	we.moments = append(we.moments, me)
+}
+
+// Emit appends the current value of every output, in declaration order,
+// to out's aggregation columns (from [Plan.FirstOutput] on). The caller
+// appends the time and partition cells. Outputs of a window still warming
+// up are missing.
+func (e *Engine) Emit(out *schema.Table) {
+	p := e.p
+	if cap(p.dsts) < len(p.outs) {
+		p.dsts = make([]*table.Col, len(p.outs))
+	}
+	dsts := p.dsts[:len(p.outs)]
+	for j := range dsts {
+		dsts[j] = table.Column(out, p.first+j)
+	}
+	es := [1]*Engine{e}
+	p.emitRows(es[:], dsts)
+}
+
+// emitRows appends one row per engine of es (at most emitRun), in order,
+// to the output columns dsts: Emit for several engines at once, output by
+// output. A tick emits its partitions a few dozen at a time, just after
+// folding them: each output's plan is read once per run of partitions,
+// and each number column grows once and is written in place.
+func (p *Plan) emitRows(es []*Engine, dsts []*table.Col) {
+	dsts = dsts[:len(p.outs)]
+	var r winRun
+	for k := range p.emits {
+		we := &p.emits[k]
+		r.set(es, we.win)
+		for _, me := range we.moments {
+			emitMoments(es, &r, we.minSamples, &me, dsts)
+		}
+		for _, j := range we.rows {
+			col := dsts[j].GrowNums(len(es))
+			for i := range col {
+				col[i] = r.missing(i, we.minSamples, float64(r.held[i]))
+			}
+		}
+		for _, o := range we.mins {
+			col := dsts[o.out].GrowNums(len(es))
+			for i := range col {
+				col[i] = r.missing(i, we.minSamples, optNum(r.ws[i].mins()[o.idx].Value()))
+			}
+		}
+		for _, o := range we.maxs {
+			col := dsts[o.out].GrowNums(len(es))
+			for i := range col {
+				col[i] = r.missing(i, we.minSamples, optNum(r.ws[i].maxs()[o.idx].Value()))
+			}
+		}
+		for _, o := range we.samples {
+			dst := dsts[o.out]
+			for i, e := range es {
+				if r.held[i] < we.minSamples {
+					dst.AppendMissing()
+					continue
+				}
+				e.appendNumbers(dst, r.ws[i].head, e.dq.tail, o.slot)
+			}
+		}
+		for _, j := range we.other {
+			o := &p.outs[j]
+			for i, e := range es {
+				if r.held[i] < we.minSamples {
+					dsts[j].AppendMissing()
+					continue
+				}
+				e.emitOne(r.ws[i], o, dsts[j], e.dq.tail)
+			}
+		}
+	}
+}
+
+// winRun is one window of a run of engines being emitted: each engine's
+// state of it and the rows it holds.
+type winRun struct {
+	ws   [emitRun]*winState
+	held [emitRun]int
+}
+
+// set points r at window w of each engine of es.
+func (r *winRun) set(es []*Engine, w int) {
+	for i, e := range es[:min(len(es), emitRun)] {
+		ws := &e.wins[w]
+		r.ws[i], r.held[i] = ws, int(e.dq.tail-ws.head)
+	}
+}
+
+// missing returns x, or NaN (missing) when engine i's window holds fewer
+// than minSamples rows.
+func (r *winRun) missing(i, minSamples int, x float64) float64 {
+	if r.held[i] < minSamples {
+		return math.NaN()
+	}
+	return x
+}
+
+// emitMoments appends, for each engine of es (at most emitRun), the
+// readings me asks for of a Moments state of the window of r: missing
+// while the window holds fewer than minSamples rows.
+func emitMoments(es []*Engine, r *winRun, minSamples int, me *momEmit, dsts []*table.Col) {
+	var ns, sums, avgs, sds []float64
+	if me.n >= 0 {
+		ns = dsts[me.n].GrowNums(len(es))
+	}
+	if me.sum >= 0 {
+		sums = dsts[me.sum].GrowNums(len(es))
+	}
+	if me.avg >= 0 {
+		avgs = dsts[me.avg].GrowNums(len(es))
+	}
+	if me.sd >= 0 {
+		sds = dsts[me.sd].GrowNums(len(es))
+	}
+	var run [emitRun]*reducers.Moments
+	ms := run[:len(es)]
+	for i := range ms {
+		ms[i] = &r.ws[i].moments()[me.idx]
+	}
+	reducers.ReadEach(ms, ns, sums, avgs, sds)
+	if minSamples == 0 {
+		return
+	}
+	for i := range ms {
+		if r.held[i] >= minSamples {
+			continue
+		}
+		for _, col := range [...][]float64{ns, sums, avgs, sds} {
+			if col != nil {
+				col[i] = math.NaN()
+			}
+		}
+	}
+}
+
+// optNum returns x, or NaN (a missing number cell) when ok is false.
+func optNum(x float64, ok bool) float64 {
+	if !ok {
+		return math.NaN()
+	}
+	return x
+}
+
+// emitOne appends output o of window state ws to dst: the outputs that
+// read their own state or the deque, but for the samples of a number
+// column.
+func (e *Engine) emitOne(ws *winState, o *outPlan, dst *table.Col, tail uint64) {
+	switch o.state {
+	case stCount:
+		dst.AppendNum(float64(ws.counts()[o.idx]))
+	case stFirst:
+		a := ws.head
+		for a < tail && !e.present(o.slot, e.dq.row(a)[o.slot]) {
+			a++
+		}
+		if a == tail {
+			dst.AppendMissing()
+		} else {
+			e.appendSlot(dst, o.slot, a, e.dq.row(a)[o.slot])
+		}
+	case stLast:
+		a := tail
+		for a > ws.head && !e.present(o.slot, e.dq.row(a - 1)[o.slot]) {
+			a--
+		}
+		if a == ws.head {
+			dst.AppendMissing()
+		} else {
+			e.appendSlot(dst, o.slot, a-1, e.dq.row(a - 1)[o.slot])
+		}
+	case stSamples:
+		dst.BeginArray()
+		for a := ws.head; a < tail; a++ {
+			if bits := e.dq.row(a)[o.slot]; e.present(o.slot, bits) {
+				dst.AppendElem(e.value(o.slot, a, bits))
+			}
+		}
+		dst.EndArray()
+	case stGeneric:
+		ws.generic()[o.idx].Append(dst)
+	}
+}
+
+// appendNumbers appends the present numbers of slot in rows [from, to) to
+// dst as one array cell, block by block.
+func (e *Engine) appendNumbers(dst *table.Col, from, to uint64, slot int) {
+	st := e.dq.stride
+	dst.BeginArray()
+	if blk, base, ok := e.run(from, to); ok {
+		// A window of a few rows lies in one block: its elements are
+		// set in place, the missing ones given back after.
+		n := int(to - from)
+		elems := dst.GrowElems(n)
+		k := 0
+		for r := base + slot; r < base+n*st; r += st {
+			if x := math.Float64frombits(blk[r]); x == x {
+				elems[k] = schema.NumberValue(x)
+				k++
+			}
+		}
+		dst.DropElems(n - k)
+		dst.EndArray()
+		return
+	}
+	e.runs(from, to, func(blk []uint64, base, n int, _ uint64) {
+		for r := base; r < base+n*st; r += st {
+			if x := math.Float64frombits(blk[r+slot]); x == x {
+				dst.AppendElem(schema.NumberValue(x))
+			}
+		}
+	})
+	dst.EndArray()
+}
+
+// appendSlot appends the decoded slot of row a to dst.
+func (e *Engine) appendSlot(dst *table.Col, slot int, a uint64, bits uint64) {
+	switch e.p.kinds[slot-1] {
+	case schema.Number:
+		dst.AppendNum(math.Float64frombits(bits))
+	case schema.String:
+		if bits == cell.Missing {
+			dst.AppendMissing()
+		} else {
+			dst.AppendStr(e.p.syms.Str(uint32(bits)))
+		}
+	case schema.Bool:
+		if bits == cell.Missing {
+			dst.AppendMissing()
+		} else {
+			dst.AppendBool(bits == cell.True)
+		}
+	default:
+		table.AppendValue(dst, e.value(slot, a, bits))
+	}
+}

@@ -1,0 +1,123 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/internal/clock"
+	"github.com/pond-go/pond/internal/table"
+	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/rolling"
+	"github.com/pond-go/pond/schema"
+	"github.com/pond-go/pond/sequence"
+	"github.com/pond-go/pond/trigger"
+)
+
+// TestTickEmitsEachPartitionAsItsEngineAlone: a tick emits its partitions
+// a run at a time, output by output; every row must be, bit for bit, what
+// the partition's engine emits on its own — with more partitions than a
+// run holds, partitions warming up beside warm ones in the same run, and
+// outputs of every kind.
+func TestTickEmitsEachPartitionAsItsEngineAlone(t *testing.T) {
+	windows := []rolling.Window{
+		{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{
+			{Out: "avg", From: "v", Using: reduce.Avg},
+			{Out: "sd", From: "v", Using: reduce.Stdev},
+			{Out: "n", From: "v", Using: reduce.Count},
+			{Out: "sum", From: "w", Using: reduce.Sum},
+			{Out: "nw", From: "w", Using: reduce.Count},
+			{Out: "avg_again", From: "v", Using: reduce.Avg},
+			{Out: "first", From: "w", Using: reduce.First},
+			{Out: "median", From: "v", Using: reduce.Median},
+		}},
+		{Name: "300ms", Span: 300 * time.Millisecond, MinSamples: rolling.Samples(3), Aggs: []reduce.Agg{
+			{Out: "min", From: "v", Using: reduce.Min},
+			{Out: "max", From: "w", Using: reduce.Max},
+			{Out: "samples", From: "w", Using: reduce.Samples},
+			{Out: "last", From: "v", Using: reduce.Last},
+			{Out: "cur", From: "v", Using: reduce.Avg},
+			{Out: "cur_sd", From: "v", Using: reduce.Stdev},
+		}},
+	}
+	const parts = 3*emitRun + 5
+	keys := make(keyNames, parts)
+	for i := range keys {
+		keys[i] = schema.StringValue(fmt.Sprintf("k%d", i))
+	}
+	plan, err := NewPlan(testSchema, windows, rolling.Options{Trigger: trigger.Clock(sequence.Every(100 * time.Millisecond))},
+		&Key{Name: "key", Kind: schema.String}, nil)
+	require.NoError(t, err)
+	g := plan.NewGroup(keys)
+	alone := make([]*Engine, parts)
+	for p := range alone {
+		alone[p] = plan.NewEngine()
+	}
+	clk := clock.NewClockState(sequence.Every(100 * time.Millisecond))
+	var order []int32
+	seen := make([]bool, parts)
+	rng := rand.New(rand.NewPCG(41, 42))
+	var in Input
+	tm := int64(0)
+	rows := 0
+	for push := range 300 {
+		tab := schema.NewTable(testSchema)
+		var part []int32
+		for range rng.IntN(3 * parts) {
+			tm += int64(rng.IntN(3)) * int64(time.Millisecond)
+			// Partitions fed at rates from none to many rows a tick.
+			p := int32(math.Sqrt(float64(rng.IntN(parts * parts))))
+			table.Column(tab, 0).AppendTime(tm)
+			table.Column(tab, 1).AppendNum(float64(rng.IntN(100)) / 4)
+			if rng.IntN(4) == 0 {
+				table.Column(tab, 2).AppendMissing()
+			} else {
+				table.Column(tab, 2).AppendNum(rng.NormFloat64())
+			}
+			part = append(part, p)
+		}
+		out := schema.NewTable(plan.Schema())
+		plan.Bind(&in, tab, nil)
+		g.Push(&in, part, out)
+		// The engines alone take the same rows up to each crossing, then
+		// fold and emit in the group's order.
+		row := 0
+		for i, ti := range in.times {
+			p := part[i]
+			alone[p].Append(&in, i)
+			if !seen[p] {
+				seen[p] = true
+				order = append(order, p)
+			}
+			if _, fired := clk.Observe(ti); !fired {
+				continue
+			}
+			for _, p := range order {
+				e := alone[p]
+				e.Fold(ti)
+				want := schema.NewTable(plan.Schema())
+				table.Column(want, 0).AppendTime(table.Column(out, 0).Time(row))
+				table.Column(want, 1).AppendStr(fmt.Sprintf("k%d", p))
+				e.Emit(want)
+				require.Less(t, row, out.Len(), "push %d", push)
+				for j := range want.Schema().Len() {
+					x, y := want.Value(0, j), out.Value(row, j)
+					if fx, ok := x.Num(); ok {
+						fy, _ := y.Num()
+						require.Equal(t, math.Float64bits(fx), math.Float64bits(fy), "push %d row %d %s", push, row, want.Schema().Column(j).Name)
+						continue
+					}
+					require.True(t, x.Equal(y), "push %d row %d %s: %v, alone %v", push, row, want.Schema().Column(j).Name, y, x)
+				}
+				row++
+			}
+		}
+		require.Equal(t, row, out.Len(), "push %d", push)
+		rows += row
+	}
+	require.Greater(t, rows, 50*parts)
+}
