@@ -1,6 +1,8 @@
 package live
 
 import (
+	"math"
+
 	"github.com/pond-go/pond/internal/cell"
 	"github.com/pond-go/pond/internal/router"
 	"github.com/pond-go/pond/schema"
@@ -9,8 +11,9 @@ import (
 // A partition node keeping one row per partition (MaxEvents 1) needs each
 // partition's last row only when something reads it (a snapshot, a
 // replay into a new node) or when the series is about to forget it. While
-// the series' store holds the row, the node keeps its id only (one word a
-// row, written as the row is routed) and copies the row out of the store
+// the series' store holds the row, the node keeps its id only (the
+// router records each partition's last row as it routes it) and copies
+// the row out of the store
 // when it is read, or just before retention evicts it (rescueLast). The
 // copy is the partition's ring slot, so every reader sees the same row as
 // before. This holds for rows stored in arrival order (stored row r has id
@@ -18,30 +21,17 @@ import (
 
 // lazyLast reports whether the node keeps its last rows by id.
 func (n *partitionNode) lazyLast() bool {
-	return n.router.Options().MaxEvents == 1 && !n.wantGone && !n.hasArrays && n.s.opts.Ordering != Reorder
+	return n.opts.MaxEvents == 1 && !n.wantGone && !n.hasArrays && n.s.opts.Ordering != Reorder
 }
 
-// noteLast records each partition's last row of the push by its id; a new
-// partition's first row is copied into its slot, which makes the slot.
-func (n *partitionNode) noteLast(in *frame, parts []int32) {
-	ids := in.ids[:len(parts)]
-	rings, last := n.rings, n.lastID
-	for i, p := range parts {
-		if int(p) >= len(rings) || rings[p].n == 0 || int(p) >= len(last) {
-			n.store(p, in, i)
-			n.growLast()
-			rings, last = n.rings, n.lastID
-			n.savedID[p] = ids[i]
-		}
-		last[p] = ids[i]
+// growSlots gives every partition index the router has a ring (empty
+// until its first row) and a saved id.
+func (n *partitionNode) growSlots() {
+	k := n.router.Cap()
+	if len(n.rings) < k {
+		n.rings = append(n.rings, make([]ring, k-len(n.rings))...)
 	}
-	n.stale = true
-}
-
-// growLast gives every partition index a last and a saved id.
-func (n *partitionNode) growLast() {
-	if k := len(n.rings); len(n.lastID) < k {
-		n.lastID = append(n.lastID, make([]uint64, k-len(n.lastID))...)
+	if len(n.savedID) < k {
 		n.savedID = append(n.savedID, make([]uint64, k-len(n.savedID))...)
 	}
 }
@@ -49,11 +39,11 @@ func (n *partitionNode) growLast() {
 // saveLast copies partition p's last row out of the store into its slot,
 // when the slot does not hold it yet.
 func (n *partitionNode) saveLast(p int32) {
-	if int(p) >= len(n.lastID) || n.lastID[p] == n.savedID[p] || n.rings[p].n == 0 {
+	if int(p) >= len(n.savedID) || n.router.LastRow(p) == n.savedID[p] || n.rings[p].n == 0 {
 		return
 	}
 	s := n.s
-	id := n.lastID[p]
+	id := n.router.LastRow(p)
 	if id < s.evicted {
 		panic("live: a partition's last row left the store before it was saved")
 	}
@@ -80,7 +70,7 @@ func (n *partitionNode) saveAllLast() {
 	if !n.stale {
 		return
 	}
-	for p := range n.lastID {
+	for p := range n.savedID {
 		n.saveLast(int32(p))
 	}
 	n.stale = false
@@ -98,19 +88,33 @@ var rescueByPartitions = 8
 // is the partition's last id. With few partitions per row it looks for
 // the partitions whose last id is among those rows; otherwise it looks up
 // each row's partition (string keys a chunk at a time).
+//
+// Looking through the partitions, it also notes the oldest last id among
+// those not saved (lastFloor): ids only grow, so until the rows leaving
+// reach it, none of them is a partition's last row and there is nothing
+// to look at (a steady stream of every key looks once per turn of the
+// store, not once per push).
 func (n *partitionNode) rescueLast(k int) {
 	if !n.stale || k == 0 {
 		return
 	}
 	s := n.s
-	if len(n.lastID) <= rescueByPartitions*k {
-		lo, hi := s.evicted, s.evicted+uint64(k)
-		saved := n.savedID[:len(n.lastID)]
-		for p, id := range n.lastID {
-			if id >= lo && id < hi && saved[p] != id {
+	lo, hi := s.evicted, s.evicted+uint64(k)
+	if hi <= n.lastFloor {
+		return
+	}
+	if len(n.savedID) <= rescueByPartitions*k {
+		floor := uint64(math.MaxUint64)
+		for p, saved := range n.savedID {
+			switch id := n.router.LastRow(int32(p)); {
+			case saved == id:
+			case id >= lo && id < hi:
 				n.saveLast(int32(p))
+			default:
+				floor = min(floor, id)
 			}
 		}
+		n.lastFloor = floor
 		return
 	}
 	if n.kind == schema.String {
@@ -121,7 +125,7 @@ func (n *partitionNode) rescueLast(k int) {
 				if sym == 0 {
 					p, ok = n.router.Find(router.Key{}) // the missing key's partition
 				}
-				if ok && int(p) < len(n.lastID) && n.lastID[p] == id+uint64(i) {
+				if ok && int(p) < len(n.savedID) && n.router.LastRow(p) == id+uint64(i) {
 					n.saveLast(p)
 				}
 			}
@@ -129,7 +133,7 @@ func (n *partitionNode) rescueLast(k int) {
 		return
 	}
 	for r := range k {
-		if p, ok := n.router.Find(n.s.keyOf(s.cell(r, n.col))); ok && int(p) < len(n.lastID) && n.lastID[p] == s.evicted+uint64(r) {
+		if p, ok := n.router.Find(n.s.keyOf(s.cell(r, n.col))); ok && int(p) < len(n.savedID) && n.router.LastRow(p) == s.evicted+uint64(r) {
 			n.saveLast(p)
 		}
 	}

@@ -70,6 +70,9 @@ type frame struct {
 	syms [][]uint32 // intern ids of string columns, when known (else nil)
 	part []int32    // partition index of each row, for partitioned nodes
 	ids  []uint64   // identity of each row, for nodes whose evictions are followed
+	// sorted: the rows are known to be in non-decreasing time order (set
+	// by the root and the partitions for the push's rows; false is safe).
+	sorted bool
 }
 
 func newFrame(s *schema.Schema) frame {
@@ -78,7 +81,14 @@ func newFrame(s *schema.Schema) frame {
 
 func (f *frame) len() int { return f.tab.Len() }
 
+// reset empties the frame. A frame nothing wrote to since its last reset
+// (most frames of a small push: the evictions, the rollings that did not
+// tick) is left as it is: rows, their ids, partitions and intern ids are
+// only ever written together, so an empty table means the rest is empty.
 func (f *frame) reset() {
+	if table.Empty(f.tab) && len(f.part)|len(f.ids) == 0 {
+		return
+	}
 	table.Reset(f.tab)
 	for j := range f.syms {
 		if f.syms[j] != nil {

@@ -55,7 +55,7 @@ func (s *Series) PartitionBy(source NodeID, column string, opts partition.Option
 	if err != nil {
 		return 0, configErr(op, column, "bad options", err)
 	}
-	n := &partitionNode{s: s, col: j, kind: kind, router: router}
+	n := &partitionNode{s: s, col: j, kind: kind, router: router, opts: router.Options()}
 	b := n.base()
 	b.src, b.op, b.sch = source, op, src.sch
 	b.gone = newFrame(src.sch)
@@ -112,6 +112,7 @@ type partitionNode struct {
 	col    int
 	kind   schema.Kind
 	router *router.Router
+	opts   partition.Options // the router's, read without a copy
 	// per-partition storage of the rows the partition holds: row-major,
 	// [time, id, cells…] per row.
 	rings     []ring
@@ -121,7 +122,6 @@ type partitionNode struct {
 	arrays    map[uint64]schema.Value
 	expired   []int32
 	seenNew   map[router.Key]bool
-	ingested  []uint64 // per partition: rows routed to it since it was created
 	// makeRoom: the push checked needs the partitions IdleTTL removes at
 	// its time removed before its rows are routed (see check).
 	makeRoom bool
@@ -133,10 +133,11 @@ type partitionNode struct {
 	// lastRows[p*stride:], the slot its ring's buffer is.
 	lastRows []uint64
 	lastAt   []int // storeLast's scratch: each row's slot
-	// Kept by id (see lastrows.go): each partition's last row and the row
-	// its slot holds, and whether some slot is behind.
-	lastID, savedID []uint64
-	stale           bool
+	// Kept by id (see lastrows.go): the row each partition's slot holds
+	// (its last row is the router's), and whether some slot is behind.
+	savedID   []uint64
+	stale     bool
+	lastFloor uint64 // no unsaved last id is below it (see rescueLast)
 }
 
 // ring is a growable circular buffer of encoded rows.
@@ -175,9 +176,9 @@ func (n *partitionNode) rowKey(f *frame, i int) (router.Key, schema.Value) {
 // sets makeRoom so that push removes them before routing its rows.
 func (n *partitionNode) check() error {
 	in := &n.s.nodes[n.src].base().out
-	opts := n.router.Options()
+	opts := &n.opts
 	n.makeRoom = false
-	if !n.router.Declared() && opts.MaxPartitions == 0 {
+	if !n.checks() {
 		return nil
 	}
 	clear(n.seenNew)
@@ -209,6 +210,10 @@ func (n *partitionNode) check() error {
 	return nil
 }
 
+// checks reports whether the node can refuse a push: with declared
+// groups or a limit on the partitions.
+func (n *partitionNode) checks() bool { return n.router.Declared() || n.opts.MaxPartitions > 0 }
+
 // pushLatest returns the latest time the series will have once the rows
 // of in are stored.
 func (n *partitionNode) pushLatest(in *frame) (int64, bool) {
@@ -231,7 +236,7 @@ func (n *partitionNode) idleAt(in *frame) int {
 	if !ok {
 		return 0
 	}
-	cut := latest - int64(n.router.Options().IdleTTL)
+	cut := latest - int64(n.opts.IdleTTL)
 	n.routed = slices.Grow(n.routed[:0], n.router.Cap())[:n.router.Cap()]
 	clear(n.routed)
 	for i := range in.len() {
@@ -261,8 +266,7 @@ func (n *partitionNode) makeRoomFor() {
 
 func (n *partitionNode) push(in *frame) {
 	b := n.base()
-	b.out.tab, b.out.syms, b.out.ids = in.tab, in.syms, in.ids
-	b.out.part = b.out.part[:0]
+	b.out.tab, b.out.syms, b.out.ids, b.out.sorted = in.tab, in.syms, in.ids, in.sorted
 	b.gone.reset()
 	n.expired = n.expired[:0]
 	if n.makeRoom {
@@ -271,48 +275,55 @@ func (n *partitionNode) push(in *frame) {
 	times := in.tab.Times()
 	parts := slices.Grow(b.out.part[:0], len(times))[:len(times)]
 	b.out.part = parts
-	n.growIngested()
-	if n.kind == schema.String && in.syms[n.col] != nil {
-		// The fast path: string keys arrive as intern ids.
-		ids := in.syms[n.col][:len(times)]
-		for i, t := range times {
-			p, ok := n.router.FindSym(ids[i])
-			if !ok {
-				k, v := n.rowKey(in, i)
-				p = n.router.Route(k, v, t)
-				n.growIngested()
-			}
-			n.router.Touch(p, t)
-			parts[i] = p
-			n.ingested[p]++
-		}
-	} else {
-		for i, t := range times {
-			k, v := n.rowKey(in, i)
-			p := n.router.Route(k, v, t)
-			n.growIngested()
-			parts[i] = p
-			n.ingested[p]++
-		}
-	}
-	if n.lazyLast() {
-		n.noteLast(in, b.out.part)
+	lazy := n.lazyLast()
+	n.route(in, times, parts, lazy)
+	if lazy {
+		n.stale = true // the last rows are the router's last rows
 		return
 	}
 	n.saveAllLast() // it kept rows by id until now (someone reads its evictions)
-	if n.router.Options().MaxEvents == 1 && !n.wantGone && !n.hasArrays {
-		n.storeLast(in, b.out.part)
+	if n.opts.MaxEvents == 1 && !n.wantGone && !n.hasArrays {
+		n.storeLast(in, parts)
 		return
 	}
-	for i, p := range b.out.part {
+	for i, p := range parts {
 		n.store(p, in, i)
 	}
 }
 
-// growIngested gives every partition index the router has a counter.
-func (n *partitionNode) growIngested() {
-	if c := n.router.Cap(); len(n.ingested) < c {
-		n.ingested = append(n.ingested, make([]uint64, c-len(n.ingested))...)
+// route gives each row of in its partition in parts (creating the
+// partitions of keys seen for the first time); the router records each
+// row (its time, its identity, the partition's count). String keys known
+// as intern ids are routed in runs. With lazy last rows, a partition's
+// first row is copied into its slot, which makes the slot.
+func (n *partitionNode) route(in *frame, times []int64, parts []int32, lazy bool) {
+	ids := in.ids[:len(times)]
+	if n.kind == schema.String && in.syms[n.col] != nil {
+		syms := in.syms[n.col][:len(times)]
+		for i := 0; i < len(times); i++ {
+			i += n.router.RouteSyms(syms[i:], times[i:], ids[i:], parts[i:])
+			if i < len(times) {
+				// A key without a live partition, a missing one, or a
+				// partition's first row.
+				n.routeOne(in, i, parts, lazy)
+			}
+		}
+		return
+	}
+	for i := range times {
+		n.routeOne(in, i, parts, lazy)
+	}
+}
+
+// routeOne routes row i of in, as route does, by its key's value.
+func (n *partitionNode) routeOne(in *frame, i int, parts []int32, lazy bool) {
+	k, v := n.rowKey(in, i)
+	p := n.router.Route(k, v, in.tab.TimeNanos(i), in.ids[i])
+	parts[i] = p
+	if lazy && n.router.Rows(p) == 1 {
+		n.growSlots()
+		n.store(p, in, i)
+		n.savedID[p] = in.ids[i]
 	}
 }
 
@@ -394,7 +405,7 @@ func (n *partitionNode) store(p int32, in *frame, i int) {
 		n.rings = append(n.rings, ring{})
 	}
 	r := &n.rings[p]
-	opts := n.router.Options()
+	opts := &n.opts
 	st := n.stride
 	if opts.MaxEvents == 1 && r.n == 1 && !n.wantGone && n.arrays == nil {
 		// Keeping one row: overwrite it in place.
@@ -447,7 +458,7 @@ func (n *partitionNode) store(p int32, in *frame, i int) {
 // partitions, so that their first rows lie side by side.
 func (n *partitionNode) slot(p int32) []uint64 {
 	st := n.stride
-	if n.router.Options().MaxEvents == 1 {
+	if n.opts.MaxEvents == 1 {
 		if need := (int(p) + 1) * st; need > len(n.lastRows) {
 			// By a quarter, as append grows the other per-partition
 			// slices: doubling left a third of the slots of 100,000
@@ -568,7 +579,7 @@ func (n *partitionNode) evicted(*frame) {}
 // finish removes partitions that have been idle too long. Those the push
 // removed to make room are already in expired.
 func (n *partitionNode) finish() {
-	if n.router.Options().IdleTTL <= 0 || !n.s.hasLatest {
+	if n.opts.IdleTTL <= 0 || !n.s.hasLatest {
 		return
 	}
 	from := len(n.expired)
@@ -576,20 +587,21 @@ func (n *partitionNode) finish() {
 	n.dropExpired(n.expired[from:])
 }
 
+// finishesNothing reports that finish never expires a partition (no
+// IdleTTL).
+func (n *partitionNode) finishesNothing() bool { return n.opts.IdleTTL <= 0 }
+
 // dropExpired lets go of the rows of partitions the router removed.
 func (n *partitionNode) dropExpired(parts []int32) {
 	for _, p := range parts {
-		if int(p) < len(n.ingested) {
-			n.ingested[p] = 0
-		}
 		if int(p) >= len(n.rings) {
 			continue
 		}
 		r := &n.rings[p]
 		n.evictFront(p, r.n)
 		r.buf, r.head = nil, 0
-		if int(p) < len(n.lastID) {
-			n.savedID[p] = n.lastID[p] // its row is forgotten, not behind
+		if int(p) < len(n.savedID) {
+			n.savedID[p] = n.router.LastRow(p) // its row is forgotten, not behind
 		}
 	}
 }

@@ -125,6 +125,41 @@ func testLastRowsPastTheSeriesRetention(t *testing.T) {
 	}
 }
 
+// A key that goes quiet keeps its last row while other keys go on: the
+// rows leaving the store are matched to the last rows of every partition,
+// the quiet key's included, even though the busy keys' last rows are
+// newer at every push.
+func TestPartitionKeepsTheLastRowOfAQuietKeyAmongBusyOnes(t *testing.T) {
+	for _, by := range []struct {
+		name  string
+		ratio int
+	}{{"by partition", 1 << 30}, {"by row", 0}} {
+		t.Run(by.name, func(t *testing.T) {
+			defer live.RescueByPartitions(live.RescueByPartitions(by.ratio))
+			s := newSeries(t, live.Options{MaxAge: time.Second})
+			p, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
+			require.NoError(t, err)
+			for i := int64(0); i <= 30; i++ { // b, a and c every 100 ms; b stops at 1 s, c at 2 s
+				rows := []schema.Row{r(100*i, float64(i), "a")}
+				if i <= 10 {
+					rows = append([]schema.Row{r(100*i, float64(100+i), "b")}, rows...)
+				}
+				if i <= 20 {
+					rows = append(rows, r(100*i, float64(200+i), "c"))
+				}
+				_, err = s.PushRows(nil, rows...)
+				require.NoError(t, err)
+			}
+			snap, err := s.Snapshot(p)
+			require.NoError(t, err)
+			hosts, _ := snap.Strings("host")
+			vals, _ := snap.Numbers("value")
+			assert.Equal(t, []string{"b", "c", "a"}, hosts, "arrival order of the last rows")
+			assert.Equal(t, []float64{110, 220, 30}, vals)
+		})
+	}
+}
+
 func TestPartitionSlotsGrowByAQuarter(t *testing.T) {
 	// Keeping one row per partition, the partitions' slots lie side by
 	// side in one slice, grown by a quarter as partitions appear (as

@@ -44,9 +44,7 @@ func (s *Series) Partitions(id NodeID) ([]Partition, error) {
 			continue
 		}
 		part := Partition{Key: pn.router.KeyValue(p)}
-		if int(p) < len(pn.ingested) {
-			part.Ingested = pn.ingested[p]
-		}
+		part.Ingested = pn.router.Rows(p)
 		if int(p) < len(pn.rings) {
 			part.Length = pn.rings[p].n
 		}

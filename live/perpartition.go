@@ -44,10 +44,7 @@ func (s *Series) PerPartition(source NodeID, build func(s *Series, part NodeID) 
 	if err != nil {
 		clear(s.nodes[mark:])
 		s.nodes = s.nodes[:mark]
-		s.checkers, s.symHolders = s.checkers[:0], s.symHolders[:0]
-		for _, n := range s.nodes {
-			s.register(n)
-		}
+		s.registerAll()
 		s.refreshWants()
 		return 0, err
 	}

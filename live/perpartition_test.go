@@ -132,3 +132,29 @@ func TestGatherOfAPartitionedRolling(t *testing.T) {
 	assert.Equal(t, []string{"a", "b", "a", "b"}, hosts)
 	_ = schema.Time
 }
+
+// TestNodesBuiltAfterAFailedPerPartitionTakeTheirOwnSource: the nodes a
+// failed PerPartition built are forgotten, so a node built next, in their
+// place, takes its own source's rows.
+func TestNodesBuiltAfterAFailedPerPartitionTakeTheirOwnSource(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{})
+	require.NoError(t, err)
+	big, err := s.Filter(s.Root(), func(row schema.Row) bool { x, _ := row[1].Num(); return x > 100 })
+	require.NoError(t, err)
+	_, err = s.PerPartition(byHost, func(s *live.Series, p live.NodeID) (live.NodeID, error) {
+		if _, err := s.Diff(p, "value"); err != nil {
+			return 0, err
+		}
+		return 0, errors.New("boom")
+	})
+	require.Error(t, err)
+	after, err := s.Filter(big, func(schema.Row) bool { return true })
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(after))
+	out, err := s.PushRows(nil, r(0, 1, "a"), r(1, 200, "b"), r(2, 3, "a"), r(3, 300, "b"))
+	require.NoError(t, err)
+	tab, ok := live.Find(out, after, live.Event)
+	require.True(t, ok)
+	assert.Equal(t, []float64{200, 300}, values(tab), "the rows of its source, the first filter")
+}

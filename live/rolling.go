@@ -163,6 +163,7 @@ func (n *rollingNode) push(in *frame) {
 		return
 	}
 	n.plan.Bind(&n.in, in.tab, in.syms)
+	n.in.SetSorted(in.sorted)
 	if n.stream != nil {
 		n.stream.PushTo(&n.in, n)
 		return
@@ -181,6 +182,10 @@ func (n *rollingNode) finish() {
 		n.group.Remove(p)
 	}
 }
+
+// finishesNothing reports that the node's finish never drops a
+// partition: its partitions never expire (no IdleTTL).
+func (n *rollingNode) finishesNothing() bool { return n.part == nil || n.part.opts.IdleTTL <= 0 }
 
 func (n *rollingNode) heldBytes() int {
 	if n.stream != nil {

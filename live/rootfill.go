@@ -50,103 +50,161 @@ func equalString(a, b string) bool {
 // fillAll makes the out frame hold every row of b, sharing b's memory
 // where it can: times, numbers without missing cells and strings without
 // missing cells are not copied. String columns get their intern ids.
+//
+// A frame whose columns all borrow the last push's batch is not reset
+// when this batch's columns can all be borrowed too: borrowing again
+// replaces what each column holds.
 func (r *rootNode) fillAll(b *schema.Batch) {
 	s := r.s
 	f := &r.out
-	tab := f.tab
-	n := b.Len()
-	table.Column(tab, 0).AliasTimes(b.Time)
-	if len(r.cache) != s.schema.Len() {
-		r.cache = make([]internCache, s.schema.Len())
+	if !r.aliased || !allBorrowable(b) {
+		f.reset()
 	}
-	for j := 1; j < s.schema.Len(); j++ {
-		v := &b.Cols[j-1]
-		c := table.Column(tab, j)
-		switch s.schema.Column(j).Kind {
+	r.aliased = true
+	cols := table.Columns(f.tab)
+	cols[0].AliasTimes(b.Time)
+	r.makeCaches()
+	for j := 1; j < len(cols); j++ {
+		v, c := &b.Cols[j-1], &cols[j]
+		switch s.kinds[j] {
 		case schema.Number:
 			if v.Missing == nil {
 				c.AliasNums(v.Num)
 				continue
 			}
-			for i := range n {
+			r.aliased = false
+			for i, x := range v.Num {
 				if v.Missing[i] {
 					c.AppendMissing()
 				} else {
-					c.AppendNum(v.Num[i])
+					c.AppendNum(x)
 				}
 			}
 		case schema.String:
-			ids := f.syms[j][:0]
-			cache := &r.cache[j]
-			held := cache.hit // the cache holds the last push's strings
-			cache.hit = false
 			if v.Missing == nil {
 				c.AliasStrs(v.Str)
-				hit := len(v.Str) == len(cache.strs)
-				// The same strings as last time, by their bytes' address
-				// (a producer that reuses its values): their ids at once.
-				k := 0
-				if hit && held {
-					k = sameStrings(v.Str, cache.strs)
-					ids = append(ids, cache.ids[:k]...)
-				}
-				for i, str := range v.Str[k:] {
-					i += k
-					id := cache.id(i, str)
-					if id == 0 {
-						id = s.syms.ID(str)
-						hit = false
-					}
-					ids = append(ids, id)
-				}
-				cache.hit = hit
+				f.syms[j] = r.internAll(j, v.Str)
 			} else {
-				for i, str := range v.Str {
-					if v.Missing[i] {
-						c.AppendMissing()
-						ids = append(ids, 0)
-						continue
-					}
-					c.AppendStr(str)
-					id := cache.id(i, str)
-					if id == 0 {
-						id = s.syms.ID(str)
-					}
-					ids = append(ids, id)
-				}
+				r.aliased = false
+				f.syms[j] = r.internSome(j, c, v)
 			}
-			f.syms[j] = ids
 		case schema.Bool:
-			for i := range n {
+			r.aliased = false
+			for i, x := range v.Bool {
 				if missingAt(v, i) {
 					c.AppendMissing()
 				} else {
-					c.AppendBool(v.Bool[i])
+					c.AppendBool(x)
 				}
 			}
 		case schema.Array:
-			for i := range n {
+			r.aliased = false
+			for i, x := range v.Arr {
 				if missingAt(v, i) {
 					c.AppendMissing()
 				} else {
-					c.AppendArray(v.Arr[i])
+					c.AppendArray(x)
 				}
 			}
 		}
 	}
+	n := len(b.Time)
 	next := s.ingested
-	f.ids = slices.Grow(f.ids[:0], n)[:n]
-	for k := range f.ids {
-		f.ids[k] = next + uint64(k)
+	ids := slices.Grow(f.ids[:0], n)[:n]
+	for k := range ids {
+		ids[k] = next + uint64(k)
 	}
+	f.ids = ids
+}
+
+// makeCaches gives every column an intern cache, and the root the list
+// of its string columns, once.
+func (r *rootNode) makeCaches() {
+	sch := r.s.schema
+	if len(r.cache) == sch.Len() {
+		return
+	}
+	r.cache = make([]internCache, sch.Len())
+	r.idBuf = make([][]uint32, sch.Len())
+	for j := 1; j < sch.Len(); j++ {
+		if sch.Column(j).Kind == schema.String {
+			r.strCols = append(r.strCols, j)
+		}
+	}
+}
+
+// internAll returns the intern ids of strs, the cells of string column j,
+// none missing. The same strings as last time, by their bytes' address
+// (a producer that reuses its values), take their ids from the cache:
+// when all of them do, the cache's own ids are returned, which nothing
+// writes to before the cache is next refreshed (rememberStrings, after a
+// push that missed it).
+func (r *rootNode) internAll(j int, strs []string) []uint32 {
+	cache := &r.cache[j]
+	held := cache.hit // the cache holds the last push's strings
+	hit := len(strs) == len(cache.strs)
+	k := 0
+	if hit && held {
+		if k = sameStrings(strs, cache.strs); k == len(strs) {
+			return cache.ids[:k:k]
+		}
+	}
+	ids := append(r.idBuf[j][:0], cache.ids[:k]...)
+	for i := k; i < len(strs); i++ {
+		str := strs[i]
+		id := cache.id(i, str)
+		if id == 0 {
+			id = r.s.syms.ID(str)
+			hit = false
+		}
+		ids = append(ids, id)
+	}
+	cache.hit = hit
+	r.idBuf[j] = ids
+	return ids
+}
+
+// internSome fills string column c (column j) with the cells of v, some
+// missing, and returns their intern ids (0 for a missing cell).
+func (r *rootNode) internSome(j int, c *table.Col, v *schema.Vec) []uint32 {
+	cache := &r.cache[j]
+	cache.hit = false
+	ids := r.idBuf[j][:0]
+	for i, str := range v.Str {
+		if v.Missing[i] {
+			c.AppendMissing()
+			ids = append(ids, 0)
+			continue
+		}
+		c.AppendStr(str)
+		id := cache.id(i, str)
+		if id == 0 {
+			id = r.s.syms.ID(str)
+		}
+		ids = append(ids, id)
+	}
+	r.idBuf[j] = ids
+	return ids
+}
+
+// allBorrowable reports whether fillAll borrows every value column of b:
+// none has missing cells (a schema with boolean or array columns, which
+// are copied, never has its frame borrow all of them).
+func allBorrowable(b *schema.Batch) bool {
+	for j := range b.Cols {
+		if b.Cols[j].Missing != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // rememberStrings updates the intern caches from the committed push.
 func (r *rootNode) rememberStrings() {
 	f := &r.out
-	for j := range r.cache {
+	for _, j := range r.strCols {
 		ids := f.syms[j]
-		if ids == nil || f.tab.Schema().Column(j).Kind != schema.String {
+		if ids == nil {
 			continue
 		}
 		c := &r.cache[j]

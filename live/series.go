@@ -29,6 +29,7 @@ type Series struct {
 	opts   Options
 	syms   *intern.Table
 	store  *store.Store
+	kinds  []schema.Kind // the schema's column kinds, by index
 	nodes  []node
 
 	ingested, rejected, evicted uint64
@@ -45,6 +46,12 @@ type Series struct {
 	partNodes  []*partitionNode
 	watches    []watch     // the outputs a push returns, in their order
 	symHolders []symHolder // the nodes that hold intern ids
+
+	// The push's steps (see steps.go), worked out for the first
+	// stepsFor nodes.
+	takeSteps   []takeStep
+	finishSteps []finishStep
+	stepsFor    int
 
 	pool   *workers.Pool // Options.Workers > 1: the series' workers
 	closed bool
@@ -78,6 +85,7 @@ func New(name string, s *schema.Schema, opts Options) (*Series, error) {
 		opts:   opts,
 		syms:   intern.New(),
 		store:  store.New(kinds, opts.Ordering == Reorder),
+		kinds:  kinds,
 	}
 	if opts.Workers > 1 {
 		sr.pool = workers.New(opts.Workers)
@@ -224,6 +232,21 @@ func (s *Series) addNode(n node) NodeID {
 	return b.id
 }
 
+// registerAll notes again what every node does, after nodes were
+// forgotten (see [Series.PerPartition]): every list register keeps is
+// made anew, and the push's steps are worked out again.
+func (s *Series) registerAll() {
+	clear(s.bases)
+	clear(s.partNodes)
+	clear(s.checkers)
+	clear(s.symHolders)
+	s.bases, s.partNodes, s.checkers, s.symHolders = s.bases[:0], s.partNodes[:0], s.checkers[:0], s.symHolders[:0]
+	for _, n := range s.nodes {
+		s.register(n)
+	}
+	s.stepsFor = 0
+}
+
 // register notes what n does beyond every node's part, once: a push then
 // runs through these lists instead of asking each node for an interface
 // (an assertion to an interface type may allocate in the runtime's
@@ -233,7 +256,7 @@ func (s *Series) register(n node) {
 	if pn, ok := n.(*partitionNode); ok {
 		s.partNodes = append(s.partNodes, pn)
 	}
-	if c, ok := n.(checker); ok {
+	if c, ok := n.(checker); ok && c.checks() {
 		s.checkers = append(s.checkers, c)
 	}
 	if h, ok := n.(symHolder); ok {
@@ -435,10 +458,12 @@ func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 	}
 	// Commit point: from here on nothing fails.
 	s.root.commit()
-	for i, n := range s.nodes[1:] {
-		if src := s.bases[s.bases[i+1].src]; !src.late {
-			n.push(&src.out)
-		}
+	if s.stepsFor != len(s.nodes) {
+		s.planSteps()
+	}
+	for i := range s.takeSteps {
+		st := &s.takeSteps[i]
+		st.n.push(st.in)
 	}
 	s.root.retain()
 	s.root.finish()
@@ -446,16 +471,17 @@ func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 	// evictions once the source has finished (a partition expires idle
 	// partitions in finish), and a node fed by a late node takes its rows
 	// here.
-	for i, n := range s.nodes[1:] {
-		b := s.bases[i+1]
-		src := s.bases[b.src]
-		if src.late {
-			n.push(&src.out)
+	for i := range s.finishSteps {
+		st := &s.finishSteps[i]
+		if st.late != nil {
+			st.n.push(st.late)
 		}
-		if b.followsEvictions && src.gone.len() > 0 {
-			n.evicted(&src.gone)
+		if st.gone != nil && st.gone.len() > 0 {
+			st.n.evicted(st.gone)
 		}
-		n.finish()
+		if st.finish {
+			st.n.finish()
+		}
 	}
 	s.sweepSyms()
 	return s.collect(dst), nil
@@ -465,6 +491,8 @@ func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 // partition with declared groups or a limit).
 type checker interface {
 	check() error
+	// checks reports whether the node can refuse a push at all.
+	checks() bool
 }
 
 func (s *Series) collect(dst []Output) []Output {
@@ -488,6 +516,11 @@ type rootNode struct {
 	sorted  bool    // the accepted rows continue the store in order
 	sel     []int32 // batch rows accepted, nil when all were
 	cache   []internCache
+	strCols []int      // the string columns, which have a cache
+	idBuf   [][]uint32 // per string column: the intern ids out holds, when not the cache's
+	// aliased: every column of out borrows the last push's batch (see
+	// fillAll), so that the next such push need not reset out.
+	aliased bool
 }
 
 func (r *rootNode) push(*frame)    {}
@@ -498,8 +531,6 @@ func (r *rootNode) finish()        {}
 // accepted rows (interning strings). It changes nothing else.
 func (r *rootNode) take(b *schema.Batch) error {
 	s := r.s
-	f := &r.out
-	f.reset()
 	r.gone.reset()
 	r.dropped = 0
 	latest, has := s.latest, s.hasLatest
@@ -507,11 +538,17 @@ func (r *rootNode) take(b *schema.Batch) error {
 	r.sorted = true
 	switch s.opts.Ordering {
 	case Strict:
-		for i, t := range b.Time {
-			if has && t < latest {
-				return &OrderError{Row: i, Time: t, Latest: latest, err: ErrOutOfOrder}
+		// In order when the first row is not before the latest and each
+		// row is not before the one before it (then the latest before
+		// row i is row i-1).
+		ts := b.Time
+		if len(ts) > 0 && has && ts[0] < latest {
+			return &OrderError{Row: 0, Time: ts[0], Latest: latest, err: ErrOutOfOrder}
+		}
+		for i := 1; i < len(ts); i++ {
+			if ts[i] < ts[i-1] {
+				return &OrderError{Row: i, Time: ts[i], Latest: ts[i-1], err: ErrOutOfOrder}
 			}
-			latest, has = t, true
 		}
 	case Drop:
 		s.accept = s.accept[:0]
@@ -537,11 +574,14 @@ func (r *rootNode) take(b *schema.Batch) error {
 			latest, has = t, true
 		}
 	}
+	r.out.sorted = r.sorted
 	if all {
 		r.sel = nil
 		r.fillAll(b)
 	} else {
 		r.sel = s.accept
+		r.out.reset()
+		r.aliased = false
 		r.fill(b, s.accept, len(s.accept))
 	}
 	return nil
@@ -592,10 +632,8 @@ func (r *rootNode) fill(b *schema.Batch, sel []int32, n int) {
 				}
 			}
 		case schema.String:
-			ids := f.syms[j]
-			if ids == nil {
-				ids = make([]uint32, 0, n)
-			}
+			r.makeCaches()
+			ids := r.idBuf[j][:0] // f.syms[j] may be a cache's ids
 			for k := range n {
 				i := row(k)
 				if missingAt(v, i) {
@@ -607,6 +645,7 @@ func (r *rootNode) fill(b *schema.Batch, sel []int32, n int) {
 				}
 			}
 			f.syms[j] = ids
+			r.idBuf[j] = ids
 		case schema.Bool:
 			for k := range n {
 				i := row(k)

@@ -183,8 +183,30 @@ func (s *Schema) Validate(b *Batch, sorted bool) error {
 			}
 		}
 	}
-	for j := 1; j < len(s.cols); j++ {
-		if err := s.validateVec(j, &b.Cols[j-1], n); err != nil {
+	cols := s.cols[1:]
+	vecs := b.Cols[:len(cols)]
+	for j := range cols {
+		v := &vecs[j]
+		// A column without missing cells with n cells of its kind, numbers
+		// finite, is valid; any other goes through validateVec, which
+		// tells what is wrong, if anything.
+		if v.Missing == nil {
+			switch cols[j].Kind {
+			case Number:
+				if len(v.Num) == n && allFinite(v.Num) {
+					continue
+				}
+			case String:
+				if len(v.Str) == n {
+					continue
+				}
+			case Bool:
+				if len(v.Bool) == n {
+					continue
+				}
+			}
+		}
+		if err := s.validateVec(j+1, v, n); err != nil {
 			return err
 		}
 	}
@@ -192,7 +214,7 @@ func (s *Schema) Validate(b *Batch, sorted bool) error {
 }
 
 func (s *Schema) validateVec(j int, v *Vec, n int) error {
-	col := s.cols[j]
+	col := &s.cols[j]
 	if v.Missing != nil && len(v.Missing) != n {
 		return s.rowErr(-1, j, ColumnLength, fmt.Sprintf("Missing has %d flags for %d rows", len(v.Missing), n))
 	}
@@ -353,15 +375,16 @@ func timeBounds(ts []int64) (lo, hi int64) {
 // sums keep the additions independent.
 func allFinite(fs []float64) bool {
 	var a, b, c, d float64
-	i := 0
-	for ; i+4 <= len(fs); i += 4 {
-		a += fs[i] - fs[i]
-		b += fs[i+1] - fs[i+1]
-		c += fs[i+2] - fs[i+2]
-		d += fs[i+3] - fs[i+3]
+	for len(fs) >= 4 {
+		x := (*[4]float64)(fs)
+		a += x[0] - x[0]
+		b += x[1] - x[1]
+		c += x[2] - x[2]
+		d += x[3] - x[3]
+		fs = fs[4:]
 	}
-	for ; i < len(fs); i++ {
-		a += fs[i] - fs[i]
+	for _, x := range fs {
+		a += x - x
 	}
 	return a+b+c+d == 0
 }

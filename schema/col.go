@@ -10,11 +10,11 @@ import (
 
 // col is one column of a [Table]; see package internal/column. Engines
 // reach a table's columns through package internal/table, by way of the
-// hook set here.
+// offset set here.
 type col = column.Col[Value]
 
 func init() {
-	column.Cols = func(t unsafe.Pointer) unsafe.Pointer { return unsafe.Pointer(&(*Table)(t).cols) }
+	column.ColsOffset = unsafe.Offsetof(Table{}.cols)
 }
 
 // valueAt returns cell i of c as a [Value].

@@ -73,6 +73,10 @@ func (c *ClockState) Observe(t int64) (boundary int64, fired bool) {
 	return c.cross(t)
 }
 
+// Quiet reports whether observing t, and so any time up to t, leaves the
+// state as it is and fires nothing: t is before the next boundary.
+func (c *ClockState) Quiet(t int64) bool { return t < c.next }
+
 // cross is Observe for a time at or past the next boundary, or the first
 // time: kept apart so that Observe's common case inlines.
 func (c *ClockState) cross(t int64) (boundary int64, fired bool) {

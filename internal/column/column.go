@@ -15,7 +15,6 @@ package column
 import (
 	"math"
 	"slices"
-	"unsafe"
 
 	"github.com/pond-go/pond/internal/cell"
 )
@@ -29,12 +28,12 @@ const (
 	Array  = 5
 )
 
-// Cols is set by package schema when it is initialised: given a
-// *schema.Table it returns a pointer to the table's columns, a *[]Col of
-// schema.Value (package internal/table converts it back). It is a
-// variable so that schema need not export its columns; it passes plain
-// pointers, not interfaces, as engines call it several times a push.
-var Cols func(table unsafe.Pointer) unsafe.Pointer
+// ColsOffset is set by package schema when it is initialised: the offset
+// of a schema.Table's columns (a []Col of schema.Value) inside the table,
+// which package internal/table reads through it. It is a variable so that
+// schema need not export its columns; an offset, not a function, as the
+// engines reach a table's columns many times a push.
+var ColsOffset uintptr
 
 // Col is one column. The zero Col is not usable; make one with [Make].
 type Col[V any] struct {
@@ -97,6 +96,10 @@ func ResetAll[V any](cs []Col[V]) {
 	}
 }
 
+// Empty reports whether the column holds no cell and no borrowed memory:
+// [Col.Reset] would leave it as it is.
+func (c *Col[V]) Empty() bool { return c.empty() }
+
 // empty reports whether the column holds no cell and no borrowed memory.
 func (c *Col[V]) empty() bool {
 	return !c.aliased && len(c.ts)|len(c.num)|len(c.str)|len(c.flag)|len(c.end)|len(c.elems) == 0
@@ -105,9 +108,18 @@ func (c *Col[V]) empty() bool {
 //go:noinline
 func (c *Col[V]) reset() {
 	if c.aliased {
-		c.ts, c.num, c.str, c.flag = c.own.ts, c.own.num, c.own.str, c.own.flag
-		c.own.ts, c.own.num, c.own.str, c.own.flag = nil, nil, nil, nil
+		// An aliased column was empty when it borrowed, and borrows the
+		// slices of its kind only: giving those back empties it.
 		c.aliased = false
+		switch c.kind {
+		case Time:
+			c.ts = c.own.ts
+		case Number:
+			c.num = c.own.num
+		case String:
+			c.str, c.flag = c.own.str, c.own.flag
+		}
+		return
 	}
 	c.ts = c.ts[:0]
 	c.num = c.num[:0]
@@ -368,11 +380,19 @@ func (c *Col[V]) AppendStrs(ss []string) {
 	}
 }
 
-// alias swaps the column's buffers out for borrowed ones, to be given back
-// by Reset.
+// alias, on an empty column, puts the column's buffers of its kind aside
+// for borrowed ones, to be given back by Reset. The column keeps its own
+// buffers of its kind in own meanwhile (own is stale otherwise).
 func (c *Col[V]) alias() {
 	if !c.aliased {
-		c.own.ts, c.own.num, c.own.str, c.own.flag = c.ts[:0], c.num[:0], c.str[:0], c.flag[:0]
+		switch c.kind {
+		case Time:
+			c.own.ts = c.ts[:0]
+		case Number:
+			c.own.num = c.num[:0]
+		case String:
+			c.own.str, c.own.flag = c.str[:0], c.flag[:0]
+		}
 		c.aliased = true
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // fill appends cells of every shape to a column of kind k: present ones
@@ -74,6 +75,58 @@ func TestAppendAllAndRangeAreAppendFromEveryCell(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestAliasedColumnGivesItsOwnBuffersBackOnReset(t *testing.T) {
+	ts, xs, ss := []int64{7, 8}, []float64{0.5, 1.5}, []string{"x", "y"}
+	for _, k := range []uint8{Time, Number, String} {
+		c := Make[int](k)
+		fill(&c, k, 1) // own buffers with room
+		c.Reset()
+		require.True(t, c.Empty())
+		switch k {
+		case Time:
+			c.AliasTimes(ts)
+		case Number:
+			c.AliasNums(xs)
+		case String:
+			c.AliasStrs(ss)
+		}
+		assert.Equal(t, 2, c.Len(), "kind %d", k)
+		assert.False(t, c.Empty(), "kind %d: an aliased column is reset", k)
+		c.Reset()
+		assert.True(t, c.Empty(), "kind %d", k)
+		fill(&c, k, 4)
+		want := Make[int](k)
+		fill(&want, k, 4)
+		assert.Equal(t, cells(&want), cells(&c), "kind %d: appends after the reset go to its own buffers", k)
+	}
+	assert.Equal(t, []int64{7, 8}, ts, "the borrowed memory is not written")
+	assert.Equal(t, []float64{0.5, 1.5}, xs)
+	assert.Equal(t, []string{"x", "y"}, ss)
+}
+
+// cells returns c's cells as comparable values (a number as its bits, a
+// missing cell as nil).
+func cells(c *Col[int]) []any {
+	var out []any
+	for i := range c.Len() {
+		if c.IsMissing(i) {
+			out = append(out, nil)
+			continue
+		}
+		switch c.Kind() {
+		case Time:
+			out = append(out, c.Time(i))
+		case Number:
+			x, _ := c.Num(i)
+			out = append(out, math.Float64bits(x))
+		case String:
+			x, _ := c.Str(i)
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 func TestGrowNumsAppendsCellsSetInPlace(t *testing.T) {

@@ -21,7 +21,15 @@ type Input struct {
 	enc   [][]uint64
 	arrs  []*table.Col
 	tmp   [][]uint64
+	// sorted: the times are in non-decreasing order (see SetSorted).
+	sorted bool
 }
+
+// SetSorted tells whether the rows bound are in non-decreasing time
+// order, as a series' accepted rows are unless reordered; false is always
+// safe. Bind forgets it. With it, a push's rows that cross no clock
+// boundary are known to cross none from their last time alone.
+func (in *Input) SetSorted(sorted bool) { in.sorted = sorted }
 
 // Len returns the number of rows bound.
 func (in *Input) Len() int { return len(in.times) }
@@ -35,6 +43,7 @@ func (in *Input) Time(i int) int64 { return in.times[i] }
 // columns are read in place, without copying.
 func (p *Plan) Bind(in *Input, tab *schema.Table, syms [][]uint32) {
 	in.times = tab.Times()
+	in.sorted = false
 	n := len(in.times)
 	if len(in.enc) != len(p.cols) {
 		in.enc = make([][]uint64, len(p.cols))
@@ -957,6 +966,25 @@ func (p *Plan) ReadsStrings() bool {
 	return false
 }
 
+// writeRows writes rows [from, from+k) of in row-major into rows, st
+// slots a row: the time, then each encoded column.
+func writeRows(rows []uint64, in *Input, from, k, st int) {
+	times := in.times[from : from+k]
+	if st == 1 {
+		copy(rows, timeBits(times)) // a window of row counts keeps its times only
+		return
+	}
+	for r, t := range times {
+		rows[r*st] = uint64(t)
+	}
+	for c, col := range in.enc {
+		col = col[from : from+k]
+		for r, x := range col {
+			rows[r*st+c+1] = x
+		}
+	}
+}
+
 // appendInput appends rows [from, to) of in (a plan without array
 // columns), block by block.
 func (e *Engine) appendInput(in *Input, from, to int) {
@@ -966,27 +994,17 @@ func (e *Engine) appendInput(in *Input, from, to int) {
 		k := min(room, to-from)
 		rows := blk[o : o+k*st]
 		times := in.times[from : from+k]
-		mt := times[0]
+		mt := times[k-1]
+		if !in.sorted {
+			for _, t := range times {
+				mt = max(mt, t)
+			}
+		}
 		if e.has {
 			mt = max(mt, e.maxT)
 		}
-		for _, t := range times {
-			mt = max(mt, t)
-		}
 		e.maxT, e.has = mt, true
-		if st == 1 {
-			copy(rows, timeBits(times)) // a window of row counts keeps its times only
-		} else {
-			for r, t := range times {
-				rows[r*st] = uint64(t)
-			}
-		}
-		for c, col := range in.enc {
-			col = col[from : from+k]
-			for r, x := range col {
-				rows[r*st+c+1] = x
-			}
-		}
+		writeRows(rows, in, from, k, st)
 		e.dq.tail += uint64(k)
 		from += k
 	}

@@ -66,6 +66,9 @@ type Group struct {
 	cnt     []int32 // index's and link's scratch: buffered rows by partition
 	at      []int   // link's scratch: each buffered row's place in sorted
 	dsts    []*table.Col
+	// room[p]: the room left at partition p's deque tail when rows go
+	// there directly (see direct.go), until the next tick or removal.
+	room []tailRoom
 
 	al   *aligned.Group // the aligned engine, when the plan is aligned
 	rows aligned.Rows
@@ -167,8 +170,8 @@ func (g *Group) Remove(part int32) {
 }
 
 // Len returns the number of partitions the group knows: all those of
-// the rows up to the last tick; with workers, also some of those of the
-// rows buffered since (see [Group.handOff]).
+// the rows up to the last tick; with workers or few partitions, also some
+// of those of the rows since (see [Group.handOff] and directParts).
 func (g *Group) Len() int {
 	if g.al != nil {
 		return g.al.Len()
@@ -233,7 +236,13 @@ func (g *Group) PushTo(in *Input, part []int32, out Sink) {
 			}
 			return
 		}
-		// Buffer the rows between crossings column by column, in runs.
+		// Buffer the rows between crossings column by column, in runs;
+		// sorted rows whose last crosses nothing, in one run.
+		if n := len(in.times); in.sorted && n > 0 && g.clock.Quiet(in.times[n-1]) {
+			g.buffer(in, part, 0, n)
+			g.handOff()
+			return
+		}
 		from := 0
 		for i, t := range in.times {
 			if b, fired := g.clock.Observe(t); fired {
@@ -280,6 +289,7 @@ func (g *Group) PushTo(in *Input, part []int32, out Sink) {
 // emit.
 func (g *Group) tick(t, b int64, out Sink) {
 	g.settle()
+	g.forgetRoom()
 	g.in, g.work = g.work, g.in
 	par := g.par.pool != nil && g.par.pool.N() > 1
 	if par && len(g.order)+len(g.work.part) > 1 {
@@ -367,9 +377,14 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*ta
 const emitRun = 32
 
 // buffer appends rows [from, to) of in to the rows waiting for the next
-// tick.
+// tick, or, with few partitions, straight to their deques (the rows wait
+// there in the same order; see directParts).
 func (g *Group) buffer(in *Input, part []int32, from, to int) {
 	if from >= to {
+		return
+	}
+	if g.direct() {
+		g.appendDirect(in, part, from, to)
 		return
 	}
 	r := &g.in
@@ -535,6 +550,7 @@ func (g *Group) take(p int32, e *Engine, pool *blockPool) {
 // flush moves every buffered row into its partition's deque.
 func (g *Group) flush() {
 	g.settle()
+	g.forgetRoom()
 	g.in, g.work = g.work, g.in
 	if len(g.work.part) > 0 {
 		g.index()

@@ -20,6 +20,12 @@ type Stream struct {
 
 	al   *aligned.Group // the aligned engine, when the plan is aligned
 	rows aligned.Rows
+
+	// room: the room at the engine's deque tail, from slot at, when a
+	// push of sorted rows crossing no boundary last asked (see
+	// appendQuiet); forgotten by any other push and by Engine.
+	room []uint64
+	at   int
 }
 
 // NewStream returns an empty stream for the plan.
@@ -54,7 +60,10 @@ func (s *Stream) HeldBytes() int {
 }
 
 // Engine returns the stream's engine.
-func (s *Stream) Engine() *Engine { return s.e }
+func (s *Stream) Engine() *Engine {
+	s.room = nil // the caller may change the deque
+	return s.e
+}
 
 // Push takes every row of in, in order, and appends the rows it emits to
 // out, whose schema must be the plan's:
@@ -77,6 +86,15 @@ func (s *Stream) PushTo(in *Input, out Sink) {
 		return
 	}
 	e := s.e
+	if e.p.trig.Kind == clock.Clock && !e.p.hasArr {
+		// Sorted rows whose last crosses nothing: appended in one run,
+		// through the room kept at the deque's tail.
+		if n := len(in.times); in.sorted && n > 0 && s.clock.Quiet(in.times[n-1]) {
+			s.appendQuiet(in)
+			return
+		}
+	}
+	s.room = nil // anything else may change the deque
 	// emit appends the row of the windows as they are, keyed at t.
 	emit := func(t int64) {
 		tab := out.Table()
@@ -131,4 +149,29 @@ func (s *Stream) PushTo(in *Input, out Sink) {
 		}
 		e.appendInput(in, from, len(in.times))
 	}
+}
+
+// appendQuiet appends the rows of in, sorted and crossing no boundary, to
+// the engine's deque through the room kept at its tail (s.room), which
+// only this changes between other pushes.
+func (s *Stream) appendQuiet(in *Input) {
+	e := s.e
+	st := e.dq.stride
+	n := len(in.times)
+	for from := 0; from < n; {
+		if s.at+st > len(s.room) {
+			blk, i, k := e.dq.room(&e.p.pool)
+			s.room, s.at = blk[:i+k*st], i
+		}
+		k := min((len(s.room)-s.at)/st, n-from)
+		writeRows(s.room[s.at:s.at+k*st], in, from, k, st)
+		s.at += k * st
+		e.dq.tail += uint64(k)
+		from += k
+	}
+	mt := in.times[n-1]
+	if e.has {
+		mt = max(mt, e.maxT)
+	}
+	e.maxT, e.has = mt, true
 }

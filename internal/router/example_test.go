@@ -22,12 +22,12 @@ func ExampleRouter() {
 		panic(err)
 	}
 	sec := int64(time.Second)
-	for _, row := range []struct {
+	for id, row := range []struct {
 		shard float64
 		t     int64
 	}{{3, 0}, {7, 1}, {3, 2}, {0, 3}} {
 		v := schema.NumberValue(row.shard)
-		fmt.Println("shard", row.shard, "→ partition", r.Route(keyOf(v), v, row.t*sec))
+		fmt.Println("shard", row.shard, "→ partition", r.Route(keyOf(v), v, row.t*sec, uint64(id)))
 	}
 	fmt.Println(r.Order(), r.CheckNew(1))
 	// After 20s only shard 0 reported: 3 expires, 7 is declared and stays.

@@ -71,12 +71,20 @@ type Router struct {
 	codes    []Key
 	alive    []bool
 	gen      []uint32
-	last     []int64
+	seen     []seen  // what was routed to each partition
 	order    []int32 // alive partitions in emission order
 	free     []int32
 	parked   []int32 // removed by MakeRoom, free from the next Expire
 	declared int
 	count    int
+}
+
+// seen is what a partition was routed since it was created: how many
+// rows, the latest time, and the identity the caller gave its last row.
+type seen struct {
+	last    int64
+	rows    uint64
+	lastRow uint64
 }
 
 // NewRouter returns a router for a column of kind k, with the declared
@@ -116,16 +124,24 @@ func (r *Router) Find(k Key) (int32, bool) {
 }
 
 // Route returns the index of key's partition, creating it if needed, and
-// records t as its latest time.
-func (r *Router) Route(k Key, v schema.Value, t int64) int32 {
+// records a row routed there: at time t (the latest time is the greatest
+// routed), identity row (its last row's is the last routed).
+func (r *Router) Route(k Key, v schema.Value, t int64, row uint64) int32 {
 	i, ok := r.Find(k)
 	if !ok {
 		i = r.create(k, v)
 	}
-	if t > r.last[i] {
-		r.last[i] = t
-	}
+	r.seen[i].note(t, row)
 	return i
+}
+
+// note records a row routed at time t, of identity row.
+func (s *seen) note(t int64, row uint64) {
+	if t > s.last {
+		s.last = t
+	}
+	s.rows++
+	s.lastRow = row
 }
 
 // FindSym returns the index of the live partition of string key id (an
@@ -139,10 +155,40 @@ func (r *Router) FindSym(id uint32) (int32, bool) {
 	return 0, false
 }
 
+// RouteSyms routes rows by their string keys' intern ids while those keys
+// have live partitions that were routed a row before: row i, of key
+// ids[i] at times[i] and of identity rows[i], gets its partition index in
+// parts[i] and is recorded as Route records it. It returns how many rows
+// it routed; the next row is one whose key has no live partition, or the
+// first row of its partition (for the caller to route, as something may
+// be due at a partition's first row), and it routes them all when that
+// is len(ids). ids, times, rows and parts have one entry per row.
+func (r *Router) RouteSyms(ids []uint32, times []int64, rows []uint64, parts []int32) int {
+	bySym, seen := r.bySym, r.seen
+	times, rows, parts = times[:len(ids)], rows[:len(ids)], parts[:len(ids)]
+	for i, id := range ids {
+		if uint64(id) >= uint64(len(bySym)) || bySym[id] == 0 {
+			return i
+		}
+		p := bySym[id] - 1
+		s := &seen[p]
+		if s.rows == 0 {
+			return i
+		}
+		parts[i] = p
+		if t := times[i]; t > s.last {
+			s.last = t
+		}
+		s.rows++
+		s.lastRow = rows[i]
+	}
+	return len(ids)
+}
+
 // Touch records t as a time routed to partition i.
 func (r *Router) Touch(i int32, t int64) {
-	if t > r.last[i] {
-		r.last[i] = t
+	if t > r.seen[i].last {
+		r.seen[i].last = t
 	}
 }
 
@@ -151,7 +197,7 @@ func (r *Router) create(k Key, v schema.Value) int32 {
 	if n := len(r.free); n > 0 {
 		i = r.free[n-1]
 		r.free = r.free[:n-1]
-		r.keys[i], r.codes[i], r.alive[i], r.last[i] = v, k, true, math.MinInt64
+		r.keys[i], r.codes[i], r.alive[i], r.seen[i] = v, k, true, seen{last: math.MinInt64}
 		r.gen[i]++
 	} else {
 		i = int32(len(r.keys))
@@ -159,7 +205,7 @@ func (r *Router) create(k Key, v schema.Value) int32 {
 		r.codes = append(r.codes, k)
 		r.alive = append(r.alive, true)
 		r.gen = append(r.gen, 0)
-		r.last = append(r.last, math.MinInt64)
+		r.seen = append(r.seen, seen{last: math.MinInt64})
 	}
 	if k.Kind == schema.String {
 		for uint64(len(r.bySym)) <= k.Code {
@@ -205,7 +251,15 @@ func (r *Router) Generation(i int32) uint32 { return r.gen[i] }
 func (r *Router) Alive(i int32) bool { return int(i) < len(r.alive) && r.alive[i] }
 
 // Last returns the latest time routed to partition i.
-func (r *Router) Last(i int32) int64 { return r.last[i] }
+func (r *Router) Last(i int32) int64 { return r.seen[i].last }
+
+// Rows returns the number of rows routed to partition i since it was
+// created.
+func (r *Router) Rows(i int32) uint64 { return r.seen[i].rows }
+
+// LastRow returns the identity of the last row routed to partition i (0
+// before its first row).
+func (r *Router) LastRow(i int32) uint64 { return r.seen[i].lastRow }
 
 // CheckNew reports whether a push that would create n new partitions is
 // within MaxPartitions.
@@ -247,7 +301,7 @@ func (r *Router) expire(now int64, spare []bool, dst []int32) []int32 {
 // would remove partition i: it is not a declared group and its latest row
 // is older than cut.
 func (r *Router) Idle(i int32, cut int64) bool {
-	return int(i) >= r.declared && r.last[i] < cut
+	return int(i) >= r.declared && r.seen[i].last < cut
 }
 
 // MakeRoom is [Router.Expire] for a push that needs the room before its

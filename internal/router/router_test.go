@@ -24,7 +24,7 @@ func TestMakeRoomKeepsIndicesUntilExpire(t *testing.T) {
 	r, err := router.NewRouter(schema.Number, partition.Options{MaxPartitions: 3, IdleTTL: time.Second}, numberKey)
 	require.NoError(t, err)
 	for k := range 3 {
-		r.Route(router.NumberKey(float64(k)), schema.NumberValue(float64(k)), 0)
+		r.Route(router.NumberKey(float64(k)), schema.NumberValue(float64(k)), 0, uint64(k))
 	}
 	require.False(t, r.CheckNew(1))
 	spare := []bool{true, false, false}
@@ -32,11 +32,39 @@ func TestMakeRoomKeepsIndicesUntilExpire(t *testing.T) {
 	assert.ElementsMatch(t, []int32{1, 2}, gone)
 	assert.Equal(t, 1, r.Len())
 	assert.True(t, r.CheckNew(2))
-	a := r.Route(router.NumberKey(10), schema.NumberValue(10), int64(2*time.Second))
-	b := r.Route(router.NumberKey(11), schema.NumberValue(11), int64(2*time.Second))
+	a := r.Route(router.NumberKey(10), schema.NumberValue(10), int64(2*time.Second), 3)
+	b := r.Route(router.NumberKey(11), schema.NumberValue(11), int64(2*time.Second), 4)
 	assert.Equal(t, []int32{3, 4}, []int32{a, b}, "indices 1 and 2 are not reused in the same push")
 	r.Touch(0, int64(2*time.Second))
 	assert.Empty(t, r.Expire(int64(2*time.Second), nil))
-	c := r.Route(router.NumberKey(12), schema.NumberValue(12), int64(2*time.Second))
+	c := r.Route(router.NumberKey(12), schema.NumberValue(12), int64(2*time.Second), 5)
 	assert.Contains(t, []int32{1, 2}, c, "after Expire, the indices are free again")
+}
+
+// TestRouteSymsRoutesKnownKeysAndStopsAtANewOne: rows whose string keys
+// have live partitions that had a row are routed and recorded as Route
+// routes them (times, counts, last rows); it stops at the first row of a
+// new or missing key (id 0), or of a partition that never had a row.
+func TestRouteSymsRoutesKnownKeysAndStopsAtANewOne(t *testing.T) {
+	a0 := schema.StringValue("a")
+	r, err := router.NewRouter(schema.String, partition.Options{Groups: []schema.Value{a0}}, func(schema.Value) router.Key {
+		return router.Key{Kind: schema.String, Code: 9}
+	})
+	require.NoError(t, err)
+	key := func(id uint64) router.Key { return router.Key{Kind: schema.String, Code: id} }
+	a := r.Route(key(5), schema.StringValue("a"), 10, 100)
+	b := r.Route(key(2), schema.StringValue("b"), 10, 101)
+	parts := make([]int32, 6)
+	n := r.RouteSyms([]uint32{5, 2, 2, 5, 7, 5}, []int64{30, 20, 40, 25, 50, 60}, []uint64{102, 103, 104, 105, 106, 107}, parts)
+	assert.Equal(t, 4, n, "the row of key 7, which has no partition, is next")
+	assert.Equal(t, []int32{a, b, b, a}, parts[:4])
+	assert.Equal(t, int64(30), r.Last(a), "the latest time routed, not the last")
+	assert.Equal(t, int64(40), r.Last(b))
+	assert.Equal(t, []uint64{3, 3}, []uint64{r.Rows(a), r.Rows(b)})
+	assert.Equal(t, []uint64{105, 104}, []uint64{r.LastRow(a), r.LastRow(b)})
+	assert.Zero(t, r.RouteSyms([]uint32{0, 5}, []int64{70, 70}, []uint64{108, 109}, parts), "a missing key is not routed by id")
+	assert.Zero(t, r.RouteSyms([]uint32{9, 5}, []int64{70, 70}, []uint64{108, 109}, parts), "nor the first row of a declared group")
+	assert.Equal(t, 2, r.RouteSyms([]uint32{2, 5}, []int64{70, 80}, []uint64{108, 109}, parts))
+	assert.Equal(t, int64(80), r.Last(a))
+	assert.Equal(t, uint64(109), r.LastRow(a))
 }

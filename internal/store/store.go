@@ -29,6 +29,9 @@ type Store struct {
 	// added counts the rows appended since the last eviction; spare is
 	// the most chunks a store keeps for reuse (see Evict).
 	added, spare int
+	// The value columns by kind: numbers, strings, the others.
+	nums, syms, others []int
+	olderLast          int // what Older returned last
 }
 
 type chunk struct {
@@ -47,7 +50,18 @@ type ccol struct {
 // New returns an empty store for columns of the given kinds (kinds[0] is
 // the time). withIDs keeps an identity per row.
 func New(kinds []schema.Kind, withIDs bool) *Store {
-	return &Store{kinds: kinds, ids: withIDs, free: make([]*chunk, 0, minSpare), spare: minSpare}
+	s := &Store{kinds: kinds, ids: withIDs, free: make([]*chunk, 0, minSpare), spare: minSpare}
+	for j := 1; j < len(kinds); j++ {
+		switch kinds[j] {
+		case schema.Number:
+			s.nums = append(s.nums, j)
+		case schema.String:
+			s.syms = append(s.syms, j)
+		default:
+			s.others = append(s.others, j)
+		}
+	}
+	return s
 }
 
 // Len returns the number of rows held.
@@ -160,18 +174,21 @@ func (s *Store) Append(src Source, from, to int) {
 }
 
 func (s *Store) copyIn(c *chunk, o int, src Source, from, to int) {
-	copy(c.t[o:], src.Table.Times()[from:to])
+	n := to - from
+	cols := table.Columns(src.Table)
+	copy(c.t[o:o+n], cols[0].Times()[from:to])
 	if s.ids {
-		copy(c.id[o:], src.IDs[from:to])
+		copy(c.id[o:o+n], src.IDs[from:to])
 	}
-	for j := 1; j < len(s.kinds); j++ {
-		col := table.Column(src.Table, j)
-		cc := &c.cols[j]
+	for _, j := range s.nums {
+		copy(c.cols[j].num[o:o+n], cols[j].Numbers()[from:to])
+	}
+	for _, j := range s.syms {
+		copy(c.cols[j].sym[o:o+n], src.Syms[j][from:to])
+	}
+	for _, j := range s.others {
+		col, cc := &cols[j], &c.cols[j]
 		switch s.kinds[j] {
-		case schema.Number:
-			copy(cc.num[o:], col.Numbers()[from:to])
-		case schema.String:
-			copy(cc.sym[o:], src.Syms[j][from:to])
 		case schema.Bool:
 			for i := from; i < to; i++ {
 				f := uint8(cell.Missing)
@@ -242,7 +259,23 @@ func (s *Store) LowerBound(t int64) int {
 // searching from the front: in O(log k) steps for a result k, reading
 // only the first rows when few are older, which is retention's case (a
 // push evicts about as many rows as it appended).
+//
+// It first tries the count it returned last time, which a steady stream
+// of pushes of one size keeps returning: two times read, when they are in
+// the first chunk.
 func (s *Store) Older(t int64) int {
+	if g := s.olderLast; g > 0 && g < s.n && s.head+g < ChunkRows {
+		if ts := s.chunks[0].t; ts[s.head+g-1] < t && ts[s.head+g] >= t {
+			return g
+		}
+	}
+	k := s.older(t)
+	s.olderLast = k
+	return k
+}
+
+// older is Older without the guess.
+func (s *Store) older(t int64) int {
 	if s.n == 0 || s.Time(0) >= t {
 		return 0
 	}

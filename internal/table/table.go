@@ -17,11 +17,25 @@ type Col = column.Col[schema.Value]
 // of range.
 func Column(t *schema.Table, j int) *Col { return &cols(t)[j] }
 
+// Columns returns the columns of t (0 is the time column): for code that
+// reads several columns of one table.
+func Columns(t *schema.Table) []Col { return cols(t) }
+
 // cols returns the columns of t.
-func cols(t *schema.Table) []Col { return *(*[]Col)(column.Cols(unsafe.Pointer(t))) }
+func cols(t *schema.Table) []Col {
+	return *(*[]Col)(unsafe.Add(unsafe.Pointer(t), column.ColsOffset))
+}
 
 // Reset empties t and keeps its capacity.
 func Reset(t *schema.Table) { column.ResetAll(cols(t)) }
+
+// Empty reports whether t holds no row and borrows no memory, so that
+// [Reset] would leave it as it is. A table's columns hold as many cells as
+// its time column (column 0), which is the one looked at.
+func Empty(t *schema.Table) bool {
+	cs := cols(t)
+	return len(cs) == 0 || cs[0].Empty()
+}
 
 // AppendFrom appends row i of src to dst, whose schema must have the same
 // column kinds in the same order.

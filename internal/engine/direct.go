@@ -1,0 +1,132 @@
+package engine
+
+// directParts: a group without workers that knows fewer partitions than
+// this appends a push's rows directly to their deques, rather than
+// buffering them for the tick. With few partitions their deques' tails
+// stay in cache, and a row is written once instead of buffered, sorted
+// by partition at the tick and copied again. A variable for the tests,
+// which take each way.
+var directParts = 128
+
+// SetDirectParts sets below how many partitions a group without workers
+// appends a push's rows directly to their deques (see directParts), and
+// returns the setting before. For tests: 0 buffers every row for the
+// tick.
+func SetDirectParts(n int) int {
+	old := directParts
+	directParts = n
+	return old
+}
+
+// direct reports whether rows arriving now go straight to their deques.
+// Only while nothing is buffered since the last tick: the rows appended
+// then come after every row of their partitions, as at a tick. (A group
+// that buffers goes on buffering until the tick, even if a removal leaves
+// it few partitions.)
+func (g *Group) direct() bool {
+	return len(g.in.part) == 0 && len(g.order) < directParts && (g.par.pool == nil || g.par.pool.N() < 2)
+}
+
+// tailRoom is the room left at a deque's tail: blk from slot at, blk
+// ending where the room does.
+type tailRoom struct {
+	e   *Engine
+	blk []uint64
+	at  int
+}
+
+// appendDirect appends rows [from, to) of in to their partitions' deques,
+// in order, through the room each deque had at its tail when last asked
+// (g.room). Only a tick or a removal changes a deque otherwise, and both
+// forget that room first.
+func (g *Group) appendDirect(in *Input, part []int32, from, to int) {
+	for from < to {
+		if len(in.enc) == 2 {
+			from = g.appendRoomy2(in, part[:to], from)
+		} else {
+			from = g.appendRoomy(in, part[:to], from)
+		}
+		if from < to {
+			g.refillRoom(part[from])
+		}
+	}
+}
+
+// appendRoomy appends rows of in from row from on, while their
+// partitions' deques have room at hand, and returns the first row it
+// could not append (len(part) when it appended them all). It calls
+// nothing, so that its loop keeps its values in registers.
+func (g *Group) appendRoomy(in *Input, part []int32, from int) int {
+	st := 1 + len(in.enc)
+	times := in.times[:len(part)]
+	rooms, sorted := g.room, in.sorted
+	for i := from; i < len(part); i++ {
+		p := part[i]
+		if int(p) >= len(rooms) {
+			return i
+		}
+		r := &rooms[p]
+		at := r.at
+		if at+st > len(r.blk) {
+			return i
+		}
+		row := r.blk[at : at+st]
+		r.at = at + st
+		t := times[i]
+		row[0] = uint64(t)
+		for k, c := range in.enc {
+			row[1+k] = c[i]
+		}
+		r.e.took(t, sorted)
+	}
+	return len(part)
+}
+
+// appendRoomy2 is appendRoomy for a plan that reads two columns (rows of
+// three slots), unrolled.
+func (g *Group) appendRoomy2(in *Input, part []int32, from int) int {
+	times := in.times[:len(part)]
+	c0, c1 := in.enc[0][:len(part)], in.enc[1][:len(part)]
+	rooms, sorted := g.room, in.sorted
+	for i := from; i < len(part); i++ {
+		p := part[i]
+		if int(p) >= len(rooms) {
+			return i
+		}
+		r := &rooms[p]
+		at := r.at
+		if at+3 > len(r.blk) {
+			return i
+		}
+		row := (*[3]uint64)(r.blk[at : at+3])
+		r.at = at + 3
+		t := times[i]
+		row[0], row[1], row[2] = uint64(t), c0[i], c1[i]
+		r.e.took(t, sorted)
+	}
+	return len(part)
+}
+
+// took counts one row written at the deque's tail, at time t; sorted
+// tells that t is not before any time taken (rows in order).
+func (e *Engine) took(t int64, sorted bool) {
+	e.dq.tail++
+	if sorted || t > e.maxT || !e.has {
+		e.maxT, e.has = t, true
+	}
+}
+
+// refillRoom makes g.room[p] the room at partition p's deque tail (making
+// its engine if it has none yet, last in the emission order).
+func (g *Group) refillRoom(p int32) {
+	if int(p) >= len(g.room) {
+		g.room = append(g.room, make([]tailRoom, int(p)+1-len(g.room))...)
+	}
+	e := g.engine(p)
+	blk, i, n := e.dq.room(&g.p.pool)
+	g.room[p] = tailRoom{e: e, blk: blk[:i+n*e.dq.stride], at: i}
+}
+
+// forgetRoom forgets the room at the deques' tails: before a tick folds
+// the windows (which may give blocks back or move rows) or a removal.
+func (g *Group) forgetRoom() { clear(g.room) }

@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/internal/table"
+	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/rolling"
+	"github.com/pond-go/pond/schema"
+	"github.com/pond-go/pond/sequence"
+	"github.com/pond-go/pond/trigger"
+)
+
+// TestSortedInputEmitsAsUnsorted feeds the same time-sorted pushes to a
+// clock-triggered stream and group told the rows are sorted, and to twins
+// that are not told: pushes that cross no boundary, one, or several, some
+// of one row and some of many. The outputs are the same.
+func TestSortedInputEmitsAsUnsorted(t *testing.T) {
+	windows := []rolling.Window{
+		{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{
+			{Out: "avg", From: "v", Using: reduce.Avg}, {Out: "n", From: "w", Using: reduce.Count},
+		}},
+		{Name: "250ms", Span: 250 * time.Millisecond, Aggs: []reduce.Agg{{Out: "max", From: "v", Using: reduce.Max}}},
+	}
+	opts := rolling.Options{Trigger: trigger.Clock(sequence.Every(100 * time.Millisecond))}
+	streamPlan, err := NewPlan(testSchema, windows, opts, nil, nil)
+	require.NoError(t, err)
+	groupPlan, err := NewPlan(testSchema, windows, opts, &Key{Name: "key", Kind: schema.String}, nil)
+	require.NoError(t, err)
+	keys := make(keyNames, 8)
+	for i := range keys {
+		keys[i] = schema.StringValue(fmt.Sprintf("k%d", i))
+	}
+	for _, direct := range []int{0, 128} {
+		t.Run(fmt.Sprintf("direct=%d", direct), func(t *testing.T) {
+			defer SetDirectParts(SetDirectParts(direct))
+			sortedS, plainS := streamPlan.NewStream(), streamPlan.NewStream()
+			sortedG, plainG := groupPlan.NewGroup(keys), groupPlan.NewGroup(keys)
+			rng := rand.New(rand.NewPCG(9, uint64(direct)))
+			tm := int64(0)
+			var in Input
+			for push := range 500 {
+				tab := schema.NewTable(testSchema)
+				var part []int32
+				for range 1 + rng.IntN(6) {
+					switch rng.IntN(8) {
+					case 0:
+						tm += int64(rng.IntN(400)) * int64(time.Millisecond) // past a boundary or several
+					case 1: // the same time again
+					default:
+						tm += int64(rng.IntN(7)) * int64(time.Millisecond)
+					}
+					table.Column(tab, 0).AppendTime(tm)
+					table.Column(tab, 1).AppendNum(float64(rng.IntN(100)))
+					table.Column(tab, 2).AppendNum(rng.NormFloat64())
+					part = append(part, int32(rng.IntN(len(keys))))
+				}
+				outs := make([]*schema.Table, 4)
+				for i := range outs {
+					outs[i] = schema.NewTable(streamPlan.Schema())
+					if i >= 2 {
+						outs[i] = schema.NewTable(groupPlan.Schema())
+					}
+				}
+				for i, push := range []func(){
+					func() { sortedS.Push(&in, outs[0]) }, func() { plainS.Push(&in, outs[1]) },
+					func() { sortedG.Push(&in, part, outs[2]) }, func() { plainG.Push(&in, part, outs[3]) },
+				} {
+					streamOrGroup := streamPlan
+					if i >= 2 {
+						streamOrGroup = groupPlan
+					}
+					streamOrGroup.Bind(&in, tab, nil)
+					in.SetSorted(i%2 == 0)
+					push()
+				}
+				require.Equal(t, outs[1].String(), outs[0].String(), "push %d: stream", push)
+				require.Equal(t, outs[3].String(), outs[2].String(), "push %d: group", push)
+			}
+		})
+	}
+}
