@@ -144,13 +144,13 @@ func (p *Plan) emitRows(es []*Engine, dsts []*table.Col) {
 		for _, o := range we.mins {
 			col := dsts[o.out].GrowNums(len(es))
 			for i := range col {
-				col[i] = r.missing(i, we.minSamples, optNum(r.ws[i].mins()[o.idx].Value()))
+				col[i] = r.missing(i, we.minSamples, optNum(r.ws[i].minAt(o.idx).Value()))
 			}
 		}
 		for _, o := range we.maxs {
 			col := dsts[o.out].GrowNums(len(es))
 			for i := range col {
-				col[i] = r.missing(i, we.minSamples, optNum(r.ws[i].maxs()[o.idx].Value()))
+				col[i] = r.missing(i, we.minSamples, optNum(r.ws[i].maxAt(o.idx).Value()))
 			}
 		}
 		for _, o := range we.samples {
@@ -220,7 +220,7 @@ func emitMoments(es []*Engine, r *winRun, minSamples int, me *momEmit, dsts []*t
 	var run [emitRun]*reducers.Moments
 	ms := run[:len(es)]
 	for i := range ms {
-		ms[i] = &r.ws[i].moments()[me.idx]
+		ms[i] = r.ws[i].moment(me.idx)
 	}
 	reducers.ReadEach(ms, ns, sums, avgs, sds)
 	if minSamples == 0 {
