@@ -266,8 +266,10 @@ func (e *Engine) numbersTo(dst []schema.Value, from, to uint64, slot int) int {
 	for from < to {
 		blk, first, n := e.dq.seg(from)
 		n = min(n, int(to-from))
-		for r := first*st + slot; r < (first+n)*st; r += st {
-			if x := math.Float64frombits(blk[r]); x == x {
+		// The slots of the run's rows, from the first's on.
+		run := blk[first*st+slot : (first+n-1)*st+slot+1]
+		for r := 0; r < len(run); r += st {
+			if x := math.Float64frombits(run[r]); x == x {
 				dst[k] = schema.NumberValue(x)
 				k++
 			}
