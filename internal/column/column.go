@@ -260,6 +260,22 @@ func (c *Col[V]) GrowElems(n int) []V {
 	return c.elems[k : k+n : k+n]
 }
 
+// ElemsLen returns the number of array elements the column holds, the end
+// of its last array cell or of the one being built.
+func (c *Col[V]) ElemsLen() int { return len(c.elems) }
+
+// GrowArrays adds n array cells to an array column and returns their
+// presence flags (as in internal/cell) and ends (offsets in the column's
+// elements, not decreasing) for the caller to set, each of them: a run of
+// cells written in place, their elements added first with
+// [Col.GrowElems].
+func (c *Col[V]) GrowArrays(n int) (flags []uint8, ends []int32) {
+	k, j := len(c.flag), len(c.end)
+	c.flag = slices.Grow(c.flag, n)[:k+n]
+	c.end = slices.Grow(c.end, n)[:j+n]
+	return c.flag[k : k+n : k+n], c.end[j : j+n : j+n]
+}
+
 // DropElems removes the last n elements of the array cell being built.
 func (c *Col[V]) DropElems(n int) {
 	var zero V

@@ -144,24 +144,17 @@ func (p *Plan) emitRows(es []*Engine, dsts []*table.Col) {
 		for _, o := range we.mins {
 			col := dsts[o.out].GrowNums(len(es))
 			for i := range col {
-				col[i] = r.missing(i, we.minSamples, optNum(r.ws[i].mins()[o.idx].Value()))
+				col[i] = r.missing(i, we.minSamples, optNum(r.ws[i].minAt(o.idx).Value()))
 			}
 		}
 		for _, o := range we.maxs {
 			col := dsts[o.out].GrowNums(len(es))
 			for i := range col {
-				col[i] = r.missing(i, we.minSamples, optNum(r.ws[i].maxs()[o.idx].Value()))
+				col[i] = r.missing(i, we.minSamples, optNum(r.ws[i].maxAt(o.idx).Value()))
 			}
 		}
 		for _, o := range we.samples {
-			dst := dsts[o.out]
-			for i, e := range es {
-				if r.held[i] < we.minSamples {
-					dst.AppendMissing()
-					continue
-				}
-				e.appendNumbers(dst, r.ws[i].head, e.dq.tail, o.slot)
-			}
+			emitSamples(es, &r, we.minSamples, o.slot, dsts[o.out])
 		}
 		for _, j := range we.other {
 			o := &p.outs[j]
@@ -220,7 +213,7 @@ func emitMoments(es []*Engine, r *winRun, minSamples int, me *momEmit, dsts []*t
 	var run [emitRun]*reducers.Moments
 	ms := run[:len(es)]
 	for i := range ms {
-		ms[i] = &r.ws[i].moments()[me.idx]
+		ms[i] = r.ws[i].moment(me.idx)
 	}
 	reducers.ReadEach(ms, ns, sums, avgs, sds)
 	if minSamples == 0 {
@@ -236,6 +229,54 @@ func emitMoments(es []*Engine, r *winRun, minSamples int, me *momEmit, dsts []*t
 			}
 		}
 	}
+}
+
+// emitSamples appends, for each engine of es (at most emitRun), the
+// present numbers of slot in the rows of the window of r as one array
+// cell: missing while the window holds fewer than minSamples rows. The
+// run's elements and cells are each added at once and written in place.
+func emitSamples(es []*Engine, r *winRun, minSamples, slot int, dst *table.Col) {
+	total := 0
+	for i := range es {
+		if r.held[i] >= minSamples {
+			total += r.held[i]
+		}
+	}
+	base := dst.ElemsLen()
+	elems := dst.GrowElems(total)
+	flags, ends := dst.GrowArrays(len(es))
+	k := 0
+	for i, e := range es {
+		flags[i] = cell.Missing
+		if r.held[i] >= minSamples {
+			k += e.numbersTo(elems[k:], r.ws[i].head, e.dq.tail, slot)
+			flags[i] = cell.Present
+		}
+		ends[i] = int32(base + k)
+	}
+	dst.DropElems(total - k)
+}
+
+// numbersTo sets dst's first elements to the present numbers of slot in
+// rows [from, to), at most len(dst), block by block, and returns how many
+// it set.
+func (e *Engine) numbersTo(dst []schema.Value, from, to uint64, slot int) int {
+	st := e.dq.stride
+	k := 0
+	for from < to {
+		blk, first, n := e.dq.seg(from)
+		n = min(n, int(to-from))
+		// The slots of the run's rows, from the first's on.
+		run := blk[first*st+slot : (first+n-1)*st+slot+1]
+		for r := 0; r < len(run); r += st {
+			if x := math.Float64frombits(run[r]); x == x {
+				dst[k] = schema.NumberValue(x)
+				k++
+			}
+		}
+		from += uint64(n)
+	}
+	return k
 }
 
 // optNum returns x, or NaN (a missing number cell) when ok is false.
@@ -284,37 +325,6 @@ func (e *Engine) emitOne(ws *winState, o *outPlan, dst *table.Col, tail uint64) 
 	case stGeneric:
 		ws.generic()[o.idx].Append(dst)
 	}
-}
-
-// appendNumbers appends the present numbers of slot in rows [from, to) to
-// dst as one array cell, block by block.
-func (e *Engine) appendNumbers(dst *table.Col, from, to uint64, slot int) {
-	st := e.dq.stride
-	dst.BeginArray()
-	if blk, base, ok := e.run(from, to); ok {
-		// A window of a few rows lies in one block: its elements are
-		// set in place, the missing ones given back after.
-		n := int(to - from)
-		elems := dst.GrowElems(n)
-		k := 0
-		for r := base + slot; r < base+n*st; r += st {
-			if x := math.Float64frombits(blk[r]); x == x {
-				elems[k] = schema.NumberValue(x)
-				k++
-			}
-		}
-		dst.DropElems(n - k)
-		dst.EndArray()
-		return
-	}
-	e.runs(from, to, func(blk []uint64, base, n int, _ uint64) {
-		for r := base; r < base+n*st; r += st {
-			if x := math.Float64frombits(blk[r+slot]); x == x {
-				dst.AppendElem(schema.NumberValue(x))
-			}
-		}
-	})
-	dst.EndArray()
 }
 
 // appendSlot appends the decoded slot of row a to dst.

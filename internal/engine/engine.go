@@ -154,6 +154,20 @@ type winState struct {
 // plan's moments.
 func (ws *winState) moments() []reducers.Moments { return unsafe.Slice(ws.mom, ws.nMom) }
 
+// moment, minAt and maxAt return the window's moment state, minimum and
+// maximum i, as moments()[i], mins()[i] and maxs()[i] do, for an i its
+// plan gave (below the count), without building a slice: an emission
+// reads one state of each of a run of windows.
+func (ws *winState) moment(i int) *reducers.Moments {
+	return (*reducers.Moments)(unsafe.Add(unsafe.Pointer(ws.mom), uintptr(i)*unsafe.Sizeof(reducers.Moments{})))
+}
+
+func (ws *winState) minAt(i int) *reducers.Extreme {
+	return (*reducers.Extreme)(unsafe.Add(unsafe.Pointer(ws.ext), uintptr(i)*unsafe.Sizeof(reducers.Extreme{})))
+}
+
+func (ws *winState) maxAt(i int) *reducers.Extreme { return ws.minAt(int(ws.nMin) + i) }
+
 // counts returns the window's counts, one per entry of its plan's counts.
 func (ws *winState) counts() []int { return unsafe.Slice(ws.cnt, ws.nCnt) }
 
@@ -559,25 +573,25 @@ func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
 	n, stride := int(to-from), e.dq.stride
 	// One pass per slot with sums or extremes. Every minimum and maximum
 	// is on one of the slots: each is set, as a reset and more would.
-	moms, mins, maxs := ws.moments(), ws.mins(), ws.maxs()
-	for _, f := range wp.fills {
+	for k := range wp.fills {
+		f := &wp.fills[k]
 		off := base + f.slot
 		var lo, hi float64
 		var any bool
 		switch {
 		case f.min < 0 && f.max < 0:
-			moms[f.mom].FillSlots(blk, off, stride, n)
+			ws.moment(f.mom).FillSlots(blk, off, stride, n)
 			continue
 		case f.mom >= 0:
-			lo, hi, any = moms[f.mom].FillMinMax(blk, off, stride, n)
+			lo, hi, any = ws.moment(f.mom).FillMinMax(blk, off, stride, n)
 		default:
 			lo, hi, any = reducers.MinMaxSlots(blk, off, stride, n)
 		}
 		if f.min >= 0 {
-			mins[f.min].SetValue(lo, any)
+			ws.minAt(f.min).SetValue(lo, any)
 		}
 		if f.max >= 0 {
-			maxs[f.max].SetValue(hi, any)
+			ws.maxAt(f.max).SetValue(hi, any)
 		}
 	}
 	ws.scalarExt = len(wp.extSlots) > 0

@@ -68,6 +68,20 @@ func (g *Group) gather(p int32, e *Engine, pool *blockPool) {
 	rows := g.idx[c.end-c.n : c.end]
 	r := &g.work
 	ts := r.t
+	if d := &e.dq; len(r.c) == 2 && d.tail-d.front+uint64(len(rows)) <= d.cap {
+		// The common case of a tick: rows of three slots that fit in
+		// the ring and in the tail's block, written in place.
+		if blk, o := d.slotOf(d.tail); 3*len(rows) <= len(blk)-o {
+			dst := blk[o : o+3*len(rows)]
+			c0, c1 := r.c[0], r.c[1]
+			for k, j := range rows {
+				row := (*[3]uint64)(dst[3*k:])
+				row[0], row[1], row[2] = uint64(ts[j]), c0[j], c1[j]
+			}
+			d.tail += uint64(len(rows))
+			return
+		}
+	}
 	for len(rows) > 0 {
 		blk, o, n := e.dq.room(pool)
 		n = min(n, len(rows))
