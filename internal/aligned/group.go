@@ -45,8 +45,10 @@ type Group struct {
 
 	par parClose // closings split over workers (see parallel.go)
 	in  inboxes  // the rows not yet in the panes (see inbox.go)
+	st  steps    // the open step's records, when stepped (see step.go)
 
-	direct bool // the plan reads an array column: rows are added as they come
+	direct  bool // the plan reads an array column: rows are added as they come
+	stepped bool // rows are folded into open-step records (else they wait in inboxes)
 }
 
 // part is one partition's windows.
@@ -65,6 +67,7 @@ func (p *Plan) NewGroup(keys Keys, first int, lag int64) *Group {
 	for _, k := range p.kinds {
 		g.direct = g.direct || k == schema.Array
 	}
+	g.stepped = !g.direct && p.st.ok && lag == 0
 	return g
 }
 
@@ -82,7 +85,12 @@ func (g *Group) drain(q int32, pt *part) {
 
 // SetLag sets how late an accepted row may be, in nanoseconds; the plan
 // must have been sized for it ([Plan.SetLateness]).
-func (g *Group) SetLag(lag int64) { g.lag = max(lag, 0) }
+func (g *Group) SetLag(lag int64) {
+	if lag = max(lag, 0); lag != g.lag {
+		g.lag = lag
+		g.settle()
+	}
+}
 
 // Len returns the number of partitions the group knows.
 func (g *Group) Len() int { return len(g.order) }
@@ -95,7 +103,10 @@ func (g *Group) part(q int32) *part {
 	for int(q) >= len(g.parts) {
 		g.parts = append(g.parts, nil)
 	}
-	if !g.direct {
+	switch {
+	case g.stepped:
+		g.st.size(&g.p.st, len(g.parts))
+	case !g.direct:
 		g.in.size(len(g.parts))
 	}
 	pt := g.parts[q]
@@ -126,6 +137,7 @@ func (g *Group) Remove(q int32) {
 		pt.live = false
 	}
 	g.in.close(q) // its waiting rows leave with it
+	g.st.close(&g.p.st, q)
 	g.parts[q] = nil
 	g.free = append(g.free, pt)
 	keep := g.order[:0]
@@ -165,6 +177,10 @@ func (g *Group) Push(in *Rows, part []int32, out *schema.Table) {
 // into their panes when the plan reads arrays.
 func (g *Group) buffer(in *Rows, parts []int32, from, to int) {
 	if from >= to {
+		return
+	}
+	if g.stepped {
+		g.bufferStep(in, parts, from, to)
 		return
 	}
 	if g.direct {
@@ -297,6 +313,7 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 		dsts[j] = table.Column(out, g.first+j)
 	}
 	order := g.order[lo:hi]
+	k := floorDiv(b-p.step-p.anchor, p.step) // the closing step's pane, when stepped
 	for i, q := range order {
 		// The pane that leaves, filled a window's span ago, is out of
 		// every cache: it is loaded a few partitions ahead.
@@ -304,7 +321,11 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 			g.parts[order[i+prefetchAhead]].prefetchOldest(p)
 		}
 		pt := g.parts[q]
-		g.drain(q, pt)
+		if g.stepped {
+			g.flushStep(q, pt, k)
+		} else {
+			g.drain(q, pt)
+		}
 		if !pt.live {
 			continue
 		}
@@ -360,7 +381,11 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 		}
 		if empty && pt.maxT < b {
 			pt.live = false
-			g.in.close(q)
+			if g.stepped {
+				g.st.n[q] = stepShut // empty: flushed above
+			} else {
+				g.in.close(q)
+			}
 			dormant++
 		}
 	}
@@ -504,7 +529,7 @@ func appendOpt(dst *table.Col, x float64, ok bool) {
 // Bytes returns the memory the group's partitions hold: pane rings, raw
 // rows, extreme deques, aggregates and the structures around them.
 func (g *Group) Bytes() int {
-	n := int(unsafe.Sizeof(*g)) + 8*cap(g.parts) + 4*cap(g.order) + g.in.bytes()
+	n := int(unsafe.Sizeof(*g)) + 8*cap(g.parts) + 4*cap(g.order) + g.in.bytes() + g.st.bytes()
 	for _, pt := range g.parts {
 		if pt == nil {
 			continue
