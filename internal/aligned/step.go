@@ -367,14 +367,21 @@ func (g *Group) flushStep(q int32, pt *part, k int64) {
 	r := st.rec(sp, q)
 	for w := range pt.wins {
 		wp, ws, sw := &p.wins[w], &pt.wins[w], &sp.wins[w]
-		s := -1
-		if k >= ws.hi {
-			s = ws.pane(wp, k)
-		}
-		if s < 0 {
+		if k < ws.hi {
 			continue // before the window at the next boundary
 		}
+		s, fresh := ws.paneFresh(wp, k)
+		if s < 0 {
+			continue
+		}
 		pr, cs := ws.rec(wp, s)
+		if fresh {
+			sp.writePane(wp, sw, r, n, pr, cs)
+			if len(wp.raws) > 0 {
+				ws.raw.pushStep(st.raw[q], len(sp.raw), sw.raws, k)
+			}
+			continue
+		}
 		markRow(cs)
 		if wp.hasRows {
 			addCount(cs, 0, n)
@@ -627,4 +634,35 @@ func foldExtremes(recs []uint64, w, off int, parts []int32, xs []uint64) {
 			f[1] = xs[i]
 		}
 	}
+}
+
+// writePane writes the record r (n rows) as window wp's pane, in pane
+// record pr and counts cs, made just now: what merging it into an empty
+// pane gives, without clearing the pane first.
+func (sp *stepPlan) writePane(wp *winPlan, sw *stepWin, r []uint64, n int64, pr []uint64, cs []uint32) {
+	clear(cs)
+	if wp.hasRows {
+		cs[0] = uint32(min(n, countMax))
+	}
+	for i := range wp.moments {
+		m, sm := &wp.moments[i], &sp.moms[sw.moms[i]]
+		if !m.isRows {
+			cs[m.nIdx] = uint32(min(int64(r[sm.nOff]), countMax))
+		}
+		f, src := pr[m.off:], r[sm.off:]
+		f[0], f[1] = src[0], src[1]
+		if m.squares {
+			f[2], f[3] = src[2], src[3]
+		}
+	}
+	for i, off := range sw.counts {
+		cs[wp.cnt0+i] = uint32(min(int64(r[off]), countMax))
+	}
+	for i, off := range sw.exts {
+		pr[wp.offExt+i] = r[off]
+	}
+	for i, off := range sw.fls {
+		copy(pr[wp.offFL+4*i:][:4], r[off:][:4])
+	}
+	markRow(cs)
 }
