@@ -322,7 +322,7 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 		}
 		pt := g.parts[q]
 		if g.stepped {
-			g.flushStep(q, pt, k)
+			g.mergeStep(q, pt, k, true)
 		} else {
 			g.drain(q, pt)
 		}
@@ -342,7 +342,7 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 				ws.enter(wp, ws.hi)
 			}
 			ws.hi = max(ws.hi, hi) // panes past the ring are empty
-			held = held || ws.held(wp)
+			held = held || ws.held(wp) || g.stepped && g.viewed(pt, w) && g.st.rows(q) > 0
 		}
 		if held {
 			table.Column(out, 0).AppendTime(b)
@@ -350,7 +350,11 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 				table.AppendValue(table.Column(out, 1), g.keys.KeyValue(q))
 			}
 			for w := range pt.wins {
-				p.emit(&p.wins[w], &pt.wins[w], b, dsts)
+				if g.stepped && g.viewed(pt, w) {
+					g.emitStep(w, &pt.wins[w], q, dsts)
+				} else {
+					p.emit(&p.wins[w], &pt.wins[w], b, dsts)
+				}
 			}
 		}
 		// Slide to the next boundary: the panes before its window leave.
@@ -378,6 +382,9 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 				ws.raw.dropBefore(lo)
 			}
 			empty = empty && !ws.held(wp)
+		}
+		if g.stepped {
+			g.st.empty(&g.p.st, q)
 		}
 		if empty && pt.maxT < b {
 			pt.live = false

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -70,6 +72,7 @@ type stepWin struct {
 	counts []int // record word of each count
 	fls    []int // record word of each first/last
 	raws   []int // position in the step's raw row of each raw slot
+	view   bool  // the window is one pane, the step's: a closing reads its row from the record
 }
 
 // newStepPlan lays out the open-step record of p's windows.
@@ -117,7 +120,7 @@ func newStepPlan(p *Plan) stepPlan {
 	}
 	for i := range p.wins {
 		wp := &p.wins[i]
-		var sw stepWin
+		sw := stepWin{view: wp.single}
 		for _, m := range wp.moments {
 			sw.moms = append(sw.moms, mom(m))
 		}
@@ -359,14 +362,52 @@ func (g *Group) stepSlow(q int32, in *Rows, i int, t, lo int64) bool {
 // flushStep merges partition q's open-step record into its windows'
 // panes k, the step's, and empties it.
 func (g *Group) flushStep(q int32, pt *part, k int64) {
+	g.mergeStep(q, pt, k, false)
+	g.st.empty(&g.p.st, q)
+}
+
+// viewed reports whether window w of partition pt reads its row at a
+// closing from the open-step record: a window of one pane, the step's,
+// whose ring holds nothing (rows merged into the ring before, which only
+// a change of lateness or a saturating record does, make it read the
+// ring instead).
+func (g *Group) viewed(pt *part, w int) bool {
+	return g.p.st.wins[w].view && pt.wins[w].n == 0
+}
+
+// stepRows returns the number of rows in partition q's record.
+func (st *steps) rows(q int32) int64 {
+	if int(q) >= len(st.n) || st.n[q] == stepShut {
+		return 0
+	}
+	return int64(st.n[q])
+}
+
+// empty empties partition q's record (one that takes rows stays open).
+func (st *steps) empty(sp *stepPlan, q int32) {
+	if st.rows(q) == 0 {
+		return
+	}
+	copy(st.rec(sp, q), sp.empty)
+	st.raw[q] = st.raw[q][:0]
+	st.n[q] = 0
+}
+
+// mergeStep merges partition q's open-step record into its windows'
+// panes k, the step's; with view, it leaves out the windows a closing
+// reads from the record (see viewed).
+func (g *Group) mergeStep(q int32, pt *part, k int64, view bool) {
 	st, sp, p := &g.st, &g.p.st, g.p
-	if int(q) >= len(st.n) || st.n[q] == 0 || st.n[q] == stepShut {
+	if st.rows(q) == 0 {
 		return
 	}
 	n := int64(st.n[q])
 	r := st.rec(sp, q)
 	for w := range pt.wins {
 		wp, ws, sw := &p.wins[w], &pt.wins[w], &sp.wins[w]
+		if view && g.viewed(pt, w) {
+			continue
+		}
 		if k < ws.hi {
 			continue // before the window at the next boundary
 		}
@@ -418,9 +459,6 @@ func (g *Group) flushStep(q int32, pt *part, k int64) {
 			ws.raw.pushStep(st.raw[q], len(sp.raw), sw.raws, k)
 		}
 	}
-	copy(r, sp.empty)
-	st.raw[q] = st.raw[q][:0]
-	st.n[q] = 0
 }
 
 // mergeMoment adds the record r's sums of step moment sm (n rows in the
@@ -665,4 +703,116 @@ func (sp *stepPlan) writePane(wp *winPlan, sw *stepWin, r []uint64, n int64, pr 
 		copy(pr[wp.offFL+4*i:][:4], r[off:][:4])
 	}
 	markRow(cs)
+}
+
+// emitStep appends window wp's outputs at a closing from partition q's
+// open-step record: the window is one pane, the step's (see viewed).
+func (g *Group) emitStep(w int, ws *winState, q int32, dsts []*table.Col) {
+	p, sp, st := g.p, &g.p.st, &g.st
+	wp, sw := &p.wins[w], &sp.wins[w]
+	n := min(st.rows(q), countMax)
+	if wp.minSamples > 0 && n < int64(wp.minSamples) {
+		for _, o := range wp.outs {
+			dsts[o.out].AppendMissing()
+		}
+		return
+	}
+	r := st.rec(sp, q)
+	meanIdx, mh, ml := -1, 0.0, 0.0 // the mean of Moments meanIdx
+	for _, o := range wp.outs {
+		dst := dsts[o.out]
+		switch o.kind {
+		case oRows:
+			dst.AppendNum(float64(n))
+		case oN:
+			dst.AppendNum(float64(sp.momCount(sw.moms[o.idx], r, n)))
+		case oCount:
+			dst.AppendNum(float64(min(r[sw.counts[o.idx]], countMax)))
+		case oSum:
+			f := r[sp.moms[sw.moms[o.idx]].off:]
+			appendOpt(dst, math.Float64frombits(f[0])+math.Float64frombits(f[1]), true)
+		case oAvg, oStdev:
+			j := sw.moms[o.idx]
+			cnt := sp.momCount(j, r, n)
+			if cnt == 0 {
+				dst.AppendMissing()
+				continue
+			}
+			f := r[sp.moms[j].off:]
+			s, c := math.Float64frombits(f[0]), math.Float64frombits(f[1])
+			if o.idx != meanIdx {
+				meanIdx = o.idx
+				mh, ml = ddDivF(s, c, float64(cnt))
+			}
+			var x float64
+			var ok bool
+			if o.kind == oAvg {
+				x, ok = meanFrom(mh, ml)
+			} else {
+				x, ok = stdevFrom(s, math.Float64frombits(f[2]), math.Float64frombits(f[3]), cnt, mh, ml)
+			}
+			appendOpt(dst, x, ok)
+		case oMin, oMax:
+			x := math.Float64frombits(r[sw.exts[o.idx]])
+			appendOpt(dst, x, x == x)
+		case oDiff:
+			lo := math.Float64frombits(r[sw.exts[o.idx]])
+			hi := math.Float64frombits(r[sw.exts[wp.maxOf(o.idx)]])
+			appendOpt(dst, hi-lo, lo == lo)
+		case oFirst, oLast:
+			f := r[sw.fls[o.idx]:][:4]
+			if int64(f[0]) == math.MaxInt64 {
+				dst.AppendMissing()
+				continue
+			}
+			bits := f[1]
+			if o.kind == oLast {
+				bits = f[3]
+			}
+			p.appendSlot(dst, wp.fls[o.idx], bits)
+		case oRaw:
+			g.emitStepRaw(w, ws, o.idx, st.raw[q], dst)
+		}
+	}
+}
+
+// momCount returns the number of values step moment j's sums hold in
+// record r of n rows.
+func (sp *stepPlan) momCount(j int, r []uint64, n int64) int64 {
+	if off := sp.moms[j].nOff; off >= 0 {
+		return min(int64(r[off]), countMax)
+	}
+	return n
+}
+
+// emitStepRaw appends holistic output i of window w from a step's raw
+// rows (see emitStep), in arrival order.
+func (g *Group) emitStepRaw(w int, ws *winState, i int, raw []uint64, dst *table.Col) {
+	p := g.p
+	rp := &p.wins[w].raws[i]
+	stride, c := len(p.st.raw), p.st.wins[w].raws[rp.col]
+	if rp.red.Op == reducers.OpSamples {
+		dst.BeginArray()
+		for j := c; j < len(raw); j += stride {
+			bits := raw[j]
+			switch rp.kind {
+			case schema.Number:
+				if x := math.Float64frombits(bits); x == x {
+					dst.AppendElem(schema.NumberValue(x))
+				}
+			default:
+				if bits != 0 {
+					dst.AppendElem(p.value(rp.kind, bits, nil, 0))
+				}
+			}
+		}
+		dst.EndArray()
+		return
+	}
+	st := ws.gen[i]
+	st.Reset()
+	for r, j := 0, c; j < len(raw); r, j = r+1, j+stride {
+		st.Add(uint64(r), p.value(rp.kind, raw[j], nil, 0))
+	}
+	st.Append(dst)
 }
