@@ -30,8 +30,16 @@ type stepPlan struct {
 	counts []stepCount
 	fls    []stepFL
 	raw    []int    // slots a raw row keeps: the union of the windows' raw slots
+	folds  []stepFold
 	empty  []uint64 // an empty record
 	wins   []stepWin
+}
+
+// stepFold is what a batch's rows fold into per column, in one pass:
+// the column's sums (mom, an index in moms; −1: none) and its extremes
+// (ext, the min's word; −1: none).
+type stepFold struct {
+	slot, mom, ext int
 }
 
 // stepMom is a column's sums in the record: s and c at off, q and qc
@@ -166,6 +174,17 @@ func newStepPlan(p *Plan) stepPlan {
 		st.wins = append(st.wins, sw)
 	}
 	st.words = words
+	for j, m := range st.moms {
+		st.folds = append(st.folds, stepFold{slot: m.slot, mom: j, ext: -1})
+	}
+	for _, e := range st.exts {
+		j := slices.IndexFunc(st.folds, func(f stepFold) bool { return f.slot == e.slot })
+		if j < 0 {
+			j = len(st.folds)
+			st.folds = append(st.folds, stepFold{slot: e.slot, mom: -1})
+		}
+		st.folds[j].ext = e.off
+	}
 	st.empty = make([]uint64, words)
 	nan := math.Float64bits(math.NaN())
 	for _, e := range st.exts {
@@ -564,17 +583,21 @@ func (g *Group) stepColumns(in *Rows, parts []int32, from, to int) bool {
 		n[q]++
 	}
 	w := sp.words
-	for j := range sp.moms {
-		m := &sp.moms[j]
-		xs := in.Enc[m.slot-1][from:to]
-		if m.squares {
-			foldSquares(st.recs, w, m.off, m.nOff, parts, xs)
-		} else {
+	for _, f := range sp.folds {
+		xs := in.Enc[f.slot-1][from:to]
+		switch {
+		case f.mom < 0:
+			foldExtremes(st.recs, w, f.ext, parts, xs)
+		case !sp.moms[f.mom].squares:
+			m := &sp.moms[f.mom]
 			foldSums(st.recs, w, m.off, m.nOff, parts, xs)
+			if f.ext >= 0 {
+				foldExtremes(st.recs, w, f.ext, parts, xs)
+			}
+		default:
+			m := &sp.moms[f.mom]
+			foldSquares(st.recs, w, m.off, m.nOff, f.ext, parts, xs)
 		}
-	}
-	for _, e := range sp.exts {
-		foldExtremes(st.recs, w, e.off, parts, in.Enc[e.slot-1][from:to])
 	}
 	if len(sp.counts)+len(sp.fls) > 0 {
 		for i := from; i < to; i++ {
@@ -622,11 +645,16 @@ func foldSums(recs []uint64, w, off, nOff int, parts []int32, xs []uint64) {
 }
 
 // foldSquares is foldSums adding the squares too, to the words after the
-// sum (see bigSquare for values whose square is not summed).
-func foldSquares(recs []uint64, w, off, nOff int, parts []int32, xs []uint64) {
+// sum (see bigSquare for values whose square is not summed), and, when
+// ext is not negative, foldExtremes at word ext: one pass over a column
+// that has a stdev, a min and a max.
+func foldSquares(recs []uint64, w, off, nOff, ext int, parts []int32, xs []uint64) {
 	xs = xs[:len(parts)]
 	for i, q := range parts {
 		x := math.Float64frombits(xs[i])
+		if ext >= 0 && x == x {
+			foldExtreme(recs[int(q)*w+ext:][:2], x)
+		}
 		if x-x != 0 {
 			continue
 		}
@@ -663,14 +691,18 @@ func foldExtremes(recs []uint64, w, off int, parts []int32, xs []uint64) {
 		if x != x {
 			continue
 		}
-		at := int(q)*w + off
-		f := recs[at : at+2 : at+2]
-		if lo := math.Float64frombits(f[0]); x < lo || lo != lo {
-			f[0] = xs[i]
-		}
-		if hi := math.Float64frombits(f[1]); x > hi || hi != hi {
-			f[1] = xs[i]
-		}
+		foldExtreme(recs[int(q)*w+off:][:2], x)
+	}
+}
+
+// foldExtreme lowers the min e[0] and raises the max e[1] (NaN: none
+// yet) with x, which is not NaN.
+func foldExtreme(e []uint64, x float64) {
+	if !(x >= math.Float64frombits(e[0])) {
+		e[0] = math.Float64bits(x)
+	}
+	if !(x <= math.Float64frombits(e[1])) {
+		e[1] = math.Float64bits(x)
 	}
 }
 
