@@ -29,7 +29,7 @@ type stepPlan struct {
 	exts   []stepExt
 	counts []stepCount
 	fls    []stepFL
-	raw    []int    // slots a raw row keeps: the union of the windows' raw slots
+	raw    []int // slots a raw row keeps: the union of the windows' raw slots
 	folds  []stepFold
 	empty  []uint64 // an empty record
 	wins   []stepWin
