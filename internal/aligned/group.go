@@ -43,9 +43,10 @@ type Group struct {
 	first   int          // output column of the first aggregation
 	free    []*part
 
-	par parClose // closings split over workers (see parallel.go)
-	in  inboxes  // the rows not yet in the panes (see inbox.go)
-	st  steps    // the open step's records, when stepped (see step.go)
+	par   parClose // closings split over workers (see parallel.go)
+	in    inboxes  // the rows not yet in the panes (see inbox.go)
+	st    steps    // the open step's records, when stepped (see step.go)
+	zeros []int32  // the partition of every row when rows carry none
 
 	direct  bool // the plan reads an array column: rows are added as they come
 	stepped bool // rows are folded into open-step records (else they wait in inboxes)

@@ -326,7 +326,14 @@ func (sp *stepPlan) takeCounts(r []uint64, enc [][]uint64, i int, t int64) {
 // row. Either way each record takes its rows in their order, so its sums
 // are the same.
 func (g *Group) bufferStep(in *Rows, parts []int32, from, to int) {
-	if parts != nil && g.stepColumns(in, parts[from:to], from, to) {
+	if parts == nil {
+		// One partition: partition 0 for every row.
+		if len(g.zeros) < to {
+			g.zeros = make([]int32, to)
+		}
+		parts = g.zeros[:to]
+	}
+	if g.stepColumns(in, parts[from:to], from, to) {
 		return
 	}
 	sp, st := &g.p.st, &g.st
