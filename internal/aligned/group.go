@@ -155,6 +155,15 @@ func (g *Group) Remove(q int32) {
 // whose windows hold a row at each boundary the rows close: boundaries in
 // time order, partitions in first-seen order within a boundary.
 func (g *Group) Push(in *Rows, part []int32, out *schema.Table) {
+	if n := len(in.Times); g.started && g.lag == 0 && n > 0 {
+		// Without lateness the rows come in time order: when the last is
+		// before the next boundary, none closes one.
+		if last := in.Times[n-1]; last < g.next && last >= g.latest {
+			g.latest = last
+			g.buffer(in, part, 0, n)
+			return
+		}
+	}
 	from := 0
 	for i, t := range in.Times {
 		if !g.started || t > g.latest {
