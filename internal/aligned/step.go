@@ -563,9 +563,9 @@ func (g *Group) settle() {
 
 // stepColumns folds rows [from, to) of in, of partitions parts, into
 // their records one item at a time (each pass a short loop over the
-// rows, the records in cache), when every row is in the open step and no
-// record is near saturation; it opens the records of partitions not live
-// and reports false, folding nothing, otherwise.
+// rows, the records in cache), when the rows (in time order) are in the
+// open step and no record is near saturation; it reports false, folding
+// nothing (but opening the records of partitions not live), otherwise.
 func (g *Group) stepColumns(in *Rows, parts []int32, from, to int) bool {
 	sp, st := &g.p.st, &g.st
 	lo := g.stepStart()
@@ -574,19 +574,28 @@ func (g *Group) stepColumns(in *Rows, parts []int32, from, to int) bool {
 	if len(parts) >= stepFlushAt {
 		return false
 	}
+	if len(parts) > 0 && times[0] < lo {
+		return false // rows come in time order: the first is the earliest
+	}
+	// Count each row in, opening the records of partitions not live; a
+	// record near saturation undoes the counts and leaves the rows to the
+	// row-by-row path.
 	limit := uint32(stepFlushAt - len(parts))
+	n := st.n
 	for i, q := range parts {
-		if int(q) < len(st.n) && st.n[q] <= limit && times[i] >= lo {
+		if int(q) < len(n) && n[q] <= limit {
+			n[q]++
 			continue
 		}
-		if times[i] < lo || int(q) < len(st.n) && st.n[q] != stepShut {
+		if int(q) < len(n) && n[q] != stepShut {
+			for _, q := range parts[:i] {
+				n[q]--
+			}
 			return false
 		}
 		g.wake(g.part(q), times[i])
 		st.open(q)
-	}
-	n := st.n
-	for _, q := range parts {
+		n = st.n
 		n[q]++
 	}
 	w := sp.words
