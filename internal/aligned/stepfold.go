@@ -58,14 +58,15 @@ func (sp *stepPlan) takeCounts(r []uint64, enc [][]uint64, i int, t int64) {
 // row. Either way each record takes its rows in their order, so its sums
 // are the same.
 func (g *Group) bufferStep(in *Rows, parts []int32, from, to int) {
-	if parts == nil {
+	one := parts == nil
+	if one {
 		// One partition: partition 0 for every row.
 		if len(g.zeros) < to {
 			g.zeros = make([]int32, to)
 		}
 		parts = g.zeros[:to]
 	}
-	if g.stepColumns(in, parts[from:to], from, to) {
+	if g.stepColumns(in, parts[from:to], from, to, one) {
 		return
 	}
 	sp, st := &g.p.st, &g.st
@@ -122,8 +123,9 @@ func (g *Group) stepSlow(q int32, in *Rows, i int, t, lo int64) bool {
 // rows, the records in cache), when the rows (in time order) are in the
 // open step and no record is near saturation; it reports false, folding
 // nothing (but opening the records of partitions not live), otherwise.
-func (g *Group) stepColumns(in *Rows, parts []int32, from, to int) bool {
-	sp, st := &g.p.st, &g.st
+// With one, every row is partition 0's.
+func (g *Group) stepColumns(in *Rows, parts []int32, from, to int, one bool) bool {
+	st := &g.st
 	lo := g.stepStart()
 	times := in.Times[from:to]
 	times = times[:len(parts)]
@@ -133,10 +135,32 @@ func (g *Group) stepColumns(in *Rows, parts []int32, from, to int) bool {
 	if len(parts) > 0 && times[0] < lo {
 		return false // rows come in time order: the first is the earliest
 	}
-	// Count each row in, opening the records of partitions not live; a
-	// record near saturation undoes the counts and leaves the rows to the
-	// row-by-row path.
+	// Count the rows in (a record near saturation leaves them to the
+	// row-by-row path); rows all in partition 0 are counted at once, not
+	// by a chain of increments of one word.
 	limit := uint32(stepFlushAt - len(parts))
+	if one && len(parts) > 0 {
+		if len(st.n) == 0 || st.n[0] == stepShut {
+			g.wake(g.part(0), times[0])
+			st.open(0)
+		}
+		if st.n[0] > limit {
+			return false
+		}
+		st.n[0] += uint32(len(parts))
+	} else if !g.countIn(parts, times, limit) {
+		return false
+	}
+	g.foldColumns(in, parts, from, to)
+	return true
+}
+
+// countIn counts each row of partitions parts, at times, into its
+// record, opening the records of partitions not live, and reports true;
+// when a record would pass limit rows it undoes the counts and reports
+// false.
+func (g *Group) countIn(parts []int32, times []int64, limit uint32) bool {
+	st := &g.st
 	n := st.n
 	for i, q := range parts {
 		if int(q) < len(n) && n[q] <= limit {
@@ -154,6 +178,13 @@ func (g *Group) stepColumns(in *Rows, parts []int32, from, to int) bool {
 		n = st.n
 		n[q]++
 	}
+	return true
+}
+
+// foldColumns folds rows [from, to) of in, of partitions parts, counted
+// in, into their records one item at a time.
+func (g *Group) foldColumns(in *Rows, parts []int32, from, to int) {
+	sp, st := &g.p.st, &g.st
 	w := sp.words
 	for _, f := range sp.folds {
 		xs := in.Enc[f.slot-1][from:to]
@@ -190,7 +221,6 @@ func (g *Group) stepColumns(in *Rows, parts []int32, from, to int) bool {
 			}
 		}
 	}
-	return true
 }
 
 // foldSums adds the finite values xs, row i's to the record of partition
