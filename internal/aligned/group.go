@@ -535,12 +535,13 @@ func (p *Plan) appendSlot(dst *table.Col, slot int, bits uint64) {
 	}
 }
 
+// appendOpt appends x to the number column dst when ok and x is finite,
+// else a missing cell (NaN, as a number column keeps one).
 func appendOpt(dst *table.Col, x float64, ok bool) {
-	if ok && !math.IsInf(x, 0) && x == x {
-		dst.AppendNum(x)
-	} else {
-		dst.AppendMissing()
+	if !ok || x-x != 0 {
+		x = math.NaN()
 	}
+	dst.AppendNum(x)
 }
 
 // Bytes returns the memory the group's partitions hold: pane rings, raw
