@@ -399,7 +399,7 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 		if empty && pt.maxT < b {
 			pt.live = false
 			if g.stepped {
-				g.st.n[q] = stepShut // empty: flushed above
+				g.st.n[q] = stepShut // emptied above
 			} else {
 				g.in.close(q)
 			}

@@ -1,6 +1,7 @@
 package aligned
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -121,4 +122,55 @@ func TestAChangeOfLatenessMovesWaitingRows(t *testing.T) {
 	n, _ := out.Numbers("b")
 	assert.Equal(t, []float64{5, 10}, sum)
 	assert.Equal(t, []float64{2, 2}, n)
+}
+
+// markSet collects the intern ids a group marks.
+type markSet map[uint32]bool
+
+func (m markSet) Mark(id uint32) { m[id] = true }
+
+// idSyms names intern id i "s<i>".
+type idSyms struct{}
+
+func (idSyms) Str(id uint32) string { return fmt.Sprintf("s%d", id) }
+
+func TestOpenStepStringsAreMarkedAndARemovedPartitionsRowsLeave(t *testing.T) {
+	// A string column's first, last and samples on a one-pane window:
+	// the open step's records hold the ids, so MarkSyms marks them; a
+	// partition removed mid-step takes its rows with it.
+	p, err := NewPlan(Spec{Step: 200 * ms, Kinds: []schema.Kind{schema.String}, Syms: idSyms{}, Windows: []Window{{Span: 200 * ms, Aggs: []Agg{
+		{Slot: 1, Using: reduce.First}, {Slot: 1, Using: reduce.Last}, {Slot: 1, Using: reduce.Samples}, {Slot: 0, Using: reduce.Count},
+	}}}})
+	require.NoError(t, err)
+	g := p.NewGroup(nil, 1, 0)
+	require.True(t, g.stepped)
+	out := schema.NewTable(schema.MustNew(schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "f", Kind: schema.String, Optional: true}, schema.Column{Name: "l", Kind: schema.String, Optional: true},
+		schema.Column{Name: "s", Kind: schema.Array, Optional: true}, schema.Column{Name: "n", Kind: schema.Number, Optional: true}))
+	rows := func(parts []int32, ts []int64, ids ...uint64) {
+		g.Push(&Rows{Times: ts, Enc: [][]uint64{ids}}, parts, out)
+	}
+	rows([]int32{0, 1, 0, 1}, []int64{10 * ms, 20 * ms, 30 * ms, 40 * ms}, 5, 6, 7, 8)
+	marks := markSet{}
+	g.MarkSyms(marks)
+	assert.Equal(t, markSet{5: true, 6: true, 7: true, 8: true}, marks)
+	g.Remove(1)
+	marks = markSet{}
+	g.MarkSyms(marks)
+	assert.Equal(t, markSet{5: true, 7: true}, marks)
+	rows([]int32{0}, []int64{200 * ms}, 9)
+	require.Equal(t, 1, out.Len(), "only partition 0 emits at 200")
+	n, _ := out.Numbers("n")
+	assert.Equal(t, []float64{2}, n)
+	f, _ := out.Strings("f")
+	l, _ := out.Strings("l")
+	assert.Equal(t, []string{"s5"}, f)
+	assert.Equal(t, []string{"s7"}, l)
+	samples, _ := table.Column(out, 3).Array(0)
+	var got []string
+	for _, v := range samples {
+		x, _ := v.Str()
+		got = append(got, x)
+	}
+	assert.Equal(t, []string{"s5", "s7"}, got)
 }
