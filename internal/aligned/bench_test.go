@@ -120,7 +120,8 @@ func threadCPU() time.Duration {
 // BenchmarkGroupSeedState streams 61 s of the seed workload into the
 // aligned group at several rates and reports, per partition, what the
 // group holds (state-B), and the parts of it: the raw rows the 200ms
-// window's samples keep (samples-B: by definition N/5 values), and the
+// window's samples keep, in the window or in the open step's records
+// (samples-B: by definition N/5 values), and the
 // pane rings (panes-B, which do not depend on the rate). One op is one
 // run; use -benchtime 1x.
 func BenchmarkGroupSeedState(b *testing.B) {
@@ -133,6 +134,9 @@ func BenchmarkGroupSeedState(b *testing.B) {
 					f.push(g, out, i)
 				}
 				raw, panes := 0, 0
+				for _, r := range g.st.raw {
+					raw += 8 * cap(r) // the open step's raw values
+				}
 				for _, pt := range g.parts {
 					for w := range pt.wins {
 						raw += pt.wins[w].raw.bytes()

@@ -43,10 +43,13 @@ type Group struct {
 	first   int          // output column of the first aggregation
 	free    []*part
 
-	par parClose // closings split over workers (see parallel.go)
-	in  inboxes  // the rows not yet in the panes (see inbox.go)
+	par   parClose // closings split over workers (see parallel.go)
+	in    inboxes  // the rows not yet in the panes (see inbox.go)
+	st    steps    // the open step's records, when stepped (see step.go)
+	zeros []int32  // the partition of every row when rows carry none
 
-	direct bool // the plan reads an array column: rows are added as they come
+	direct  bool // the plan reads an array column: rows are added as they come
+	stepped bool // rows are folded into open-step records (else they wait in inboxes)
 }
 
 // part is one partition's windows.
@@ -65,6 +68,7 @@ func (p *Plan) NewGroup(keys Keys, first int, lag int64) *Group {
 	for _, k := range p.kinds {
 		g.direct = g.direct || k == schema.Array
 	}
+	g.stepped = !g.direct && p.st.ok && lag == 0
 	return g
 }
 
@@ -82,7 +86,12 @@ func (g *Group) drain(q int32, pt *part) {
 
 // SetLag sets how late an accepted row may be, in nanoseconds; the plan
 // must have been sized for it ([Plan.SetLateness]).
-func (g *Group) SetLag(lag int64) { g.lag = max(lag, 0) }
+func (g *Group) SetLag(lag int64) {
+	if lag = max(lag, 0); lag != g.lag {
+		g.lag = lag
+		g.settle()
+	}
+}
 
 // Len returns the number of partitions the group knows.
 func (g *Group) Len() int { return len(g.order) }
@@ -95,7 +104,10 @@ func (g *Group) part(q int32) *part {
 	for int(q) >= len(g.parts) {
 		g.parts = append(g.parts, nil)
 	}
-	if !g.direct {
+	switch {
+	case g.stepped:
+		g.st.size(&g.p.st, len(g.parts))
+	case !g.direct:
 		g.in.size(len(g.parts))
 	}
 	pt := g.parts[q]
@@ -126,6 +138,7 @@ func (g *Group) Remove(q int32) {
 		pt.live = false
 	}
 	g.in.close(q) // its waiting rows leave with it
+	g.st.close(&g.p.st, q)
 	g.parts[q] = nil
 	g.free = append(g.free, pt)
 	keep := g.order[:0]
@@ -142,6 +155,15 @@ func (g *Group) Remove(q int32) {
 // whose windows hold a row at each boundary the rows close: boundaries in
 // time order, partitions in first-seen order within a boundary.
 func (g *Group) Push(in *Rows, part []int32, out *schema.Table) {
+	if n := len(in.Times); g.started && g.lag == 0 && n > 0 {
+		// Without lateness the rows come in time order: when the last is
+		// before the next boundary, none closes one.
+		if last := in.Times[n-1]; last < g.next && last >= g.latest {
+			g.latest = last
+			g.buffer(in, part, 0, n)
+			return
+		}
+	}
 	from := 0
 	for i, t := range in.Times {
 		if !g.started || t > g.latest {
@@ -165,6 +187,10 @@ func (g *Group) Push(in *Rows, part []int32, out *schema.Table) {
 // into their panes when the plan reads arrays.
 func (g *Group) buffer(in *Rows, parts []int32, from, to int) {
 	if from >= to {
+		return
+	}
+	if g.stepped {
+		g.bufferStep(in, parts, from, to)
 		return
 	}
 	if g.direct {
@@ -297,6 +323,7 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 		dsts[j] = table.Column(out, g.first+j)
 	}
 	order := g.order[lo:hi]
+	k := floorDiv(b-p.step-p.anchor, p.step) // the closing step's pane, when stepped
 	for i, q := range order {
 		// The pane that leaves, filled a window's span ago, is out of
 		// every cache: it is loaded a few partitions ahead.
@@ -304,7 +331,11 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 			g.parts[order[i+prefetchAhead]].prefetchOldest(p)
 		}
 		pt := g.parts[q]
-		g.drain(q, pt)
+		if g.stepped {
+			g.mergeStep(q, pt, k, true)
+		} else {
+			g.drain(q, pt)
+		}
 		if !pt.live {
 			continue
 		}
@@ -321,7 +352,7 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 				ws.enter(wp, ws.hi)
 			}
 			ws.hi = max(ws.hi, hi) // panes past the ring are empty
-			held = held || ws.held(wp)
+			held = held || ws.held(wp) || g.stepped && g.viewed(pt, w) && g.st.rows(q) > 0
 		}
 		if held {
 			table.Column(out, 0).AppendTime(b)
@@ -329,7 +360,11 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 				table.AppendValue(table.Column(out, 1), g.keys.KeyValue(q))
 			}
 			for w := range pt.wins {
-				p.emit(&p.wins[w], &pt.wins[w], b, dsts)
+				if g.stepped && g.viewed(pt, w) {
+					g.emitStep(w, &pt.wins[w], q, dsts)
+				} else {
+					p.emit(&p.wins[w], &pt.wins[w], b, dsts)
+				}
 			}
 		}
 		// Slide to the next boundary: the panes before its window leave.
@@ -358,9 +393,16 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 			}
 			empty = empty && !ws.held(wp)
 		}
+		if g.stepped {
+			g.st.empty(&g.p.st, q)
+		}
 		if empty && pt.maxT < b {
 			pt.live = false
-			g.in.close(q)
+			if g.stepped {
+				g.st.n[q] = stepShut // emptied above
+			} else {
+				g.in.close(q)
+			}
 			dormant++
 		}
 	}
@@ -493,18 +535,19 @@ func (p *Plan) appendSlot(dst *table.Col, slot int, bits uint64) {
 	}
 }
 
+// appendOpt appends x to the number column dst when ok and x is finite,
+// else a missing cell (NaN, as a number column keeps one).
 func appendOpt(dst *table.Col, x float64, ok bool) {
-	if ok && !math.IsInf(x, 0) && x == x {
-		dst.AppendNum(x)
-	} else {
-		dst.AppendMissing()
+	if !ok || x-x != 0 {
+		x = math.NaN()
 	}
+	dst.AppendNum(x)
 }
 
 // Bytes returns the memory the group's partitions hold: pane rings, raw
 // rows, extreme deques, aggregates and the structures around them.
 func (g *Group) Bytes() int {
-	n := int(unsafe.Sizeof(*g)) + 8*cap(g.parts) + 4*cap(g.order) + g.in.bytes()
+	n := int(unsafe.Sizeof(*g)) + 8*cap(g.parts) + 4*cap(g.order) + g.in.bytes() + g.st.bytes()
 	for _, pt := range g.parts {
 		if pt == nil {
 			continue

@@ -57,6 +57,7 @@ type Plan struct {
 	wins         []winPlan
 	nOut         int
 	maxSpan      int64
+	st           stepPlan // the open step's record, when every window's panes are a step wide
 }
 
 // outKind is how one output is computed.
@@ -288,6 +289,7 @@ func NewPlan(s Spec) (*Plan, error) {
 		p.wins = append(p.wins, wp)
 	}
 	p.nOut = out
+	p.st = newStepPlan(p)
 	if err := p.SetLateness(0); err != nil {
 		return nil, err
 	}

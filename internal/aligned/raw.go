@@ -18,14 +18,14 @@ import (
 // own unless a raw first or last orders by it (then times holds them).
 // Under strict or drop ordering the rows of one pane are one run.
 type rawRows struct {
-	vals   []uint64       // stride words a row
-	ts     []int64        // each row's time, when times
-	arrs   []schema.Value // arrays at the positions of vals, when a slot is an array column
+	vals   []uint64 // stride words a row
 	runs   []rawRun
 	head   int // first run held
 	row0   int // first row held: the head run's first
 	stride int
 	times  bool
+	ts     []int64        // each row's time, when times
+	arrs   []schema.Value // arrays at the positions of vals, when a slot is an array column
 }
 
 // rawRun is n consecutive rows in pane k.

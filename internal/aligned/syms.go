@@ -13,7 +13,7 @@ type Marker interface {
 }
 
 // MarkSyms tells m the intern id of every string cell the group holds:
-// the rows waiting in the partitions' inboxes, the first and last values
+// the rows waiting in the partitions' inboxes or open-step records, the first and last values
 // of the panes, and the raw rows of the windows that keep them.
 func (g *Group) MarkSyms(m Marker) {
 	p := g.p
@@ -32,6 +32,7 @@ func (g *Group) MarkSyms(m Marker) {
 				m.Mark(uint32(waiting.at(r, 1+k)))
 			}
 		}
+		g.markStep(m, q, str)
 		for w := range pt.wins {
 			ws, wp := &pt.wins[w], &p.wins[w]
 			for i, s := range wp.fls {
@@ -56,6 +57,31 @@ func (g *Group) MarkSyms(m Marker) {
 					m.Mark(uint32(rr.vals[r*rr.stride+c]))
 				}
 			}
+		}
+	}
+}
+
+// markStep marks the strings of partition q's open-step record: its
+// firsts and lasts and its raw rows.
+func (g *Group) markStep(m Marker, q int32, str func(slot int) bool) {
+	sp, st := &g.p.st, &g.st
+	if !g.stepped || int(q) >= len(st.n) || st.n[q] == stepShut {
+		return
+	}
+	r := st.rec(sp, q)
+	for _, fl := range sp.fls {
+		if str(fl.slot) && int64(r[fl.off]) != math.MaxInt64 {
+			m.Mark(uint32(r[fl.off+1]))
+			m.Mark(uint32(r[fl.off+3]))
+		}
+	}
+	w := len(sp.raw)
+	for c, s := range sp.raw {
+		if !str(s) {
+			continue
+		}
+		for j := c; j < len(st.raw[q]); j += w {
+			m.Mark(uint32(st.raw[q][j]))
 		}
 	}
 }

@@ -12,6 +12,8 @@ import (
 // [base, hi) — what the window at the next boundary holds but for the
 // panes still open.
 type winState struct {
+	// What a closing reads and writes, first, so that it touches few
+	// cache lines.
 	ring       []uint64 // cap panes of stride words: the sums, extremes, firsts and lasts
 	cring      []uint32 // cap panes of nCounts counts
 	cap, head  int      // panes; ring slot of pane base
@@ -19,16 +21,17 @@ type winState struct {
 	base, hi   int64    // pane indices
 	rows       int64    // when the plan keeps the row count
 	lastRow    int64    // the latest closed pane with a row (noPane: none)
-	ns, cnts   []int64
+	ns         []int64
 	sums       []float64 // s, c, q, qc per Moments
+	curS, curE int64     // time range of the cached pane
+	curK       int64     // its index
+	curSlot    int       // its ring slot
+	rebuild    bool
+	raw        rawRows
+	cnts       []int64
 	exts       []reducers.Extreme
 	fp, lp     []int64 // pane of the first and last present value of each first/last slot; none when < base or ≥ hi
-	raw        rawRows
 	gen        []reducers.Window
-	curS, curE int64 // time range of the cached pane
-	curK       int64 // its index
-	curSlot    int   // its ring slot
-	rebuild    bool
 }
 
 // held reports whether the window holds a row: one of its panes
@@ -127,6 +130,17 @@ func (ws *winState) pane(wp *winPlan, k int64) int {
 		ws.n = need
 	}
 	return ws.slot(int(d))
+}
+
+// paneFresh returns the ring slot of pane k as pane does and, when the
+// pane is made just now right after the ring's last (fresh), leaves its
+// record for the caller to write whole.
+func (ws *winState) paneFresh(wp *winPlan, k int64) (int, bool) {
+	if d := k - ws.base; d >= 0 && d == int64(ws.n) && ws.n < ws.cap && d <= wp.maxRing {
+		ws.n++
+		return ws.slot(int(d)), true
+	}
+	return ws.pane(wp, k), false
 }
 
 // rec returns the pane record in ring slot s: its words and its counts.

@@ -1,0 +1,265 @@
+package aligned
+
+import (
+	"math"
+	"slices"
+
+	"github.com/pond-go/pond/schema"
+)
+
+// The open step. When every window's panes are one step wide and no row
+// can be late (strict or drop ordering), all the rows that arrive between
+// two closings are in one pane of every window: the step that the next
+// boundary closes. Each row is then folded, as it comes, into its
+// partition's record of that step — its sums, extremes, counts, first and
+// last — kept for all partitions in one block indexed by partition; a
+// closing merges each record into its windows' new panes, once. A row is
+// written once, into a few words that stay in cache, instead of into an
+// inbox to be read again at the close.
+
+// stepPlan is the layout of an open-step record: the union of what the
+// windows' panes keep, each item once (the seed's 1m and 200ms windows
+// both sum cpu and its squares: one sum here).
+type stepPlan struct {
+	ok     bool // every window's panes are one step wide: records may be used
+	words  int  // words a record
+	moms   []stepMom
+	exts   []stepExt
+	counts []stepCount
+	fls    []stepFL
+	raw    []int // slots a raw row keeps: the union of the windows' raw slots
+	folds  []stepFold
+	empty  []uint64 // an empty record
+	wins   []stepWin
+}
+
+// stepFold is what a batch's rows fold into per column, in one pass:
+// the column's sums (mom, an index in moms; −1: none) and its extremes
+// (ext, the min's word; −1: none).
+type stepFold struct {
+	slot, mom, ext int
+}
+
+// stepMom is a column's sums in the record: s and c at off, q and qc
+// after them when squared, and the count of its values at nOff (−1: the
+// column is required, its count is the step's row count).
+type stepMom struct {
+	slot    int
+	squares bool
+	off     int
+	nOff    int
+}
+
+// stepExt is a column's extremes: its min at off, its max at off+1.
+type stepExt struct {
+	slot int
+	off  int
+}
+
+// stepCount is a column's count of present values, at off.
+type stepCount struct {
+	slot   int
+	number bool
+	off    int
+}
+
+// stepFL is a column's first and last present value: first time, first
+// value, last time and last value from off.
+type stepFL struct {
+	slot   int
+	number bool
+	off    int
+}
+
+// stepWin says where a window's pane items are in the record.
+type stepWin struct {
+	moms   []int // stepPlan.moms index of each of the window's moments
+	exts   []int // record word of each extreme
+	counts []int // record word of each count
+	fls    []int // record word of each first/last
+	raws   []int // position in the step's raw row of each raw slot
+	view   bool  // the window is one pane, the step's: a closing reads its row from the record
+}
+
+// newStepPlan lays out the open-step record of p's windows.
+func newStepPlan(p *Plan) stepPlan {
+	st := stepPlan{ok: true}
+	for i := range p.wins {
+		wp := &p.wins[i]
+		// A raw first or last orders raw rows by time; only arrays need
+		// one, and a plan reading arrays takes rows one by one anyway.
+		st.ok = st.ok && wp.width == p.step && !wp.rawTimes && !wp.rawArr
+	}
+	if !st.ok {
+		return st
+	}
+	words := 0
+	mom := func(m momPlan) int {
+		for j := range st.moms {
+			if st.moms[j].slot == m.slot {
+				return j
+			}
+		}
+		st.moms = append(st.moms, stepMom{slot: m.slot, nOff: -1})
+		return len(st.moms) - 1
+	}
+	for i := range p.wins {
+		for _, m := range p.wins[i].moments {
+			j := mom(m)
+			st.moms[j].squares = st.moms[j].squares || m.squares
+			if !m.isRows {
+				st.moms[j].nOff = 0 // placed below
+			}
+		}
+	}
+	for j := range st.moms {
+		m := &st.moms[j]
+		m.off = words
+		words += 2
+		if m.squares {
+			words += 2
+		}
+		if m.nOff == 0 {
+			m.nOff = words
+			words++
+		}
+	}
+	for i := range p.wins {
+		wp := &p.wins[i]
+		sw := stepWin{view: wp.single}
+		for _, m := range wp.moments {
+			sw.moms = append(sw.moms, mom(m))
+		}
+		for _, e := range wp.exts {
+			j := slices.IndexFunc(st.exts, func(x stepExt) bool { return x.slot == e.slot })
+			if j < 0 {
+				j = len(st.exts)
+				st.exts = append(st.exts, stepExt{slot: e.slot, off: words})
+				words += 2
+			}
+			off := st.exts[j].off
+			if e.max {
+				off++
+			}
+			sw.exts = append(sw.exts, off)
+		}
+		for _, c := range wp.counts {
+			j := slices.IndexFunc(st.counts, func(x stepCount) bool { return x.slot == c.slot })
+			if j < 0 {
+				j = len(st.counts)
+				st.counts = append(st.counts, stepCount{slot: c.slot, number: c.number, off: words})
+				words++
+			}
+			sw.counts = append(sw.counts, st.counts[j].off)
+		}
+		for _, s := range wp.fls {
+			j := slices.IndexFunc(st.fls, func(x stepFL) bool { return x.slot == s })
+			if j < 0 {
+				j = len(st.fls)
+				st.fls = append(st.fls, stepFL{slot: s, number: p.kinds[s-1] == schema.Number, off: words})
+				words += 4
+			}
+			sw.fls = append(sw.fls, st.fls[j].off)
+		}
+		for _, s := range wp.rawSlots {
+			j := slices.Index(st.raw, s)
+			if j < 0 {
+				j = len(st.raw)
+				st.raw = append(st.raw, s)
+			}
+			sw.raws = append(sw.raws, j)
+		}
+		st.wins = append(st.wins, sw)
+	}
+	st.words = words
+	for j, m := range st.moms {
+		st.folds = append(st.folds, stepFold{slot: m.slot, mom: j, ext: -1})
+	}
+	for _, e := range st.exts {
+		j := slices.IndexFunc(st.folds, func(f stepFold) bool { return f.slot == e.slot })
+		if j < 0 {
+			j = len(st.folds)
+			st.folds = append(st.folds, stepFold{slot: e.slot, mom: -1})
+		}
+		st.folds[j].ext = e.off
+	}
+	st.empty = make([]uint64, words)
+	nan := math.Float64bits(math.NaN())
+	for _, e := range st.exts {
+		st.empty[e.off], st.empty[e.off+1] = nan, nan
+	}
+	for _, f := range st.fls {
+		st.empty[f.off], st.empty[f.off+2] = uint64(math.MaxInt64), 1<<63
+	}
+	return st
+}
+
+// steps holds every partition's open-step record: its row count (stepShut
+// for a partition unknown or not live, whose next row takes the slow
+// way), its words, partition q's at q·words, and its raw rows.
+type steps struct {
+	n    []uint32
+	recs []uint64
+	raw  [][]uint64
+}
+
+// stepShut marks the record of a partition that is unknown or not live.
+const stepShut = math.MaxUint32
+
+// stepFlushAt is the row count at which a record is merged into its panes
+// before the close, so that its counts never saturate.
+const stepFlushAt = 1 << 30
+
+// size makes room for partitions [0, parts), the new ones shut.
+func (st *steps) size(sp *stepPlan, parts int) {
+	for len(st.n) < parts {
+		st.n = append(st.n, stepShut)
+		st.raw = append(st.raw, nil)
+		st.recs = append(st.recs, sp.empty...)
+	}
+}
+
+// rec returns partition q's record.
+func (st *steps) rec(sp *stepPlan, q int32) []uint64 {
+	at := int(q) * sp.words
+	return st.recs[at : at+sp.words : at+sp.words]
+}
+
+// open makes partition q's record take rows, empty.
+func (st *steps) open(q int32) { st.n[q] = 0 }
+
+// close drops partition q's step and shuts its record.
+func (st *steps) close(sp *stepPlan, q int32) {
+	if int(q) < len(st.n) {
+		st.n[q] = stepShut
+		copy(st.rec(sp, q), sp.empty)
+		st.raw[q] = st.raw[q][:0]
+	}
+}
+
+// bytes returns the memory the records hold.
+func (st *steps) bytes() int {
+	n := 4*cap(st.n) + 8*cap(st.recs) + 24*cap(st.raw)
+	for _, r := range st.raw {
+		n += 8 * cap(r)
+	}
+	return n
+}
+
+// rows returns the number of rows in partition q's record.
+func (st *steps) rows(q int32) int64 {
+	if int(q) >= len(st.n) || st.n[q] == stepShut {
+		return 0
+	}
+	return int64(st.n[q])
+}
+
+// empty empties partition q's record (one that takes rows stays open).
+func (st *steps) empty(sp *stepPlan, q int32) {
+	if st.rows(q) == 0 {
+		return
+	}
+	copy(st.rec(sp, q), sp.empty)
+	st.raw[q] = st.raw[q][:0]
+	st.n[q] = 0
+}

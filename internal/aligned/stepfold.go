@@ -1,0 +1,314 @@
+package aligned
+
+import "math"
+
+// Folding rows into the open-step records (see step.go).
+
+// take folds row i of enc, at t, into record r.
+func (sp *stepPlan) take(r []uint64, enc [][]uint64, i int, t int64) {
+	for j := range sp.moms {
+		m := &sp.moms[j]
+		x := math.Float64frombits(enc[m.slot-1][i])
+		if x-x != 0 { // NaN or ±Inf: missing
+			continue
+		}
+		if m.nOff >= 0 {
+			r[m.nOff]++
+		}
+		if m.squares {
+			foldSquare(r[m.off:][:4], x)
+		} else {
+			foldSum(r[m.off:][:2], x)
+		}
+	}
+	for _, e := range sp.exts {
+		if x := math.Float64frombits(enc[e.slot-1][i]); x == x {
+			foldExtreme(r[e.off:][:2], x)
+		}
+	}
+	sp.takeCounts(r, enc, i, t)
+}
+
+// takeCounts folds row i of enc, at t, into record r's counts, firsts
+// and lasts.
+func (sp *stepPlan) takeCounts(r []uint64, enc [][]uint64, i int, t int64) {
+	for _, c := range sp.counts {
+		b := enc[c.slot-1][i]
+		if c.number && math.Float64frombits(b) == math.Float64frombits(b) || !c.number && b != 0 {
+			r[c.off]++
+		}
+	}
+	for _, fl := range sp.fls {
+		bits := enc[fl.slot-1][i]
+		if fl.number && math.Float64frombits(bits) != math.Float64frombits(bits) || !fl.number && bits == 0 {
+			continue
+		}
+		f := r[fl.off:][:4]
+		if t < int64(f[0]) {
+			f[0], f[1] = uint64(t), bits
+		}
+		if t >= int64(f[2]) {
+			f[2], f[3] = uint64(t), bits
+		}
+	}
+}
+
+// bufferStep folds rows [from, to) of in into their partitions' open-step
+// records: column by column when it can (see stepColumns), else row by
+// row. Either way each record takes its rows in their order, so its sums
+// are the same.
+func (g *Group) bufferStep(in *Rows, parts []int32, from, to int) {
+	one := parts == nil
+	if one {
+		// One partition: partition 0 for every row.
+		if len(g.zeros) < to {
+			g.zeros = make([]int32, to)
+		}
+		parts = g.zeros[:to]
+	}
+	if g.stepColumns(in, parts[from:to], from, to, one) {
+		return
+	}
+	sp, st := &g.p.st, &g.st
+	lo := g.stepStart()
+	for i := from; i < to; i++ {
+		var q int32
+		if parts != nil {
+			q = parts[i]
+		}
+		t := in.Times[i]
+		if int(q) >= len(st.n) || st.n[q] >= stepFlushAt || t < lo {
+			if !g.stepSlow(q, in, i, t, lo) {
+				continue
+			}
+		}
+		st.n[q]++
+		sp.take(st.rec(sp, q), in.Enc, i, t)
+		for _, s := range sp.raw {
+			st.raw[q] = append(st.raw[q], in.Enc[s-1][i])
+		}
+	}
+}
+
+// stepStart returns the start of the open step: the rows before the next
+// boundary and from it are in its pane of every window.
+func (g *Group) stepStart() int64 {
+	if g.next == math.MaxInt64 {
+		return math.MaxInt64 // the end of time: no record takes a row
+	}
+	return g.next - g.p.step
+}
+
+// stepSlow readies partition q's record for row i of in, at t, and
+// reports whether the record takes it: a partition not live wakes with an
+// empty record; a record about to saturate is merged into its panes
+// first; a row before the open step (which ordered rows never are) goes
+// straight into its panes instead.
+func (g *Group) stepSlow(q int32, in *Rows, i int, t, lo int64) bool {
+	switch {
+	case t < lo:
+		g.add(g.part(q), in, i, t)
+		return false
+	case int(q) >= len(g.st.n) || g.st.n[q] == stepShut:
+		g.wake(g.part(q), t)
+		g.st.open(q)
+	default:
+		g.flushStep(q, g.parts[q], floorDiv(lo-g.p.anchor, g.p.step))
+	}
+	return true
+}
+
+// stepColumns folds rows [from, to) of in, of partitions parts, into
+// their records one item at a time (each pass a short loop over the
+// rows, the records in cache), when the rows (in time order) are in the
+// open step and no record is near saturation; it reports false, folding
+// nothing (but opening the records of partitions not live), otherwise.
+// With one, every row is partition 0's.
+func (g *Group) stepColumns(in *Rows, parts []int32, from, to int, one bool) bool {
+	st := &g.st
+	lo := g.stepStart()
+	times := in.Times[from:to]
+	times = times[:len(parts)]
+	if len(parts) >= stepFlushAt {
+		return false
+	}
+	if len(parts) > 0 && times[0] < lo {
+		return false // rows come in time order: the first is the earliest
+	}
+	// Count the rows in (a record near saturation leaves them to the
+	// row-by-row path); rows all in partition 0 are counted at once, not
+	// by a chain of increments of one word.
+	limit := uint32(stepFlushAt - len(parts))
+	if one && len(parts) > 0 {
+		if len(st.n) == 0 || st.n[0] == stepShut {
+			g.wake(g.part(0), times[0])
+			st.open(0)
+		}
+		if st.n[0] > limit {
+			return false
+		}
+		st.n[0] += uint32(len(parts))
+	} else if !g.countIn(parts, times, limit) {
+		return false
+	}
+	g.foldColumns(in, parts, from, to)
+	return true
+}
+
+// countIn counts each row of partitions parts, at times, into its
+// record, opening the records of partitions not live, and reports true;
+// when a record would pass limit rows it undoes the counts and reports
+// false.
+func (g *Group) countIn(parts []int32, times []int64, limit uint32) bool {
+	st := &g.st
+	n := st.n
+	for i, q := range parts {
+		if int(q) < len(n) && n[q] <= limit {
+			n[q]++
+			continue
+		}
+		if int(q) < len(n) && n[q] != stepShut {
+			for _, q := range parts[:i] {
+				n[q]--
+			}
+			return false
+		}
+		g.wake(g.part(q), times[i])
+		st.open(q)
+		n = st.n
+		n[q]++
+	}
+	return true
+}
+
+// foldColumns folds rows [from, to) of in, of partitions parts, counted
+// in, into their records one item at a time.
+func (g *Group) foldColumns(in *Rows, parts []int32, from, to int) {
+	sp, st := &g.p.st, &g.st
+	w := sp.words
+	for _, f := range sp.folds {
+		xs := in.Enc[f.slot-1][from:to]
+		switch {
+		case f.mom < 0:
+			foldExtremes(st.recs, w, f.ext, parts, xs)
+		case !sp.moms[f.mom].squares:
+			m := &sp.moms[f.mom]
+			foldSums(st.recs, w, m.off, m.nOff, parts, xs)
+			if f.ext >= 0 {
+				foldExtremes(st.recs, w, f.ext, parts, xs)
+			}
+		default:
+			m := &sp.moms[f.mom]
+			foldSquares(st.recs, w, m.off, m.nOff, f.ext, parts, xs)
+		}
+	}
+	if len(sp.counts)+len(sp.fls) > 0 {
+		for i := from; i < to; i++ {
+			sp.takeCounts(st.rec(sp, parts[i-from]), in.Enc, i, in.Times[i])
+		}
+	}
+	if len(sp.raw) == 1 {
+		xs := in.Enc[sp.raw[0]-1][from:to]
+		xs = xs[:len(parts)]
+		for i, q := range parts {
+			st.raw[q] = append(st.raw[q], xs[i])
+		}
+	} else if len(sp.raw) > 1 {
+		for i := from; i < to; i++ {
+			q := parts[i-from]
+			for _, s := range sp.raw {
+				st.raw[q] = append(st.raw[q], in.Enc[s-1][i])
+			}
+		}
+	}
+}
+
+// foldSums adds the finite values xs, row i's to the record of partition
+// parts[i] (w words a record), to the sum at word off and counts them at
+// word nOff (none when negative).
+func foldSums(recs []uint64, w, off, nOff int, parts []int32, xs []uint64) {
+	xs = xs[:len(parts)]
+	for i, q := range parts {
+		x := math.Float64frombits(xs[i])
+		if x-x != 0 { // NaN or ±Inf: missing
+			continue
+		}
+		at := int(q)*w + off
+		if nOff >= 0 {
+			recs[int(q)*w+nOff]++
+		}
+		foldSum(recs[at:at+2:at+2], x)
+	}
+}
+
+// foldSum adds x to the double-double f[0] + f[1].
+func foldSum(f []uint64, x float64) {
+	s, c := math.Float64frombits(f[0]), math.Float64frombits(f[1])
+	hi := s + x
+	bb := hi - s
+	c += (s - (hi - bb)) + (x - bb)
+	f[0], f[1] = math.Float64bits(hi), math.Float64bits(c)
+}
+
+// foldSquares is foldSums adding the squares too, to the words after the
+// sum (see bigSquare for values whose square is not summed), and, when
+// ext is not negative, foldExtremes at word ext: one pass over a column
+// that has a stdev, a min and a max.
+func foldSquares(recs []uint64, w, off, nOff, ext int, parts []int32, xs []uint64) {
+	xs = xs[:len(parts)]
+	for i, q := range parts {
+		x := math.Float64frombits(xs[i])
+		if ext >= 0 && x == x {
+			foldExtreme(recs[int(q)*w+ext:][:2], x)
+		}
+		if x-x != 0 {
+			continue
+		}
+		at := int(q)*w + off
+		if nOff >= 0 {
+			recs[int(q)*w+nOff]++
+		}
+		foldSquare(recs[at:at+4:at+4], x)
+	}
+}
+
+// foldSquare adds x to the double-double f[0] + f[1] and x² to f[2] +
+// f[3], or marks Σx² infinite when x is too big to square (bigSquare).
+func foldSquare(f []uint64, x float64) {
+	foldSum(f[:2], x)
+	q, qc := math.Float64frombits(f[2]), math.Float64frombits(f[3])
+	if math.Abs(x) >= bigSquare || math.IsInf(q, 1) {
+		f[2], f[3] = math.Float64bits(math.Inf(1)), 0
+		return
+	}
+	sq := x * x
+	sqe := math.FMA(x, x, -sq)
+	hq := q + sq
+	qb := hq - q
+	qc += (q - (hq - qb)) + (sq - qb) + sqe
+	f[2], f[3] = math.Float64bits(hq), math.Float64bits(qc)
+}
+
+// foldExtremes lowers the min at word off and raises the max after it
+// with the present values xs.
+func foldExtremes(recs []uint64, w, off int, parts []int32, xs []uint64) {
+	xs = xs[:len(parts)]
+	for i, q := range parts {
+		x := math.Float64frombits(xs[i])
+		if x != x {
+			continue
+		}
+		foldExtreme(recs[int(q)*w+off:][:2], x)
+	}
+}
+
+// foldExtreme lowers the min e[0] and raises the max e[1] (NaN: none
+// yet) with x, which is not NaN.
+func foldExtreme(e []uint64, x float64) {
+	if !(x >= math.Float64frombits(e[0])) {
+		e[0] = math.Float64bits(x)
+	}
+	if !(x <= math.Float64frombits(e[1])) {
+		e[1] = math.Float64bits(x)
+	}
+}
