@@ -57,6 +57,18 @@ const taskParts = 1 << 10
 // variable for the tests, which make workers park at once.
 var spinWaits = 256
 
+// everyPart makes every Run wait for all the pool's workers to join
+// before the caller starts its own part, and every Wait leave a posted
+// task to its worker: see [SetEveryPart].
+var everyPart atomic.Bool
+
+// SetEveryPart, for tests, makes every pool's workers take part in every
+// Run (the caller starts its part only once all have joined) and run
+// every posted task themselves, and returns the setting before. Tests
+// that compare the rows of several workers with one worker's set it, so
+// that the workers' paths are taken however busy the machine is.
+func SetEveryPart(on bool) bool { return everyPart.Swap(on) }
+
 // Pool is a set of n workers. It is not safe for concurrent use: one
 // goroutine calls Run and Close.
 type Pool struct {
@@ -73,6 +85,7 @@ type Pool struct {
 	// the count to reach zero, never waits for a worker that has not
 	// started.
 	state  atomic.Uint64
+	joins  atomic.Int32 // workers that joined the current task
 	parked []atomic.Bool
 	wake   []chan struct{} // per goroutine (worker w ≥ 1 at w−1), one token deep
 	posts  []post          // per worker: a task handed over with Post
@@ -146,6 +159,7 @@ func (p *Pool) loop(w int) {
 		}
 		seen = g
 		if p.join(g) {
+			p.joins.Add(1)
 			if w < p.k {
 				p.do(w)
 			}
@@ -231,11 +245,18 @@ func (p *Pool) Run(k int, t Task) {
 		p.startAll()
 	}
 	p.task, p.k = t, k
+	p.joins.Store(0)
 	g := p.state.Load()>>genShift + 1
 	p.state.Store(g << genShift) // publishes task and k: open, nobody in
-	for w := 1; w < k; w++ {
+	all := everyPart.Load()
+	for w := 1; w < k || all && w < p.n; w++ {
 		if p.parked[w].CompareAndSwap(true, false) {
 			p.wakeUp(w)
+		}
+	}
+	if all {
+		for spins := 0; p.joins.Load() < int32(p.n-1); spins++ {
+			callerPause(spins)
 		}
 	}
 	p.do(0)
@@ -297,7 +318,7 @@ func (p *Pool) Wait(w int) {
 		return
 	}
 	ps := &p.posts[w]
-	if ps.state.CompareAndSwap(postWaiting, postRunning) {
+	if !everyPart.Load() && ps.state.CompareAndSwap(postWaiting, postRunning) {
 		p.runPost(w, ps) // taken back
 	}
 	for spins := 0; ps.state.Load() != postIdle; spins++ {
