@@ -11,6 +11,7 @@ import (
 
 	"github.com/pond-go/pond/internal/allocs"
 	"github.com/pond-go/pond/internal/engine"
+	"github.com/pond-go/pond/internal/workers"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/schema"
 )
@@ -159,6 +160,7 @@ func TestSeedSteadyDoesNotAllocate(t *testing.T) {
 	// Two workers with every push's rows handed over between ticks (these
 	// pushes are smaller than the default hand-over).
 	defer engine.SetHandOffRows(engine.SetHandOffRows(1))
+	defer workers.SetEveryPart(workers.SetEveryPart(true))
 	for _, c := range []struct{ P, N int }{{20, 100}, {50, 10}} {
 		n := steadyAllocs(t, NewSeedStream(c.P, c.N, 210), 150, false, 2)
 		assert.Zero(t, n, "P=%d N=%d, 2 workers, every push handed over: allocations in steady state", c.P, c.N)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pond-go/pond/internal/engine"
+	"github.com/pond-go/pond/internal/workers"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/schema"
 	"github.com/stretchr/testify/assert"
@@ -67,6 +68,7 @@ func sameBits(a, b schema.Value) bool {
 // Between ticks, the rows buffered go to a worker to take once 512 have
 // come (the default), or after every push (handoff=1).
 func TestSeedWorkersGiveOneWorkersRows(t *testing.T) {
+	defer workers.SetEveryPart(workers.SetEveryPart(true))
 	for _, handOff := range []int{512, 1} {
 		old := engine.SetHandOffRows(handOff)
 		testSeedWorkersGiveOneWorkersRows(t, handOff)

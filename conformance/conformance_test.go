@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pond-go/pond/internal/engine"
+	"github.com/pond-go/pond/internal/workers"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/sequence"
@@ -121,6 +122,7 @@ func TestConformance(t *testing.T) {
 	// With workers, every push's buffered rows go to a worker to take
 	// before the tick (by default only runs of 512 or more).
 	defer engine.SetHandOffRows(engine.SetHandOffRows(1))
+	defer workers.SetEveryPart(workers.SetEveryPart(true))
 	dir := vectorDir()
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {

@@ -293,7 +293,7 @@ func (g *Group) tick(t, b int64, out Sink) {
 	g.in, g.work = g.work, g.in
 	par := g.par.pool != nil && g.par.pool.N() > 1
 	if par && len(g.order)+len(g.work.part) > 1 {
-		g.par.run(g, t, b, out.Table()) // links the buffered rows in parts too
+		g.par.run(g, t, b, out.Table())
 	} else {
 		g.index()
 		g.tickRange(0, len(g.order), t, b, out.Table(), &g.dsts, &g.p.pool)
@@ -309,11 +309,11 @@ func (g *Group) tick(t, b int64, out Sink) {
 }
 
 // reserve, with workers, grows every buffer the rows between two ticks
-// pass through to hold all of them: the two buffers, the laid-out rows
-// and the scratch of a link whole or in parts. How a tick's rows are
-// split between the hand-overs and the tick depends on the workers'
-// timing; the buffers' size then does not, and a steady stream does not
-// make them grow.
+// pass through to hold all of them: the two buffers, the laid-out rows,
+// the scratch of a link and the sorted indices of a tick. How a tick's
+// rows are split between the hand-overs and the tick depends on the
+// workers' timing; the buffers' size then does not, and a steady stream
+// does not make them grow.
 func (g *Group) reserve(rows int) {
 	for _, r := range []*pendRows{&g.in, &g.work} {
 		r.t = slices.Grow(r.t[:0], rows)
@@ -324,10 +324,7 @@ func (g *Group) reserve(rows int) {
 	}
 	g.sortRoom(int32(rows))
 	g.at = slices.Grow(g.at[:0], rows)
-	for w := range g.par.wk {
-		at := &g.par.wk[w].at
-		*at = slices.Grow((*at)[:0], rows)
-	}
+	g.idx = slices.Grow(g.idx[:0], rows)
 }
 
 // tickRange is the tick of the partitions at [lo, hi) of the emission

@@ -81,6 +81,7 @@ func (m *groupModel) window(p int32, lim float64, c int) []float64 {
 // same.
 func TestGroupMatchesRecomputation(t *testing.T) {
 	defer SetHandOffRows(SetHandOffRows(1))
+	defer workers.SetEveryPart(workers.SetEveryPart(true))
 	for _, tc := range []struct {
 		cols    string
 		workers int

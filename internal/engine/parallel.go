@@ -1,9 +1,7 @@
 package engine
 
 import (
-	"runtime"
 	"sync"
-	"sync/atomic"
 
 	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/internal/workers"
@@ -26,11 +24,14 @@ func (g *Group) SetWorkers(p *workers.Pool) {
 // A tick visits the partitions in emission order, and what it does for
 // one partition (take its buffered rows, fold its windows, emit its row)
 // reads and writes only that partition's engine, the plan's read-only
-// description and the buffered rows. So the emission order is cut into
-// chunks of contiguous partitions that the workers take as they come
-// ([workers.Split]), each chunk emitting into a table of its own; once all
-// have finished, the chunks' tables are appended to the output in chunk
-// order. The output is then row for row what one worker emits.
+// description and the buffered rows. So the caller first sorts the
+// buffered rows' indices by partition (see [Group.index], as a tick on
+// one goroutine does), then the emission order is cut into chunks of
+// contiguous partitions that the workers take as they come
+// ([workers.Split]), each chunk emitting into a table of its own; once
+// all have finished, the chunks' tables are appended to the output in
+// chunk order. The output is then row for row what one worker emits,
+// whoever took which chunk — the caller alone, if no worker joins in time.
 //
 // Deque blocks: every worker gets and puts them in the plan's pool under
 // one lock (rare: a block changes hands every 256 rows a partition takes
@@ -45,18 +46,11 @@ type parTick struct {
 	wk     []tickWorker
 	mu     sync.Mutex // guards the plan's pool during the tick
 	locked blockPool  // the plan's pool seen through mu, shared by the workers
-	k      int        // the workers of the tick
-	out    *schema.Table
-	bar    barrier
-	// Some worker counted a partition without an engine.
-	unknown atomic.Bool
 }
 
 // tickWorker is one worker's scratch.
 type tickWorker struct {
 	dsts []*table.Col
-	cnt  []int32 // its rows' count by partition, then its cursors
-	at   []int
 }
 
 func (pt *parTick) run(g *Group, t, b int64, out *schema.Table) {
@@ -64,104 +58,28 @@ func (pt *parTick) run(g *Group, t, b int64, out *schema.Table) {
 	if len(pt.wk) < k {
 		pt.wk = append(pt.wk, make([]tickWorker, k-len(pt.wk))...)
 	}
-	pt.g, pt.t, pt.b, pt.k, pt.out = g, t, b, k, out
+	g.index()
+	pt.g, pt.t, pt.b = g, t, b
 	pt.locked.shared, pt.locked.mu = &g.p.pool, &pt.mu
-	pt.bar.reset(k)
+	pt.chunks = table.Empties(pt.chunks, pt.split.Reset(len(g.order), k, 8), out.Schema())
 	pt.pool.Run(k, pt)
+	g.indexed = false
 	for _, c := range pt.chunks {
 		table.AppendAll(out, c)
 	}
-	pt.g, pt.out = nil, nil
+	pt.g = nil
 }
 
-// Do is worker w's part of the tick: its share of the buffered rows laid
-// out by partition (counted, placed by worker 0, scattered: the serial
-// link in parts), then chunks of partitions until none is left.
+// Do is worker w's part of the tick: chunks of partitions until none is
+// left.
 func (pt *parTick) Do(w int) {
-	g, wk := pt.g, &pt.wk[w]
-	n := len(g.work.part)
-	from, to := w*n/pt.k, (w+1)*n/pt.k
-	unknown := g.count(from, to, &wk.cnt)
-	if unknown {
-		pt.unknown.Store(true)
-	}
-	pt.bar.wait()
-	if w == 0 {
-		pt.place()
-	}
-	pt.bar.wait()
-	g.scatter(from, to, wk.cnt, &wk.at)
-	clear(wk.cnt)
-	pt.bar.wait()
+	wk := &pt.wk[w]
 	for {
 		c, lo, hi, ok := pt.split.Next(w)
 		if !ok {
 			return
 		}
-		g.tickRange(lo, hi, pt.t, pt.b, pt.chunks[c], &wk.dsts, &pt.locked)
-	}
-}
-
-// place is the serial step of a tick over workers, on worker 0 while the
-// others wait: the engines of the partitions first seen among the
-// buffered rows, in the order their first rows arrived; each partition's
-// place in the sorted rows, its rows of worker 0 first, then worker 1's…
-// (each worker's counts become its cursors); the chunks of the emission
-// order.
-func (pt *parTick) place() {
-	g := pt.g
-	if pt.unknown.Swap(false) {
-		g.meet()
-	}
-	size := 0
-	for w := range pt.k {
-		size = max(size, len(pt.wk[w].cnt))
-	}
-	g.growChains(size)
-	for w := range pt.k {
-		if c := pt.wk[w].cnt; len(c) < size {
-			pt.wk[w].cnt = append(c, make([]int32, size-len(c))...)
-		}
-	}
-	off := int32(0)
-	for p := range g.chains {
-		start := off
-		if p < size {
-			for w := range pt.k {
-				c := &pt.wk[w].cnt[p]
-				*c, off = off, off+*c
-			}
-		}
-		g.chains[p] = chain{end: off, n: off - start}
-	}
-	g.sortRoom(off)
-	pt.chunks = table.Empties(pt.chunks, pt.split.Reset(len(g.order), pt.k, 8), pt.out.Schema())
-}
-
-// barrier makes k goroutines wait for each other, watching a count.
-type barrier struct {
-	k     int32
-	count atomic.Int32
-	round atomic.Int32
-}
-
-func (b *barrier) reset(k int) {
-	b.k = int32(k)
-	b.count.Store(0)
-}
-
-// wait returns once all k goroutines have called it (as many times).
-func (b *barrier) wait() {
-	r := b.round.Load()
-	if b.count.Add(1) == b.k {
-		b.count.Store(0)
-		b.round.Add(1)
-		return
-	}
-	for spins := 0; b.round.Load() == r; spins++ {
-		if spins%64 == 63 {
-			runtime.Gosched()
-		}
+		pt.g.tickRange(lo, hi, pt.t, pt.b, pt.chunks[c], &wk.dsts, &pt.locked)
 	}
 }
 

@@ -1,24 +1,38 @@
-// Package workers runs one piece of work on several goroutines at once and
-// waits for all of them: the fork and join of a series' workers.
+// Package workers runs one piece of work on several goroutines at once: the
+// fork and join of a series' workers.
 //
 // A [Pool] of n workers is the calling goroutine plus n−1 goroutines it
 // owns. They start on the first [Pool.Run] and stop in [Pool.Close]. Run
-// hands a [Task] to k of them, calls Do(0) itself and returns when every
-// Do has returned, so a caller reads what the workers wrote without
-// further synchronisation. Run does not allocate.
+// hands a [Task] to the pool, calls Do(0) itself and returns once every
+// part that started has returned, so a caller reads what the workers wrote
+// without further synchronisation. Run does not allocate.
+//
+// # Workers join late or not at all
+//
+// The caller never waits for a worker to start. A worker's part runs only
+// if the worker joins the task while the caller's part is still running;
+// once Do(0) has returned, the task is closed, and a worker that comes
+// later skips it. So a task's parts share its work as they come (take
+// items from a common supply, such as a [Split]), and Do(0) alone must be
+// able to do all of it. A machine whose other cores are busy, a parked
+// worker slow to wake or a caller locked to its thread
+// (runtime.LockOSThread) then costs the caller nothing beyond doing the
+// work itself: it waits only for the parts already running.
 //
 // # Handing work over
 //
-// A series forks and joins at every push and every tick, a few
-// microseconds to a few milliseconds of work each; waking a parked
-// goroutine costs the operating system's wake-up, several microseconds.
-// So a worker that finished its part watches for the next task for a
-// while (spinWaits times, yielding its processor each time) before it
-// parks, and a Run that finds it watching hands the task over without a
-// wake-up; a parked worker is woken through its channel. The caller waits
-// for the parts the same way, watching a count of the parts left. An idle
-// pool thus holds its processors for a few tens of microseconds after a
-// Run, then nothing.
+// A series forks at every tick, a few microseconds to a few milliseconds
+// of work each; waking a parked goroutine costs the operating system's
+// wake-up, several microseconds. So a worker that finished its part
+// watches for the next task for a while (spinWaits times, yielding its
+// processor each time) before it parks, and a Run that finds it watching
+// hands the task over without a wake-up; a parked worker is woken through
+// its channel, and joins if it wakes in time. An idle pool thus holds its
+// processors for a few tens of microseconds after a Run, then nothing.
+//
+// A task handed to one worker with [Pool.Post] is taken back the same
+// way: if the worker has not started it when the caller needs its result
+// ([Pool.Wait]), the caller runs it itself.
 package workers
 
 import (
@@ -34,7 +48,7 @@ type Task interface {
 	Do(w int)
 }
 
-// taskParts is more than the most parts a task can have (MaxWorkers of
+// taskParts is more than the most workers a pool can have (MaxWorkers of
 // package live).
 const taskParts = 1 << 10
 
@@ -43,6 +57,18 @@ const taskParts = 1 << 10
 // variable for the tests, which make workers park at once.
 var spinWaits = 256
 
+// everyPart makes every Run wait for all the pool's workers to join
+// before the caller starts its own part, and every Wait leave a posted
+// task to its worker: see [SetEveryPart].
+var everyPart atomic.Bool
+
+// SetEveryPart, for tests, makes every pool's workers take part in every
+// Run (the caller starts its part only once all have joined) and run
+// every posted task themselves, and returns the setting before. Tests
+// that compare the rows of several workers with one worker's set it, so
+// that the workers' paths are taken however busy the machine is.
+func SetEveryPart(on bool) bool { return everyPart.Swap(on) }
+
 // Pool is a set of n workers. It is not safe for concurrent use: one
 // goroutine calls Run and Close.
 type Pool struct {
@@ -50,11 +76,16 @@ type Pool struct {
 	started bool
 	closed  atomic.Bool
 	task    Task
-	// gen counts the tasks handed out, times taskParts, plus the number
-	// of parts of the newest: one word, read once, tells a worker whether
-	// the new task has a part for it.
-	gen    atomic.Int64
-	left   atomic.Int32 // parts of the current task not done
+	k       int // the parts of the current task
+	// state is the current task's generation (from genShift up), whether
+	// it is closed (closedBit: the caller's part has returned) and how
+	// many workers are running a part of it (the low bits). A worker joins
+	// by adding one while the generation is the one it saw and the task
+	// is open, so the caller, which closes the task and then waits for
+	// the count to reach zero, never waits for a worker that has not
+	// started.
+	state  atomic.Uint64
+	joins  atomic.Int32 // workers that joined the current task
 	parked []atomic.Bool
 	wake   []chan struct{} // per goroutine (worker w ≥ 1 at w−1), one token deep
 	posts  []post          // per worker: a task handed over with Post
@@ -63,14 +94,29 @@ type Pool struct {
 }
 
 // post is a task handed to one worker to run on its own (see
-// [Pool.Post]): the task, then busy set; the worker clears busy once the
-// task has returned.
+// [Pool.Post]): the task, then its state set to posted; whoever moves
+// the state from posted to running (the worker, or the caller in Wait)
+// runs it and sets it back to idle.
 type post struct {
 	task  Task
-	busy  atomic.Bool
+	state atomic.Int32
 	panic any
 	_     [32]byte
 }
+
+// The states of a post.
+const (
+	postIdle    = iota // nothing posted, or the posted task has returned
+	postWaiting        // posted, not started
+	postRunning        // started by the worker or taken back by the caller
+)
+
+// The fields of Pool.state.
+const (
+	genShift  = 32
+	closedBit = 1 << 31
+	joinedMax = closedBit - 1 // mask of the running workers' count
+)
 
 // New returns a pool of n workers (n is clamped to [1, 1023]); none
 // starts before the first Run.
@@ -97,31 +143,51 @@ func (p *Pool) startAll() {
 // when it has one, until the pool closes.
 func (p *Pool) loop(w int) {
 	defer p.wg.Done()
-	seen := int64(0)
+	seen := uint64(0)
 	for {
 		g := p.await(w, seen)
-		if ps := &p.posts[w]; ps.busy.Load() {
+		if ps := &p.posts[w]; ps.state.Load() == postWaiting {
 			// Before anything else, a closing included: whoever posted
-			// waits for it.
-			p.runPost(w, ps)
+			// waits for it, unless the caller has taken it back.
+			if ps.state.CompareAndSwap(postWaiting, postRunning) {
+				p.runPost(w, ps)
+			}
 			continue
 		}
 		if p.closed.Load() {
 			return
 		}
 		seen = g
-		if w < int(g%taskParts) {
-			p.do(w)
-			p.left.Add(-1)
+		if p.join(g) {
+			p.joins.Add(1)
+			if w < p.k {
+				p.do(w)
+			}
+			p.state.Add(^uint64(0)) // leaves: one fewer running
+		}
+	}
+}
+
+// join adds the worker to the task of generation g if that task is still
+// open, and reports whether it did. Only after joining may a worker read
+// the task: until it leaves, the caller's Run does not return.
+func (p *Pool) join(g uint64) bool {
+	for {
+		s := p.state.Load()
+		if s>>genShift != g || s&closedBit != 0 {
+			return false
+		}
+		if p.state.CompareAndSwap(s, s+1) {
+			return true
 		}
 	}
 }
 
 // await returns the generation of the next task after seen, watching for
 // it spinWaits times, then parked until Run or Close wakes the worker.
-func (p *Pool) await(w int, seen int64) int64 {
+func (p *Pool) await(w int, seen uint64) uint64 {
 	for spins := 0; ; spins++ {
-		if g := p.gen.Load(); g != seen || p.closed.Load() || p.posts[w].busy.Load() {
+		if g := p.state.Load() >> genShift; g != seen || p.closed.Load() || p.posts[w].state.Load() == postWaiting {
 			return g
 		}
 		if spins < spinWaits {
@@ -130,9 +196,9 @@ func (p *Pool) await(w int, seen int64) int64 {
 		}
 		// Announce the park, then look once more: a Run that came in
 		// between either saw the announcement (and sends a token) or
-		// changed gen before it (seen here).
+		// published its task before it (seen here).
 		p.parked[w].Store(true)
-		if g := p.gen.Load(); g != seen || p.closed.Load() || p.posts[w].busy.Load() {
+		if g := p.state.Load() >> genShift; g != seen || p.closed.Load() || p.posts[w].state.Load() == postWaiting {
 			p.parked[w].Store(false)
 			return g
 		}
@@ -157,11 +223,15 @@ func guard(t Task, w int) (panicked any) {
 	return nil
 }
 
-// Run calls t.Do(w) for w in [0, k) (k is clamped to [1, N]), Do(0) on
-// the caller's goroutine and the others on the pool's, and returns when
-// all have returned. A part that panics makes Run panic on the caller's
-// goroutine, once every part has returned, with a message holding the
-// part's panic value and stack. Run on a closed pool panics.
+// Run calls t.Do(0) on the caller's goroutine and, while that runs,
+// t.Do(w) for w in [1, k) on those of the pool's workers that join in
+// time (k is clamped to [1, N]), each part at most once, and returns when
+// every part that started has returned. Parts other than 0 are help, not
+// a promise: a worker that is parked, slow to wake or busy may join late
+// or not at all (see the package doc), so Do(0) alone must be able to do
+// the whole task. A part that panics makes Run panic on the caller's
+// goroutine, once every started part has returned, with a message holding
+// the part's panic value and stack. Run on a closed pool panics.
 func (p *Pool) Run(k int, t Task) {
 	if p.closed.Load() {
 		panic("workers: Run after Close")
@@ -174,17 +244,24 @@ func (p *Pool) Run(k int, t Task) {
 	if !p.started {
 		p.startAll()
 	}
-	p.task = t
-	p.left.Store(int32(k - 1))
-	g := p.gen.Load()
-	p.gen.Store((g/taskParts+1)*taskParts + int64(k)) // publishes task and left to the workers
-	for w := 1; w < k; w++ {
+	p.task, p.k = t, k
+	p.joins.Store(0)
+	g := p.state.Load()>>genShift + 1
+	p.state.Store(g << genShift) // publishes task and k: open, nobody in
+	all := everyPart.Load()
+	for w := 1; w < k || all && w < p.n; w++ {
 		if p.parked[w].CompareAndSwap(true, false) {
 			p.wakeUp(w)
 		}
 	}
+	if all {
+		for spins := 0; p.joins.Load() < int32(p.n-1); spins++ {
+			callerPause(spins)
+		}
+	}
 	p.do(0)
-	for spins := 0; p.left.Load() > 0; spins++ {
+	p.state.Or(closedBit)
+	for spins := 0; p.state.Load()&joinedMax != 0; spins++ {
 		callerPause(spins)
 	}
 	p.task = nil
@@ -199,8 +276,9 @@ func (p *Pool) Run(k int, t Task) {
 // Post hands t to worker w (in [1, N)) to run t.Do(w) on its own
 // goroutine, and returns at once: the caller goes on while the worker
 // works. The worker runs it before any later Run's part; [Pool.Wait]
-// returns once it has run, and [Pool.Busy] tells whether it is still
-// running. The caller must not Post to w again before that, nor touch
+// returns once it has run (running it on the caller's goroutine if the
+// worker has not started it), and [Pool.Busy] tells whether it has not
+// returned yet. The caller must not Post to w again before that, nor touch
 // what the task works on. A worker's posted task does not delay the
 // others. Post on a closed pool panics, as do a w out of range and a
 // second Post to a busy worker.
@@ -215,11 +293,11 @@ func (p *Pool) Post(w int, t Task) {
 		p.startAll()
 	}
 	ps := &p.posts[w]
-	if ps.busy.Load() {
+	if ps.state.Load() != postIdle {
 		panic("workers: Post to a busy worker")
 	}
 	ps.task = t
-	ps.busy.Store(true) // publishes the task
+	ps.state.Store(postWaiting) // publishes the task
 	if p.parked[w].CompareAndSwap(true, false) {
 		p.wakeUp(w)
 	}
@@ -228,18 +306,22 @@ func (p *Pool) Post(w int, t Task) {
 // Busy reports whether the task posted to worker w has not returned yet.
 // Once it reports false, the caller may read what the task wrote.
 func (p *Pool) Busy(w int) bool {
-	return w >= 1 && w < len(p.posts) && p.posts[w].busy.Load()
+	return w >= 1 && w < len(p.posts) && p.posts[w].state.Load() != postIdle
 }
 
-// Wait returns once the task posted to worker w (if any) has returned. A
-// task that panicked makes Wait panic on the caller's goroutine with its
-// panic value and stack.
+// Wait returns once the task posted to worker w (if any) has returned:
+// if the worker has not started it, Wait runs it on the caller's
+// goroutine. A task that panicked makes Wait panic on the caller's
+// goroutine with its panic value and stack.
 func (p *Pool) Wait(w int) {
 	if w < 1 || w >= len(p.posts) {
 		return
 	}
 	ps := &p.posts[w]
-	for spins := 0; ps.busy.Load(); spins++ {
+	if !everyPart.Load() && ps.state.CompareAndSwap(postWaiting, postRunning) {
+		p.runPost(w, ps) // taken back
+	}
+	for spins := 0; ps.state.Load() != postIdle; spins++ {
 		callerPause(spins)
 	}
 	if r := ps.panic; r != nil {
@@ -252,7 +334,7 @@ func (p *Pool) Wait(w int) {
 func (p *Pool) runPost(w int, ps *post) {
 	ps.panic = guard(ps.task, w)
 	ps.task = nil
-	ps.busy.Store(false)
+	ps.state.Store(postIdle)
 }
 
 // callerWatch is how many times the caller looks at what it waits for

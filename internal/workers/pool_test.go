@@ -67,6 +67,7 @@ func TestRunClampsTheNumberOfParts(t *testing.T) {
 	p := New(2)
 	defer p.Close()
 	tk := newParts(2)
+	tk.wait, tk.k = true, 2 // part 0 waits for worker 1 to join
 	p.Run(5, tk)
 	assert.Equal(t, int32(1), tk.ran[0].Load())
 	assert.Equal(t, int32(1), tk.ran[1].Load())
@@ -118,6 +119,7 @@ func TestAPanicInAWorkerReachesTheCaller(t *testing.T) {
 	defer p.Close()
 	tk := newParts(2)
 	tk.panicAt = 1
+	tk.wait, tk.k = true, 2 // part 0 waits for worker 1 to join
 	var got any
 	func() {
 		defer func() { got = recover() }()
@@ -128,6 +130,7 @@ func TestAPanicInAWorkerReachesTheCaller(t *testing.T) {
 	assert.Equal(t, int32(1), tk.ran[0].Load(), "the other part still ran")
 	// The pool still works afterwards.
 	tk = newParts(2)
+	tk.wait, tk.k = true, 2
 	p.Run(2, tk)
 	assert.Equal(t, int32(1), tk.ran[1].Load())
 }
@@ -339,7 +342,8 @@ func TestPostRunsBesideTheCaller(t *testing.T) {
 		}
 		p.Post(1, c)
 		tk := newParts(3)
-		p.Run(3, tk) // worker 1 runs its part after the posted task
+		tk.wait, tk.k = true, 3
+		p.Run(3, tk) // worker 1 joins after the posted task
 		p.Wait(1)
 		for w := range 3 {
 			require.Equal(t, int32(1), tk.ran[w].Load(), "round %d part %d", i, w)
@@ -375,4 +379,88 @@ func TestClosingRunsAPostedTask(t *testing.T) {
 	p.Close()
 	assert.Equal(t, int32(1), c.runs.Load())
 	assert.False(t, p.Busy(1))
+}
+
+// idlePool returns a pool of n workers that looks started but has no
+// goroutines: no worker ever joins a task or starts a posted one, as
+// when the machine gives the workers no processor.
+func idlePool(n int) *Pool {
+	p := New(n)
+	p.started = true
+	p.parked = make([]atomic.Bool, n)
+	p.wake = make([]chan struct{}, n-1)
+	for i := range p.wake {
+		p.wake[i] = make(chan struct{}, 1)
+	}
+	return p
+}
+
+// TestRunDoesNotWaitForWorkersThatDoNotJoin: with no worker getting to
+// run, Run returns once the caller's part has done the whole task.
+func TestRunDoesNotWaitForWorkersThatDoNotJoin(t *testing.T) {
+	p := idlePool(3)
+	tk := &splitTask{chunks: make([][]int, 100)}
+	n := tk.s.Reset(100, 3, 1)
+	done := make(chan struct{})
+	go func() { p.Run(3, tk); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run waited for workers that never started")
+	}
+	var all []int
+	for c := range n {
+		all = append(all, tk.chunks[c]...)
+	}
+	want := make([]int, 100)
+	for i := range want {
+		want[i] = i * i
+	}
+	assert.Equal(t, want, all, "every item once, in chunk order")
+}
+
+// TestALateWorkerSkipsAClosedTask: a worker that was busy while a Run came
+// and went does not run that task's part afterwards, and joins the next
+// Run as usual.
+func TestALateWorkerSkipsAClosedTask(t *testing.T) {
+	p := New(2)
+	defer p.Close()
+	c := &counter{hold: make(chan struct{})}
+	p.Post(1, c) // worker 1 is held inside it
+	for p.posts[1].state.Load() != postRunning {
+		runtime.Gosched()
+	}
+	tk := newParts(2)
+	p.Run(2, tk)
+	assert.Equal(t, int32(1), tk.ran[0].Load())
+	close(c.hold)
+	p.Wait(1)
+	time.Sleep(5 * time.Millisecond) // time for a wrong late part
+	assert.Zero(t, tk.ran[1].Load(), "a part ran after its Run returned")
+	tk = newParts(2)
+	tk.wait, tk.k = true, 2
+	p.Run(2, tk)
+	assert.Equal(t, int32(1), tk.ran[1].Load())
+}
+
+// TestWaitRunsAPostTheWorkerHasNotStarted: Wait takes a posted task back
+// and runs it on the caller's goroutine when its worker has not started
+// it, so a worker without a processor does not hold the caller up.
+func TestWaitRunsAPostTheWorkerHasNotStarted(t *testing.T) {
+	p := idlePool(2)
+	c := &counter{}
+	p.Post(1, c)
+	assert.True(t, p.Busy(1))
+	done := make(chan struct{})
+	go func() { p.Wait(1); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Wait waited for a worker that never started")
+	}
+	assert.Equal(t, int32(1), c.runs.Load())
+	assert.False(t, p.Busy(1))
+	p.Post(1, c) // the worker is free for the next post
+	p.Wait(1)
+	assert.Equal(t, int32(2), c.runs.Load())
 }
