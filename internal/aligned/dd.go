@@ -33,6 +33,15 @@ func addSquare(s, c, q, qc *float64, x float64) {
 	*q, *qc = hi, *qc+e+sqe
 }
 
+// addSq adds x² to the double-double (q, qc): the square split exactly
+// with an FMA, added with TwoSum, and both errors added to qc at once.
+func addSq(q, qc, x float64) (float64, float64) {
+	sq := x * x
+	sqe := math.FMA(x, x, -sq)
+	hq, e := twoSum(q, sq)
+	return hq, qc + (e + sqe)
+}
+
 // bigSquare is the magnitude from which a value's square is not summed
 // (2^500): the square of such a value could overflow Σx², so the pane
 // marks its Σx² infinite instead and the deviation is missing while the

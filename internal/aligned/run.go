@@ -242,12 +242,7 @@ func addSquares(f []uint64, rows []uint64, w, s int) int64 {
 			big = true
 			continue
 		}
-		sq := x * x
-		sqe := math.FMA(x, x, -sq)
-		hq := q + sq
-		qb := hq - q
-		qc += (q - (hq - qb)) + (sq - qb) + sqe
-		q = hq
+		q, qc = addSq(q, qc, x)
 	}
 	if big {
 		q, qc = math.Inf(1), 0

@@ -281,12 +281,8 @@ func foldSquare(f []uint64, x float64) {
 		f[2], f[3] = math.Float64bits(math.Inf(1)), 0
 		return
 	}
-	sq := x * x
-	sqe := math.FMA(x, x, -sq)
-	hq := q + sq
-	qb := hq - q
-	qc += (q - (hq - qb)) + (sq - qb) + sqe
-	f[2], f[3] = math.Float64bits(hq), math.Float64bits(qc)
+	q, qc = addSq(q, qc, x)
+	f[2], f[3] = math.Float64bits(q), math.Float64bits(qc)
 }
 
 // foldExtremes lowers the min at word off and raises the max after it
