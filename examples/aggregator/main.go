@@ -26,6 +26,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"runtime"
@@ -61,6 +62,7 @@ type settings struct {
 	seed              uint32
 	hasSeed           bool
 	grpcPort          int
+	pprof             bool
 	cfg               aggregator.Config
 }
 
@@ -96,6 +98,7 @@ func parseFlags(args []string, stderr io.Writer) (*settings, error) {
 	maxHosts := fs.Int("max-hosts", "AGGREGATOR_MAX_HOSTS", 10000, "hosts tracked at once; rows of further new hosts are refused")
 	maxHostLen := fs.Int("max-host-len", "AGGREGATOR_MAX_HOST_LEN", 256, "longest host name taken, in bytes")
 	maxLag := fs.Duration("client-max-lag", "AGGREGATOR_CLIENT_MAX_LAG", 10*time.Second, "close a WebSocket client (1013) whose oldest unwritten frame is this old")
+	pprofOn := fs.Bool("pprof", "AGGREGATOR_PPROF", false, "serve the Go runtime's profiles at /debug/pprof/ on the HTTP address (for measuring; keep the address private)")
 	origins := fs.String("origins", "AGGREGATOR_ORIGINS", "", "comma-separated extra origins allowed to open the WebSockets (e.g. localhost:5173)")
 	// The millisecond flags of earlier versions still work.
 	graceMs := fs.Int("grace-ms", "", 0, "deprecated: -grace in milliseconds")
@@ -197,6 +200,7 @@ func parseFlags(args []string, stderr io.Writer) (*settings, error) {
 		MaxSkew: *maxSkew, MaxHosts: *maxHosts, MaxHostLen: *maxHostLen, ClientMaxLag: *maxLag,
 		Aligned: *alignedWin, Workers: *workers,
 	}
+	st.pprof = *pprofOn
 	if *origins != "" {
 		st.cfg.OriginPatterns = strings.Split(*origins, ",")
 	}
@@ -240,7 +244,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w (choose another with -addr or AGGREGATOR_ADDR, e.g. 127.0.0.1:0)", err)
 	}
-	srv := &http.Server{Handler: agg.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	handler := agg.Handler()
+	if st.pprof {
+		handler = withProfiles(handler)
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 5 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lis) }()
 	ingestCtx, stopIngest := context.WithCancel(ctx)
@@ -289,4 +297,17 @@ func parseThresholds(s string) ([]float64, error) {
 		out = append(out, x)
 	}
 	return out, nil
+}
+
+// withProfiles serves the runtime's profiles (net/http/pprof) under
+// /debug/pprof/ beside h.
+func withProfiles(h http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.Handle("/", h)
+	return mux
 }

@@ -252,6 +252,13 @@ func (a *Aggregator) Config() Config { return a.cfg }
 // aggregator's lock. started is when the batch arrived (the start of its
 // batchDone time). An empty batch is skipped.
 func (a *Aggregator) Push(b *schema.Batch, started time.Time) error {
+	return a.push(b, started, false)
+}
+
+// push is [Aggregator.Push]; owned says that b's columns are b's alone
+// and never written again, so that when the series takes every row of b
+// as it is, the /live append keeps b's columns instead of a copy.
+func (a *Aggregator) push(b *schema.Batch, started time.Time, owned bool) error {
 	if b.Len() == 0 {
 		return nil
 	}
@@ -281,7 +288,10 @@ func (a *Aggregator) Push(b *schema.Batch, started time.Time) error {
 	for _, o := range out {
 		switch o.Node {
 		case a.p.s.Root():
-			a.took(o.Events)
+			// Without reorder the series takes the rows it keeps in
+			// the order pushed, so as many rows as b has are b's.
+			whole := owned && in == b && a.cfg.Ordering != live.Reorder && o.Events.Len() == b.Len()
+			a.took(o.Events, whole, b)
 		case a.p.hosts:
 			hostTab = o.Events
 		case a.p.perSec:
@@ -457,7 +467,10 @@ func (a *Aggregator) dropPastGrace(b *schema.Batch) *schema.Batch {
 
 // took handles the rows the series accepted: counters, and the /live
 // append frame.
-func (a *Aggregator) took(tab *schema.Table) {
+//
+// When whole is set, tab's rows are exactly b's and b's columns are
+// never written again: the append frame's chunk keeps them, uncopied.
+func (a *Aggregator) took(tab *schema.Table, whole bool, b *schema.Batch) {
 	n := tab.Len()
 	if n == 0 {
 		return
@@ -470,7 +483,12 @@ func (a *Aggregator) took(tab *schema.Table) {
 	for _, r := range req {
 		a.requestsTotal += r
 	}
-	chunk := newRawChunk(tab)
+	var chunk *rawChunk
+	if whole {
+		chunk = &rawChunk{times: b.Time, cpu: b.Cols[0].Num, req: b.Cols[1].Num, host: b.Cols[2].Str}
+	} else {
+		chunk = newRawChunk(tab)
+	}
 	a.raw.add(chunk)
 	for c := range a.liveClients {
 		a.send(c, item{chunk: chunk, size: int64(48 * n)})
