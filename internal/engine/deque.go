@@ -133,7 +133,8 @@ func (p *blockPool) bytes() int {
 //
 // The ring grows only when it is full: by a step of its last block, with
 // the rows after the tail's position moved up by the step when the tail
-// is in that block. A ring wrapped elsewhere first rotates its rows so
+// is in that block, or, once it has fullGrowBlocks full blocks, by a full
+// block. A ring wrapped elsewhere first rotates its rows so
 // that the front is at position 0 when it is short (rotateMax), else
 // takes a full block at the tail. It shrinks when a quarter of it or
 // less is in use, to twice its rows, so that a window that slides at a
@@ -233,10 +234,23 @@ func (d *deque) grow(p *blockPool) {
 		return
 	}
 	d.roomForBlock()
+	if len(d.blocks) >= fullGrowBlocks {
+		d.blocks = append(d.blocks, p.get(len(smallRows)))
+		d.cap += blockRows
+		return
+	}
 	d.blocks = append(d.blocks, p.get(0))
 	d.last = 0
 	d.cap += uint64(smallRows[0])
 }
+
+// fullGrowBlocks is the number of full blocks from which a ring grows by
+// a full block instead of a short last block that grows a step at a
+// time. A window that fills (the first minute of a 1m window at a high
+// rate) moved each of its rows about four times as its last block
+// stepped from 8 rows to a full one; a ring of this many blocks moves
+// none, and its room beyond its rows is at most 1/32 of them.
+const fullGrowBlocks = 32
 
 // rotateMax is the largest ring, in rows, that grows while wrapped by
 // moving its rows (at most 2,048 row swaps for a step of 32 rows); a

@@ -64,6 +64,35 @@ func TestDequeKeepsItsRowsAsItGrowsAndSlides(t *testing.T) {
 	}
 }
 
+func TestALargeDequeGrowsByFullBlocksWithoutMovingItsRows(t *testing.T) {
+	// A window filling at a high rate: once the ring has fullGrowBlocks
+	// full blocks, it grows a full block at a time, so no row taken
+	// after that moves, and the room beyond its rows stays under a
+	// block. Both held and wrapped rings keep their rows.
+	p := testPool()
+	d := deque{stride: testStride}
+	large := uint64(fullGrowBlocks * blockRows)
+	for a := range large {
+		pushRow(&d, p, a)
+	}
+	pushRow(&d, p, large)
+	at := &d.row(large)[0]
+	for a := large + 1; a < 3*large; a++ {
+		pushRow(&d, p, a)
+		require.Same(t, at, &d.row(large)[0], "row %d moved when row %d was taken", large, a)
+		require.Less(t, d.cap-uint64(d.len()), uint64(blockRows), "room beyond the rows after row %d", a)
+	}
+	requireRows(t, &d)
+	// Slid at a steady size, the ring wraps and still holds its rows.
+	for a := 3 * large; a < 5*large; a++ {
+		pushRow(&d, p, a)
+		d.dropTo(d.tail-2*large, p)
+	}
+	requireRows(t, &d)
+	d.release(p)
+	assert.Zero(t, p.inUse, "every block back in the pool")
+}
+
 func TestDequeOfAFewRowsHoldsASmallBlock(t *testing.T) {
 	// 61 rows, the minute of a host at one event per second: the deque
 	// settles on one short block (64 rows), and no longer allocates.
