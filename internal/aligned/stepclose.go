@@ -289,15 +289,20 @@ func (g *Group) emitStepRaw(w int, ws *winState, i int, raw []uint64, dst *table
 	stride, c := len(p.st.raw), p.st.wins[w].raws[rp.col]
 	if rp.red.Op == reducers.OpSamples {
 		dst.BeginArray()
-		for j := c; j < len(raw); j += stride {
-			bits := raw[j]
-			switch rp.kind {
-			case schema.Number:
-				if x := math.Float64frombits(bits); x == x {
-					dst.AppendElem(schema.NumberValue(x))
+		if rp.kind == schema.Number {
+			// The step's values in one run of elements, the missing
+			// ones (NaN) dropped again at the end.
+			run, k := dst.GrowElems((len(raw)-c+stride-1)/stride), 0
+			for j := c; j < len(raw); j += stride {
+				if x := math.Float64frombits(raw[j]); x == x {
+					run[k] = schema.NumberValue(x)
+					k++
 				}
-			default:
-				if bits != 0 {
+			}
+			dst.DropElems(len(run) - k)
+		} else {
+			for j := c; j < len(raw); j += stride {
+				if bits := raw[j]; bits != 0 {
 					dst.AppendElem(p.value(rp.kind, bits, nil, 0))
 				}
 			}
