@@ -174,3 +174,17 @@ func TestOpenStepStringsAreMarkedAndARemovedPartitionsRowsLeave(t *testing.T) {
 	}
 	assert.Equal(t, []string{"s5", "s7"}, got)
 }
+
+func TestAFoldPanicsOnAPartitionWithoutARecord(t *testing.T) {
+	recs := make([]uint64, 2*8) // two records of 8 words: sums, squares, min, max, count
+	recs[8+4], recs[8+5] = math.Float64bits(math.NaN()), math.Float64bits(math.NaN())
+	xs := []uint64{math.Float64bits(1)}
+	for _, q := range []int32{2, -1} {
+		assert.Panics(t, func() { foldSquares(recs, 8, 0, -1, 4, []int32{q}, xs) }, "squares, partition %d", q)
+		assert.Panics(t, func() { foldSums(recs, 8, 0, -1, []int32{q}, xs) }, "sums, partition %d", q)
+	}
+	assert.Panics(t, func() { foldSquares(recs, 8, 6, -1, -1, []int32{0}, xs) }, "sums past the record")
+	assert.NotPanics(t, func() { foldSquares(recs, 8, 0, 6, 4, []int32{1}, xs) })
+	assert.Equal(t, []uint64{math.Float64bits(1), math.Float64bits(1)}, recs[8+4:8+6], "min and max of partition 1")
+	assert.Equal(t, uint64(1), recs[8+6], "partition 1's count")
+}

@@ -1,6 +1,9 @@
 package aligned
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // Folding rows into the open-step records (see step.go).
 
@@ -225,19 +228,29 @@ func (g *Group) foldColumns(in *Rows, parts []int32, from, to int) {
 
 // foldSums adds the finite values xs, row i's to the record of partition
 // parts[i] (w words a record), to the sum at word off and counts them at
-// word nOff (none when negative).
+// word nOff (none when negative). Rows reach their records as in
+// foldSquares.
 func foldSums(recs []uint64, w, off, nOff int, parts []int32, xs []uint64) {
+	if off < 0 || off+2 > w || nOff >= w {
+		panic("aligned: record words out of the record")
+	}
 	xs = xs[:len(parts)]
+	nrec := uint(len(recs) / w)
+	base := unsafe.Pointer(unsafe.SliceData(recs))
+	size := uintptr(w) * 8
 	for i, q := range parts {
+		if uint(q) >= nrec {
+			panic("aligned: partition without a record")
+		}
 		x := math.Float64frombits(xs[i])
 		if x-x != 0 { // NaN or ±Inf: missing
 			continue
 		}
-		at := int(q)*w + off
+		r := unsafe.Add(base, uintptr(q)*size)
 		if nOff >= 0 {
-			recs[int(q)*w+nOff]++
+			*(*uint64)(unsafe.Add(r, nOff*8))++
 		}
-		foldSum((*[2]uint64)(recs[at:at+2]), x)
+		foldSum((*[2]uint64)(unsafe.Add(r, off*8)), x)
 	}
 }
 
@@ -253,24 +266,38 @@ func foldSum(f *[2]uint64, x float64) {
 // foldSquares is foldSums adding the squares too, to the words after the
 // sum (see bigSquare for values whose square is not summed), and, when
 // ext is not negative, foldExtremes at word ext: one pass over a column
-// that has a stdev, a min and a max. The row's arithmetic is written out
-// here, not called: foldSquare is too big for the inliner, and its call
-// and slice checks cost as much as the arithmetic.
+// that has a stdev, a min and a max.
+//
+// The row's arithmetic is written out here, not called (foldSquare is too
+// big for the inliner), and a row reaches its record's words from the
+// record's address: its partition is checked against the records once,
+// the words' offsets against a record's width once for the pass. With
+// slice checks for each word, the loop kept too many values live and
+// reloaded them from the stack every row.
 func foldSquares(recs []uint64, w, off, nOff, ext int, parts []int32, xs []uint64) {
+	if off < 0 || off+4 > w || ext+2 > w || nOff >= w {
+		panic("aligned: record words out of the record")
+	}
 	xs = xs[:len(parts)]
+	nrec := uint(len(recs) / w)
+	base := unsafe.Pointer(unsafe.SliceData(recs))
+	size := uintptr(w) * 8
 	for i, q := range parts {
+		if uint(q) >= nrec {
+			panic("aligned: partition without a record")
+		}
+		r := unsafe.Add(base, uintptr(q)*size)
 		x := math.Float64frombits(xs[i])
-		base := int(q) * w
 		if ext >= 0 && x == x {
-			foldExtreme((*[2]uint64)(recs[base+ext:base+ext+2]), x)
+			foldExtreme((*[2]uint64)(unsafe.Add(r, ext*8)), x)
 		}
 		if x-x != 0 {
 			continue
 		}
 		if nOff >= 0 {
-			recs[base+nOff]++
+			*(*uint64)(unsafe.Add(r, nOff*8))++
 		}
-		f := (*[4]uint64)(recs[base+off : base+off+4])
+		f := (*[4]uint64)(unsafe.Add(r, off*8))
 		s, c := math.Float64frombits(f[0]), math.Float64frombits(f[1])
 		hi, e := twoSum(s, x)
 		f[0], f[1] = math.Float64bits(hi), math.Float64bits(c+e)
