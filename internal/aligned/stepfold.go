@@ -288,11 +288,14 @@ func foldSquares(recs []uint64, w, off, nOff, ext int, parts []int32, xs []uint6
 		}
 		r := unsafe.Add(base, uintptr(q)*size)
 		x := math.Float64frombits(xs[i])
-		if ext >= 0 && x == x {
-			foldExtreme((*[2]uint64)(unsafe.Add(r, ext*8)), x)
-		}
-		if x-x != 0 {
+		if x-x != 0 { // NaN or ±Inf: not summed; an infinity is an extreme
+			if ext >= 0 && x == x {
+				foldExtreme((*[2]uint64)(unsafe.Add(r, ext*8)), x)
+			}
 			continue
+		}
+		if ext >= 0 {
+			foldExtreme((*[2]uint64)(unsafe.Add(r, ext*8)), x)
 		}
 		if nOff >= 0 {
 			*(*uint64)(unsafe.Add(r, nOff*8))++
