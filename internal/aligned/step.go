@@ -79,6 +79,10 @@ type stepWin struct {
 	fls    []int // record word of each first/last
 	raws   []int // position in the step's raw row of each raw slot
 	view   bool  // the window is one pane, the step's: a closing reads its row from the record
+	// A record written as a new pane (writePane): the record word of
+	// each of the pane's words, and of each of its counts (−1: the
+	// step's row count).
+	paneWords, paneCounts []int
 }
 
 // newStepPlan lays out the open-step record of p's windows.
@@ -169,6 +173,7 @@ func newStepPlan(p *Plan) stepPlan {
 			}
 			sw.raws = append(sw.raws, j)
 		}
+		sw.paneWords, sw.paneCounts = st.paneCopy(wp, &sw)
 		st.wins = append(st.wins, sw)
 	}
 	st.words = words
@@ -192,6 +197,46 @@ func newStepPlan(p *Plan) stepPlan {
 		st.empty[f.off], st.empty[f.off+2] = uint64(math.MaxInt64), 1<<63
 	}
 	return st
+}
+
+// paneCopy returns where each word and each count of window wp's pane
+// comes from in a record (see stepWin).
+func (st *stepPlan) paneCopy(wp *winPlan, sw *stepWin) (words, counts []int) {
+	words, counts = make([]int, wp.stride), make([]int, wp.nCounts)
+	for i := range words {
+		words[i] = -2 // not placed
+	}
+	for i := range counts {
+		counts[i] = -2
+	}
+	if wp.hasRows {
+		counts[0] = -1
+	}
+	for i := range wp.moments {
+		m, sm := &wp.moments[i], &st.moms[sw.moms[i]]
+		if !m.isRows {
+			counts[m.nIdx] = sm.nOff
+		}
+		words[m.off], words[m.off+1] = sm.off, sm.off+1
+		if m.squares {
+			words[m.off+2], words[m.off+3] = sm.off+2, sm.off+3
+		}
+	}
+	for i, off := range sw.counts {
+		counts[wp.cnt0+i] = off
+	}
+	for i, off := range sw.exts {
+		words[wp.offExt+i] = off
+	}
+	for i, off := range sw.fls {
+		for j := range 4 {
+			words[wp.offFL+4*i+j] = off + j
+		}
+	}
+	if slices.Contains(words, -2) || slices.Contains(counts, -2) {
+		panic("aligned: a pane item without a record item")
+	}
+	return words, counts
 }
 
 // steps holds every partition's open-step record: its row count (stepShut

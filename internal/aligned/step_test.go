@@ -174,3 +174,42 @@ func TestOpenStepStringsAreMarkedAndARemovedPartitionsRowsLeave(t *testing.T) {
 	}
 	assert.Equal(t, []string{"s5", "s7"}, got)
 }
+
+func TestAFoldPanicsOnAPartitionWithoutARecord(t *testing.T) {
+	recs := make([]uint64, 2*8) // two records of 8 words: sums, squares, min, max, count
+	recs[8+4], recs[8+5] = math.Float64bits(math.NaN()), math.Float64bits(math.NaN())
+	xs := []uint64{math.Float64bits(1)}
+	for _, q := range []int32{2, -1} {
+		assert.Panics(t, func() { foldSquares(recs, 8, 0, -1, 4, []int32{q}, xs) }, "squares, partition %d", q)
+		assert.Panics(t, func() { foldSums(recs, 8, 0, -1, []int32{q}, xs) }, "sums, partition %d", q)
+	}
+	assert.Panics(t, func() { foldSquares(recs, 8, 6, -1, -1, []int32{0}, xs) }, "sums past the record")
+	assert.NotPanics(t, func() { foldSquares(recs, 8, 0, 6, 4, []int32{1}, xs) })
+	assert.Equal(t, []uint64{math.Float64bits(1), math.Float64bits(1)}, recs[8+4:8+6], "min and max of partition 1")
+	assert.Equal(t, uint64(1), recs[8+6], "partition 1's count")
+}
+
+func TestAPartitionReadFromItsRingKeepsItsPlaceAmongRecords(t *testing.T) {
+	// A one-pane window is read from the open-step records of most
+	// partitions, but from its ring for one whose record was merged into
+	// the ring (here by a change of lateness): that partition's row, the
+	// second of the boundary, stays second in every column.
+	p, err := NewPlan(Spec{Step: 200 * ms, Kinds: []schema.Kind{schema.Number},
+		Windows: []Window{{Span: 200 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Sum}, {Slot: 1, Using: reduce.Count}}}}})
+	require.NoError(t, err)
+	g := p.NewGroup(nil, 1, 0)
+	out := schema.NewTable(schema.MustNew(schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "a", Kind: schema.Number, Optional: true}, schema.Column{Name: "b", Kind: schema.Number, Optional: true}))
+	require.True(t, g.stepped)
+	pushParts(g, out, []int32{0, 1, 2, 1}, []int64{10 * ms, 20 * ms, 30 * ms, 210 * ms}, []float64{1, 2, 4, 8})
+	require.NoError(t, g.p.SetLateness(ms))
+	g.SetLag(ms) // partition 1's record (8) goes into its ring
+	g.SetLag(0)
+	require.True(t, g.stepped)
+	require.False(t, g.viewed(g.parts[1], 0))
+	pushParts(g, out, []int32{0, 2, 1, 0}, []int64{220 * ms, 230 * ms, 240 * ms, 410 * ms}, []float64{16, 32, 64, 0})
+	sum, _ := out.Numbers("a")
+	n, _ := out.Numbers("b")
+	assert.Equal(t, []float64{1, 2, 4, 16, 72, 32}, sum)
+	assert.Equal(t, []float64{1, 1, 1, 1, 2, 1}, n)
+}

@@ -172,31 +172,20 @@ func (g *Group) settle() {
 
 // writePane writes the record r (n rows) as window wp's pane, in pane
 // record pr and counts cs, made just now: what merging it into an empty
-// pane gives, without clearing the pane first.
+// pane gives, without clearing the pane first. Each word and count is
+// copied from where the plan says it is (see stepWin).
 func (sp *stepPlan) writePane(wp *winPlan, sw *stepWin, r []uint64, n int64, pr []uint64, cs []uint32) {
-	clear(cs)
-	if wp.hasRows {
-		cs[0] = uint32(min(n, countMax))
+	pr = pr[:len(sw.paneWords)]
+	for i, src := range sw.paneWords {
+		pr[i] = r[src]
 	}
-	for i := range wp.moments {
-		m, sm := &wp.moments[i], &sp.moms[sw.moms[i]]
-		if !m.isRows {
-			cs[m.nIdx] = uint32(min(int64(r[sm.nOff]), countMax))
+	cs = cs[:len(sw.paneCounts)]
+	for i, src := range sw.paneCounts {
+		v := n
+		if src >= 0 {
+			v = int64(r[src])
 		}
-		f, src := pr[m.off:], r[sm.off:]
-		f[0], f[1] = src[0], src[1]
-		if m.squares {
-			f[2], f[3] = src[2], src[3]
-		}
-	}
-	for i, off := range sw.counts {
-		cs[wp.cnt0+i] = uint32(min(int64(r[off]), countMax))
-	}
-	for i, off := range sw.exts {
-		pr[wp.offExt+i] = r[off]
-	}
-	for i, off := range sw.fls {
-		copy(pr[wp.offFL+4*i:][:4], r[off:][:4])
+		cs[i] = uint32(min(v, countMax))
 	}
 	markRow(cs)
 }
@@ -289,15 +278,20 @@ func (g *Group) emitStepRaw(w int, ws *winState, i int, raw []uint64, dst *table
 	stride, c := len(p.st.raw), p.st.wins[w].raws[rp.col]
 	if rp.red.Op == reducers.OpSamples {
 		dst.BeginArray()
-		for j := c; j < len(raw); j += stride {
-			bits := raw[j]
-			switch rp.kind {
-			case schema.Number:
-				if x := math.Float64frombits(bits); x == x {
-					dst.AppendElem(schema.NumberValue(x))
+		if rp.kind == schema.Number {
+			// The step's values in one run of elements, the missing
+			// ones (NaN) dropped again at the end.
+			run, k := dst.GrowElems((len(raw)-c+stride-1)/stride), 0
+			for j := c; j < len(raw); j += stride {
+				if x := math.Float64frombits(raw[j]); x == x {
+					run[k] = schema.NumberValue(x)
+					k++
 				}
-			default:
-				if bits != 0 {
+			}
+			dst.DropElems(len(run) - k)
+		} else {
+			for j := c; j < len(raw); j += stride {
+				if bits := raw[j]; bits != 0 {
 					dst.AppendElem(p.value(rp.kind, bits, nil, 0))
 				}
 			}

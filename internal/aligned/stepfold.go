@@ -1,6 +1,9 @@
 package aligned
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // Folding rows into the open-step records (see step.go).
 
@@ -16,14 +19,14 @@ func (sp *stepPlan) take(r []uint64, enc [][]uint64, i int, t int64) {
 			r[m.nOff]++
 		}
 		if m.squares {
-			foldSquare(r[m.off:][:4], x)
+			foldSquare((*[4]uint64)(r[m.off:m.off+4]), x)
 		} else {
-			foldSum(r[m.off:][:2], x)
+			foldSum((*[2]uint64)(r[m.off:m.off+2]), x)
 		}
 	}
 	for _, e := range sp.exts {
 		if x := math.Float64frombits(enc[e.slot-1][i]); x == x {
-			foldExtreme(r[e.off:][:2], x)
+			foldExtreme((*[2]uint64)(r[e.off:e.off+2]), x)
 		}
 	}
 	sp.takeCounts(r, enc, i, t)
@@ -225,24 +228,34 @@ func (g *Group) foldColumns(in *Rows, parts []int32, from, to int) {
 
 // foldSums adds the finite values xs, row i's to the record of partition
 // parts[i] (w words a record), to the sum at word off and counts them at
-// word nOff (none when negative).
+// word nOff (none when negative). Rows reach their records as in
+// foldSquares.
 func foldSums(recs []uint64, w, off, nOff int, parts []int32, xs []uint64) {
+	if off < 0 || off+2 > w || nOff >= w {
+		panic("aligned: record words out of the record")
+	}
 	xs = xs[:len(parts)]
+	nrec := uint(len(recs) / w)
+	base := unsafe.Pointer(unsafe.SliceData(recs))
+	size := uintptr(w) * 8
 	for i, q := range parts {
+		if uint(q) >= nrec {
+			panic("aligned: partition without a record")
+		}
 		x := math.Float64frombits(xs[i])
 		if x-x != 0 { // NaN or ±Inf: missing
 			continue
 		}
-		at := int(q)*w + off
+		r := unsafe.Add(base, uintptr(q)*size)
 		if nOff >= 0 {
-			recs[int(q)*w+nOff]++
+			*(*uint64)(unsafe.Add(r, nOff*8))++
 		}
-		foldSum(recs[at:at+2:at+2], x)
+		foldSum((*[2]uint64)(unsafe.Add(r, off*8)), x)
 	}
 }
 
 // foldSum adds x to the double-double f[0] + f[1].
-func foldSum(f []uint64, x float64) {
+func foldSum(f *[2]uint64, x float64) {
 	s, c := math.Float64frombits(f[0]), math.Float64frombits(f[1])
 	hi := s + x
 	bb := hi - s
@@ -254,28 +267,58 @@ func foldSum(f []uint64, x float64) {
 // sum (see bigSquare for values whose square is not summed), and, when
 // ext is not negative, foldExtremes at word ext: one pass over a column
 // that has a stdev, a min and a max.
+//
+// The row's arithmetic is written out here, not called (foldSquare is too
+// big for the inliner), and a row reaches its record's words from the
+// record's address: its partition is checked against the records once,
+// the words' offsets against a record's width once for the pass. With
+// slice checks for each word, the loop kept too many values live and
+// reloaded them from the stack every row.
 func foldSquares(recs []uint64, w, off, nOff, ext int, parts []int32, xs []uint64) {
+	if off < 0 || off+4 > w || ext+2 > w || nOff >= w {
+		panic("aligned: record words out of the record")
+	}
 	xs = xs[:len(parts)]
+	nrec := uint(len(recs) / w)
+	base := unsafe.Pointer(unsafe.SliceData(recs))
+	size := uintptr(w) * 8
 	for i, q := range parts {
-		x := math.Float64frombits(xs[i])
-		if ext >= 0 && x == x {
-			foldExtreme(recs[int(q)*w+ext:][:2], x)
+		if uint(q) >= nrec {
+			panic("aligned: partition without a record")
 		}
-		if x-x != 0 {
+		r := unsafe.Add(base, uintptr(q)*size)
+		x := math.Float64frombits(xs[i])
+		if x-x != 0 { // NaN or ±Inf: not summed; an infinity is an extreme
+			if ext >= 0 && x == x {
+				foldExtreme((*[2]uint64)(unsafe.Add(r, ext*8)), x)
+			}
 			continue
 		}
-		at := int(q)*w + off
-		if nOff >= 0 {
-			recs[int(q)*w+nOff]++
+		if ext >= 0 {
+			foldExtreme((*[2]uint64)(unsafe.Add(r, ext*8)), x)
 		}
-		foldSquare(recs[at:at+4:at+4], x)
+		if nOff >= 0 {
+			*(*uint64)(unsafe.Add(r, nOff*8))++
+		}
+		f := (*[4]uint64)(unsafe.Add(r, off*8))
+		s, c := math.Float64frombits(f[0]), math.Float64frombits(f[1])
+		hi, e := twoSum(s, x)
+		f[0], f[1] = math.Float64bits(hi), math.Float64bits(c+e)
+		sq, sqc := math.Float64frombits(f[2]), math.Float64frombits(f[3])
+		if math.Abs(x) >= bigSquare || math.IsInf(sq, 1) {
+			f[2], f[3] = math.Float64bits(math.Inf(1)), 0
+			continue
+		}
+		sq, sqc = addSq(sq, sqc, x)
+		f[2], f[3] = math.Float64bits(sq), math.Float64bits(sqc)
 	}
 }
 
 // foldSquare adds x to the double-double f[0] + f[1] and x² to f[2] +
-// f[3], or marks Σx² infinite when x is too big to square (bigSquare).
-func foldSquare(f []uint64, x float64) {
-	foldSum(f[:2], x)
+// f[3], or marks Σx² infinite when x is too big to square (bigSquare):
+// one row of foldSquares.
+func foldSquare(f *[4]uint64, x float64) {
+	foldSum((*[2]uint64)(f[:2]), x)
 	q, qc := math.Float64frombits(f[2]), math.Float64frombits(f[3])
 	if math.Abs(x) >= bigSquare || math.IsInf(q, 1) {
 		f[2], f[3] = math.Float64bits(math.Inf(1)), 0
@@ -294,13 +337,14 @@ func foldExtremes(recs []uint64, w, off int, parts []int32, xs []uint64) {
 		if x != x {
 			continue
 		}
-		foldExtreme(recs[int(q)*w+off:][:2], x)
+		at := int(q)*w + off
+		foldExtreme((*[2]uint64)(recs[at:at+2]), x)
 	}
 }
 
 // foldExtreme lowers the min e[0] and raises the max e[1] (NaN: none
 // yet) with x, which is not NaN.
-func foldExtreme(e []uint64, x float64) {
+func foldExtreme(e *[2]uint64, x float64) {
 	if !(x >= math.Float64frombits(e[0])) {
 		e[0] = math.Float64bits(x)
 	}
