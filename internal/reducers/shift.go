@@ -42,13 +42,8 @@ func (m *Moments) FillSlots(slots []uint64, off, stride, n int) {
 // one column.
 func (m *Moments) FillMinMax(slots []uint64, off, stride, n int) (lo, hi float64, ok bool) {
 	if uint(n-1) < smallRun {
-		run := slots[off : off+(n-1)*stride+1]
-		if e0 := int(run[0] >> 52 & 0x7ff); e0 != 0 && e0 != 0x7ff {
-			if lo, hi, ok := m.fillRunMinMax(run, stride, e0); ok {
-				m.n, m.anchor, m.anchored, m.big = n, int16(e0), true, 0
-				m.main.n = n
-				return lo, hi, true
-			}
+		if lo, hi, ok := m.fillRunMinMax(slots[off:off+(n-1)*stride+1], stride, n); ok {
+			return lo, hi, true
 		}
 	}
 	m.FillSlots(slots, off, stride, n)
@@ -56,9 +51,15 @@ func (m *Moments) FillMinMax(slots []uint64, off, stride, n int) (lo, hi float64
 }
 
 // fillRunMinMax is fillRun finding the smallest and largest value too, as
-// MinMaxSlots does (strict comparisons: the oldest of equal values); the
-// run's values are all present when it reports true.
-func (m *Moments) fillRunMinMax(run []uint64, stride, e0 int) (lo, hi float64, ok bool) {
+// MinMaxSlots does (strict comparisons: the oldest of equal values), for
+// the n values of run, anchored at the first one, which must be present
+// and not zero: it sets the whole state when it reports true, with every
+// value present.
+func (m *Moments) fillRunMinMax(run []uint64, stride, n int) (lo, hi float64, ok bool) {
+	e0 := int(run[0] >> 52 & 0x7ff)
+	if e0 == 0 || e0 == 0x7ff {
+		return 0, 0, false
+	}
 	lo, hi = math.Inf(1), math.Inf(-1)
 	bl, span := bandRange(e0, m.squareLimit())
 	var s, c, q, qc float64
@@ -85,8 +86,9 @@ func (m *Moments) fillRunMinMax(run []uint64, stride, e0 int) (lo, hi float64, o
 	if o := m.outer; o != nil {
 		clear(o.b)
 	}
+	m.n, m.anchor, m.anchored, m.big = n, int16(e0), true, 0
 	b := &m.main
-	b.s, b.c, b.q, b.qc = s, c, q, qc
+	b.n, b.s, b.c, b.q, b.qc = n, s, c, q, qc
 	return lo, hi, true
 }
 
@@ -144,27 +146,41 @@ func (m *Moments) ShiftSlots(rem []uint64, roff, rn int, add []uint64, aoff, an,
 // ShiftEach is [Moments.ShiftSlots] for each state of ms, ms[i] reading
 // slot slots[i] of the rows that leave (rn rows from slot roff of rem)
 // and of those that enter (an rows from slot aoff of add): the sums of a
-// window sliding by a few rows, in one call.
+// window sliding by a few rows, in one call. The rows are whole rows of
+// stride slots, and every slot is below stride; ShiftEach panics
+// otherwise.
 func ShiftEach(ms []Moments, slots []int, rem []uint64, roff, rn int, add []uint64, aoff, an, stride int) {
 	ms = ms[:len(slots)]
-	short := uint(rn-1) < smallRun && uint(an-1) < smallRun
-	rlen, alen := (rn-1)*stride+1, (an-1)*stride+1
+	if uint(rn-1) < smallRun && uint(an-1) < smallRun {
+		// The leaving and entering rows, cut once for every state: a
+		// state's pass reads its slot of each from its offset on.
+		r, a := rem[roff:roff+rn*stride], add[aoff:aoff+an*stride]
+		d := an - rn
+		for i, s := range slots {
+			if uint(s) >= uint(stride) {
+				panic("reducers: ShiftEach slot outside the row")
+			}
+			m := &ms[i]
+			if m.anchored && m.main.n > rn {
+				var ok bool
+				if m.noSquares {
+					ok = m.shiftSums(r, a, s, stride)
+				} else {
+					ok = m.shiftSquares(r, a, s, stride)
+				}
+				if ok {
+					m.n += d
+					m.main.n += d
+					continue
+				}
+			}
+			m.RemoveSlots(rem, roff+s, stride, rn)
+			m.AddSlots(add, aoff+s, stride, an)
+		}
+		return
+	}
 	for i, s := range slots {
 		m := &ms[i]
-		if short && m.anchored && m.main.n > rn {
-			r, a := rem[roff+s:roff+s+rlen], add[aoff+s:aoff+s+alen]
-			var ok bool
-			if m.noSquares {
-				ok = m.shiftSums(r, a, stride)
-			} else {
-				ok = m.shiftSquares(r, a, stride)
-			}
-			if ok {
-				m.n += an - rn
-				m.main.n += an - rn
-				continue
-			}
-		}
 		m.RemoveSlots(rem, roff+s, stride, rn)
 		m.AddSlots(add, aoff+s, stride, an)
 	}
@@ -178,10 +194,10 @@ func (m *Moments) shiftRun(rem []uint64, rn int, add []uint64, an, stride int) b
 		return false
 	}
 	if m.noSquares {
-		if !m.shiftSums(rem, add, stride) {
+		if !m.shiftSums(rem, add, 0, stride) {
 			return false
 		}
-	} else if !m.shiftSquares(rem, add, stride) {
+	} else if !m.shiftSquares(rem, add, 0, stride) {
 		return false
 	}
 	m.n += an - rn
@@ -190,13 +206,14 @@ func (m *Moments) shiftRun(rem []uint64, rn int, add []uint64, an, stride int) b
 }
 
 // shiftSums is ShiftSlots' one pass for a Moments without squares: it
-// takes the values of rem[0], rem[stride], … from the main band's sums
+// takes the values of rem[off], rem[off+stride], … (off below stride, so
+// one value a row of rem) from the main band's sums
 // and adds those of add, and reports true, when every value is present
 // and in the band; otherwise it reports false having changed nothing.
 // The exponents are checked without a branch per value: the largest
 // distance from the band's lowest exponent is compared once (a zero, of
 // any exponent, counts as in the band).
-func (m *Moments) shiftSums(rem, add []uint64, stride int) bool {
+func (m *Moments) shiftSums(rem, add []uint64, off, stride int) bool {
 	lo, span := bandRange(int(m.anchor), m.squareLimit())
 	b := &m.main
 	s, c := b.s, b.c
@@ -204,14 +221,14 @@ func (m *Moments) shiftSums(rem, add []uint64, stride int) bool {
 	// Values held in the main band alone, none of them with a square
 	// left out, are all in the band: those leaving need no check.
 	checkRem := m.n != b.n || m.big != 0
-	for i := 0; i < len(rem); i += stride {
+	for i := off; i < len(rem); i += stride {
 		bits := rem[i]
 		if checkRem {
 			far = max(far, bandDistance(bits, lo))
 		}
 		s, c = subDD(s, c, math.Float64frombits(bits))
 	}
-	for i := 0; i < len(add); i += stride {
+	for i := off; i < len(add); i += stride {
 		bits := add[i]
 		far = max(far, bandDistance(bits, lo))
 		s, c = addDD(s, c, math.Float64frombits(bits))
@@ -226,13 +243,13 @@ func (m *Moments) shiftSums(rem, add []uint64, stride int) bool {
 }
 
 // shiftSquares is shiftSums for a Moments keeping Σx² too.
-func (m *Moments) shiftSquares(rem, add []uint64, stride int) bool {
+func (m *Moments) shiftSquares(rem, add []uint64, off, stride int) bool {
 	lo, span := bandRange(int(m.anchor), m.squareLimit())
 	b := &m.main
 	s, c, q, qc := b.s, b.c, b.q, b.qc
 	var far uint
 	checkRem := m.n != b.n || m.big != 0 // see shiftSums
-	for i := 0; i < len(rem); i += stride {
+	for i := off; i < len(rem); i += stride {
 		bits := rem[i]
 		if checkRem {
 			far = max(far, bandDistance(bits, lo))
@@ -241,7 +258,7 @@ func (m *Moments) shiftSquares(rem, add []uint64, stride int) bool {
 		s, c = subDD(s, c, x)
 		q, qc = subSquare(q, qc, x)
 	}
-	for i := 0; i < len(add); i += stride {
+	for i := off; i < len(add); i += stride {
 		bits := add[i]
 		far = max(far, bandDistance(bits, lo))
 		x := math.Float64frombits(bits)

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pond-go/pond/internal/allocs"
@@ -223,4 +224,16 @@ func TestFillMinMaxMatchesFillAndMinMax(t *testing.T) {
 			require.Equal(t, math.Float64bits(whi), math.Float64bits(hi), "step %d", step)
 		}
 	}
+}
+
+// TestShiftEachPanicsOnASlotOutsideTheRow: a short shift reads each
+// state's slot within whole rows, so a slot at or beyond the stride is a
+// programmer's error, not a read of the next row.
+func TestShiftEachPanicsOnASlotOutsideTheRow(t *testing.T) {
+	ms := make([]Moments, 1)
+	for _, x := range []float64{1, 2, 3, 4} {
+		ms[0].Add(x)
+	}
+	rows := []uint64{0, math.Float64bits(1), 0, math.Float64bits(2)}
+	assert.Panics(t, func() { ShiftEach(ms, []int{2}, rows, 0, 1, rows, 2, 1, 2) })
 }
