@@ -248,13 +248,34 @@ func emitSamples(es []*Engine, r *winRun, minSamples, slot int, dst *table.Col) 
 	k := 0
 	for i, e := range es {
 		flags[i] = cell.Missing
-		if r.held[i] >= minSamples {
-			k += e.numbersTo(elems[k:], r.ws[i].head, e.dq.tail, slot)
+		if h := r.held[i]; h >= minSamples {
 			flags[i] = cell.Present
+			d := &e.dq
+			st := d.stride
+			// The rows of a short window mostly lie in one block: then
+			// their slots are read in one loop here.
+			if blk, j := d.slotOf(r.ws[i].head); h > 0 && j+h*st <= len(blk) {
+				k += numbersIn(elems[k:], blk[j+slot:j+(h-1)*st+slot+1], st)
+			} else {
+				k += e.numbersTo(elems[k:], r.ws[i].head, d.tail, slot)
+			}
 		}
 		ends[i] = int32(base + k)
 	}
 	dst.DropElems(total - k)
+}
+
+// numbersIn sets dst's first elements to the present numbers among
+// run[0], run[st], … and returns how many it set: at most len(dst).
+func numbersIn(dst []schema.Value, run []uint64, st int) int {
+	k := 0
+	for r := 0; r < len(run); r += st {
+		if x := math.Float64frombits(run[r]); x == x {
+			dst[k] = schema.NumberValue(x)
+			k++
+		}
+	}
+	return k
 }
 
 // numbersTo sets dst's first elements to the present numbers of slot in
@@ -267,13 +288,7 @@ func (e *Engine) numbersTo(dst []schema.Value, from, to uint64, slot int) int {
 		blk, first, n := e.dq.seg(from)
 		n = min(n, int(to-from))
 		// The slots of the run's rows, from the first's on.
-		run := blk[first*st+slot : (first+n-1)*st+slot+1]
-		for r := 0; r < len(run); r += st {
-			if x := math.Float64frombits(run[r]); x == x {
-				dst[k] = schema.NumberValue(x)
-				k++
-			}
-		}
+		k += numbersIn(dst[k:], blk[first*st+slot:(first+n-1)*st+slot+1], st)
 		from += uint64(n)
 	}
 	return k
