@@ -135,9 +135,11 @@ func (m *Moments) fillRun(run []uint64, stride, e0 int) bool {
 // in the main band, and the band keeps a value throughout, it is one pass
 // in registers.
 func (m *Moments) ShiftSlots(rem []uint64, roff, rn int, add []uint64, aoff, an, stride int) {
-	if uint(rn-1) < smallRun && uint(an-1) < smallRun &&
-		m.shiftRun(rem[roff:roff+(rn-1)*stride+1], rn, add[aoff:aoff+(an-1)*stride+1], an, stride) {
-		return
+	if uint(rn-1) < smallRun && uint(an-1) < smallRun {
+		sl := slide{rem[roff : roff+(rn-1)*stride+1], add[aoff : aoff+(an-1)*stride+1], stride, rn, an}
+		if m.shiftShort(&sl, 0) {
+			return
+		}
 	}
 	m.RemoveSlots(rem, roff, stride, rn)
 	m.AddSlots(add, aoff, stride, an)
@@ -153,29 +155,24 @@ func ShiftEach(ms []Moments, slots []int, rem []uint64, roff, rn int, add []uint
 	ms = ms[:len(slots)]
 	if uint(rn-1) < smallRun && uint(an-1) < smallRun {
 		// The leaving and entering rows, cut once for every state: a
-		// state's pass reads its slot of each from its offset on.
-		r, a := rem[roff:roff+rn*stride], add[aoff:aoff+an*stride]
-		d := an - rn
+		// state's pass reads its slot of each from its offset on. The
+		// loop keeps only the slide's address across its calls.
+		sl := slide{rem[roff : roff+rn*stride], add[aoff : aoff+an*stride], stride, rn, an}
 		for i, s := range slots {
-			if uint(s) >= uint(stride) {
+			if uint(s) >= uint(sl.stride) {
 				panic("reducers: ShiftEach slot outside the row")
 			}
 			m := &ms[i]
-			if m.anchored && m.main.n > rn {
-				var ok bool
-				if m.noSquares {
-					ok = m.shiftSums(r, a, s, stride)
-				} else {
-					ok = m.shiftSquares(r, a, s, stride)
-				}
-				if ok {
-					m.n += d
-					m.main.n += d
-					continue
-				}
+			var ok bool
+			if m.noSquares {
+				ok = m.shiftSums(&sl, s)
+			} else {
+				ok = m.shiftSquares(&sl, s)
 			}
-			m.RemoveSlots(rem, roff+s, stride, rn)
-			m.AddSlots(add, aoff+s, stride, an)
+			if !ok {
+				m.RemoveSlots(sl.rem, s, sl.stride, sl.rn)
+				m.AddSlots(sl.add, s, sl.stride, sl.an)
+			}
 		}
 		return
 	}
@@ -186,36 +183,40 @@ func ShiftEach(ms []Moments, slots []int, rem []uint64, roff, rn int, add []uint
 	}
 }
 
-// shiftRun is the one pass of ShiftSlots over the rn values rem[0],
-// rem[stride], … leaving and the an values add[0], … entering: it
-// reports false, having changed nothing, when the pass does not apply.
-func (m *Moments) shiftRun(rem []uint64, rn int, add []uint64, an, stride int) bool {
-	if !m.anchored || m.main.n <= rn {
-		return false
-	}
-	if m.noSquares {
-		if !m.shiftSums(rem, add, 0, stride) {
-			return false
-		}
-	} else if !m.shiftSquares(rem, add, 0, stride) {
-		return false
-	}
-	m.n += an - rn
-	m.main.n += an - rn
-	return true
+// slide is a short shift's runs: rn rows of rem leave and an rows of add
+// enter, each value stride slots after the one before.
+type slide struct {
+	rem, add       []uint64
+	stride, rn, an int
 }
 
-// shiftSums is ShiftSlots' one pass for a Moments without squares: it
-// takes the values of rem[off], rem[off+stride], … (off below stride, so
-// one value a row of rem) from the main band's sums
-// and adds those of add, and reports true, when every value is present
-// and in the band; otherwise it reports false having changed nothing.
+// shiftShort is the one pass of ShiftSlots over the values at s,
+// s+stride, … of the slide's runs (s below stride, so one value a row):
+// it reports false, having changed nothing, when the pass does not apply
+// (the main band would empty, or a value is missing or outside it).
+func (m *Moments) shiftShort(sl *slide, s int) bool {
+	if m.noSquares {
+		return m.shiftSums(sl, s)
+	}
+	return m.shiftSquares(sl, s)
+}
+
+// shiftSums is shiftShort for a Moments without squares: it takes the
+// values at off, off+stride, … of the slide's leaving rows (off below
+// stride, so one value a row) from the main band's sums and adds those
+// of its entering rows, moving the counts, and reports true, when the
+// band keeps a value throughout and every value is present and in the
+// band; otherwise it reports false having changed nothing.
 // The exponents are checked without a branch per value: the largest
 // distance from the band's lowest exponent is compared once (a zero, of
 // any exponent, counts as in the band).
-func (m *Moments) shiftSums(rem, add []uint64, off, stride int) bool {
-	lo, span := bandRange(int(m.anchor), m.squareLimit())
+func (m *Moments) shiftSums(sl *slide, off int) bool {
 	b := &m.main
+	if !m.anchored || b.n <= sl.rn {
+		return false
+	}
+	lo, span := bandRange(int(m.anchor), m.squareLimit())
+	rem, add, stride := sl.rem, sl.add, sl.stride
 	s, c := b.s, b.c
 	var far uint
 	// Values held in the main band alone, none of them with a square
@@ -238,14 +239,20 @@ func (m *Moments) shiftSums(rem, add []uint64, off, stride int) bool {
 	if far > span || s-s != 0 || c-c != 0 {
 		return false
 	}
-	b.s, b.c = s, c
+	d := sl.an - sl.rn
+	m.n += d
+	b.n, b.s, b.c = b.n+d, s, c
 	return true
 }
 
 // shiftSquares is shiftSums for a Moments keeping Σx² too.
-func (m *Moments) shiftSquares(rem, add []uint64, off, stride int) bool {
-	lo, span := bandRange(int(m.anchor), m.squareLimit())
+func (m *Moments) shiftSquares(sl *slide, off int) bool {
 	b := &m.main
+	if !m.anchored || b.n <= sl.rn {
+		return false
+	}
+	lo, span := bandRange(int(m.anchor), m.squareLimit())
+	rem, add, stride := sl.rem, sl.add, sl.stride
 	s, c, q, qc := b.s, b.c, b.q, b.qc
 	var far uint
 	checkRem := m.n != b.n || m.big != 0 // see shiftSums
@@ -268,7 +275,9 @@ func (m *Moments) shiftSquares(rem, add []uint64, off, stride int) bool {
 	if far > span || s-s != 0 || c-c != 0 || q-q != 0 || qc-qc != 0 {
 		return false
 	}
-	b.s, b.c, b.q, b.qc = s, c, q, qc
+	d := sl.an - sl.rn
+	m.n += d
+	b.n, b.s, b.c, b.q, b.qc = b.n+d, s, c, q, qc
 	return true
 }
 
