@@ -743,7 +743,8 @@ func (e *Engine) shift(ws *winState, wp *winPlan, rFrom, rTo, aFrom, aTo uint64)
 		e.removeExtremes(ws, rTo)
 		e.removeRest(ws, wp, rblk, rbase, rn, rFrom)
 	}
-	reducers.ShiftEach(ws.moments(), wp.moments, rblk, rbase, rn, ablk, abase, an, stride)
+	sl := reducers.Slide{Rem: rblk[rbase : rbase+rn*stride], Add: ablk[abase : abase+an*stride], Stride: stride, RN: rn, AN: an}
+	reducers.ShiftEach(ws.moments(), wp.moments, &sl)
 	if wp.rest {
 		e.addRest(ws, wp, ablk, abase, an, aFrom, true)
 	}

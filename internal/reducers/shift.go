@@ -136,7 +136,7 @@ func (m *Moments) fillRun(run []uint64, stride, e0 int) bool {
 // in registers.
 func (m *Moments) ShiftSlots(rem []uint64, roff, rn int, add []uint64, aoff, an, stride int) {
 	if uint(rn-1) < smallRun && uint(an-1) < smallRun {
-		sl := slide{rem[roff : roff+(rn-1)*stride+1], add[aoff : aoff+(an-1)*stride+1], stride, rn, an}
+		sl := Slide{rem[roff : roff+(rn-1)*stride+1], add[aoff : aoff+(an-1)*stride+1], stride, rn, an}
 		if m.shiftShort(&sl, 0) {
 			return
 		}
@@ -146,55 +146,47 @@ func (m *Moments) ShiftSlots(rem []uint64, roff, rn int, add []uint64, aoff, an,
 }
 
 // ShiftEach is [Moments.ShiftSlots] for each state of ms, ms[i] reading
-// slot slots[i] of the rows that leave (rn rows from slot roff of rem)
-// and of those that enter (an rows from slot aoff of add): the sums of a
-// window sliding by a few rows, in one call. The rows are whole rows of
-// stride slots, and every slot is below stride; ShiftEach panics
+// slot slots[i] of the rows that leave the window and of those that
+// enter it, as sl holds them: the sums of a window sliding by a few rows,
+// in one call. Every slot is below the rows' stride; ShiftEach panics
 // otherwise.
-func ShiftEach(ms []Moments, slots []int, rem []uint64, roff, rn int, add []uint64, aoff, an, stride int) {
+func ShiftEach(ms []Moments, slots []int, sl *Slide) {
 	ms = ms[:len(slots)]
-	if uint(rn-1) < smallRun && uint(an-1) < smallRun {
-		// The leaving and entering rows, cut once for every state: a
-		// state's pass reads its slot of each from its offset on. The
-		// loop keeps only the slide's address across its calls.
-		sl := slide{rem[roff : roff+rn*stride], add[aoff : aoff+an*stride], stride, rn, an}
-		for i, s := range slots {
-			if uint(s) >= uint(sl.stride) {
-				panic("reducers: ShiftEach slot outside the row")
-			}
-			m := &ms[i]
+	short := uint(sl.RN-1) < smallRun && uint(sl.AN-1) < smallRun
+	for i, s := range slots {
+		if uint(s) >= uint(sl.Stride) {
+			panic("reducers: ShiftEach slot outside the row")
+		}
+		m := &ms[i]
+		if short {
+			// The loop keeps only the slide's address across its calls.
 			var ok bool
 			if m.noSquares {
-				ok = m.shiftSums(&sl, s)
+				ok = m.shiftSums(sl, s)
 			} else {
-				ok = m.shiftSquares(&sl, s)
+				ok = m.shiftSquares(sl, s)
 			}
-			if !ok {
-				m.RemoveSlots(sl.rem, s, sl.stride, sl.rn)
-				m.AddSlots(sl.add, s, sl.stride, sl.an)
+			if ok {
+				continue
 			}
 		}
-		return
-	}
-	for i, s := range slots {
-		m := &ms[i]
-		m.RemoveSlots(rem, roff+s, stride, rn)
-		m.AddSlots(add, aoff+s, stride, an)
+		m.RemoveSlots(sl.Rem, s, sl.Stride, sl.RN)
+		m.AddSlots(sl.Add, s, sl.Stride, sl.AN)
 	}
 }
 
-// slide is a short shift's runs: rn rows of rem leave and an rows of add
-// enter, each value stride slots after the one before.
-type slide struct {
-	rem, add       []uint64
-	stride, rn, an int
+// Slide is the rows a window's shift reads: RN whole rows of Stride
+// slots leave it (Rem) and AN enter it (Add), each run in one block.
+type Slide struct {
+	Rem, Add       []uint64
+	Stride, RN, AN int
 }
 
 // shiftShort is the one pass of ShiftSlots over the values at s,
 // s+stride, … of the slide's runs (s below stride, so one value a row):
 // it reports false, having changed nothing, when the pass does not apply
 // (the main band would empty, or a value is missing or outside it).
-func (m *Moments) shiftShort(sl *slide, s int) bool {
+func (m *Moments) shiftShort(sl *Slide, s int) bool {
 	if m.noSquares {
 		return m.shiftSums(sl, s)
 	}
@@ -210,13 +202,13 @@ func (m *Moments) shiftShort(sl *slide, s int) bool {
 // The exponents are checked without a branch per value: the largest
 // distance from the band's lowest exponent is compared once (a zero, of
 // any exponent, counts as in the band).
-func (m *Moments) shiftSums(sl *slide, off int) bool {
+func (m *Moments) shiftSums(sl *Slide, off int) bool {
 	b := &m.main
-	if !m.anchored || b.n <= sl.rn {
+	if !m.anchored || b.n <= sl.RN {
 		return false
 	}
 	lo, span := bandRange(int(m.anchor), m.squareLimit())
-	rem, add, stride := sl.rem, sl.add, sl.stride
+	rem, add, stride := sl.Rem, sl.Add, sl.Stride
 	s, c := b.s, b.c
 	var far uint
 	// Values held in the main band alone, none of them with a square
@@ -239,20 +231,20 @@ func (m *Moments) shiftSums(sl *slide, off int) bool {
 	if far > span || s-s != 0 || c-c != 0 {
 		return false
 	}
-	d := sl.an - sl.rn
+	d := sl.AN - sl.RN
 	m.n += d
 	b.n, b.s, b.c = b.n+d, s, c
 	return true
 }
 
 // shiftSquares is shiftSums for a Moments keeping Σx² too.
-func (m *Moments) shiftSquares(sl *slide, off int) bool {
+func (m *Moments) shiftSquares(sl *Slide, off int) bool {
 	b := &m.main
-	if !m.anchored || b.n <= sl.rn {
+	if !m.anchored || b.n <= sl.RN {
 		return false
 	}
 	lo, span := bandRange(int(m.anchor), m.squareLimit())
-	rem, add, stride := sl.rem, sl.add, sl.stride
+	rem, add, stride := sl.Rem, sl.Add, sl.Stride
 	s, c, q, qc := b.s, b.c, b.q, b.qc
 	var far uint
 	checkRem := m.n != b.n || m.big != 0 // see shiftSums
@@ -275,7 +267,7 @@ func (m *Moments) shiftSquares(sl *slide, off int) bool {
 	if far > span || s-s != 0 || c-c != 0 || q-q != 0 || qc-qc != 0 {
 		return false
 	}
-	d := sl.an - sl.rn
+	d := sl.AN - sl.RN
 	m.n += d
 	b.n, b.s, b.c, b.q, b.qc = b.n+d, s, c, q, qc
 	return true

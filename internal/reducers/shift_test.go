@@ -177,7 +177,7 @@ func TestShiftEachMatchesShiftSlots(t *testing.T) {
 				rows = append(rows, row)
 				copy(add[aoff+r*stride:], row[:])
 			}
-			ShiftEach(each, slots, rem, roff, rn, add, aoff, an, stride)
+			ShiftEach(each, slots, &Slide{rem[roff : roff+rn*stride], add[aoff : aoff+an*stride], stride, rn, an})
 			for i, s := range slots {
 				one[i].ShiftSlots(rem, roff+s, rn, add, aoff+s, an, stride)
 				sameMoments(t, &each[i], &one[i], "trial %d step %d state %d", trial, step, i)
@@ -235,5 +235,5 @@ func TestShiftEachPanicsOnASlotOutsideTheRow(t *testing.T) {
 		ms[0].Add(x)
 	}
 	rows := []uint64{0, math.Float64bits(1), 0, math.Float64bits(2)}
-	assert.Panics(t, func() { ShiftEach(ms, []int{2}, rows, 0, 1, rows, 2, 1, 2) })
+	assert.Panics(t, func() { ShiftEach(ms, []int{2}, &Slide{rows[:2], rows[2:], 2, 1, 1}) })
 }
