@@ -727,27 +727,37 @@ func (e *Engine) run(from, to uint64) ([]uint64, int, bool) {
 }
 
 // shift slides a window: rows [rFrom, rTo) leave it and rows [aFrom, aTo)
-// enter, as remove then add. When each run lies in one block, each sum
-// is updated in one pass (a window sliding by a few rows per emission).
+// enter, as remove then add, both ranges non-empty. When each run lies in
+// one block, each sum is updated in one pass (a window sliding by a few
+// rows per emission).
 func (e *Engine) shift(ws *winState, wp *winPlan, rFrom, rTo, aFrom, aTo uint64) {
-	rblk, rbase, rok := e.run(rFrom, rTo)
-	ablk, abase, aok := e.run(aFrom, aTo)
+	rem, rok := e.rows(rFrom, rTo)
+	add, aok := e.rows(aFrom, aTo)
 	if !rok || !aok {
 		e.remove(ws, wp, rFrom, rTo)
 		e.add(ws, wp, aFrom, aTo)
 		return
 	}
-	stride := e.dq.stride
 	rn, an := int(rTo-rFrom), int(aTo-aFrom)
 	if wp.rest {
 		e.removeExtremes(ws, rTo)
-		e.removeRest(ws, wp, rblk, rbase, rn, rFrom)
+		e.removeRest(ws, wp, rem, 0, rn, rFrom)
 	}
-	sl := reducers.Slide{Rem: rblk[rbase : rbase+rn*stride], Add: ablk[abase : abase+an*stride], Stride: stride, RN: rn, AN: an}
+	sl := reducers.Slide{Rem: rem, Add: add, Stride: e.dq.stride, RN: rn, AN: an}
 	reducers.ShiftEach(ws.moments(), wp.moments, &sl)
 	if wp.rest {
-		e.addRest(ws, wp, ablk, abase, an, aFrom, true)
+		e.addRest(ws, wp, add, 0, an, aFrom, true)
 	}
+}
+
+// rows returns the slots of rows [from, to), a non-empty range, when they
+// lie in one block; false when they span blocks.
+func (e *Engine) rows(from, to uint64) ([]uint64, bool) {
+	blk, i := e.dq.slotOf(from)
+	if n := int(to-from) * e.dq.stride; n <= len(blk)-i {
+		return blk[i : i+n], true
+	}
+	return nil, false
 }
 
 // addRest adds n rows from slot base of blk, the first being row a, to
