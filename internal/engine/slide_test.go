@@ -12,6 +12,8 @@ import (
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
+	"github.com/pond-go/pond/sequence"
+	"github.com/pond-go/pond/trigger"
 )
 
 // TestFewRowSlidesMatchRecomputation feeds one engine a few rows between
@@ -131,4 +133,39 @@ func TestFewRowSlidesMatchRecomputation(t *testing.T) {
 		}
 	}
 	require.Greater(t, e.Len(), 256, "the deque spans more than one block")
+}
+
+// TestDeclaredPartitionEmitsEmptySamplesBeforeItsFirstRow: a declared
+// partition emits at a tick before it has held a row, its deque without a
+// block: its samples are an empty array, read without looking for the
+// rows' block.
+func TestDeclaredPartitionEmitsEmptySamplesBeforeItsFirstRow(t *testing.T) {
+	windows := []rolling.Window{{Name: "200ms", Span: 200 * time.Millisecond, Aggs: []reduce.Agg{
+		{Out: "samples", From: "w", Using: reduce.Samples},
+		{Out: "avg", From: "v", Using: reduce.Avg},
+	}}}
+	plan, err := NewPlan(testSchema, windows, rolling.Options{Trigger: trigger.Clock(sequence.Every(100 * time.Millisecond))},
+		&Key{Name: "key", Kind: schema.String}, nil)
+	require.NoError(t, err)
+	g := plan.NewGroup(keyNames{schema.StringValue("quiet"), schema.StringValue("busy")})
+	g.Declare(0)
+	tab := schema.NewTable(testSchema)
+	for _, ms := range []int64{10, 50, 120} {
+		table.Column(tab, 0).AppendTime(ms * int64(time.Millisecond))
+		table.Column(tab, 1).AppendNum(1)
+		table.Column(tab, 2).AppendNum(2)
+	}
+	var in Input
+	plan.Bind(&in, tab, nil)
+	out := schema.NewTable(plan.Schema())
+	g.Push(&in, []int32{1, 1, 1}, out)
+	require.Equal(t, 2, out.Len(), "one row for each partition at the tick")
+	j, ok := out.Schema().Index("samples")
+	require.True(t, ok)
+	quiet, ok := out.Value(0, j).Array()
+	require.True(t, ok)
+	require.Empty(t, quiet)
+	busy, ok := out.Value(1, j).Array()
+	require.True(t, ok)
+	require.Len(t, busy, 3)
 }
