@@ -135,23 +135,28 @@ func (p *Plan) emitRows(es []*Engine, dsts []*table.Col) {
 		for _, me := range we.moments {
 			emitMoments(es, &r, we.minSamples, &me, dsts)
 		}
+		// The readings of every engine, then the warm-up's missing
+		// cells over them, if the window has a warm-up.
 		for _, j := range we.rows {
 			col := dsts[j].GrowNums(len(es))
-			for i := range col {
-				col[i] = r.missing(i, we.minSamples, float64(r.held[i]))
+			for i, h := range r.held[:len(col)] {
+				col[i] = float64(h)
 			}
+			r.warmUp(col, we.minSamples)
 		}
 		for _, o := range we.mins {
 			col := dsts[o.out].GrowNums(len(es))
-			for i := range col {
-				col[i] = r.missing(i, we.minSamples, optNum(r.ws[i].minAt(o.idx).Value()))
+			for i, ws := range r.ws[:len(col)] {
+				col[i] = optNum(ws.minAt(o.idx).Value())
 			}
+			r.warmUp(col, we.minSamples)
 		}
 		for _, o := range we.maxs {
 			col := dsts[o.out].GrowNums(len(es))
-			for i := range col {
-				col[i] = r.missing(i, we.minSamples, optNum(r.ws[i].maxAt(o.idx).Value()))
+			for i, ws := range r.ws[:len(col)] {
+				col[i] = optNum(ws.maxAt(o.idx).Value())
 			}
+			r.warmUp(col, we.minSamples)
 		}
 		for _, o := range we.samples {
 			emitSamples(es, &r, we.minSamples, o.slot, dsts[o.out])
@@ -184,13 +189,17 @@ func (r *winRun) set(es []*Engine, w int) {
 	}
 }
 
-// missing returns x, or NaN (missing) when engine i's window holds fewer
-// than minSamples rows.
-func (r *winRun) missing(i, minSamples int, x float64) float64 {
-	if r.held[i] < minSamples {
-		return math.NaN()
+// warmUp sets col[i] to NaN (missing) where engine i's window holds
+// fewer than minSamples rows.
+func (r *winRun) warmUp(col []float64, minSamples int) {
+	if minSamples == 0 {
+		return
 	}
-	return x
+	for i, h := range r.held[:len(col)] {
+		if h < minSamples {
+			col[i] = math.NaN()
+		}
+	}
 }
 
 // emitMoments appends, for each engine of es (at most emitRun), the
