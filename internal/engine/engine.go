@@ -470,8 +470,9 @@ func (e *Engine) Prefetch(rows int) {
 	span := min(max(rows, 1)*st*8, 16*64)
 	tail := d.tail
 	near := tail
-	for w := range e.wins {
-		h := e.wins[w].head
+	wins := e.wins
+	for w := range wins {
+		h := wins[w].head
 		if h+nearRows >= tail {
 			near = min(near, h)
 			continue
