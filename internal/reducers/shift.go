@@ -80,7 +80,7 @@ func (m *Moments) fillRunMinMax(run []uint64, stride, n int) (lo, hi float64, ok
 			q, qc = addSquare(q, qc, x)
 		}
 	}
-	if far > span || s-s != 0 || q-q != 0 || qc-qc != 0 {
+	if far > span || notFinite(s, q, qc, 0) {
 		return 0, 0, false
 	}
 	if o := m.outer; o != nil {
@@ -115,7 +115,7 @@ func (m *Moments) fillRun(run []uint64, stride, e0 int) bool {
 			q, qc = addSquare(q, qc, x)
 		}
 	}
-	if far > span || s-s != 0 || q-q != 0 || qc-qc != 0 {
+	if far > span || notFinite(s, q, qc, 0) {
 		return false
 	}
 	// Field by field: a whole-struct store would go through the write
@@ -228,7 +228,7 @@ func (m *Moments) shiftSums(sl *Slide, off int) bool {
 	}
 	// A missing or infinite value shows as a NaN or an infinity in the
 	// sums (an in-band exponent check alone misses the top of the range).
-	if far > span || s-s != 0 || c-c != 0 {
+	if far > span || notFinite(s, c, 0, 0) {
 		return false
 	}
 	d := sl.AN - sl.RN
@@ -264,13 +264,20 @@ func (m *Moments) shiftSquares(sl *Slide, off int) bool {
 		s, c = addDD(s, c, x)
 		q, qc = addSquare(q, qc, x)
 	}
-	if far > span || s-s != 0 || c-c != 0 || q-q != 0 || qc-qc != 0 {
+	if far > span || notFinite(s, c, q, qc) {
 		return false
 	}
 	d := sl.AN - sl.RN
 	m.n += d
 	b.n, b.s, b.c, b.q, b.qc = b.n+d, s, c, q, qc
 	return true
+}
+
+// notFinite reports whether any of a, b, c and d is an infinity or a
+// NaN, with one comparison: x − x is +0 for a finite x and NaN otherwise,
+// and a NaN makes the sum NaN.
+func notFinite(a, b, c, d float64) bool {
+	return (a-a)+(b-b)+(c-c)+(d-d) != 0
 }
 
 // bandDistance returns how far the biased exponent of the float64 bits

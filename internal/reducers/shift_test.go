@@ -237,3 +237,22 @@ func TestShiftEachPanicsOnASlotOutsideTheRow(t *testing.T) {
 	rows := []uint64{0, math.Float64bits(1), 0, math.Float64bits(2)}
 	assert.Panics(t, func() { ShiftEach(ms, []int{2}, &Slide{rows[:2], rows[2:], 2, 1, 1}) })
 }
+
+// TestNotFiniteFindsAnyInfinityOrNaN: the one-pass paths reject their
+// sums when any of them is an infinity or a NaN, whichever it is, and
+// accept any finite ones, the largest and the smallest included.
+func TestNotFiniteFindsAnyInfinityOrNaN(t *testing.T) {
+	finite := []float64{0, math.Copysign(0, -1), 1, -1, math.MaxFloat64, -math.MaxFloat64, 5e-324}
+	for _, a := range finite {
+		for _, b := range finite {
+			assert.False(t, notFinite(a, b, a, b), "%v %v", a, b)
+		}
+	}
+	for _, bad := range []float64{math.Inf(1), math.Inf(-1), math.NaN()} {
+		for place := range 4 {
+			xs := [4]float64{1, math.MaxFloat64, -math.MaxFloat64, 0}
+			xs[place] = bad
+			assert.True(t, notFinite(xs[0], xs[1], xs[2], xs[3]), "%v at %d", bad, place)
+		}
+	}
+}
