@@ -259,25 +259,22 @@ func emitSamples(es []*Engine, r *winRun, minSamples, slot int, dst *table.Col) 
 		flags[i] = cell.Missing
 		if h := r.held[i]; h >= minSamples {
 			flags[i] = cell.Present
+			// The rows of a short window mostly lie in one block: then
+			// their slots are read in one loop here. An empty window's
+			// deque may have no block.
+			d := &e.dq
+			st := d.stride
 			if h > 0 {
-				k += e.samplesTo(elems[k:], r.ws[i].head, h, slot)
+				if blk, j := d.slotOf(r.ws[i].head); j+h*st <= len(blk) {
+					k += numbersIn(elems[k:], blk[j+slot:j+(h-1)*st+slot+1], st)
+				} else {
+					k += e.numbersTo(elems[k:], r.ws[i].head, d.tail, slot)
+				}
 			}
 		}
 		ends[i] = int32(base + k)
 	}
 	dst.DropElems(total - k)
-}
-
-// samplesTo is numbersTo for the h rows from head on, h > 0: the rows of
-// a short window mostly lie in one block, and then their slots are read
-// in one loop.
-func (e *Engine) samplesTo(dst []schema.Value, head uint64, h, slot int) int {
-	d := &e.dq
-	st := d.stride
-	if blk, j := d.slotOf(head); j+h*st <= len(blk) {
-		return numbersIn(dst, blk[j+slot:j+(h-1)*st+slot+1], st)
-	}
-	return e.numbersTo(dst, head, head+uint64(h), slot)
 }
 
 // numbersIn sets dst's first elements to the present numbers among
