@@ -135,23 +135,28 @@ func (p *Plan) emitRows(es []*Engine, dsts []*table.Col) {
 		for _, me := range we.moments {
 			emitMoments(es, &r, we.minSamples, &me, dsts)
 		}
+		// The readings of every engine, then the warm-up's missing
+		// cells over them, if the window has a warm-up.
 		for _, j := range we.rows {
 			col := dsts[j].GrowNums(len(es))
-			for i := range col {
-				col[i] = r.missing(i, we.minSamples, float64(r.held[i]))
+			for i, h := range r.held[:len(col)] {
+				col[i] = float64(h)
 			}
+			r.warmUp(col, we.minSamples)
 		}
 		for _, o := range we.mins {
 			col := dsts[o.out].GrowNums(len(es))
-			for i := range col {
-				col[i] = r.missing(i, we.minSamples, optNum(r.ws[i].minAt(o.idx).Value()))
+			for i, ws := range r.ws[:len(col)] {
+				col[i] = optNum(ws.minAt(o.idx).Value())
 			}
+			r.warmUp(col, we.minSamples)
 		}
 		for _, o := range we.maxs {
 			col := dsts[o.out].GrowNums(len(es))
-			for i := range col {
-				col[i] = r.missing(i, we.minSamples, optNum(r.ws[i].maxAt(o.idx).Value()))
+			for i, ws := range r.ws[:len(col)] {
+				col[i] = optNum(ws.maxAt(o.idx).Value())
 			}
+			r.warmUp(col, we.minSamples)
 		}
 		for _, o := range we.samples {
 			emitSamples(es, &r, we.minSamples, o.slot, dsts[o.out])
@@ -184,13 +189,17 @@ func (r *winRun) set(es []*Engine, w int) {
 	}
 }
 
-// missing returns x, or NaN (missing) when engine i's window holds fewer
-// than minSamples rows.
-func (r *winRun) missing(i, minSamples int, x float64) float64 {
-	if r.held[i] < minSamples {
-		return math.NaN()
+// warmUp sets col[i] to NaN (missing) where engine i's window holds
+// fewer than minSamples rows.
+func (r *winRun) warmUp(col []float64, minSamples int) {
+	if minSamples == 0 {
+		return
 	}
-	return x
+	for i, h := range r.held[:len(col)] {
+		if h < minSamples {
+			col[i] = math.NaN()
+		}
+	}
 }
 
 // emitMoments appends, for each engine of es (at most emitRun), the
@@ -248,13 +257,37 @@ func emitSamples(es []*Engine, r *winRun, minSamples, slot int, dst *table.Col) 
 	k := 0
 	for i, e := range es {
 		flags[i] = cell.Missing
-		if r.held[i] >= minSamples {
-			k += e.numbersTo(elems[k:], r.ws[i].head, e.dq.tail, slot)
+		if h := r.held[i]; h >= minSamples {
 			flags[i] = cell.Present
+			// The rows of a short window mostly lie in one block: then
+			// their slots are read in one loop here. An empty window's
+			// deque may have no block.
+			d := &e.dq
+			st := d.stride
+			if h > 0 {
+				if blk, j := d.slotOf(r.ws[i].head); j+h*st <= len(blk) {
+					k += numbersIn(elems[k:], blk[j+slot:j+(h-1)*st+slot+1], st)
+				} else {
+					k += e.numbersTo(elems[k:], r.ws[i].head, d.tail, slot)
+				}
+			}
 		}
 		ends[i] = int32(base + k)
 	}
 	dst.DropElems(total - k)
+}
+
+// numbersIn sets dst's first elements to the present numbers among
+// run[0], run[st], … and returns how many it set: at most len(dst).
+func numbersIn(dst []schema.Value, run []uint64, st int) int {
+	k := 0
+	for r := 0; r < len(run); r += st {
+		if x := math.Float64frombits(run[r]); x == x {
+			dst[k] = schema.NumberValue(x)
+			k++
+		}
+	}
+	return k
 }
 
 // numbersTo sets dst's first elements to the present numbers of slot in
@@ -267,13 +300,7 @@ func (e *Engine) numbersTo(dst []schema.Value, from, to uint64, slot int) int {
 		blk, first, n := e.dq.seg(from)
 		n = min(n, int(to-from))
 		// The slots of the run's rows, from the first's on.
-		run := blk[first*st+slot : (first+n-1)*st+slot+1]
-		for r := 0; r < len(run); r += st {
-			if x := math.Float64frombits(run[r]); x == x {
-				dst[k] = schema.NumberValue(x)
-				k++
-			}
-		}
+		k += numbersIn(dst[k:], blk[first*st+slot:(first+n-1)*st+slot+1], st)
 		from += uint64(n)
 	}
 	return k

@@ -343,20 +343,31 @@ func (e *Engine) Fold(cut int64) { e.fold(cut, &e.p.pool) }
 
 // fold is Fold giving the blocks it frees to pool.
 func (e *Engine) fold(cut int64, pool *blockPool) {
-	p := e.p
-	tail := e.dq.tail
+	wins := e.wins
+	pws := e.p.wins[:len(wins)]
+	tail, st := e.dq.tail, e.dq.stride
 	low := tail
-	for w := range e.wins {
-		ws := &e.wins[w]
-		wp := &p.wins[w]
+	for w := range wins {
+		ws, wp := &wins[w], &pws[w]
 		var nh uint64
 		if wp.count > 0 {
 			nh = ws.head
 			if tail-nh > uint64(wp.count) {
 				nh = tail - uint64(wp.count)
 			}
-		} else {
-			nh = e.scanTo(ws.head, tail, cut-wp.span)
+		} else if nh = ws.head; nh < tail {
+			// The scan's first block here, the rest through scanTo: a
+			// window that slides by a few rows finds its new head
+			// without a call.
+			lim := cut - wp.span
+			blk, i := e.dq.slotOf(nh)
+			end := min(len(blk), i+int(tail-nh)*st)
+			for ; i < end && int64(blk[i]) < lim; i += st {
+				nh++
+			}
+			if i >= end && nh < tail {
+				nh = e.scanTo(nh, tail, lim)
+			}
 		}
 		ops := (tail - ws.added) + (nh - ws.head)
 		// Recomputed from its rows when more enter and leave than remain,
@@ -457,18 +468,20 @@ func (e *Engine) Prefetch(rows int) {
 	// Lines of the leaving rows, at most 16 (about 40 rows of 3 slots);
 	// a run into the next block is left to the hardware.
 	span := min(max(rows, 1)*st*8, 16*64)
-	near := d.tail
-	for w := range e.wins {
-		h := e.wins[w].head
-		if h+nearRows >= d.tail {
+	tail := d.tail
+	near := tail
+	wins := e.wins
+	for w := range wins {
+		h := wins[w].head
+		if h+nearRows >= tail {
 			near = min(near, h)
 			continue
 		}
 		prefetchRun(d, h, span)
 	}
-	if near < d.tail || d.tail-d.front < d.cap {
+	if near < tail || tail-d.front < d.cap {
 		// From the nearest head, or the tail, to the tail's slot.
-		prefetchRun(d, near, int(d.tail-near+1)*st*8)
+		prefetchRun(d, near, int(tail-near+1)*st*8)
 	}
 }
 
@@ -485,8 +498,8 @@ func prefetchRun(d *deque, a uint64, bytes int) {
 		return
 	}
 	p := unsafe.Pointer(&blk[i])
-	n := int(uintptr(p)%64) + min(bytes, (len(blk)-i)*8)
-	prefetch.Lines(p, (n+63)/64)
+	n := uint(uintptr(p)%64) + uint(min(bytes, (len(blk)-i)*8))
+	prefetch.Lines(p, int((n+63)/64))
 }
 
 // scanTo returns the first row from a on whose time is not before lim
@@ -498,9 +511,9 @@ func (e *Engine) scanTo(a, tail uint64, lim int64) uint64 {
 		blk, i := d.slotOf(a)
 		// Rows run on to the block's end, then on at the next block's
 		// start.
-		times := blk[i : i+min(len(blk)-i, int(tail-a)*st)]
-		for j := 0; j < len(times); j += st {
-			if int64(times[j]) >= lim {
+		end := min(len(blk), i+int(tail-a)*st)
+		for ; i < end; i += st {
+			if int64(blk[i]) >= lim {
 				return a
 			}
 			a++
@@ -715,26 +728,37 @@ func (e *Engine) run(from, to uint64) ([]uint64, int, bool) {
 }
 
 // shift slides a window: rows [rFrom, rTo) leave it and rows [aFrom, aTo)
-// enter, as remove then add. When each run lies in one block, each sum
-// is updated in one pass (a window sliding by a few rows per emission).
+// enter, as remove then add, both ranges non-empty. When each run lies in
+// one block, each sum is updated in one pass (a window sliding by a few
+// rows per emission).
 func (e *Engine) shift(ws *winState, wp *winPlan, rFrom, rTo, aFrom, aTo uint64) {
-	rblk, rbase, rok := e.run(rFrom, rTo)
-	ablk, abase, aok := e.run(aFrom, aTo)
+	rem, rok := e.rows(rFrom, rTo)
+	add, aok := e.rows(aFrom, aTo)
 	if !rok || !aok {
 		e.remove(ws, wp, rFrom, rTo)
 		e.add(ws, wp, aFrom, aTo)
 		return
 	}
-	stride := e.dq.stride
 	rn, an := int(rTo-rFrom), int(aTo-aFrom)
 	if wp.rest {
 		e.removeExtremes(ws, rTo)
-		e.removeRest(ws, wp, rblk, rbase, rn, rFrom)
+		e.removeRest(ws, wp, rem, 0, rn, rFrom)
 	}
-	reducers.ShiftEach(ws.moments(), wp.moments, rblk, rbase, rn, ablk, abase, an, stride)
+	sl := reducers.Slide{Rem: rem, Add: add, Stride: e.dq.stride, RN: rn, AN: an}
+	reducers.ShiftEach(ws.moments(), wp.moments, &sl)
 	if wp.rest {
-		e.addRest(ws, wp, ablk, abase, an, aFrom, true)
+		e.addRest(ws, wp, add, 0, an, aFrom, true)
 	}
+}
+
+// rows returns the slots of rows [from, to), a non-empty range, when they
+// lie in one block; false when they span blocks.
+func (e *Engine) rows(from, to uint64) ([]uint64, bool) {
+	blk, i := e.dq.slotOf(from)
+	if n := int(to-from) * e.dq.stride; n <= len(blk)-i {
+		return blk[i : i+n], true
+	}
+	return nil, false
 }
 
 // addRest adds n rows from slot base of blk, the first being row a, to

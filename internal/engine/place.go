@@ -73,10 +73,13 @@ func (g *Group) gather(p int32, e *Engine, pool *blockPool) {
 		// the ring and in the tail's block, written in place.
 		if blk, o := d.slotOf(d.tail); 3*len(rows) <= len(blk)-o {
 			dst := blk[o : o+3*len(rows)]
-			c0, c1 := r.c[0], r.c[1]
-			for k, j := range rows {
-				row := (*[3]uint64)(dst[3*k:])
+			// The columns cut to the times' length: one check of an
+			// index serves all three.
+			c0, c1 := r.c[0][:len(ts)], r.c[1][:len(ts)]
+			for _, j := range rows {
+				row := (*[3]uint64)(dst)
 				row[0], row[1], row[2] = uint64(ts[j]), c0[j], c1[j]
+				dst = dst[3:]
 			}
 			d.tail += uint64(len(rows))
 			return

@@ -42,13 +42,8 @@ func (m *Moments) FillSlots(slots []uint64, off, stride, n int) {
 // one column.
 func (m *Moments) FillMinMax(slots []uint64, off, stride, n int) (lo, hi float64, ok bool) {
 	if uint(n-1) < smallRun {
-		run := slots[off : off+(n-1)*stride+1]
-		if e0 := int(run[0] >> 52 & 0x7ff); e0 != 0 && e0 != 0x7ff {
-			if lo, hi, ok := m.fillRunMinMax(run, stride, e0); ok {
-				m.n, m.anchor, m.anchored, m.big = n, int16(e0), true, 0
-				m.main.n = n
-				return lo, hi, true
-			}
+		if lo, hi, ok := m.fillRunMinMax(slots[off:off+(n-1)*stride+1], stride, n); ok {
+			return lo, hi, true
 		}
 	}
 	m.FillSlots(slots, off, stride, n)
@@ -56,9 +51,15 @@ func (m *Moments) FillMinMax(slots []uint64, off, stride, n int) (lo, hi float64
 }
 
 // fillRunMinMax is fillRun finding the smallest and largest value too, as
-// MinMaxSlots does (strict comparisons: the oldest of equal values); the
-// run's values are all present when it reports true.
-func (m *Moments) fillRunMinMax(run []uint64, stride, e0 int) (lo, hi float64, ok bool) {
+// MinMaxSlots does (strict comparisons: the oldest of equal values), for
+// the n values of run, anchored at the first one, which must be present
+// and not zero: it sets the whole state when it reports true, with every
+// value present.
+func (m *Moments) fillRunMinMax(run []uint64, stride, n int) (lo, hi float64, ok bool) {
+	e0 := int(run[0] >> 52 & 0x7ff)
+	if e0 == 0 || e0 == 0x7ff {
+		return 0, 0, false
+	}
 	lo, hi = math.Inf(1), math.Inf(-1)
 	bl, span := bandRange(e0, m.squareLimit())
 	var s, c, q, qc float64
@@ -79,14 +80,15 @@ func (m *Moments) fillRunMinMax(run []uint64, stride, e0 int) (lo, hi float64, o
 			q, qc = addSquare(q, qc, x)
 		}
 	}
-	if far > span || s-s != 0 || q-q != 0 || qc-qc != 0 {
+	if far > span || notFinite(s, q, qc, 0) {
 		return 0, 0, false
 	}
 	if o := m.outer; o != nil {
 		clear(o.b)
 	}
+	m.n, m.anchor, m.anchored, m.big = n, int16(e0), true, 0
 	b := &m.main
-	b.s, b.c, b.q, b.qc = s, c, q, qc
+	b.n, b.s, b.c, b.q, b.qc = n, s, c, q, qc
 	return lo, hi, true
 }
 
@@ -113,7 +115,7 @@ func (m *Moments) fillRun(run []uint64, stride, e0 int) bool {
 			q, qc = addSquare(q, qc, x)
 		}
 	}
-	if far > span || s-s != 0 || q-q != 0 || qc-qc != 0 {
+	if far > span || notFinite(s, q, qc, 0) {
 		return false
 	}
 	// Field by field: a whole-struct store would go through the write
@@ -133,106 +135,120 @@ func (m *Moments) fillRun(run []uint64, stride, e0 int) bool {
 // in the main band, and the band keeps a value throughout, it is one pass
 // in registers.
 func (m *Moments) ShiftSlots(rem []uint64, roff, rn int, add []uint64, aoff, an, stride int) {
-	if uint(rn-1) < smallRun && uint(an-1) < smallRun &&
-		m.shiftRun(rem[roff:roff+(rn-1)*stride+1], rn, add[aoff:aoff+(an-1)*stride+1], an, stride) {
-		return
+	if uint(rn-1) < smallRun && uint(an-1) < smallRun {
+		sl := Slide{rem[roff : roff+(rn-1)*stride+1], add[aoff : aoff+(an-1)*stride+1], stride, rn, an}
+		if m.shiftShort(&sl, 0) {
+			return
+		}
 	}
 	m.RemoveSlots(rem, roff, stride, rn)
 	m.AddSlots(add, aoff, stride, an)
 }
 
 // ShiftEach is [Moments.ShiftSlots] for each state of ms, ms[i] reading
-// slot slots[i] of the rows that leave (rn rows from slot roff of rem)
-// and of those that enter (an rows from slot aoff of add): the sums of a
-// window sliding by a few rows, in one call.
-func ShiftEach(ms []Moments, slots []int, rem []uint64, roff, rn int, add []uint64, aoff, an, stride int) {
+// slot slots[i] of the rows that leave the window and of those that
+// enter it, as sl holds them: the sums of a window sliding by a few rows,
+// in one call. Every slot is below the rows' stride; ShiftEach panics
+// otherwise.
+func ShiftEach(ms []Moments, slots []int, sl *Slide) {
 	ms = ms[:len(slots)]
-	short := uint(rn-1) < smallRun && uint(an-1) < smallRun
-	rlen, alen := (rn-1)*stride+1, (an-1)*stride+1
+	short := uint(sl.RN-1) < smallRun && uint(sl.AN-1) < smallRun
 	for i, s := range slots {
+		if uint(s) >= uint(sl.Stride) {
+			panic("reducers: ShiftEach slot outside the row")
+		}
 		m := &ms[i]
-		if short && m.anchored && m.main.n > rn {
-			r, a := rem[roff+s:roff+s+rlen], add[aoff+s:aoff+s+alen]
+		if short {
+			// The loop keeps only the slide's address across its calls.
 			var ok bool
 			if m.noSquares {
-				ok = m.shiftSums(r, a, stride)
+				ok = m.shiftSums(sl, s)
 			} else {
-				ok = m.shiftSquares(r, a, stride)
+				ok = m.shiftSquares(sl, s)
 			}
 			if ok {
-				m.n += an - rn
-				m.main.n += an - rn
 				continue
 			}
 		}
-		m.RemoveSlots(rem, roff+s, stride, rn)
-		m.AddSlots(add, aoff+s, stride, an)
+		m.RemoveSlots(sl.Rem, s, sl.Stride, sl.RN)
+		m.AddSlots(sl.Add, s, sl.Stride, sl.AN)
 	}
 }
 
-// shiftRun is the one pass of ShiftSlots over the rn values rem[0],
-// rem[stride], … leaving and the an values add[0], … entering: it
-// reports false, having changed nothing, when the pass does not apply.
-func (m *Moments) shiftRun(rem []uint64, rn int, add []uint64, an, stride int) bool {
-	if !m.anchored || m.main.n <= rn {
-		return false
-	}
+// Slide is the rows a window's shift reads: RN whole rows of Stride
+// slots leave it (Rem) and AN enter it (Add), each run in one block.
+type Slide struct {
+	Rem, Add       []uint64
+	Stride, RN, AN int
+}
+
+// shiftShort is the one pass of ShiftSlots over the values at s,
+// s+stride, … of the slide's runs (s below stride, so one value a row):
+// it reports false, having changed nothing, when the pass does not apply
+// (the main band would empty, or a value is missing or outside it).
+func (m *Moments) shiftShort(sl *Slide, s int) bool {
 	if m.noSquares {
-		if !m.shiftSums(rem, add, stride) {
-			return false
-		}
-	} else if !m.shiftSquares(rem, add, stride) {
-		return false
+		return m.shiftSums(sl, s)
 	}
-	m.n += an - rn
-	m.main.n += an - rn
-	return true
+	return m.shiftSquares(sl, s)
 }
 
-// shiftSums is ShiftSlots' one pass for a Moments without squares: it
-// takes the values of rem[0], rem[stride], … from the main band's sums
-// and adds those of add, and reports true, when every value is present
-// and in the band; otherwise it reports false having changed nothing.
+// shiftSums is shiftShort for a Moments without squares: it takes the
+// values at off, off+stride, … of the slide's leaving rows (off below
+// stride, so one value a row) from the main band's sums and adds those
+// of its entering rows, moving the counts, and reports true, when the
+// band keeps a value throughout and every value is present and in the
+// band; otherwise it reports false having changed nothing.
 // The exponents are checked without a branch per value: the largest
 // distance from the band's lowest exponent is compared once (a zero, of
 // any exponent, counts as in the band).
-func (m *Moments) shiftSums(rem, add []uint64, stride int) bool {
-	lo, span := bandRange(int(m.anchor), m.squareLimit())
+func (m *Moments) shiftSums(sl *Slide, off int) bool {
 	b := &m.main
+	if !m.anchored || b.n <= sl.RN {
+		return false
+	}
+	lo, span := bandRange(int(m.anchor), m.squareLimit())
+	rem, add, stride := sl.Rem, sl.Add, sl.Stride
 	s, c := b.s, b.c
 	var far uint
 	// Values held in the main band alone, none of them with a square
 	// left out, are all in the band: those leaving need no check.
 	checkRem := m.n != b.n || m.big != 0
-	for i := 0; i < len(rem); i += stride {
+	for i := off; i < len(rem); i += stride {
 		bits := rem[i]
 		if checkRem {
 			far = max(far, bandDistance(bits, lo))
 		}
 		s, c = subDD(s, c, math.Float64frombits(bits))
 	}
-	for i := 0; i < len(add); i += stride {
+	for i := off; i < len(add); i += stride {
 		bits := add[i]
 		far = max(far, bandDistance(bits, lo))
 		s, c = addDD(s, c, math.Float64frombits(bits))
 	}
 	// A missing or infinite value shows as a NaN or an infinity in the
 	// sums (an in-band exponent check alone misses the top of the range).
-	if far > span || s-s != 0 || c-c != 0 {
+	if far > span || notFinite(s, c, 0, 0) {
 		return false
 	}
-	b.s, b.c = s, c
+	d := sl.AN - sl.RN
+	m.n += d
+	b.n, b.s, b.c = b.n+d, s, c
 	return true
 }
 
 // shiftSquares is shiftSums for a Moments keeping Σx² too.
-func (m *Moments) shiftSquares(rem, add []uint64, stride int) bool {
-	lo, span := bandRange(int(m.anchor), m.squareLimit())
+func (m *Moments) shiftSquares(sl *Slide, off int) bool {
 	b := &m.main
+	if !m.anchored || b.n <= sl.RN {
+		return false
+	}
+	lo, span := bandRange(int(m.anchor), m.squareLimit())
+	rem, add, stride := sl.Rem, sl.Add, sl.Stride
 	s, c, q, qc := b.s, b.c, b.q, b.qc
 	var far uint
 	checkRem := m.n != b.n || m.big != 0 // see shiftSums
-	for i := 0; i < len(rem); i += stride {
+	for i := off; i < len(rem); i += stride {
 		bits := rem[i]
 		if checkRem {
 			far = max(far, bandDistance(bits, lo))
@@ -241,18 +257,27 @@ func (m *Moments) shiftSquares(rem, add []uint64, stride int) bool {
 		s, c = subDD(s, c, x)
 		q, qc = subSquare(q, qc, x)
 	}
-	for i := 0; i < len(add); i += stride {
+	for i := off; i < len(add); i += stride {
 		bits := add[i]
 		far = max(far, bandDistance(bits, lo))
 		x := math.Float64frombits(bits)
 		s, c = addDD(s, c, x)
 		q, qc = addSquare(q, qc, x)
 	}
-	if far > span || s-s != 0 || c-c != 0 || q-q != 0 || qc-qc != 0 {
+	if far > span || notFinite(s, c, q, qc) {
 		return false
 	}
-	b.s, b.c, b.q, b.qc = s, c, q, qc
+	d := sl.AN - sl.RN
+	m.n += d
+	b.n, b.s, b.c, b.q, b.qc = b.n+d, s, c, q, qc
 	return true
+}
+
+// notFinite reports whether any of a, b, c and d is an infinity or a
+// NaN, with one comparison: x − x is +0 for a finite x and NaN otherwise,
+// and a NaN makes the sum NaN.
+func notFinite(a, b, c, d float64) bool {
+	return (a-a)+(b-b)+(c-c)+(d-d) != 0
 }
 
 // bandDistance returns how far the biased exponent of the float64 bits

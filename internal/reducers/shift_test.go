@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pond-go/pond/internal/allocs"
@@ -176,7 +177,7 @@ func TestShiftEachMatchesShiftSlots(t *testing.T) {
 				rows = append(rows, row)
 				copy(add[aoff+r*stride:], row[:])
 			}
-			ShiftEach(each, slots, rem, roff, rn, add, aoff, an, stride)
+			ShiftEach(each, slots, &Slide{rem[roff : roff+rn*stride], add[aoff : aoff+an*stride], stride, rn, an})
 			for i, s := range slots {
 				one[i].ShiftSlots(rem, roff+s, rn, add, aoff+s, an, stride)
 				sameMoments(t, &each[i], &one[i], "trial %d step %d state %d", trial, step, i)
@@ -221,6 +222,37 @@ func TestFillMinMaxMatchesFillAndMinMax(t *testing.T) {
 		if wok {
 			require.Equal(t, math.Float64bits(wlo), math.Float64bits(lo), "step %d", step)
 			require.Equal(t, math.Float64bits(whi), math.Float64bits(hi), "step %d", step)
+		}
+	}
+}
+
+// TestShiftEachPanicsOnASlotOutsideTheRow: a short shift reads each
+// state's slot within whole rows, so a slot at or beyond the stride is a
+// programmer's error, not a read of the next row.
+func TestShiftEachPanicsOnASlotOutsideTheRow(t *testing.T) {
+	ms := make([]Moments, 1)
+	for _, x := range []float64{1, 2, 3, 4} {
+		ms[0].Add(x)
+	}
+	rows := []uint64{0, math.Float64bits(1), 0, math.Float64bits(2)}
+	assert.Panics(t, func() { ShiftEach(ms, []int{2}, &Slide{rows[:2], rows[2:], 2, 1, 1}) })
+}
+
+// TestNotFiniteFindsAnyInfinityOrNaN: the one-pass paths reject their
+// sums when any of them is an infinity or a NaN, whichever it is, and
+// accept any finite ones, the largest and the smallest included.
+func TestNotFiniteFindsAnyInfinityOrNaN(t *testing.T) {
+	finite := []float64{0, math.Copysign(0, -1), 1, -1, math.MaxFloat64, -math.MaxFloat64, 5e-324}
+	for _, a := range finite {
+		for _, b := range finite {
+			assert.False(t, notFinite(a, b, a, b), "%v %v", a, b)
+		}
+	}
+	for _, bad := range []float64{math.Inf(1), math.Inf(-1), math.NaN()} {
+		for place := range 4 {
+			xs := [4]float64{1, math.MaxFloat64, -math.MaxFloat64, 0}
+			xs[place] = bad
+			assert.True(t, notFinite(xs[0], xs[1], xs[2], xs[3]), "%v at %d", bad, place)
 		}
 	}
 }
