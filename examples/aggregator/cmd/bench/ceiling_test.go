@@ -98,7 +98,7 @@ func TestTheCeilingReportNamesTheCeilingAndWhyItStopped(t *testing.T) {
 		aggReady: "aggregator listening on :1 (producer=x, sampleStride=1, ordering=strict)",
 		levels: []result{
 			{hosts: 1000, rate: 1000, taken: 1_000_010, p99: 0.98, cores: 0.61, prodCPU: 0.2},
-			{hosts: 1000, rate: 2000, taken: 1_999_000, p99: 1.5, cores: 1.2, prodCPU: 0.4},
+			{hosts: 1000, rate: 2000, taken: 1_999_000, warmDropped: 120_000, p99: 1.5, cores: 1.2, prodCPU: 0.4},
 			{hosts: 1000, rate: 4000, taken: 2_500_000, droppedPerSec: 1_500_000, p99: 30, cores: 1.4, prodCPU: 0.6},
 		},
 		best: 1, stop: stopDropped,
@@ -110,8 +110,9 @@ func TestTheCeilingReportNamesTheCeilingAndWhyItStopped(t *testing.T) {
 		"flags passed through: `-workers 2`",
 		"- Aggregator command: `/tmp/aggregator '-workers' '2'`.",
 		"`aggregator listening on :1 (producer=x, sampleStride=1, ordering=strict)`",
-		"| 1000 × 1000 | 1,000,000 | 1,000,010 | 0 | 0.98 | 0.61 | 0.20 |",
-		"| 1000 × 4000 | 4,000,000 | 2,500,000 | 1,500,000 | 30.00 | 1.40 | 0.60 |",
+		"| 1000 × 1000 | 1,000,000 | 1,000,010 | 0 | 0 | 0.98 | 0.61 | 0.20 |",
+		"| 1000 × 2000 | 2,000,000 | 1,999,000 | 0 | 120,000 | 1.50 | 1.20 | 0.40 |",
+		"| 1000 × 4000 | 4,000,000 | 2,500,000 | 1,500,000 | 0 | 30.00 | 1.40 | 0.60 |",
 		"**Ceiling: 1,999,000 rows/s taken with nothing dropped** (offered 1000 × 2000), batchDone p99 1.50 ms, 1.20 aggregator cores (producer 0.40).",
 		"Stopped at 1000 × 4000: 1,500,000 rows/s dropped.",
 	} {
@@ -134,7 +135,7 @@ func TestCeilingDefaultsFillOnlyTheFlagsNotGiven(t *testing.T) {
 	require.NoError(t, ceilingDefaults(map[string]bool{}, &hosts, &rates, &warmup, 1))
 	assert.Equal(t, "1000", hosts)
 	assert.Equal(t, "1000,2000,4000,8000", rates)
-	assert.Equal(t, 35*time.Second, warmup)
+	assert.Equal(t, 65*time.Second, warmup)
 
 	hosts, rates, warmup = "100", "5,50", 2*time.Second
 	require.NoError(t, ceilingDefaults(map[string]bool{"hosts": true, "rates": true, "warmup": true}, &hosts, &rates, &warmup, 1))
@@ -200,6 +201,7 @@ func TestCeilingAtATinyScale(t *testing.T) {
 	assert.Equal(t, 2, len(strings.Split(c.loadBefore, " / "))-1, c.loadBefore)
 	md := c.markdown("")
 	assert.Contains(t, md, "| 3 × 50 | 150 | ")
+	assert.Contains(t, md, "| Dropped in warm-up (rows) |")
 	assert.Contains(t, md, "flags passed through: `-sample-stride 2`")
 	assert.Contains(t, md, c.verdict())
 	if c.best >= 0 {
