@@ -132,6 +132,11 @@ type rollingNode struct {
 // settle empties the node's output for the next push, keeping the rows
 // it holds as the latest emission when there are any.
 func (n *rollingNode) settle() {
+	if !n.opened && n.last.tab != nil {
+		// The engine did not ask for a table since the last settle (most
+		// pushes under a clock): out is as that settle left it, empty.
+		return
+	}
 	if n.last.tab == nil {
 		n.last = newFrame(n.sch)
 	}

@@ -517,6 +517,8 @@ type rootNode struct {
 	sel     []int32 // batch rows accepted, nil when all were
 	cache   []internCache
 	strCols []int      // the string columns, which have a cache
+	numCols []int      // the number columns
+	plain   bool       // every value column is a number or a string column
 	idBuf   [][]uint32 // per string column: the intern ids out holds, when not the cache's
 	// aliased: every column of out borrows the last push's batch (see
 	// fillAll), so that the next such push need not reset out.
