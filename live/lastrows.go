@@ -95,14 +95,16 @@ var rescueByPartitions = 8
 // to look at (a steady stream of every key looks once per turn of the
 // store, not once per push).
 func (n *partitionNode) rescueLast(k int) {
-	if !n.stale || k == 0 {
-		return
+	if n.stale && k > 0 && n.s.evicted+uint64(k) > n.lastFloor {
+		n.rescue(k)
 	}
+}
+
+// rescue is rescueLast once some row among the k oldest may be a
+// partition's last.
+func (n *partitionNode) rescue(k int) {
 	s := n.s
 	lo, hi := s.evicted, s.evicted+uint64(k)
-	if hi <= n.lastFloor {
-		return
-	}
 	if len(n.savedID) <= rescueByPartitions*k {
 		floor := uint64(math.MaxUint64)
 		for p, saved := range n.savedID {

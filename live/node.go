@@ -79,7 +79,14 @@ func newFrame(s *schema.Schema) frame {
 	return frame{tab: schema.NewTable(s), syms: make([][]uint32, s.Len())}
 }
 
-func (f *frame) len() int { return f.tab.Len() }
+// len returns the frame's rows: its time column's cells, read without
+// the table's checks (a frame's table always has its time column).
+func (f *frame) len() int {
+	if f.tab == nil {
+		return 0
+	}
+	return len(table.Column(f.tab, 0).Times())
+}
 
 // reset empties the frame. A frame nothing wrote to since its last reset
 // (most frames of a small push: the evictions, the rollings that did not

@@ -300,7 +300,12 @@ func (n *partitionNode) route(in *frame, times []int64, parts []int32, lazy bool
 	ids := in.ids[:len(times)]
 	if n.kind == schema.String && in.syms[n.col] != nil {
 		syms := in.syms[n.col][:len(times)]
-		for i := 0; i < len(times); i++ {
+		// Most pushes route every row in the first run.
+		i := n.router.RouteSyms(syms, times, ids, parts)
+		if i < len(times) {
+			n.routeOne(in, i, parts, lazy)
+		}
+		for i++; i < len(times); i++ {
 			i += n.router.RouteSyms(syms[i:], times[i:], ids[i:], parts[i:])
 			if i < len(times) {
 				// A key without a live partition, a missing one, or a

@@ -61,7 +61,7 @@ func (s *Series) Rolling(source NodeID, windows []rolling.Window, opts rolling.O
 	if err := plan.CheckLateness(lateness); err != nil {
 		return 0, configErr(op, "Aligned", "cannot build", err)
 	}
-	n := &rollingNode{s: s, plan: plan, part: pn}
+	n := &rollingNode{s: s, plan: plan, part: pn, aligned: opts.Aligned}
 	b := n.base()
 	b.src, b.op, b.sch = source, op, plan.Schema()
 	b.out = newFrame(plan.Schema())
@@ -124,11 +124,19 @@ type rollingNode struct {
 	// empty (an aligned rolling, which asks at every push, keeps two).
 	last   frame
 	opened bool // this push's out is the table the engine appends to
+	// aligned: the plan's windows are aligned (its engine asks for the
+	// table at every push), read without copying the plan's options.
+	aligned bool
 }
 
 // settle empties the node's output for the next push, keeping the rows
 // it holds as the latest emission when there are any.
 func (n *rollingNode) settle() {
+	if !n.opened && n.last.tab != nil {
+		// The engine did not ask for a table since the last settle (most
+		// pushes under a clock): out is as that settle left it, empty.
+		return
+	}
 	if n.last.tab == nil {
 		n.last = newFrame(n.sch)
 	}
@@ -136,7 +144,7 @@ func (n *rollingNode) settle() {
 		n.out, n.last = n.last, n.out
 	}
 	n.out.reset()
-	n.opened = n.plan.Options().Aligned
+	n.opened = n.aligned
 }
 
 // Table returns the table the engine appends this push's rows to: the

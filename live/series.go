@@ -1,6 +1,7 @@
 package live
 
 import (
+	"errors"
 	"fmt"
 	"iter"
 	"runtime"
@@ -442,11 +443,21 @@ func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 	s.busy = true
 	defer func() { s.busy = false }()
 
-	if err := s.schema.Validate(b, false); err != nil {
-		return dst, err
+	// Under strict ordering the batch's own order is checked with its
+	// cells, in the same pass as its times' range; a batch out of order
+	// is an ordering error, which take reports, unless a cell is invalid.
+	inOrder := s.opts.Ordering == Strict
+	if err := s.schema.Validate(b, inOrder); err != nil {
+		if !inOrder || !unsorted(err) {
+			return dst, err
+		}
+		if err := s.schema.Validate(b, false); err != nil {
+			return dst, err
+		}
+		inOrder = false
 	}
 	s.syms.Begin()
-	if err := s.root.take(b); err != nil {
+	if err := s.root.take(b, inOrder); err != nil {
 		s.syms.Rollback()
 		return dst, err
 	}
@@ -517,6 +528,8 @@ type rootNode struct {
 	sel     []int32 // batch rows accepted, nil when all were
 	cache   []internCache
 	strCols []int      // the string columns, which have a cache
+	numCols []int      // the number columns
+	plain   bool       // every value column is a number or a string column
 	idBuf   [][]uint32 // per string column: the intern ids out holds, when not the cache's
 	// aliased: every column of out borrows the last push's batch (see
 	// fillAll), so that the next such push need not reset out.
@@ -527,9 +540,16 @@ func (r *rootNode) push(*frame)    {}
 func (r *rootNode) evicted(*frame) {}
 func (r *rootNode) finish()        {}
 
+// unsorted reports whether err is a batch's times out of order.
+func unsorted(err error) bool {
+	var re *schema.RowError
+	return errors.As(err, &re) && re.Reason == schema.Unsorted
+}
+
 // take applies the ordering to a validated batch and builds the frame of
-// accepted rows (interning strings). It changes nothing else.
-func (r *rootNode) take(b *schema.Batch) error {
+// accepted rows (interning strings). It changes nothing else. inOrder
+// tells that the batch's times are known not to decrease.
+func (r *rootNode) take(b *schema.Batch, inOrder bool) error {
 	s := r.s
 	r.gone.reset()
 	r.dropped = 0
@@ -545,7 +565,7 @@ func (r *rootNode) take(b *schema.Batch) error {
 		if len(ts) > 0 && has && ts[0] < latest {
 			return &OrderError{Row: 0, Time: ts[0], Latest: latest, err: ErrOutOfOrder}
 		}
-		for i := 1; i < len(ts); i++ {
+		for i := 1; i < len(ts) && !inOrder; i++ {
 			if ts[i] < ts[i-1] {
 				return &OrderError{Row: i, Time: ts[i], Latest: ts[i-1], err: ErrOutOfOrder}
 			}

@@ -116,6 +116,47 @@ func TestStrictPushIsAtomicAndNamesTheRow(t *testing.T) {
 	assert.Equal(t, 1, s.Len())
 }
 
+func TestStrictPushOfAnUnsortedBatchReportsABadCellOrTimeFirst(t *testing.T) {
+	batch := func(times []int64, values []float64) *schema.Batch {
+		b := schema.NewBatch(metricsSchema, len(times))
+		b.Time = times
+		b.Cols[0].Num = values
+		b.Cols[1].Str = make([]string, len(times))
+		return b
+	}
+	nan := math.NaN()
+	cases := []struct {
+		name   string
+		b      *schema.Batch
+		reason schema.Reason // 0: the order is the problem
+		row    int
+	}{
+		{"out of order only", batch([]int64{ms(3), ms(1), ms(2)}, []float64{1, 2, 3}), 0, 1},
+		{"out of order, then a NaN", batch([]int64{ms(3), ms(1), ms(2)}, []float64{1, 2, nan}), schema.NonFinite, 2},
+		{"out of order, then a time out of range", batch([]int64{ms(3), ms(1), schema.MaxTime + 1}, []float64{1, 2, 3}), schema.TimeRange, 2},
+		{"in order, the last time out of range", batch([]int64{ms(1), ms(2), schema.MaxTime + 1}, []float64{1, 2, 3}), schema.TimeRange, 2},
+		{"in order, the first time out of range", batch([]int64{schema.MinTime - 1, ms(1), ms(2)}, []float64{1, 2, 3}), schema.TimeRange, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSeries(t, live.Options{})
+			out, err := s.PushMany(nil, c.b)
+			assert.Empty(t, out)
+			assert.Equal(t, 0, s.Len(), "nothing stored")
+			if c.reason == 0 {
+				var oe *live.OrderError
+				require.True(t, errors.As(err, &oe), "%v", err)
+				assert.Equal(t, c.row, oe.Row)
+				return
+			}
+			var re *schema.RowError
+			require.True(t, errors.As(err, &re), "%v", err)
+			assert.Equal(t, c.reason, re.Reason)
+			assert.Equal(t, c.row, re.Row)
+		})
+	}
+}
+
 func TestDropModeCountsRejected(t *testing.T) {
 	// pond-ts's reference case 2.
 	s := newSeries(t, live.Options{Ordering: live.Drop})

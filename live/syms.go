@@ -18,9 +18,13 @@ type symHolder interface {
 // runs at the end of a successful push: the ids of the push's frames are
 // not read after it.
 func (s *Series) sweepSyms() {
-	if !s.syms.Due() && !s.sweepEveryPush {
-		return
+	if s.syms.Due() || s.sweepEveryPush {
+		s.sweep()
 	}
+}
+
+// sweep marks the ids every holder keeps and forgets the others.
+func (s *Series) sweep() {
 	for _, h := range s.symHolders {
 		h.markSyms(s.syms)
 	}

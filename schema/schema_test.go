@@ -193,6 +193,20 @@ func TestValidateBatch(t *testing.T) {
 	assert.NoError(t, s.Validate(b, false), "order is checked only when asked")
 
 	b = ok()
+	b.Time[0], b.Time[1] = 2000, schema.MinTime-1
+	require.True(t, errors.As(s.Validate(b, true), &re))
+	assert.Equal(t, schema.TimeRange, re.Reason, "a time out of range comes before the order")
+	assert.Equal(t, 1, re.Row)
+	b.Time[0], b.Time[1] = schema.MaxTime+1, 1000
+	require.True(t, errors.As(s.Validate(b, true), &re))
+	assert.Equal(t, schema.TimeRange, re.Reason, "out of order, the first time out of range")
+	assert.Equal(t, 0, re.Row)
+	b.Time[0], b.Time[1] = schema.MinTime-1, 1000
+	require.True(t, errors.As(s.Validate(b, true), &re))
+	assert.Equal(t, schema.TimeRange, re.Reason, "in order, the first time out of range")
+	assert.Equal(t, 0, re.Row)
+
+	b = ok()
 	b.Cols[0].Num = b.Cols[0].Num[:1]
 	require.True(t, errors.As(s.Validate(b, false), &re))
 	assert.Equal(t, schema.ColumnLength, re.Reason)

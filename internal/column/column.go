@@ -100,6 +100,10 @@ func ResetAll[V any](cs []Col[V]) {
 // [Col.Reset] would leave it as it is.
 func (c *Col[V]) Empty() bool { return c.empty() }
 
+// EmptyTimes is [Col.Empty] for a time column, which holds its cells in
+// its times only: two fields read instead of seven.
+func (c *Col[V]) EmptyTimes() bool { return !c.aliased && len(c.ts) == 0 }
+
 // empty reports whether the column holds no cell and no borrowed memory.
 func (c *Col[V]) empty() bool {
 	return !c.aliased && len(c.ts)|len(c.num)|len(c.str)|len(c.flag)|len(c.end)|len(c.elems) == 0

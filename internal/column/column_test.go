@@ -183,3 +183,17 @@ func TestGrowArraysAppendsCellsSetInPlace(t *testing.T) {
 		assert.Equal(t, exp, got, "cell %d", i)
 	}
 }
+
+func TestEmptyTimesAgreesWithEmptyForATimeColumn(t *testing.T) {
+	c := Make[int](Time)
+	assert.True(t, c.EmptyTimes())
+	c.AppendTime(5)
+	assert.False(t, c.EmptyTimes(), "holds a cell")
+	c.Reset()
+	assert.True(t, c.EmptyTimes())
+	c.AliasTimes(nil)
+	assert.False(t, c.EmptyTimes(), "borrows, even nothing: Reset must run")
+	assert.Equal(t, c.Empty(), c.EmptyTimes())
+	c.Reset()
+	assert.Equal(t, c.Empty(), c.EmptyTimes())
+}

@@ -50,6 +50,13 @@ func (p *Plan) Bind(in *Input, tab *schema.Table, syms [][]uint32) {
 		in.tmp = make([][]uint64, len(p.cols))
 		in.arrs = make([]*table.Col, len(p.cols))
 	}
+	if !p.notNum {
+		cols, enc := table.Columns(tab), in.enc[:len(p.cols)]
+		for k, j := range p.cols {
+			enc[k] = floatBits(cols[j].Numbers())
+		}
+		return
+	}
 	for k, j := range p.cols {
 		c := table.Column(tab, j)
 		switch p.kinds[k] {

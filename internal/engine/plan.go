@@ -40,6 +40,9 @@ type Plan struct {
 	emits  []winEmit // the outputs of each window, grouped by the state they read
 	syms   Symbols
 	hasArr bool
+	// notNum: a column the plan reads is not a number column (Bind reads
+	// number columns in place and encodes the others).
+	notNum bool
 	pool   blockPool
 	arena  arena
 	dsts   []*table.Col  // scratch of Emit
@@ -247,6 +250,7 @@ func NewPlan(src *schema.Schema, windows []rolling.Window, opts rolling.Options,
 				slot = len(p.cols)
 				slotOf[ci] = slot
 				p.hasArr = p.hasArr || kind == schema.Array
+				p.notNum = p.notNum || kind != schema.Number
 			}
 			o := outPlan{win: wi, slot: slot, op: op}
 			wp.aggs = append(wp.aggs, aligned.Agg{Slot: slot, Using: a.Using})

@@ -158,7 +158,15 @@ func (s *Stream) appendQuiet(in *Input) {
 	e := s.e
 	st := e.dq.stride
 	n := len(in.times)
-	for from := 0; from < n; {
+	from := 0
+	if k := n * st; s.at+k <= len(s.room) {
+		// The room at hand takes the whole push (most pushes).
+		writeRows(s.room[s.at:s.at+k], in, 0, n, st)
+		s.at += k
+		e.dq.tail += uint64(n)
+		from = n
+	}
+	for from < n {
 		if s.at+st > len(s.room) {
 			blk, i, k := e.dq.room(&e.p.pool)
 			s.room, s.at = blk[:i+k*st], i

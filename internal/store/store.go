@@ -305,6 +305,15 @@ func (s *Store) Evict(k int) {
 	if k > s.n {
 		k = s.n
 	}
+	if k < s.n && s.head+k < ChunkRows {
+		// The rows leave from the first chunk, which keeps some: no chunk
+		// is given back (a small push's eviction).
+		s.head += k
+		s.n -= k
+		s.spare = max(s.spare, min(chunksFor(s.added), len(s.chunks)))
+		s.added = 0
+		return
+	}
 	s.head += k
 	s.n -= k
 	drop := s.head / ChunkRows
@@ -321,8 +330,7 @@ func (s *Store) Evict(k int) {
 	// than the chunks still held, so a store whose pushes are large does
 	// not allocate in steady state and one that shrank keeps no copy of
 	// what it held.
-	need := (s.added + ChunkRows - 1) / ChunkRows
-	s.spare = max(s.spare, min(need, len(s.chunks)-drop))
+	s.spare = max(s.spare, min(chunksFor(s.added), len(s.chunks)-drop))
 	s.added = 0
 	for _, c := range s.chunks[:drop] {
 		if len(s.free) >= s.spare {
@@ -339,6 +347,10 @@ func (s *Store) Evict(k int) {
 		s.chunks = s.chunks[:n]
 	}
 }
+
+// chunksFor returns the most chunks that n rows appended at any offset
+// take: ceil(n / ChunkRows).
+func chunksFor(n int) int { return int((uint(n) + ChunkRows - 1) / ChunkRows) }
 
 // MarkSyms marks in t the intern id of every string cell held (missing
 // cells mark the reserved id 0, which is harmless).

@@ -158,6 +158,25 @@ func TestPushesLargerThanAChunkDoNotAllocateInSteadyState(t *testing.T) {
 	assert.Zero(t, n)
 }
 
+func TestASmallEvictionAfterABigAppendKeepsTheSparesItNeeds(t *testing.T) {
+	// A few rows leave from the first chunk (no chunk goes back) between
+	// a push of several chunks and the eviction that gives them back: the
+	// spares must still be sized by that push.
+	s := New(kinds()[:2], false)
+	const push = 5*ChunkRows + 100
+	src := numSource(push, 0)
+	s.Append(src, 0, push)
+	round := func() {
+		s.Append(src, 0, push)
+		s.Evict(10)
+		s.Evict(push - 10)
+	}
+	for range ChunkRows/100 + 2 {
+		round()
+	}
+	assert.Zero(t, allocs.Count(50, round))
+}
+
 func TestSparesNeverExceedTheChunksHeld(t *testing.T) {
 	s := New(kinds()[:2], false)
 	const rows = 20 * ChunkRows

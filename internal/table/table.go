@@ -33,8 +33,7 @@ func Reset(t *schema.Table) { column.ResetAll(cols(t)) }
 // [Reset] would leave it as it is. A table's columns hold as many cells as
 // its time column (column 0), which is the one looked at.
 func Empty(t *schema.Table) bool {
-	cs := cols(t)
-	return len(cs) == 0 || cs[0].Empty()
+	return cols(t)[0].EmptyTimes()
 }
 
 // AppendFrom appends row i of src to dst, whose schema must have the same
