@@ -96,10 +96,12 @@ func (a *Aggregator) stream(ctx context.Context, attempt *int) error {
 	return <-readErr
 }
 
-// readAhead is how many decoded batches may wait for the pusher: enough
-// to ride out a push slower than the rest, while the producer's own
-// bounded queue stays the place where a lagging aggregator loses rows.
-const readAhead = 4
+// readAhead is how many decoded batches may wait for the pusher: 32 ms
+// at 2,000 batches a second (1000 hosts at 2,000 events/s), as much again
+// as the producer's queue, to ride out a push slower than the rest (a
+// tick, a collection); the producer's bounded queue stays the place where
+// a lagging aggregator loses rows, and is counted there.
+const readAhead = 64
 
 // decoded is one received batch, decoded.
 type decoded struct {
