@@ -194,6 +194,7 @@ type Aggregator struct {
 	eventsPerSec  int64
 	ticksEmitted  uint64
 	raw           rawRing
+	rawNames      hostNames // the hosts of /live chunks copied out of the series
 	hist          history
 	refused       refusals
 
@@ -252,13 +253,23 @@ func (a *Aggregator) Config() Config { return a.cfg }
 // aggregator's lock. started is when the batch arrived (the start of its
 // batchDone time). An empty batch is skipped.
 func (a *Aggregator) Push(b *schema.Batch, started time.Time) error {
-	return a.push(b, started, false)
+	return a.push(b, started, nil)
 }
 
-// push is [Aggregator.Push]; owned says that b's columns are b's alone
-// and never written again, so that when the series takes every row of b
-// as it is, the /live append keeps b's columns instead of a copy.
-func (a *Aggregator) push(b *schema.Batch, started time.Time, owned bool) error {
+// owned is what the reader decoded beside a batch: its hosts as indices
+// into names (indexed: every one of them; a host too long for the table
+// has none).
+type owned struct {
+	ids     []uint32
+	names   []string
+	indexed bool
+}
+
+// push is [Aggregator.Push]. A non-nil own says that b's time, cpu and
+// requests columns are b's alone and never written again, and gives its
+// hosts as indices: when the series takes every row of b as it is, the
+// /live append keeps those columns instead of a copy.
+func (a *Aggregator) push(b *schema.Batch, started time.Time, own *owned) error {
 	if b.Len() == 0 {
 		return nil
 	}
@@ -290,8 +301,10 @@ func (a *Aggregator) push(b *schema.Batch, started time.Time, owned bool) error 
 		case a.p.s.Root():
 			// Without reorder the series takes the rows it keeps in
 			// the order pushed, so as many rows as b has are b's.
-			whole := owned && in == b && a.cfg.Ordering != live.Reorder && o.Events.Len() == b.Len()
-			a.took(o.Events, whole, b)
+			if !(own != nil && own.indexed && in == b && a.cfg.Ordering != live.Reorder && o.Events.Len() == b.Len()) {
+				own = nil
+			}
+			a.took(o.Events, b, own)
 		case a.p.hosts:
 			hostTab = o.Events
 		case a.p.perSec:
@@ -468,9 +481,10 @@ func (a *Aggregator) dropPastGrace(b *schema.Batch) *schema.Batch {
 // took handles the rows the series accepted: counters, and the /live
 // append frame.
 //
-// When whole is set, tab's rows are exactly b's and b's columns are
-// never written again: the append frame's chunk keeps them, uncopied.
-func (a *Aggregator) took(tab *schema.Table, whole bool, b *schema.Batch) {
+// When own is set, tab's rows are exactly b's, b's number and time
+// columns are never written again and own holds its hosts' indices: the
+// append frame's chunk keeps them, uncopied.
+func (a *Aggregator) took(tab *schema.Table, b *schema.Batch, own *owned) {
 	n := tab.Len()
 	if n == 0 {
 		return
@@ -484,10 +498,10 @@ func (a *Aggregator) took(tab *schema.Table, whole bool, b *schema.Batch) {
 		a.requestsTotal += r
 	}
 	var chunk *rawChunk
-	if whole {
-		chunk = &rawChunk{times: b.Time, cpu: b.Cols[0].Num, req: b.Cols[1].Num, host: b.Cols[2].Str}
+	if own != nil {
+		chunk = &rawChunk{times: b.Time, cpu: b.Cols[0].Num, req: b.Cols[1].Num, host: own.ids, names: own.names}
 	} else {
-		chunk = newRawChunk(tab)
+		chunk = newRawChunk(tab, &a.rawNames)
 	}
 	a.raw.add(chunk)
 	for c := range a.liveClients {

@@ -67,10 +67,11 @@ func (a *Aggregator) stream(ctx context.Context, attempt *int) error {
 	// reader decodes each batch into columns of its own, which the
 	// /live append then keeps without copying them.
 	batches := make(chan decoded, readAhead)
+	spare := make(chan []string, readAhead+2)
 	readErr := make(chan error, 1)
 	go func() {
 		defer close(batches)
-		readErr <- a.read(ctx, st, batches)
+		readErr <- a.read(ctx, st, batches, spare)
 	}()
 	first := true
 	for d := range batches {
@@ -89,8 +90,15 @@ func (a *Aggregator) stream(ctx context.Context, attempt *int) error {
 			a.m.badTime.Add(uint64(d.bad))
 			a.cfg.Logger.Warn("rows refused: time_ms out of range", "rows", d.bad, "max_ms", maxTimeMs)
 		}
-		if err := a.push(d.b, d.started, true); err != nil {
+		if err := a.push(d.b, d.started, &d.own); err != nil {
 			a.cfg.Logger.Warn("batch rejected", "rows", d.b.Len(), "err", err)
+		}
+		// The series keeps no reference to a batch once its push has
+		// returned, and the /live chunk keeps the hosts as indices: the
+		// host column goes back to the reader for a later batch.
+		select {
+		case spare <- d.b.Cols[2].Str[:0]:
+		default:
 		}
 	}
 	return <-readErr
@@ -105,17 +113,20 @@ const readAhead = 64
 
 // decoded is one received batch, decoded.
 type decoded struct {
-	b       *schema.Batch // columns of its own
+	b       *schema.Batch // time, cpu and requests in columns of their own
+	own     owned         // the hosts as indices, for the /live chunk
 	started time.Time     // when it was received: the start of batchDone
 	bad     int           // rows left out for a time_ms out of range
 	err     error         // the batch could not be decoded
 }
 
 // read receives batches until the stream ends and hands each one,
-// decoded, to batches. It returns why the stream ended.
-func (a *Aggregator) read(ctx context.Context, st eventsv1.Producer_SubscribeClient, batches chan<- decoded) error {
+// decoded, to batches. A batch's host column comes from spare, where the
+// pusher returns them, when one waits there. It returns why the stream
+// ended.
+func (a *Aggregator) read(ctx context.Context, st eventsv1.Producer_SubscribeClient, batches chan<- decoded, spare <-chan []string) error {
 	var raw eventsv1.Raw
-	hosts := map[string]string{}
+	dec := decoder{maxLen: a.cfg.MaxHostLen}
 	size := 1024
 	for {
 		if err := st.RecvMsg(&raw); err != nil {
@@ -124,8 +135,18 @@ func (a *Aggregator) read(ctx context.Context, st eventsv1.Producer_SubscribeCli
 			}
 			return err
 		}
-		d := decoded{b: schema.NewBatch(Schema, size), started: time.Now()}
-		d.bad, d.err = decodeBatch(raw.Data, d.b, hosts)
+		d := decoded{b: &schema.Batch{
+			Time: make([]int64, 0, size),
+			Cols: []schema.Vec{{Num: make([]float64, 0, size)}, {Num: make([]float64, 0, size)}, {}},
+		}, started: time.Now()}
+		select {
+		case d.b.Cols[2].Str = <-spare:
+		default:
+			d.b.Cols[2].Str = make([]string, 0, size)
+		}
+		d.own.ids = make([]uint32, 0, size)
+		d.own.ids, d.bad, d.err = dec.decode(raw.Data, d.b, d.own.ids)
+		d.own.names, d.own.indexed = dec.names.view(), dec.indexed
 		size = max(d.b.Len(), 16)
 		select {
 		case batches <- d:
@@ -151,31 +172,45 @@ func (a *Aggregator) lostUpstream() {
 // time_ms past about ±9.2e12 would overflow an int64 of nanoseconds.
 const maxTimeMs = (1 << 62) / int64(time.Millisecond)
 
-// decodeBatch decodes an encoded EventBatch into b (reset first) and
-// returns how many rows it left out for a time_ms beyond ±maxTimeMs. Host
-// names are looked up in hosts so that each distinct name is allocated
-// once.
-func decodeBatch(data []byte, b *schema.Batch, hosts map[string]string) (bad int, err error) {
+// decoder decodes encoded EventBatches into batches, keeping a table of
+// the host names it has seen.
+type decoder struct {
+	names   hostNames
+	maxLen  int  // longest name the table takes (Config.MaxHostLen)
+	indexed bool // every host of the last batch has an index
+}
+
+// noName is the index of a host the table does not take (longer than
+// maxLen: the aggregator refuses its row).
+const noName = ^uint32(0)
+
+// decode decodes an encoded EventBatch into b (reset first), appends each
+// row's host index to ids and returns them, with how many rows it left
+// out for a time_ms beyond ±maxTimeMs. Host names come from the table, so
+// each distinct name is allocated once.
+func (d *decoder) decode(data []byte, b *schema.Batch, ids []uint32) (_ []uint32, bad int, err error) {
 	b.Reset()
+	d.names.roll()
+	d.indexed = true
 	err = eventsv1.DecodeEvents(data, func(timeMs int64, cpu float64, requests int64, host []byte) {
 		if timeMs > maxTimeMs || timeMs < -maxTimeMs {
 			bad++
 			return
 		}
-		h, ok := hosts[string(host)]
-		if !ok {
+		var h string
+		k := noName
+		if len(host) <= d.maxLen {
+			k = d.names.id(len(ids), host)
+			h = d.names.list[k]
+		} else {
 			h = string(host)
-			if len(hosts) >= 1<<16 {
-				clear(hosts) // a flood of names: start over rather than grow
-			}
-			if len(h) <= 256 {
-				hosts[h] = h
-			}
+			d.indexed = false
 		}
+		ids = append(ids, k)
 		b.Time = append(b.Time, timeMs*int64(time.Millisecond))
 		b.Cols[0].Num = append(b.Cols[0].Num, cpu)
 		b.Cols[1].Num = append(b.Cols[1].Num, float64(requests))
 		b.Cols[2].Str = append(b.Cols[2].Str, h)
 	})
-	return bad, err
+	return ids, bad, err
 }

@@ -41,18 +41,31 @@ func TestTheLiveAppendKeepsAnOwnedBatchTakenWhole(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			a := newTestAggregator(t, Config{Logger: quietLogger, Ordering: tc.ordering, Grace: 10 * time.Second})
-			require.NoError(t, a.push(batchOf(row{500 * time.Millisecond, 0.1, 1, "z"}), time.Now(), true))
+			var names hostNames
+			z := batchOf(row{500 * time.Millisecond, 0.1, 1, "z"})
+			require.NoError(t, a.push(z, time.Now(), ownedOf(&names, z)))
 			b := batchOf(tc.rows...)
-			require.NoError(t, a.push(b, time.Now(), tc.owned))
+			var own *owned
+			if tc.owned {
+				own = ownedOf(&names, b)
+			}
+			require.NoError(t, a.push(b, time.Now(), own))
+			// The reader reuses a pushed batch's host column: the chunk
+			// must not see it change.
+			for i := range b.Cols[2].Str {
+				b.Cols[2].Str[i] = "reused"
+			}
 			chunks := a.raw.all()
 			require.Len(t, chunks, 2)
 			c := chunks[1]
-			assert.Equal(t, tc.taken, c.host)
+			assert.Equal(t, tc.taken, chunkHosts(c))
 			require.NotEmpty(t, c.times)
 			assert.Equal(t, tc.shared, &c.times[0] == &b.Time[0], "times shared with the batch")
 			assert.Equal(t, tc.shared, &c.cpu[0] == &b.Cols[0].Num[0], "cpu shared with the batch")
 			assert.Equal(t, tc.shared, &c.req[0] == &b.Cols[1].Num[0], "requests shared with the batch")
-			assert.Equal(t, tc.shared, &c.host[0] == &b.Cols[2].Str[0], "hosts shared with the batch")
+			if tc.owned {
+				assert.Equal(t, tc.shared, &c.host[0] == &own.ids[0], "host indices shared with the reader's")
+			}
 		})
 	}
 }
@@ -93,8 +106,9 @@ func TestTheReaderDecodesAheadOfThePusherUpToItsBound(t *testing.T) {
 		st.data = append(st.data, data)
 	}
 	batches := make(chan decoded, readAhead)
+	spare := make(chan []string, 1)
 	done := make(chan error, 1)
-	go func() { done <- a.read(ctx, st, batches) }()
+	go func() { done <- a.read(ctx, st, batches, spare) }()
 
 	// readAhead batches wait, and the reader holds one more, received.
 	eventually(t, "the reader to fill its queue", func() bool { return st.received.Load() == readAhead+1 })
@@ -102,19 +116,33 @@ func TestTheReaderDecodesAheadOfThePusherUpToItsBound(t *testing.T) {
 	assert.EqualValues(t, readAhead+1, st.received.Load(), "the reader stops at its bound")
 	require.Len(t, batches, readAhead)
 
-	var got []*schema.Batch
+	// A host column handed back is the next batch decoded (the reader
+	// holds one decoded already).
+	back := make([]string, 0, 8)
+	spare <- back
+	var got []decoded
 	for range readAhead {
 		d := <-batches
 		require.NoError(t, d.err)
-		got = append(got, d.b)
+		got = append(got, d)
 	}
-	for i, b := range got {
+	for i, d := range got {
+		b := d.b
 		assert.Equal(t, []int64{int64(i) * int64(time.Second), int64(i) * int64(time.Second)}, b.Time)
 		assert.Equal(t, []string{"a", "b"}, b.Cols[2].Str)
+		assert.True(t, d.own.indexed)
+		assert.Equal(t, []string{"a", "b"}, []string{d.own.names[d.own.ids[0]], d.own.names[d.own.ids[1]]})
 		if i > 0 {
-			assert.NotSame(t, &got[i-1].Time[0], &b.Time[0], "each batch has columns of its own")
+			assert.NotSame(t, &got[i-1].b.Time[0], &b.Time[0], "each batch has columns of its own")
+			assert.NotSame(t, &got[i-1].own.ids[0], &d.own.ids[0], "and host indices of its own")
 		}
 	}
+	d := <-batches // received before, decoded into a column of its own
+	require.NoError(t, d.err)
+	d = <-batches
+	require.NoError(t, d.err)
+	assert.Same(t, &back[:1][0], &d.b.Cols[2].Str[0], "the spare host column is reused")
+	assert.Equal(t, []string{"a", "b"}, d.b.Cols[2].Str)
 	cancel()
 	select {
 	case err := <-done:
@@ -122,4 +150,25 @@ func TestTheReaderDecodesAheadOfThePusherUpToItsBound(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the reader did not stop when its context ended")
 	}
+}
+
+// ownedOf is what the reader decodes beside b: its hosts' indices in
+// names.
+func ownedOf(names *hostNames, b *schema.Batch) *owned {
+	names.roll()
+	own := &owned{indexed: true}
+	for _, h := range b.Cols[2].Str {
+		own.ids = append(own.ids, names.idOf(h))
+	}
+	own.names = names.view()
+	return own
+}
+
+// chunkHosts returns the hosts of a /live chunk's rows.
+func chunkHosts(c *rawChunk) []string {
+	var hs []string
+	for i := range c.host {
+		hs = append(hs, c.hostAt(i))
+	}
+	return hs
 }

@@ -346,10 +346,10 @@ func TestBadTimesAreRefusedWhileIngestGoesOn(t *testing.T) {
 		return data
 	}
 	b := schema.NewBatch(Schema, 8)
-	hosts := map[string]string{}
+	dec := decoder{maxLen: 256}
 	ingest := func(data []byte) {
 		t.Helper()
-		bad, err := decodeBatch(data, b, hosts)
+		_, bad, err := dec.decode(data, b, nil)
 		require.NoError(t, err)
 		a.m.badTime.Add(uint64(bad))
 		require.NoError(t, a.Push(b, time.Now()))

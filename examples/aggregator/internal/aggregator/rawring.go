@@ -10,26 +10,40 @@ import (
 	"github.com/pond-go/pond/schema"
 )
 
-// rawChunk is the rows one push took into the raw window, copied out of
-// the series. It is immutable once built, so /live writers read it
-// without the aggregator's lock.
+// rawChunk is the rows one push took into the raw window. It is
+// immutable once built, so /live writers read it without the
+// aggregator's lock. A row's host is an index into names (see
+// [hostNames]): no pointer per row for the collector to mark.
 type rawChunk struct {
 	times    []int64 // ns
 	cpu, req []float64
-	host     []string
+	host     []uint32
+	names    []string
 
 	once  sync.Once
 	frame []byte // the append frame, encoded once for every client
 }
 
-func newRawChunk(tab *schema.Table) *rawChunk {
+// newRawChunk copies the rows of tab, a table of the raw series, into a
+// chunk, its hosts as indices into names.
+func newRawChunk(tab *schema.Table, names *hostNames) *rawChunk {
+	names.roll()
+	hosts := strs(tab, "host")
+	ids := make([]uint32, len(hosts))
+	for i, h := range hosts {
+		ids[i] = names.idOf(h)
+	}
 	return &rawChunk{
 		times: slices.Clone(tab.Times()),
 		cpu:   slices.Clone(numbers(tab, "cpu")),
 		req:   slices.Clone(numbers(tab, "requests")),
-		host:  slices.Clone(strs(tab, "host")),
+		host:  ids,
+		names: names.view(),
 	}
 }
+
+// hostAt returns the host of row i.
+func (c *rawChunk) hostAt(i int) string { return c.names[c.host[i]] }
 
 // numbers and strs return a column of the raw series by name (the
 // series' schema has it).
@@ -58,7 +72,7 @@ func (c *rawChunk) appendRows(b []byte, cut int64, first bool) ([]byte, int) {
 		if !first || n > 0 {
 			b = append(b, ',')
 		}
-		b = wire.AppendRawRow(b, t/int64(time.Millisecond), c.cpu[i], c.req[i], c.host[i])
+		b = wire.AppendRawRow(b, t/int64(time.Millisecond), c.cpu[i], c.req[i], c.hostAt(i))
 		n++
 	}
 	return b, n
