@@ -85,10 +85,11 @@ func TestOneWorkerStartsNoGoroutine(t *testing.T) {
 	p.Close()
 }
 
-// loops counts the goroutines running a pool's loop, waiting a moment
-// for exited ones to be gone when there are more than want: the runtime
-// may count a goroutine a little after its function returned, and other
-// tests' goroutines come and go, so only pool loops are counted.
+// loops counts the goroutines running a pool's loop, waiting up to 5 s
+// for the count to be want: the runtime may count a goroutine a little
+// after its function returned, a goroutine just started may not be in
+// the count yet on a busy machine, and other tests' goroutines come and
+// go, so only pool loops are counted.
 func loops(want int) int {
 	count := func() int {
 		buf := make([]byte, 1<<20)
@@ -96,7 +97,7 @@ func loops(want int) int {
 		return strings.Count(string(buf[:n]), "workers.(*Pool).loop")
 	}
 	n := count()
-	for deadline := time.Now().Add(5 * time.Second); n > want && time.Now().Before(deadline); n = count() {
+	for deadline := time.Now().Add(5 * time.Second); n != want && time.Now().Before(deadline); n = count() {
 		time.Sleep(time.Millisecond)
 	}
 	return n
