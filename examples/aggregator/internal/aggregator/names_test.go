@@ -58,38 +58,37 @@ func TestALongHostIsNotIndexedAndItsBatchIsCopied(t *testing.T) {
 	a := newTestAggregator(t, Config{Logger: quietLogger, MaxHostLen: 8})
 	long := strings.Repeat("x", 9)
 	ms := t0.Add(time.Second).UnixMilli()
-	data, err := eventsv1.AppendEvents(nil, []*eventsv1.Event{
-		{TimeMs: ms, Cpu: 0.5, Requests: 1, Host: "a"},
-		{TimeMs: ms, Cpu: 0.6, Requests: 2, Host: long},
-		{TimeMs: ms, Cpu: 0.7, Requests: 3, Host: "b"},
-	})
-	require.NoError(t, err)
 	dec := decoder{maxLen: a.cfg.MaxHostLen}
-	b := schema.NewBatch(Schema, 4)
-	own := owned{}
-	own.ids, _, err = dec.decode(data, b, nil)
-	require.NoError(t, err)
-	own.names, own.indexed = dec.names.view(), dec.indexed
+	decode := func(evs ...*eventsv1.Event) (*schema.Batch, *owned) {
+		t.Helper()
+		data, err := eventsv1.AppendEvents(nil, evs)
+		require.NoError(t, err)
+		b := schema.NewBatch(Schema, 4)
+		var own owned
+		own.ids, _, err = dec.decode(data, b, nil)
+		require.NoError(t, err)
+		own.names, own.indexed = dec.names.view(), dec.indexed
+		return b, &own
+	}
+	b, own := decode(
+		&eventsv1.Event{TimeMs: ms, Cpu: 0.5, Requests: 1, Host: "a"},
+		&eventsv1.Event{TimeMs: ms, Cpu: 0.6, Requests: 2, Host: long},
+		&eventsv1.Event{TimeMs: ms, Cpu: 0.7, Requests: 3, Host: "b"},
+	)
 	assert.False(t, own.indexed)
 	assert.Equal(t, []uint32{0, noName, 1}, own.ids)
 	assert.Equal(t, []string{"a", long, "b"}, b.Cols[2].Str)
 
-	require.NoError(t, a.push(b, time.Now(), &own))
+	require.NoError(t, a.push(b, time.Now(), own))
 	chunks := a.raw.all()
 	require.Len(t, chunks, 1)
 	assert.Equal(t, []string{"a", "b"}, chunkHosts(chunks[0]))
 	assert.NotSame(t, &b.Time[0], &chunks[0].times[0], "copied")
 
 	// The next batch, all short, is indexed again and kept whole.
-	data, err = eventsv1.AppendEvents(nil, []*eventsv1.Event{{TimeMs: ms + 1, Cpu: 0.5, Requests: 1, Host: "b"}})
-	require.NoError(t, err)
-	b2 := schema.NewBatch(Schema, 4)
-	own2 := owned{}
-	own2.ids, _, err = dec.decode(data, b2, nil)
-	require.NoError(t, err)
-	own2.names, own2.indexed = dec.names.view(), dec.indexed
+	b2, own2 := decode(&eventsv1.Event{TimeMs: ms + 1, Cpu: 0.5, Requests: 1, Host: "b"})
 	assert.True(t, own2.indexed)
-	require.NoError(t, a.push(b2, time.Now(), &own2))
+	require.NoError(t, a.push(b2, time.Now(), own2))
 	chunks = a.raw.all()
 	require.Len(t, chunks, 2)
 	assert.Equal(t, []string{"b"}, chunkHosts(chunks[1]))
