@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,7 +19,7 @@ import (
 // optional one (missing values as NaN): a 1s window and a 200ms window
 // (one pane) on a 200ms clock, with outputs of every kind the records
 // keep, and the table it emits into.
-func stepCaseGroup(t *testing.T) (*Group, *schema.Table) {
+func stepCaseGroup(t testing.TB) (*Group, *schema.Table) {
 	t.Helper()
 	aggs := []Agg{
 		{Slot: 1, Using: reduce.Sum}, {Slot: 1, Using: reduce.Stdev}, {Slot: 1, Using: reduce.Min}, {Slot: 1, Using: reduce.Max},
@@ -48,10 +49,16 @@ func stepCaseGroup(t *testing.T) (*Group, *schema.Table) {
 func TestStepRecordsAgreeWithInboxes(t *testing.T) {
 	// The same rows, in random batches, into a group folding them into
 	// open-step records and into one taking them through inboxes: the
-	// same rows out (sums to double-double rounding).
+	// same rows out (sums to double-double rounding). The seed's group
+	// folds its second column's sums in the squares' pass.
+	t.Run("every kind", func(t *testing.T) { recordsAgreeWithInboxes(t, stepCaseGroup, true) })
+	t.Run("seed", func(t *testing.T) { recordsAgreeWithInboxes(t, seedGroup, false) })
+}
+
+func recordsAgreeWithInboxes(t *testing.T, build func(testing.TB) (*Group, *schema.Table), missing bool) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	stepped, out := stepCaseGroup(t)
-	inbox, want := stepCaseGroup(t)
+	stepped, out := build(t)
+	inbox, want := build(t)
 	require.True(t, stepped.stepped)
 	inbox.stepped = false
 	const parts = 7
@@ -68,7 +75,7 @@ func TestStepRecordsAgreeWithInboxes(t *testing.T) {
 		ps = append(ps, int32(rng.IntN(parts)))
 		xs = append(xs, math.Float64bits(rng.NormFloat64()*1e3+1e6))
 		y := math.NaN()
-		if rng.IntN(3) > 0 {
+		if !missing || rng.IntN(3) > 0 {
 			y = float64(rng.IntN(100))
 		}
 		ys = append(ys, math.Float64bits(y))
@@ -180,11 +187,11 @@ func TestAFoldPanicsOnAPartitionWithoutARecord(t *testing.T) {
 	recs[8+4], recs[8+5] = math.Float64bits(math.NaN()), math.Float64bits(math.NaN())
 	xs := []uint64{math.Float64bits(1)}
 	for _, q := range []int32{2, -1} {
-		assert.Panics(t, func() { foldSquares(recs, 8, 0, -1, 4, []int32{q}, xs) }, "squares, partition %d", q)
+		assert.Panics(t, func() { foldSquares(recs, 8, 0, -1, 4, []int32{q}, xs, noSum) }, "squares, partition %d", q)
 		assert.Panics(t, func() { foldSums(recs, 8, 0, -1, []int32{q}, xs) }, "sums, partition %d", q)
 	}
-	assert.Panics(t, func() { foldSquares(recs, 8, 6, -1, -1, []int32{0}, xs) }, "sums past the record")
-	assert.NotPanics(t, func() { foldSquares(recs, 8, 0, 6, 4, []int32{1}, xs) })
+	assert.Panics(t, func() { foldSquares(recs, 8, 6, -1, -1, []int32{0}, xs, noSum) }, "sums past the record")
+	assert.NotPanics(t, func() { foldSquares(recs, 8, 0, 6, 4, []int32{1}, xs, noSum) })
 	assert.Equal(t, []uint64{math.Float64bits(1), math.Float64bits(1)}, recs[8+4:8+6], "min and max of partition 1")
 	assert.Equal(t, uint64(1), recs[8+6], "partition 1's count")
 }
@@ -212,4 +219,66 @@ func TestAPartitionReadFromItsRingKeepsItsPlaceAmongRecords(t *testing.T) {
 	n, _ := out.Numbers("b")
 	assert.Equal(t, []float64{1, 2, 4, 16, 72, 32}, sum)
 	assert.Equal(t, []float64{1, 1, 1, 1, 2, 1}, n)
+}
+
+func TestASecondColumnFoldedWithTheSquaresGivesTheRecordsOfItsOwnFold(t *testing.T) {
+	// Records of 10 words: sums and squares of x at 0, min and max at 4,
+	// x's count at 6, sums of y at 7, y's count at 9. Both columns have
+	// missing values (NaN), infinities and, for x, values too big to
+	// square.
+	rng := rand.New(rand.NewPCG(3, 4))
+	const w, nparts = 10, 5
+	value := func() uint64 {
+		switch rng.IntN(12) {
+		case 0:
+			return math.Float64bits(math.NaN())
+		case 1:
+			return math.Float64bits(math.Inf(1 - 2*rng.IntN(2)))
+		case 2:
+			return math.Float64bits(0x1p501)
+		}
+		return math.Float64bits(rng.NormFloat64()*10 + 100)
+	}
+	fresh := func() []uint64 {
+		recs := make([]uint64, nparts*w)
+		for q := range nparts {
+			recs[q*w+4], recs[q*w+5] = math.Float64bits(math.NaN()), math.Float64bits(math.NaN())
+		}
+		return recs
+	}
+	paired, apart := fresh(), fresh()
+	for range 200 {
+		n := rng.IntN(30)
+		parts, xs, ys := make([]int32, n), make([]uint64, n), make([]uint64, n)
+		for i := range n {
+			parts[i], xs[i], ys[i] = int32(rng.IntN(nparts)), value(), value()
+		}
+		foldSquares(paired, w, 0, 6, 4, parts, xs, sumCol{off: 7, nOff: 9, xs: ys})
+		foldSquares(apart, w, 0, 6, 4, parts, xs, noSum)
+		foldSums(apart, w, 7, 9, parts, ys)
+	}
+	assert.Equal(t, apart, paired)
+	assert.NotZero(t, paired[9], "partition 0 counted values of y")
+}
+
+func TestAColumnOfPlainSumsIsFoldedInTheSquaresPass(t *testing.T) {
+	// The seed's shape: cpu with a stdev and extremes, requests with an
+	// avg and a sum. Requests' sums go into cpu's pass; a column with
+	// extremes of its own keeps its fold.
+	p, err := NewPlan(Spec{
+		Step: 200 * ms, Kinds: []schema.Kind{schema.Number, schema.Number, schema.Number}, Required: []bool{true, true, false},
+		Windows: []Window{{Span: 1000 * ms, Aggs: []Agg{
+			{Slot: 2, Using: reduce.Sum}, {Slot: 1, Using: reduce.Stdev}, {Slot: 1, Using: reduce.Min},
+			{Slot: 3, Using: reduce.Avg}, {Slot: 3, Using: reduce.Max},
+		}}},
+	})
+	require.NoError(t, err)
+	folds := p.st.folds
+	require.Len(t, folds, 2)
+	cpu := slices.IndexFunc(folds, func(f stepFold) bool { return f.slot == 1 })
+	require.GreaterOrEqual(t, cpu, 0)
+	require.GreaterOrEqual(t, folds[cpu].with, 0)
+	assert.Equal(t, 2, p.st.moms[folds[cpu].with].slot, "requests' sums ride with cpu's squares")
+	assert.Equal(t, -1, folds[1-cpu].with)
+	assert.Equal(t, 3, folds[1-cpu].slot, "slot 3 has extremes: its own pass")
 }

@@ -201,8 +201,12 @@ func (g *Group) foldColumns(in *Rows, parts []int32, from, to int) {
 				foldExtremes(st.recs, w, f.ext, parts, xs)
 			}
 		default:
-			m := &sp.moms[f.mom]
-			foldSquares(st.recs, w, m.off, m.nOff, f.ext, parts, xs)
+			m, two := &sp.moms[f.mom], noSum
+			if f.with >= 0 {
+				o := &sp.moms[f.with]
+				two = sumCol{off: o.off, nOff: o.nOff, xs: in.Enc[o.slot-1][from:to]}
+			}
+			foldSquares(st.recs, w, m.off, m.nOff, f.ext, parts, xs, two)
 		}
 	}
 	if len(sp.counts)+len(sp.fls) > 0 {
@@ -263,10 +267,24 @@ func foldSum(f *[2]uint64, x float64) {
 	f[0], f[1] = math.Float64bits(hi), math.Float64bits(c)
 }
 
+// sumCol is a second column that foldSquares sums in its pass: its
+// values xs, the sum's words at off (−1: no second column), its count's
+// at nOff (−1: none).
+type sumCol struct {
+	off, nOff int
+	xs        []uint64
+}
+
+// noSum is no second column for foldSquares.
+var noSum = sumCol{off: -1, nOff: -1}
+
 // foldSquares is foldSums adding the squares too, to the words after the
 // sum (see bigSquare for values whose square is not summed), and, when
 // ext is not negative, foldExtremes at word ext: one pass over a column
-// that has a stdev, a min and a max.
+// that has a stdev, a min and a max. With a second column (two.off not
+// negative) it is also foldSums of two in the same pass: the row's
+// partition, its record's address and the loop are paid once for both
+// columns (the seed's cpu and requests).
 //
 // The row's arithmetic is written out here, not called (foldSquare is too
 // big for the inliner), and a row reaches its record's words from the
@@ -274,11 +292,17 @@ func foldSum(f *[2]uint64, x float64) {
 // the words' offsets against a record's width once for the pass. With
 // slice checks for each word, the loop kept too many values live and
 // reloaded them from the stack every row.
-func foldSquares(recs []uint64, w, off, nOff, ext int, parts []int32, xs []uint64) {
-	if off < 0 || off+4 > w || ext+2 > w || nOff >= w {
+func foldSquares(recs []uint64, w, off, nOff, ext int, parts []int32, xs []uint64, two sumCol) {
+	if off < 0 || off+4 > w || ext+2 > w || nOff >= w || two.off+2 > w || two.nOff >= w {
 		panic("aligned: record words out of the record")
 	}
 	xs = xs[:len(parts)]
+	pair := two.off >= 0
+	ys := xs // read but not used without a second column
+	if pair {
+		ys = two.xs
+	}
+	ys = ys[:len(parts)]
 	nrec := uint(len(recs) / w)
 	base := unsafe.Pointer(unsafe.SliceData(recs))
 	size := uintptr(w) * 8
@@ -287,6 +311,14 @@ func foldSquares(recs []uint64, w, off, nOff, ext int, parts []int32, xs []uint6
 			panic("aligned: partition without a record")
 		}
 		r := unsafe.Add(base, uintptr(q)*size)
+		if y := math.Float64frombits(ys[i]); pair && y-y == 0 {
+			if two.nOff >= 0 {
+				*(*uint64)(unsafe.Add(r, two.nOff*8))++
+			}
+			f := (*[2]uint64)(unsafe.Add(r, two.off*8))
+			hi, e := twoSum(math.Float64frombits(f[0]), y)
+			f[0], f[1] = math.Float64bits(hi), math.Float64bits(math.Float64frombits(f[1])+e)
+		}
 		x := math.Float64frombits(xs[i])
 		if x-x != 0 { // NaN or ±Inf: not summed; an infinity is an extreme
 			if ext >= 0 && x == x {
@@ -301,16 +333,19 @@ func foldSquares(recs []uint64, w, off, nOff, ext int, parts []int32, xs []uint6
 			*(*uint64)(unsafe.Add(r, nOff*8))++
 		}
 		f := (*[4]uint64)(unsafe.Add(r, off*8))
-		s, c := math.Float64frombits(f[0]), math.Float64frombits(f[1])
-		hi, e := twoSum(s, x)
-		f[0], f[1] = math.Float64bits(hi), math.Float64bits(c+e)
-		sq, sqc := math.Float64frombits(f[2]), math.Float64frombits(f[3])
-		if math.Abs(x) >= bigSquare || math.IsInf(sq, 1) {
+		hi, e := twoSum(math.Float64frombits(f[0]), x)
+		f[0], f[1] = math.Float64bits(hi), math.Float64bits(math.Float64frombits(f[1])+e)
+		// |x| ≥ bigSquare exactly when x² ≥ bigSquare² (x² rounds to
+		// below 2^1000 for every |x| < 2^500), and x is finite here: one
+		// test on the square instead of one on |x|.
+		sq, q, qc := x*x, math.Float64frombits(f[2]), math.Float64frombits(f[3])
+		if !(sq < bigSquare*bigSquare) || q > math.MaxFloat64 {
 			f[2], f[3] = math.Float64bits(math.Inf(1)), 0
 			continue
 		}
-		sq, sqc = addSq(sq, sqc, x)
-		f[2], f[3] = math.Float64bits(sq), math.Float64bits(sqc)
+		hq, e := twoSum(q, sq)
+		sqe := math.FMA(x, x, -sq)
+		f[2], f[3] = math.Float64bits(hq), math.Float64bits(qc+(e+sqe))
 	}
 }
 
