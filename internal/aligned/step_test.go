@@ -282,3 +282,27 @@ func TestAColumnOfPlainSumsIsFoldedInTheSquaresPass(t *testing.T) {
 	assert.Equal(t, -1, folds[1-cpu].with)
 	assert.Equal(t, 3, folds[1-cpu].slot, "slot 3 has extremes: its own pass")
 }
+
+func TestCountingRowsInWakesPartitionsAndUndoesAtTheLimit(t *testing.T) {
+	g, out := stepCaseGroup(t)
+	require.True(t, g.stepped)
+	enc := func(n int) [][]uint64 {
+		xs, ys := make([]uint64, n), make([]uint64, n)
+		return [][]uint64{xs, ys}
+	}
+	g.Push(&Rows{Times: []int64{10 * ms, 20 * ms, 30 * ms}, Enc: enc(3)}, []int32{0, 1, 1}, out)
+	require.Equal(t, []uint32{1, 2}, g.st.n[:2])
+	times := []int64{40 * ms, 40 * ms, 40 * ms, 40 * ms}
+
+	// Partition 1 is over the limit: partition 2 wakes, then every count
+	// is undone.
+	assert.False(t, g.countIn([]int32{0, 2, 0, 1}, times, 1))
+	require.Len(t, g.st.n, 3)
+	assert.Equal(t, []uint32{1, 2, 0}, g.st.n, "counts as before, partition 2's record open and empty")
+	assert.True(t, g.parts[2].live)
+
+	// Under the limit: every row counted, partition 3 woken mid-batch.
+	assert.True(t, g.countIn([]int32{3, 0, 2, 0, 1, 3}, append(times, 40*ms, 40*ms), 100))
+	assert.Equal(t, []uint32{3, 3, 1, 2}, g.st.n)
+	assert.True(t, g.parts[3].live)
+}

@@ -164,24 +164,46 @@ func (g *Group) stepColumns(in *Rows, parts []int32, from, to int, one bool) boo
 // false.
 func (g *Group) countIn(parts []int32, times []int64, limit uint32) bool {
 	st := &g.st
-	n := st.n
-	for i, q := range parts {
-		if int(q) < len(n) && n[q] <= limit {
-			n[q]++
-			continue
+	for i := 0; i < len(parts); i++ {
+		i += countLive(st.n, parts[i:], limit)
+		if i == len(parts) {
+			break
 		}
-		if int(q) < len(n) && n[q] != stepShut {
+		q := parts[i]
+		if int(q) < len(st.n) && st.n[q] != stepShut {
 			for _, q := range parts[:i] {
-				n[q]--
+				st.n[q]--
 			}
 			return false
 		}
 		g.wake(g.part(q), times[i])
 		st.open(q)
-		n = st.n
-		n[q]++
+		st.n[q]++
 	}
 	return true
+}
+
+// countLive counts rows of partitions parts into the row counts n while
+// their records are open and below limit rows, and returns how many it
+// counted: the loop of countIn, without the waking of a partition (a
+// call, around which the loop's values were kept on the stack). Not
+// inlined: inside countIn the loop reloaded its values from the stack
+// again.
+//
+//go:noinline
+func countLive(n []uint32, parts []int32, limit uint32) int {
+	for i, q := range parts {
+		j := uint(int(q)) // a negative q is past the counts too
+		if j >= uint(len(n)) {
+			return i
+		}
+		c := n[j]
+		if c > limit {
+			return i
+		}
+		n[j] = c + 1
+	}
+	return len(parts)
 }
 
 // foldColumns folds rows [from, to) of in, of partitions parts, counted
