@@ -35,9 +35,9 @@ type stepPlan struct {
 
 // stepFold is what a batch's rows fold into per column, in one pass:
 // the column's sums (mom, an index in moms; −1: none) and its extremes
-// (ext, the min's word; −1: none), and, with a column's squares, another
-// column's plain sums (with, an index in moms; −1: none) that has no fold
-// of its own.
+// (ext, the min's word; −1: none), and, with a required column's
+// squares, another required column's plain sums (with, an index in moms;
+// −1: none) that has no fold of its own.
 type stepFold struct {
 	slot, mom, ext, with int
 }
@@ -312,13 +312,13 @@ func (st *steps) empty(sp *stepPlan, q int32) {
 	st.n[q] = 0
 }
 
-// pairSums gives each fold of a column's squares the plain sums of
-// another column (no squares, no extremes) to fold in the same pass, and
-// drops that column's own fold.
+// pairSums gives each fold of a required column's squares the plain sums
+// of another required column (no squares, no extremes) to fold in the
+// same pass (foldSquaresWith), and drops that column's own fold.
 func pairSums(folds []stepFold, moms []stepMom) []stepFold {
-	plain := func(f stepFold) bool { return f.mom >= 0 && !moms[f.mom].squares && f.ext < 0 }
+	plain := func(f stepFold) bool { return f.mom >= 0 && !moms[f.mom].squares && moms[f.mom].nOff < 0 && f.ext < 0 }
 	for i := 0; i < len(folds); i++ {
-		if folds[i].mom < 0 || !moms[folds[i].mom].squares {
+		if folds[i].mom < 0 || !moms[folds[i].mom].squares || moms[folds[i].mom].nOff >= 0 {
 			continue
 		}
 		j := slices.IndexFunc(folds, plain)

@@ -187,11 +187,11 @@ func TestAFoldPanicsOnAPartitionWithoutARecord(t *testing.T) {
 	recs[8+4], recs[8+5] = math.Float64bits(math.NaN()), math.Float64bits(math.NaN())
 	xs := []uint64{math.Float64bits(1)}
 	for _, q := range []int32{2, -1} {
-		assert.Panics(t, func() { foldSquares(recs, 8, 0, -1, 4, []int32{q}, xs, noSum) }, "squares, partition %d", q)
+		assert.Panics(t, func() { foldSquares(recs, 8, 0, -1, 4, []int32{q}, xs) }, "squares, partition %d", q)
 		assert.Panics(t, func() { foldSums(recs, 8, 0, -1, []int32{q}, xs) }, "sums, partition %d", q)
 	}
-	assert.Panics(t, func() { foldSquares(recs, 8, 6, -1, -1, []int32{0}, xs, noSum) }, "sums past the record")
-	assert.NotPanics(t, func() { foldSquares(recs, 8, 0, 6, 4, []int32{1}, xs, noSum) })
+	assert.Panics(t, func() { foldSquares(recs, 8, 6, -1, -1, []int32{0}, xs) }, "sums past the record")
+	assert.NotPanics(t, func() { foldSquares(recs, 8, 0, 6, 4, []int32{1}, xs) })
 	assert.Equal(t, []uint64{math.Float64bits(1), math.Float64bits(1)}, recs[8+4:8+6], "min and max of partition 1")
 	assert.Equal(t, uint64(1), recs[8+6], "partition 1's count")
 }
@@ -222,12 +222,11 @@ func TestAPartitionReadFromItsRingKeepsItsPlaceAmongRecords(t *testing.T) {
 }
 
 func TestASecondColumnFoldedWithTheSquaresGivesTheRecordsOfItsOwnFold(t *testing.T) {
-	// Records of 10 words: sums and squares of x at 0, min and max at 4,
-	// x's count at 6, sums of y at 7, y's count at 9. Both columns have
-	// missing values (NaN), infinities and, for x, values too big to
-	// square.
+	// Records of 8 words: sums and squares of x at 0, min and max at 4,
+	// sums of y at 6. Both columns have missing values (NaN), infinities
+	// and values too big to square.
 	rng := rand.New(rand.NewPCG(3, 4))
-	const w, nparts = 10, 5
+	const w, nparts = 8, 5
 	value := func() uint64 {
 		switch rng.IntN(12) {
 		case 0:
@@ -253,23 +252,29 @@ func TestASecondColumnFoldedWithTheSquaresGivesTheRecordsOfItsOwnFold(t *testing
 		for i := range n {
 			parts[i], xs[i], ys[i] = int32(rng.IntN(nparts)), value(), value()
 		}
-		foldSquares(paired, w, 0, 6, 4, parts, xs, sumCol{off: 7, nOff: 9, xs: ys})
-		foldSquares(apart, w, 0, 6, 4, parts, xs, noSum)
-		foldSums(apart, w, 7, 9, parts, ys)
+		foldSquaresWith(paired, w, 0, 4, parts, xs, 6, ys)
+		foldSquares(apart, w, 0, -1, 4, parts, xs)
+		foldSums(apart, w, 6, -1, parts, ys)
 	}
 	assert.Equal(t, apart, paired)
-	assert.NotZero(t, paired[9], "partition 0 counted values of y")
+	assert.True(t, math.IsInf(math.Float64frombits(paired[2]), 1), "a value too big to square marks the squares")
+	for _, q := range []int32{nparts, -1} {
+		assert.Panics(t, func() { foldSquaresWith(paired, w, 0, 4, []int32{q}, xs1, 6, xs1) }, "partition %d", q)
+	}
+	assert.Panics(t, func() { foldSquaresWith(paired, w, 0, 4, []int32{0}, xs1, 7, xs1) }, "second sums past the record")
 }
 
+// xs1 is one value, 1.
+var xs1 = []uint64{math.Float64bits(1)}
+
 func TestAColumnOfPlainSumsIsFoldedInTheSquaresPass(t *testing.T) {
-	// The seed's shape: cpu with a stdev and extremes, requests with an
-	// avg and a sum. Requests' sums go into cpu's pass; a column with
-	// extremes of its own keeps its fold.
+	// The seed's shape: cpu with a stdev and extremes, requests with a
+	// sum, both required. Requests' sums go into cpu's pass; an optional
+	// column (it counts its values) keeps its own.
 	p, err := NewPlan(Spec{
 		Step: 200 * ms, Kinds: []schema.Kind{schema.Number, schema.Number, schema.Number}, Required: []bool{true, true, false},
 		Windows: []Window{{Span: 1000 * ms, Aggs: []Agg{
-			{Slot: 2, Using: reduce.Sum}, {Slot: 1, Using: reduce.Stdev}, {Slot: 1, Using: reduce.Min},
-			{Slot: 3, Using: reduce.Avg}, {Slot: 3, Using: reduce.Max},
+			{Slot: 3, Using: reduce.Avg}, {Slot: 2, Using: reduce.Sum}, {Slot: 1, Using: reduce.Stdev}, {Slot: 1, Using: reduce.Min},
 		}}},
 	})
 	require.NoError(t, err)
@@ -280,7 +285,7 @@ func TestAColumnOfPlainSumsIsFoldedInTheSquaresPass(t *testing.T) {
 	require.GreaterOrEqual(t, folds[cpu].with, 0)
 	assert.Equal(t, 2, p.st.moms[folds[cpu].with].slot, "requests' sums ride with cpu's squares")
 	assert.Equal(t, -1, folds[1-cpu].with)
-	assert.Equal(t, 3, folds[1-cpu].slot, "slot 3 has extremes: its own pass")
+	assert.Equal(t, 3, folds[1-cpu].slot, "slot 3 is optional: its own pass")
 }
 
 func TestCountingRowsInWakesPartitionsAndUndoesAtTheLimit(t *testing.T) {

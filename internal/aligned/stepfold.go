@@ -222,13 +222,12 @@ func (g *Group) foldColumns(in *Rows, parts []int32, from, to int) {
 			if f.ext >= 0 {
 				foldExtremes(st.recs, w, f.ext, parts, xs)
 			}
+		case f.with >= 0:
+			m, o := &sp.moms[f.mom], &sp.moms[f.with]
+			foldSquaresWith(st.recs, w, m.off, f.ext, parts, xs, o.off, in.Enc[o.slot-1][from:to])
 		default:
-			m, two := &sp.moms[f.mom], noSum
-			if f.with >= 0 {
-				o := &sp.moms[f.with]
-				two = sumCol{off: o.off, nOff: o.nOff, xs: in.Enc[o.slot-1][from:to]}
-			}
-			foldSquares(st.recs, w, m.off, m.nOff, f.ext, parts, xs, two)
+			m := &sp.moms[f.mom]
+			foldSquares(st.recs, w, m.off, m.nOff, f.ext, parts, xs)
 		}
 	}
 	if len(sp.counts)+len(sp.fls) > 0 {
@@ -289,24 +288,10 @@ func foldSum(f *[2]uint64, x float64) {
 	f[0], f[1] = math.Float64bits(hi), math.Float64bits(c)
 }
 
-// sumCol is a second column that foldSquares sums in its pass: its
-// values xs, the sum's words at off (−1: no second column), its count's
-// at nOff (−1: none).
-type sumCol struct {
-	off, nOff int
-	xs        []uint64
-}
-
-// noSum is no second column for foldSquares.
-var noSum = sumCol{off: -1, nOff: -1}
-
 // foldSquares is foldSums adding the squares too, to the words after the
 // sum (see bigSquare for values whose square is not summed), and, when
 // ext is not negative, foldExtremes at word ext: one pass over a column
-// that has a stdev, a min and a max. With a second column (two.off not
-// negative) it is also foldSums of two in the same pass: the row's
-// partition, its record's address and the loop are paid once for both
-// columns (the seed's cpu and requests).
+// that has a stdev, a min and a max.
 //
 // The row's arithmetic is written out here, not called (foldSquare is too
 // big for the inliner), and a row reaches its record's words from the
@@ -314,17 +299,11 @@ var noSum = sumCol{off: -1, nOff: -1}
 // the words' offsets against a record's width once for the pass. With
 // slice checks for each word, the loop kept too many values live and
 // reloaded them from the stack every row.
-func foldSquares(recs []uint64, w, off, nOff, ext int, parts []int32, xs []uint64, two sumCol) {
-	if off < 0 || off+4 > w || ext+2 > w || nOff >= w || two.off+2 > w || two.nOff >= w {
+func foldSquares(recs []uint64, w, off, nOff, ext int, parts []int32, xs []uint64) {
+	if off < 0 || off+4 > w || ext+2 > w || nOff >= w {
 		panic("aligned: record words out of the record")
 	}
 	xs = xs[:len(parts)]
-	pair := two.off >= 0
-	ys := xs // read but not used without a second column
-	if pair {
-		ys = two.xs
-	}
-	ys = ys[:len(parts)]
 	nrec := uint(len(recs) / w)
 	base := unsafe.Pointer(unsafe.SliceData(recs))
 	size := uintptr(w) * 8
@@ -333,14 +312,6 @@ func foldSquares(recs []uint64, w, off, nOff, ext int, parts []int32, xs []uint6
 			panic("aligned: partition without a record")
 		}
 		r := unsafe.Add(base, uintptr(q)*size)
-		if y := math.Float64frombits(ys[i]); pair && y-y == 0 {
-			if two.nOff >= 0 {
-				*(*uint64)(unsafe.Add(r, two.nOff*8))++
-			}
-			f := (*[2]uint64)(unsafe.Add(r, two.off*8))
-			hi, e := twoSum(math.Float64frombits(f[0]), y)
-			f[0], f[1] = math.Float64bits(hi), math.Float64bits(math.Float64frombits(f[1])+e)
-		}
 		x := math.Float64frombits(xs[i])
 		if x-x != 0 { // NaN or ±Inf: not summed; an infinity is an extreme
 			if ext >= 0 && x == x {
@@ -357,32 +328,77 @@ func foldSquares(recs []uint64, w, off, nOff, ext int, parts []int32, xs []uint6
 		f := (*[4]uint64)(unsafe.Add(r, off*8))
 		hi, e := twoSum(math.Float64frombits(f[0]), x)
 		f[0], f[1] = math.Float64bits(hi), math.Float64bits(math.Float64frombits(f[1])+e)
-		// |x| ≥ bigSquare exactly when x² ≥ bigSquare² (x² rounds to
-		// below 2^1000 for every |x| < 2^500), and x is finite here: one
-		// test on the square instead of one on |x|.
-		sq, q, qc := x*x, math.Float64frombits(f[2]), math.Float64frombits(f[3])
-		if !(sq < bigSquare*bigSquare) || q > math.MaxFloat64 {
+		sq, q := x*x, math.Float64frombits(f[2])
+		if !(sq < bigSquare*bigSquare) || q > math.MaxFloat64 { // see foldSquare
 			f[2], f[3] = math.Float64bits(math.Inf(1)), 0
 			continue
 		}
 		hq, e := twoSum(q, sq)
-		sqe := math.FMA(x, x, -sq)
-		f[2], f[3] = math.Float64bits(hq), math.Float64bits(qc+(e+sqe))
+		f[2], f[3] = math.Float64bits(hq), math.Float64bits(math.Float64frombits(f[3])+(e+math.FMA(x, x, -sq)))
 	}
 }
 
-// foldSquare adds x to the double-double f[0] + f[1] and x² to f[2] +
-// f[3], or marks Σx² infinite when x is too big to square (bigSquare):
-// one row of foldSquares.
+// foldSquaresWith is foldSquares of a required column (its count is the
+// rows') that also adds the finite values ys of another required column
+// to the sums at word off2, in the same pass: the row's partition, its
+// record's address and the loop are paid once for both columns (the
+// seed's cpu and requests). Without counts to keep, the loop keeps its
+// values in registers.
+func foldSquaresWith(recs []uint64, w, off, ext int, parts []int32, xs []uint64, off2 int, ys []uint64) {
+	if off < 0 || off+4 > w || ext+2 > w || off2 < 0 || off2+2 > w {
+		panic("aligned: record words out of the record")
+	}
+	xs, ys = xs[:len(parts)], ys[:len(parts)]
+	nrec := uint(len(recs) / w)
+	base := unsafe.Pointer(unsafe.SliceData(recs))
+	size := uintptr(w) * 8
+	for i, q := range parts {
+		if uint(q) >= nrec {
+			panic("aligned: partition without a record")
+		}
+		r := unsafe.Add(base, uintptr(q)*size)
+		if y := math.Float64frombits(ys[i]); y-y == 0 {
+			f := (*[2]uint64)(unsafe.Add(r, off2*8))
+			hi, e := twoSum(math.Float64frombits(f[0]), y)
+			f[0], f[1] = math.Float64bits(hi), math.Float64bits(math.Float64frombits(f[1])+e)
+		}
+		x := math.Float64frombits(xs[i])
+		if x-x != 0 { // NaN or ±Inf: not summed; an infinity is an extreme
+			if ext >= 0 && x == x {
+				foldExtreme((*[2]uint64)(unsafe.Add(r, ext*8)), x)
+			}
+			continue
+		}
+		if ext >= 0 {
+			foldExtreme((*[2]uint64)(unsafe.Add(r, ext*8)), x)
+		}
+		f := (*[4]uint64)(unsafe.Add(r, off*8))
+		hi, e := twoSum(math.Float64frombits(f[0]), x)
+		f[0], f[1] = math.Float64bits(hi), math.Float64bits(math.Float64frombits(f[1])+e)
+		sq, q := x*x, math.Float64frombits(f[2])
+		if !(sq < bigSquare*bigSquare) || q > math.MaxFloat64 { // see foldSquare
+			f[2], f[3] = math.Float64bits(math.Inf(1)), 0
+			continue
+		}
+		hq, e := twoSum(q, sq)
+		f[2], f[3] = math.Float64bits(hq), math.Float64bits(math.Float64frombits(f[3])+(e+math.FMA(x, x, -sq)))
+	}
+}
+
+// foldSquare adds x, finite, to the double-double f[0] + f[1] and x² to
+// f[2] + f[3], or marks Σx² infinite when x is too big to square
+// (bigSquare): one row of foldSquares, whose loops write it out. |x| ≥
+// bigSquare exactly when x² ≥ bigSquare² (x² rounds to below 2^1000 for
+// every |x| below 2^500): one test on the square, not one on |x|.
 func foldSquare(f *[4]uint64, x float64) {
 	foldSum((*[2]uint64)(f[:2]), x)
-	q, qc := math.Float64frombits(f[2]), math.Float64frombits(f[3])
-	if math.Abs(x) >= bigSquare || math.IsInf(q, 1) {
+	sq, q, qc := x*x, math.Float64frombits(f[2]), math.Float64frombits(f[3])
+	if !(sq < bigSquare*bigSquare) || q > math.MaxFloat64 {
 		f[2], f[3] = math.Float64bits(math.Inf(1)), 0
 		return
 	}
-	q, qc = addSq(q, qc, x)
-	f[2], f[3] = math.Float64bits(q), math.Float64bits(qc)
+	hq, e := twoSum(q, sq)
+	f[2], f[3] = math.Float64bits(hq), math.Float64bits(qc+(e+math.FMA(x, x, -sq)))
 }
 
 // foldExtremes lowers the min at word off and raises the max after it
