@@ -311,3 +311,27 @@ func TestCountingRowsInWakesPartitionsAndUndoesAtTheLimit(t *testing.T) {
 	assert.Equal(t, []uint32{3, 3, 1, 2}, g.st.n)
 	assert.True(t, g.parts[3].live)
 }
+
+func TestTheSquaresOverflowTestOnTheSquareIsTheTestOnTheValue(t *testing.T) {
+	// The folds test x² < bigSquare² where they meant |x| < bigSquare: the
+	// same for the values on either side of the edge, and a value at or
+	// past it marks Σx² infinite.
+	below := math.Nextafter(bigSquare, 0)
+	for _, c := range []struct {
+		x   float64
+		big bool
+	}{
+		{below, false}, {-below, false}, {bigSquare, true}, {-bigSquare, true},
+		{math.Nextafter(bigSquare, math.Inf(1)), true}, {1, false}, {0, false},
+	} {
+		assert.Equal(t, c.big, !(c.x*c.x < bigSquare*bigSquare), "x = %g", c.x)
+		assert.Equal(t, c.big, math.Abs(c.x) >= bigSquare, "x = %g", c.x)
+		var f [4]uint64
+		foldSquare(&f, c.x)
+		assert.Equal(t, c.big, math.IsInf(math.Float64frombits(f[2]), 1), "Σx² infinite, x = %g", c.x)
+		recs := make([]uint64, 6)
+		recs[4], recs[5] = math.Float64bits(math.NaN()), math.Float64bits(math.NaN())
+		foldSquares(recs, 6, 0, -1, 4, []int32{0}, []uint64{math.Float64bits(c.x)})
+		assert.Equal(t, f[:4], recs[:4], "the column pass agrees with the row, x = %g", c.x)
+	}
+}
