@@ -322,6 +322,15 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 	for j := range dsts {
 		dsts[j] = table.Column(out, g.first+j)
 	}
+	// Each window's bounds at b and at the next boundary: two divisions a
+	// window once a closing, not once a partition.
+	his, los := sc.his[:0], sc.los[:0]
+	for w := range p.wins {
+		wp := &p.wins[w]
+		his = append(his, floorDiv(b-p.anchor, wp.width))
+		los = append(los, floorDiv(b+p.step-wp.span-p.anchor, wp.width))
+	}
+	sc.his, sc.los = his, los
 	order := g.order[lo:hi]
 	k := floorDiv(b-p.step-p.anchor, p.step) // the closing step's pane, when stepped
 	for i, q := range order {
@@ -343,7 +352,7 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 		for w := range pt.wins {
 			wp := &p.wins[w]
 			ws := &pt.wins[w]
-			hi := floorDiv(b-p.anchor, wp.width)
+			hi := his[w]
 			ws.curS, ws.curE = 0, 0
 			if ws.hi < ws.base {
 				ws.hi = ws.base
@@ -372,7 +381,7 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 		for w := range pt.wins {
 			wp := &p.wins[w]
 			ws := &pt.wins[w]
-			lo := floorDiv(b+p.step-wp.span-p.anchor, wp.width)
+			lo := los[w]
 			for ws.base < lo && ws.n > 0 {
 				ws.leave(wp)
 			}
@@ -555,7 +564,7 @@ func (g *Group) Bytes() int {
 		n += int(unsafe.Sizeof(*pt)) + int(unsafe.Sizeof(winState{}))*cap(pt.wins)
 		for w := range pt.wins {
 			ws := &pt.wins[w]
-			n += 8*(cap(ws.ring)+cap(ws.ns)+cap(ws.cnts)+cap(ws.sums)+cap(ws.fp)+cap(ws.lp)) + 4*cap(ws.cring) + ws.raw.bytes()
+			n += 8*(cap(ws.ring)+cap(ws.ns)+cap(ws.cnts)+4*cap(ws.sums)+cap(ws.fp)+cap(ws.lp)) + 4*cap(ws.cring) + ws.raw.bytes()
 			for i := range ws.exts {
 				n += int(unsafe.Sizeof(reducers.Extreme{})) + 16*ws.exts[i].Cap()
 			}

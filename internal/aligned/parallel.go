@@ -12,9 +12,13 @@ import (
 func (g *Group) SetWorkers(p *workers.Pool) { g.par.pool = p }
 
 // closeScratch is what one goroutine's part of a closing writes besides
-// the partitions: the destination columns.
+// the partitions: the destination columns, and per window the panes that
+// bound it at the closed boundary and at the next one (the same for every
+// partition).
 type closeScratch struct {
 	dsts []*table.Col
+	his  []int64 // window w's panes before his[w] are closed
+	los  []int64 // window w's panes before los[w] leave it at the next boundary
 }
 
 // close emits at boundary b for every live partition whose windows hold

@@ -35,9 +35,11 @@ type stepPlan struct {
 
 // stepFold is what a batch's rows fold into per column, in one pass:
 // the column's sums (mom, an index in moms; −1: none) and its extremes
-// (ext, the min's word; −1: none).
+// (ext, the min's word; −1: none), and, with a required column's
+// squares, another required column's plain sums (with, an index in moms;
+// −1: none) that has no fold of its own.
 type stepFold struct {
-	slot, mom, ext int
+	slot, mom, ext, with int
 }
 
 // stepMom is a column's sums in the record: s and c at off, q and qc
@@ -178,16 +180,17 @@ func newStepPlan(p *Plan) stepPlan {
 	}
 	st.words = words
 	for j, m := range st.moms {
-		st.folds = append(st.folds, stepFold{slot: m.slot, mom: j, ext: -1})
+		st.folds = append(st.folds, stepFold{slot: m.slot, mom: j, ext: -1, with: -1})
 	}
 	for _, e := range st.exts {
 		j := slices.IndexFunc(st.folds, func(f stepFold) bool { return f.slot == e.slot })
 		if j < 0 {
 			j = len(st.folds)
-			st.folds = append(st.folds, stepFold{slot: e.slot, mom: -1})
+			st.folds = append(st.folds, stepFold{slot: e.slot, mom: -1, with: -1})
 		}
 		st.folds[j].ext = e.off
 	}
+	st.folds = pairSums(st.folds, st.moms)
 	st.empty = make([]uint64, words)
 	nan := math.Float64bits(math.NaN())
 	for _, e := range st.exts {
@@ -307,4 +310,26 @@ func (st *steps) empty(sp *stepPlan, q int32) {
 	copy(st.rec(sp, q), sp.empty)
 	st.raw[q] = st.raw[q][:0]
 	st.n[q] = 0
+}
+
+// pairSums gives each fold of a required column's squares the plain sums
+// of another required column (no squares, no extremes) to fold in the
+// same pass (foldSquaresWith), and drops that column's own fold.
+func pairSums(folds []stepFold, moms []stepMom) []stepFold {
+	plain := func(f stepFold) bool { return f.mom >= 0 && !moms[f.mom].squares && moms[f.mom].nOff < 0 && f.ext < 0 }
+	for i := 0; i < len(folds); i++ {
+		if folds[i].mom < 0 || !moms[folds[i].mom].squares || moms[folds[i].mom].nOff >= 0 {
+			continue
+		}
+		j := slices.IndexFunc(folds, plain)
+		if j < 0 {
+			break
+		}
+		folds[i].with = folds[j].mom
+		folds = slices.Delete(folds, j, j+1)
+		if j < i {
+			i-- // the squares' fold moved down one
+		}
+	}
+	return folds
 }

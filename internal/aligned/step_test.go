@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,7 +19,7 @@ import (
 // optional one (missing values as NaN): a 1s window and a 200ms window
 // (one pane) on a 200ms clock, with outputs of every kind the records
 // keep, and the table it emits into.
-func stepCaseGroup(t *testing.T) (*Group, *schema.Table) {
+func stepCaseGroup(t testing.TB) (*Group, *schema.Table) {
 	t.Helper()
 	aggs := []Agg{
 		{Slot: 1, Using: reduce.Sum}, {Slot: 1, Using: reduce.Stdev}, {Slot: 1, Using: reduce.Min}, {Slot: 1, Using: reduce.Max},
@@ -48,10 +49,16 @@ func stepCaseGroup(t *testing.T) (*Group, *schema.Table) {
 func TestStepRecordsAgreeWithInboxes(t *testing.T) {
 	// The same rows, in random batches, into a group folding them into
 	// open-step records and into one taking them through inboxes: the
-	// same rows out (sums to double-double rounding).
+	// same rows out (sums to double-double rounding). The seed's group
+	// folds its second column's sums in the squares' pass.
+	t.Run("every kind", func(t *testing.T) { recordsAgreeWithInboxes(t, stepCaseGroup, true) })
+	t.Run("seed", func(t *testing.T) { recordsAgreeWithInboxes(t, seedGroup, false) })
+}
+
+func recordsAgreeWithInboxes(t *testing.T, build func(testing.TB) (*Group, *schema.Table), missing bool) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	stepped, out := stepCaseGroup(t)
-	inbox, want := stepCaseGroup(t)
+	stepped, out := build(t)
+	inbox, want := build(t)
 	require.True(t, stepped.stepped)
 	inbox.stepped = false
 	const parts = 7
@@ -68,7 +75,7 @@ func TestStepRecordsAgreeWithInboxes(t *testing.T) {
 		ps = append(ps, int32(rng.IntN(parts)))
 		xs = append(xs, math.Float64bits(rng.NormFloat64()*1e3+1e6))
 		y := math.NaN()
-		if rng.IntN(3) > 0 {
+		if !missing || rng.IntN(3) > 0 {
 			y = float64(rng.IntN(100))
 		}
 		ys = append(ys, math.Float64bits(y))
@@ -212,4 +219,119 @@ func TestAPartitionReadFromItsRingKeepsItsPlaceAmongRecords(t *testing.T) {
 	n, _ := out.Numbers("b")
 	assert.Equal(t, []float64{1, 2, 4, 16, 72, 32}, sum)
 	assert.Equal(t, []float64{1, 1, 1, 1, 2, 1}, n)
+}
+
+func TestASecondColumnFoldedWithTheSquaresGivesTheRecordsOfItsOwnFold(t *testing.T) {
+	// Records of 8 words: sums and squares of x at 0, min and max at 4,
+	// sums of y at 6. Both columns have missing values (NaN), infinities
+	// and values too big to square.
+	rng := rand.New(rand.NewPCG(3, 4))
+	const w, nparts = 8, 5
+	value := func() uint64 {
+		switch rng.IntN(12) {
+		case 0:
+			return math.Float64bits(math.NaN())
+		case 1:
+			return math.Float64bits(math.Inf(1 - 2*rng.IntN(2)))
+		case 2:
+			return math.Float64bits(0x1p501)
+		}
+		return math.Float64bits(rng.NormFloat64()*10 + 100)
+	}
+	fresh := func() []uint64 {
+		recs := make([]uint64, nparts*w)
+		for q := range nparts {
+			recs[q*w+4], recs[q*w+5] = math.Float64bits(math.NaN()), math.Float64bits(math.NaN())
+		}
+		return recs
+	}
+	paired, apart := fresh(), fresh()
+	for range 200 {
+		n := rng.IntN(30)
+		parts, xs, ys := make([]int32, n), make([]uint64, n), make([]uint64, n)
+		for i := range n {
+			parts[i], xs[i], ys[i] = int32(rng.IntN(nparts)), value(), value()
+		}
+		foldSquaresWith(paired, w, 0, 4, parts, xs, 6, ys)
+		foldSquares(apart, w, 0, -1, 4, parts, xs)
+		foldSums(apart, w, 6, -1, parts, ys)
+	}
+	assert.Equal(t, apart, paired)
+	assert.True(t, math.IsInf(math.Float64frombits(paired[2]), 1), "a value too big to square marks the squares")
+	for _, q := range []int32{nparts, -1} {
+		assert.Panics(t, func() { foldSquaresWith(paired, w, 0, 4, []int32{q}, xs1, 6, xs1) }, "partition %d", q)
+	}
+	assert.Panics(t, func() { foldSquaresWith(paired, w, 0, 4, []int32{0}, xs1, 7, xs1) }, "second sums past the record")
+}
+
+// xs1 is one value, 1.
+var xs1 = []uint64{math.Float64bits(1)}
+
+func TestAColumnOfPlainSumsIsFoldedInTheSquaresPass(t *testing.T) {
+	// The seed's shape: cpu with a stdev and extremes, requests with a
+	// sum, both required. Requests' sums go into cpu's pass; an optional
+	// column (it counts its values) keeps its own.
+	p, err := NewPlan(Spec{
+		Step: 200 * ms, Kinds: []schema.Kind{schema.Number, schema.Number, schema.Number}, Required: []bool{true, true, false},
+		Windows: []Window{{Span: 1000 * ms, Aggs: []Agg{
+			{Slot: 3, Using: reduce.Avg}, {Slot: 2, Using: reduce.Sum}, {Slot: 1, Using: reduce.Stdev}, {Slot: 1, Using: reduce.Min},
+		}}},
+	})
+	require.NoError(t, err)
+	folds := p.st.folds
+	require.Len(t, folds, 2)
+	cpu := slices.IndexFunc(folds, func(f stepFold) bool { return f.slot == 1 })
+	require.GreaterOrEqual(t, cpu, 0)
+	require.GreaterOrEqual(t, folds[cpu].with, 0)
+	assert.Equal(t, 2, p.st.moms[folds[cpu].with].slot, "requests' sums ride with cpu's squares")
+	assert.Equal(t, -1, folds[1-cpu].with)
+	assert.Equal(t, 3, folds[1-cpu].slot, "slot 3 is optional: its own pass")
+}
+
+func TestCountingRowsInWakesPartitionsAndUndoesAtTheLimit(t *testing.T) {
+	g, out := stepCaseGroup(t)
+	require.True(t, g.stepped)
+	enc := func(n int) [][]uint64 {
+		xs, ys := make([]uint64, n), make([]uint64, n)
+		return [][]uint64{xs, ys}
+	}
+	g.Push(&Rows{Times: []int64{10 * ms, 20 * ms, 30 * ms}, Enc: enc(3)}, []int32{0, 1, 1}, out)
+	require.Equal(t, []uint32{1, 2}, g.st.n[:2])
+	times := []int64{40 * ms, 40 * ms, 40 * ms, 40 * ms}
+
+	// Partition 1 is over the limit: partition 2 wakes, then every count
+	// is undone.
+	assert.False(t, g.countIn([]int32{0, 2, 0, 1}, times, 1))
+	require.Len(t, g.st.n, 3)
+	assert.Equal(t, []uint32{1, 2, 0}, g.st.n, "counts as before, partition 2's record open and empty")
+	assert.True(t, g.parts[2].live)
+
+	// Under the limit: every row counted, partition 3 woken mid-batch.
+	assert.True(t, g.countIn([]int32{3, 0, 2, 0, 1, 3}, append(times, 40*ms, 40*ms), 100))
+	assert.Equal(t, []uint32{3, 3, 1, 2}, g.st.n)
+	assert.True(t, g.parts[3].live)
+}
+
+func TestTheSquaresOverflowTestOnTheSquareIsTheTestOnTheValue(t *testing.T) {
+	// The folds test x² < bigSquare² where they meant |x| < bigSquare: the
+	// same for the values on either side of the edge, and a value at or
+	// past it marks Σx² infinite.
+	below := math.Nextafter(bigSquare, 0)
+	for _, c := range []struct {
+		x   float64
+		big bool
+	}{
+		{below, false}, {-below, false}, {bigSquare, true}, {-bigSquare, true},
+		{math.Nextafter(bigSquare, math.Inf(1)), true}, {1, false}, {0, false},
+	} {
+		assert.Equal(t, c.big, !(c.x*c.x < bigSquare*bigSquare), "x = %g", c.x)
+		assert.Equal(t, c.big, math.Abs(c.x) >= bigSquare, "x = %g", c.x)
+		var f [4]uint64
+		foldSquare(&f, c.x)
+		assert.Equal(t, c.big, math.IsInf(math.Float64frombits(f[2]), 1), "Σx² infinite, x = %g", c.x)
+		recs := make([]uint64, 6)
+		recs[4], recs[5] = math.Float64bits(math.NaN()), math.Float64bits(math.NaN())
+		foldSquares(recs, 6, 0, -1, 4, []int32{0}, []uint64{math.Float64bits(c.x)})
+		assert.Equal(t, f[:4], recs[:4], "the column pass agrees with the row, x = %g", c.x)
+	}
 }

@@ -164,24 +164,46 @@ func (g *Group) stepColumns(in *Rows, parts []int32, from, to int, one bool) boo
 // false.
 func (g *Group) countIn(parts []int32, times []int64, limit uint32) bool {
 	st := &g.st
-	n := st.n
-	for i, q := range parts {
-		if int(q) < len(n) && n[q] <= limit {
-			n[q]++
-			continue
+	for i := 0; i < len(parts); i++ {
+		i += countLive(st.n, parts[i:], limit)
+		if i == len(parts) {
+			break
 		}
-		if int(q) < len(n) && n[q] != stepShut {
+		q := parts[i]
+		if int(q) < len(st.n) && st.n[q] != stepShut {
 			for _, q := range parts[:i] {
-				n[q]--
+				st.n[q]--
 			}
 			return false
 		}
 		g.wake(g.part(q), times[i])
 		st.open(q)
-		n = st.n
-		n[q]++
+		st.n[q]++
 	}
 	return true
+}
+
+// countLive counts rows of partitions parts into the row counts n while
+// their records are open and below limit rows, and returns how many it
+// counted: the loop of countIn, without the waking of a partition (a
+// call, around which the loop's values were kept on the stack). Not
+// inlined: inside countIn the loop reloaded its values from the stack
+// again.
+//
+//go:noinline
+func countLive(n []uint32, parts []int32, limit uint32) int {
+	for i, q := range parts {
+		j := uint(int(q)) // a negative q is past the counts too
+		if j >= uint(len(n)) {
+			return i
+		}
+		c := n[j]
+		if c > limit {
+			return i
+		}
+		n[j] = c + 1
+	}
+	return len(parts)
 }
 
 // foldColumns folds rows [from, to) of in, of partitions parts, counted
@@ -200,6 +222,9 @@ func (g *Group) foldColumns(in *Rows, parts []int32, from, to int) {
 			if f.ext >= 0 {
 				foldExtremes(st.recs, w, f.ext, parts, xs)
 			}
+		case f.with >= 0:
+			m, o := &sp.moms[f.mom], &sp.moms[f.with]
+			foldSquaresWith(st.recs, w, m.off, f.ext, parts, xs, o.off, in.Enc[o.slot-1][from:to])
 		default:
 			m := &sp.moms[f.mom]
 			foldSquares(st.recs, w, m.off, m.nOff, f.ext, parts, xs)
@@ -301,31 +326,79 @@ func foldSquares(recs []uint64, w, off, nOff, ext int, parts []int32, xs []uint6
 			*(*uint64)(unsafe.Add(r, nOff*8))++
 		}
 		f := (*[4]uint64)(unsafe.Add(r, off*8))
-		s, c := math.Float64frombits(f[0]), math.Float64frombits(f[1])
-		hi, e := twoSum(s, x)
-		f[0], f[1] = math.Float64bits(hi), math.Float64bits(c+e)
-		sq, sqc := math.Float64frombits(f[2]), math.Float64frombits(f[3])
-		if math.Abs(x) >= bigSquare || math.IsInf(sq, 1) {
+		hi, e := twoSum(math.Float64frombits(f[0]), x)
+		f[0], f[1] = math.Float64bits(hi), math.Float64bits(math.Float64frombits(f[1])+e)
+		sq, q := x*x, math.Float64frombits(f[2])
+		if !(sq < bigSquare*bigSquare) || q > math.MaxFloat64 { // see foldSquare
 			f[2], f[3] = math.Float64bits(math.Inf(1)), 0
 			continue
 		}
-		sq, sqc = addSq(sq, sqc, x)
-		f[2], f[3] = math.Float64bits(sq), math.Float64bits(sqc)
+		hq, e := twoSum(q, sq)
+		f[2], f[3] = math.Float64bits(hq), math.Float64bits(math.Float64frombits(f[3])+(e+math.FMA(x, x, -sq)))
 	}
 }
 
-// foldSquare adds x to the double-double f[0] + f[1] and x² to f[2] +
-// f[3], or marks Σx² infinite when x is too big to square (bigSquare):
-// one row of foldSquares.
+// foldSquaresWith is foldSquares of a required column (its count is the
+// rows') that also adds the finite values ys of another required column
+// to the sums at word off2, in the same pass: the row's partition, its
+// record's address and the loop are paid once for both columns (the
+// seed's cpu and requests). Without counts to keep, the loop keeps its
+// values in registers.
+func foldSquaresWith(recs []uint64, w, off, ext int, parts []int32, xs []uint64, off2 int, ys []uint64) {
+	if off < 0 || off+4 > w || ext+2 > w || off2 < 0 || off2+2 > w {
+		panic("aligned: record words out of the record")
+	}
+	xs, ys = xs[:len(parts)], ys[:len(parts)]
+	nrec := uint(len(recs) / w)
+	base := unsafe.Pointer(unsafe.SliceData(recs))
+	size := uintptr(w) * 8
+	for i, q := range parts {
+		if uint(q) >= nrec {
+			panic("aligned: partition without a record")
+		}
+		r := unsafe.Add(base, uintptr(q)*size)
+		if y := math.Float64frombits(ys[i]); y-y == 0 {
+			f := (*[2]uint64)(unsafe.Add(r, off2*8))
+			hi, e := twoSum(math.Float64frombits(f[0]), y)
+			f[0], f[1] = math.Float64bits(hi), math.Float64bits(math.Float64frombits(f[1])+e)
+		}
+		x := math.Float64frombits(xs[i])
+		if x-x != 0 { // NaN or ±Inf: not summed; an infinity is an extreme
+			if ext >= 0 && x == x {
+				foldExtreme((*[2]uint64)(unsafe.Add(r, ext*8)), x)
+			}
+			continue
+		}
+		if ext >= 0 {
+			foldExtreme((*[2]uint64)(unsafe.Add(r, ext*8)), x)
+		}
+		f := (*[4]uint64)(unsafe.Add(r, off*8))
+		hi, e := twoSum(math.Float64frombits(f[0]), x)
+		f[0], f[1] = math.Float64bits(hi), math.Float64bits(math.Float64frombits(f[1])+e)
+		sq, q := x*x, math.Float64frombits(f[2])
+		if !(sq < bigSquare*bigSquare) || q > math.MaxFloat64 { // see foldSquare
+			f[2], f[3] = math.Float64bits(math.Inf(1)), 0
+			continue
+		}
+		hq, e := twoSum(q, sq)
+		f[2], f[3] = math.Float64bits(hq), math.Float64bits(math.Float64frombits(f[3])+(e+math.FMA(x, x, -sq)))
+	}
+}
+
+// foldSquare adds x, finite, to the double-double f[0] + f[1] and x² to
+// f[2] + f[3], or marks Σx² infinite when x is too big to square
+// (bigSquare): one row of foldSquares, whose loops write it out. |x| ≥
+// bigSquare exactly when x² ≥ bigSquare² (x² rounds to below 2^1000 for
+// every |x| below 2^500): one test on the square, not one on |x|.
 func foldSquare(f *[4]uint64, x float64) {
 	foldSum((*[2]uint64)(f[:2]), x)
-	q, qc := math.Float64frombits(f[2]), math.Float64frombits(f[3])
-	if math.Abs(x) >= bigSquare || math.IsInf(q, 1) {
+	sq, q, qc := x*x, math.Float64frombits(f[2]), math.Float64frombits(f[3])
+	if !(sq < bigSquare*bigSquare) || q > math.MaxFloat64 {
 		f[2], f[3] = math.Float64bits(math.Inf(1)), 0
 		return
 	}
-	q, qc = addSq(q, qc, x)
-	f[2], f[3] = math.Float64bits(q), math.Float64bits(qc)
+	hq, e := twoSum(q, sq)
+	f[2], f[3] = math.Float64bits(hq), math.Float64bits(qc+(e+math.FMA(x, x, -sq)))
 }
 
 // foldExtremes lowers the min at word off and raises the max after it

@@ -22,10 +22,10 @@ type winState struct {
 	rows       int64    // when the plan keeps the row count
 	lastRow    int64    // the latest closed pane with a row (noPane: none)
 	ns         []int64
-	sums       []float64 // s, c, q, qc per Moments
-	curS, curE int64     // time range of the cached pane
-	curK       int64     // its index
-	curSlot    int       // its ring slot
+	sums       [][4]float64 // s, c, q, qc per Moments
+	curS, curE int64        // time range of the cached pane
+	curK       int64        // its index
+	curSlot    int          // its ring slot
 	rebuild    bool
 	raw        rawRows
 	cnts       []int64
@@ -62,7 +62,7 @@ func (p *Plan) newWin(wp *winPlan) winState {
 	ws := winState{
 		ns:   make([]int64, len(wp.moments)),
 		cnts: make([]int64, len(wp.counts)),
-		sums: make([]float64, 4*len(wp.moments)),
+		sums: make([][4]float64, len(wp.moments)),
 		exts: make([]reducers.Extreme, len(wp.exts)),
 		fp:   make([]int64, len(wp.fls)),
 		lp:   make([]int64, len(wp.fls)),
@@ -316,7 +316,7 @@ func (ws *winState) addSums(wp *winPlan, r []uint64, sign float64) {
 	for i := range wp.moments {
 		m := &wp.moments[i]
 		f := r[m.off:]
-		a := ws.sums[4*i:][:4]
+		a := &ws.sums[i]
 		ddAdd(&a[0], &a[1], sign*math.Float64frombits(f[0]), sign*math.Float64frombits(f[1]))
 		if m.squares {
 			ddAdd(&a[2], &a[3], sign*math.Float64frombits(f[2]), sign*math.Float64frombits(f[3]))
@@ -347,7 +347,7 @@ func (ws *winState) leave(wp *winPlan) {
 				continue // no running sums
 			}
 			f := r[m.off:]
-			a := ws.sums[4*i:][:4]
+			a := &ws.sums[i]
 			ps := math.Float64frombits(f[0])
 			switch {
 			case ws.ns[i] == 0:
@@ -403,7 +403,7 @@ func (ws *winState) onePane(wp *winPlan) []uint64 {
 // (pane from onePane; zeros when nil).
 func (ws *winState) sumsOf(wp *winPlan, i int, pane []uint64) (s, c, q, qc float64) {
 	if !wp.single {
-		a := ws.sums[4*i:][:4]
+		a := &ws.sums[i]
 		return a[0], a[1], a[2], a[3]
 	}
 	if pane == nil {
