@@ -151,13 +151,24 @@ func MinMaxSlots(slots []uint64, off, stride, n int) (lo, hi float64, ok bool) {
 	if n <= 0 {
 		return lo, hi, false
 	}
-	_ = slots[off+(n-1)*stride]
-	for r := off; r < off+n*stride; r += stride {
-		x := math.Float64frombits(slots[r])
+	// The loops range over the run cut once, so that they hold neither a
+	// bound recomputed per value nor a bounds check. The first value
+	// present sets both; after it, a value below the minimum cannot be
+	// above the maximum, and the loop keeps one comparison for most
+	// values and its two floats in place.
+	run := slots[off : off+(n-1)*stride+1]
+	r := 0
+	for ; r < len(run); r += stride {
+		if x := math.Float64frombits(run[r]); x == x {
+			lo, hi = x, x
+			break
+		}
+	}
+	for ; r < len(run); r += stride {
+		x := math.Float64frombits(run[r])
 		if x < lo {
 			lo = x
-		}
-		if x > hi {
+		} else if x > hi {
 			hi = x
 		}
 	}

@@ -342,6 +342,9 @@ func TestMinMaxSlotsSkipsMissingAndKeepsTheOldestOfEqualValues(t *testing.T) {
 		{"negative zero first", []float64{math.NaN(), negZero, 0}, negZero, negZero, true},
 		{"infinities", []float64{math.Inf(1), math.Inf(1)}, math.Inf(1), math.Inf(1), true},
 		{"spread", []float64{3, math.NaN(), -2, 7, -2}, -2, 7, true},
+		{"negative infinity only", []float64{math.NaN(), math.Inf(-1)}, math.Inf(-1), math.Inf(-1), true},
+		{"first value the maximum", []float64{9, 1, 4, 1}, 1, 9, true},
+		{"zeros after the first value", []float64{math.NaN(), 2, 0, negZero, 5, negZero}, 0, 5, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			slots := make([]uint64, 2*len(c.vals)+1)
@@ -355,6 +358,39 @@ func TestMinMaxSlotsSkipsMissingAndKeepsTheOldestOfEqualValues(t *testing.T) {
 				assert.Equal(t, math.Float64bits(c.hi), math.Float64bits(hi), "max")
 			}
 		})
+	}
+}
+
+func TestMinMaxSlotsMatchesTheScanOfEveryValue(t *testing.T) {
+	// The values the scan compares strictly against running extremes
+	// started at the infinities: what MinMaxSlots returns, bit for bit,
+	// over runs of every length with missing values, signed zeros,
+	// infinities and repeats anywhere, at strides 1 to 3.
+	pick := []float64{math.NaN(), 0, math.Copysign(0, -1), 1, -1, 2.5, -2.5, math.Inf(1), math.Inf(-1), 1e300, -1e-300}
+	rng := rand.New(rand.NewPCG(15, 11))
+	for trial := range 5000 {
+		n, stride := rng.IntN(12), 1+rng.IntN(3)
+		off := rng.IntN(stride)
+		slots := make([]uint64, off+n*stride)
+		for i := range slots {
+			slots[i] = math.Float64bits(pick[rng.IntN(len(pick))])
+		}
+		wlo, whi := math.Inf(1), math.Inf(-1)
+		for i := range n {
+			x := math.Float64frombits(slots[off+i*stride])
+			if x < wlo {
+				wlo = x
+			}
+			if x > whi {
+				whi = x
+			}
+		}
+		lo, hi, ok := MinMaxSlots(slots, off, stride, n)
+		require.Equal(t, wlo <= whi, ok, "trial %d", trial)
+		if ok {
+			require.Equal(t, math.Float64bits(wlo), math.Float64bits(lo), "trial %d: min", trial)
+			require.Equal(t, math.Float64bits(whi), math.Float64bits(hi), "trial %d: max", trial)
+		}
 	}
 }
 
