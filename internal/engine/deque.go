@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"sync"
-	"unsafe"
-)
+import "sync"
 
 // blockRows is the number of rows in a full deque block; a power of two.
 const blockRows = 256
@@ -43,9 +40,6 @@ type blockPool struct {
 	// hands only when a deque grows or shrinks, so the lock is rare).
 	shared *blockPool
 	mu     *sync.Mutex
-	// made, when a test sets it, records the slots of every block the
-	// pool makes, by its first slot (see deque.block).
-	made map[*uint64]int
 }
 
 // setStride sizes the pool's blocks for rows of stride slots.
@@ -80,11 +74,7 @@ func (p *blockPool) get(c int) []uint64 {
 		p.free[c] = p.free[c][:n-1]
 		return b
 	}
-	b := make([]uint64, classRows(c)*p.stride)
-	if p.made != nil {
-		p.made[&b[0]] = len(b)
-	}
-	return b
+	return make([]uint64, classRows(c)*p.stride)
 }
 
 // put gives back block b of class c.
@@ -150,23 +140,14 @@ func (p *blockPool) bytes() int {
 // less is in use, to twice its rows, so that a window that slides at a
 // steady size neither allocates nor moves rows, and one that shrank
 // gives its blocks back.
-//
-// The block list holds each block's first slot, not a slice: 8 bytes a
-// block instead of 24 (a minute of 100 rows a second is 24 blocks, and
-// their slice headers were 640 bytes a partition). A block's slots are
-// rebuilt, with their exact length, by block: every block but the last is
-// full, and the last is of class last, whose slots lastSlots counts; the
-// pool made each block with exactly that many slots (see
-// TestDequeBlocksAreTheSlotsThePoolMade).
 type deque struct {
-	blocks    []*uint64 // the first slot of each block
-	base      uint64    // absolute index of the row at position 0 in the front's lap
-	front     uint64    // absolute index of the first row held
-	tail      uint64    // absolute index after the last row held
-	cap       uint64    // rows the ring has room for
-	last      int32     // the class of the last block
-	lastSlots int32     // the slots of the last block
-	stride    int
+	blocks [][]uint64
+	base   uint64 // absolute index of the row at position 0 in the front's lap
+	front  uint64 // absolute index of the first row held
+	tail   uint64 // absolute index after the last row held
+	cap    uint64 // rows the ring has room for
+	last   int    // the class of the last block
+	stride int
 }
 
 // pos returns the ring position of row a, held or the tail.
@@ -181,26 +162,13 @@ func (d *deque) pos(a uint64) uint64 {
 // blockLen returns the rows of block k.
 func (d *deque) blockLen(k int) int {
 	if k == len(d.blocks)-1 {
-		return classRows(int(d.last))
+		return classRows(d.last)
 	}
 	return blockRows
 }
 
 // block returns the slots of block k.
-func (d *deque) block(k int) []uint64 {
-	n := d.stride * blockRows
-	if k == len(d.blocks)-1 {
-		n = int(d.lastSlots)
-	}
-	// The pool made the block with exactly n slots (blockPool.get), so
-	// the slice is the block's whole allocation and no more.
-	return unsafe.Slice(d.blocks[k], n)
-}
-
-// setLast notes that the last block is of class c.
-func (d *deque) setLast(c int) {
-	d.last, d.lastSlots = int32(c), int32(classRows(c)*d.stride)
-}
+func (d *deque) block(k int) []uint64 { return d.blocks[k] }
 
 // seg returns the block that holds row a, the row's index in it and the
 // number of positions from there to the block's end: a run of rows from
@@ -209,14 +177,13 @@ func (d *deque) seg(a uint64) (blk []uint64, i, n int) {
 	q := d.pos(a)
 	k := int(q / blockRows)
 	i = int(q % blockRows)
-	blk = d.block(k)
-	return blk, i, len(blk)/d.stride - i
+	return d.blocks[k], i, d.blockLen(k) - i
 }
 
 // row returns the slots of row a.
 func (d *deque) row(a uint64) []uint64 {
 	q := d.pos(a)
-	b := d.block(int(q / blockRows))
+	b := d.blocks[q/blockRows]
 	i := int(q%blockRows) * d.stride
 	return b[i : i+d.stride : i+d.stride]
 }
@@ -224,7 +191,7 @@ func (d *deque) row(a uint64) []uint64 {
 // time returns the time of row a.
 func (d *deque) time(a uint64) int64 {
 	q := d.pos(a)
-	return int64(d.block(int(q / blockRows))[int(q%blockRows)*d.stride])
+	return int64(d.blocks[q/blockRows][int(q%blockRows)*d.stride])
 }
 
 // room returns the block that holds the tail's slots, the tail's first
@@ -242,15 +209,14 @@ func (d *deque) room(p *blockPool) (blk []uint64, i, n int) {
 // one with no blocks).
 func (d *deque) grow(p *blockPool) {
 	if d.cap == 0 {
-		d.blocks = append(d.blocks[:0], &p.get(0)[0])
-		d.setLast(0)
-		d.base, d.cap = d.front, uint64(smallRows[0])
+		d.blocks = append(d.blocks[:0], p.get(0))
+		d.last, d.base, d.cap = 0, d.front, uint64(smallRows[0])
 		return
 	}
 	if q := d.pos(d.tail); q != 0 {
 		k := int(q / blockRows)
 		switch i := int(q % blockRows); {
-		case k == len(d.blocks)-1 && int(d.last) < len(smallRows):
+		case k == len(d.blocks)-1 && d.last < len(smallRows):
 			// The tail is in the short last block: the step opens
 			// there, and the rows after it (the oldest) move up.
 			g := d.growLast(p, i)
@@ -263,18 +229,18 @@ func (d *deque) grow(p *blockPool) {
 		d.rotate()
 	}
 	// The front is at position 0: the room goes at the ring's end.
-	if int(d.last) < len(smallRows) {
-		d.growLast(p, classRows(int(d.last)))
+	if d.last < len(smallRows) {
+		d.growLast(p, classRows(d.last))
 		return
 	}
 	d.roomForBlock()
 	if len(d.blocks) >= fullGrowBlocks {
-		d.blocks = append(d.blocks, &p.get(len(smallRows))[0])
+		d.blocks = append(d.blocks, p.get(len(smallRows)))
 		d.cap += blockRows
 		return
 	}
-	d.blocks = append(d.blocks, &p.get(0)[0])
-	d.setLast(0)
+	d.blocks = append(d.blocks, p.get(0))
+	d.last = 0
 	d.cap += uint64(smallRows[0])
 }
 
@@ -298,23 +264,24 @@ const rotateMax = 4 * blockRows
 // the rows from there on (the oldest) move up a block.
 func (d *deque) insertFull(p *blockPool, k, i int) {
 	nb := p.get(len(smallRows))
-	copy(nb[:i*d.stride], d.block(k)[:i*d.stride])
+	copy(nb[:i*d.stride], d.blocks[k][:i*d.stride])
 	d.roomForBlock()
 	d.blocks = append(d.blocks, nil)
 	copy(d.blocks[k+1:], d.blocks[k:])
-	d.blocks[k] = &nb[0]
+	d.blocks[k] = nb
 	d.cap += blockRows
 	d.base -= blockRows
 }
 
 // roomForBlock makes room in the block list for one more block. The list
-// grows by an eighth, not by doubling: the doubled list of a minute of
-// 100 rows a second (24 blocks) has 20 spare slots.
+// grows by an eighth, not by doubling: at 24 bytes a block, the doubled
+// list of a minute of 100 rows a second (24 blocks) has 190 bytes of
+// spare slots.
 func (d *deque) roomForBlock() {
 	if len(d.blocks) < cap(d.blocks) {
 		return
 	}
-	nl := make([]*uint64, len(d.blocks), len(d.blocks)+1+len(d.blocks)/8)
+	nl := make([][]uint64, len(d.blocks), len(d.blocks)+1+len(d.blocks)/8)
 	copy(nl, d.blocks)
 	d.blocks = nl
 }
@@ -324,16 +291,15 @@ func (d *deque) roomForBlock() {
 // difference, which it returns.
 func (d *deque) growLast(p *blockPool, i int) int {
 	k := len(d.blocks) - 1
-	c := int(d.last)
-	old, r := d.block(k), classRows(c)
-	nb := p.get(c + 1)
-	g := classRows(c+1) - r
+	old, r := d.blocks[k], classRows(d.last)
+	nb := p.get(d.last + 1)
+	g := classRows(d.last+1) - r
 	st := d.stride
 	copy(nb[:i*st], old[:i*st])
 	copy(nb[(i+g)*st:], old[i*st:r*st])
-	p.put(old, c)
-	d.blocks[k] = &nb[0]
-	d.setLast(c + 1)
+	p.put(old, d.last)
+	d.blocks[k] = nb
+	d.last++
 	d.cap += uint64(g)
 	return g
 }
@@ -355,8 +321,8 @@ func (d *deque) reverse(i, j uint64) {
 	st := d.stride
 	for j > i+1 {
 		j--
-		x := d.block(int(i / blockRows))[int(i%blockRows)*st:][:st]
-		y := d.block(int(j / blockRows))[int(j%blockRows)*st:][:st]
+		x := d.blocks[i/blockRows][int(i%blockRows)*st:][:st]
+		y := d.blocks[j/blockRows][int(j%blockRows)*st:][:st]
 		for s := range x {
 			x[s], y[s] = y[s], x[s]
 		}
@@ -400,26 +366,26 @@ func (d *deque) shrink(p *blockPool) {
 	n := d.tail - d.front
 	for len(d.blocks) > 1 {
 		k := len(d.blocks) - 1
-		r := uint64(classRows(int(d.last)))
+		r := uint64(classRows(d.last))
 		if d.cap-r < 2*n {
 			break
 		}
-		p.put(d.block(k), int(d.last))
+		p.put(d.blocks[k], d.last)
 		d.blocks[k] = nil
 		d.blocks = d.blocks[:k]
-		d.setLast(len(smallRows))
+		d.last = len(smallRows)
 		d.cap -= r
 	}
 }
 
 // release gives every block back to the pool.
 func (d *deque) release(p *blockPool) {
-	for i := range d.blocks {
+	for i, b := range d.blocks {
 		c := len(smallRows)
 		if i == len(d.blocks)-1 {
-			c = int(d.last)
+			c = d.last
 		}
-		p.put(d.block(i), c)
+		p.put(b, c)
 	}
 	clear(d.blocks)
 	d.blocks = d.blocks[:0]
@@ -431,9 +397,9 @@ func (d *deque) len() int { return int(d.tail - d.front) }
 
 // bytes returns the memory of the deque's blocks and block list.
 func (d *deque) bytes() int {
-	n := 8 * cap(d.blocks)
-	for k := range d.blocks {
-		n += 8 * len(d.block(k))
+	n := 24 * cap(d.blocks)
+	for _, b := range d.blocks {
+		n += 8 * len(b)
 	}
 	return n
 }

@@ -972,7 +972,7 @@ func (d *deque) slotOf(a uint64) ([]uint64, int) {
 	if q >= d.cap {
 		q -= d.cap
 	}
-	return d.block(int(q / blockRows)), int(q%blockRows) * d.stride
+	return d.blocks[q/blockRows], int(q%blockRows) * d.stride
 }
 
 // present reports whether an encoded slot holds a value.
