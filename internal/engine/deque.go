@@ -140,13 +140,18 @@ func (p *blockPool) bytes() int {
 // less is in use, to twice its rows, so that a window that slides at a
 // steady size neither allocates nor moves rows, and one that shrank
 // gives its blocks back.
+//
+// The block list of a deque of one block is one, in the deque itself: a
+// tick over many partitions of a few rows each reaches a partition's rows
+// from its engine without first missing the cache on a list of its own.
 type deque struct {
 	blocks [][]uint64
-	base   uint64 // absolute index of the row at position 0 in the front's lap
-	front  uint64 // absolute index of the first row held
-	tail   uint64 // absolute index after the last row held
-	cap    uint64 // rows the ring has room for
-	last   int    // the class of the last block
+	one    [1][]uint64 // blocks' array while the deque has one block
+	base   uint64      // absolute index of the row at position 0 in the front's lap
+	front  uint64      // absolute index of the first row held
+	tail   uint64      // absolute index after the last row held
+	cap    uint64      // rows the ring has room for
+	last   int         // the class of the last block
 	stride int
 }
 
@@ -209,6 +214,9 @@ func (d *deque) room(p *blockPool) (blk []uint64, i, n int) {
 // one with no blocks).
 func (d *deque) grow(p *blockPool) {
 	if d.cap == 0 {
+		if cap(d.blocks) == 0 {
+			d.blocks = d.one[:0]
+		}
 		d.blocks = append(d.blocks[:0], p.get(0))
 		d.last, d.base, d.cap = 0, d.front, uint64(smallRows[0])
 		return
@@ -388,16 +396,20 @@ func (d *deque) release(p *blockPool) {
 		p.put(b, c)
 	}
 	clear(d.blocks)
-	d.blocks = d.blocks[:0]
+	d.blocks = d.one[:0]
 	d.base, d.front, d.cap = d.tail, d.tail, 0
 }
 
 // len returns the number of rows held.
 func (d *deque) len() int { return int(d.tail - d.front) }
 
-// bytes returns the memory of the deque's blocks and block list.
+// bytes returns the memory of the deque's blocks and block list (none
+// while the list is the deque's own one).
 func (d *deque) bytes() int {
-	n := 24 * cap(d.blocks)
+	n := 0
+	if cap(d.blocks) > len(d.one) {
+		n = 24 * cap(d.blocks)
+	}
 	for _, b := range d.blocks {
 		n += 8 * len(b)
 	}

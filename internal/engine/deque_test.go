@@ -108,7 +108,8 @@ func TestDequeOfAFewRowsHoldsASmallBlock(t *testing.T) {
 		slide()
 	}
 	require.Len(t, d.blocks, 1)
-	assert.Equal(t, 8*testStride*64+24, d.bytes(), "one 64-row block and its list")
+	assert.Same(t, &d.one[0], &d.blocks[0], "the list of one block is the deque's own")
+	assert.Equal(t, 8*testStride*64, d.bytes(), "one 64-row block, its list in the deque")
 	assert.Zero(t, allocs.Count(1000, slide))
 }
 
@@ -249,4 +250,28 @@ func TestDequeLongRingGrowingWhileWrappedKeepsItsRowsInPlace(t *testing.T) {
 	assert.Same(t, front, &d.row(d.front)[0], "the front row did not move")
 	assert.Equal(t, held+blockRows, d.cap)
 	requireRows(t, &d)
+}
+
+func TestDequeListMovesOutOfTheDequeAndBackWhenReleased(t *testing.T) {
+	// A deque's first block is listed in the deque itself; growing to
+	// more blocks moves the list out with its rows, and a released deque
+	// lists its next first block in itself again.
+	p := testPool()
+	d := deque{stride: testStride}
+	pushRow(&d, p, d.tail)
+	require.Same(t, &d.one[0], &d.blocks[0])
+	for range 3 * blockRows {
+		pushRow(&d, p, d.tail)
+	}
+	require.Greater(t, len(d.blocks), 1)
+	assert.NotSame(t, &d.one[0], &d.blocks[0], "a list of several blocks is one of its own")
+	requireRows(t, &d)
+	d.release(p)
+	for range 20 {
+		pushRow(&d, p, d.tail)
+	}
+	assert.Same(t, &d.one[0], &d.blocks[0])
+	requireRows(t, &d)
+	d.release(p)
+	assert.Zero(t, p.inUse)
 }
