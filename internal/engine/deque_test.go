@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -126,7 +127,7 @@ func TestPoolLetsGoOfOutgrownSmallBlocks(t *testing.T) {
 			pushRow(&ds[i], p, ds[i].tail)
 		}
 	}
-	for c := range len(smallRows) {
+	for c := range p.full {
 		if p.inUse[c] == 0 {
 			assert.LessOrEqual(t, len(p.free[c]), 2, "class %d: spares of a size no deque uses", c)
 		}
@@ -219,14 +220,14 @@ func TestPoolFreeListShrinksWithItsSpares(t *testing.T) {
 	for i := range ds {
 		ds[i].stride = testStride
 	}
-	for range smallRows[0] + 1 {
+	for range p.rows[0] + 1 {
 		for i := range ds {
 			pushRow(&ds[i], p, ds[i].tail)
 		}
 	}
 	assert.Zero(t, p.inUse[0])
-	assert.LessOrEqual(t, len(p.free[0]), minSpare[0])
-	assert.LessOrEqual(t, cap(p.free[0]), 4*minSpare[0])
+	assert.LessOrEqual(t, len(p.free[0]), p.minSpare(0))
+	assert.LessOrEqual(t, cap(p.free[0]), 4*p.minSpare(0))
 }
 
 func TestDequeLongRingGrowingWhileWrappedKeepsItsRowsInPlace(t *testing.T) {
@@ -274,4 +275,46 @@ func TestDequeListMovesOutOfTheDequeAndBackWhenReleased(t *testing.T) {
 	requireRows(t, &d)
 	d.release(p)
 	assert.Zero(t, p.inUse)
+}
+
+func TestAllocClassesAreTheAllocatorsSizes(t *testing.T) {
+	// Each size in allocClasses is one the allocator hands out whole: a
+	// slice grown to it has exactly that capacity, and one a byte larger
+	// gets more.
+	for _, c := range allocClasses {
+		assert.Equal(t, c, cap(slices.Grow([]byte(nil), c)), "size %d", c)
+	}
+	for i := 1; i < len(allocClasses); i++ {
+		// No size between two listed ones.
+		c := allocClasses[i-1] + 1
+		assert.Equal(t, allocClasses[i], cap(slices.Grow([]byte(nil), c)), "after %d", allocClasses[i-1])
+	}
+}
+
+func TestPoolClassesFillTheirAllocations(t *testing.T) {
+	// For every row width, the short classes rise by minStep rows or
+	// more, start at 8 rows, end below a full block, and each block's
+	// allocation has room for less than one more row.
+	for stride := 1; stride <= 24; stride++ {
+		p := &blockPool{}
+		p.setStride(stride)
+		rb := 8 * stride
+		assert.Equal(t, blockRows, p.rows[p.full], "stride %d", stride)
+		assert.Equal(t, 8, p.rows[0], "stride %d", stride)
+		for c := 1; c < p.full; c++ {
+			assert.GreaterOrEqual(t, p.rows[c], p.rows[c-1]+minStep, "stride %d class %d", stride, c)
+		}
+		for c := range p.full {
+			bytes := p.rows[c] * rb
+			if bytes > allocClasses[len(allocClasses)-1] {
+				continue
+			}
+			got := cap(slices.Grow([]byte(nil), bytes))
+			assert.Less(t, got-bytes, rb, "stride %d class %d: %d rows in %d bytes", stride, c, p.rows[c], got)
+		}
+	}
+	// Rows of 3 slots, the seed pipeline's: 64 rows for a host at one
+	// event a second, 144 for the last block of a minute at 100.
+	p := testPool()
+	assert.Equal(t, []int{8, 16, 32, 64, 74, 85, 96, 112, 128, 144, 170, 202, 224, 256}, p.rows[:p.full+1])
 }
