@@ -5,25 +5,50 @@ import "sync"
 // blockRows is the number of rows in a full deque block; a power of two.
 const blockRows = 256
 
-// smallRows are the row capacities a deque's last block may have short
-// of a full block, smallest first: 8, 16, then steps of 32 rows. A deque
-// is a ring of full blocks and one last block that grows a step at a
-// time, so that the ring holds at most its high-water mark of rows plus
-// one step (31 rows from 32 on): a host with a few dozen rows in its
-// windows does not pay for a full block (at 3 slots a row, a full block
-// is 6 KB), and one with thousands does not hold a partly-used block at
-// each end.
-var smallRows = [...]int{8, 16, 32, 64, 96, 128, 160, 192, 224}
+// A deque is a ring of full blocks and one last block that grows a step
+// at a time, so that the ring holds at most its high-water mark of rows
+// plus one step: a host with a few dozen rows in its windows does not pay
+// for a full block (at 3 slots a row, a full block is 6 KB), and one with
+// thousands does not hold a partly-used block at each end. The steps are
+// the pool's classes (see blockPool.setStride): 8, 16, 32 and 64 rows,
+// then each size the allocator has for objects between 64 rows and a full
+// block, at least minStep rows apart, so that a last block has no room
+// the allocator rounds away and the ring no more than a step (an eighth
+// or less above 64 rows) beyond its rows.
 
-// sizeClasses is the number of block sizes: the small ones, then full.
-const sizeClasses = len(smallRows) + 1
+// sizeClasses is the most block sizes a pool has: the short ones, then
+// full.
+const sizeClasses = 24
 
-// classRows returns the row capacity of blocks of class c.
-func classRows(c int) int {
-	if c < len(smallRows) {
-		return smallRows[c]
+// firstRows are the rows of the first short classes, in doublings.
+var firstRows = [...]int{8, 16, 32, 64}
+
+// minStep is the fewest rows a short class has beyond the one before.
+const minStep = 8
+
+// allocClasses are the sizes, in bytes, in which the Go allocator hands
+// out small objects, from 64 bytes to 32 KB (the runtime's size classes;
+// TestAllocClassesAreTheAllocatorsSizes checks each): a block of rows is
+// made of the largest number of rows that fills one.
+var allocClasses = [...]int{
+	64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256,
+	288, 320, 352, 384, 416, 448, 480, 512, 576, 640, 704, 768, 896,
+	1024, 1152, 1280, 1408, 1536, 1792, 2048, 2304, 2688, 3072, 3200,
+	3456, 4096, 4864, 5376, 6144, 6528, 6784, 6912, 8192, 9472, 9728,
+	10240, 10880, 12288, 13568, 14336, 16384, 18432, 19072, 20480,
+	21760, 24576, 27264, 28672, 32768,
+}
+
+// fillRows returns the rows of rowBytes bytes each that fill the
+// allocator's size for rows of them (as many as fit in the smallest size
+// that holds them), or rows itself beyond 32 KB.
+func fillRows(rows, rowBytes int) int {
+	for _, c := range allocClasses {
+		if c >= rows*rowBytes {
+			return c / rowBytes
+		}
 	}
-	return blockRows
+	return rows
 }
 
 // blockPool recycles deque blocks among the engines of one plan, one free
@@ -33,8 +58,12 @@ func classRows(c int) int {
 type blockPool struct {
 	size   int // uint64 slots per full block
 	stride int // uint64 slots per row
-	free   [sizeClasses][][]uint64
-	inUse  [sizeClasses]int
+	// rows[c] is the rows of blocks of class c, ascending; class full
+	// is the full block.
+	rows  [sizeClasses]int
+	full  int
+	free  [sizeClasses][][]uint64
+	inUse [sizeClasses]int
 	// A worker's pool during a tick split over workers: it holds nothing
 	// and gets and puts in the plan's pool, under mu (a block changes
 	// hands only when a deque grows or shrinks, so the lock is rare).
@@ -42,23 +71,57 @@ type blockPool struct {
 	mu     *sync.Mutex
 }
 
-// setStride sizes the pool's blocks for rows of stride slots.
+// setStride sizes the pool's blocks for rows of stride slots, and
+// chooses its classes.
 func (p *blockPool) setStride(stride int) {
 	p.stride = stride
 	p.size = blockRows * stride
+	rb := 8 * stride
+	n := 0
+	add := func(r int) {
+		if r < blockRows && (n == 0 || r >= p.rows[n-1]+minStep) && n < sizeClasses-1 {
+			p.rows[n] = r
+			n++
+		}
+	}
+	for _, r := range firstRows {
+		add(min(fillRows(r, rb), blockRows-1))
+	}
+	for _, c := range allocClasses {
+		if r := c / rb; r > p.rows[n-1] {
+			add(r)
+		}
+	}
+	p.rows[n] = blockRows
+	p.full = n
 }
 
-// minSpare is the number of spare blocks of each class a pool may keep
+// classRows returns the rows of blocks of class c.
+func (p *blockPool) classRows(c int) int {
+	if p.shared != nil {
+		return p.shared.classRows(c)
+	}
+	return p.rows[c]
+}
+
+// fullClass returns the class of full blocks.
+func (p *blockPool) fullClass() int {
+	if p.shared != nil {
+		return p.shared.full
+	}
+	return p.full
+}
+
+// minSpare returns the number of spare blocks of class c a pool may keep
 // whatever the blocks in use: 64 full blocks, 2 of each smaller size (a
 // size that deques outgrew during their warm-up is not used again, and
 // 8 of each held 150 bytes a partition at 1,000 partitions).
-var minSpare = func() (m [sizeClasses]int) {
-	for c := range m {
-		m[c] = 2
+func (p *blockPool) minSpare(c int) int {
+	if c == p.full {
+		return 64
 	}
-	m[len(smallRows)] = 64
-	return m
-}()
+	return 2
+}
 
 // get returns a block of class c.
 func (p *blockPool) get(c int) []uint64 {
@@ -74,7 +137,7 @@ func (p *blockPool) get(c int) []uint64 {
 		p.free[c] = p.free[c][:n-1]
 		return b
 	}
-	return make([]uint64, classRows(c)*p.stride)
+	return make([]uint64, p.rows[c]*p.stride)
 }
 
 // put gives back block b of class c.
@@ -93,7 +156,7 @@ func (p *blockPool) put(b []uint64, c int) {
 	// blocks of a size as are in use, and at least 64 full blocks or 2
 	// of each smaller size; a surplus left by blocks that went out of
 	// use is let go as blocks come back.
-	limit := max(minSpare[c], p.inUse[c])
+	limit := max(p.minSpare(c), p.inUse[c])
 	f := p.free[c]
 	for len(f) > limit {
 		f[len(f)-1] = nil
@@ -105,7 +168,7 @@ func (p *blockPool) put(b []uint64, c int) {
 	// The list itself shrinks too: a list that held one spare per
 	// partition while deques outgrew a size at once is copied to a
 	// smaller one once a quarter of it or less is in use.
-	if k := 2 * max(len(f), minSpare[c]); 2*k <= cap(f) {
+	if k := 2 * max(len(f), p.minSpare(c)); 2*k <= cap(f) {
 		f = append(make([][]uint64, 0, k), f...)
 	}
 	p.free[c] = f
@@ -115,7 +178,7 @@ func (p *blockPool) put(b []uint64, c int) {
 func (p *blockPool) bytes() int {
 	n := 0
 	for c := range p.free {
-		n += 8 * classRows(c) * p.stride * len(p.free[c])
+		n += 8 * p.rows[c] * p.stride * len(p.free[c])
 	}
 	return n
 }
@@ -125,7 +188,8 @@ func (p *blockPool) bytes() int {
 // a ring of blocks. Rows are addressed by absolute index, which grows by
 // one per appended row and never repeats. The ring has positions
 // 0 … cap−1: full blocks (blockRows rows) in order, then a last block of
-// class last (short, see smallRows, or full); position q is in block
+// class last (short, or full; see blockPool.rows) and of lastRows rows;
+// position q is in block
 // q / blockRows. Row a is at position a − base, less cap when that is cap
 // or more: base is the absolute index at position 0 of the front's lap
 // (front − base < cap), and rows past the end of the ring wrap to its
@@ -140,14 +204,25 @@ func (p *blockPool) bytes() int {
 // less is in use, to twice its rows, so that a window that slides at a
 // steady size neither allocates nor moves rows, and one that shrank
 // gives its blocks back.
+//
+// The block list of a deque of one block is one, in the deque itself: a
+// tick over many partitions of a few rows each reaches a partition's rows
+// from its engine without first missing the cache on a list of its own.
 type deque struct {
 	blocks [][]uint64
-	base   uint64 // absolute index of the row at position 0 in the front's lap
-	front  uint64 // absolute index of the first row held
-	tail   uint64 // absolute index after the last row held
-	cap    uint64 // rows the ring has room for
-	last   int    // the class of the last block
+	one    [1][]uint64 // blocks' array while the deque has one block
+	base   uint64      // absolute index of the row at position 0 in the front's lap
+	front  uint64      // absolute index of the first row held
+	tail   uint64      // absolute index after the last row held
+	cap    uint64      // rows the ring has room for
+	last   int32       // the class of the last block
+	lrows  int32       // the rows of the last block
 	stride int
+}
+
+// setLast makes c, of p, the class of the last block.
+func (d *deque) setLast(p *blockPool, c int) {
+	d.last, d.lrows = int32(c), int32(p.classRows(c))
 }
 
 // pos returns the ring position of row a, held or the tail.
@@ -162,7 +237,7 @@ func (d *deque) pos(a uint64) uint64 {
 // blockLen returns the rows of block k.
 func (d *deque) blockLen(k int) int {
 	if k == len(d.blocks)-1 {
-		return classRows(d.last)
+		return int(d.lrows)
 	}
 	return blockRows
 }
@@ -209,14 +284,18 @@ func (d *deque) room(p *blockPool) (blk []uint64, i, n int) {
 // one with no blocks).
 func (d *deque) grow(p *blockPool) {
 	if d.cap == 0 {
+		if cap(d.blocks) == 0 {
+			d.blocks = d.one[:0]
+		}
 		d.blocks = append(d.blocks[:0], p.get(0))
-		d.last, d.base, d.cap = 0, d.front, uint64(smallRows[0])
+		d.setLast(p, 0)
+		d.base, d.cap = d.front, uint64(d.lrows)
 		return
 	}
 	if q := d.pos(d.tail); q != 0 {
 		k := int(q / blockRows)
 		switch i := int(q % blockRows); {
-		case k == len(d.blocks)-1 && d.last < len(smallRows):
+		case k == len(d.blocks)-1 && int(d.last) < p.fullClass():
 			// The tail is in the short last block: the step opens
 			// there, and the rows after it (the oldest) move up.
 			g := d.growLast(p, i)
@@ -229,19 +308,19 @@ func (d *deque) grow(p *blockPool) {
 		d.rotate()
 	}
 	// The front is at position 0: the room goes at the ring's end.
-	if d.last < len(smallRows) {
-		d.growLast(p, classRows(d.last))
+	if int(d.last) < p.fullClass() {
+		d.growLast(p, int(d.lrows))
 		return
 	}
 	d.roomForBlock()
 	if len(d.blocks) >= fullGrowBlocks {
-		d.blocks = append(d.blocks, p.get(len(smallRows)))
+		d.blocks = append(d.blocks, p.get(p.fullClass()))
 		d.cap += blockRows
 		return
 	}
 	d.blocks = append(d.blocks, p.get(0))
-	d.last = 0
-	d.cap += uint64(smallRows[0])
+	d.setLast(p, 0)
+	d.cap += uint64(d.lrows)
 }
 
 // fullGrowBlocks is the number of full blocks from which a ring grows by
@@ -263,7 +342,7 @@ const rotateMax = 4 * blockRows
 // block k, with block k's rows before i (the newest) copied to it, and
 // the rows from there on (the oldest) move up a block.
 func (d *deque) insertFull(p *blockPool, k, i int) {
-	nb := p.get(len(smallRows))
+	nb := p.get(p.fullClass())
 	copy(nb[:i*d.stride], d.blocks[k][:i*d.stride])
 	d.roomForBlock()
 	d.blocks = append(d.blocks, nil)
@@ -291,15 +370,16 @@ func (d *deque) roomForBlock() {
 // difference, which it returns.
 func (d *deque) growLast(p *blockPool, i int) int {
 	k := len(d.blocks) - 1
-	old, r := d.blocks[k], classRows(d.last)
-	nb := p.get(d.last + 1)
-	g := classRows(d.last+1) - r
+	c := int(d.last)
+	old, r := d.blocks[k], int(d.lrows)
+	nb := p.get(c + 1)
+	g := p.classRows(c+1) - r
 	st := d.stride
 	copy(nb[:i*st], old[:i*st])
 	copy(nb[(i+g)*st:], old[i*st:r*st])
-	p.put(old, d.last)
+	p.put(old, c)
 	d.blocks[k] = nb
-	d.last++
+	d.setLast(p, c+1)
 	d.cap += uint64(g)
 	return g
 }
@@ -366,14 +446,14 @@ func (d *deque) shrink(p *blockPool) {
 	n := d.tail - d.front
 	for len(d.blocks) > 1 {
 		k := len(d.blocks) - 1
-		r := uint64(classRows(d.last))
+		r := uint64(d.lrows)
 		if d.cap-r < 2*n {
 			break
 		}
-		p.put(d.blocks[k], d.last)
+		p.put(d.blocks[k], int(d.last))
 		d.blocks[k] = nil
 		d.blocks = d.blocks[:k]
-		d.last = len(smallRows)
+		d.setLast(p, p.fullClass())
 		d.cap -= r
 	}
 }
@@ -381,23 +461,27 @@ func (d *deque) shrink(p *blockPool) {
 // release gives every block back to the pool.
 func (d *deque) release(p *blockPool) {
 	for i, b := range d.blocks {
-		c := len(smallRows)
+		c := p.fullClass()
 		if i == len(d.blocks)-1 {
-			c = d.last
+			c = int(d.last)
 		}
 		p.put(b, c)
 	}
 	clear(d.blocks)
-	d.blocks = d.blocks[:0]
+	d.blocks = d.one[:0]
 	d.base, d.front, d.cap = d.tail, d.tail, 0
 }
 
 // len returns the number of rows held.
 func (d *deque) len() int { return int(d.tail - d.front) }
 
-// bytes returns the memory of the deque's blocks and block list.
+// bytes returns the memory of the deque's blocks and block list (none
+// while the list is the deque's own one).
 func (d *deque) bytes() int {
-	n := 24 * cap(d.blocks)
+	n := 0
+	if cap(d.blocks) > len(d.one) {
+		n = 24 * cap(d.blocks)
+	}
 	for _, b := range d.blocks {
 		n += 8 * len(b)
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -108,7 +109,8 @@ func TestDequeOfAFewRowsHoldsASmallBlock(t *testing.T) {
 		slide()
 	}
 	require.Len(t, d.blocks, 1)
-	assert.Equal(t, 8*testStride*64+24, d.bytes(), "one 64-row block and its list")
+	assert.Same(t, &d.one[0], &d.blocks[0], "the list of one block is the deque's own")
+	assert.Equal(t, 8*testStride*64, d.bytes(), "one 64-row block, its list in the deque")
 	assert.Zero(t, allocs.Count(1000, slide))
 }
 
@@ -125,7 +127,7 @@ func TestPoolLetsGoOfOutgrownSmallBlocks(t *testing.T) {
 			pushRow(&ds[i], p, ds[i].tail)
 		}
 	}
-	for c := range len(smallRows) {
+	for c := range p.full {
 		if p.inUse[c] == 0 {
 			assert.LessOrEqual(t, len(p.free[c]), 2, "class %d: spares of a size no deque uses", c)
 		}
@@ -218,14 +220,14 @@ func TestPoolFreeListShrinksWithItsSpares(t *testing.T) {
 	for i := range ds {
 		ds[i].stride = testStride
 	}
-	for range smallRows[0] + 1 {
+	for range p.rows[0] + 1 {
 		for i := range ds {
 			pushRow(&ds[i], p, ds[i].tail)
 		}
 	}
 	assert.Zero(t, p.inUse[0])
-	assert.LessOrEqual(t, len(p.free[0]), minSpare[0])
-	assert.LessOrEqual(t, cap(p.free[0]), 4*minSpare[0])
+	assert.LessOrEqual(t, len(p.free[0]), p.minSpare(0))
+	assert.LessOrEqual(t, cap(p.free[0]), 4*p.minSpare(0))
 }
 
 func TestDequeLongRingGrowingWhileWrappedKeepsItsRowsInPlace(t *testing.T) {
@@ -249,4 +251,70 @@ func TestDequeLongRingGrowingWhileWrappedKeepsItsRowsInPlace(t *testing.T) {
 	assert.Same(t, front, &d.row(d.front)[0], "the front row did not move")
 	assert.Equal(t, held+blockRows, d.cap)
 	requireRows(t, &d)
+}
+
+func TestDequeListMovesOutOfTheDequeAndBackWhenReleased(t *testing.T) {
+	// A deque's first block is listed in the deque itself; growing to
+	// more blocks moves the list out with its rows, and a released deque
+	// lists its next first block in itself again.
+	p := testPool()
+	d := deque{stride: testStride}
+	pushRow(&d, p, d.tail)
+	require.Same(t, &d.one[0], &d.blocks[0])
+	for range 3 * blockRows {
+		pushRow(&d, p, d.tail)
+	}
+	require.Greater(t, len(d.blocks), 1)
+	assert.NotSame(t, &d.one[0], &d.blocks[0], "a list of several blocks is one of its own")
+	requireRows(t, &d)
+	d.release(p)
+	for range 20 {
+		pushRow(&d, p, d.tail)
+	}
+	assert.Same(t, &d.one[0], &d.blocks[0])
+	requireRows(t, &d)
+	d.release(p)
+	assert.Zero(t, p.inUse)
+}
+
+func TestAllocClassesAreTheAllocatorsSizes(t *testing.T) {
+	// Each size in allocClasses is one the allocator hands out whole: a
+	// slice grown to it has exactly that capacity, and one a byte larger
+	// gets more.
+	for _, c := range allocClasses {
+		assert.Equal(t, c, cap(slices.Grow([]byte(nil), c)), "size %d", c)
+	}
+	for i := 1; i < len(allocClasses); i++ {
+		// No size between two listed ones.
+		c := allocClasses[i-1] + 1
+		assert.Equal(t, allocClasses[i], cap(slices.Grow([]byte(nil), c)), "after %d", allocClasses[i-1])
+	}
+}
+
+func TestPoolClassesFillTheirAllocations(t *testing.T) {
+	// For every row width, the short classes rise by minStep rows or
+	// more, start at 8 rows, end below a full block, and each block's
+	// allocation has room for less than one more row.
+	for stride := 1; stride <= 24; stride++ {
+		p := &blockPool{}
+		p.setStride(stride)
+		rb := 8 * stride
+		assert.Equal(t, blockRows, p.rows[p.full], "stride %d", stride)
+		assert.Equal(t, 8, p.rows[0], "stride %d", stride)
+		for c := 1; c < p.full; c++ {
+			assert.GreaterOrEqual(t, p.rows[c], p.rows[c-1]+minStep, "stride %d class %d", stride, c)
+		}
+		for c := range p.full {
+			bytes := p.rows[c] * rb
+			if bytes > allocClasses[len(allocClasses)-1] {
+				continue
+			}
+			got := cap(slices.Grow([]byte(nil), bytes))
+			assert.Less(t, got-bytes, rb, "stride %d class %d: %d rows in %d bytes", stride, c, p.rows[c], got)
+		}
+	}
+	// Rows of 3 slots, the seed pipeline's: 64 rows for a host at one
+	// event a second, 144 for the last block of a minute at 100.
+	p := testPool()
+	assert.Equal(t, []int{8, 16, 32, 64, 74, 85, 96, 112, 128, 144, 170, 202, 224, 256}, p.rows[:p.full+1])
 }

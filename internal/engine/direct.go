@@ -128,5 +128,16 @@ func (g *Group) refillRoom(p int32) {
 }
 
 // forgetRoom forgets the room at the deques' tails: before a tick folds
-// the windows (which may give blocks back or move rows) or a removal.
-func (g *Group) forgetRoom() { clear(g.room) }
+// the windows (which may give blocks back or move rows) or a removal. A
+// group with directParts partitions or more buffers its rows until the
+// next tick, so it lets go of the list as well: the first push of a
+// group that meets many partitions at once goes direct (it knows none
+// before), and the list it leaves, 40 bytes a partition, was held for
+// the group's life.
+func (g *Group) forgetRoom() {
+	if len(g.order) >= directParts {
+		g.room = nil
+		return
+	}
+	clear(g.room)
+}

@@ -16,10 +16,11 @@
 // windows of the node: a row is stored once, row-major (its time and the
 // columns the windows read side by side, one cache line), in blocks drawn
 // from a pool. The deque is a ring: full blocks of 256 rows and a last
-// block that grows in steps of 32 rows (8 and 16 below that), so that a
-// window sliding at a steady size reuses its own room, and a partition
-// holds its rows' high-water mark plus less than a step, not a
-// partly-used block at each end and spares in the pool. Each window has
+// block that grows through the allocator's size classes (8, 16, 32 and
+// 64 rows, then steps of an eighth or less), so that a window sliding at
+// a steady size reuses its own room, and a partition holds its rows'
+// high-water mark plus less than a step, not a partly-used block at each
+// end and spares in the pool. Each window has
 // a head into the deque and reducer states.
 // Eviction is from the front, in arrival order, and stops at the first row
 // still inside the window, so a late row (under reorder ordering) stays

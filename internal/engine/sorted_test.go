@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pond-go/pond/internal/table"
@@ -83,5 +84,42 @@ func TestSortedInputEmitsAsUnsorted(t *testing.T) {
 				require.Equal(t, outs[3].String(), outs[2].String(), "push %d: group", push)
 			}
 		})
+	}
+}
+
+func TestGroupThatOutgrewDirectAppendsLetsGoOfItsTailRoom(t *testing.T) {
+	// The first push meets 1,000 partitions at once and goes straight to
+	// their deques; from the first tick on the group buffers, and keeps
+	// no room for direct appends. A group of a few partitions keeps it.
+	defer SetDirectParts(SetDirectParts(128))
+	windows := []rolling.Window{{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{{Out: "avg", From: "v", Using: reduce.Avg}}}}
+	plan, err := NewPlan(testSchema, windows, rolling.Options{Trigger: trigger.Clock(sequence.Every(100 * time.Millisecond))},
+		&Key{Name: "key", Kind: schema.String}, nil)
+	require.NoError(t, err)
+	for _, parts := range []int{1000, 10} {
+		keys := make(keyNames, parts)
+		for i := range keys {
+			keys[i] = schema.StringValue(fmt.Sprintf("k%d", i))
+		}
+		g := plan.NewGroup(keys)
+		var in Input
+		for _, tm := range []int64{0, int64(150 * time.Millisecond), int64(250 * time.Millisecond)} {
+			tab := schema.NewTable(testSchema)
+			part := make([]int32, parts)
+			for i := range part {
+				table.Column(tab, 0).AppendTime(tm)
+				table.Column(tab, 1).AppendNum(float64(i))
+				table.Column(tab, 2).AppendNum(1)
+				part[i] = int32(i)
+			}
+			plan.Bind(&in, tab, nil)
+			g.Push(&in, part, schema.NewTable(plan.Schema()))
+		}
+		require.Equal(t, parts, g.Len())
+		if parts >= directParts {
+			assert.Zero(t, cap(g.room), "parts=%d", parts)
+		} else {
+			assert.Len(t, g.room, parts, "parts=%d", parts)
+		}
 	}
 }
