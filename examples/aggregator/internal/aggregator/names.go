@@ -38,10 +38,7 @@ func (h *hostNames) id(i int, name []byte) uint32 {
 	}
 	k, ok := h.index[string(name)]
 	if !ok {
-		k = uint32(len(h.list))
-		s := string(name)
-		h.list = append(h.list, s)
-		h.index[s] = k
+		k = h.add(string(name))
 	}
 	if i < len(h.prev) {
 		h.prev[i] = k
@@ -53,12 +50,17 @@ func (h *hostNames) id(i int, name []byte) uint32 {
 
 // idOf is id for a name already a string.
 func (h *hostNames) idOf(name string) uint32 {
-	k, ok := h.index[name]
-	if !ok {
-		k = uint32(len(h.list))
-		h.list = append(h.list, name)
-		h.index[name] = k
+	if k, ok := h.index[name]; ok {
+		return k
 	}
+	return h.add(name)
+}
+
+// add gives name, not in the table, the next index.
+func (h *hostNames) add(name string) uint32 {
+	k := uint32(len(h.list))
+	h.list = append(h.list, name)
+	h.index[name] = k
 	return k
 }
 
