@@ -71,9 +71,9 @@ func newTimeRuns(windows int) *timeRuns {
 	return &timeRuns{heads: make([]uint64, windows)}
 }
 
-// add appends the rows with times ts to the runs, the engine's tail and
-// its latest time.
-func (r *timeRuns) add(e *Engine, ts []int64) {
+// add appends the rows with times ts, in non-decreasing order when
+// sorted, to the runs, the engine's tail and its latest time.
+func (r *timeRuns) add(e *Engine, ts []int64, sorted bool) {
 	if len(ts) == 0 {
 		return
 	}
@@ -82,6 +82,9 @@ func (r *timeRuns) add(e *Engine, ts []int64) {
 	for i := 0; i < len(ts); {
 		t := ts[i]
 		j := i + 1
+		if sorted && ts[len(ts)-1] == t {
+			j = len(ts) // the rest are at t (a push of rows at one time)
+		}
 		for j < len(ts) && ts[j] == t {
 			j++
 		}
@@ -168,7 +171,7 @@ func (s *Stream) pushRuns(in *Input, out Sink) {
 	}
 	if e.p.trig.Kind == clock.Count {
 		for i, t := range in.times {
-			r.add(e, in.times[i:i+1])
+			r.add(e, in.times[i:i+1], true)
 			if s.count.Observe() {
 				r.fold(e, e.maxT)
 				emit(t)
@@ -177,17 +180,17 @@ func (s *Stream) pushRuns(in *Input, out Sink) {
 		return
 	}
 	if n := len(in.times); in.sorted && n > 0 && s.clock.Quiet(in.times[n-1]) {
-		r.add(e, in.times)
+		r.add(e, in.times, true)
 		return
 	}
 	from := 0
 	for i, t := range in.times {
 		if b, fired := s.clock.Observe(t); fired {
-			r.add(e, in.times[from:i+1])
+			r.add(e, in.times[from:i+1], in.sorted)
 			from = i + 1
 			r.fold(e, t)
 			emit(b)
 		}
 	}
-	r.add(e, in.times[from:])
+	r.add(e, in.times[from:], in.sorted)
 }
