@@ -20,5 +20,5 @@ func TestSeedAlignedDescribesItsWindows(t *testing.T) {
 	assert.Equal(t, "rolling: 1m, 200ms", d)
 	d, err = p.Series.Describe(p.PerSec)
 	require.NoError(t, err)
-	assert.Equal(t, "rolling: 1s (row counts by time)", d)
+	assert.Equal(t, "rolling: 1s (counts by time)", d)
 }

@@ -275,10 +275,11 @@ func (s *Series) HeldBytes() int { return s.store.Bytes() }
 // default mode, "rolling aligned: 1m: panes of 200ms; 200ms: panes of
 // 200ms + raw rows" under aligned windows (panes of mergeable partial
 // states; raw rows only for outputs that need every value), and "rolling:
-// 1s (row counts by time)" for an unpartitioned rolling under a clock or
-// count trigger whose time windows only count rows of required columns,
-// which keeps one time per run of rows with equal times rather than one
-// per row. An unknown id is an error wrapping [ErrNode].
+// 1s (counts by time)" for an unpartitioned rolling under a clock or
+// count trigger whose time windows only count (rows, or a column's
+// present values), which keeps a time and counts per run of rows with
+// equal times rather than every row. An unknown id is an error wrapping
+// [ErrNode].
 func (s *Series) Describe(id NodeID) (string, error) {
 	n, err := s.node(id)
 	if err != nil {
@@ -293,7 +294,7 @@ func (s *Series) Describe(id NodeID) (string, error) {
 	}
 	d := "rolling: " + strings.Join(r.plan.WindowNames(), ", ")
 	if r.plan.CountsByTime() {
-		d += " (row counts by time)"
+		d += " (counts by time)"
 	}
 	return d, nil
 }

@@ -3,22 +3,26 @@ package engine
 import (
 	"github.com/pond-go/pond/internal/clock"
 	"github.com/pond-go/pond/internal/table"
+	"github.com/pond-go/pond/schema"
 )
 
 // timeRuns is the rows of an unpartitioned stream whose windows are all
-// time windows that count rows (count of required columns, which have a
-// value in every row): such a window needs only the times of its rows,
-// and rows that arrive one after the other with the same time are kept as
-// one run, their time and the arrival number of the first. A push of a
-// thousand rows at one time is one run of 16 bytes, not a thousand times
-// of 8.
+// time windows that count: rows (a count of a required column, which has
+// a value in every row) or the present values of a column (a count of a
+// column that can be missing). Such a window needs only how many rows
+// and values it holds, and rows that arrive one after the other with the
+// same time are kept as one run: their time, the arrival number of the
+// first, and for each column counted the values present before it (a
+// running count over every row appended). A push of a thousand rows at
+// one time is one run of 16 bytes, not a thousand times of 8.
 //
 // The windows evict runs as the deque evicts rows: from the front, in
 // arrival order, stopping at the first run not older than cut − span, so
 // a window holds the same rows. The engine's deque holds no rows: its
 // tail counts the rows appended and each window's head is the arrival
 // number of its first row, which is what an emission of row counts
-// reads.
+// reads; a fold sets each count of present values to the running count
+// less the count before the window's first run.
 //
 // A row with the last run's time joins it: every window holds the last
 // run, since a fold's cut is the latest time appended (the crossing row's
@@ -26,29 +30,31 @@ import (
 // time is inside every window of positive span, and eviction stops there
 // before reaching the runs after it.
 type timeRuns struct {
-	ring  []timeRun // capacity a power of two; run k at k & (len−1)
-	front uint64    // the first run held
-	tail  uint64    // after the last run held
-	heads []uint64  // per window, the first run it holds
+	// ring holds the runs, stride slots each: the time, the first row's
+	// arrival number, then the running count of each column counted at
+	// that row. Its capacity in runs is a power of two; run k is at
+	// k & (runs−1).
+	ring   []uint64
+	stride int
+	front  uint64   // the first run held
+	tail   uint64   // after the last run held
+	heads  []uint64 // per window, the first run it holds
+	// present[k]: the values of column slot k+1 present among every row
+	// appended; number[k]: that column is a number column (NaN missing),
+	// else 0 is missing.
+	present []uint64
+	number  []bool
 }
 
-// timeRun is a run of rows with one time, and the arrival number of its
-// first row.
-type timeRun struct {
-	t     int64
-	first uint64
-}
-
-// minRuns is the smallest ring.
+// minRuns is the smallest ring, in runs.
 const minRuns = 8
 
 // countsByTime reports whether the plan's rows can be kept as runs of
 // equal times: a rolling of a source that is not partitioned, not
 // aligned, under a clock or count trigger, whose windows are all time
-// windows and whose outputs are all row counts (the deque's rows are
-// their times only).
+// windows and whose outputs all count rows or present values.
 func (p *Plan) countsByTime() bool {
-	if p.key != nil || p.al != nil || len(p.cols) > 0 {
+	if p.key != nil || p.al != nil {
 		return false
 	}
 	if k := p.trig.Kind; k != clock.Clock && k != clock.Count {
@@ -59,38 +65,62 @@ func (p *Plan) countsByTime() bool {
 			return false
 		}
 	}
+	for _, o := range p.outs {
+		if o.state != stRows && o.state != stCount {
+			return false
+		}
+	}
 	return true
 }
 
 // CountsByTime reports whether a stream of the plan keeps, instead of its
-// rows, one time and a first arrival per run of rows with equal times:
-// its windows only count rows, and it holds memory by distinct times.
+// rows, one time, a first arrival and counts per run of rows with equal
+// times: its windows only count rows and values, and it holds memory by
+// distinct times.
 func (p *Plan) CountsByTime() bool { return p.countsByTime() }
 
-func newTimeRuns(windows int) *timeRuns {
-	return &timeRuns{heads: make([]uint64, windows)}
+func (p *Plan) newTimeRuns() *timeRuns {
+	r := &timeRuns{stride: 2 + len(p.cols), heads: make([]uint64, len(p.wins)), present: make([]uint64, len(p.cols))}
+	for _, k := range p.kinds {
+		r.number = append(r.number, k == schema.Number)
+	}
+	return r
 }
 
-// add appends the rows with times ts, in non-decreasing order when
-// sorted, to the runs, the engine's tail and its latest time.
-func (r *timeRuns) add(e *Engine, ts []int64, sorted bool) {
-	if len(ts) == 0 {
+// runs returns the ring's capacity in runs.
+func (r *timeRuns) runs() int { return len(r.ring) / r.stride }
+
+// run returns the slots of run k.
+func (r *timeRuns) run(k uint64) []uint64 {
+	i := int(k&uint64(r.runs()-1)) * r.stride
+	return r.ring[i : i+r.stride : i+r.stride]
+}
+
+// add appends rows [from, to) of in, their times in non-decreasing order
+// when sorted, to the runs, the running counts, the engine's tail and its
+// latest time.
+func (r *timeRuns) add(e *Engine, in *Input, from, to int, sorted bool) {
+	if from >= to {
 		return
 	}
+	ts := in.times[:to]
 	n := e.dq.tail
-	mt := ts[0]
-	for i := 0; i < len(ts); {
+	mt := ts[from]
+	for i := from; i < to; {
 		t := ts[i]
 		j := i + 1
-		if sorted && ts[len(ts)-1] == t {
-			j = len(ts) // the rest are at t (a push of rows at one time)
+		if sorted && ts[to-1] == t {
+			j = to // the rest are at t (a push of rows at one time)
 		}
-		for j < len(ts) && ts[j] == t {
+		for j < to && ts[j] == t {
 			j++
 		}
 		mt = max(mt, t)
-		if r.tail == r.front || r.ring[(r.tail-1)&uint64(len(r.ring)-1)].t != t {
-			r.push(timeRun{t: t, first: n})
+		if r.tail == r.front || int64(r.run(r.tail - 1)[0]) != t {
+			r.push(t, n)
+		}
+		for k, c := range in.enc {
+			r.present[k] += uint64(countPresent(c, i, 1, j-i, r.number[k]))
 		}
 		n += uint64(j - i)
 		i = j
@@ -102,53 +132,66 @@ func (r *timeRuns) add(e *Engine, ts []int64, sorted bool) {
 	e.maxT, e.has = mt, true
 }
 
-// push appends a run, growing the ring when it is full.
-func (r *timeRuns) push(x timeRun) {
-	if r.tail-r.front == uint64(len(r.ring)) {
-		r.resize(max(minRuns, 2*len(r.ring)))
+// push appends a run at t whose first row is row first, growing the ring
+// when it is full.
+func (r *timeRuns) push(t int64, first uint64) {
+	if r.tail-r.front == uint64(r.runs()) {
+		r.resize(max(minRuns, 2*r.runs()))
 	}
-	r.ring[r.tail&uint64(len(r.ring)-1)] = x
+	x := r.run(r.tail)
+	x[0], x[1] = uint64(t), first
+	copy(x[2:], r.present)
 	r.tail++
 }
 
 // resize moves the runs held to a ring of n runs, n a power of two no
 // smaller than the runs held.
 func (r *timeRuns) resize(n int) {
-	ring := make([]timeRun, n)
+	old := *r
+	r.ring = make([]uint64, n*r.stride)
 	for k := r.front; k < r.tail; k++ {
-		ring[k&uint64(n-1)] = r.ring[k&uint64(len(r.ring)-1)]
+		copy(r.run(k), old.run(k))
 	}
-	r.ring = ring
 }
 
 // fold evicts from each window, in arrival order, the runs older than
-// cut − span, stopping at the first that is not, and points the window's
-// head at its first row; the runs no window holds are dropped, and the
-// ring shrinks to twice its runs when a quarter of it or less is in use.
+// cut − span, stopping at the first that is not, points the window's
+// head at its first row and sets its counts of present values; the runs
+// no window holds are dropped, and the ring shrinks to twice its runs or
+// less (a power of two) when a quarter of it or less is in use.
 func (r *timeRuns) fold(e *Engine, cut int64) {
-	mask := uint64(len(r.ring) - 1)
 	tail := e.dq.tail
 	low := r.tail
 	for w := range e.wins {
-		lim := cut - e.p.wins[w].span
+		wp := &e.p.wins[w]
+		lim := cut - wp.span
 		h := r.heads[w]
-		for h < r.tail && r.ring[h&mask].t < lim {
+		for h < r.tail && int64(r.run(h)[0]) < lim {
 			h++
 		}
 		r.heads[w] = h
 		ws := &e.wins[w]
 		ws.head, ws.added = tail, tail
+		var before []uint64 // the running counts at the window's first row
 		if h < r.tail {
-			ws.head = r.ring[h&mask].first
+			x := r.run(h)
+			ws.head, before = x[1], x[2:]
+		}
+		for i, s := range wp.counts {
+			c := 0
+			if before != nil {
+				c = int(r.present[s-1] - before[s-1])
+			}
+			ws.counts()[i] = c
 		}
 		low = min(low, h)
 	}
 	r.front = low
 	e.dq.front = tail
 	if low < r.tail {
-		e.dq.front = r.ring[low&mask].first
+		e.dq.front = r.run(low)[1]
 	}
-	if n := int(r.tail - r.front); len(r.ring) > minRuns && 4*n <= len(r.ring) {
+	if n := int(r.tail - r.front); r.runs() > minRuns && 4*n <= r.runs() {
 		k := minRuns
 		for k < 2*n {
 			k *= 2
@@ -158,7 +201,7 @@ func (r *timeRuns) fold(e *Engine, cut int64) {
 }
 
 // bytes returns the memory of the ring.
-func (r *timeRuns) bytes() int { return 16 * cap(r.ring) }
+func (r *timeRuns) bytes() int { return 8 * cap(r.ring) }
 
 // pushRuns is [Stream.PushTo] for a stream that keeps runs (see
 // timeRuns): the same triggers, rows and emissions.
@@ -171,7 +214,7 @@ func (s *Stream) pushRuns(in *Input, out Sink) {
 	}
 	if e.p.trig.Kind == clock.Count {
 		for i, t := range in.times {
-			r.add(e, in.times[i:i+1], true)
+			r.add(e, in, i, i+1, true)
 			if s.count.Observe() {
 				r.fold(e, e.maxT)
 				emit(t)
@@ -180,17 +223,17 @@ func (s *Stream) pushRuns(in *Input, out Sink) {
 		return
 	}
 	if n := len(in.times); in.sorted && n > 0 && s.clock.Quiet(in.times[n-1]) {
-		r.add(e, in.times, true)
+		r.add(e, in, 0, len(in.times), true)
 		return
 	}
 	from := 0
 	for i, t := range in.times {
 		if b, fired := s.clock.Observe(t); fired {
-			r.add(e, in.times[from:i+1], in.sorted)
+			r.add(e, in, from, i+1, in.sorted)
 			from = i + 1
 			r.fold(e, t)
 			emit(b)
 		}
 	}
-	r.add(e, in.times[from:], in.sorted)
+	r.add(e, in, from, len(in.times), in.sorted)
 }

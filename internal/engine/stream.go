@@ -44,7 +44,7 @@ func (p *Plan) NewStream() *Stream {
 		s.count = clock.NewCountState(t.N)
 	}
 	if p.countsByTime() {
-		s.runs = newTimeRuns(len(p.wins))
+		s.runs = p.newTimeRuns()
 	}
 	return s
 }
