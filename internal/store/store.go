@@ -336,8 +336,9 @@ func (s *Store) Evict(k int) {
 	// whatever the offset it starts at), at least minSpare and never more
 	// than the chunks still held, so a store whose pushes are large does
 	// not allocate in steady state and one that shrank keeps no copy of
-	// what it held.
-	s.spare = max(s.spare, min(chunksFor(s.added), len(s.chunks)-drop))
+	// what it held: the spares a burst of rows needed go once the store
+	// holds fewer chunks than they are.
+	s.spare = max(minSpare, min(max(s.spare, chunksFor(s.added)), len(s.chunks)-drop))
 	s.added = 0
 	for _, c := range s.chunks[:drop] {
 		if len(s.free) >= s.spare {
@@ -349,6 +350,10 @@ func (s *Store) Evict(k int) {
 			}
 		}
 		s.free = append(s.free, c)
+	}
+	if len(s.free) > s.spare {
+		clear(s.free[s.spare:])
+		s.free = s.free[:s.spare]
 	}
 	if drop > 0 {
 		n := copy(s.chunks, s.chunks[drop:])

@@ -266,3 +266,22 @@ func TestEvictKeepsCellsOfEveryKind(t *testing.T) {
 		}
 	}
 }
+
+// TestSparesShrinkWithTheStore: the spares a burst needed are kept while
+// the store holds as many chunks, and let go once it holds fewer: they
+// are bounded by what the store holds, not by its history.
+func TestSparesShrinkWithTheStore(t *testing.T) {
+	s := New(kinds()[:2], false)
+	const rows = 20 * ChunkRows
+	s.Append(numSource(rows, 0), 0, rows)
+	s.Evict(ChunkRows)
+	require.Len(t, s.chunks, 19)
+	// A push of a chunk's rows at a time, each evicting as many: the
+	// store shrinks to a few chunks as retention catches up.
+	for range 30 {
+		s.Append(numSource(ChunkRows, 0), 0, ChunkRows)
+		s.Evict(2 * ChunkRows)
+	}
+	assert.LessOrEqual(t, len(s.chunks), 2)
+	assert.LessOrEqual(t, len(s.free), max(minSpare, len(s.chunks)))
+}
