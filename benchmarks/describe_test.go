@@ -18,4 +18,7 @@ func TestSeedAlignedDescribesItsWindows(t *testing.T) {
 	d, err = p.Series.Describe(p.Hosts)
 	require.NoError(t, err)
 	assert.Equal(t, "rolling: 1m, 200ms", d)
+	d, err = p.Series.Describe(p.PerSec)
+	require.NoError(t, err)
+	assert.Equal(t, "rolling: 1s (counts by time)", d)
 }

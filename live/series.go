@@ -274,8 +274,12 @@ func (s *Series) HeldBytes() int { return s.store.Bytes() }
 // for a rolling, how each window is kept — "rolling: 1m, 200ms" for the
 // default mode, "rolling aligned: 1m: panes of 200ms; 200ms: panes of
 // 200ms + raw rows" under aligned windows (panes of mergeable partial
-// states; raw rows only for outputs that need every value). An unknown id
-// is an error wrapping [ErrNode].
+// states; raw rows only for outputs that need every value), and "rolling:
+// 1s (counts by time)" for an unpartitioned rolling under a clock or
+// count trigger whose time windows only count (rows, or a column's
+// present values), which keeps a time and counts per run of rows with
+// equal times rather than every row. An unknown id is an error wrapping
+// [ErrNode].
 func (s *Series) Describe(id NodeID) (string, error) {
 	n, err := s.node(id)
 	if err != nil {
@@ -288,7 +292,11 @@ func (s *Series) Describe(id NodeID) (string, error) {
 	if aligned, wins := r.plan.Aligned(); aligned {
 		return "rolling aligned: " + strings.Join(wins, "; "), nil
 	}
-	return "rolling: " + strings.Join(r.plan.WindowNames(), ", "), nil
+	d := "rolling: " + strings.Join(r.plan.WindowNames(), ", ")
+	if r.plan.CountsByTime() {
+		d += " (counts by time)"
+	}
+	return d, nil
 }
 
 // NodeBytes returns the memory a node's own state holds, the root's

@@ -26,6 +26,11 @@
 // still inside the window, so a late row (under reorder ordering) stays
 // until the rows that arrived before it have left.
 //
+// An unpartitioned stream whose time windows only count (rows, or a
+// column's present values) keeps no rows: one time, first arrival and
+// running counts per run of rows with equal times, evicted as the deque
+// evicts rows ([Plan.CountsByTime]).
+//
 // Rows are taken into the windows lazily, at [Engine.Fold], just before an
 // emission: each row is added once and removed once per window, in runs,
 // with no per-row dispatch. Under a clock trigger the per-row work is an

@@ -26,6 +26,8 @@ type Stream struct {
 	// appendQuiet); forgotten by any other push and by Engine.
 	room []uint64
 	at   int
+
+	runs *timeRuns // the rows as runs of equal times, when the plan counts by time
 }
 
 // NewStream returns an empty stream for the plan.
@@ -40,6 +42,9 @@ func (p *Plan) NewStream() *Stream {
 		s.clock = clock.NewClockState(t.Seq)
 	case clock.Count:
 		s.count = clock.NewCountState(t.N)
+	}
+	if p.countsByTime() {
+		s.runs = p.newTimeRuns()
 	}
 	return s
 }
@@ -56,10 +61,14 @@ func (s *Stream) HeldBytes() int {
 	if s.al != nil {
 		return s.al.Bytes()
 	}
+	if s.runs != nil {
+		return s.runs.bytes()
+	}
 	return s.e.heldBytes() + s.e.p.pool.bytes()
 }
 
-// Engine returns the stream's engine.
+// Engine returns the stream's engine. A stream that counts by time (see
+// [Plan.CountsByTime]) keeps its rows beside it, not in its deque.
 func (s *Stream) Engine() *Engine {
 	s.room = nil // the caller may change the deque
 	return s.e
@@ -83,6 +92,10 @@ func (s *Stream) PushTo(in *Input, out Sink) {
 	if s.al != nil {
 		s.rows = aligned.Rows{Times: in.times, Enc: in.enc, Arrs: in.arrs}
 		s.al.Push(&s.rows, nil, out.Table())
+		return
+	}
+	if s.runs != nil {
+		s.pushRuns(in, out)
 		return
 	}
 	e := s.e

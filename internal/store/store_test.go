@@ -2,6 +2,7 @@ package store
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -222,4 +223,65 @@ func TestOlderCountsAsLowerBoundDoes(t *testing.T) {
 	}
 	s.Evict(s.Len())
 	assert.Zero(t, s.Older(5))
+}
+
+// TestChunkHoldsLittleBesidesItsCells: a chunk of the seed's columns (a
+// time, two numbers, a string) allocates its cells and at most 128 bytes
+// more; with a slice header per kind and column it was 464.
+func TestChunkHoldsLittleBesidesItsCells(t *testing.T) {
+	s := New([]schema.Kind{schema.Time, schema.Number, schema.Number, schema.String}, false)
+	const n = 64
+	cells := ChunkRows * (8 + 8 + 8 + 4)
+	var before, after runtime.MemStats
+	chunks := make([]*chunk, 0, n)
+	runtime.ReadMemStats(&before)
+	for range n {
+		chunks = append(chunks, s.newChunk())
+	}
+	runtime.ReadMemStats(&after)
+	per := int(after.TotalAlloc-before.TotalAlloc) / n
+	assert.GreaterOrEqual(t, per, cells)
+	assert.LessOrEqual(t, per-cells, 128, "bytes a chunk beyond its cells")
+	runtime.KeepAlive(chunks)
+}
+
+// TestEvictKeepsCellsOfEveryKind: rows of every kind read back the same
+// after chunks were evicted and reused.
+func TestEvictKeepsCellsOfEveryKind(t *testing.T) {
+	s := New(kinds(), true)
+	for k := range 10 {
+		ts := make([]int64, 1500)
+		for i := range ts {
+			ts[i] = int64(k*1500 + i)
+		}
+		s.Append(source(ts), 0, len(ts))
+		s.Evict(s.Len() - 1000)
+		for r := range s.Len() {
+			i := int(s.Time(r)) % 1500
+			require.Equal(t, float64(s.Time(r))/2, s.Num(r, 1))
+			require.Equal(t, uint32(i+1), s.Sym(r, 2))
+			require.Equal(t, uint64(100+i), s.ID(r))
+			require.Equal(t, map[bool]uint8{true: 2, false: 1}[i%2 == 0], s.Flag(r, 3))
+			require.Equal(t, []schema.Value{schema.NumberValue(float64(i))}, s.Arr(r, 4))
+		}
+	}
+}
+
+// TestSparesShrinkWithTheStore: the spares a burst needed are kept while
+// the store holds as many chunks, and let go once it holds fewer: they
+// are bounded by what the store holds, not by its history.
+func TestSparesShrinkWithTheStore(t *testing.T) {
+	s := New(kinds()[:2], false)
+	const rows = 20 * ChunkRows
+	s.Append(numSource(rows, 0), 0, rows)
+	s.Evict(ChunkRows)
+	require.Len(t, s.chunks, 19)
+	// A push of a chunk's rows at a time, each evicting as many: the
+	// store shrinks to a few chunks as retention catches up.
+	for range 30 {
+		s.Append(numSource(ChunkRows, 0), 0, ChunkRows)
+		s.Evict(2 * ChunkRows)
+	}
+	assert.LessOrEqual(t, len(s.chunks), 2)
+	assert.LessOrEqual(t, len(s.free), max(minSpare, len(s.chunks)))
 }

@@ -1,0 +1,239 @@
+package engine
+
+import (
+	"github.com/pond-go/pond/internal/clock"
+	"github.com/pond-go/pond/internal/table"
+	"github.com/pond-go/pond/schema"
+)
+
+// timeRuns is the rows of an unpartitioned stream whose windows are all
+// time windows that count: rows (a count of a required column, which has
+// a value in every row) or the present values of a column (a count of a
+// column that can be missing). Such a window needs only how many rows
+// and values it holds, and rows that arrive one after the other with the
+// same time are kept as one run: their time, the arrival number of the
+// first, and for each column counted the values present before it (a
+// running count over every row appended). A push of a thousand rows at
+// one time is one run of 16 bytes, not a thousand times of 8.
+//
+// The windows evict runs as the deque evicts rows: from the front, in
+// arrival order, stopping at the first run not older than cut − span, so
+// a window holds the same rows. The engine's deque holds no rows: its
+// tail counts the rows appended and each window's head is the arrival
+// number of its first row, which is what an emission of row counts
+// reads; a fold sets each count of present values to the running count
+// less the count before the window's first run.
+//
+// A row with the last run's time joins it: every window holds the last
+// run, since a fold's cut is the latest time appended (the crossing row's
+// under a clock, the latest row's under a count trigger), a run at that
+// time is inside every window of positive span, and eviction stops there
+// before reaching the runs after it.
+type timeRuns struct {
+	// ring holds the runs, stride slots each: the time, the first row's
+	// arrival number, then the running count of each column counted at
+	// that row. Its capacity in runs is a power of two; run k is at
+	// k & (runs−1).
+	ring   []uint64
+	stride int
+	front  uint64   // the first run held
+	tail   uint64   // after the last run held
+	heads  []uint64 // per window, the first run it holds
+	// present[k]: the values of column slot k+1 present among every row
+	// appended; number[k]: that column is a number column (NaN missing),
+	// else 0 is missing.
+	present []uint64
+	number  []bool
+}
+
+// minRuns is the smallest ring, in runs.
+const minRuns = 8
+
+// countsByTime reports whether the plan's rows can be kept as runs of
+// equal times: a rolling of a source that is not partitioned, not
+// aligned, under a clock or count trigger, whose windows are all time
+// windows and whose outputs all count rows or present values.
+func (p *Plan) countsByTime() bool {
+	if p.key != nil || p.al != nil {
+		return false
+	}
+	if k := p.trig.Kind; k != clock.Clock && k != clock.Count {
+		return false
+	}
+	for _, wp := range p.wins {
+		if wp.span <= 0 {
+			return false
+		}
+	}
+	for _, o := range p.outs {
+		if o.state != stRows && o.state != stCount {
+			return false
+		}
+	}
+	return true
+}
+
+// CountsByTime reports whether a stream of the plan keeps, instead of its
+// rows, one time, a first arrival and counts per run of rows with equal
+// times: its windows only count rows and values, and it holds memory by
+// distinct times.
+func (p *Plan) CountsByTime() bool { return p.countsByTime() }
+
+func (p *Plan) newTimeRuns() *timeRuns {
+	r := &timeRuns{stride: 2 + len(p.cols), heads: make([]uint64, len(p.wins)), present: make([]uint64, len(p.cols))}
+	for _, k := range p.kinds {
+		r.number = append(r.number, k == schema.Number)
+	}
+	return r
+}
+
+// runs returns the ring's capacity in runs.
+func (r *timeRuns) runs() int { return len(r.ring) / r.stride }
+
+// run returns the slots of run k.
+func (r *timeRuns) run(k uint64) []uint64 {
+	i := int(k&uint64(r.runs()-1)) * r.stride
+	return r.ring[i : i+r.stride : i+r.stride]
+}
+
+// add appends rows [from, to) of in, their times in non-decreasing order
+// when sorted, to the runs, the running counts, the engine's tail and its
+// latest time.
+func (r *timeRuns) add(e *Engine, in *Input, from, to int, sorted bool) {
+	if from >= to {
+		return
+	}
+	ts := in.times[:to]
+	n := e.dq.tail
+	mt := ts[from]
+	for i := from; i < to; {
+		t := ts[i]
+		j := i + 1
+		if sorted && ts[to-1] == t {
+			j = to // the rest are at t (a push of rows at one time)
+		}
+		for j < to && ts[j] == t {
+			j++
+		}
+		mt = max(mt, t)
+		if r.tail == r.front || int64(r.run(r.tail - 1)[0]) != t {
+			r.push(t, n)
+		}
+		for k, c := range in.enc {
+			r.present[k] += uint64(countPresent(c, i, 1, j-i, r.number[k]))
+		}
+		n += uint64(j - i)
+		i = j
+	}
+	e.dq.tail = n
+	if e.has {
+		mt = max(mt, e.maxT)
+	}
+	e.maxT, e.has = mt, true
+}
+
+// push appends a run at t whose first row is row first, growing the ring
+// when it is full.
+func (r *timeRuns) push(t int64, first uint64) {
+	if r.tail-r.front == uint64(r.runs()) {
+		r.resize(max(minRuns, 2*r.runs()))
+	}
+	x := r.run(r.tail)
+	x[0], x[1] = uint64(t), first
+	copy(x[2:], r.present)
+	r.tail++
+}
+
+// resize moves the runs held to a ring of n runs, n a power of two no
+// smaller than the runs held.
+func (r *timeRuns) resize(n int) {
+	old := *r
+	r.ring = make([]uint64, n*r.stride)
+	for k := r.front; k < r.tail; k++ {
+		copy(r.run(k), old.run(k))
+	}
+}
+
+// fold evicts from each window, in arrival order, the runs older than
+// cut − span, stopping at the first that is not, points the window's
+// head at its first row and sets its counts of present values; the runs
+// no window holds are dropped, and the ring shrinks to twice its runs or
+// less (a power of two) when a quarter of it or less is in use.
+func (r *timeRuns) fold(e *Engine, cut int64) {
+	tail := e.dq.tail
+	low := r.tail
+	for w := range e.wins {
+		wp := &e.p.wins[w]
+		lim := cut - wp.span
+		h := r.heads[w]
+		for h < r.tail && int64(r.run(h)[0]) < lim {
+			h++
+		}
+		r.heads[w] = h
+		ws := &e.wins[w]
+		ws.head, ws.added = tail, tail
+		var before []uint64 // the running counts at the window's first row
+		if h < r.tail {
+			x := r.run(h)
+			ws.head, before = x[1], x[2:]
+		}
+		for i, s := range wp.counts {
+			c := 0
+			if before != nil {
+				c = int(r.present[s-1] - before[s-1])
+			}
+			ws.counts()[i] = c
+		}
+		low = min(low, h)
+	}
+	r.front = low
+	e.dq.front = tail
+	if low < r.tail {
+		e.dq.front = r.run(low)[1]
+	}
+	if n := int(r.tail - r.front); r.runs() > minRuns && 4*n <= r.runs() {
+		k := minRuns
+		for k < 2*n {
+			k *= 2
+		}
+		r.resize(k)
+	}
+}
+
+// bytes returns the memory of the ring.
+func (r *timeRuns) bytes() int { return 8 * cap(r.ring) }
+
+// pushRuns is [Stream.PushTo] for a stream that keeps runs (see
+// timeRuns): the same triggers, rows and emissions.
+func (s *Stream) pushRuns(in *Input, out Sink) {
+	e, r := s.e, s.runs
+	emit := func(t int64) {
+		tab := out.Table()
+		table.Column(tab, 0).AppendTime(t)
+		e.Emit(tab)
+	}
+	if e.p.trig.Kind == clock.Count {
+		for i, t := range in.times {
+			r.add(e, in, i, i+1, true)
+			if s.count.Observe() {
+				r.fold(e, e.maxT)
+				emit(t)
+			}
+		}
+		return
+	}
+	if n := len(in.times); in.sorted && n > 0 && s.clock.Quiet(in.times[n-1]) {
+		r.add(e, in, 0, len(in.times), true)
+		return
+	}
+	from := 0
+	for i, t := range in.times {
+		if b, fired := s.clock.Observe(t); fired {
+			r.add(e, in, from, i+1, in.sorted)
+			from = i + 1
+			r.fold(e, t)
+			emit(b)
+		}
+	}
+	r.add(e, in, from, len(in.times), in.sorted)
+}
