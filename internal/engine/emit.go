@@ -256,20 +256,28 @@ func emitSamples(es []*Engine, r *winRun, minSamples, slot int, dst *table.Col) 
 	flags, ends := dst.GrowArrays(len(es))
 	k := 0
 	for i, e := range es {
-		flags[i] = cell.Missing
-		if h := r.held[i]; h >= minSamples {
-			flags[i] = cell.Present
-			// The rows of a short window mostly lie in one block: then
-			// their slots are read in one loop here. An empty window's
-			// deque may have no block.
+		h := r.held[i]
+		if h < minSamples {
+			flags[i] = cell.Missing
+			ends[i] = int32(base + k)
+			continue
+		}
+		flags[i] = cell.Present
+		// The rows of a short window mostly lie in one block: then
+		// their slots are read in one loop here. An empty window's
+		// deque may have no block.
+		if h > 0 {
 			d := &e.dq
 			st := d.stride
-			if h > 0 {
-				if blk, j := d.slotOf(r.ws[i].head); j+h*st <= len(blk) {
-					k += numbersIn(elems[k:], blk[j+slot:j+(h-1)*st+slot+1], st)
-				} else {
-					k += e.numbersTo(elems[k:], r.ws[i].head, d.tail, slot)
+			if blk, j := d.slotOf(r.ws[i].head); j+h*st <= len(blk) {
+				for q := j + slot; q < j+h*st; q += st {
+					if x := math.Float64frombits(blk[q]); x == x {
+						elems[k] = schema.NumberValue(x)
+						k++
+					}
 				}
+			} else {
+				k += e.numbersTo(elems[k:], r.ws[i].head, d.tail, slot)
 			}
 		}
 		ends[i] = int32(base + k)
