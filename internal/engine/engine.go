@@ -487,8 +487,9 @@ func (e *Engine) dropArrays(low uint64) {
 // each window (rows a minute old, for a minute-long window) — as many as
 // are about to leave when about rows arrive — and the deque's tail. A
 // window whose oldest row is within a few rows of the tail (a short
-// window) has its rows and the tail's slot loaded as one run. A tick
-// prefetches a few engines ahead of the one it folds.
+// window) has its rows and the tail's slot loaded as one run; the tail
+// alone is loaded only when rows arrive. A tick prefetches a few engines
+// ahead of the one it folds.
 func (e *Engine) Prefetch(rows int) {
 	prefetch.Line(unsafe.Pointer(&e.wins[0]))
 	d := &e.dq
@@ -507,8 +508,9 @@ func (e *Engine) Prefetch(rows int) {
 		}
 		prefetchRun(d, h, span)
 	}
-	if near < tail || tail-d.front < d.cap {
-		// From the nearest head, or the tail, to the tail's slot.
+	if near < tail || rows > 0 && tail-d.front < d.cap {
+		// From the nearest head, or the tail when rows arrive, to the
+		// tail's slot.
 		prefetchRun(d, near, int(tail-near+1)*st*8)
 	}
 }
