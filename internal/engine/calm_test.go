@@ -59,3 +59,96 @@ func TestQuietPartitionKeepsItsRowUpToItsSpanAndEvictsItJustAfter(t *testing.T) 
 	assert.Equal(t, 1.0, quietCount(int64(time.Second)), "at a cut of exactly 1 s the row at 0 is in the 1 s window")
 	assert.Equal(t, 0.0, quietCount(int64(time.Second)+1), "at 1 s + 1 ns it has left")
 }
+
+// TestRowsThatEnterAndLeaveInOneFoldLeaveTheWindowEmpty: a partition
+// whose rows come further apart than a short window's span, each taken
+// at a tick that already evicts it (a host reporting once a second
+// through a 200 ms window), emits an empty window at those ticks — the
+// states a fold leaves there are not recomputed — and the row that next
+// stays in the window reads alone in it, whether the window was emptied
+// at the previous tick or held none.
+func TestRowsThatEnterAndLeaveInOneFoldLeaveTheWindowEmpty(t *testing.T) {
+	windows := []rolling.Window{{Name: "200ms", Span: 200 * time.Millisecond, Aggs: []reduce.Agg{
+		{Out: "n", From: "v", Using: reduce.Count},
+		{Out: "min", From: "v", Using: reduce.Min},
+		{Out: "max", From: "v", Using: reduce.Max},
+		{Out: "avg", From: "v", Using: reduce.Avg},
+		{Out: "sd", From: "v", Using: reduce.Stdev},
+		{Out: "samples", From: "w", Using: reduce.Samples},
+	}}}
+	plan, err := NewPlan(testSchema, windows, rolling.Options{Trigger: trigger.Clock(sequence.Every(200 * time.Millisecond))},
+		&Key{Name: "key", Kind: schema.String}, nil)
+	require.NoError(t, err)
+	g := plan.NewGroup(keyNames{schema.StringValue("host"), schema.StringValue("clock")})
+	ms := int64(time.Millisecond)
+	var in Input
+	// Partition 0 (the host) reports, partition 1 drives the clock. At
+	// each tick, want is what the host's window holds: rows of v = w.
+	for _, step := range []struct {
+		ms   int64
+		p    int32
+		v    float64
+		want []float64 // at a tick of partition 1's row; nil: no tick
+	}{
+		{0, 1, 0, nil},
+		{50, 0, 1, nil},
+		{400, 1, 0, []float64{}}, // 50 ms entered and left a window that never held a row
+		{450, 0, 2, nil},
+		{800, 1, 0, []float64{}}, // 450 ms entered and left
+		{850, 0, 3, nil},
+		{1000, 1, 0, []float64{3}}, // 850 ms stays
+		{1050, 0, 4, nil},
+		{1400, 1, 0, []float64{}}, // 850 ms leaves, 1,050 ms enters and leaves
+		{1450, 0, 5, nil},
+		{1800, 1, 0, []float64{}}, // 1,450 ms enters and leaves a window emptied at the last tick
+		{1850, 0, 6, nil},
+		{2000, 1, 0, []float64{6}},
+	} {
+		tab := schema.NewTable(testSchema)
+		table.Column(tab, 0).AppendTime(step.ms * ms)
+		table.Column(tab, 1).AppendNum(step.v)
+		table.Column(tab, 2).AppendNum(step.v)
+		plan.Bind(&in, tab, nil)
+		out := schema.NewTable(plan.Schema())
+		g.Push(&in, []int32{step.p}, out)
+		if step.want == nil {
+			require.Zero(t, out.Len(), "at %d ms", step.ms)
+			continue
+		}
+		row := -1
+		for i := range out.Len() {
+			if k, _ := out.Value(i, 1).Str(); k == "host" {
+				row = i
+			}
+		}
+		require.GreaterOrEqual(t, row, 0, "the host's row at %d ms", step.ms)
+		cell := func(name string) schema.Value {
+			j, ok := out.Schema().Index(name)
+			require.True(t, ok)
+			return out.Value(row, j)
+		}
+		n, _ := cell("n").Num()
+		assert.Equal(t, float64(len(step.want)), n, "rows at %d ms", step.ms)
+		samples, ok := cell("samples").Array()
+		require.True(t, ok)
+		var got []float64
+		for _, x := range samples {
+			f, _ := x.Num()
+			got = append(got, f)
+		}
+		assert.Equal(t, len(step.want), len(got), "samples at %d ms", step.ms)
+		for _, name := range []string{"min", "max", "avg", "sd"} {
+			x, ok := cell(name).Num()
+			if len(step.want) == 0 {
+				assert.False(t, ok, "%s of an empty window at %d ms", name, step.ms)
+				continue
+			}
+			want := step.want[0]
+			if name == "sd" {
+				want = 0
+			}
+			assert.True(t, ok, "%s at %d ms", name, step.ms)
+			assert.Equal(t, want, x, "%s at %d ms", name, step.ms)
+		}
+	}
+}

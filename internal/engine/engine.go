@@ -600,10 +600,17 @@ func (e *Engine) removeRow(ws *winState, wp *winPlan, a uint64) {
 
 // rebuild recomputes a window's states from rows [from, to): extremes
 // are set to their values ([Engine.scanExtremes]); the sums of rows that
-// lie in one block are filled in one pass each.
+// lie in one block are filled in one pass each. It is called before the
+// window's head and added move to from and to.
 func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
 	if from >= to {
-		e.emptyStates(ws, wp)
+		// A window that held no rows before the fold (its head still
+		// at its added) has the states of an empty window already:
+		// rows entered it and left in the same fold (a row a second
+		// through a 200 ms window). Generic states are emptied anyway.
+		if ws.head != ws.added || len(wp.generic) > 0 {
+			e.emptyStates(ws, wp)
+		}
 		return
 	}
 	blk, base, ok := e.run(from, to)
