@@ -370,6 +370,9 @@ func readMeanSd(ms []*Moments, mean, sd []float64) {
 				mean[i], sd[i] = mu, math.Sqrt(v)
 				continue
 			}
+		} else if m.n == 0 {
+			mean[i], sd[i] = math.NaN(), math.NaN() // an empty window
+			continue
 		}
 		_, mean[i], sd[i] = m.readOne(true)
 	}
@@ -381,6 +384,9 @@ func readSumMean(ms []*Moments, sum, mean []float64) {
 		if b := &m.main; m.n >= 2 && m.n == b.n {
 			s := b.s + b.c
 			sum[i], mean[i] = s, s/float64(m.n)
+			continue
+		} else if m.n == 0 {
+			sum[i], mean[i] = 0, math.NaN() // an empty window
 			continue
 		}
 		sum[i], mean[i], _ = m.readOne(false)
