@@ -45,17 +45,6 @@ func (g *Group) index() {
 	g.indexed = true
 }
 
-// arrive takes partition p's buffered rows into its deque before its fold
-// at a tick: from the buffer through the sorted indices (see index), or
-// the rows laid out by [Group.link].
-func (g *Group) arrive(p int32, e *Engine, pool *blockPool) {
-	if g.indexed {
-		g.gather(p, e, pool)
-		return
-	}
-	g.take(p, e, pool)
-}
-
 // gather appends partition p's buffered rows, found through the indices
 // [Group.index] sorted, to its engine's deque; the common row widths have
 // loops of their own.
