@@ -245,18 +245,20 @@ func emitMoments(es []*Engine, r *winRun, minSamples int, me *momEmit, dsts []*t
 // cell: missing while the window holds fewer than minSamples rows. The
 // run's elements and cells are each added at once and written in place.
 func emitSamples(es []*Engine, r *winRun, minSamples, slot int, dst *table.Col) {
+	held := r.held[:len(es)]
 	total := 0
-	for i := range es {
-		if r.held[i] >= minSamples {
-			total += r.held[i]
+	for _, h := range held {
+		if h >= minSamples {
+			total += h
 		}
 	}
 	base := dst.ElemsLen()
 	elems := dst.GrowElems(total)
 	flags, ends := dst.GrowArrays(len(es))
+	flags, ends = flags[:len(es)], ends[:len(es)] // one check for the loop's indices
 	k := 0
 	for i, e := range es {
-		h := r.held[i]
+		h := held[i]
 		if h < minSamples {
 			flags[i] = cell.Missing
 			ends[i] = int32(base + k)

@@ -336,10 +336,10 @@ func (m *Moments) Mean() (float64, bool) {
 func ReadEach(ms []*Moments, n, sum, mean, sd []float64) {
 	switch {
 	case n == nil && sum == nil && mean != nil && sd != nil:
-		readMeanSd(ms, mean[:len(ms)], sd[:len(ms)])
+		readMeanSd(ms, mean, sd)
 		return
 	case n == nil && sum != nil && mean != nil && sd == nil:
-		readSumMean(ms, sum[:len(ms)], mean[:len(ms)])
+		readSumMean(ms, sum, mean)
 		return
 	}
 	withSd := sd != nil
@@ -362,6 +362,7 @@ func ReadEach(ms []*Moments, n, sum, mean, sd []float64) {
 
 // readMeanSd is ReadEach of the means and deviations alone.
 func readMeanSd(ms []*Moments, mean, sd []float64) {
+	mean, sd = mean[:len(ms)], sd[:len(ms)] // one check for the loop's indices
 	for i, m := range ms {
 		if b := &m.main; m.n >= 2 && m.n == b.n {
 			k := float64(m.n)
@@ -380,6 +381,7 @@ func readMeanSd(ms []*Moments, mean, sd []float64) {
 
 // readSumMean is ReadEach of the sums and means alone.
 func readSumMean(ms []*Moments, sum, mean []float64) {
+	sum, mean = sum[:len(ms)], mean[:len(ms)] // one check for the loop's indices
 	for i, m := range ms {
 		if b := &m.main; m.n >= 2 && m.n == b.n {
 			s := b.s + b.c
