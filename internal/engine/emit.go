@@ -179,13 +179,14 @@ func (p *Plan) emitRows(es []*Engine, dsts []*table.Col) {
 type winRun struct {
 	ws   [emitRun]*winState
 	held [emitRun]int
+	mom  [emitRun]*reducers.Moments // each engine's first Moments of the window
 }
 
 // set points r at window w of each engine of es.
 func (r *winRun) set(es []*Engine, w int) {
 	for i, e := range es[:min(len(es), emitRun)] {
 		ws := &e.wins[w]
-		r.ws[i], r.held[i] = ws, int(e.dq.tail-ws.head)
+		r.ws[i], r.held[i], r.mom[i] = ws, int(e.dq.tail-ws.head), ws.mom
 	}
 }
 
@@ -219,12 +220,8 @@ func emitMoments(es []*Engine, r *winRun, minSamples int, me *momEmit, dsts []*t
 	if me.sd >= 0 {
 		sds = dsts[me.sd].GrowNums(len(es))
 	}
-	var run [emitRun]*reducers.Moments
-	ms := run[:len(es)]
-	for i := range ms {
-		ms[i] = r.ws[i].moment(me.idx)
-	}
-	reducers.ReadEach(ms, ns, sums, avgs, sds)
+	ms := r.mom[:len(es)]
+	reducers.ReadEach(ms, me.idx, ns, sums, avgs, sds)
 	if minSamples == 0 {
 		return
 	}

@@ -2,6 +2,7 @@ package reducers
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/pond-go/pond/internal/fsum"
 )
@@ -325,7 +326,10 @@ func (m *Moments) Mean() (float64, bool) {
 }
 
 // ReadEach reads a run of states at once: for every i it writes the
-// count, sum, mean and deviation of ms[i] — [Moments.N], [Moments.Sum],
+// count, sum, mean and deviation of the state k places after ms[i] in
+// its array (ms[i] itself for k = 0; ms[i] must be the first of at least
+// k+1 states side by side, as a window's states in an engine's arena
+// are) — [Moments.N], [Moments.Sum],
 // [Moments.Mean] and [Moments.Stdev], with their results — to n[i],
 // sum[i], mean[i] and sd[i] (each slice as long as ms, or nil when that
 // reading is not wanted), a missing mean or deviation as NaN. An
@@ -333,17 +337,18 @@ func (m *Moments) Mean() (float64, bool) {
 // of each state shares the readers' arithmetic, without a call. The two
 // common sets of readings (the mean and the deviation; the sum and the
 // mean) have loops of their own, without a check per reading.
-func ReadEach(ms []*Moments, n, sum, mean, sd []float64) {
+func ReadEach(ms []*Moments, k int, n, sum, mean, sd []float64) {
 	switch {
 	case n == nil && sum == nil && mean != nil && sd != nil:
-		readMeanSd(ms, mean, sd)
+		readMeanSd(ms, k, mean, sd)
 		return
 	case n == nil && sum != nil && mean != nil && sd == nil:
-		readSumMean(ms, sum, mean)
+		readSumMean(ms, k, sum, mean)
 		return
 	}
 	withSd := sd != nil
 	for i, m := range ms {
+		m = nth(m, k)
 		s, mu, dev := m.readOne(withSd)
 		if n != nil {
 			n[i] = float64(m.n)
@@ -361,9 +366,10 @@ func ReadEach(ms []*Moments, n, sum, mean, sd []float64) {
 }
 
 // readMeanSd is ReadEach of the means and deviations alone.
-func readMeanSd(ms []*Moments, mean, sd []float64) {
+func readMeanSd(ms []*Moments, k int, mean, sd []float64) {
 	mean, sd = mean[:len(ms)], sd[:len(ms)] // one check for the loop's indices
 	for i, m := range ms {
+		m = nth(m, k)
 		if b := &m.main; m.n >= 2 && m.n == b.n {
 			k := float64(m.n)
 			mu := (b.s + b.c) / k
@@ -380,9 +386,10 @@ func readMeanSd(ms []*Moments, mean, sd []float64) {
 }
 
 // readSumMean is ReadEach of the sums and means alone.
-func readSumMean(ms []*Moments, sum, mean []float64) {
+func readSumMean(ms []*Moments, k int, sum, mean []float64) {
 	sum, mean = sum[:len(ms)], mean[:len(ms)] // one check for the loop's indices
 	for i, m := range ms {
+		m = nth(m, k)
 		if b := &m.main; m.n >= 2 && m.n == b.n {
 			s := b.s + b.c
 			sum[i], mean[i] = s, s/float64(m.n)
@@ -393,6 +400,11 @@ func readSumMean(ms []*Moments, sum, mean []float64) {
 		}
 		sum[i], mean[i], _ = m.readOne(false)
 	}
+}
+
+// nth returns the state k places after m in its array.
+func nth(m *Moments, k int) *Moments {
+	return (*Moments)(unsafe.Add(unsafe.Pointer(m), uintptr(k)*unsafe.Sizeof(Moments{})))
 }
 
 // readOne is ReadEach's reading of one state: its sum, its mean and,
