@@ -179,13 +179,14 @@ func (p *Plan) emitRows(es []*Engine, dsts []*table.Col) {
 type winRun struct {
 	ws   [emitRun]*winState
 	held [emitRun]int
+	mom  [emitRun]*reducers.Moments // each engine's first Moments of the window
 }
 
 // set points r at window w of each engine of es.
 func (r *winRun) set(es []*Engine, w int) {
 	for i, e := range es[:min(len(es), emitRun)] {
 		ws := &e.wins[w]
-		r.ws[i], r.held[i] = ws, int(e.dq.tail-ws.head)
+		r.ws[i], r.held[i], r.mom[i] = ws, int(e.dq.tail-ws.head), ws.mom
 	}
 }
 
@@ -219,12 +220,8 @@ func emitMoments(es []*Engine, r *winRun, minSamples int, me *momEmit, dsts []*t
 	if me.sd >= 0 {
 		sds = dsts[me.sd].GrowNums(len(es))
 	}
-	var run [emitRun]*reducers.Moments
-	ms := run[:len(es)]
-	for i := range ms {
-		ms[i] = r.ws[i].moment(me.idx)
-	}
-	reducers.ReadEach(ms, ns, sums, avgs, sds)
+	ms := r.mom[:len(es)]
+	reducers.ReadEach(ms, me.idx, ns, sums, avgs, sds)
 	if minSamples == 0 {
 		return
 	}
@@ -245,31 +242,41 @@ func emitMoments(es []*Engine, r *winRun, minSamples int, me *momEmit, dsts []*t
 // cell: missing while the window holds fewer than minSamples rows. The
 // run's elements and cells are each added at once and written in place.
 func emitSamples(es []*Engine, r *winRun, minSamples, slot int, dst *table.Col) {
+	held := r.held[:len(es)]
 	total := 0
-	for i := range es {
-		if r.held[i] >= minSamples {
-			total += r.held[i]
+	for _, h := range held {
+		if h >= minSamples {
+			total += h
 		}
 	}
 	base := dst.ElemsLen()
 	elems := dst.GrowElems(total)
 	flags, ends := dst.GrowArrays(len(es))
+	flags, ends = flags[:len(es)], ends[:len(es)] // one check for the loop's indices
 	k := 0
 	for i, e := range es {
-		flags[i] = cell.Missing
-		if h := r.held[i]; h >= minSamples {
-			flags[i] = cell.Present
-			// The rows of a short window mostly lie in one block: then
-			// their slots are read in one loop here. An empty window's
-			// deque may have no block.
+		h := held[i]
+		if h < minSamples {
+			flags[i] = cell.Missing
+			ends[i] = int32(base + k)
+			continue
+		}
+		flags[i] = cell.Present
+		// The rows of a short window mostly lie in one block: then
+		// their slots are read in one loop here. An empty window's
+		// deque may have no block.
+		if h > 0 {
 			d := &e.dq
 			st := d.stride
-			if h > 0 {
-				if blk, j := d.slotOf(r.ws[i].head); j+h*st <= len(blk) {
-					k += numbersIn(elems[k:], blk[j+slot:j+(h-1)*st+slot+1], st)
-				} else {
-					k += e.numbersTo(elems[k:], r.ws[i].head, d.tail, slot)
+			if blk, j := d.slotOf(r.ws[i].head); j+h*st <= len(blk) {
+				for q := j + slot; q < j+h*st; q += st {
+					if x := math.Float64frombits(blk[q]); x == x {
+						elems[k] = schema.NumberValue(x)
+						k++
+					}
 				}
+			} else {
+				k += e.numbersTo(elems[k:], r.ws[i].head, d.tail, slot)
 			}
 		}
 		ends[i] = int32(base + k)

@@ -351,8 +351,13 @@ func (e *Engine) Fold(cut int64) { e.fold(cut, &e.p.pool) }
 // fold is Fold giving the blocks it frees to pool.
 func (e *Engine) fold(cut int64, pool *blockPool) {
 	wins := e.wins
-	pws := e.p.wins[:len(wins)]
 	tail, st := e.dq.tail, e.dq.stride
+	if wins[0].added == tail && e.still(cut) {
+		// No row entered since the last fold (it left every window's
+		// added at the tail) and none leaves: nothing changes.
+		return
+	}
+	pws := e.p.wins[:len(wins)]
 	low := tail
 	for w := range wins {
 		ws, wp := &wins[w], &pws[w]
@@ -404,6 +409,22 @@ func (e *Engine) fold(cut int64, pool *blockPool) {
 	}
 	e.dropArrays(low)
 	e.dq.dropTo(low, pool)
+}
+
+// still reports whether no window evicts a row at cut: each time
+// window's oldest row, if it holds one, is not older than cut − span (a
+// count window evicts only as rows arrive). A partition between its
+// rows, under a clock faster than they come, is folded with this check
+// alone.
+func (e *Engine) still(cut int64) bool {
+	tail := e.dq.tail
+	pws := e.p.wins[:len(e.wins)]
+	for w := range e.wins {
+		if h := e.wins[w].head; h < tail && pws[w].count == 0 && e.dq.time(h) < cut-pws[w].span {
+			return false
+		}
+	}
+	return true
 }
 
 // Step is Fold for exactly one row appended since the last fold, the
@@ -466,8 +487,9 @@ func (e *Engine) dropArrays(low uint64) {
 // each window (rows a minute old, for a minute-long window) — as many as
 // are about to leave when about rows arrive — and the deque's tail. A
 // window whose oldest row is within a few rows of the tail (a short
-// window) has its rows and the tail's slot loaded as one run. A tick
-// prefetches a few engines ahead of the one it folds.
+// window) has its rows and the tail's slot loaded as one run; the tail
+// alone is loaded only when rows arrive. A tick prefetches a few engines
+// ahead of the one it folds.
 func (e *Engine) Prefetch(rows int) {
 	prefetch.Line(unsafe.Pointer(&e.wins[0]))
 	d := &e.dq
@@ -486,8 +508,9 @@ func (e *Engine) Prefetch(rows int) {
 		}
 		prefetchRun(d, h, span)
 	}
-	if near < tail || tail-d.front < d.cap {
-		// From the nearest head, or the tail, to the tail's slot.
+	if near < tail || rows > 0 && tail-d.front < d.cap {
+		// From the nearest head, or the tail when rows arrive, to the
+		// tail's slot.
 		prefetchRun(d, near, int(tail-near+1)*st*8)
 	}
 }
@@ -577,10 +600,17 @@ func (e *Engine) removeRow(ws *winState, wp *winPlan, a uint64) {
 
 // rebuild recomputes a window's states from rows [from, to): extremes
 // are set to their values ([Engine.scanExtremes]); the sums of rows that
-// lie in one block are filled in one pass each.
+// lie in one block are filled in one pass each. It is called before the
+// window's head and added move to from and to.
 func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
 	if from >= to {
-		e.emptyStates(ws, wp)
+		// A window that held no rows before the fold (its head still
+		// at its added) has the states of an empty window already:
+		// rows entered it and left in the same fold (a row a second
+		// through a 200 ms window). Generic states are emptied anyway.
+		if ws.head != ws.added || len(wp.generic) > 0 {
+			e.emptyStates(ws, wp)
+		}
 		return
 	}
 	blk, base, ok := e.run(from, to)

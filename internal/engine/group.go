@@ -349,6 +349,10 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*ta
 	// The partitions are folded a run at a time and the run's rows
 	// emitted output by output, while their states are still in cache.
 	var run [emitRun]*Engine
+	// Each partition's buffered rows go to its deque before its fold:
+	// from the buffer through the sorted indices (see index), or the
+	// rows laid out by link.
+	indexed := g.indexed
 	for from := 0; from < len(order); from += emitRun {
 		es := run[:min(emitRun, len(order)-from)]
 		for k := range es {
@@ -359,7 +363,11 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*ta
 			}
 			p := order[i]
 			e := g.engines[p]
-			g.arrive(p, e, pool)
+			if indexed {
+				g.gather(p, e, pool)
+			} else {
+				g.take(p, e, pool)
+			}
 			e.fold(t, pool)
 			es[k] = e
 			tc.AppendTime(b)

@@ -130,3 +130,68 @@ func TestGroupTickDoesNotAllocate(t *testing.T) {
 		t.Fatalf("%d allocations over 700 batches of 1000 rows in steady state", n)
 	}
 }
+
+// spreadRig is a partitioned rolling fed the way hosts that report once a
+// second each report: partition p's row at p%100 × 10 ms into each
+// second, one batch every 10 ms. Under the 200 ms clock a partition
+// takes a row at one tick of five, its 200 ms window drops it at the
+// next, and at the three others nothing enters or leaves its windows.
+type spreadRig struct {
+	*groupRig
+	batch int // batches pushed
+}
+
+func newSpreadRig(parts int) *spreadRig {
+	r := &spreadRig{groupRig: newGroupRig(parts, 100)}
+	return r
+}
+
+// next pushes the next 10 ms batch: the partitions whose phase it is.
+func (r *spreadRig) next() {
+	table.Reset(r.tab)
+	table.Reset(r.out)
+	r.part = r.part[:0]
+	for p := r.batch % 100; p < r.parts; p += 100 {
+		table.Column(r.tab, 0).AppendTime(r.t)
+		table.Column(r.tab, 1).AppendNum(0.5 + 0.1*math.Sin(float64(r.batch/100+p)))
+		table.Column(r.tab, 2).AppendNum(float64(70 + p%61))
+		r.part = append(r.part, int32(p))
+	}
+	r.plan.Bind(&r.in, r.tab, nil)
+	r.g.Push(&r.in, r.part, r.out)
+	r.t += r.step
+	r.batch++
+}
+
+// spreadSeconds pushes n seconds of the spread stream. It is a function
+// of its own so that a tool counting instructions can count its calls
+// alone (valgrind --tool=callgrind --toggle-collect='*spreadSeconds*').
+//
+//go:noinline
+func spreadSeconds(r *spreadRig, n int) {
+	for range 100 * n {
+		r.next()
+	}
+}
+
+// BenchmarkGroupSpread measures the partitioned two-window rolling alone
+// with each partition reporting once a second, spread over the second
+// (see spreadRig), in steady state: one op is one second of stream, P
+// rows and five ticks of every partition, three of them with nothing
+// entering or leaving its windows.
+func BenchmarkGroupSpread(b *testing.B) {
+	for _, parts := range []int{1000, 10000, 100000} {
+		b.Run(fmt.Sprintf("P=%d", parts), func(b *testing.B) {
+			r := newSpreadRig(parts)
+			for range 100 * 61 { // fill the 1m windows
+				r.next()
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				spreadSeconds(r, 1)
+			}
+			b.ReportMetric(float64(b.N*parts)/b.Elapsed().Seconds(), "rows/s")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(5*b.N*parts), "ns/tick")
+		})
+	}
+}

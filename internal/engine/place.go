@@ -45,17 +45,6 @@ func (g *Group) index() {
 	g.indexed = true
 }
 
-// arrive takes partition p's buffered rows into its deque before its fold
-// at a tick: from the buffer through the sorted indices (see index), or
-// the rows laid out by [Group.link].
-func (g *Group) arrive(p int32, e *Engine, pool *blockPool) {
-	if g.indexed {
-		g.gather(p, e, pool)
-		return
-	}
-	g.take(p, e, pool)
-}
-
 // gather appends partition p's buffered rows, found through the indices
 // [Group.index] sorted, to its engine's deque; the common row widths have
 // loops of their own.
@@ -65,26 +54,26 @@ func (g *Group) gather(p int32, e *Engine, pool *blockPool) {
 	}
 	c := g.chains[p]
 	g.chains[p] = chain{}
-	rows := g.idx[c.end-c.n : c.end]
 	r := &g.work
 	ts := r.t
-	if d := &e.dq; len(r.c) == 2 && d.tail-d.front+uint64(len(rows)) <= d.cap {
+	if d := &e.dq; len(r.c) == 2 && d.tail-d.front+uint64(c.n) <= d.cap {
 		// The common case of a tick: rows of three slots that fit in
 		// the ring and in the tail's block, written in place.
-		if blk, o := d.slotOf(d.tail); 3*len(rows) <= len(blk)-o {
-			dst := blk[o : o+3*len(rows)]
+		if blk, o := d.slotOf(d.tail); 3*int(c.n) <= len(blk)-o {
+			rows := g.idx[c.end-c.n : c.end]
+			dst := blk[o:]
 			// The columns cut to the times' length: one check of an
 			// index serves all three.
 			c0, c1 := r.c[0][:len(ts)], r.c[1][:len(ts)]
-			for _, j := range rows {
-				row := (*[3]uint64)(dst)
+			for k, j := range rows {
+				row := dst[3*k : 3*k+3 : 3*k+3]
 				row[0], row[1], row[2] = uint64(ts[j]), c0[j], c1[j]
-				dst = dst[3:]
 			}
-			d.tail += uint64(len(rows))
+			d.tail += uint64(c.n)
 			return
 		}
 	}
+	rows := g.idx[c.end-c.n : c.end]
 	for len(rows) > 0 {
 		blk, o, n := e.dq.room(pool)
 		n = min(n, len(rows))

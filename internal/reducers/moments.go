@@ -2,6 +2,7 @@ package reducers
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/pond-go/pond/internal/fsum"
 )
@@ -325,39 +326,30 @@ func (m *Moments) Mean() (float64, bool) {
 }
 
 // ReadEach reads a run of states at once: for every i it writes the
-// count, sum, mean and deviation of ms[i] — [Moments.N], [Moments.Sum],
+// count, sum, mean and deviation of the state k places after ms[i] in
+// its array (ms[i] itself for k = 0; ms[i] must be the first of at least
+// k+1 states side by side, as a window's states in an engine's arena
+// are) — [Moments.N], [Moments.Sum],
 // [Moments.Mean] and [Moments.Stdev], with their results — to n[i],
 // sum[i], mean[i] and sd[i] (each slice as long as ms, or nil when that
 // reading is not wanted), a missing mean or deviation as NaN. An
 // emission reads one output of many partitions this way: the common case
-// of each state shares the readers' arithmetic, without a call.
-func ReadEach(ms []*Moments, n, sum, mean, sd []float64) {
+// of each state shares the readers' arithmetic, without a call. The two
+// common sets of readings (the mean and the deviation; the sum and the
+// mean) have loops of their own, without a check per reading.
+func ReadEach(ms []*Moments, k int, n, sum, mean, sd []float64) {
+	switch {
+	case n == nil && sum == nil && mean != nil && sd != nil:
+		readMeanSd(ms, k, mean, sd)
+		return
+	case n == nil && sum != nil && mean != nil && sd == nil:
+		readSumMean(ms, k, sum, mean)
+		return
+	}
 	withSd := sd != nil
 	for i, m := range ms {
-		var s, mu, dev float64
-		okMu, okDev := true, withSd
-		if b := &m.main; m.n >= 2 && m.n == b.n {
-			k := float64(m.n)
-			s = b.s + b.c
-			mu = s / k
-			if withSd {
-				if v := (b.q+b.qc)/k - mu*mu; !m.noSquares && m.big == 0 && v > 1e-6*mu*mu && v-v == 0 {
-					dev = math.Sqrt(v)
-				} else {
-					dev, okDev = m.Stdev()
-				}
-			}
-		} else if m.n == 0 {
-			okMu, okDev = false, false // an empty window: sum 0, the rest missing
-		} else {
-			s, mu, okMu, dev, okDev = m.readApart(withSd)
-		}
-		if !okMu {
-			mu = math.NaN()
-		}
-		if !okDev {
-			dev = math.NaN()
-		}
+		m = nth(m, k)
+		s, mu, dev := m.readOne(withSd)
 		if n != nil {
 			n[i] = float64(m.n)
 		}
@@ -371,6 +363,78 @@ func ReadEach(ms []*Moments, n, sum, mean, sd []float64) {
 			sd[i] = dev
 		}
 	}
+}
+
+// readMeanSd is ReadEach of the means and deviations alone.
+func readMeanSd(ms []*Moments, k int, mean, sd []float64) {
+	mean, sd = mean[:len(ms)], sd[:len(ms)] // one check for the loop's indices
+	for i, m := range ms {
+		m = nth(m, k)
+		if b := &m.main; m.n >= 2 && m.n == b.n {
+			k := float64(m.n)
+			mu := (b.s + b.c) / k
+			if v := (b.q+b.qc)/k - mu*mu; !m.noSquares && m.big == 0 && v > 1e-6*mu*mu && v-v == 0 {
+				mean[i], sd[i] = mu, math.Sqrt(v)
+				continue
+			}
+		} else if m.n == 0 {
+			mean[i], sd[i] = math.NaN(), math.NaN() // an empty window
+			continue
+		}
+		_, mean[i], sd[i] = m.readOne(true)
+	}
+}
+
+// readSumMean is ReadEach of the sums and means alone.
+func readSumMean(ms []*Moments, k int, sum, mean []float64) {
+	sum, mean = sum[:len(ms)], mean[:len(ms)] // one check for the loop's indices
+	for i, m := range ms {
+		m = nth(m, k)
+		if b := &m.main; m.n >= 2 && m.n == b.n {
+			s := b.s + b.c
+			sum[i], mean[i] = s, s/float64(m.n)
+			continue
+		} else if m.n == 0 {
+			sum[i], mean[i] = 0, math.NaN() // an empty window
+			continue
+		}
+		sum[i], mean[i], _ = m.readOne(false)
+	}
+}
+
+// nth returns the state k places after m in its array.
+func nth(m *Moments, k int) *Moments {
+	return (*Moments)(unsafe.Add(unsafe.Pointer(m), uintptr(k)*unsafe.Sizeof(Moments{})))
+}
+
+// readOne is ReadEach's reading of one state: its sum, its mean and,
+// when sd is set, its deviation (0 otherwise), a missing mean or
+// deviation as NaN.
+func (m *Moments) readOne(sd bool) (s, mu, dev float64) {
+	okMu, okDev := true, sd
+	if b := &m.main; m.n >= 2 && m.n == b.n {
+		k := float64(m.n)
+		s = b.s + b.c
+		mu = s / k
+		if sd {
+			if v := (b.q+b.qc)/k - mu*mu; !m.noSquares && m.big == 0 && v > 1e-6*mu*mu && v-v == 0 {
+				dev = math.Sqrt(v)
+			} else {
+				dev, okDev = m.Stdev()
+			}
+		}
+	} else if m.n == 0 {
+		okMu, okDev = false, false // an empty window: sum 0, the rest missing
+	} else {
+		s, mu, okMu, dev, okDev = m.readApart(sd)
+	}
+	if !okMu {
+		mu = math.NaN()
+	}
+	if !okDev {
+		dev = math.NaN()
+	}
+	return s, mu, dev
 }
 
 // readApart is a reading through the three readers.

@@ -446,7 +446,9 @@ func checkSlotsMatchOneByOne(t *testing.T) {
 
 // TestReadEachMatchesTheReaders: the joint reading gives bit for bit
 // what N, Sum, Mean and Stdev give, the missing ones as NaN, whatever the
-// state, with or without the deviation.
+// state, with or without the deviation, through the loops of the two
+// common sets of readings (the mean and deviation; the sum and mean), of
+// a state given directly or as the second of two side by side.
 func TestReadEachMatchesTheReaders(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	vals := []float64{0, 1, 2, 5, 5, 0.1, 1e16, 1e-12, 1e200, -3, 58.95465139167753}
@@ -475,12 +477,30 @@ func TestReadEachMatchesTheReaders(t *testing.T) {
 			held = held[1:]
 		}
 		n, sum, mean, sd := []float64{-1}, []float64{-1}, []float64{-1}, []float64{-1}
-		if trial%3 == 0 {
+		switch trial % 5 {
+		case 0:
 			sd = nil // no deviation wanted: none written
+		case 1:
+			n, sum = nil, nil // the means and deviations alone
+		case 2:
+			n, sd = nil, nil // the sums and means alone
 		}
-		ReadEach([]*Moments{&m}, n, sum, mean, sd)
-		require.Equal(t, float64(m.N()), n[0], "trial %d", trial)
-		require.Equal(t, math.Float64bits(m.Sum()), math.Float64bits(sum[0]), "trial %d", trial)
+		// Every other trial reads m as the second of two states side by
+		// side (k = 1), the first holding other values.
+		pair := [2]Moments{}
+		pair[0].Add(12345)
+		pair[1] = m
+		if trial%2 == 0 {
+			ReadEach([]*Moments{&pair[0]}, 1, n, sum, mean, sd)
+		} else {
+			ReadEach([]*Moments{&m}, 0, n, sum, mean, sd)
+		}
+		if n != nil {
+			require.Equal(t, float64(m.N()), n[0], "trial %d", trial)
+		}
+		if sum != nil {
+			require.Equal(t, math.Float64bits(m.Sum()), math.Float64bits(sum[0]), "trial %d", trial)
+		}
 		require.Equal(t, nan(m.Mean()), math.Float64bits(mean[0]), "trial %d", trial)
 		if sd != nil {
 			require.Equal(t, nan(m.Stdev()), math.Float64bits(sd[0]), "trial %d", trial)
