@@ -19,6 +19,41 @@ type closeScratch struct {
 	dsts []*table.Col
 	his  []int64 // window w's panes before his[w] are closed
 	los  []int64 // window w's panes before los[w] leave it at the next boundary
+	// The number outputs' cells (see Plan.cellOuts) and the times of the
+	// rows the closing emits: cell column c of emitted row e at
+	// cells[c·stride + e]. A cell is written with one store, not appended
+	// (a length, a capacity and a call on the way), and each column takes
+	// its cells at once when the closing is done.
+	cells  []float64
+	times  []int64
+	stride int
+}
+
+// ready makes room for the cells of n rows of plan p.
+func (sc *closeScratch) ready(p *Plan, n int) {
+	sc.stride = n
+	if need := max(len(p.cellOuts), 1) * n; len(sc.cells) < need { // cells[e:] for every row e
+		sc.cells = make([]float64, need)
+	}
+	if len(sc.times) < n {
+		sc.times = make([]int64, n)
+	}
+}
+
+// flush appends the cells of the e rows emitted to their columns of out.
+func (sc *closeScratch) flush(p *Plan, out *schema.Table, first, e int) {
+	if e == 0 {
+		return
+	}
+	table.Column(out, 0).AppendTimes(sc.times[:e])
+	for c, o := range p.cellOuts {
+		table.Column(out, first+o).AppendNums(sc.cells[c*sc.stride : c*sc.stride+e])
+	}
+}
+
+// bytes returns the memory the scratch holds.
+func (sc *closeScratch) bytes() int {
+	return 8 * (cap(sc.dsts) + cap(sc.his) + cap(sc.los) + cap(sc.cells) + cap(sc.times))
 }
 
 // close emits at boundary b for every live partition whose windows hold
