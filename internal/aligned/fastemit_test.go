@@ -15,9 +15,11 @@ import (
 
 // fastCaseGroup builds a group whose windows' outputs are all of the
 // kinds the grouped emission writes (see fastOuts), over a required
-// number slot and an optional one: a 1s window with a warm-up and a
-// 200ms window (one pane) on a 200ms clock.
-func fastCaseGroup(t testing.TB) (*Group, *schema.Table) {
+// number slot and an optional one (missing values as NaN) on a 200ms
+// clock: with extremes, a 1s window and a 200ms window (one pane);
+// without (steady), a 1s window with a warm-up that a steady closing
+// takes (see closeSteady) and a 200ms window.
+func fastCaseGroup(t testing.TB, steady bool) (*Group, *schema.Table) {
 	t.Helper()
 	aggs := []Agg{
 		{Slot: 1, Using: reduce.Sum}, {Slot: 1, Using: reduce.Stdev}, {Slot: 1, Using: reduce.Min}, {Slot: 1, Using: reduce.Max},
@@ -26,11 +28,20 @@ func fastCaseGroup(t testing.TB) (*Group, *schema.Table) {
 	}
 	raw := append(append([]Agg(nil), aggs...), Agg{Slot: 1, Using: reduce.Samples}, Agg{Slot: 2, Using: reduce.Samples}, Agg{Slot: 2, Using: reduce.Median})
 	wins := []Window{{Span: 1000 * ms, MinSamples: 3, Aggs: aggs}, {Span: 200 * ms, Aggs: raw}}
+	if steady {
+		long := []Agg{
+			{Slot: 1, Using: reduce.Sum}, {Slot: 1, Using: reduce.Stdev}, {Slot: 2, Using: reduce.Avg}, {Slot: 2, Using: reduce.Count},
+			{Slot: 2, Using: reduce.Stdev}, {Slot: 1, Using: reduce.Avg}, {Slot: 0, Using: reduce.Count}, {Slot: 2, Using: reduce.Sum},
+		}
+		short := append(append([]Agg(nil), aggs...), Agg{Slot: 1, Using: reduce.Samples}, Agg{Slot: 2, Using: reduce.Samples})
+		wins = []Window{{Span: 1000 * ms, MinSamples: 3, Aggs: long}, {Span: 200 * ms, Aggs: short}}
+	}
 	p, err := NewPlan(Spec{
 		Step: 200 * ms, Kinds: []schema.Kind{schema.Number, schema.Number}, Required: []bool{true, false},
 		Windows: wins,
 	})
 	require.NoError(t, err)
+	require.Equal(t, steady, p.steady.ok)
 	cols := []schema.Column{{Name: "time", Kind: schema.Time}}
 	for w, win := range wins {
 		for i, a := range win.Aggs {
@@ -46,16 +57,20 @@ func fastCaseGroup(t testing.TB) (*Group, *schema.Table) {
 
 func TestGroupedEmissionWritesTheSwitchsRows(t *testing.T) {
 	// The same rows into a group whose windows emit through the grouped
-	// outputs and into one emitting through the switch over outputs: the
-	// same rows out, bit for bit, from open-step records and from panes.
-	for _, stepped := range []bool{true, false} {
+	// outputs (and, steady, close through closeSteady) and into one
+	// emitting through the switch over outputs and closing through the
+	// generic path: the same rows out, bit for bit, from open-step
+	// records and from panes.
+	for _, c := range []struct{ steady, stepped bool }{{false, true}, {false, false}, {true, true}} {
+		stepped := c.stepped
 		rng := rand.New(rand.NewPCG(3, 4))
-		fast, out := fastCaseGroup(t)
-		slow, want := fastCaseGroup(t)
+		fast, out := fastCaseGroup(t, c.steady)
+		slow, want := fastCaseGroup(t, c.steady)
 		for w := range fast.p.wins {
 			require.True(t, fast.p.wins[w].fast.ok, "window %d", w)
 			slow.p.wins[w].fast = fastOuts{}
 		}
+		slow.p.steady = steadyPlan{}
 		fast.stepped, slow.stepped = stepped, stepped
 		const parts = 5
 		var ts []int64

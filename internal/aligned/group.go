@@ -342,6 +342,15 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 			g.parts[order[i+prefetchAhead]].prefetchOldest(p)
 		}
 		pt := g.parts[q]
+		if g.stepped && p.steady.ok && g.steady(q, pt, k, sc) {
+			if !g.closeSteady(q, pt, k, b, out, dsts, sc, e) && pt.maxT < b {
+				pt.live = false
+				g.st.n[q] = stepShut
+				dormant++
+			}
+			e++
+			continue
+		}
 		if g.stepped {
 			g.mergeStep(q, pt, k, true)
 		} else {

@@ -62,6 +62,7 @@ type Plan struct {
 	// closing writes into its scratch (see closeScratch), not into the
 	// output column, which takes the cells at once after the closing.
 	cellOuts []int
+	steady   steadyPlan // the windows a steady closing takes (see closeSteady)
 }
 
 // outKind is how one output is computed.
@@ -309,6 +310,7 @@ func NewPlan(s Spec) (*Plan, error) {
 		wp.fast = newFastOuts(wp)
 	}
 	p.st = newStepPlan(p)
+	p.steady = newSteadyPlan(p)
 	if err := p.SetLateness(0); err != nil {
 		return nil, err
 	}

@@ -283,6 +283,11 @@ func (p *Plan) present(slot int, bits uint64) bool {
 // enter adds closed pane k (in the ring) to the window's aggregate.
 func (ws *winState) enter(wp *winPlan, k int64) {
 	r, cs := ws.recOf(wp, k)
+	ws.enterRec(wp, k, r, cs)
+}
+
+// enterRec is enter of pane k, whose record is r, cs.
+func (ws *winState) enterRec(wp *winPlan, k int64, r []uint64, cs []uint32) {
 	if wp.hasRows {
 		ws.rows += count(cs, 0)
 	}
