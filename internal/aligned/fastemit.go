@@ -3,6 +3,7 @@ package aligned
 import (
 	"math"
 
+	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
@@ -24,6 +25,33 @@ type fastOuts struct {
 	counts []pairIdx // count index and its cell
 	exts   []pairIdx // extreme index and its cell
 	raws   []int     // holistic outputs (index in winPlan.raws)
+	// From an open-step record (emitStepFast): the samples of number
+	// slots, written straight from the step's raw values, and the other
+	// holistic outputs.
+	samples   []stepSamples
+	stepOther []int
+}
+
+// stepSamples is a samples output of a number slot read from the step's
+// raw values: its column, the slot's position in a raw row, and whether
+// the slot is required (every value present).
+type stepSamples struct {
+	out, at  int
+	required bool
+}
+
+// setStep lists window w's holistic outputs as emitStepFast reads them
+// from the open step's record, laid out by sp.
+func (f *fastOuts) setStep(wp *winPlan, sw *stepWin) {
+	f.samples, f.stepOther = nil, nil
+	for _, i := range f.raws {
+		rp := &wp.raws[i]
+		if rp.red.Op == reducers.OpSamples && rp.kind == schema.Number {
+			f.samples = append(f.samples, stepSamples{out: rp.out, at: sw.raws[rp.col], required: rp.required})
+			continue
+		}
+		f.stepOther = append(f.stepOther, i)
+	}
 }
 
 // fastMom is one Moments' outputs: the cells of its count, sum, avg and
@@ -178,8 +206,12 @@ func (g *Group) emitStepFast(w int, ws *winState, q int32, dsts []*table.Col, ce
 		x := math.Float64frombits(r[sw.exts[c.idx]])
 		cells[c.cell*stride] = opt(x, x == x)
 	}
-	for _, i := range fo.raws {
-		g.emitStepRaw(w, ws, i, st.raw[q], dsts[wp.raws[i].out])
+	raw := st.raw[q]
+	for _, x := range fo.samples {
+		emitStepSamples(dsts[x.out], raw, len(sp.raw), x.at, x.required)
+	}
+	for _, i := range fo.stepOther {
+		g.emitStepRaw(w, ws, i, raw, dsts[wp.raws[i].out])
 	}
 }
 

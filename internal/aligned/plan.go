@@ -310,6 +310,11 @@ func NewPlan(s Spec) (*Plan, error) {
 		wp.fast = newFastOuts(wp)
 	}
 	p.st = newStepPlan(p)
+	if p.st.ok {
+		for i := range p.wins {
+			p.wins[i].fast.setStep(&p.wins[i], &p.st.wins[i])
+		}
+	}
 	p.steady = newSteadyPlan(p)
 	if err := p.SetLateness(0); err != nil {
 		return nil, err
