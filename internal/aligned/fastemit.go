@@ -206,7 +206,7 @@ func (g *Group) emitStepFast(w int, ws *winState, q int32, dsts []*table.Col, ce
 		x := math.Float64frombits(r[sw.exts[c.idx]])
 		cells[c.cell*stride] = opt(x, x == x)
 	}
-	raw := st.raw[q]
+	raw := st.raws(q, len(sp.raw))
 	for _, x := range fo.samples {
 		emitStepSamples(dsts[x.out], raw, len(sp.raw), x.at, x.required)
 	}

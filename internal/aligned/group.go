@@ -47,6 +47,8 @@ type Group struct {
 	in    inboxes  // the rows not yet in the panes (see inbox.go)
 	st    steps    // the open step's records, when stepped (see step.go)
 	zeros []int32  // the partition of every row when rows carry none
+	// rawCols is a push's columns of the step's raw slots (scratch).
+	rawCols [][]uint64
 
 	direct  bool // the plan reads an array column: rows are added as they come
 	stepped bool // rows are folded into open-step records (else they wait in inboxes)

@@ -54,7 +54,7 @@ func (g *Group) mergeStep(q int32, pt *part, k int64, view bool) {
 		if fresh {
 			sp.writePane(wp, sw, r, n, pr, cs)
 			if len(wp.raws) > 0 {
-				ws.raw.pushStep(st.raw[q], len(sp.raw), sw.raws, k)
+				ws.raw.pushStep(st.raws(q, len(sp.raw)), len(sp.raw), sw.raws, k)
 			}
 			continue
 		}
@@ -91,7 +91,7 @@ func (g *Group) mergeStep(q int32, pt *part, k int64, view bool) {
 			}
 		}
 		if len(wp.raws) > 0 {
-			ws.raw.pushStep(st.raw[q], len(sp.raw), sw.raws, k)
+			ws.raw.pushStep(st.raws(q, len(sp.raw)), len(sp.raw), sw.raws, k)
 		}
 	}
 }
@@ -254,7 +254,7 @@ func (g *Group) emitStep(w int, ws *winState, q int32, dsts []*table.Col, cells 
 			}
 			p.putSlot(o, wp.fls[o.idx], bits, dsts, cells, stride)
 		case oRaw:
-			g.emitStepRaw(w, ws, o.idx, st.raw[q], dsts[o.out])
+			g.emitStepRaw(w, ws, o.idx, st.raws(q, len(sp.raw)), dsts[o.out])
 		}
 	}
 }
