@@ -451,9 +451,9 @@ const prefetchAhead = 4
 // since and is left to the caches: loading it ahead cost more than it
 // saved.
 func (pt *part) prefetchOldest(p *Plan) {
-	for w := range pt.wins {
+	for _, w := range p.panes {
 		ws, wp := &pt.wins[w], &p.wins[w]
-		if wp.single || ws.cap == 0 {
+		if ws.cap == 0 {
 			continue
 		}
 		if wp.stride > 0 {

@@ -63,6 +63,7 @@ type Plan struct {
 	// output column, which takes the cells at once after the closing.
 	cellOuts []int
 	steady   steadyPlan // the windows a steady closing takes (see closeSteady)
+	panes    []int      // the windows of more than one pane
 }
 
 // outKind is how one output is computed.
@@ -308,6 +309,9 @@ func NewPlan(s Spec) (*Plan, error) {
 			}
 		}
 		wp.fast = newFastOuts(wp)
+		if !wp.single {
+			p.panes = append(p.panes, i)
+		}
 	}
 	p.st = newStepPlan(p)
 	if p.st.ok {
