@@ -294,14 +294,29 @@ func (ws *winState) enterRec(wp *winPlan, k int64, r []uint64, cs []uint32) {
 	if hasRow(cs) {
 		ws.lastRow = k
 	}
+	// Each Moments' count, and its sums (not for a window of one pane,
+	// which reads its pane's), in one loop.
+	ns, sums := ws.ns[:len(wp.moments)], ws.sums[:len(wp.moments)]
 	for i := range wp.moments {
-		ws.ns[i] += count(cs, wp.moments[i].nIdx)
+		m := &wp.moments[i]
+		ns[i] += count(cs, m.nIdx)
+		if wp.single {
+			continue
+		}
+		a := &sums[i]
+		if m.squares {
+			f := r[m.off : m.off+4]
+			ddAdd(&a[0], &a[1], math.Float64frombits(f[0]), math.Float64frombits(f[1]))
+			ddAdd(&a[2], &a[3], math.Float64frombits(f[2]), math.Float64frombits(f[3]))
+		} else {
+			f := r[m.off : m.off+2]
+			ddAdd(&a[0], &a[1], math.Float64frombits(f[0]), math.Float64frombits(f[1]))
+		}
 	}
 	for i := range wp.counts {
 		ws.cnts[i] += count(cs, wp.cnt0+i)
 	}
 	if !wp.single {
-		ws.addSums(wp, r, 1)
 		for i := range wp.exts {
 			ws.exts[i].Add(seqOf(k), math.Float64frombits(r[wp.offExt+i]))
 		}
