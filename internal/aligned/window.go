@@ -356,21 +356,25 @@ func (ws *winState) leave(wp *winPlan) {
 		for i := range wp.counts {
 			ws.cnts[i] -= count(cs, wp.cnt0+i)
 		}
+		ns, sums := ws.ns[:len(wp.moments)], ws.sums[:len(wp.moments)]
 		for i := range wp.moments {
 			m := &wp.moments[i]
 			pn := count(cs, m.nIdx)
 			if pn == 0 {
 				continue
 			}
-			ws.ns[i] -= pn
+			ns[i] -= pn
 			if wp.single {
 				continue // no running sums
 			}
-			f := r[m.off:]
-			a := &ws.sums[i]
+			f := r[m.off : m.off+2]
+			if m.squares {
+				f = r[m.off : m.off+4]
+			}
+			a := &sums[i]
 			ps := math.Float64frombits(f[0])
 			switch {
-			case ws.ns[i] == 0:
+			case ns[i] == 0:
 				a[0], a[1], a[2], a[3] = 0, 0, 0, 0
 				continue
 			case math.IsInf(ps, 0) || ps != ps || math.IsInf(a[0], 0) || a[0] != a[0]:
