@@ -99,13 +99,12 @@ func (g *Group) closeSteady(q int32, pt *part, k, b int64, out *schema.Table, ds
 	if g.keys != nil {
 		table.AppendValue(table.Column(out, 1), g.keys.KeyValue(q))
 	}
-	cells := sc.cells[e:]
 	for w := range pt.wins {
 		wp := &p.wins[w]
 		if wp.single {
-			g.emitStepFast(w, &pt.wins[w], q, dsts, cells, sc.stride)
+			g.emitStepFast(w, &pt.wins[w], q, dsts, sc.cols, e)
 		} else {
-			p.emitFast(wp, &pt.wins[w], b, dsts, cells, sc.stride)
+			p.emitFast(wp, &pt.wins[w], b, dsts, sc.cols, e)
 		}
 	}
 	for _, w := range p.steady.multi {

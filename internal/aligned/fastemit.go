@@ -116,59 +116,59 @@ func newFastOuts(wp *winPlan) fastOuts {
 
 // putMoments writes Moments m's outputs from its sums (Σx as s + c, Σx²
 // as q + qc) and count n, as emit does.
-func putMoments(m *fastMom, s, c, q, qc float64, n int64, cells []float64, stride int) {
+func putMoments(m *fastMom, s, c, q, qc float64, n int64, cols [][]float64, e int) {
 	if m.n >= 0 {
-		cells[m.n*stride] = float64(n)
+		cols[m.n][e] = float64(n)
 	}
 	if m.sum >= 0 {
-		cells[m.sum*stride] = opt(s+c, true)
+		cols[m.sum][e] = opt(s+c, true)
 	}
 	if m.avg < 0 && m.stdev < 0 {
 		return
 	}
 	if n == 0 {
 		if m.avg >= 0 {
-			cells[m.avg*stride] = math.NaN()
+			cols[m.avg][e] = math.NaN()
 		}
 		if m.stdev >= 0 {
-			cells[m.stdev*stride] = math.NaN()
+			cols[m.stdev][e] = math.NaN()
 		}
 		return
 	}
 	mh, ml := ddDivF(s, c, float64(n))
 	if m.avg >= 0 {
 		x, ok := meanFrom(mh, ml)
-		cells[m.avg*stride] = opt(x, ok)
+		cols[m.avg][e] = opt(x, ok)
 	}
 	if m.stdev >= 0 {
 		x, ok := stdevFrom(s, q, qc, n, mh, ml)
-		cells[m.stdev*stride] = opt(x, ok)
+		cols[m.stdev][e] = opt(x, ok)
 	}
 }
 
 // emitFast is emit for a window of more than one pane whose outputs
 // fastOuts groups.
-func (p *Plan) emitFast(wp *winPlan, ws *winState, b int64, dsts []*table.Col, cells []float64, stride int) {
+func (p *Plan) emitFast(wp *winPlan, ws *winState, b int64, dsts []*table.Col, cols [][]float64, e int) {
 	fo := &wp.fast
 	if wp.minSamples > 0 && ws.rows < int64(wp.minSamples) {
-		emitMissing(wp, dsts, cells, stride)
+		emitMissing(wp, dsts, cols, e)
 		return
 	}
 	rows := float64(ws.rows)
 	for _, c := range fo.rows {
-		cells[c*stride] = rows
+		cols[c][e] = rows
 	}
 	for i := range fo.moms {
 		m := &fo.moms[i]
 		a := &ws.sums[m.idx]
-		putMoments(m, a[0], a[1], a[2], a[3], ws.ns[m.idx], cells, stride)
+		putMoments(m, a[0], a[1], a[2], a[3], ws.ns[m.idx], cols, e)
 	}
 	for _, c := range fo.counts {
-		cells[c.cell*stride] = float64(ws.cnts[c.idx])
+		cols[c.cell][e] = float64(ws.cnts[c.idx])
 	}
 	for _, c := range fo.exts {
 		x, ok := ws.exts[c.idx].Value()
-		cells[c.cell*stride] = opt(x, ok)
+		cols[c.cell][e] = opt(x, ok)
 	}
 	for _, i := range fo.raws {
 		p.emitRaw(wp, ws, i, b, dsts[wp.raws[i].out])
@@ -176,18 +176,18 @@ func (p *Plan) emitFast(wp *winPlan, ws *winState, b int64, dsts []*table.Col, c
 }
 
 // emitStepFast is emitStep for a window whose outputs fastOuts groups.
-func (g *Group) emitStepFast(w int, ws *winState, q int32, dsts []*table.Col, cells []float64, stride int) {
+func (g *Group) emitStepFast(w int, ws *winState, q int32, dsts []*table.Col, cols [][]float64, e int) {
 	p, sp, st := g.p, &g.p.st, &g.st
 	wp, sw := &p.wins[w], &sp.wins[w]
 	fo := &wp.fast
 	n := min(st.rows(q), countMax)
 	if wp.minSamples > 0 && n < int64(wp.minSamples) {
-		emitMissing(wp, dsts, cells, stride)
+		emitMissing(wp, dsts, cols, e)
 		return
 	}
 	r := st.rec(sp, q)
 	for _, c := range fo.rows {
-		cells[c*stride] = float64(n)
+		cols[c][e] = float64(n)
 	}
 	for i := range fo.moms {
 		m := &fo.moms[i]
@@ -197,14 +197,14 @@ func (g *Group) emitStepFast(w int, ws *winState, q int32, dsts []*table.Col, ce
 		if sp.moms[j].squares {
 			sq, sqc = math.Float64frombits(f[2]), math.Float64frombits(f[3])
 		}
-		putMoments(m, math.Float64frombits(f[0]), math.Float64frombits(f[1]), sq, sqc, sp.momCount(j, r, n), cells, stride)
+		putMoments(m, math.Float64frombits(f[0]), math.Float64frombits(f[1]), sq, sqc, sp.momCount(j, r, n), cols, e)
 	}
 	for _, c := range fo.counts {
-		cells[c.cell*stride] = float64(min(r[sw.counts[c.idx]], countMax))
+		cols[c.cell][e] = float64(min(r[sw.counts[c.idx]], countMax))
 	}
 	for _, c := range fo.exts {
 		x := math.Float64frombits(r[sw.exts[c.idx]])
-		cells[c.cell*stride] = opt(x, x == x)
+		cols[c.cell][e] = opt(x, x == x)
 	}
 	raw := st.raws(q, len(sp.raw))
 	for _, x := range fo.samples {

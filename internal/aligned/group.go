@@ -334,7 +334,7 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 	}
 	sc.his, sc.los = his, los
 	order := g.order[lo:hi]
-	sc.ready(p, len(order))
+	sc.ready(p, out, g.first, len(order))
 	e := 0                                   // rows emitted
 	k := floorDiv(b-p.step-p.anchor, p.step) // the closing step's pane, when stepped
 	for i, q := range order {
@@ -381,18 +381,17 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 			if g.keys != nil {
 				table.AppendValue(table.Column(out, 1), g.keys.KeyValue(q))
 			}
-			cells := sc.cells[e:]
 			for w := range pt.wins {
 				wp := &p.wins[w]
 				switch view := g.stepped && g.viewed(pt, w); {
 				case view && wp.fast.ok:
-					g.emitStepFast(w, &pt.wins[w], q, dsts, cells, sc.stride)
+					g.emitStepFast(w, &pt.wins[w], q, dsts, sc.cols, e)
 				case view:
-					g.emitStep(w, &pt.wins[w], q, dsts, cells, sc.stride)
+					g.emitStep(w, &pt.wins[w], q, dsts, sc.cols, e)
 				case wp.fast.ok && !wp.single:
-					p.emitFast(wp, &pt.wins[w], b, dsts, cells, sc.stride)
+					p.emitFast(wp, &pt.wins[w], b, dsts, sc.cols, e)
 				default:
-					p.emit(wp, &pt.wins[w], b, dsts, cells, sc.stride)
+					p.emit(wp, &pt.wins[w], b, dsts, sc.cols, e)
 				}
 			}
 			e++
@@ -484,10 +483,10 @@ func (p *Plan) retireFL(wp *winPlan, ws *winState) {
 }
 
 // emit appends window ws's outputs at boundary b: a number output's
-// value to its cell (cells[o.cell·stride]), another's to its column.
-func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*table.Col, cells []float64, stride int) {
+// value to its cell (cols[o.cell][e]), another's to its column.
+func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*table.Col, cols [][]float64, e int) {
 	if wp.minSamples > 0 && ws.rows < int64(wp.minSamples) {
-		emitMissing(wp, dsts, cells, stride)
+		emitMissing(wp, dsts, cols, e)
 		return
 	}
 	meanIdx, mh, ml := -1, 0.0, 0.0 // the mean of Moments meanIdx
@@ -498,20 +497,20 @@ func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*table.Col, cells
 	for _, o := range wp.outs {
 		switch o.kind {
 		case oRows:
-			cells[o.cell*stride] = float64(ws.rows)
+			cols[o.cell][e] = float64(ws.rows)
 		case oN:
-			cells[o.cell*stride] = float64(ws.ns[o.idx])
+			cols[o.cell][e] = float64(ws.ns[o.idx])
 		case oCount:
-			cells[o.cell*stride] = float64(ws.cnts[o.idx])
+			cols[o.cell][e] = float64(ws.cnts[o.idx])
 		case oSum:
 			s, c, _, _ := ws.sumsOf(wp, o.idx, pane)
-			cells[o.cell*stride] = opt(s+c, true)
+			cols[o.cell][e] = opt(s+c, true)
 		case oAvg, oStdev:
 			// An avg and a stdev of one column divide its sum once.
 			s, c, q, qc := ws.sumsOf(wp, o.idx, pane)
 			n := ws.ns[o.idx]
 			if n == 0 {
-				cells[o.cell*stride] = math.NaN()
+				cols[o.cell][e] = math.NaN()
 				continue
 			}
 			if o.idx != meanIdx {
@@ -525,26 +524,26 @@ func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*table.Col, cells
 			} else {
 				x, ok = stdevFrom(s, q, qc, n, mh, ml)
 			}
-			cells[o.cell*stride] = opt(x, ok)
+			cols[o.cell][e] = opt(x, ok)
 		case oMin, oMax:
 			x, ok := ws.extremeOf(wp, o.idx, pane)
-			cells[o.cell*stride] = opt(x, ok)
+			cols[o.cell][e] = opt(x, ok)
 		case oDiff:
 			lo, ok := ws.extremeOf(wp, o.idx, pane)
 			hi, _ := ws.extremeOf(wp, wp.maxOf(o.idx), pane)
-			cells[o.cell*stride] = opt(hi-lo, ok)
+			cols[o.cell][e] = opt(hi-lo, ok)
 		case oFirst, oLast:
 			k, at := ws.fp[o.idx], 1
 			if o.kind == oLast {
 				k, at = ws.lp[o.idx], 3
 			}
 			if k == noPane {
-				p.putMissing(o, dsts, cells, stride)
+				p.putMissing(o, dsts, cols, e)
 				continue
 			}
 			r, _ := ws.recOf(wp, k)
 			r = r[wp.offFL+4*o.idx:][:4]
-			p.putSlot(o, wp.fls[o.idx], r[at], dsts, cells, stride)
+			p.putSlot(o, wp.fls[o.idx], r[at], dsts, cols, e)
 		case oRaw:
 			p.emitRaw(wp, ws, o.idx, b, dsts[o.out])
 		}
@@ -552,10 +551,10 @@ func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*table.Col, cells
 }
 
 // emitMissing appends every output of window wp missing.
-func emitMissing(wp *winPlan, dsts []*table.Col, cells []float64, stride int) {
+func emitMissing(wp *winPlan, dsts []*table.Col, cols [][]float64, e int) {
 	for _, o := range wp.outs {
 		if o.cell >= 0 {
-			cells[o.cell*stride] = math.NaN()
+			cols[o.cell][e] = math.NaN()
 		} else {
 			dsts[o.out].AppendMissing()
 		}
@@ -563,9 +562,9 @@ func emitMissing(wp *winPlan, dsts []*table.Col, cells []float64, stride int) {
 }
 
 // putMissing appends output o missing.
-func (p *Plan) putMissing(o outPlan, dsts []*table.Col, cells []float64, stride int) {
+func (p *Plan) putMissing(o outPlan, dsts []*table.Col, cols [][]float64, e int) {
 	if o.cell >= 0 {
-		cells[o.cell*stride] = math.NaN()
+		cols[o.cell][e] = math.NaN()
 	} else {
 		dsts[o.out].AppendMissing()
 	}
@@ -573,9 +572,9 @@ func (p *Plan) putMissing(o outPlan, dsts []*table.Col, cells []float64, stride 
 
 // putSlot appends output o, the encoded value bits of slot: a number to
 // its cell, another to its column.
-func (p *Plan) putSlot(o outPlan, slot int, bits uint64, dsts []*table.Col, cells []float64, stride int) {
+func (p *Plan) putSlot(o outPlan, slot int, bits uint64, dsts []*table.Col, cols [][]float64, e int) {
 	if o.cell >= 0 {
-		cells[o.cell*stride] = math.Float64frombits(bits)
+		cols[o.cell][e] = math.Float64frombits(bits)
 		return
 	}
 	p.appendSlot(dsts[o.out], slot, bits)

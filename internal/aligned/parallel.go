@@ -19,41 +19,44 @@ type closeScratch struct {
 	dsts []*table.Col
 	his  []int64 // window w's panes before his[w] are closed
 	los  []int64 // window w's panes before los[w] leave it at the next boundary
-	// The number outputs' cells (see Plan.cellOuts) and the times of the
-	// rows the closing emits: cell column c of emitted row e at
-	// cells[c·stride + e]. A cell is written with one store, not appended
-	// (a length, a capacity and a call on the way), and each column takes
-	// its cells at once when the closing is done.
-	cells  []float64
-	times  []int64
-	stride int
+	// The cells of the number outputs (see Plan.cellOuts), grown in
+	// their columns for every row the closing may emit: the cell of
+	// output column c for emitted row e is cols[c][e], written with one
+	// store, not appended (a length, a capacity and a call on the way);
+	// the cells of rows not emitted are dropped again when the closing
+	// is done. times holds the rows' times.
+	cols  [][]float64
+	times []int64
+	n     int // rows grown
 }
 
-// ready makes room for the cells of n rows of plan p.
-func (sc *closeScratch) ready(p *Plan, n int) {
-	sc.stride = n
-	if need := max(len(p.cellOuts), 1) * n; len(sc.cells) < need { // cells[e:] for every row e
-		sc.cells = make([]float64, need)
+// ready grows the cell columns of plan p's outputs in out (the first at
+// column first) by n rows.
+func (sc *closeScratch) ready(p *Plan, out *schema.Table, first, n int) {
+	sc.n = n
+	sc.cols = sc.cols[:0]
+	for _, o := range p.cellOuts {
+		sc.cols = append(sc.cols, table.Column(out, first+o).GrowNums(n))
 	}
 	if len(sc.times) < n {
 		sc.times = make([]int64, n)
 	}
 }
 
-// flush appends the cells of the e rows emitted to their columns of out.
+// flush keeps the cells of the e rows emitted and appends their times.
 func (sc *closeScratch) flush(p *Plan, out *schema.Table, first, e int) {
-	if e == 0 {
-		return
+	if e < sc.n {
+		for _, o := range p.cellOuts {
+			table.Column(out, first+o).DropNums(sc.n - e)
+		}
 	}
+	clear(sc.cols) // the columns' memory is theirs
 	table.Column(out, 0).AppendTimes(sc.times[:e])
-	for c, o := range p.cellOuts {
-		table.Column(out, first+o).AppendNums(sc.cells[c*sc.stride : c*sc.stride+e])
-	}
 }
 
 // bytes returns the memory the scratch holds.
 func (sc *closeScratch) bytes() int {
-	return 8 * (cap(sc.dsts) + cap(sc.his) + cap(sc.los) + cap(sc.cells) + cap(sc.times))
+	return 8*(cap(sc.dsts)+cap(sc.his)+cap(sc.los)+cap(sc.times)) + 24*cap(sc.cols)
 }
 
 // close emits at boundary b for every live partition whose windows hold

@@ -193,12 +193,12 @@ func (sp *stepPlan) writePane(wp *winPlan, sw *stepWin, r []uint64, n int64, pr 
 // emitStep appends window wp's outputs at a closing from partition q's
 // open-step record, as emit does: the window is one pane, the step's (see
 // viewed).
-func (g *Group) emitStep(w int, ws *winState, q int32, dsts []*table.Col, cells []float64, stride int) {
+func (g *Group) emitStep(w int, ws *winState, q int32, dsts []*table.Col, cols [][]float64, e int) {
 	p, sp, st := g.p, &g.p.st, &g.st
 	wp, sw := &p.wins[w], &sp.wins[w]
 	n := min(st.rows(q), countMax)
 	if wp.minSamples > 0 && n < int64(wp.minSamples) {
-		emitMissing(wp, dsts, cells, stride)
+		emitMissing(wp, dsts, cols, e)
 		return
 	}
 	r := st.rec(sp, q)
@@ -206,19 +206,19 @@ func (g *Group) emitStep(w int, ws *winState, q int32, dsts []*table.Col, cells 
 	for _, o := range wp.outs {
 		switch o.kind {
 		case oRows:
-			cells[o.cell*stride] = float64(n)
+			cols[o.cell][e] = float64(n)
 		case oN:
-			cells[o.cell*stride] = float64(sp.momCount(sw.moms[o.idx], r, n))
+			cols[o.cell][e] = float64(sp.momCount(sw.moms[o.idx], r, n))
 		case oCount:
-			cells[o.cell*stride] = float64(min(r[sw.counts[o.idx]], countMax))
+			cols[o.cell][e] = float64(min(r[sw.counts[o.idx]], countMax))
 		case oSum:
 			f := r[sp.moms[sw.moms[o.idx]].off:]
-			cells[o.cell*stride] = opt(math.Float64frombits(f[0])+math.Float64frombits(f[1]), true)
+			cols[o.cell][e] = opt(math.Float64frombits(f[0])+math.Float64frombits(f[1]), true)
 		case oAvg, oStdev:
 			j := sw.moms[o.idx]
 			cnt := sp.momCount(j, r, n)
 			if cnt == 0 {
-				cells[o.cell*stride] = math.NaN()
+				cols[o.cell][e] = math.NaN()
 				continue
 			}
 			f := r[sp.moms[j].off:]
@@ -234,25 +234,25 @@ func (g *Group) emitStep(w int, ws *winState, q int32, dsts []*table.Col, cells 
 			} else {
 				x, ok = stdevFrom(s, math.Float64frombits(f[2]), math.Float64frombits(f[3]), cnt, mh, ml)
 			}
-			cells[o.cell*stride] = opt(x, ok)
+			cols[o.cell][e] = opt(x, ok)
 		case oMin, oMax:
 			x := math.Float64frombits(r[sw.exts[o.idx]])
-			cells[o.cell*stride] = opt(x, x == x)
+			cols[o.cell][e] = opt(x, x == x)
 		case oDiff:
 			lo := math.Float64frombits(r[sw.exts[o.idx]])
 			hi := math.Float64frombits(r[sw.exts[wp.maxOf(o.idx)]])
-			cells[o.cell*stride] = opt(hi-lo, lo == lo)
+			cols[o.cell][e] = opt(hi-lo, lo == lo)
 		case oFirst, oLast:
 			f := r[sw.fls[o.idx]:][:4]
 			if int64(f[0]) == math.MaxInt64 {
-				p.putMissing(o, dsts, cells, stride)
+				p.putMissing(o, dsts, cols, e)
 				continue
 			}
 			bits := f[1]
 			if o.kind == oLast {
 				bits = f[3]
 			}
-			p.putSlot(o, wp.fls[o.idx], bits, dsts, cells, stride)
+			p.putSlot(o, wp.fls[o.idx], bits, dsts, cols, e)
 		case oRaw:
 			g.emitStepRaw(w, ws, o.idx, st.raws(q, len(sp.raw)), dsts[o.out])
 		}
