@@ -47,6 +47,8 @@ type Group struct {
 	in    inboxes  // the rows not yet in the panes (see inbox.go)
 	st    steps    // the open step's records, when stepped (see step.go)
 	zeros []int32  // the partition of every row when rows carry none
+	// rawCols is a push's columns of the step's raw slots (scratch).
+	rawCols [][]uint64
 
 	direct  bool // the plan reads an array column: rows are added as they come
 	stepped bool // rows are folded into open-step records (else they wait in inboxes)
@@ -332,6 +334,8 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 	}
 	sc.his, sc.los = his, los
 	order := g.order[lo:hi]
+	sc.ready(p, out, g.first, len(order))
+	e := 0                                   // rows emitted
 	k := floorDiv(b-p.step-p.anchor, p.step) // the closing step's pane, when stepped
 	for i, q := range order {
 		// The pane that leaves, filled a window's span ago, is out of
@@ -340,6 +344,15 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 			g.parts[order[i+prefetchAhead]].prefetchOldest(p)
 		}
 		pt := g.parts[q]
+		if g.stepped && p.steady.ok && g.steady(q, pt, k, sc) {
+			if !g.closeSteady(q, pt, k, b, out, dsts, sc, e) && pt.maxT < b {
+				pt.live = false
+				g.st.n[q] = stepShut
+				dormant++
+			}
+			e++
+			continue
+		}
 		if g.stepped {
 			g.mergeStep(q, pt, k, true)
 		} else {
@@ -364,17 +377,24 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 			held = held || ws.held(wp) || g.stepped && g.viewed(pt, w) && g.st.rows(q) > 0
 		}
 		if held {
-			table.Column(out, 0).AppendTime(b)
+			sc.times[e] = b
 			if g.keys != nil {
 				table.AppendValue(table.Column(out, 1), g.keys.KeyValue(q))
 			}
 			for w := range pt.wins {
-				if g.stepped && g.viewed(pt, w) {
-					g.emitStep(w, &pt.wins[w], q, dsts)
-				} else {
-					p.emit(&p.wins[w], &pt.wins[w], b, dsts)
+				wp := &p.wins[w]
+				switch view := g.stepped && g.viewed(pt, w); {
+				case view && wp.fast.ok:
+					g.emitStepFast(w, &pt.wins[w], q, dsts, sc.cols, e)
+				case view:
+					g.emitStep(w, &pt.wins[w], q, dsts, sc.cols, e)
+				case wp.fast.ok && !wp.single:
+					p.emitFast(wp, &pt.wins[w], b, dsts, sc.cols, e)
+				default:
+					p.emit(wp, &pt.wins[w], b, dsts, sc.cols, e)
 				}
 			}
+			e++
 		}
 		// Slide to the next boundary: the panes before its window leave.
 		empty := true
@@ -415,6 +435,7 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 			dormant++
 		}
 	}
+	sc.flush(p, out, g.first, e)
 	return dormant
 }
 
@@ -429,9 +450,9 @@ const prefetchAhead = 4
 // since and is left to the caches: loading it ahead cost more than it
 // saved.
 func (pt *part) prefetchOldest(p *Plan) {
-	for w := range pt.wins {
+	for _, w := range p.panes {
 		ws, wp := &pt.wins[w], &p.wins[w]
-		if wp.single || ws.cap == 0 {
+		if ws.cap == 0 {
 			continue
 		}
 		if wp.stride > 0 {
@@ -461,12 +482,11 @@ func (p *Plan) retireFL(wp *winPlan, ws *winState) {
 	}
 }
 
-// emit appends window ws's outputs at boundary b.
-func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*table.Col) {
+// emit appends window ws's outputs at boundary b: a number output's
+// value to its cell (cols[o.cell][e]), another's to its column.
+func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*table.Col, cols [][]float64, e int) {
 	if wp.minSamples > 0 && ws.rows < int64(wp.minSamples) {
-		for _, o := range wp.outs {
-			dsts[o.out].AppendMissing()
-		}
+		emitMissing(wp, dsts, cols, e)
 		return
 	}
 	meanIdx, mh, ml := -1, 0.0, 0.0 // the mean of Moments meanIdx
@@ -475,23 +495,22 @@ func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*table.Col) {
 		pane = ws.onePane(wp)
 	}
 	for _, o := range wp.outs {
-		dst := dsts[o.out]
 		switch o.kind {
 		case oRows:
-			dst.AppendNum(float64(ws.rows))
+			cols[o.cell][e] = float64(ws.rows)
 		case oN:
-			dst.AppendNum(float64(ws.ns[o.idx]))
+			cols[o.cell][e] = float64(ws.ns[o.idx])
 		case oCount:
-			dst.AppendNum(float64(ws.cnts[o.idx]))
+			cols[o.cell][e] = float64(ws.cnts[o.idx])
 		case oSum:
 			s, c, _, _ := ws.sumsOf(wp, o.idx, pane)
-			appendOpt(dst, s+c, true)
+			cols[o.cell][e] = opt(s+c, true)
 		case oAvg, oStdev:
 			// An avg and a stdev of one column divide its sum once.
 			s, c, q, qc := ws.sumsOf(wp, o.idx, pane)
 			n := ws.ns[o.idx]
 			if n == 0 {
-				dst.AppendMissing()
+				cols[o.cell][e] = math.NaN()
 				continue
 			}
 			if o.idx != meanIdx {
@@ -505,30 +524,60 @@ func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*table.Col) {
 			} else {
 				x, ok = stdevFrom(s, q, qc, n, mh, ml)
 			}
-			appendOpt(dst, x, ok)
+			cols[o.cell][e] = opt(x, ok)
 		case oMin, oMax:
 			x, ok := ws.extremeOf(wp, o.idx, pane)
-			appendOpt(dst, x, ok)
+			cols[o.cell][e] = opt(x, ok)
 		case oDiff:
 			lo, ok := ws.extremeOf(wp, o.idx, pane)
 			hi, _ := ws.extremeOf(wp, wp.maxOf(o.idx), pane)
-			appendOpt(dst, hi-lo, ok)
+			cols[o.cell][e] = opt(hi-lo, ok)
 		case oFirst, oLast:
 			k, at := ws.fp[o.idx], 1
 			if o.kind == oLast {
 				k, at = ws.lp[o.idx], 3
 			}
 			if k == noPane {
-				dst.AppendMissing()
+				p.putMissing(o, dsts, cols, e)
 				continue
 			}
 			r, _ := ws.recOf(wp, k)
 			r = r[wp.offFL+4*o.idx:][:4]
-			p.appendSlot(dst, wp.fls[o.idx], r[at])
+			p.putSlot(o, wp.fls[o.idx], r[at], dsts, cols, e)
 		case oRaw:
-			p.emitRaw(wp, ws, o.idx, b, dst)
+			p.emitRaw(wp, ws, o.idx, b, dsts[o.out])
 		}
 	}
+}
+
+// emitMissing appends every output of window wp missing.
+func emitMissing(wp *winPlan, dsts []*table.Col, cols [][]float64, e int) {
+	for _, o := range wp.outs {
+		if o.cell >= 0 {
+			cols[o.cell][e] = math.NaN()
+		} else {
+			dsts[o.out].AppendMissing()
+		}
+	}
+}
+
+// putMissing appends output o missing.
+func (p *Plan) putMissing(o outPlan, dsts []*table.Col, cols [][]float64, e int) {
+	if o.cell >= 0 {
+		cols[o.cell][e] = math.NaN()
+	} else {
+		dsts[o.out].AppendMissing()
+	}
+}
+
+// putSlot appends output o, the encoded value bits of slot: a number to
+// its cell, another to its column.
+func (p *Plan) putSlot(o outPlan, slot int, bits uint64, dsts []*table.Col, cols [][]float64, e int) {
+	if o.cell >= 0 {
+		cols[o.cell][e] = math.Float64frombits(bits)
+		return
+	}
+	p.appendSlot(dsts[o.out], slot, bits)
 }
 
 func (p *Plan) appendSlot(dst *table.Col, slot int, bits uint64) {
@@ -544,19 +593,19 @@ func (p *Plan) appendSlot(dst *table.Col, slot int, bits uint64) {
 	}
 }
 
-// appendOpt appends x to the number column dst when ok and x is finite,
-// else a missing cell (NaN, as a number column keeps one).
-func appendOpt(dst *table.Col, x float64, ok bool) {
+// opt returns x when ok and x is finite, else a missing cell (NaN, as a
+// number column keeps one).
+func opt(x float64, ok bool) float64 {
 	if !ok || x-x != 0 {
-		x = math.NaN()
+		return math.NaN()
 	}
-	dst.AppendNum(x)
+	return x
 }
 
 // Bytes returns the memory the group's partitions hold: pane rings, raw
 // rows, extreme deques, aggregates and the structures around them.
 func (g *Group) Bytes() int {
-	n := int(unsafe.Sizeof(*g)) + 8*cap(g.parts) + 4*cap(g.order) + g.in.bytes() + g.st.bytes()
+	n := int(unsafe.Sizeof(*g)) + g.sc.bytes() + 8*cap(g.parts) + 4*cap(g.order) + g.in.bytes() + g.st.bytes()
 	for _, pt := range g.parts {
 		if pt == nil {
 			continue

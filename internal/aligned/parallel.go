@@ -19,6 +19,44 @@ type closeScratch struct {
 	dsts []*table.Col
 	his  []int64 // window w's panes before his[w] are closed
 	los  []int64 // window w's panes before los[w] leave it at the next boundary
+	// The cells of the number outputs (see Plan.cellOuts), grown in
+	// their columns for every row the closing may emit: the cell of
+	// output column c for emitted row e is cols[c][e], written with one
+	// store, not appended (a length, a capacity and a call on the way);
+	// the cells of rows not emitted are dropped again when the closing
+	// is done. times holds the rows' times.
+	cols  [][]float64
+	times []int64
+	n     int // rows grown
+}
+
+// ready grows the cell columns of plan p's outputs in out (the first at
+// column first) by n rows.
+func (sc *closeScratch) ready(p *Plan, out *schema.Table, first, n int) {
+	sc.n = n
+	sc.cols = sc.cols[:0]
+	for _, o := range p.cellOuts {
+		sc.cols = append(sc.cols, table.Column(out, first+o).GrowNums(n))
+	}
+	if len(sc.times) < n {
+		sc.times = make([]int64, n)
+	}
+}
+
+// flush keeps the cells of the e rows emitted and appends their times.
+func (sc *closeScratch) flush(p *Plan, out *schema.Table, first, e int) {
+	if e < sc.n {
+		for _, o := range p.cellOuts {
+			table.Column(out, first+o).DropNums(sc.n - e)
+		}
+	}
+	clear(sc.cols) // the columns' memory is theirs
+	table.Column(out, 0).AppendTimes(sc.times[:e])
+}
+
+// bytes returns the memory the scratch holds.
+func (sc *closeScratch) bytes() int {
+	return 8*(cap(sc.dsts)+cap(sc.his)+cap(sc.los)+cap(sc.times)) + 24*cap(sc.cols)
 }
 
 // close emits at boundary b for every live partition whose windows hold

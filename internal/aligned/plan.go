@@ -58,6 +58,12 @@ type Plan struct {
 	nOut         int
 	maxSpan      int64
 	st           stepPlan // the open step's record, when every window's panes are a step wide
+	// cellOuts is the output of each cell column: a number output that a
+	// closing writes into its scratch (see closeScratch), not into the
+	// output column, which takes the cells at once after the closing.
+	cellOuts []int
+	steady   steadyPlan // the windows a steady closing takes (see closeSteady)
+	panes    []int      // the windows of more than one pane
 }
 
 // outKind is how one output is computed.
@@ -82,6 +88,7 @@ type outPlan struct {
 	kind outKind
 	idx  int // moments, count, extreme, first/last or raw index
 	out  int // output index across the node
+	cell int // cell column (see Plan.cellOuts); −1: the output appends to its column
 }
 
 // winPlan is one window's layout. A pane record is nCounts 32-bit counts
@@ -114,6 +121,7 @@ type winPlan struct {
 	offExt      int
 	offFL       int
 	maxRing     int64 // the most panes the ring may need (span, step and lateness)
+	fast        fastOuts
 }
 
 type momPlan struct {
@@ -135,11 +143,12 @@ type extPlan struct {
 }
 
 type rawPlan struct {
-	col   int // index in rawSlots
-	red   reducers.Spec
-	kind  schema.Kind
-	out   int
-	inRow int // position of the slot in a raw row (col)
+	required bool // the slot's column is required: every row has a finite value
+	col      int  // index in rawSlots
+	red      reducers.Spec
+	kind     schema.Kind
+	out      int
+	inRow    int // position of the slot in a raw row (col)
 }
 
 func gcd(a, b int64) int64 {
@@ -244,7 +253,7 @@ func NewPlan(s Spec) (*Plan, error) {
 					wp.rawArr = wp.rawArr || kind == schema.Array
 				}
 				o.kind, o.idx = oRaw, len(wp.raws)
-				wp.raws = append(wp.raws, rawPlan{col: c, red: reducers.SpecOf(a.Using), kind: kind, out: o.out, inRow: c})
+				wp.raws = append(wp.raws, rawPlan{required: a.Slot-1 < len(s.Required) && s.Required[a.Slot-1], col: c, red: reducers.SpecOf(a.Using), kind: kind, out: o.out, inRow: c})
 				wp.rawTimes = wp.rawTimes || op == reducers.OpFirst || op == reducers.OpLast
 			}
 			wp.outs = append(wp.outs, o)
@@ -289,7 +298,28 @@ func NewPlan(s Spec) (*Plan, error) {
 		p.wins = append(p.wins, wp)
 	}
 	p.nOut = out
+	for i := range p.wins {
+		wp := &p.wins[i]
+		for j := range wp.outs {
+			o := &wp.outs[j]
+			o.cell = -1
+			if o.kind < oFirst || (o.kind == oFirst || o.kind == oLast) && p.kinds[wp.fls[o.idx]-1] == schema.Number {
+				o.cell = len(p.cellOuts)
+				p.cellOuts = append(p.cellOuts, o.out)
+			}
+		}
+		wp.fast = newFastOuts(wp)
+		if !wp.single {
+			p.panes = append(p.panes, i)
+		}
+	}
 	p.st = newStepPlan(p)
+	if p.st.ok {
+		for i := range p.wins {
+			p.wins[i].fast.setStep(&p.wins[i], &p.st.wins[i])
+		}
+	}
+	p.steady = newSteadyPlan(p)
 	if err := p.SetLateness(0); err != nil {
 		return nil, err
 	}

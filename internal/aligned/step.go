@@ -244,7 +244,10 @@ func (st *stepPlan) paneCopy(wp *winPlan, sw *stepWin) (words, counts []int) {
 
 // steps holds every partition's open-step record: its row count (stepShut
 // for a partition unknown or not live, whose next row takes the slow
-// way), its words, partition q's at q·words, and its raw rows.
+// way), its words, partition q's at q·words, and its raw rows. A
+// partition's raw rows are the first rows·len(stepPlan.raw) words of its
+// buffer (raws); the buffer's length is its capacity, so that a row's
+// values are written at their place with no length to keep (countLiveRaw).
 type steps struct {
 	n    []uint32
 	recs []uint64
@@ -281,7 +284,37 @@ func (st *steps) close(sp *stepPlan, q int32) {
 	if int(q) < len(st.n) {
 		st.n[q] = stepShut
 		copy(st.rec(sp, q), sp.empty)
-		st.raw[q] = st.raw[q][:0]
+	}
+}
+
+// raws returns partition q's raw rows, w words a row.
+func (st *steps) raws(q int32, w int) []uint64 {
+	return st.raw[q][:int(st.rows(q))*w]
+}
+
+// roomRaw makes partition q's raw buffer hold need words, keeping its
+// first have.
+func (st *steps) roomRaw(q int32, have, need int) {
+	if need <= len(st.raw[q]) {
+		return
+	}
+	r := slices.Grow(st.raw[q][:have], need-have)
+	st.raw[q] = r[:cap(r)]
+}
+
+// putRaws writes rows [from, to) of the raw slots' columns cols as
+// partition q's raw rows from row c on.
+func (st *steps) putRaws(q int32, c int, cols [][]uint64, from, to int) {
+	w := len(cols)
+	if w == 0 || from >= to {
+		return
+	}
+	st.roomRaw(q, c*w, (c+to-from)*w)
+	r := st.raw[q][c*w : (c+to-from)*w]
+	for j, col := range cols {
+		for i, x := range col[from:to] {
+			r[i*w+j] = x
+		}
 	}
 }
 
@@ -308,7 +341,6 @@ func (st *steps) empty(sp *stepPlan, q int32) {
 		return
 	}
 	copy(st.rec(sp, q), sp.empty)
-	st.raw[q] = st.raw[q][:0]
 	st.n[q] = 0
 }
 

@@ -299,17 +299,39 @@ func TestCountingRowsInWakesPartitionsAndUndoesAtTheLimit(t *testing.T) {
 	require.Equal(t, []uint32{1, 2}, g.st.n[:2])
 	times := []int64{40 * ms, 40 * ms, 40 * ms, 40 * ms}
 
+	// The raw slots' columns (the plan keeps both slots' raw values).
+	require.Len(t, g.p.st.raw, 2)
+	cols := func(n int) [][]uint64 {
+		xs, ys := make([]uint64, n), make([]uint64, n)
+		for i := range n {
+			xs[i], ys[i] = uint64(100+i), uint64(200+i)
+		}
+		return [][]uint64{xs, ys}
+	}
+
 	// Partition 1 is over the limit: partition 2 wakes, then every count
 	// is undone.
-	assert.False(t, g.countIn([]int32{0, 2, 0, 1}, times, 1))
+	assert.False(t, g.countIn([]int32{0, 2, 0, 1}, times, 1, cols(4)))
 	require.Len(t, g.st.n, 3)
 	assert.Equal(t, []uint32{1, 2, 0}, g.st.n, "counts as before, partition 2's record open and empty")
+	assert.Empty(t, g.st.raws(2, 2))
 	assert.True(t, g.parts[2].live)
 
-	// Under the limit: every row counted, partition 3 woken mid-batch.
-	assert.True(t, g.countIn([]int32{3, 0, 2, 0, 1, 3}, append(times, 40*ms, 40*ms), 100))
+	// Under the limit: every row counted, its raw values written after
+	// the partition's rows, partition 3 woken mid-batch.
+	assert.True(t, g.countIn([]int32{3, 0, 2, 0, 1, 3}, append(times, 40*ms, 40*ms), 100, cols(6)))
 	assert.Equal(t, []uint32{3, 3, 1, 2}, g.st.n)
 	assert.True(t, g.parts[3].live)
+	assert.Equal(t, []uint64{100, 200, 105, 205}, g.st.raws(3, 2))
+	assert.Equal(t, []uint64{101, 201, 103, 203}, g.st.raws(0, 2)[2:])
+
+	// One raw slot: the counting pass writes the values.
+	n := []uint32{0, 5, stepShut}
+	raw := [][]uint64{make([]uint64, 2), make([]uint64, 8), make([]uint64, 8)}
+	assert.Equal(t, 3, countLiveRaw(n, []int32{0, 1, 0, 0, 2}, 100, raw, []uint64{7, 8, 9, 10, 11}), "partition 0's buffer full at its third row")
+	assert.Equal(t, []uint32{2, 6, stepShut}, n)
+	assert.Equal(t, []uint64{7, 9}, raw[0])
+	assert.Equal(t, uint64(8), raw[1][5])
 }
 
 func TestTheSquaresOverflowTestOnTheSquareIsTheTestOnTheValue(t *testing.T) {

@@ -54,7 +54,7 @@ func (g *Group) mergeStep(q int32, pt *part, k int64, view bool) {
 		if fresh {
 			sp.writePane(wp, sw, r, n, pr, cs)
 			if len(wp.raws) > 0 {
-				ws.raw.pushStep(st.raw[q], len(sp.raw), sw.raws, k)
+				ws.raw.pushStep(st.raws(q, len(sp.raw)), len(sp.raw), sw.raws, k)
 			}
 			continue
 		}
@@ -91,7 +91,7 @@ func (g *Group) mergeStep(q int32, pt *part, k int64, view bool) {
 			}
 		}
 		if len(wp.raws) > 0 {
-			ws.raw.pushStep(st.raw[q], len(sp.raw), sw.raws, k)
+			ws.raw.pushStep(st.raws(q, len(sp.raw)), len(sp.raw), sw.raws, k)
 		}
 	}
 }
@@ -191,36 +191,34 @@ func (sp *stepPlan) writePane(wp *winPlan, sw *stepWin, r []uint64, n int64, pr 
 }
 
 // emitStep appends window wp's outputs at a closing from partition q's
-// open-step record: the window is one pane, the step's (see viewed).
-func (g *Group) emitStep(w int, ws *winState, q int32, dsts []*table.Col) {
+// open-step record, as emit does: the window is one pane, the step's (see
+// viewed).
+func (g *Group) emitStep(w int, ws *winState, q int32, dsts []*table.Col, cols [][]float64, e int) {
 	p, sp, st := g.p, &g.p.st, &g.st
 	wp, sw := &p.wins[w], &sp.wins[w]
 	n := min(st.rows(q), countMax)
 	if wp.minSamples > 0 && n < int64(wp.minSamples) {
-		for _, o := range wp.outs {
-			dsts[o.out].AppendMissing()
-		}
+		emitMissing(wp, dsts, cols, e)
 		return
 	}
 	r := st.rec(sp, q)
 	meanIdx, mh, ml := -1, 0.0, 0.0 // the mean of Moments meanIdx
 	for _, o := range wp.outs {
-		dst := dsts[o.out]
 		switch o.kind {
 		case oRows:
-			dst.AppendNum(float64(n))
+			cols[o.cell][e] = float64(n)
 		case oN:
-			dst.AppendNum(float64(sp.momCount(sw.moms[o.idx], r, n)))
+			cols[o.cell][e] = float64(sp.momCount(sw.moms[o.idx], r, n))
 		case oCount:
-			dst.AppendNum(float64(min(r[sw.counts[o.idx]], countMax)))
+			cols[o.cell][e] = float64(min(r[sw.counts[o.idx]], countMax))
 		case oSum:
 			f := r[sp.moms[sw.moms[o.idx]].off:]
-			appendOpt(dst, math.Float64frombits(f[0])+math.Float64frombits(f[1]), true)
+			cols[o.cell][e] = opt(math.Float64frombits(f[0])+math.Float64frombits(f[1]), true)
 		case oAvg, oStdev:
 			j := sw.moms[o.idx]
 			cnt := sp.momCount(j, r, n)
 			if cnt == 0 {
-				dst.AppendMissing()
+				cols[o.cell][e] = math.NaN()
 				continue
 			}
 			f := r[sp.moms[j].off:]
@@ -236,27 +234,27 @@ func (g *Group) emitStep(w int, ws *winState, q int32, dsts []*table.Col) {
 			} else {
 				x, ok = stdevFrom(s, math.Float64frombits(f[2]), math.Float64frombits(f[3]), cnt, mh, ml)
 			}
-			appendOpt(dst, x, ok)
+			cols[o.cell][e] = opt(x, ok)
 		case oMin, oMax:
 			x := math.Float64frombits(r[sw.exts[o.idx]])
-			appendOpt(dst, x, x == x)
+			cols[o.cell][e] = opt(x, x == x)
 		case oDiff:
 			lo := math.Float64frombits(r[sw.exts[o.idx]])
 			hi := math.Float64frombits(r[sw.exts[wp.maxOf(o.idx)]])
-			appendOpt(dst, hi-lo, lo == lo)
+			cols[o.cell][e] = opt(hi-lo, lo == lo)
 		case oFirst, oLast:
 			f := r[sw.fls[o.idx]:][:4]
 			if int64(f[0]) == math.MaxInt64 {
-				dst.AppendMissing()
+				p.putMissing(o, dsts, cols, e)
 				continue
 			}
 			bits := f[1]
 			if o.kind == oLast {
 				bits = f[3]
 			}
-			p.appendSlot(dst, wp.fls[o.idx], bits)
+			p.putSlot(o, wp.fls[o.idx], bits, dsts, cols, e)
 		case oRaw:
-			g.emitStepRaw(w, ws, o.idx, st.raw[q], dst)
+			g.emitStepRaw(w, ws, o.idx, st.raws(q, len(sp.raw)), dsts[o.out])
 		}
 	}
 }
@@ -277,19 +275,12 @@ func (g *Group) emitStepRaw(w int, ws *winState, i int, raw []uint64, dst *table
 	rp := &p.wins[w].raws[i]
 	stride, c := len(p.st.raw), p.st.wins[w].raws[rp.col]
 	if rp.red.Op == reducers.OpSamples {
-		dst.BeginArray()
 		if rp.kind == schema.Number {
-			// The step's values in one run of elements, the missing
-			// ones (NaN) dropped again at the end.
-			run, k := dst.GrowElems((len(raw)-c+stride-1)/stride), 0
-			for j := c; j < len(raw); j += stride {
-				if x := math.Float64frombits(raw[j]); x == x {
-					run[k] = schema.NumberValue(x)
-					k++
-				}
-			}
-			dst.DropElems(len(run) - k)
-		} else {
+			emitStepSamples(dst, raw, stride, c, rp.required)
+			return
+		}
+		dst.BeginArray()
+		{
 			for j := c; j < len(raw); j += stride {
 				if bits := raw[j]; bits != 0 {
 					dst.AppendElem(p.value(rp.kind, bits, nil, 0))

@@ -85,10 +85,14 @@ func (g *Group) bufferStep(in *Rows, parts []int32, from, to int) {
 				continue
 			}
 		}
+		c := int(st.n[q])
 		st.n[q]++
 		sp.take(st.rec(sp, q), in.Enc, i, t)
-		for _, s := range sp.raw {
-			st.raw[q] = append(st.raw[q], in.Enc[s-1][i])
+		if w := len(sp.raw); w > 0 {
+			st.roomRaw(q, c*w, (c+1)*w)
+			for j, s := range sp.raw {
+				st.raw[q][c*w+j] = in.Enc[s-1][i]
+			}
 		}
 	}
 }
@@ -138,10 +142,16 @@ func (g *Group) stepColumns(in *Rows, parts []int32, from, to int, one bool) boo
 	if len(parts) > 0 && times[0] < lo {
 		return false // rows come in time order: the first is the earliest
 	}
-	// Count the rows in (a record near saturation leaves them to the
-	// row-by-row path); rows all in partition 0 are counted at once, not
-	// by a chain of increments of one word.
+	// Count the rows in, and write their raw values (a record near
+	// saturation leaves them to the row-by-row path); rows all in
+	// partition 0 are counted at once, not by a chain of increments of
+	// one word.
 	limit := uint32(stepFlushAt - len(parts))
+	cols := g.rawCols[:0]
+	for _, s := range g.p.st.raw {
+		cols = append(cols, in.Enc[s-1][from:to])
+	}
+	g.rawCols = cols
 	if one && len(parts) > 0 {
 		if len(st.n) == 0 || st.n[0] == stepShut {
 			g.wake(g.part(0), times[0])
@@ -150,8 +160,9 @@ func (g *Group) stepColumns(in *Rows, parts []int32, from, to int, one bool) boo
 		if st.n[0] > limit {
 			return false
 		}
+		st.putRaws(0, int(st.n[0]), cols, 0, len(parts))
 		st.n[0] += uint32(len(parts))
-	} else if !g.countIn(parts, times, limit) {
+	} else if !g.countIn(parts, times, limit, cols) {
 		return false
 	}
 	g.foldColumns(in, parts, from, to)
@@ -159,25 +170,39 @@ func (g *Group) stepColumns(in *Rows, parts []int32, from, to int, one bool) boo
 }
 
 // countIn counts each row of partitions parts, at times, into its
-// record, opening the records of partitions not live, and reports true;
-// when a record would pass limit rows it undoes the counts and reports
-// false.
-func (g *Group) countIn(parts []int32, times []int64, limit uint32) bool {
+// record and writes its values of the raw slots' columns cols as the
+// record's raw row, opening the records of partitions not live, and
+// reports true; when a record would pass limit rows it undoes the counts
+// and reports false (raw values written past a record's rows are not
+// its rows).
+func (g *Group) countIn(parts []int32, times []int64, limit uint32, cols [][]uint64) bool {
 	st := &g.st
+	w := len(cols)
 	for i := 0; i < len(parts); i++ {
-		i += countLive(st.n, parts[i:], limit)
+		switch w {
+		case 0:
+			i += countLive(st.n, parts[i:], limit)
+		case 1:
+			i += countLiveRaw(st.n, parts[i:], limit, st.raw, cols[0][i:])
+		}
 		if i == len(parts) {
 			break
 		}
+		// Row i needs more: its partition wakes, its raw buffer grows, or
+		// (several raw slots) every row comes this way.
 		q := parts[i]
-		if int(q) < len(st.n) && st.n[q] != stepShut {
+		open := int(q) < len(st.n) && st.n[q] != stepShut
+		if open && st.n[q] > limit {
 			for _, q := range parts[:i] {
 				st.n[q]--
 			}
 			return false
 		}
-		g.wake(g.part(q), times[i])
-		st.open(q)
+		if !open {
+			g.wake(g.part(q), times[i])
+			st.open(q)
+		}
+		st.putRaws(q, int(st.n[q]), cols, i, i+1)
 		st.n[q]++
 	}
 	return true
@@ -206,8 +231,33 @@ func countLive(n []uint32, parts []int32, limit uint32) int {
 	return len(parts)
 }
 
+// countLiveRaw is countLive writing each row's value xs[i] of the one raw
+// slot as its partition's next raw row, in the same pass; it stops too at
+// a row whose partition's raw buffer is full.
+//
+//go:noinline
+func countLiveRaw(n []uint32, parts []int32, limit uint32, raw [][]uint64, xs []uint64) int {
+	xs = xs[:len(parts)]
+	raw = raw[:len(n)]
+	for i, q := range parts {
+		j := uint(int(q)) // a negative q is past the counts too
+		if j >= uint(len(n)) {
+			return i
+		}
+		c := n[j]
+		r := raw[j]
+		if c > limit || uint(c) >= uint(len(r)) {
+			return i
+		}
+		r[c] = xs[i]
+		n[j] = c + 1
+	}
+	return len(parts)
+}
+
 // foldColumns folds rows [from, to) of in, of partitions parts, counted
-// in, into their records one item at a time.
+// in, into their records one item at a time (their raw values were
+// written as they were counted).
 func (g *Group) foldColumns(in *Rows, parts []int32, from, to int) {
 	sp, st := &g.p.st, &g.st
 	w := sp.words
@@ -233,20 +283,6 @@ func (g *Group) foldColumns(in *Rows, parts []int32, from, to int) {
 	if len(sp.counts)+len(sp.fls) > 0 {
 		for i := from; i < to; i++ {
 			sp.takeCounts(st.rec(sp, parts[i-from]), in.Enc, i, in.Times[i])
-		}
-	}
-	if len(sp.raw) == 1 {
-		xs := in.Enc[sp.raw[0]-1][from:to]
-		xs = xs[:len(parts)]
-		for i, q := range parts {
-			st.raw[q] = append(st.raw[q], xs[i])
-		}
-	} else if len(sp.raw) > 1 {
-		for i := from; i < to; i++ {
-			q := parts[i-from]
-			for _, s := range sp.raw {
-				st.raw[q] = append(st.raw[q], in.Enc[s-1][i])
-			}
 		}
 	}
 }

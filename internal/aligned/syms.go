@@ -80,8 +80,9 @@ func (g *Group) markStep(m Marker, q int32, str func(slot int) bool) {
 		if !str(s) {
 			continue
 		}
-		for j := c; j < len(st.raw[q]); j += w {
-			m.Mark(uint32(st.raw[q][j]))
+		raw := st.raws(q, w)
+		for j := c; j < len(raw); j += w {
+			m.Mark(uint32(raw[j]))
 		}
 	}
 }

@@ -283,20 +283,40 @@ func (p *Plan) present(slot int, bits uint64) bool {
 // enter adds closed pane k (in the ring) to the window's aggregate.
 func (ws *winState) enter(wp *winPlan, k int64) {
 	r, cs := ws.recOf(wp, k)
+	ws.enterRec(wp, k, r, cs)
+}
+
+// enterRec is enter of pane k, whose record is r, cs.
+func (ws *winState) enterRec(wp *winPlan, k int64, r []uint64, cs []uint32) {
 	if wp.hasRows {
 		ws.rows += count(cs, 0)
 	}
 	if hasRow(cs) {
 		ws.lastRow = k
 	}
+	// Each Moments' count, and its sums (not for a window of one pane,
+	// which reads its pane's), in one loop.
+	ns, sums := ws.ns[:len(wp.moments)], ws.sums[:len(wp.moments)]
 	for i := range wp.moments {
-		ws.ns[i] += count(cs, wp.moments[i].nIdx)
+		m := &wp.moments[i]
+		ns[i] += count(cs, m.nIdx)
+		if wp.single {
+			continue
+		}
+		a := &sums[i]
+		if m.squares {
+			f := r[m.off : m.off+4]
+			ddAdd(&a[0], &a[1], math.Float64frombits(f[0]), math.Float64frombits(f[1]))
+			ddAdd(&a[2], &a[3], math.Float64frombits(f[2]), math.Float64frombits(f[3]))
+		} else {
+			f := r[m.off : m.off+2]
+			ddAdd(&a[0], &a[1], math.Float64frombits(f[0]), math.Float64frombits(f[1]))
+		}
 	}
 	for i := range wp.counts {
 		ws.cnts[i] += count(cs, wp.cnt0+i)
 	}
 	if !wp.single {
-		ws.addSums(wp, r, 1)
 		for i := range wp.exts {
 			ws.exts[i].Add(seqOf(k), math.Float64frombits(r[wp.offExt+i]))
 		}
@@ -336,21 +356,25 @@ func (ws *winState) leave(wp *winPlan) {
 		for i := range wp.counts {
 			ws.cnts[i] -= count(cs, wp.cnt0+i)
 		}
+		ns, sums := ws.ns[:len(wp.moments)], ws.sums[:len(wp.moments)]
 		for i := range wp.moments {
 			m := &wp.moments[i]
 			pn := count(cs, m.nIdx)
 			if pn == 0 {
 				continue
 			}
-			ws.ns[i] -= pn
+			ns[i] -= pn
 			if wp.single {
 				continue // no running sums
 			}
-			f := r[m.off:]
-			a := &ws.sums[i]
+			f := r[m.off : m.off+2]
+			if m.squares {
+				f = r[m.off : m.off+4]
+			}
+			a := &sums[i]
 			ps := math.Float64frombits(f[0])
 			switch {
-			case ws.ns[i] == 0:
+			case ns[i] == 0:
 				a[0], a[1], a[2], a[3] = 0, 0, 0, 0
 				continue
 			case math.IsInf(ps, 0) || ps != ps || math.IsInf(a[0], 0) || a[0] != a[0]:

@@ -216,6 +216,10 @@ func (c *Col[V]) GrowNums(n int) []float64 {
 	return c.num[k : k+n : k+n]
 }
 
+// DropNums removes the last n cells of a number column: cells grown by
+// [Col.GrowNums] and not used.
+func (c *Col[V]) DropNums(n int) { c.num = c.num[:len(c.num)-n] }
+
 // AppendStr appends a string to a string column.
 func (c *Col[V]) AppendStr(s string) {
 	c.str = append(c.str, s)

@@ -131,6 +131,16 @@ func cells(c *Col[int]) []any {
 	return out
 }
 
+func TestDropNumsRemovesCellsGrownAndNotUsed(t *testing.T) {
+	c := Make[int](Number)
+	c.AppendNum(1)
+	xs := c.GrowNums(3)
+	xs[0] = 2
+	c.DropNums(2)
+	c.AppendNum(3)
+	assert.Equal(t, []float64{1, 2, 3}, c.Numbers())
+}
+
 func TestGrowNumsAppendsCellsSetInPlace(t *testing.T) {
 	c := Make[int](Number)
 	c.AppendNum(1)

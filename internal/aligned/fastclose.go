@@ -1,0 +1,125 @@
+package aligned
+
+import (
+	"github.com/pond-go/pond/internal/table"
+	"github.com/pond-go/pond/schema"
+)
+
+// A closing's steady step, without the generic loops. When rows are
+// folded into open-step records and every window is either one pane read
+// from the record (the seed's 200ms window) or a window of more panes
+// that keeps only sums and counts (the seed's 1m window), a partition
+// whose windows are in their steady state — the closing step's pane is
+// the next one each ring takes, and exactly one pane leaves — is closed
+// by closeSteady: the record written as the new pane and entered in one
+// go, the outputs emitted by the grouped emitters, the oldest pane left.
+// Anything else (a partition waking, a gap, a ring growing, a lateness)
+// takes the generic path, which gives the same rows.
+
+// steadyPlan lists the windows of a plan that closeSteady can close; ok
+// when every window is one of them.
+type steadyPlan struct {
+	ok     bool
+	single []int // windows of one pane, read from the record
+	multi  []int // windows of more panes keeping sums and counts only
+}
+
+// newSteadyPlan sorts p's windows for closeSteady.
+func newSteadyPlan(p *Plan) steadyPlan {
+	sp := steadyPlan{ok: p.st.ok}
+	for w := range p.wins {
+		wp := &p.wins[w]
+		switch {
+		case !sp.ok:
+		case wp.single && p.st.wins[w].view && wp.fast.ok:
+			sp.single = append(sp.single, w)
+		case !wp.single && wp.fast.ok && len(wp.exts)+len(wp.fls)+len(wp.raws) == 0:
+			sp.multi = append(sp.multi, w)
+		default:
+			sp.ok = false
+		}
+	}
+	if !sp.ok {
+		return steadyPlan{}
+	}
+	return sp
+}
+
+// steady reports whether partition pt, q, with rows in its record, is in
+// the steady state at the closing of pane k (see closeSteady), sc holding
+// the windows' bounds.
+func (g *Group) steady(q int32, pt *part, k int64, sc *closeScratch) bool {
+	p := g.p
+	if !pt.live || g.st.rows(q) == 0 {
+		return false
+	}
+	for _, w := range p.steady.single {
+		ws := &pt.wins[w]
+		if ws.n != 0 || len(ws.raw.runs) != 0 {
+			return false
+		}
+	}
+	for _, w := range p.steady.multi {
+		ws := &pt.wins[w]
+		if ws.hi != k || ws.base+int64(ws.n) != k || ws.n == 0 || ws.n >= ws.cap || int64(ws.n) > p.wins[w].maxRing ||
+			sc.his[w] != k+1 || sc.los[w] != ws.base+1 || ws.rebuild {
+			return false
+		}
+	}
+	return true
+}
+
+// closeSteady closes partition q, pt, in the steady state (steady) at
+// boundary b, the end of pane k: what closeRange's generic path does for
+// it, emitting its row as row e of sc, and reports whether its windows
+// still hold a row.
+func (g *Group) closeSteady(q int32, pt *part, k, b int64, out *schema.Table, dsts []*table.Col, sc *closeScratch, e int) (held bool) {
+	p, sp, st := g.p, &g.p.st, &g.st
+	n := int64(st.n[q])
+	r := st.rec(sp, q)
+	for _, w := range p.steady.multi {
+		wp, ws := &p.wins[w], &pt.wins[w]
+		s := ws.slot(ws.n)
+		ws.n++
+		pr, cs := ws.rec(wp, s)
+		sp.writePane(wp, &sp.wins[w], r, n, pr, cs)
+		ws.enterRec(wp, k, pr, cs)
+		ws.hi = k + 1
+		ws.curS, ws.curE = 0, 0
+	}
+	for _, w := range p.steady.single {
+		ws := &pt.wins[w]
+		ws.curS, ws.curE = 0, 0
+		if ws.hi < ws.base {
+			ws.hi = ws.base
+		}
+		ws.hi = max(ws.hi, sc.his[w])
+	}
+	sc.times[e] = b
+	if g.keys != nil {
+		table.AppendValue(table.Column(out, 1), g.keys.KeyValue(q))
+	}
+	for w := range pt.wins {
+		wp := &p.wins[w]
+		if wp.single {
+			g.emitStepFast(w, &pt.wins[w], q, dsts, sc.cols, e)
+		} else {
+			p.emitFast(wp, &pt.wins[w], b, dsts, sc.cols, e)
+		}
+	}
+	for _, w := range p.steady.multi {
+		wp, ws := &p.wins[w], &pt.wins[w]
+		ws.leave(wp)
+		if ws.rebuild {
+			ws.resum(wp)
+		}
+		held = held || ws.held(wp)
+	}
+	for _, w := range p.steady.single {
+		wp, ws := &p.wins[w], &pt.wins[w]
+		ws.base = max(ws.base, sc.los[w])
+		held = held || ws.held(wp)
+	}
+	st.empty(sp, q)
+	return held
+}

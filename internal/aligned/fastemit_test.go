@@ -1,0 +1,119 @@
+package aligned
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/internal/table"
+	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/schema"
+)
+
+// fastCaseGroup builds a group whose windows' outputs are all of the
+// kinds the grouped emission writes (see fastOuts), over a required
+// number slot and an optional one (missing values as NaN) on a 200ms
+// clock: with extremes, a 1s window and a 200ms window (one pane);
+// without (steady), a 1s window with a warm-up that a steady closing
+// takes (see closeSteady) and a 200ms window.
+func fastCaseGroup(t testing.TB, steady bool) (*Group, *schema.Table) {
+	t.Helper()
+	aggs := []Agg{
+		{Slot: 1, Using: reduce.Sum}, {Slot: 1, Using: reduce.Stdev}, {Slot: 1, Using: reduce.Min}, {Slot: 1, Using: reduce.Max},
+		{Slot: 2, Using: reduce.Avg}, {Slot: 2, Using: reduce.Count}, {Slot: 2, Using: reduce.Stdev}, {Slot: 1, Using: reduce.Avg},
+		{Slot: 0, Using: reduce.Count}, {Slot: 2, Using: reduce.Max}, {Slot: 0, Using: reduce.Count},
+	}
+	raw := append(append([]Agg(nil), aggs...), Agg{Slot: 1, Using: reduce.Samples}, Agg{Slot: 2, Using: reduce.Samples}, Agg{Slot: 2, Using: reduce.Median})
+	wins := []Window{{Span: 1000 * ms, MinSamples: 3, Aggs: aggs}, {Span: 200 * ms, Aggs: raw}}
+	if steady {
+		long := []Agg{
+			{Slot: 1, Using: reduce.Sum}, {Slot: 1, Using: reduce.Stdev}, {Slot: 2, Using: reduce.Avg}, {Slot: 2, Using: reduce.Count},
+			{Slot: 2, Using: reduce.Stdev}, {Slot: 1, Using: reduce.Avg}, {Slot: 0, Using: reduce.Count}, {Slot: 2, Using: reduce.Sum},
+		}
+		short := append(append([]Agg(nil), aggs...), Agg{Slot: 1, Using: reduce.Samples}, Agg{Slot: 2, Using: reduce.Samples})
+		wins = []Window{{Span: 1000 * ms, MinSamples: 3, Aggs: long}, {Span: 200 * ms, Aggs: short}}
+	}
+	p, err := NewPlan(Spec{
+		Step: 200 * ms, Kinds: []schema.Kind{schema.Number, schema.Number}, Required: []bool{true, false},
+		Windows: wins,
+	})
+	require.NoError(t, err)
+	require.Equal(t, steady, p.steady.ok)
+	cols := []schema.Column{{Name: "time", Kind: schema.Time}}
+	for w, win := range wins {
+		for i, a := range win.Aggs {
+			kind := schema.Number
+			if a.Using == reduce.Samples {
+				kind = schema.Array
+			}
+			cols = append(cols, schema.Column{Name: string(rune('a'+w)) + string(rune('a'+i)), Kind: kind, Optional: true})
+		}
+	}
+	return p.NewGroup(nil, 1, 0), schema.NewTable(schema.MustNew(cols...))
+}
+
+func TestGroupedEmissionWritesTheSwitchsRows(t *testing.T) {
+	// The same rows into a group whose windows emit through the grouped
+	// outputs (and, steady, close through closeSteady) and into one
+	// emitting through the switch over outputs and closing through the
+	// generic path: the same rows out, bit for bit, from open-step
+	// records and from panes.
+	for _, c := range []struct{ steady, stepped bool }{{false, true}, {false, false}, {true, true}} {
+		stepped := c.stepped
+		rng := rand.New(rand.NewPCG(3, 4))
+		fast, out := fastCaseGroup(t, c.steady)
+		slow, want := fastCaseGroup(t, c.steady)
+		for w := range fast.p.wins {
+			require.True(t, fast.p.wins[w].fast.ok, "window %d", w)
+			slow.p.wins[w].fast = fastOuts{}
+		}
+		slow.p.steady = steadyPlan{}
+		fast.stepped, slow.stepped = stepped, stepped
+		const parts = 5
+		var ts []int64
+		var ps []int32
+		var xs, ys []uint64
+		tm := int64(0)
+		for range 3000 {
+			tm += rng.Int64N(30 * ms)
+			if rng.IntN(50) == 0 {
+				tm += 2000 * ms // a gap: partitions go dormant
+			}
+			ts = append(ts, tm)
+			ps = append(ps, int32(rng.IntN(parts)))
+			xs = append(xs, math.Float64bits(rng.NormFloat64()*1e3+1e6))
+			y := math.NaN()
+			if rng.IntN(3) > 0 {
+				y = float64(rng.IntN(100))
+			}
+			ys = append(ys, math.Float64bits(y))
+		}
+		for i := 0; i < len(ts); {
+			j := min(len(ts), i+1+rng.IntN(40))
+			fast.Push(&Rows{Times: ts[i:j], Enc: [][]uint64{xs[i:j], ys[i:j]}}, ps[i:j], out)
+			slow.Push(&Rows{Times: ts[i:j], Enc: [][]uint64{xs[i:j], ys[i:j]}}, ps[i:j], want)
+			i = j
+		}
+		require.Equal(t, want.Len(), out.Len())
+		require.Greater(t, out.Len(), 100)
+		for c := range table.Columns(want) {
+			for r := range want.Len() {
+				got, exp := table.Value(table.Column(out, c), r), table.Value(table.Column(want, c), r)
+				if x, ok := exp.Num(); ok {
+					y, _ := got.Num()
+					assert.Equal(t, math.Float64bits(x), math.Float64bits(y), "stepped %v column %d row %d", stepped, c, r)
+					continue
+				}
+				if a, ok := exp.Array(); ok {
+					b, _ := got.Array()
+					assert.Equal(t, a, b, "stepped %v column %d row %d", stepped, c, r)
+					continue
+				}
+				assert.Equal(t, exp, got, "stepped %v column %d row %d", stepped, c, r)
+			}
+		}
+	}
+}
