@@ -72,25 +72,7 @@ func TestGroupedEmissionWritesTheSwitchsRows(t *testing.T) {
 		}
 		slow.p.steady = steadyPlan{}
 		fast.stepped, slow.stepped = stepped, stepped
-		const parts = 5
-		var ts []int64
-		var ps []int32
-		var xs, ys []uint64
-		tm := int64(0)
-		for range 3000 {
-			tm += rng.Int64N(30 * ms)
-			if rng.IntN(50) == 0 {
-				tm += 2000 * ms // a gap: partitions go dormant
-			}
-			ts = append(ts, tm)
-			ps = append(ps, int32(rng.IntN(parts)))
-			xs = append(xs, math.Float64bits(rng.NormFloat64()*1e3+1e6))
-			y := math.NaN()
-			if rng.IntN(3) > 0 {
-				y = float64(rng.IntN(100))
-			}
-			ys = append(ys, math.Float64bits(y))
-		}
+		ts, ps, xs, ys := randomRows(rng, 5, true)
 		for i := 0; i < len(ts); {
 			j := min(len(ts), i+1+rng.IntN(40))
 			fast.Push(&Rows{Times: ts[i:j], Enc: [][]uint64{xs[i:j], ys[i:j]}}, ps[i:j], out)

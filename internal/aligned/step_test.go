@@ -61,25 +61,7 @@ func recordsAgreeWithInboxes(t *testing.T, build func(testing.TB) (*Group, *sche
 	inbox, want := build(t)
 	require.True(t, stepped.stepped)
 	inbox.stepped = false
-	const parts = 7
-	var ts []int64
-	var ps []int32
-	var xs, ys []uint64
-	tm := int64(0)
-	for range 3000 {
-		tm += rng.Int64N(30 * ms)
-		if rng.IntN(50) == 0 {
-			tm += 2000 * ms // a gap: partitions go dormant
-		}
-		ts = append(ts, tm)
-		ps = append(ps, int32(rng.IntN(parts)))
-		xs = append(xs, math.Float64bits(rng.NormFloat64()*1e3+1e6))
-		y := math.NaN()
-		if !missing || rng.IntN(3) > 0 {
-			y = float64(rng.IntN(100))
-		}
-		ys = append(ys, math.Float64bits(y))
-	}
+	ts, ps, xs, ys := randomRows(rng, 7, missing)
 	for i := 0; i < len(ts); {
 		j := min(len(ts), i+1+rng.IntN(40))
 		for _, g := range []struct {
@@ -109,6 +91,29 @@ func recordsAgreeWithInboxes(t *testing.T, build func(testing.TB) (*Group, *sche
 			assert.Equal(t, exp, got, "column %d row %d", c, r)
 		}
 	}
+}
+
+// randomRows is 3000 rows over parts partitions, in time order with
+// gaps of 2 s now and then (partitions go dormant), in two encoded number
+// columns: x about 1e6 ± 1e3, y a small integer, missing in a third of the
+// rows when missing is set.
+func randomRows(rng *rand.Rand, parts int, missing bool) (ts []int64, ps []int32, xs, ys []uint64) {
+	tm := int64(0)
+	for range 3000 {
+		tm += rng.Int64N(30 * ms)
+		if rng.IntN(50) == 0 {
+			tm += 2000 * ms
+		}
+		ts = append(ts, tm)
+		ps = append(ps, int32(rng.IntN(parts)))
+		xs = append(xs, math.Float64bits(rng.NormFloat64()*1e3+1e6))
+		y := math.NaN()
+		if !missing || rng.IntN(3) > 0 {
+			y = float64(rng.IntN(100))
+		}
+		ys = append(ys, math.Float64bits(y))
+	}
+	return ts, ps, xs, ys
 }
 
 func TestAChangeOfLatenessMovesWaitingRows(t *testing.T) {
