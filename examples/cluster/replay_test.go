@@ -16,15 +16,60 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestReplayOfABusyPartitionTakesUnderASecond: one input partition
+// TestReplayOfABusyPartitionRebuildsTheLastMinute: one input partition
 // holding 100 hosts × 100 events/s for 70 s of event time; a worker
 // commits all of it and leaves; the next one to take the partition
-// rebuilds its windows from the last minute (600,000 events) in under
-// one second (ten under the race detector).
-func TestReplayOfABusyPartitionTakesUnderASecond(t *testing.T) {
+// rebuilds its windows from the last minute (600,000 events, up to the
+// start-point search's slack more) and reports how long that took. The
+// time is a measurement, not asserted here (it depends on the machine
+// and its load): BenchmarkReplayOfABusyPartition reports it, and .ci/run
+// prints it.
+func TestReplayOfABusyPartitionRebuildsTheLastMinute(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: fills a partition with up to 700,000 events")
 	}
+	hosts := 100
+	if raceEnabled {
+		// Under the race detector, beside the other packages' tests, the
+		// first worker cannot take 700,000 events in time; .ci/run runs
+		// this test once more at full size without it.
+		hosts = 20
+	}
+	took, n := replayBusyPartition(t, hosts)
+	if load := loadPerCPU(); load > 0 {
+		t.Logf("load average %.1f per CPU", load)
+	}
+	t.Logf("replayed %d events (%d hosts × 100 events/s, last %v) in %.3f s: %.0f events/s",
+		n, hosts, time.Minute, took, float64(n)/took)
+	// From the last minute's first event, or up to the bisection's
+	// slack before it.
+	assert.GreaterOrEqual(t, n, uint64(hosts*100*60))
+	assert.LessOrEqual(t, n, uint64(hosts*100*60+25000))
+	assert.Greater(t, took, 0.0)
+}
+
+// BenchmarkReplayOfABusyPartition is the test's replay at full size
+// (100 hosts × 100 events/s, the last minute of 70 s): replay-s is the
+// seconds the new owner took to rebuild the partition's windows, as its
+// pond_cluster_replay_seconds reports them. One op is one whole run
+// (filling the partition, the first worker, the replay).
+func BenchmarkReplayOfABusyPartition(b *testing.B) {
+	var took float64
+	var n uint64
+	for b.Loop() {
+		t, k := replayBusyPartition(b, 100)
+		took += t
+		n += k
+	}
+	b.ReportMetric(took/float64(b.N), "replay-s")
+	b.ReportMetric(float64(n)/took, "events/s")
+}
+
+// replayBusyPartition fills one input partition with hosts × 100
+// events/s for 70 s of event time, lets a first worker commit it all and
+// leave, starts a second and returns how long its replay took and how
+// many events it replayed.
+func replayBusyPartition(t testing.TB, hosts int) (took float64, n uint64) {
 	e, err := brokers.StartEmbedded()
 	require.NoError(t, err)
 	defer e.Close()
@@ -34,13 +79,6 @@ func TestReplayOfABusyPartitionTakesUnderASecond(t *testing.T) {
 	require.NoError(t, brokers.CreateTopics(ctx, seeds, 1))
 
 	const rate, secs = 100, 70
-	hosts := 100
-	if raceEnabled {
-		// Under the race detector, beside the other packages' tests, the
-		// first worker cannot take 700,000 events in time; .ci/run runs
-		// this test once more at full size without it.
-		hosts = 20
-	}
 	st, err := events.NewStream(hosts, rate, benchmarks.T0.UnixMilli(), 42)
 	require.NoError(t, err)
 	ticks := int64(rate * secs)
@@ -53,31 +91,14 @@ func TestReplayOfABusyPartitionTakesUnderASecond(t *testing.T) {
 	first.stop(t)
 
 	second := startWorker(t, seeds, "second")
+	defer second.stop(t)
 	deadline := time.Now().Add(60 * time.Second)
 	for !second.w.Ready() || second.w.Stats().Replays == 0 {
 		require.True(t, time.Now().Before(deadline), "no replay within 60 s")
 		time.Sleep(20 * time.Millisecond)
 	}
 	s := second.w.Stats()
-	took, n := s.LastReplaySeconds[0], s.LastReplayEvents[0]
-	t.Logf("replayed %d events (%d hosts × %d events/s, last %v) in %.3f s: %.0f events/s",
-		n, hosts, rate, time.Minute, took, float64(n)/took)
-	// From the last minute's first event, or up to the bisection's
-	// slack before it.
-	assert.GreaterOrEqual(t, n, uint64(hosts*rate*60))
-	assert.LessOrEqual(t, n, uint64(hosts*rate*60+25000))
-	bound := 1.0
-	if raceEnabled {
-		bound = 10
-	}
-	// The replay waits mostly on the embedded broker's fetches, which share
-	// the CPUs with everything else on the machine: on an oversubscribed
-	// machine the bound stretches with the load, and says so.
-	if load := loadPerCPU(); load > 1 {
-		bound *= load
-		t.Logf("load average %.1f per CPU: bound %.1f s", load, bound)
-	}
-	assert.Less(t, took, bound, "replay of one partition")
+	return s.LastReplaySeconds[0], s.LastReplayEvents[0]
 }
 
 // loadPerCPU is the 1-minute load average over the CPUs, or 0.
