@@ -42,17 +42,7 @@ func fastCaseGroup(t testing.TB, steady bool) (*Group, *schema.Table) {
 	})
 	require.NoError(t, err)
 	require.Equal(t, steady, p.steady.ok)
-	cols := []schema.Column{{Name: "time", Kind: schema.Time}}
-	for w, win := range wins {
-		for i, a := range win.Aggs {
-			kind := schema.Number
-			if a.Using == reduce.Samples {
-				kind = schema.Array
-			}
-			cols = append(cols, schema.Column{Name: string(rune('a'+w)) + string(rune('a'+i)), Kind: kind, Optional: true})
-		}
-	}
-	return p.NewGroup(nil, 1, 0), schema.NewTable(schema.MustNew(cols...))
+	return p.NewGroup(nil, 1, 0), outTable(wins)
 }
 
 func TestGroupedEmissionWritesTheSwitchsRows(t *testing.T) {

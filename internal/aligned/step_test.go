@@ -33,8 +33,15 @@ func stepCaseGroup(t testing.TB) (*Group, *schema.Table) {
 	})
 	require.NoError(t, err)
 	require.True(t, p.st.ok)
+	return p.NewGroup(nil, 1, 0), outTable([]Window{{Aggs: aggs}, {Aggs: raw}})
+}
+
+// outTable is the table a group of windows emits into: the time, then
+// one optional column per output, named by window and output ("ab" is
+// the first window's second), arrays for samples.
+func outTable(wins []Window) *schema.Table {
 	cols := []schema.Column{{Name: "time", Kind: schema.Time}}
-	for w, win := range []Window{{Aggs: aggs}, {Aggs: raw}} {
+	for w, win := range wins {
 		for i, a := range win.Aggs {
 			kind := schema.Number
 			if a.Using == reduce.Samples {
@@ -43,7 +50,7 @@ func stepCaseGroup(t testing.TB) (*Group, *schema.Table) {
 			cols = append(cols, schema.Column{Name: string(rune('a'+w)) + string(rune('a'+i)), Kind: kind, Optional: true})
 		}
 	}
-	return p.NewGroup(nil, 1, 0), schema.NewTable(schema.MustNew(cols...))
+	return schema.NewTable(schema.MustNew(cols...))
 }
 
 func TestStepRecordsAgreeWithInboxes(t *testing.T) {
