@@ -377,11 +377,11 @@ func (ws *winState) leave(wp *winPlan) {
 			case ns[i] == 0:
 				a[0], a[1], a[2], a[3] = 0, 0, 0, 0
 				continue
-			case math.IsInf(ps, 0) || ps != ps || math.IsInf(a[0], 0) || a[0] != a[0]:
+			case ps-ps != 0 || a[0]-a[0] != 0: // x−x is 0 for a finite x, NaN for NaN and ±Inf
 				ws.rebuild = true
 			case m.squares:
 				pq := math.Float64frombits(f[2])
-				if math.IsInf(pq, 0) || pq != pq || math.IsInf(a[2], 0) || a[2] != a[2] || pq > 0x1p20*(a[2]-pq) {
+				if pq-pq != 0 || a[2]-a[2] != 0 || pq > 0x1p20*(a[2]-pq) {
 					ws.rebuild = true
 				}
 			}
