@@ -375,11 +375,13 @@ func foldSquares(recs []uint64, w, off, nOff, ext int, parts []int32, xs []uint6
 }
 
 // foldSquaresWith is foldSquares of a required column (its count is the
-// rows') that also adds the finite values ys of another required column
-// to the sums at word off2, in the same pass: the row's partition, its
-// record's address and the loop are paid once for both columns (the
-// seed's cpu and requests). Without counts to keep, the loop keeps its
-// values in registers.
+// rows') that also adds the values ys of another required column to the
+// sums at word off2, in the same pass: the row's partition, its record's
+// address and the loop are paid once for both columns (the seed's cpu and
+// requests). Without counts to keep, the loop keeps its values in
+// registers. A required column's values are all finite (Spec.Required),
+// so neither column's are tested for NaN or ±Inf: the step's count of
+// them is its row count anyway.
 func foldSquaresWith(recs []uint64, w, off, ext int, parts []int32, xs []uint64, off2 int, ys []uint64) {
 	if off < 0 || off+4 > w || ext+2 > w || off2 < 0 || off2+2 > w {
 		panic("aligned: record words out of the record")
@@ -393,23 +395,16 @@ func foldSquaresWith(recs []uint64, w, off, ext int, parts []int32, xs []uint64,
 			panic("aligned: partition without a record")
 		}
 		r := unsafe.Add(base, uintptr(q)*size)
-		if y := math.Float64frombits(ys[i]); y-y == 0 {
-			f := (*[2]uint64)(unsafe.Add(r, off2*8))
-			hi, e := twoSum(math.Float64frombits(f[0]), y)
-			f[0], f[1] = math.Float64bits(hi), math.Float64bits(math.Float64frombits(f[1])+e)
-		}
+		y := math.Float64frombits(ys[i])
+		f2 := (*[2]uint64)(unsafe.Add(r, off2*8))
+		hi, e := twoSum(math.Float64frombits(f2[0]), y)
+		f2[0], f2[1] = math.Float64bits(hi), math.Float64bits(math.Float64frombits(f2[1])+e)
 		x := math.Float64frombits(xs[i])
-		if x-x != 0 { // NaN or ±Inf: not summed; an infinity is an extreme
-			if ext >= 0 && x == x {
-				foldExtreme((*[2]uint64)(unsafe.Add(r, ext*8)), x)
-			}
-			continue
-		}
 		if ext >= 0 {
 			foldExtreme((*[2]uint64)(unsafe.Add(r, ext*8)), x)
 		}
 		f := (*[4]uint64)(unsafe.Add(r, off*8))
-		hi, e := twoSum(math.Float64frombits(f[0]), x)
+		hi, e = twoSum(math.Float64frombits(f[0]), x)
 		f[0], f[1] = math.Float64bits(hi), math.Float64bits(math.Float64frombits(f[1])+e)
 		sq, q := x*x, math.Float64frombits(f[2])
 		if !(sq < bigSquare*bigSquare) || q > math.MaxFloat64 { // see foldSquare
