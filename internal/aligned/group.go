@@ -457,10 +457,12 @@ func (pt *part) prefetchOldest(p *Plan) {
 		if ws.cap == 0 {
 			continue
 		}
+		c := unsafe.Pointer(&ws.cring[ws.head*wp.nCounts])
 		if wp.stride > 0 {
-			prefetch.Line(unsafe.Pointer(&ws.ring[ws.head*wp.stride]))
+			prefetch.Two(unsafe.Pointer(&ws.ring[ws.head*wp.stride]), c)
+		} else {
+			prefetch.Line(c)
 		}
-		prefetch.Line(unsafe.Pointer(&ws.cring[ws.head*wp.nCounts]))
 	}
 }
 
