@@ -125,6 +125,7 @@ func (g *Group) closeSteady(q int32, pt *part, k, b int64, out *schema.Table, ds
 		ws.base = max(ws.base, sc.los[w])
 		held = held || ws.held(wp)
 	}
-	st.empty(sp, q)
+	copy(r, sp.empty) // st.empty, the record and its rows known
+	st.n[q] = 0
 	return true, held
 }
