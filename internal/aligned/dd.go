@@ -58,7 +58,7 @@ func ddDivF(s, c, n float64) (float64, float64) {
 // meanFrom returns the mean whose double-double is (hi, lo).
 func meanFrom(hi, lo float64) (float64, bool) {
 	m := hi + lo
-	return m, !math.IsInf(m, 0) && m == m
+	return m, m-m == 0 // x−x is 0 for a finite x, NaN for NaN and ±Inf
 }
 
 // stdevFrom returns the population standard deviation of n values with
@@ -67,7 +67,7 @@ func meanFrom(hi, lo float64) (float64, bool) {
 // 2^-50 of the mean is reported as 0, as reducers.Moments does, so equal
 // values give 0.
 func stdevFrom(s, q, qc float64, n int64, mh, ml float64) (float64, bool) {
-	if n == 0 || math.IsInf(q, 0) || q != q || math.IsInf(s, 0) || s != s {
+	if n == 0 || q-q != 0 || s-s != 0 {
 		return 0, false
 	}
 	if n == 1 {
@@ -85,5 +85,5 @@ func stdevFrom(s, q, qc float64, n int64, mh, ml float64) (float64, bool) {
 		return 0, true
 	}
 	sd := math.Sqrt(v)
-	return sd, !math.IsInf(sd, 0)
+	return sd, sd-sd == 0
 }

@@ -69,11 +69,16 @@ func (g *Group) steady(q int32, pt *part, k int64, sc *closeScratch) bool {
 	return true
 }
 
-// closeSteady closes partition q, pt, in the steady state (steady) at
-// boundary b, the end of pane k: what closeRange's generic path does for
-// it, emitting its row as row e of sc, and reports whether its windows
-// still hold a row.
-func (g *Group) closeSteady(q int32, pt *part, k, b int64, out *schema.Table, dsts []*table.Col, sc *closeScratch, e int) (held bool) {
+// closeSteady closes partition q, pt, when it is in the steady state
+// (steady) at boundary b, the end of pane k: what closeRange's generic
+// path does for it, emitting its row as row e of sc. It reports whether it
+// closed the partition (done; when not, it changed nothing) and whether
+// its windows still hold a row. The check is made here, not by the
+// caller: one call a partition, not two.
+func (g *Group) closeSteady(q int32, pt *part, k, b int64, out *schema.Table, dsts []*table.Col, sc *closeScratch, e int) (done, held bool) {
+	if !g.steady(q, pt, k, sc) {
+		return false, false
+	}
 	p, sp, st := g.p, &g.p.st, &g.st
 	n := int64(st.n[q])
 	r := st.rec(sp, q)
@@ -120,6 +125,7 @@ func (g *Group) closeSteady(q int32, pt *part, k, b int64, out *schema.Table, ds
 		ws.base = max(ws.base, sc.los[w])
 		held = held || ws.held(wp)
 	}
-	st.empty(sp, q)
-	return held
+	copy(r, sp.empty) // st.empty, the record and its rows known
+	st.n[q] = 0
+	return true, held
 }

@@ -344,14 +344,16 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 			g.parts[order[i+prefetchAhead]].prefetchOldest(p)
 		}
 		pt := g.parts[q]
-		if g.stepped && p.steady.ok && g.steady(q, pt, k, sc) {
-			if !g.closeSteady(q, pt, k, b, out, dsts, sc, e) && pt.maxT < b {
-				pt.live = false
-				g.st.n[q] = stepShut
-				dormant++
+		if g.stepped && p.steady.ok {
+			if done, held := g.closeSteady(q, pt, k, b, out, dsts, sc, e); done {
+				if !held && pt.maxT < b {
+					pt.live = false
+					g.st.n[q] = stepShut
+					dormant++
+				}
+				e++
+				continue
 			}
-			e++
-			continue
 		}
 		if g.stepped {
 			g.mergeStep(q, pt, k, true)
@@ -455,10 +457,12 @@ func (pt *part) prefetchOldest(p *Plan) {
 		if ws.cap == 0 {
 			continue
 		}
+		c := unsafe.Pointer(&ws.cring[ws.head*wp.nCounts])
 		if wp.stride > 0 {
-			prefetch.Line(unsafe.Pointer(&ws.ring[ws.head*wp.stride]))
+			prefetch.Two(unsafe.Pointer(&ws.ring[ws.head*wp.stride]), c)
+		} else {
+			prefetch.Line(c)
 		}
-		prefetch.Line(unsafe.Pointer(&ws.cring[ws.head*wp.nCounts]))
 	}
 }
 

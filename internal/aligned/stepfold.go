@@ -375,16 +375,21 @@ func foldSquares(recs []uint64, w, off, nOff, ext int, parts []int32, xs []uint6
 }
 
 // foldSquaresWith is foldSquares of a required column (its count is the
-// rows') that also adds the finite values ys of another required column
-// to the sums at word off2, in the same pass: the row's partition, its
-// record's address and the loop are paid once for both columns (the
-// seed's cpu and requests). Without counts to keep, the loop keeps its
-// values in registers.
+// rows') that also adds the values ys of another required column to the
+// sums at word off2, in the same pass: the row's partition, its record's
+// address and the loop are paid once for both columns (the seed's cpu and
+// requests). Without counts to keep, the loop keeps its values in
+// registers. A required column's values are all finite (Spec.Required),
+// so neither column's are tested for NaN or ±Inf: the step's count of
+// them is its row count anyway.
 func foldSquaresWith(recs []uint64, w, off, ext int, parts []int32, xs []uint64, off2 int, ys []uint64) {
 	if off < 0 || off+4 > w || ext+2 > w || off2 < 0 || off2+2 > w {
 		panic("aligned: record words out of the record")
 	}
-	xs, ys = xs[:len(parts)], ys[:len(parts)]
+	// The values and the record's words are read as float64s, which load
+	// straight into floating-point registers (a uint64 read as one goes
+	// through an integer register first).
+	xf, yf := floats(xs[:len(parts)]), floats(ys[:len(parts)])
 	nrec := uint(len(recs) / w)
 	base := unsafe.Pointer(unsafe.SliceData(recs))
 	size := uintptr(w) * 8
@@ -393,32 +398,35 @@ func foldSquaresWith(recs []uint64, w, off, ext int, parts []int32, xs []uint64,
 			panic("aligned: partition without a record")
 		}
 		r := unsafe.Add(base, uintptr(q)*size)
-		if y := math.Float64frombits(ys[i]); y-y == 0 {
-			f := (*[2]uint64)(unsafe.Add(r, off2*8))
-			hi, e := twoSum(math.Float64frombits(f[0]), y)
-			f[0], f[1] = math.Float64bits(hi), math.Float64bits(math.Float64frombits(f[1])+e)
-		}
-		x := math.Float64frombits(xs[i])
-		if x-x != 0 { // NaN or ±Inf: not summed; an infinity is an extreme
-			if ext >= 0 && x == x {
-				foldExtreme((*[2]uint64)(unsafe.Add(r, ext*8)), x)
-			}
-			continue
-		}
+		f2 := (*[2]float64)(unsafe.Add(r, off2*8))
+		hi, e := twoSum(f2[0], yf[i])
+		f2[0], f2[1] = hi, f2[1]+e
+		x := xf[i]
 		if ext >= 0 {
-			foldExtreme((*[2]uint64)(unsafe.Add(r, ext*8)), x)
+			m := (*[2]float64)(unsafe.Add(r, ext*8))
+			if !(x >= m[0]) { // as foldExtreme
+				m[0] = x
+			}
+			if !(x <= m[1]) {
+				m[1] = x
+			}
 		}
-		f := (*[4]uint64)(unsafe.Add(r, off*8))
-		hi, e := twoSum(math.Float64frombits(f[0]), x)
-		f[0], f[1] = math.Float64bits(hi), math.Float64bits(math.Float64frombits(f[1])+e)
-		sq, q := x*x, math.Float64frombits(f[2])
+		f := (*[4]float64)(unsafe.Add(r, off*8))
+		hi, e = twoSum(f[0], x)
+		f[0], f[1] = hi, f[1]+e
+		sq, q := x*x, f[2]
 		if !(sq < bigSquare*bigSquare) || q > math.MaxFloat64 { // see foldSquare
-			f[2], f[3] = math.Float64bits(math.Inf(1)), 0
+			f[2], f[3] = math.Inf(1), 0
 			continue
 		}
 		hq, e := twoSum(q, sq)
-		f[2], f[3] = math.Float64bits(hq), math.Float64bits(math.Float64frombits(f[3])+(e+math.FMA(x, x, -sq)))
+		f[2], f[3] = hq, f[3]+(e+math.FMA(x, x, -sq))
 	}
+}
+
+// floats returns encoded numbers as the float64s they hold.
+func floats(xs []uint64) []float64 {
+	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(xs))), len(xs))
 }
 
 // foldSquare adds x, finite, to the double-double f[0] + f[1] and x² to

@@ -2,6 +2,7 @@ package aligned
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/schema"
@@ -331,6 +332,12 @@ func (ws *winState) enterRec(wp *winPlan, k int64, r []uint64, cs []uint32) {
 	}
 }
 
+// ddWords returns the double-double in words off and off+1 of r as
+// float64s, which load straight into floating-point registers.
+func ddWords(r []uint64, off int) *[2]float64 {
+	return (*[2]float64)(unsafe.Pointer((*[2]uint64)(r[off : off+2])))
+}
+
 // addSums adds (sign 1) or subtracts (sign −1) a pane's sums.
 func (ws *winState) addSums(wp *winPlan, r []uint64, sign float64) {
 	for i := range wp.moments {
@@ -367,27 +374,25 @@ func (ws *winState) leave(wp *winPlan) {
 			if wp.single {
 				continue // no running sums
 			}
-			f := r[m.off : m.off+2]
-			if m.squares {
-				f = r[m.off : m.off+4]
-			}
 			a := &sums[i]
-			ps := math.Float64frombits(f[0])
+			f := ddWords(r, m.off)
+			ps := f[0]
 			switch {
 			case ns[i] == 0:
 				a[0], a[1], a[2], a[3] = 0, 0, 0, 0
 				continue
-			case math.IsInf(ps, 0) || ps != ps || math.IsInf(a[0], 0) || a[0] != a[0]:
+			case ps-ps != 0 || a[0]-a[0] != 0: // x−x is 0 for a finite x, NaN for NaN and ±Inf
 				ws.rebuild = true
 			case m.squares:
-				pq := math.Float64frombits(f[2])
-				if math.IsInf(pq, 0) || pq != pq || math.IsInf(a[2], 0) || a[2] != a[2] || pq > 0x1p20*(a[2]-pq) {
+				pq := ddWords(r, m.off+2)[0]
+				if pq-pq != 0 || a[2]-a[2] != 0 || pq > 0x1p20*(a[2]-pq) {
 					ws.rebuild = true
 				}
 			}
-			ddAdd(&a[0], &a[1], -ps, -math.Float64frombits(f[1]))
+			ddAdd(&a[0], &a[1], -ps, -f[1])
 			if m.squares {
-				ddAdd(&a[2], &a[3], -math.Float64frombits(f[2]), -math.Float64frombits(f[3]))
+				g := ddWords(r, m.off+2)
+				ddAdd(&a[2], &a[3], -g[0], -g[1])
 			}
 		}
 	}

@@ -9,6 +9,10 @@ import "unsafe"
 // nothing.
 func Line(p unsafe.Pointer) { line(p) }
 
+// Two starts loading the cache lines holding p and r, in one call: [Line]
+// twice for the price of one call.
+func Two(p, r unsafe.Pointer) { two(p, r) }
+
 // Lines starts loading n consecutive cache lines, the first holding p, in
 // one call. Like [Line] it has no other effect; p and the lines after it
 // need not be valid memory (prefetches do not fault), but callers pass

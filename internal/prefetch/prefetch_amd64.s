@@ -6,6 +6,14 @@ TEXT ·line(SB), NOSPLIT|NOFRAME, $0-8
 	PREFETCHT0 (AX)
 	RET
 
+// func two(p, r unsafe.Pointer)
+TEXT ·two(SB), NOSPLIT|NOFRAME, $0-16
+	MOVQ p+0(FP), AX
+	MOVQ r+8(FP), CX
+	PREFETCHT0 (AX)
+	PREFETCHT0 (CX)
+	RET
+
 // func lines(p unsafe.Pointer, n int)
 TEXT ·lines(SB), NOSPLIT|NOFRAME, $0-16
 	MOVQ p+0(FP), AX

@@ -26,3 +26,16 @@ func TestLinesHasNoEffect(t *testing.T) {
 		}
 	}
 }
+
+func TestTwoHasNoEffect(t *testing.T) {
+	x := make([]int64, 16)
+	for i := range x {
+		x[i] = int64(i)
+	}
+	Two(unsafe.Pointer(&x[1]), unsafe.Pointer(&x[15]))
+	for i := range x {
+		if x[i] != int64(i) {
+			t.Fatal("prefetching changed memory")
+		}
+	}
+}
