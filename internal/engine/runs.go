@@ -36,6 +36,7 @@ type timeRuns struct {
 	// k & (runs−1).
 	ring   []uint64
 	stride int
+	size   int      // the ring's capacity in runs, len(ring)/stride: no division finds a run
 	front  uint64   // the first run held
 	tail   uint64   // after the last run held
 	heads  []uint64 // per window, the first run it holds
@@ -88,7 +89,7 @@ func (p *Plan) newTimeRuns() *timeRuns {
 }
 
 // runs returns the ring's capacity in runs.
-func (r *timeRuns) runs() int { return len(r.ring) / r.stride }
+func (r *timeRuns) runs() int { return r.size }
 
 // run returns the slots of run k.
 func (r *timeRuns) run(k uint64) []uint64 {
@@ -148,7 +149,7 @@ func (r *timeRuns) push(t int64, first uint64) {
 // smaller than the runs held.
 func (r *timeRuns) resize(n int) {
 	old := *r
-	r.ring = make([]uint64, n*r.stride)
+	r.ring, r.size = make([]uint64, n*r.stride), n
 	for k := r.front; k < r.tail; k++ {
 		copy(r.run(k), old.run(k))
 	}
