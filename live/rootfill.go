@@ -163,10 +163,14 @@ func (r *rootNode) numberRows(n int) {
 // makeCaches gives every column an intern cache, and the root the lists
 // of its string and number columns, once.
 func (r *rootNode) makeCaches() {
-	sch := r.s.schema
-	if len(r.cache) == sch.Len() {
-		return
+	if len(r.cache) != r.s.schema.Len() {
+		r.buildCaches()
 	}
+}
+
+// buildCaches is makeCaches' work, the first time.
+func (r *rootNode) buildCaches() {
+	sch := r.s.schema
 	r.cache = make([]internCache, sch.Len())
 	r.idBuf = make([][]uint32, sch.Len())
 	r.plain = true
