@@ -140,6 +140,7 @@ func (r *rootNode) borrowAll(b *schema.Batch) {
 	for _, j := range r.numCols {
 		cols[j].AliasNums(b.Cols[j-1].Num)
 	}
+	r.cached = true // until a column misses its cache
 	for _, j := range r.strCols {
 		v := &b.Cols[j-1]
 		cols[j].AliasStrs(v.Str)
@@ -202,6 +203,7 @@ func (r *rootNode) internAll(j int, strs []string) []uint32 {
 			return cache.ids[:k:k]
 		}
 	}
+	r.cached = false
 	ids := append(r.idBuf[j][:0], cache.ids[:k]...)
 	for i := k; i < len(strs); i++ {
 		str := strs[i]

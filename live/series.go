@@ -542,6 +542,10 @@ type rootNode struct {
 	// aliased: every column of out borrows the last push's batch (see
 	// fillAll), so that the next such push need not reset out.
 	aliased bool
+	// cached: every string column of this push took its ids from its
+	// intern cache whole (see internAll), so rememberStrings has nothing
+	// to do.
+	cached bool
 }
 
 func (r *rootNode) push(*frame)    {}
@@ -561,6 +565,7 @@ func (r *rootNode) take(b *schema.Batch, inOrder bool) error {
 	s := r.s
 	r.gone.reset()
 	r.dropped = 0
+	r.cached = false
 	latest, has := s.latest, s.hasLatest
 	all := true
 	r.sorted = true
@@ -720,7 +725,9 @@ func (r *rootNode) commit() {
 	}
 	s.ingested += uint64(n)
 	s.rejected += uint64(r.dropped)
-	r.rememberStrings()
+	if !r.cached {
+		r.rememberStrings()
+	}
 	if n > 0 {
 		last := s.store.Time(s.store.Len() - 1)
 		if !s.hasLatest || last > s.latest {
