@@ -219,6 +219,11 @@ func (s *Series) refreshWants() {
 			s.nodes[b.src].base().wantGone = true
 		}
 	}
+	for _, n := range s.nodes {
+		if b := n.base(); !b.wantGone && b.gone.tab != nil {
+			b.gone.reset() // nothing reads it now; see nodeBase.wantGone
+		}
+	}
 }
 
 // addNode registers a built node and replays the rows the series holds
@@ -563,7 +568,9 @@ func unsorted(err error) bool {
 // tells that the batch's times are known not to decrease.
 func (r *rootNode) take(b *schema.Batch, inOrder bool) error {
 	s := r.s
-	r.gone.reset()
+	if r.wantGone {
+		r.gone.reset() // else empty: see nodeBase.wantGone
+	}
 	r.dropped = 0
 	r.cached = false
 	latest, has := s.latest, s.hasLatest
