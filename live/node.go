@@ -132,7 +132,10 @@ type nodeBase struct {
 	watched  [Evict + 1]bool
 	// followsEvictions: the node wants its source's evictions.
 	followsEvictions bool
-	// wantGone: someone (a watcher or a consumer) reads gone.
+	// wantGone: someone (a watcher or a consumer) reads gone. The root and
+	// a partitioning write gone only while it is set, and refreshWants
+	// empties gone when it clears, so their gone is empty while it is not
+	// set: a push resets it only when it is.
 	wantGone bool
 	// scope is the partitioning the node's rows carry, nil if none.
 	scope *partScope

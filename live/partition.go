@@ -267,7 +267,9 @@ func (n *partitionNode) makeRoomFor() {
 func (n *partitionNode) push(in *frame) {
 	b := n.base()
 	b.out.tab, b.out.syms, b.out.ids, b.out.sorted = in.tab, in.syms, in.ids, in.sorted
-	b.gone.reset()
+	if b.wantGone {
+		b.gone.reset() // else empty: see nodeBase.wantGone
+	}
 	n.expired = n.expired[:0]
 	if n.makeRoom {
 		n.makeRoomFor()

@@ -132,11 +132,16 @@ type rollingNode struct {
 // settle empties the node's output for the next push, keeping the rows
 // it holds as the latest emission when there are any.
 func (n *rollingNode) settle() {
-	if !n.opened && n.last.tab != nil {
-		// The engine did not ask for a table since the last settle (most
-		// pushes under a clock): out is as that settle left it, empty.
-		return
+	// Unless the engine asked for a table since the last settle, out is
+	// as that settle left it, empty (most pushes under a clock): the
+	// check is inlined, the work behind a call.
+	if n.opened || n.last.tab == nil {
+		n.settleOut()
 	}
+}
+
+// settleOut is settle's work for an output the engine may have written.
+func (n *rollingNode) settleOut() {
 	if n.last.tab == nil {
 		n.last = newFrame(n.sch)
 	}

@@ -140,6 +140,7 @@ func (r *rootNode) borrowAll(b *schema.Batch) {
 	for _, j := range r.numCols {
 		cols[j].AliasNums(b.Cols[j-1].Num)
 	}
+	r.cached = true // until a column misses its cache
 	for _, j := range r.strCols {
 		v := &b.Cols[j-1]
 		cols[j].AliasStrs(v.Str)
@@ -163,10 +164,14 @@ func (r *rootNode) numberRows(n int) {
 // makeCaches gives every column an intern cache, and the root the lists
 // of its string and number columns, once.
 func (r *rootNode) makeCaches() {
-	sch := r.s.schema
-	if len(r.cache) == sch.Len() {
-		return
+	if len(r.cache) != r.s.schema.Len() {
+		r.buildCaches()
 	}
+}
+
+// buildCaches is makeCaches' work, the first time.
+func (r *rootNode) buildCaches() {
+	sch := r.s.schema
 	r.cache = make([]internCache, sch.Len())
 	r.idBuf = make([][]uint32, sch.Len())
 	r.plain = true
@@ -198,6 +203,7 @@ func (r *rootNode) internAll(j int, strs []string) []uint32 {
 			return cache.ids[:k:k]
 		}
 	}
+	r.cached = false
 	ids := append(r.idBuf[j][:0], cache.ids[:k]...)
 	for i := k; i < len(strs); i++ {
 		str := strs[i]

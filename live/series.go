@@ -219,6 +219,11 @@ func (s *Series) refreshWants() {
 			s.nodes[b.src].base().wantGone = true
 		}
 	}
+	for _, n := range s.nodes {
+		if b := n.base(); !b.wantGone && b.gone.tab != nil {
+			b.gone.reset() // nothing reads it now; see nodeBase.wantGone
+		}
+	}
 }
 
 // addNode registers a built node and replays the rows the series holds
@@ -542,6 +547,10 @@ type rootNode struct {
 	// aliased: every column of out borrows the last push's batch (see
 	// fillAll), so that the next such push need not reset out.
 	aliased bool
+	// cached: every string column of this push took its ids from its
+	// intern cache whole (see internAll), so rememberStrings has nothing
+	// to do.
+	cached bool
 }
 
 func (r *rootNode) push(*frame)    {}
@@ -559,8 +568,11 @@ func unsorted(err error) bool {
 // tells that the batch's times are known not to decrease.
 func (r *rootNode) take(b *schema.Batch, inOrder bool) error {
 	s := r.s
-	r.gone.reset()
+	if r.wantGone {
+		r.gone.reset() // else empty: see nodeBase.wantGone
+	}
 	r.dropped = 0
+	r.cached = false
 	latest, has := s.latest, s.hasLatest
 	all := true
 	r.sorted = true
@@ -720,7 +732,9 @@ func (r *rootNode) commit() {
 	}
 	s.ingested += uint64(n)
 	s.rejected += uint64(r.dropped)
-	r.rememberStrings()
+	if !r.cached {
+		r.rememberStrings()
+	}
 	if n > 0 {
 		last := s.store.Time(s.store.Len() - 1)
 		if !s.hasLatest || last > s.latest {

@@ -188,6 +188,41 @@ func TestReorderInsertsInTimeOrderWithinGrace(t *testing.T) {
 	assert.Equal(t, []float64{5, 10, 20}, got)
 }
 
+// TestEvictionsWatchedDuringAPushAreThatPushsOnly: the root's evictions
+// watched, then not, then watched again from inside a push (by a
+// filter's function, before retention) are that push's evictions only,
+// not also those of the last push that was watched. (A push resets the
+// root's eviction frame only while someone reads it, so the frame must
+// be emptied when no one does any more.) The filter is built on a
+// rolling, which does not follow the root's evictions.
+func TestEvictionsWatchedDuringAPushAreThatPushsOnly(t *testing.T) {
+	s := newSeries(t, live.Options{MaxEvents: 2})
+	avg, err := s.Rolling(s.Root(), []rolling.Window{
+		{Span: time.Minute, Aggs: []reduce.Agg{{Out: "avg", From: "value", Using: reduce.Avg}}},
+	}, rolling.Options{})
+	require.NoError(t, err)
+	watchNow := false
+	_, err = s.Filter(avg, func(schema.Row) bool {
+		if watchNow {
+			require.NoError(t, s.Watch(s.Root(), live.Evict))
+		}
+		return true
+	})
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(s.Root(), live.Evict))
+	out, err := s.PushRows(nil, r(0, 1, ""), r(1, 2, ""), r(2, 3, ""))
+	require.NoError(t, err)
+	require.Len(t, out, 1)
+	require.Equal(t, []float64{1}, values(out[0].Events))
+
+	require.NoError(t, s.Unwatch(s.Root(), live.Evict))
+	watchNow = true
+	out, err = s.PushRows(nil, r(3, 4, ""))
+	require.NoError(t, err)
+	require.Len(t, out, 1)
+	assert.Equal(t, []float64{2}, values(out[0].Events))
+}
+
 func TestRetentionEvictsAfterThePush(t *testing.T) {
 	s := newSeries(t, live.Options{MaxEvents: 2})
 	require.NoError(t, s.Watch(s.Root(), live.Event, live.Batch, live.Evict))

@@ -129,8 +129,16 @@ func (b *bgTake) Do(int) {
 // The engines of the partitions first seen among the rows are made here,
 // in the order their rows arrived, as a tick would.
 func (g *Group) handOff() {
-	pool := g.par.pool
-	if pool == nil || pool.N() < 2 || len(g.in.part) < handOffRows || pool.Busy(1) {
+	// The check is inlined (most groups have no workers), the work behind
+	// a call.
+	if g.par.pool != nil {
+		g.handOffTo(g.par.pool)
+	}
+}
+
+// handOffTo is handOff for a group with a pool of workers.
+func (g *Group) handOffTo(pool *workers.Pool) {
+	if pool.N() < 2 || len(g.in.part) < handOffRows || pool.Busy(1) {
 		return
 	}
 	g.settle()

@@ -36,6 +36,7 @@ type timeRuns struct {
 	// k & (runs−1).
 	ring   []uint64
 	stride int
+	size   int      // the ring's capacity in runs, len(ring)/stride: no division finds a run
 	front  uint64   // the first run held
 	tail   uint64   // after the last run held
 	heads  []uint64 // per window, the first run it holds
@@ -88,7 +89,7 @@ func (p *Plan) newTimeRuns() *timeRuns {
 }
 
 // runs returns the ring's capacity in runs.
-func (r *timeRuns) runs() int { return len(r.ring) / r.stride }
+func (r *timeRuns) runs() int { return r.size }
 
 // run returns the slots of run k.
 func (r *timeRuns) run(k uint64) []uint64 {
@@ -140,7 +141,11 @@ func (r *timeRuns) push(t int64, first uint64) {
 	}
 	x := r.run(r.tail)
 	x[0], x[1] = uint64(t), first
-	copy(x[2:], r.present)
+	// A loop, not copy: most streams count no column, and copy would
+	// call memmove to copy nothing.
+	for k, c := range r.present {
+		x[2+k] = c
+	}
 	r.tail++
 }
 
@@ -148,7 +153,7 @@ func (r *timeRuns) push(t int64, first uint64) {
 // smaller than the runs held.
 func (r *timeRuns) resize(n int) {
 	old := *r
-	r.ring = make([]uint64, n*r.stride)
+	r.ring, r.size = make([]uint64, n*r.stride), n
 	for k := r.front; k < r.tail; k++ {
 		copy(r.run(k), old.run(k))
 	}
@@ -207,12 +212,19 @@ func (r *timeRuns) bytes() int { return 8 * cap(r.ring) }
 // timeRuns): the same triggers, rows and emissions.
 func (s *Stream) pushRuns(in *Input, out Sink) {
 	e, r := s.e, s.runs
+	count := e.p.trig.Kind == clock.Count
+	// A sorted push under a clock that crosses no boundary (most pushes)
+	// only adds its runs: it returns before the emission's closure is made.
+	if n := len(in.times); !count && in.sorted && n > 0 && s.clock.Quiet(in.times[n-1]) {
+		r.add(e, in, 0, n, true)
+		return
+	}
 	emit := func(t int64) {
 		tab := out.Table()
 		table.Column(tab, 0).AppendTime(t)
 		e.Emit(tab)
 	}
-	if e.p.trig.Kind == clock.Count {
+	if count {
 		for i, t := range in.times {
 			r.add(e, in, i, i+1, true)
 			if s.count.Observe() {
@@ -220,10 +232,6 @@ func (s *Stream) pushRuns(in *Input, out Sink) {
 				emit(t)
 			}
 		}
-		return
-	}
-	if n := len(in.times); in.sorted && n > 0 && s.clock.Quiet(in.times[n-1]) {
-		r.add(e, in, 0, len(in.times), true)
 		return
 	}
 	from := 0
