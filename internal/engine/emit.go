@@ -240,9 +240,21 @@ func emitMoments(es []*Engine, r *winRun, minSamples int, me *momEmit, dsts []*t
 // emitSamples appends, for each engine of es (at most emitRun), the
 // present numbers of slot in the rows of the window of r as one array
 // cell: missing while the window holds fewer than minSamples rows. The
-// run's elements and cells are each added at once and written in place.
+// run's elements and cells are each added at once and written in place,
+// the elements as numbers (a wide column, which never holds a number
+// slot's samples but for a test, takes them one by one).
 func emitSamples(es []*Engine, r *winRun, minSamples, slot int, dst *table.Col) {
 	held := r.held[:len(es)]
+	if dst.Wide() {
+		for i, e := range es {
+			if held[i] < minSamples {
+				dst.AppendMissing()
+			} else {
+				e.appendSamples(dst, r.ws[i].head, e.dq.tail, slot)
+			}
+		}
+		return
+	}
 	total := 0
 	for _, h := range held {
 		if h >= minSamples {
@@ -250,7 +262,7 @@ func emitSamples(es []*Engine, r *winRun, minSamples, slot int, dst *table.Col) 
 		}
 	}
 	base := dst.ElemsLen()
-	elems := dst.GrowElems(total)
+	elems := dst.GrowNumElems(total)
 	flags, ends := dst.GrowArrays(len(es))
 	flags, ends = flags[:len(es)], ends[:len(es)] // one check for the loop's indices
 	k := 0
@@ -271,7 +283,7 @@ func emitSamples(es []*Engine, r *winRun, minSamples, slot int, dst *table.Col) 
 			if blk, j := d.slotOf(r.ws[i].head); j+h*st <= len(blk) {
 				for q := j + slot; q < j+h*st; q += st {
 					if x := math.Float64frombits(blk[q]); x == x {
-						elems[k] = schema.NumberValue(x)
+						elems[k] = x
 						k++
 					}
 				}
@@ -281,16 +293,16 @@ func emitSamples(es []*Engine, r *winRun, minSamples, slot int, dst *table.Col) 
 		}
 		ends[i] = int32(base + k)
 	}
-	dst.DropElems(total - k)
+	dst.DropNumElems(total - k)
 }
 
 // numbersIn sets dst's first elements to the present numbers among
 // run[0], run[st], … and returns how many it set: at most len(dst).
-func numbersIn(dst []schema.Value, run []uint64, st int) int {
+func numbersIn(dst []float64, run []uint64, st int) int {
 	k := 0
 	for r := 0; r < len(run); r += st {
 		if x := math.Float64frombits(run[r]); x == x {
-			dst[k] = schema.NumberValue(x)
+			dst[k] = x
 			k++
 		}
 	}
@@ -300,7 +312,7 @@ func numbersIn(dst []schema.Value, run []uint64, st int) int {
 // numbersTo sets dst's first elements to the present numbers of slot in
 // rows [from, to), at most len(dst), block by block, and returns how many
 // it set.
-func (e *Engine) numbersTo(dst []schema.Value, from, to uint64, slot int) int {
+func (e *Engine) numbersTo(dst []float64, from, to uint64, slot int) int {
 	st := e.dq.stride
 	k := 0
 	for from < to {
@@ -359,6 +371,18 @@ func (e *Engine) emitOne(ws *winState, o *outPlan, dst *table.Col, tail uint64) 
 	case stGeneric:
 		ws.generic()[o.idx].Append(dst)
 	}
+}
+
+// appendSamples appends the present numbers of a number slot in rows
+// [from, to) as one array cell, one by one.
+func (e *Engine) appendSamples(dst *table.Col, from, to uint64, slot int) {
+	dst.BeginArray()
+	for a := from; a < to; a++ {
+		if x := math.Float64frombits(e.dq.row(a)[slot]); x == x {
+			dst.AppendNumElem(x)
+		}
+	}
+	dst.EndArray()
 }
 
 // appendSlot appends the decoded slot of row a to dst.
