@@ -242,6 +242,20 @@ func (c *Col[V]) Array(i int) ([]V, bool) {
 	return out, true
 }
 
+// CopyArray returns a copy of the elements of cell i of an array column,
+// which the caller owns, and whether the cell is present: the elements of
+// a wide column copied, or made from its numbers.
+func (c *Col[V]) CopyArray(i int) ([]V, bool) {
+	if c.wide {
+		a, ok := c.Array(i)
+		if ok {
+			a = append(make([]V, 0, len(a)), a...)
+		}
+		return a, ok
+	}
+	return c.Array(i) // made for the call
+}
+
 // Nums returns the elements of cell i of an array column that keeps its
 // elements as numbers (one that is not [Col.Wide]) and whether the cell is
 // present. The slice aliases the column: do not modify or keep it past the

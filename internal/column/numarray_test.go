@@ -205,3 +205,25 @@ func TestNumberElementsHoldNoPointers(t *testing.T) {
 	assert.Equal(t, uintptr(8), unsafe.Sizeof(c.nums[0]))
 	assert.Zero(t, cap(c.elems))
 }
+
+// TestCopyArrayIsTheCallers: the copy of a cell, in either form, holds its
+// elements and shares no memory with the column.
+func TestCopyArrayIsTheCallers(t *testing.T) {
+	for _, wide := range []bool{false, true} {
+		c := Make[elem](Array)
+		c.AppendArray(nums(1, 2))
+		c.AppendMissing()
+		if wide {
+			c.AppendArray([]elem{{name: "a"}})
+		}
+		require.Equal(t, wide, c.Wide())
+		a, ok := c.CopyArray(0)
+		require.True(t, ok)
+		assert.Equal(t, nums(1, 2), a)
+		a[0] = elem{x: 9}
+		again, _ := c.CopyArray(0)
+		assert.Equal(t, nums(1, 2), again, "wide %v: the column is not written through a copy", wide)
+		_, ok = c.CopyArray(1)
+		assert.False(t, ok)
+	}
+}
