@@ -38,10 +38,12 @@ type stateOut struct {
 	out int16
 }
 
-// slotOut is output out of the values of a deque slot.
+// slotOut is output out of the values of a deque slot; required: the
+// slot's column is required, so that every row holds a value.
 type slotOut struct {
-	slot int
-	out  int16
+	slot     int
+	out      int16
+	required bool
 }
 
 // emitPlan groups the plan's outputs by window and by the state they
@@ -68,7 +70,8 @@ func (p *Plan) emitPlan() []winEmit {
 			we.maxs = append(we.maxs, stateOut{o.idx, out})
 		case stSamples:
 			if p.kinds[o.slot-1] == schema.Number {
-				we.samples = append(we.samples, slotOut{o.slot, out})
+				req := !p.src.Column(p.cols[o.slot-1]).Optional
+				we.samples = append(we.samples, slotOut{o.slot, out, req})
 				break
 			}
 			we.other = append(we.other, out)
@@ -159,7 +162,7 @@ func (p *Plan) emitRows(es []*Engine, dsts []*table.Col) {
 			r.warmUp(col, we.minSamples)
 		}
 		for _, o := range we.samples {
-			emitSamples(es, &r, we.minSamples, o.slot, dsts[o.out])
+			emitSamples(es, &r, we.minSamples, o, dsts[o.out])
 		}
 		for _, j := range we.other {
 			o := &p.outs[j]
@@ -243,7 +246,8 @@ func emitMoments(es []*Engine, r *winRun, minSamples int, me *momEmit, dsts []*t
 // run's elements and cells are each added at once and written in place,
 // the elements as numbers (a wide column, which never holds a number
 // slot's samples but for a test, takes them one by one).
-func emitSamples(es []*Engine, r *winRun, minSamples, slot int, dst *table.Col) {
+func emitSamples(es []*Engine, r *winRun, minSamples int, o slotOut, dst *table.Col) {
+	slot := o.slot
 	held := r.held[:len(es)]
 	if dst.Wide() {
 		for i, e := range es {
@@ -280,7 +284,14 @@ func emitSamples(es []*Engine, r *winRun, minSamples, slot int, dst *table.Col) 
 		if h > 0 {
 			d := &e.dq
 			st := d.stride
-			if blk, j := d.slotOf(r.ws[i].head); j+h*st <= len(blk) {
+			if blk, j := d.slotOf(r.ws[i].head); j+h*st <= len(blk) && o.required {
+				// A value in every row: each row's, with no test.
+				run, src := elems[k:k+h], blk[j+slot:j+slot+(h-1)*st+1]
+				for q := range run {
+					run[q] = math.Float64frombits(src[q*st])
+				}
+				k += h
+			} else if j+h*st <= len(blk) {
 				for q := j + slot; q < j+h*st; q += st {
 					if x := math.Float64frombits(blk[q]); x == x {
 						elems[k] = x
@@ -288,7 +299,7 @@ func emitSamples(es []*Engine, r *winRun, minSamples, slot int, dst *table.Col) 
 					}
 				}
 			} else {
-				k += e.numbersTo(elems[k:], r.ws[i].head, d.tail, slot)
+				k += e.numbersTo(elems[k:], r.ws[i].head, d.tail, slot, o.required)
 			}
 		}
 		ends[i] = int32(base + k)
@@ -297,8 +308,16 @@ func emitSamples(es []*Engine, r *winRun, minSamples, slot int, dst *table.Col) 
 }
 
 // numbersIn sets dst's first elements to the present numbers among
-// run[0], run[st], … and returns how many it set: at most len(dst).
-func numbersIn(dst []float64, run []uint64, st int) int {
+// run[0], run[st], … and returns how many it set: at most len(dst). All
+// of them are present when required is set.
+func numbersIn(dst []float64, run []uint64, st int, required bool) int {
+	if required {
+		dst = dst[:(len(run)+st-1)/st]
+		for q := range dst {
+			dst[q] = math.Float64frombits(run[q*st])
+		}
+		return len(dst)
+	}
 	k := 0
 	for r := 0; r < len(run); r += st {
 		if x := math.Float64frombits(run[r]); x == x {
@@ -311,15 +330,15 @@ func numbersIn(dst []float64, run []uint64, st int) int {
 
 // numbersTo sets dst's first elements to the present numbers of slot in
 // rows [from, to), at most len(dst), block by block, and returns how many
-// it set.
-func (e *Engine) numbersTo(dst []float64, from, to uint64, slot int) int {
+// it set; all of them are present when required is set.
+func (e *Engine) numbersTo(dst []float64, from, to uint64, slot int, required bool) int {
 	st := e.dq.stride
 	k := 0
 	for from < to {
 		blk, first, n := e.dq.seg(from)
 		n = min(n, int(to-from))
 		// The slots of the run's rows, from the first's on.
-		k += numbersIn(dst[k:], blk[first*st+slot:(first+n-1)*st+slot+1], st)
+		k += numbersIn(dst[k:], blk[first*st+slot:(first+n-1)*st+slot+1], st, required)
 		from += uint64(n)
 	}
 	return k

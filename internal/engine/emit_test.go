@@ -55,11 +55,13 @@ func TestTickEmitsEachPartitionAsItsEngineAlone(t *testing.T) {
 			{Out: "avg_again", From: "v", Using: reduce.Avg},
 			{Out: "first", From: "w", Using: reduce.First},
 			{Out: "median", From: "v", Using: reduce.Median},
+			{Out: "v_samples", From: "v", Using: reduce.Samples},
 		}},
 		{Name: "300ms", Span: 300 * time.Millisecond, MinSamples: rolling.Samples(3), Aggs: []reduce.Agg{
 			{Out: "min", From: "v", Using: reduce.Min},
 			{Out: "max", From: "w", Using: reduce.Max},
 			{Out: "samples", From: "w", Using: reduce.Samples},
+			{Out: "v_samples_now", From: "v", Using: reduce.Samples},
 			{Out: "last", From: "v", Using: reduce.Last},
 			{Out: "cur", From: "v", Using: reduce.Avg},
 			{Out: "cur_sd", From: "v", Using: reduce.Stdev},
@@ -74,9 +76,24 @@ func TestTickEmitsEachPartitionAsItsEngineAlone(t *testing.T) {
 		&Key{Name: "key", Kind: schema.String}, nil)
 	require.NoError(t, err)
 	g := plan.NewGroup(keys)
+	// The engines alone test every value for presence, where the group
+	// copies a required column's samples without a test.
+	checked, err := NewPlan(testSchema, windows, rolling.Options{Trigger: trigger.Clock(sequence.Every(100 * time.Millisecond))},
+		&Key{Name: "key", Kind: schema.String}, nil)
+	require.NoError(t, err)
+	required := 0
+	for k := range checked.emits {
+		for i := range checked.emits[k].samples {
+			if checked.emits[k].samples[i].required {
+				required++
+			}
+			checked.emits[k].samples[i].required = false
+		}
+	}
+	require.Equal(t, 2, required)
 	alone := make([]*Engine, parts)
 	for p := range alone {
-		alone[p] = plan.NewEngine()
+		alone[p] = checked.NewEngine()
 	}
 	clk := clock.NewClockState(sequence.Every(100 * time.Millisecond))
 	var order []int32
