@@ -15,8 +15,8 @@ import (
 // TestSeedSamplesAreKeptAsNumbers: in both modes, on one worker and on
 // two, every output table of the seed's hosts keeps its cpu_samples as
 // float64s (8 bytes a sample, nothing for the table's reset to clear),
-// not as values; it fails if an emission writes a sample as a value that
-// is not a number, or keeps the column's elements as values.
+// not as values; it fails if an emission writes a sample as a value (the
+// column then keeps its elements as values).
 func TestSeedSamplesAreKeptAsNumbers(t *testing.T) {
 	st := NewSeedStream(20, 100, 3)
 	for _, aligned := range []bool{false, true} {

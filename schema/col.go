@@ -15,11 +15,11 @@ type col = column.Col[Value]
 
 func init() {
 	column.ColsOffset = unsafe.Offsetof(Table{}.cols)
-	column.SetElems(column.Elems[Value]{Num: Value.Num, Of: NumberValue})
+	column.SetNumElem(NumberValue)
 }
 
-// valueAt returns cell i of c as a [Value]. An array cell of numbers is
-// kept as float64s: its elements are made anew (see [Table.Value]).
+// valueAt returns cell i of c as a [Value]. The elements of an array cell
+// kept as float64s are made anew (see [Table.Value]).
 func valueAt(c *col, i int) Value {
 	switch Kind(c.Kind()) {
 	case Time:

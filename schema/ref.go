@@ -56,8 +56,9 @@ func (t *Table) Bool(r Ref, i int) (bool, bool) { return t.col(r, Bool).Bool(i) 
 // cell is present. Elements that are not numbers are skipped. It panics if
 // r is not an array column of the table's schema.
 //
-// It allocates nothing once dst has grown: the way to read arrays of
-// numbers in a loop (where [Table.Value] makes each cell's elements anew).
+// It allocates nothing once dst has grown: the way to read samples in a
+// loop (where [Table.Value] makes the elements of a cell of samples of a
+// number column anew).
 func (t *Table) AppendNums(dst []float64, r Ref, i int) ([]float64, bool) {
 	c := t.col(r, Array)
 	if !c.Wide() {

@@ -6,16 +6,16 @@
 // flat slice, so appending an array does not allocate once the column has
 // grown.
 //
-// An array column keeps its elements as float64s while every element
-// appended since it was last reset is a number (a samples output of a
-// number column always is): 8 bytes an element, nothing for the collector
-// to follow, and nothing to clear at a reset. The first element that is
-// not a number turns the column's elements into values until the next
-// reset ([Col.Wide]).
+// An array column keeps its elements as float64s while they are written
+// as numbers ([Col.AppendNumElem], [Col.GrowNumElems]), as the samples
+// of a number column are: 8 bytes an element, nothing for the collector to
+// follow, and nothing to clear at a reset. The first element written as a
+// value (a user's array, the samples of a string column) turns the
+// column's elements into values until the next reset ([Col.Wide]).
 //
 // The column is generic in its array element only to stay below package
 // schema, which holds its columns in a [Col] of schema.Value and tells the
-// column how its values hold numbers ([SetElems]); engines reach a
+// column how a value holds a number ([SetNumElem]); engines reach a
 // table's columns through package internal/table, which names that
 // instance and converts values.
 package column
@@ -43,26 +43,21 @@ const (
 // engines reach a table's columns many times a push.
 var ColsOffset uintptr
 
-// Elems tells the columns whose array elements are of type V how an
-// element holds a number, so that arrays of numbers are kept as float64s.
-// Package schema sets it for schema.Value when it is initialised; the
-// columns of any other element type keep their elements as they are.
-type Elems[V any] struct {
-	Num func(V) (float64, bool) // the number an element holds, if it is one
-	Of  func(float64) V         // the element that holds a number
-}
+// numElem is the function set by [SetNumElem], for one element type.
+var numElem any
 
-// elemsOf is the Elems set by [SetElems], for one element type.
-var elemsOf any
+// SetNumElem sets of, the array element of type V that holds a number,
+// so that the columns of such elements can keep arrays of numbers as
+// float64s. Package schema sets it for schema.Value when it is
+// initialised; the columns of any other element type keep their elements
+// as they are.
+func SetNumElem[V any](of func(float64) V) { numElem = of }
 
-// SetElems sets how elements of type V hold numbers; see [Elems]. It is
-// called once, when package schema is initialised.
-func SetElems[V any](e Elems[V]) { elemsOf = e }
-
-// elemsFor returns the Elems of V and whether it was set.
-func elemsFor[V any]() (Elems[V], bool) {
-	e, ok := elemsOf.(Elems[V])
-	return e, ok
+// numElemOf returns the function set by [SetNumElem] for V, and whether
+// it was set.
+func numElemOf[V any]() (func(float64) V, bool) {
+	of, ok := numElem.(func(float64) V)
+	return of, ok
 }
 
 // Col is one column. The zero Col is not usable; make one with [Make].
@@ -76,7 +71,7 @@ type Col[V any] struct {
 	nums  []float64 // Array elements while every one is a number
 	elems []V       // Array elements once one is not (wide)
 	// wide: the array elements are in elems, as values. A reset makes
-	// the column narrow again (nums), if V has [Elems].
+	// the column narrow again (nums), if V has [SetNumElem].
 	wide bool
 	// aliased: ts, num, str and flag share memory the column does not own
 	// (see [Col.AliasNums]); own keeps the column's buffers meanwhile.
@@ -91,12 +86,12 @@ type Col[V any] struct {
 }
 
 // Make returns an empty column of kind k.
-func Make[V any](k uint8) Col[V] { return Col[V]{kind: k, wide: !hasElems[V]()} }
+func Make[V any](k uint8) Col[V] { return Col[V]{kind: k, wide: !keepsNums[V]()} }
 
-// hasElems reports whether the array elements of type V can be kept as
-// numbers: whether V has [Elems].
-func hasElems[V any]() bool {
-	_, ok := elemsFor[V]()
+// keepsNums reports whether the array elements of type V can be kept as
+// numbers: whether [SetNumElem] was called for V.
+func keepsNums[V any]() bool {
+	_, ok := numElemOf[V]()
 	return ok
 }
 
@@ -178,7 +173,7 @@ func (c *Col[V]) reset() {
 	if c.wide {
 		clear(c.elems)
 		c.elems = c.elems[:0]
-		c.wide = !hasElems[V]()
+		c.wide = !keepsNums[V]()
 	}
 }
 
@@ -234,10 +229,10 @@ func (c *Col[V]) Array(i int) ([]V, bool) {
 	if c.wide {
 		return c.elems[lo:hi:hi], true
 	}
-	e, _ := elemsFor[V]()
+	of, _ := numElemOf[V]()
 	out := make([]V, hi-lo)
 	for k, x := range c.nums[lo:hi] {
-		out[k] = e.Of(x)
+		out[k] = of(x)
 	}
 	return out, true
 }
@@ -272,9 +267,9 @@ func (c *Col[V]) Nums(i int) ([]float64, bool) {
 }
 
 // Wide reports whether an array column keeps its elements as values: once
-// an element that is not a number was appended since the column was last
-// reset, or always for an element type without [Elems]. A column that is
-// not wide keeps them as float64s, read with [Col.Nums].
+// an element was appended as a value since the column was last reset, or
+// always for an element type without [SetNumElem]. A column that is not
+// wide keeps them as float64s, read with [Col.Nums].
 func (c *Col[V]) Wide() bool { return c.wide }
 
 // bounds returns the offsets of cell i's elements.
@@ -353,36 +348,33 @@ func (c *Col[V]) AppendMissing() {
 // or [Col.AppendNumElem] and finish it with [Col.EndArray].
 func (c *Col[V]) BeginArray() {}
 
-// AppendElem appends one element to the array cell being built.
+// AppendElem appends one element to the array cell being built, as a
+// value: the column keeps its elements as values from then on, until it
+// is reset. Append a number with [Col.AppendNumElem].
 func (c *Col[V]) AppendElem(v V) {
 	if !c.wide {
-		e, _ := elemsFor[V]()
-		if x, ok := e.Num(v); ok {
-			c.nums = append(c.nums, x)
-			return
-		}
 		c.widen()
 	}
 	c.elems = append(c.elems, v)
 }
 
 // AppendNumElem appends a number to the array cell being built. The
-// element type must have [Elems].
+// element type must have [SetNumElem].
 func (c *Col[V]) AppendNumElem(x float64) {
 	if c.wide {
-		e, _ := elemsFor[V]()
-		c.elems = append(c.elems, e.Of(x))
+		of, _ := numElemOf[V]()
+		c.elems = append(c.elems, of(x))
 		return
 	}
 	c.nums = append(c.nums, x)
 }
 
 // widen moves the elements of a column that keeps them as numbers into its
-// values, for an element that is not a number.
+// values, for an element appended as a value.
 func (c *Col[V]) widen() {
-	e, _ := elemsFor[V]()
+	of, _ := numElemOf[V]()
 	for _, x := range c.nums {
-		c.elems = append(c.elems, e.Of(x))
+		c.elems = append(c.elems, of(x))
 	}
 	c.nums = c.nums[:0]
 	c.wide = true
@@ -433,33 +425,27 @@ func (c *Col[V]) EndArray() {
 	c.end = append(c.end, int32(c.ElemsLen()))
 }
 
-// AppendArray appends an array cell holding a copy of elems.
+// AppendArray appends an array cell holding a copy of elems, as values
+// (see [Col.AppendElem]).
 func (c *Col[V]) AppendArray(elems []V) {
 	c.appendElems(elems)
 	c.EndArray()
 }
 
 // AppendNumArray appends an array cell holding a copy of the numbers xs.
-// The element type must have [Elems].
+// The element type must have [SetNumElem].
 func (c *Col[V]) AppendNumArray(xs []float64) {
 	c.appendNums(xs)
 	c.EndArray()
 }
 
-// appendElems appends elems to the array cell being built.
+// appendElems appends elems to the array cell being built, as values.
 func (c *Col[V]) appendElems(elems []V) {
-	if !c.wide {
-		e, _ := elemsFor[V]()
-		for j, v := range elems {
-			x, ok := e.Num(v)
-			if !ok {
-				c.widen()
-				c.elems = append(c.elems, elems[j:]...)
-				return
-			}
-			c.nums = append(c.nums, x)
-		}
+	if len(elems) == 0 {
 		return
+	}
+	if !c.wide {
+		c.widen()
 	}
 	c.elems = append(c.elems, elems...)
 }
@@ -470,9 +456,9 @@ func (c *Col[V]) appendNums(xs []float64) {
 		c.nums = append(c.nums, xs...)
 		return
 	}
-	e, _ := elemsFor[V]()
+	of, _ := numElemOf[V]()
 	for _, x := range xs {
-		c.elems = append(c.elems, e.Of(x))
+		c.elems = append(c.elems, of(x))
 	}
 }
 

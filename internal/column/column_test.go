@@ -164,7 +164,7 @@ func TestGrowNumsAppendsCellsSetInPlace(t *testing.T) {
 // same cells appended one by one.
 func TestGrowArraysAppendsCellsSetInPlace(t *testing.T) {
 	c := Make[elem](Array)
-	c.AppendArray(nums(1))
+	c.AppendNumArray([]float64{1})
 	base := c.ElemsLen()
 	require.Equal(t, 1, base)
 	xs := c.GrowNumElems(5)
@@ -177,14 +177,14 @@ func TestGrowArraysAppendsCellsSetInPlace(t *testing.T) {
 	flags[2], ends[2] = cell.Present, int32(base+3) // [4]
 	c.DropNumElems(2)
 	assert.Equal(t, 4, c.ElemsLen())
-	c.AppendArray(nums(5, 6))
+	c.AppendNumArray([]float64{5, 6})
 
 	want := Make[elem](Array)
-	want.AppendArray(nums(1))
-	want.AppendArray(nums(2, 3))
+	want.AppendNumArray([]float64{1})
+	want.AppendNumArray([]float64{2, 3})
 	want.AppendMissing()
-	want.AppendArray(nums(4))
-	want.AppendArray(nums(5, 6))
+	want.AppendNumArray([]float64{4})
+	want.AppendNumArray([]float64{5, 6})
 	assert.False(t, c.Wide())
 	assert.Equal(t, arrays(&want), arrays(&c))
 }

@@ -17,12 +17,7 @@ type elem struct {
 	name string
 }
 
-func init() {
-	SetElems(Elems[elem]{
-		Num: func(e elem) (float64, bool) { return e.x, e.name == "" },
-		Of:  func(x float64) elem { return elem{x: x} },
-	})
-}
+func init() { SetNumElem(func(x float64) elem { return elem{x: x} }) }
 
 // nums returns the elements holding xs.
 func nums(xs ...float64) []elem {
@@ -48,14 +43,14 @@ func arrays(c *Col[elem]) [][]elem {
 func TestArraysOfNumbersAreKeptAsNumbers(t *testing.T) {
 	negZero := math.Copysign(0, -1)
 	c := Make[elem](Array)
-	c.AppendArray(nums(1, negZero, 2))
+	c.AppendNumArray([]float64{1, negZero, 2})
 	c.AppendMissing()
 	c.BeginArray()
-	c.AppendElem(elem{x: 3})
+	c.AppendNumElem(3)
 	c.AppendNumElem(4)
 	c.EndArray()
-	c.AppendArray(nil)
-	c.AppendArray(nums(5))
+	c.AppendArray(nil) // no element: nothing to keep as a value
+	c.AppendNumArray([]float64{5})
 
 	require.False(t, c.Wide())
 	assert.Zero(t, cap(c.elems), "no element is held as a value")
@@ -72,13 +67,14 @@ func TestArraysOfNumbersAreKeptAsNumbers(t *testing.T) {
 	assert.True(t, math.Signbit(xs[1]), "−0 is kept")
 }
 
-// TestAnElementNotANumberWidensTheColumn: the first element that is not a
-// number moves every element of the column to values, in place, the
-// cells reading as before; a reset makes the column keep numbers again.
-func TestAnElementNotANumberWidensTheColumn(t *testing.T) {
+// TestAValueElementWidensTheColumn: the first element appended as a value
+// (a number too) moves every element of the column to values, in place,
+// the cells reading as before; a reset makes the column keep numbers
+// again.
+func TestAValueElementWidensTheColumn(t *testing.T) {
 	for _, how := range []string{"AppendElem", "AppendArray"} {
 		c := Make[elem](Array)
-		c.AppendArray(nums(1, 2))
+		c.AppendNumArray([]float64{1, 2})
 		c.AppendMissing()
 		c.BeginArray()
 		c.AppendNumElem(3)
@@ -98,7 +94,7 @@ func TestAnElementNotANumberWidensTheColumn(t *testing.T) {
 		c.Reset()
 		assert.False(t, c.Wide(), "%s: a reset keeps numbers again", how)
 		assert.True(t, c.Empty(), how)
-		c.AppendArray(nums(6))
+		c.AppendNumArray([]float64{6})
 		assert.False(t, c.Wide(), how)
 		assert.Equal(t, [][]elem{nums(6)}, arrays(&c), how)
 	}
@@ -109,7 +105,7 @@ func TestAnElementNotANumberWidensTheColumn(t *testing.T) {
 // the collector must free), where a wide column's values are cleared.
 func TestResetKeepsNumbersWithoutClearingThem(t *testing.T) {
 	c := Make[elem](Array)
-	c.AppendArray(nums(1, 2, 3))
+	c.AppendNumArray([]float64{1, 2, 3})
 	held := c.nums[:3]
 	c.Reset()
 	assert.Equal(t, []float64{1, 2, 3}, held, "the numbers are not cleared")
@@ -122,9 +118,9 @@ func TestResetKeepsNumbersWithoutClearingThem(t *testing.T) {
 	assert.Equal(t, []elem{{}, {}}, vals, "values are cleared")
 }
 
-// TestColumnsWithoutElemsKeepValues: an element type without Elems (int
-// here) is always kept as it is.
-func TestColumnsWithoutElemsKeepValues(t *testing.T) {
+// TestColumnsWithoutNumElemKeepValues: an element type without
+// SetNumElem (int here) is always kept as it is.
+func TestColumnsWithoutNumElemKeepValues(t *testing.T) {
 	c := Make[int](Array)
 	assert.True(t, c.Wide())
 	c.AppendArray([]int{1, 2})
@@ -139,8 +135,8 @@ func TestColumnsWithoutElemsKeepValues(t *testing.T) {
 // TestCopiesBetweenFormsKeepEveryCell: AppendFrom, AppendRange and
 // AppendAll between columns that keep numbers and wide ones, in the four
 // pairings, give the cells of the source, whatever form each column is
-// in (a number copied into a wide column is a value; a value that is not
-// a number copied into one that keeps numbers widens it).
+// in (a number copied into a wide column is a value; a value copied into
+// one that keeps numbers widens it).
 func TestCopiesBetweenFormsKeepEveryCell(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 5))
 	for round := range 200 {
@@ -177,14 +173,15 @@ func fillRandom(r *rand.Rand, c *Col[elem], wide bool) {
 			c.AppendMissing()
 			continue
 		}
-		a := nums()
+		var a []float64
 		for range r.IntN(4) {
-			a = append(a, elem{x: float64(r.IntN(100)) - 50})
+			a = append(a, float64(r.IntN(100))-50)
 		}
 		if i == named {
-			a = append(a, elem{name: "n"})
+			c.AppendArray(append(nums(a...), elem{name: "n"}))
+			continue
 		}
-		c.AppendArray(a)
+		c.AppendNumArray(a)
 	}
 }
 
@@ -201,7 +198,7 @@ func (c *Col[V]) clone() *Col[V] {
 // numbers is float64s, 8 bytes an element.
 func TestNumberElementsHoldNoPointers(t *testing.T) {
 	c := Make[elem](Array)
-	c.AppendArray(nums(1, 2))
+	c.AppendNumArray([]float64{1, 2})
 	assert.Equal(t, uintptr(8), unsafe.Sizeof(c.nums[0]))
 	assert.Zero(t, cap(c.elems))
 }
@@ -211,7 +208,7 @@ func TestNumberElementsHoldNoPointers(t *testing.T) {
 func TestCopyArrayIsTheCallers(t *testing.T) {
 	for _, wide := range []bool{false, true} {
 		c := Make[elem](Array)
-		c.AppendArray(nums(1, 2))
+		c.AppendNumArray([]float64{1, 2})
 		c.AppendMissing()
 		if wide {
 			c.AppendArray([]elem{{name: "a"}})
