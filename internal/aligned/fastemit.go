@@ -3,6 +3,7 @@ package aligned
 import (
 	"math"
 
+	"github.com/pond-go/pond/internal/cell"
 	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
@@ -232,10 +233,7 @@ func emitStepSamples(dst *table.Col, raw []uint64, stride, c int, required bool)
 		return
 	}
 	if required && stride == 1 {
-		run := dst.GrowNumElems(len(raw))
-		for j, bits := range raw[:len(run)] {
-			run[j] = math.Float64frombits(bits)
-		}
+		copy(dst.GrowNumElems(len(raw)), cell.Nums(raw))
 		dst.EndArray()
 		return
 	}
