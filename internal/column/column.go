@@ -68,8 +68,8 @@ type Col[V any] struct {
 	str   []string  // String
 	flag  []uint8   // String, Array, Bool: presence and truth as in internal/cell
 	end   []int32   // Array: end offset of each cell in nums, or in elems when wide
-	nums  []float64 // Array elements while every one is a number
-	elems []V       // Array elements once one is not (wide)
+	nums  []float64 // Array elements while all were written as numbers
+	elems []V       // Array elements once one was written as a value (wide)
 	// wide: the array elements are in elems, as values. A reset makes
 	// the column narrow again (nums), if V has [SetNumElem].
 	wide bool
@@ -429,13 +429,6 @@ func (c *Col[V]) EndArray() {
 // (see [Col.AppendElem]).
 func (c *Col[V]) AppendArray(elems []V) {
 	c.appendElems(elems)
-	c.EndArray()
-}
-
-// AppendNumArray appends an array cell holding a copy of the numbers xs.
-// The element type must have [SetNumElem].
-func (c *Col[V]) AppendNumArray(xs []float64) {
-	c.appendNums(xs)
 	c.EndArray()
 }
 

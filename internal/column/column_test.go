@@ -164,7 +164,7 @@ func TestGrowNumsAppendsCellsSetInPlace(t *testing.T) {
 // same cells appended one by one.
 func TestGrowArraysAppendsCellsSetInPlace(t *testing.T) {
 	c := Make[elem](Array)
-	c.AppendNumArray([]float64{1})
+	c.appendNumArray([]float64{1})
 	base := c.ElemsLen()
 	require.Equal(t, 1, base)
 	xs := c.GrowNumElems(5)
@@ -177,14 +177,14 @@ func TestGrowArraysAppendsCellsSetInPlace(t *testing.T) {
 	flags[2], ends[2] = cell.Present, int32(base+3) // [4]
 	c.DropNumElems(2)
 	assert.Equal(t, 4, c.ElemsLen())
-	c.AppendNumArray([]float64{5, 6})
+	c.appendNumArray([]float64{5, 6})
 
 	want := Make[elem](Array)
-	want.AppendNumArray([]float64{1})
-	want.AppendNumArray([]float64{2, 3})
+	want.appendNumArray([]float64{1})
+	want.appendNumArray([]float64{2, 3})
 	want.AppendMissing()
-	want.AppendNumArray([]float64{4})
-	want.AppendNumArray([]float64{5, 6})
+	want.appendNumArray([]float64{4})
+	want.appendNumArray([]float64{5, 6})
 	assert.False(t, c.Wide())
 	assert.Equal(t, arrays(&want), arrays(&c))
 }

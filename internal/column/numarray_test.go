@@ -43,14 +43,14 @@ func arrays(c *Col[elem]) [][]elem {
 func TestArraysOfNumbersAreKeptAsNumbers(t *testing.T) {
 	negZero := math.Copysign(0, -1)
 	c := Make[elem](Array)
-	c.AppendNumArray([]float64{1, negZero, 2})
+	c.appendNumArray([]float64{1, negZero, 2})
 	c.AppendMissing()
 	c.BeginArray()
 	c.AppendNumElem(3)
 	c.AppendNumElem(4)
 	c.EndArray()
 	c.AppendArray(nil) // no element: nothing to keep as a value
-	c.AppendNumArray([]float64{5})
+	c.appendNumArray([]float64{5})
 
 	require.False(t, c.Wide())
 	assert.Zero(t, cap(c.elems), "no element is held as a value")
@@ -74,7 +74,7 @@ func TestArraysOfNumbersAreKeptAsNumbers(t *testing.T) {
 func TestAValueElementWidensTheColumn(t *testing.T) {
 	for _, how := range []string{"AppendElem", "AppendArray"} {
 		c := Make[elem](Array)
-		c.AppendNumArray([]float64{1, 2})
+		c.appendNumArray([]float64{1, 2})
 		c.AppendMissing()
 		c.BeginArray()
 		c.AppendNumElem(3)
@@ -94,7 +94,7 @@ func TestAValueElementWidensTheColumn(t *testing.T) {
 		c.Reset()
 		assert.False(t, c.Wide(), "%s: a reset keeps numbers again", how)
 		assert.True(t, c.Empty(), how)
-		c.AppendNumArray([]float64{6})
+		c.appendNumArray([]float64{6})
 		assert.False(t, c.Wide(), how)
 		assert.Equal(t, [][]elem{nums(6)}, arrays(&c), how)
 	}
@@ -105,7 +105,7 @@ func TestAValueElementWidensTheColumn(t *testing.T) {
 // the collector must free), where a wide column's values are cleared.
 func TestResetKeepsNumbersWithoutClearingThem(t *testing.T) {
 	c := Make[elem](Array)
-	c.AppendNumArray([]float64{1, 2, 3})
+	c.appendNumArray([]float64{1, 2, 3})
 	held := c.nums[:3]
 	c.Reset()
 	assert.Equal(t, []float64{1, 2, 3}, held, "the numbers are not cleared")
@@ -181,8 +181,15 @@ func fillRandom(r *rand.Rand, c *Col[elem], wide bool) {
 			c.AppendArray(append(nums(a...), elem{name: "n"}))
 			continue
 		}
-		c.AppendNumArray(a)
+		c.appendNumArray(a)
 	}
+}
+
+// appendNumArray appends an array cell of the numbers xs, written as
+// numbers.
+func (c *Col[V]) appendNumArray(xs []float64) {
+	c.appendNums(xs)
+	c.EndArray()
 }
 
 // clone returns a copy of an array column, in the same form.
@@ -198,7 +205,7 @@ func (c *Col[V]) clone() *Col[V] {
 // numbers is float64s, 8 bytes an element.
 func TestNumberElementsHoldNoPointers(t *testing.T) {
 	c := Make[elem](Array)
-	c.AppendNumArray([]float64{1, 2})
+	c.appendNumArray([]float64{1, 2})
 	assert.Equal(t, uintptr(8), unsafe.Sizeof(c.nums[0]))
 	assert.Zero(t, cap(c.elems))
 }
@@ -208,7 +215,7 @@ func TestNumberElementsHoldNoPointers(t *testing.T) {
 func TestCopyArrayIsTheCallers(t *testing.T) {
 	for _, wide := range []bool{false, true} {
 		c := Make[elem](Array)
-		c.AppendNumArray([]float64{1, 2})
+		c.appendNumArray([]float64{1, 2})
 		c.AppendMissing()
 		if wide {
 			c.AppendArray([]elem{{name: "a"}})

@@ -284,22 +284,23 @@ func emitSamples(es []*Engine, r *winRun, minSamples int, o slotOut, dst *table.
 		if h > 0 {
 			d := &e.dq
 			st := d.stride
-			if blk, j := d.slotOf(r.ws[i].head); j+h*st <= len(blk) && o.required {
+			switch blk, j := d.slotOf(r.ws[i].head); {
+			case j+h*st > len(blk):
+				k += e.numbersTo(elems[k:], r.ws[i].head, d.tail, slot, o.required)
+			case o.required:
 				// A value in every row: each row's, with no test.
 				run, src := elems[k:k+h], blk[j+slot:j+slot+(h-1)*st+1]
 				for q := range run {
 					run[q] = math.Float64frombits(src[q*st])
 				}
 				k += h
-			} else if j+h*st <= len(blk) {
+			default:
 				for q := j + slot; q < j+h*st; q += st {
 					if x := math.Float64frombits(blk[q]); x == x {
 						elems[k] = x
 						k++
 					}
 				}
-			} else {
-				k += e.numbersTo(elems[k:], r.ws[i].head, d.tail, slot, o.required)
 			}
 		}
 		ends[i] = int32(base + k)
