@@ -514,11 +514,11 @@ func (n *partitionNode) encode(in *frame, i, j int) uint64 {
 			return cell.Bool(b)
 		}
 	case schema.Array:
-		if a, ok := c.Array(i); ok {
+		if a, ok := c.CopyArray(i); ok {
 			if n.arrays == nil {
 				n.arrays = map[uint64]schema.Value{}
 			}
-			n.arrays[in.ids[i]*uint64(n.stride)+uint64(j)] = schema.ArrayValue(append([]schema.Value(nil), a...)...)
+			n.arrays[in.ids[i]*uint64(n.stride)+uint64(j)] = schema.ArrayValue(a...)
 			return cell.Present
 		}
 	}

@@ -201,10 +201,7 @@ func (c *cellCol) appendFrom(src *table.Col, i int) {
 	case schema.Bool:
 		c.flag = append(c.flag, boolFlag(src.Bool(i)))
 	case schema.Array:
-		a, ok := src.Array(i)
-		if ok {
-			a = append(make([]schema.Value, 0, len(a)), a...)
-		}
+		a, ok := src.CopyArray(i)
 		c.arr = append(c.arr, a)
 		c.flag = append(c.flag, presence(ok))
 	}
@@ -221,10 +218,7 @@ func (c *cellCol) insertFrom(pos int, src *table.Col, i int) {
 	case schema.Bool:
 		c.flag = slices.Insert(c.flag, pos, boolFlag(src.Bool(i)))
 	case schema.Array:
-		a, ok := src.Array(i)
-		if ok {
-			a = append(make([]schema.Value, 0, len(a)), a...)
-		}
+		a, ok := src.CopyArray(i)
 		c.arr = slices.Insert(c.arr, pos, a)
 		c.flag = slices.Insert(c.flag, pos, presence(ok))
 	}

@@ -15,9 +15,11 @@ type col = column.Col[Value]
 
 func init() {
 	column.ColsOffset = unsafe.Offsetof(Table{}.cols)
+	column.SetNumElem(NumberValue)
 }
 
-// valueAt returns cell i of c as a [Value].
+// valueAt returns cell i of c as a [Value]. The elements of an array cell
+// kept as float64s are made anew (see [Table.Value]).
 func valueAt(c *col, i int) Value {
 	switch Kind(c.Kind()) {
 	case Time:

@@ -87,11 +87,30 @@ func appendJSONCell(dst []byte, c *col, i int) []byte {
 			return append(dst, "false"...)
 		}
 	case Array:
-		if elems, ok := c.Array(i); ok {
-			return appendJSONArray(dst, elems)
+		if c.IsMissing(i) {
+			break
 		}
+		if !c.Wide() {
+			xs, _ := c.Nums(i)
+			return appendJSONNumbers(dst, xs)
+		}
+		elems, _ := c.Array(i)
+		return appendJSONArray(dst, elems)
 	}
 	return append(dst, "null"...)
+}
+
+// appendJSONNumbers appends an array cell kept as numbers, as
+// appendJSONArray writes the same elements as values.
+func appendJSONNumbers(dst []byte, xs []float64) []byte {
+	dst = append(dst, '[')
+	for k, x := range xs {
+		if k > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONNumber(dst, x)
+	}
+	return append(dst, ']')
 }
 
 func appendJSONArray(dst []byte, elems []Value) []byte {

@@ -55,8 +55,17 @@ func (t *Table) Bool(r Ref, i int) (bool, bool) { return t.col(r, Bool).Bool(i) 
 // (a samples output, for instance) to dst and returns it with whether the
 // cell is present. Elements that are not numbers are skipped. It panics if
 // r is not an array column of the table's schema.
+//
+// It allocates nothing once dst has grown: the way to read samples in a
+// loop (where [Table.Value] makes the elements of a cell of samples of a
+// number column anew).
 func (t *Table) AppendNums(dst []float64, r Ref, i int) ([]float64, bool) {
-	elems, ok := t.col(r, Array).Array(i)
+	c := t.col(r, Array)
+	if !c.Wide() {
+		xs, ok := c.Nums(i)
+		return append(dst, xs...), ok
+	}
+	elems, ok := c.Array(i)
 	for _, e := range elems {
 		if x, isNum := e.Num(); isNum {
 			dst = append(dst, x)
@@ -69,7 +78,12 @@ func (t *Table) AppendNums(dst []float64, r Ref, i int) ([]float64, bool) {
 // dst and returns it with whether the cell is present, as
 // [Table.AppendNums] does for numbers.
 func (t *Table) AppendStrs(dst []string, r Ref, i int) ([]string, bool) {
-	elems, ok := t.col(r, Array).Array(i)
+	c := t.col(r, Array)
+	if !c.Wide() {
+		// Numbers only.
+		return dst, !c.IsMissing(i)
+	}
+	elems, ok := c.Array(i)
 	for _, e := range elems {
 		if s, isStr := e.Str(); isStr {
 			dst = append(dst, s)

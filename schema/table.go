@@ -72,10 +72,15 @@ func (t *Table) Strings(name string) ([]string, bool) {
 	return c.Strings(), true
 }
 
-// Value returns the cell at row i, column j.
+// Value returns the cell at row i, column j. A series' output keeps the
+// samples of a number column as float64s (8 bytes an element): the
+// elements of such a cell's Value are made for the call, so that reading
+// one allocates. Read them in a loop with [Table.AppendNums], which
+// allocates nothing.
 func (t *Table) Value(i, j int) Value { return valueAt(&t.cols[j], i) }
 
-// Row returns row i as a new [Row].
+// Row returns row i as a new [Row], its array cells made as
+// [Table.Value] makes them.
 func (t *Table) Row(i int) Row {
 	r := make(Row, len(t.cols))
 	for j := range t.cols {

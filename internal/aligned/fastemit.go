@@ -3,6 +3,7 @@ package aligned
 import (
 	"math"
 
+	"github.com/pond-go/pond/internal/cell"
 	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
@@ -217,24 +218,32 @@ func (g *Group) emitStepFast(w int, ws *winState, q int32, dsts []*table.Col, co
 
 // emitStepSamples appends the samples of a number slot from a step's raw
 // rows (stride words a row, the slot at c): the present values, in
-// arrival order; all of them for a required slot.
+// arrival order; all of them for a required slot. The column keeps them
+// as numbers (a wide one, which never holds a number slot's samples but
+// for a test, takes them one by one).
 func emitStepSamples(dst *table.Col, raw []uint64, stride, c int, required bool) {
 	dst.BeginArray()
-	if required && stride == 1 {
-		run := dst.GrowElems(len(raw))
-		for j, bits := range raw[:len(run)] {
-			run[j] = schema.NumberValue(math.Float64frombits(bits))
+	if dst.Wide() {
+		for j := c; j < len(raw); j += stride {
+			if x := math.Float64frombits(raw[j]); x == x {
+				dst.AppendNumElem(x)
+			}
 		}
 		dst.EndArray()
 		return
 	}
-	run, k := dst.GrowElems((len(raw)-c+stride-1)/stride), 0
+	if required && stride == 1 {
+		copy(dst.GrowNumElems(len(raw)), cell.Nums(raw))
+		dst.EndArray()
+		return
+	}
+	run, k := dst.GrowNumElems((len(raw)-c+stride-1)/stride), 0
 	for j := c; j < len(raw); j += stride {
 		if x := math.Float64frombits(raw[j]); x == x {
-			run[k] = schema.NumberValue(x)
+			run[k] = x
 			k++
 		}
 	}
-	dst.DropElems(len(run) - k)
+	dst.DropNumElems(len(run) - k)
 	dst.EndArray()
 }

@@ -45,17 +45,42 @@ func fastCaseGroup(t testing.TB, steady bool) (*Group, *schema.Table) {
 	return p.NewGroup(nil, 1, 0), outTable(wins)
 }
 
+// widenArrays appends to tab a row whose array cells hold a string, so
+// that its array columns keep their elements as values until tab is reset.
+func widenArrays(t testing.TB, tab *schema.Table) {
+	t.Helper()
+	row := make(schema.Row, tab.Schema().Len())
+	row[0] = schema.NanosValue(0)
+	for j := 1; j < len(row); j++ {
+		if tab.Schema().Column(j).Kind == schema.Array {
+			row[j] = schema.ArrayValue(schema.StringValue("w"))
+		}
+	}
+	require.True(t, tab.AppendRowValues(row))
+	for j := range row {
+		if c := table.Column(tab, j); table.Kind(c) == schema.Array {
+			require.True(t, c.Wide())
+		}
+	}
+}
+
 func TestGroupedEmissionWritesTheSwitchsRows(t *testing.T) {
 	// The same rows into a group whose windows emit through the grouped
 	// outputs (and, steady, close through closeSteady) and into one
 	// emitting through the switch over outputs and closing through the
 	// generic path: the same rows out, bit for bit, from open-step
-	// records and from panes.
-	for _, c := range []struct{ steady, stepped bool }{{false, true}, {false, false}, {true, true}} {
+	// records and from panes. Wide: the grouped outputs write the samples
+	// to array columns that keep values (see widenArrays), one by one.
+	for _, c := range []struct{ steady, stepped, wide bool }{{false, true, false}, {false, false, false}, {true, true, false}, {false, true, true}, {true, true, true}} {
 		stepped := c.stepped
 		rng := rand.New(rand.NewPCG(3, 4))
 		fast, out := fastCaseGroup(t, c.steady)
 		slow, want := fastCaseGroup(t, c.steady)
+		off := 0
+		if c.wide {
+			widenArrays(t, out)
+			off = 1
+		}
 		for w := range fast.p.wins {
 			require.True(t, fast.p.wins[w].fast.ok, "window %d", w)
 			slow.p.wins[w].fast = fastOuts{}
@@ -69,11 +94,17 @@ func TestGroupedEmissionWritesTheSwitchsRows(t *testing.T) {
 			slow.Push(&Rows{Times: ts[i:j], Enc: [][]uint64{xs[i:j], ys[i:j]}}, ps[i:j], want)
 			i = j
 		}
-		require.Equal(t, want.Len(), out.Len())
+		require.Equal(t, want.Len()+off, out.Len())
 		require.Greater(t, out.Len(), 100)
+		for j := range table.Columns(want) {
+			col := table.Column(out, j)
+			if table.Kind(col) == schema.Array {
+				require.Equal(t, c.wide, col.Wide(), "column %d keeps numbers unless widened", j)
+			}
+		}
 		for c := range table.Columns(want) {
 			for r := range want.Len() {
-				got, exp := table.Value(table.Column(out, c), r), table.Value(table.Column(want, c), r)
+				got, exp := table.Value(table.Column(out, c), r+off), table.Value(table.Column(want, c), r)
 				if x, ok := exp.Num(); ok {
 					y, _ := got.Num()
 					assert.Equal(t, math.Float64bits(x), math.Float64bits(y), "stepped %v column %d row %d", stepped, c, r)

@@ -223,7 +223,7 @@ func (p *Plan) emitSamples(wp *winPlan, ws *winState, rp *rawPlan, b int64, dst 
 				switch rp.kind {
 				case schema.Number:
 					if x := math.Float64frombits(bits); x == x {
-						dst.AppendElem(schema.NumberValue(x))
+						dst.AppendNumElem(x)
 					}
 				default:
 					if bits != 0 {

@@ -11,7 +11,10 @@
 // slots share them.
 package cell
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // The cell values of strings, booleans and arrays.
 const (
@@ -31,6 +34,13 @@ func Bool(b bool) uint64 {
 
 // Num returns the cell of a number.
 func Num(x float64) uint64 { return math.Float64bits(x) }
+
+// Nums returns number cells as the numbers they hold (NaN for a missing
+// one), sharing their memory: a run of cells copied out as float64s at
+// once.
+func Nums(cells []uint64) []float64 {
+	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(cells))), len(cells))
+}
 
 // NumOf returns the number in a number cell and whether it is present.
 func NumOf(c uint64) (float64, bool) {

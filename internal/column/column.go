@@ -6,9 +6,17 @@
 // flat slice, so appending an array does not allocate once the column has
 // grown.
 //
+// An array column keeps its elements as float64s while they are written
+// as numbers ([Col.AppendNumElem], [Col.GrowNumElems]), as the samples
+// of a number column are: 8 bytes an element, nothing for the collector to
+// follow, and nothing to clear at a reset. The first element written as a
+// value (a user's array, the samples of a string column) turns the
+// column's elements into values until the next reset ([Col.Wide]).
+//
 // The column is generic in its array element only to stay below package
-// schema, which holds its columns in a [Col] of schema.Value; engines reach
-// a table's columns through package internal/table, which names that
+// schema, which holds its columns in a [Col] of schema.Value and tells the
+// column how a value holds a number ([SetNumElem]); engines reach a
+// table's columns through package internal/table, which names that
 // instance and converts values.
 package column
 
@@ -35,6 +43,23 @@ const (
 // engines reach a table's columns many times a push.
 var ColsOffset uintptr
 
+// numElem is the function set by [SetNumElem], for one element type.
+var numElem any
+
+// SetNumElem sets of, the array element of type V that holds a number,
+// so that the columns of such elements can keep arrays of numbers as
+// float64s. Package schema sets it for schema.Value when it is
+// initialised; the columns of any other element type keep their elements
+// as they are.
+func SetNumElem[V any](of func(float64) V) { numElem = of }
+
+// numElemOf returns the function set by [SetNumElem] for V, and whether
+// it was set.
+func numElemOf[V any]() (func(float64) V, bool) {
+	of, ok := numElem.(func(float64) V)
+	return of, ok
+}
+
 // Col is one column. The zero Col is not usable; make one with [Make].
 type Col[V any] struct {
 	kind  uint8
@@ -42,8 +67,12 @@ type Col[V any] struct {
 	num   []float64 // Number
 	str   []string  // String
 	flag  []uint8   // String, Array, Bool: presence and truth as in internal/cell
-	end   []int32   // Array: end offset of each cell in elems
-	elems []V       // Array elements
+	end   []int32   // Array: end offset of each cell in nums, or in elems when wide
+	nums  []float64 // Array elements while all were written as numbers
+	elems []V       // Array elements once one was written as a value (wide)
+	// wide: the array elements are in elems, as values. A reset makes
+	// the column narrow again (nums), if V has [SetNumElem].
+	wide bool
 	// aliased: ts, num, str and flag share memory the column does not own
 	// (see [Col.AliasNums]); own keeps the column's buffers meanwhile.
 	aliased bool
@@ -57,7 +86,14 @@ type Col[V any] struct {
 }
 
 // Make returns an empty column of kind k.
-func Make[V any](k uint8) Col[V] { return Col[V]{kind: k} }
+func Make[V any](k uint8) Col[V] { return Col[V]{kind: k, wide: !keepsNums[V]()} }
+
+// keepsNums reports whether the array elements of type V can be kept as
+// numbers: whether [SetNumElem] was called for V.
+func keepsNums[V any]() bool {
+	_, ok := numElemOf[V]()
+	return ok
+}
 
 // Kind returns the column's kind.
 func (c *Col[V]) Kind() uint8 { return c.kind }
@@ -106,7 +142,7 @@ func (c *Col[V]) EmptyTimes() bool { return !c.aliased && len(c.ts) == 0 }
 
 // empty reports whether the column holds no cell and no borrowed memory.
 func (c *Col[V]) empty() bool {
-	return !c.aliased && len(c.ts)|len(c.num)|len(c.str)|len(c.flag)|len(c.end)|len(c.elems) == 0
+	return !c.aliased && len(c.ts)|len(c.num)|len(c.str)|len(c.flag)|len(c.end)|len(c.nums)|len(c.elems) == 0
 }
 
 //go:noinline
@@ -131,8 +167,14 @@ func (c *Col[V]) reset() {
 	c.str = c.str[:0]
 	c.flag = c.flag[:0]
 	c.end = c.end[:0]
-	clear(c.elems)
-	c.elems = c.elems[:0]
+	// Elements kept as numbers point to nothing: only values are cleared
+	// (so that what they point to can be collected).
+	c.nums = c.nums[:0]
+	if c.wide {
+		clear(c.elems)
+		c.elems = c.elems[:0]
+		c.wide = !keepsNums[V]()
+	}
 }
 
 // IsMissing reports whether cell i is missing.
@@ -175,17 +217,67 @@ func (c *Col[V]) Bool(i int) (bool, bool) {
 }
 
 // Array returns the elements of cell i of an array column and whether it is
-// present. The slice aliases the column: do not modify or keep it past the
-// table's lifetime.
+// present. On a wide column (see [Col.Wide]) the slice aliases the column:
+// do not modify or keep it past the table's lifetime. On a column that
+// keeps its elements as numbers the slice is made for the call (it
+// allocates): read those with [Col.Nums].
 func (c *Col[V]) Array(i int) ([]V, bool) {
 	if c.kind != Array || c.flag[i] == cell.Missing {
 		return nil, false
 	}
-	start := int32(0)
-	if i > 0 {
-		start = c.end[i-1]
+	lo, hi := c.bounds(i)
+	if c.wide {
+		return c.elems[lo:hi:hi], true
 	}
-	return c.elems[start:c.end[i]:c.end[i]], true
+	of, _ := numElemOf[V]()
+	out := make([]V, hi-lo)
+	for k, x := range c.nums[lo:hi] {
+		out[k] = of(x)
+	}
+	return out, true
+}
+
+// CopyArray returns a copy of the elements of cell i of an array column,
+// which the caller owns, and whether the cell is present: the elements of
+// a wide column copied, or made from its numbers.
+func (c *Col[V]) CopyArray(i int) ([]V, bool) {
+	if c.wide {
+		a, ok := c.Array(i)
+		if ok {
+			a = append(make([]V, 0, len(a)), a...)
+		}
+		return a, ok
+	}
+	return c.Array(i) // made for the call
+}
+
+// Nums returns the elements of cell i of an array column that keeps its
+// elements as numbers (one that is not [Col.Wide]) and whether the cell is
+// present. The slice aliases the column: do not modify or keep it past the
+// table's lifetime. It panics on a wide column.
+func (c *Col[V]) Nums(i int) ([]float64, bool) {
+	if c.kind != Array || c.flag[i] == cell.Missing {
+		return nil, false
+	}
+	if c.wide {
+		panic("column: Nums of an array column that keeps its elements as values")
+	}
+	lo, hi := c.bounds(i)
+	return c.nums[lo:hi:hi], true
+}
+
+// Wide reports whether an array column keeps its elements as values: once
+// an element was appended as a value since the column was last reset, or
+// always for an element type without [SetNumElem]. A column that is not
+// wide keeps them as float64s, read with [Col.Nums].
+func (c *Col[V]) Wide() bool { return c.wide }
+
+// bounds returns the offsets of cell i's elements.
+func (c *Col[V]) bounds(i int) (lo, hi int32) {
+	if i > 0 {
+		lo = c.end[i-1]
+	}
+	return lo, c.end[i]
 }
 
 // Times returns the cells of a time column (nil for other kinds). The slice
@@ -248,35 +340,78 @@ func (c *Col[V]) AppendMissing() {
 		c.flag = append(c.flag, cell.Missing)
 	case Array:
 		c.flag = append(c.flag, cell.Missing)
-		c.end = append(c.end, int32(len(c.elems)))
+		c.end = append(c.end, int32(c.ElemsLen()))
 	}
 }
 
 // BeginArray starts an array cell; add its elements with [Col.AppendElem]
-// and finish it with [Col.EndArray].
+// or [Col.AppendNumElem] and finish it with [Col.EndArray].
 func (c *Col[V]) BeginArray() {}
 
-// AppendElem appends one element to the array cell being built.
-func (c *Col[V]) AppendElem(v V) { c.elems = append(c.elems, v) }
-
-// GrowElems adds n elements to the array cell being built and returns
-// them for the caller to set: a run of elements appended at once. Elements
-// not set are dropped again with [Col.DropElems].
-func (c *Col[V]) GrowElems(n int) []V {
-	k := len(c.elems)
-	c.elems = slices.Grow(c.elems, n)[:k+n]
-	return c.elems[k : k+n : k+n]
+// AppendElem appends one element to the array cell being built, as a
+// value: the column keeps its elements as values from then on, until it
+// is reset. Append a number with [Col.AppendNumElem].
+func (c *Col[V]) AppendElem(v V) {
+	if !c.wide {
+		c.widen()
+	}
+	c.elems = append(c.elems, v)
 }
+
+// AppendNumElem appends a number to the array cell being built. The
+// element type must have [SetNumElem].
+func (c *Col[V]) AppendNumElem(x float64) {
+	if c.wide {
+		of, _ := numElemOf[V]()
+		c.elems = append(c.elems, of(x))
+		return
+	}
+	c.nums = append(c.nums, x)
+}
+
+// widen moves the elements of a column that keeps them as numbers into its
+// values, for an element appended as a value.
+func (c *Col[V]) widen() {
+	of, _ := numElemOf[V]()
+	for _, x := range c.nums {
+		c.elems = append(c.elems, of(x))
+	}
+	c.nums = c.nums[:0]
+	c.wide = true
+}
+
+// GrowNumElems adds n elements to the array cell being built and returns
+// them for the caller to set: a run of numbers appended at once. Elements
+// not set are dropped again with [Col.DropNumElems]. The column must keep
+// its elements as numbers (not be [Col.Wide]); it panics otherwise. A
+// writer that may find a wide column appends with [Col.AppendNumElem].
+func (c *Col[V]) GrowNumElems(n int) []float64 {
+	if c.wide {
+		panic("column: GrowNumElems on an array column that keeps its elements as values")
+	}
+	k := len(c.nums)
+	c.nums = slices.Grow(c.nums, n)[:k+n]
+	return c.nums[k : k+n : k+n]
+}
+
+// DropNumElems removes the last n elements of the array cell being built,
+// elements grown by [Col.GrowNumElems] and not set.
+func (c *Col[V]) DropNumElems(n int) { c.nums = c.nums[:len(c.nums)-n] }
 
 // ElemsLen returns the number of array elements the column holds, the end
 // of its last array cell or of the one being built.
-func (c *Col[V]) ElemsLen() int { return len(c.elems) }
+func (c *Col[V]) ElemsLen() int {
+	if c.wide {
+		return len(c.elems)
+	}
+	return len(c.nums)
+}
 
 // GrowArrays adds n array cells to an array column and returns their
 // presence flags (as in internal/cell) and ends (offsets in the column's
 // elements, not decreasing) for the caller to set, each of them: a run of
 // cells written in place, their elements added first with
-// [Col.GrowElems].
+// [Col.GrowNumElems].
 func (c *Col[V]) GrowArrays(n int) (flags []uint8, ends []int32) {
 	k, j := len(c.flag), len(c.end)
 	c.flag = slices.Grow(c.flag, n)[:k+n]
@@ -284,26 +419,40 @@ func (c *Col[V]) GrowArrays(n int) (flags []uint8, ends []int32) {
 	return c.flag[k : k+n : k+n], c.end[j : j+n : j+n]
 }
 
-// DropElems removes the last n elements of the array cell being built.
-func (c *Col[V]) DropElems(n int) {
-	var zero V
-	k := len(c.elems) - n
-	for i := k; i < len(c.elems); i++ {
-		c.elems[i] = zero
-	}
-	c.elems = c.elems[:k]
-}
-
 // EndArray finishes the array cell begun with [Col.BeginArray].
 func (c *Col[V]) EndArray() {
 	c.flag = append(c.flag, cell.Present)
-	c.end = append(c.end, int32(len(c.elems)))
+	c.end = append(c.end, int32(c.ElemsLen()))
 }
 
-// AppendArray appends an array cell holding a copy of elems.
+// AppendArray appends an array cell holding a copy of elems, as values
+// (see [Col.AppendElem]).
 func (c *Col[V]) AppendArray(elems []V) {
-	c.elems = append(c.elems, elems...)
+	c.appendElems(elems)
 	c.EndArray()
+}
+
+// appendElems appends elems to the array cell being built, as values.
+func (c *Col[V]) appendElems(elems []V) {
+	if len(elems) == 0 {
+		return
+	}
+	if !c.wide {
+		c.widen()
+	}
+	c.elems = append(c.elems, elems...)
+}
+
+// appendNums appends the numbers xs to the array cell being built.
+func (c *Col[V]) appendNums(xs []float64) {
+	if !c.wide {
+		c.nums = append(c.nums, xs...)
+		return
+	}
+	of, _ := numElemOf[V]()
+	for _, x := range xs {
+		c.elems = append(c.elems, of(x))
+	}
 }
 
 // AppendCell appends a cell given by its parts, as package schema and
@@ -349,11 +498,17 @@ func (c *Col[V]) AppendFrom(src *Col[V], i int) {
 	case Bool:
 		c.flag = append(c.flag, src.flag[i])
 	case Array:
-		if elems, ok := src.Array(i); ok {
-			c.AppendArray(elems)
-		} else {
+		if src.flag[i] == cell.Missing {
 			c.AppendMissing()
+			return
 		}
+		lo, hi := src.bounds(i)
+		if src.wide {
+			c.appendElems(src.elems[lo:hi])
+		} else {
+			c.appendNums(src.nums[lo:hi])
+		}
+		c.EndArray()
 	}
 }
 
@@ -377,12 +532,23 @@ func (c *Col[V]) AppendRange(src *Col[V], from, to int) {
 		if from == to {
 			return
 		}
+		if src.wide != c.wide {
+			// The elements change form: cell by cell.
+			for i := from; i < to; i++ {
+				c.AppendFrom(src, i)
+			}
+			return
+		}
 		start := int32(0)
 		if from > 0 {
 			start = src.end[from-1]
 		}
-		shift := int32(len(c.elems)) - start
-		c.elems = append(c.elems, src.elems[start:src.end[to-1]]...)
+		shift := int32(c.ElemsLen()) - start
+		if c.wide {
+			c.elems = append(c.elems, src.elems[start:src.end[to-1]]...)
+		} else {
+			c.nums = append(c.nums, src.nums[start:src.end[to-1]]...)
+		}
 		c.flag = append(c.flag, src.flag[from:to]...)
 		for _, e := range src.end[from:to] {
 			c.end = append(c.end, e+shift)

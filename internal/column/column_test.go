@@ -163,35 +163,30 @@ func TestGrowNumsAppendsCellsSetInPlace(t *testing.T) {
 // missing one among them, elements not used dropped again), reads as the
 // same cells appended one by one.
 func TestGrowArraysAppendsCellsSetInPlace(t *testing.T) {
-	c := Make[int](Array)
-	c.AppendArray([]int{1})
+	c := Make[elem](Array)
+	c.appendNumArray([]float64{1})
 	base := c.ElemsLen()
 	require.Equal(t, 1, base)
-	elems := c.GrowElems(5)
+	xs := c.GrowNumElems(5)
 	flags, ends := c.GrowArrays(3)
 	require.Len(t, flags, 3)
 	require.Len(t, ends, 3)
-	elems[0], elems[1], elems[2] = 2, 3, 4
+	xs[0], xs[1], xs[2] = 2, 3, 4
 	flags[0], ends[0] = cell.Present, int32(base+2) // [2 3]
 	flags[1], ends[1] = cell.Missing, int32(base+2)
 	flags[2], ends[2] = cell.Present, int32(base+3) // [4]
-	c.DropElems(2)
+	c.DropNumElems(2)
 	assert.Equal(t, 4, c.ElemsLen())
-	c.AppendArray([]int{5, 6})
+	c.appendNumArray([]float64{5, 6})
 
-	want := Make[int](Array)
-	want.AppendArray([]int{1})
-	want.AppendArray([]int{2, 3})
+	want := Make[elem](Array)
+	want.appendNumArray([]float64{1})
+	want.appendNumArray([]float64{2, 3})
 	want.AppendMissing()
-	want.AppendArray([]int{4})
-	want.AppendArray([]int{5, 6})
-	require.Equal(t, want.Len(), c.Len())
-	for i := range want.Len() {
-		got, gotOK := c.Array(i)
-		exp, expOK := want.Array(i)
-		assert.Equal(t, expOK, gotOK, "cell %d present", i)
-		assert.Equal(t, exp, got, "cell %d", i)
-	}
+	want.appendNumArray([]float64{4})
+	want.appendNumArray([]float64{5, 6})
+	assert.False(t, c.Wide())
+	assert.Equal(t, arrays(&want), arrays(&c))
 }
 
 func TestEmptyTimesAgreesWithEmptyForATimeColumn(t *testing.T) {

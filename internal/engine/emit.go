@@ -38,10 +38,12 @@ type stateOut struct {
 	out int16
 }
 
-// slotOut is output out of the values of a deque slot.
+// slotOut is output out of the values of a deque slot; required: the
+// slot's column is required, so that every row holds a value.
 type slotOut struct {
-	slot int
-	out  int16
+	slot     int
+	out      int16
+	required bool
 }
 
 // emitPlan groups the plan's outputs by window and by the state they
@@ -68,7 +70,8 @@ func (p *Plan) emitPlan() []winEmit {
 			we.maxs = append(we.maxs, stateOut{o.idx, out})
 		case stSamples:
 			if p.kinds[o.slot-1] == schema.Number {
-				we.samples = append(we.samples, slotOut{o.slot, out})
+				req := !p.src.Column(p.cols[o.slot-1]).Optional
+				we.samples = append(we.samples, slotOut{o.slot, out, req})
 				break
 			}
 			we.other = append(we.other, out)
@@ -159,7 +162,7 @@ func (p *Plan) emitRows(es []*Engine, dsts []*table.Col) {
 			r.warmUp(col, we.minSamples)
 		}
 		for _, o := range we.samples {
-			emitSamples(es, &r, we.minSamples, o.slot, dsts[o.out])
+			emitSamples(es, &r, we.minSamples, o, dsts[o.out])
 		}
 		for _, j := range we.other {
 			o := &p.outs[j]
@@ -240,9 +243,22 @@ func emitMoments(es []*Engine, r *winRun, minSamples int, me *momEmit, dsts []*t
 // emitSamples appends, for each engine of es (at most emitRun), the
 // present numbers of slot in the rows of the window of r as one array
 // cell: missing while the window holds fewer than minSamples rows. The
-// run's elements and cells are each added at once and written in place.
-func emitSamples(es []*Engine, r *winRun, minSamples, slot int, dst *table.Col) {
+// run's elements and cells are each added at once and written in place,
+// the elements as numbers (a wide column, which never holds a number
+// slot's samples but for a test, takes them one by one).
+func emitSamples(es []*Engine, r *winRun, minSamples int, o slotOut, dst *table.Col) {
+	slot := o.slot
 	held := r.held[:len(es)]
+	if dst.Wide() {
+		for i, e := range es {
+			if held[i] < minSamples {
+				dst.AppendMissing()
+			} else {
+				e.appendSamples(dst, r.ws[i].head, e.dq.tail, slot)
+			}
+		}
+		return
+	}
 	total := 0
 	for _, h := range held {
 		if h >= minSamples {
@@ -250,7 +266,7 @@ func emitSamples(es []*Engine, r *winRun, minSamples, slot int, dst *table.Col) 
 		}
 	}
 	base := dst.ElemsLen()
-	elems := dst.GrowElems(total)
+	elems := dst.GrowNumElems(total)
 	flags, ends := dst.GrowArrays(len(es))
 	flags, ends = flags[:len(es)], ends[:len(es)] // one check for the loop's indices
 	k := 0
@@ -268,29 +284,45 @@ func emitSamples(es []*Engine, r *winRun, minSamples, slot int, dst *table.Col) 
 		if h > 0 {
 			d := &e.dq
 			st := d.stride
-			if blk, j := d.slotOf(r.ws[i].head); j+h*st <= len(blk) {
+			switch blk, j := d.slotOf(r.ws[i].head); {
+			case j+h*st > len(blk):
+				k += e.numbersTo(elems[k:], r.ws[i].head, d.tail, slot, o.required)
+			case o.required:
+				// A value in every row: each row's, with no test.
+				run, src := elems[k:k+h], blk[j+slot:j+slot+(h-1)*st+1]
+				for q := range run {
+					run[q] = math.Float64frombits(src[q*st])
+				}
+				k += h
+			default:
 				for q := j + slot; q < j+h*st; q += st {
 					if x := math.Float64frombits(blk[q]); x == x {
-						elems[k] = schema.NumberValue(x)
+						elems[k] = x
 						k++
 					}
 				}
-			} else {
-				k += e.numbersTo(elems[k:], r.ws[i].head, d.tail, slot)
 			}
 		}
 		ends[i] = int32(base + k)
 	}
-	dst.DropElems(total - k)
+	dst.DropNumElems(total - k)
 }
 
 // numbersIn sets dst's first elements to the present numbers among
-// run[0], run[st], … and returns how many it set: at most len(dst).
-func numbersIn(dst []schema.Value, run []uint64, st int) int {
+// run[0], run[st], … and returns how many it set: at most len(dst). All
+// of them are present when required is set.
+func numbersIn(dst []float64, run []uint64, st int, required bool) int {
+	if required {
+		dst = dst[:(len(run)+st-1)/st]
+		for q := range dst {
+			dst[q] = math.Float64frombits(run[q*st])
+		}
+		return len(dst)
+	}
 	k := 0
 	for r := 0; r < len(run); r += st {
 		if x := math.Float64frombits(run[r]); x == x {
-			dst[k] = schema.NumberValue(x)
+			dst[k] = x
 			k++
 		}
 	}
@@ -299,15 +331,15 @@ func numbersIn(dst []schema.Value, run []uint64, st int) int {
 
 // numbersTo sets dst's first elements to the present numbers of slot in
 // rows [from, to), at most len(dst), block by block, and returns how many
-// it set.
-func (e *Engine) numbersTo(dst []schema.Value, from, to uint64, slot int) int {
+// it set; all of them are present when required is set.
+func (e *Engine) numbersTo(dst []float64, from, to uint64, slot int, required bool) int {
 	st := e.dq.stride
 	k := 0
 	for from < to {
 		blk, first, n := e.dq.seg(from)
 		n = min(n, int(to-from))
 		// The slots of the run's rows, from the first's on.
-		k += numbersIn(dst[k:], blk[first*st+slot:(first+n-1)*st+slot+1], st)
+		k += numbersIn(dst[k:], blk[first*st+slot:(first+n-1)*st+slot+1], st, required)
 		from += uint64(n)
 	}
 	return k
@@ -359,6 +391,18 @@ func (e *Engine) emitOne(ws *winState, o *outPlan, dst *table.Col, tail uint64) 
 	case stGeneric:
 		ws.generic()[o.idx].Append(dst)
 	}
+}
+
+// appendSamples appends the present numbers of a number slot in rows
+// [from, to) as one array cell, one by one.
+func (e *Engine) appendSamples(dst *table.Col, from, to uint64, slot int) {
+	dst.BeginArray()
+	for a := from; a < to; a++ {
+		if x := math.Float64frombits(e.dq.row(a)[slot]); x == x {
+			dst.AppendNumElem(x)
+		}
+	}
+	dst.EndArray()
 }
 
 // appendSlot appends the decoded slot of row a to dst.

@@ -22,7 +22,28 @@ import (
 // a run at a time, output by output; every row must be, bit for bit, what
 // the partition's engine emits on its own — with more partitions than a
 // run holds, partitions warming up beside warm ones in the same run, and
-// outputs of every kind.
+// outputs of every kind. Every other push, the group's samples go to a
+// column that keeps its elements as values (see widenArrays), and the
+// engines' alone to one that keeps numbers, or the other way round.
+// widenArrays appends to tab a row whose array cells hold a string, so
+// that its array columns keep their elements as values until tab is reset.
+func widenArrays(t testing.TB, tab *schema.Table) {
+	t.Helper()
+	row := make(schema.Row, tab.Schema().Len())
+	row[0] = schema.NanosValue(0)
+	for j := 1; j < len(row); j++ {
+		if tab.Schema().Column(j).Kind == schema.Array {
+			row[j] = schema.ArrayValue(schema.StringValue("w"))
+		}
+	}
+	require.True(t, tab.AppendRowValues(row))
+	for j := range row {
+		if c := table.Column(tab, j); table.Kind(c) == schema.Array {
+			require.True(t, c.Wide())
+		}
+	}
+}
+
 func TestTickEmitsEachPartitionAsItsEngineAlone(t *testing.T) {
 	windows := []rolling.Window{
 		{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{
@@ -34,11 +55,13 @@ func TestTickEmitsEachPartitionAsItsEngineAlone(t *testing.T) {
 			{Out: "avg_again", From: "v", Using: reduce.Avg},
 			{Out: "first", From: "w", Using: reduce.First},
 			{Out: "median", From: "v", Using: reduce.Median},
+			{Out: "v_samples", From: "v", Using: reduce.Samples},
 		}},
 		{Name: "300ms", Span: 300 * time.Millisecond, MinSamples: rolling.Samples(3), Aggs: []reduce.Agg{
 			{Out: "min", From: "v", Using: reduce.Min},
 			{Out: "max", From: "w", Using: reduce.Max},
 			{Out: "samples", From: "w", Using: reduce.Samples},
+			{Out: "v_samples_now", From: "v", Using: reduce.Samples},
 			{Out: "last", From: "v", Using: reduce.Last},
 			{Out: "cur", From: "v", Using: reduce.Avg},
 			{Out: "cur_sd", From: "v", Using: reduce.Stdev},
@@ -53,9 +76,24 @@ func TestTickEmitsEachPartitionAsItsEngineAlone(t *testing.T) {
 		&Key{Name: "key", Kind: schema.String}, nil)
 	require.NoError(t, err)
 	g := plan.NewGroup(keys)
+	// The engines alone test every value for presence, where the group
+	// copies a required column's samples without a test.
+	checked, err := NewPlan(testSchema, windows, rolling.Options{Trigger: trigger.Clock(sequence.Every(100 * time.Millisecond))},
+		&Key{Name: "key", Kind: schema.String}, nil)
+	require.NoError(t, err)
+	required := 0
+	for k := range checked.emits {
+		for i := range checked.emits[k].samples {
+			if checked.emits[k].samples[i].required {
+				required++
+			}
+			checked.emits[k].samples[i].required = false
+		}
+	}
+	require.Equal(t, 2, required)
 	alone := make([]*Engine, parts)
 	for p := range alone {
-		alone[p] = plan.NewEngine()
+		alone[p] = checked.NewEngine()
 	}
 	clk := clock.NewClockState(sequence.Every(100 * time.Millisecond))
 	var order []int32
@@ -81,6 +119,11 @@ func TestTickEmitsEachPartitionAsItsEngineAlone(t *testing.T) {
 			part = append(part, p)
 		}
 		out := schema.NewTable(plan.Schema())
+		off := 0
+		if push%2 == 1 {
+			widenArrays(t, out)
+			off = 1
+		}
 		plan.Bind(&in, tab, nil)
 		g.Push(&in, part, out)
 		// The engines alone take the same rows up to each crossing, then
@@ -100,12 +143,17 @@ func TestTickEmitsEachPartitionAsItsEngineAlone(t *testing.T) {
 				e := alone[p]
 				e.Fold(ti)
 				want := schema.NewTable(plan.Schema())
-				table.Column(want, 0).AppendTime(table.Column(out, 0).Time(row))
+				at := 0
+				if push%2 == 0 {
+					widenArrays(t, want)
+					at = 1
+				}
+				table.Column(want, 0).AppendTime(table.Column(out, 0).Time(row + off))
 				table.Column(want, 1).AppendStr(fmt.Sprintf("k%d", p))
 				e.Emit(want)
-				require.Less(t, row, out.Len(), "push %d", push)
+				require.Less(t, row+off, out.Len(), "push %d", push)
 				for j := range want.Schema().Len() {
-					x, y := want.Value(0, j), out.Value(row, j)
+					x, y := want.Value(at, j), out.Value(row+off, j)
 					if fx, ok := x.Num(); ok {
 						fy, _ := y.Num()
 						require.Equal(t, math.Float64bits(fx), math.Float64bits(fy), "push %d row %d %s", push, row, want.Schema().Column(j).Name)
@@ -116,7 +164,10 @@ func TestTickEmitsEachPartitionAsItsEngineAlone(t *testing.T) {
 				row++
 			}
 		}
-		require.Equal(t, row, out.Len(), "push %d", push)
+		require.Equal(t, row+off, out.Len(), "push %d", push)
+		if j, ok := plan.Schema().Index("samples"); ok && push%2 == 0 {
+			require.False(t, table.Column(out, j).Wide(), "push %d: the samples of a number column are kept as numbers", push)
+		}
 		rows += row
 	}
 	require.Greater(t, rows, 50*parts)

@@ -312,8 +312,8 @@ func (e *Engine) Append(in *Input, i int) {
 	if e.arrs != nil {
 		for k, c := range in.arrs {
 			if c != nil && !c.IsMissing(i) {
-				a, _ := c.Array(i)
-				e.arrs[e.arrKey(e.dq.tail-1, k+1)] = append([]schema.Value(nil), a...)
+				a, _ := c.CopyArray(i)
+				e.arrs[e.arrKey(e.dq.tail-1, k+1)] = a
 			}
 		}
 	}

@@ -409,9 +409,19 @@ func (w *seqWin) Reset() {
 func appendFlat(dst *table.Col, v schema.Value) {
 	if elems, ok := v.Array(); ok {
 		for _, e := range elems {
-			if _, ok := scalarKey(e); ok {
-				dst.AppendElem(e)
-			}
+			appendScalar(dst, e)
+		}
+		return
+	}
+	appendScalar(dst, v)
+}
+
+// appendScalar appends v to the array cell being built if it is a scalar:
+// a number as a number.
+func appendScalar(dst *table.Col, v schema.Value) {
+	if x, ok := v.Num(); ok {
+		if finite(x) { // a scalar, as scalarKey has it
+			dst.AppendNumElem(x)
 		}
 		return
 	}

@@ -206,10 +206,7 @@ func (s *Store) copyIn(c *chunk, o int, src Source, from, to int) {
 			}
 		case schema.Array:
 			for i := from; i < to; i++ {
-				a, ok := col.Array(i)
-				if ok {
-					a = append(make([]schema.Value, 0, len(a)), a...)
-				}
+				a, _ := col.CopyArray(i)
 				cc.arr()[o+i-from] = a
 			}
 		}
