@@ -9,10 +9,11 @@ import (
 type filterOp struct {
 	keep    func(schema.Row) bool
 	scratch schema.Row
+	elems   []schema.Value // the scratch row's number arrays, made here
 }
 
 func (o *filterOp) row(in *frame, i int, _ int32, out *frame) bool {
-	o.scratch = table.AppendRow(o.scratch[:0], in.tab, i)
+	o.scratch, o.elems = table.AppendRowInto(o.scratch[:0], o.elems[:0], in.tab, i)
 	if !o.keep(o.scratch) {
 		return false
 	}
@@ -24,10 +25,10 @@ func (o *filterOp) forget(int32) {}
 
 // Filter adds a view that passes on the rows of source for which keep
 // returns true. The row given to keep (the time first, then a cell per
-// column) is reused from call to call: copy what you keep of it. keep
-// runs inside the push, after its commit point: it must not push to the
-// series (that fails with [ErrReentrant]) and must not panic (a panic
-// leaves the push half done).
+// column) is reused from call to call, the elements of its arrays too:
+// copy what you keep of it. keep runs inside the push, after its commit
+// point: it must not push to the series (that fails with [ErrReentrant])
+// and must not panic (a panic leaves the push half done).
 //
 // Like every view, a filter over a node that holds rows (the root, a
 // partition, a window, a view over those) follows its evictions: a row

@@ -11,11 +11,12 @@ import (
 type mapOp struct {
 	fn     func(in, out schema.Row) bool
 	inRow  schema.Row
+	elems  []schema.Value // inRow's number arrays, made here
 	outRow schema.Row
 }
 
 func (o *mapOp) row(in *frame, i int, _ int32, out *frame) bool {
-	o.inRow = table.AppendRow(o.inRow[:0], in.tab, i)
+	o.inRow, o.elems = table.AppendRowInto(o.inRow[:0], o.elems[:0], in.tab, i)
 	t := in.tab.TimeNanos(i)
 	clear(o.outRow)
 	o.outRow[0] = schema.NanosValue(t)
@@ -53,7 +54,8 @@ func (o *selectOp) forget(int32) {}
 // returns false to drop the row. A row keeps its source row's time (a
 // time fn writes is ignored). A cell whose kind does not match its column
 // of out, or a non-finite number, is stored as missing; nothing fn
-// returns fails the push. Both rows are reused from call to call.
+// returns fails the push. Both rows, and the elements of the source row's
+// arrays, are reused from call to call: copy what you keep of them.
 //
 // out must have a time column first; it need not contain the partition
 // column of a partitioned source (the rows stay partitioned). Like a

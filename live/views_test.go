@@ -564,3 +564,43 @@ func BenchmarkViewChain(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*1000)/b.Elapsed().Seconds(), "rows/s")
 }
+
+// A filter and a map over a rolling's samples read each row's array
+// without allocating: the samples are kept as numbers, and the views make
+// their values in a buffer reused from row to row.
+func TestViewsOverSamplesDoNotAllocate(t *testing.T) {
+	s := newSeries(t, live.Options{MaxAge: time.Second})
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{})
+	require.NoError(t, err)
+	roll, err := s.Rolling(byHost, []rolling.Window{{Name: "300ms", Span: 300 * time.Millisecond, Aggs: []reduce.Agg{
+		{Out: "vals", From: "value", Using: reduce.Samples},
+	}}}, rolling.Options{Trigger: trigger.Every(100 * time.Millisecond)})
+	require.NoError(t, err)
+	sch, err := s.NodeSchema(roll)
+	require.NoError(t, err)
+	k, ok := sch.Index("vals")
+	require.True(t, ok)
+	var seen, lens float64
+	even, err := s.Filter(roll, func(row schema.Row) bool {
+		a, _ := row[k].Array()
+		for _, v := range a {
+			x, _ := v.Num()
+			seen += x
+		}
+		return len(a)%2 == 0
+	})
+	require.NoError(t, err)
+	counted := schema.MustNew(schema.Column{Name: "time", Kind: schema.Time}, schema.Column{Name: "n", Kind: schema.Number})
+	m, err := s.Map(roll, counted, func(in, out schema.Row) bool {
+		a, _ := in[k].Array()
+		lens += float64(len(a))
+		out[1] = schema.NumberValue(float64(len(a)))
+		return true
+	})
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(even))
+	require.NoError(t, s.Watch(m))
+	assert.Zero(t, steadyPushAllocs(t, s, "a", "b", "c", "d"))
+	assert.Positive(t, seen, "the filter read the samples")
+	assert.Positive(t, lens, "the map read the samples")
+}

@@ -251,6 +251,29 @@ func (c *Col[V]) CopyArray(i int) ([]V, bool) {
 	return c.Array(i) // made for the call
 }
 
+// ArrayInto appends the elements of cell i of an array column to buf as
+// values and returns the cell's elements, buf grown, and whether the cell
+// is present. On a wide column the cell aliases the column and buf is
+// returned as it was; on a column that keeps its elements as numbers the
+// cell is the part of buf its values were made in, so that a reader that
+// reuses buf from row to row reads number arrays without allocating once
+// buf has grown.
+func (c *Col[V]) ArrayInto(buf []V, i int) (elems, grown []V, ok bool) {
+	if c.kind != Array || c.flag[i] == cell.Missing {
+		return nil, buf, false
+	}
+	lo, hi := c.bounds(i)
+	if c.wide {
+		return c.elems[lo:hi:hi], buf, true
+	}
+	of, _ := numElemOf[V]()
+	k := len(buf)
+	for _, x := range c.nums[lo:hi] {
+		buf = append(buf, of(x))
+	}
+	return buf[k:len(buf):len(buf)], buf, true
+}
+
 // Nums returns the elements of cell i of an array column that keeps its
 // elements as numbers (one that is not [Col.Wide]) and whether the cell is
 // present. The slice aliases the column: do not modify or keep it past the

@@ -45,13 +45,28 @@ func AppendFrom(dst, src *schema.Table, i int) {
 	}
 }
 
-// AppendRow appends the cells of row i of t to dst and returns it.
-func AppendRow(dst schema.Row, t *schema.Table, i int) schema.Row {
+// AppendRowInto appends the cells of row i of t to dst, for a reader that
+// reuses its row from call to call: the elements of array cells kept as
+// numbers are made in elems (grown and returned) instead of in memory of
+// their own, so that reading rows allocates nothing once elems has grown.
+// The row's arrays are valid until elems is reused.
+func AppendRowInto(dst schema.Row, elems []schema.Value, t *schema.Table, i int) (schema.Row, []schema.Value) {
 	cs := cols(t)
 	for j := range cs {
-		dst = append(dst, Value(&cs[j], i))
+		c := &cs[j]
+		if c.Kind() != column.Array {
+			dst = append(dst, Value(c, i))
+			continue
+		}
+		a, grown, ok := c.ArrayInto(elems, i)
+		elems = grown
+		v := schema.Missing()
+		if ok {
+			v = schema.ArrayValue(a...)
+		}
+		dst = append(dst, v)
 	}
-	return dst
+	return dst, elems
 }
 
 // NewCol returns an empty column of kind k, for code that builds cells
