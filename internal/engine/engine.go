@@ -397,6 +397,17 @@ func (e *Engine) fold(cut int64, pool *blockPool) {
 			rTo, aFrom := min(nh, ws.added), max(ws.added, nh)
 			switch {
 			case ws.head < rTo && aFrom < tail:
+				if !wp.rest {
+					// A window of sums alone whose leaving and entering
+					// rows each lie in one block: its sums shift here.
+					if rem, ok := e.rows(ws.head, rTo); ok {
+						if add, ok := e.rows(aFrom, tail); ok {
+							sl := reducers.Slide{Rem: rem, Add: add, Stride: st, RN: int(rTo - ws.head), AN: int(tail - aFrom)}
+							reducers.ShiftEach(ws.moments(), wp.moments, &sl)
+							break
+						}
+					}
+				}
 				e.shift(ws, wp, ws.head, rTo, aFrom, tail)
 			case ws.head < rTo:
 				e.remove(ws, wp, ws.head, rTo)
