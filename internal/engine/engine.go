@@ -200,7 +200,8 @@ func (ws *winState) setStates(mom []reducers.Moments, cnt []int, ext []reducers.
 }
 
 // NewEngine returns an empty engine for the plan. Engines come from the
-// plan's arena: the state of engines made one after the other (the
+// plan's arena, each with its window and reducer states in one record
+// (see arena): the state of engines made one after the other (the
 // partitions of a node, in the order they appear) lies side by side in
 // memory, which is what a clock tick walks through; an engine released
 // is reused.
@@ -211,15 +212,22 @@ func (p *Plan) NewEngine() *Engine {
 		e.reuse()
 		return e
 	}
-	a := &p.arena
-	e := take(&a.engines, 1)
-	e[0] = Engine{p: p, wins: take(&a.wins, len(p.wins))}
-	eng := &e[0]
+	r := p.arena.record(p)
+	eng := r.engine()
+	*eng = Engine{p: p, wins: r.wins()}
 	eng.dq.stride = 1 + len(p.cols)
+	mom, ext, cnt, gen := r.moments(), r.extremes(), r.counts(), r.generic()
 	for w, wp := range p.wins {
 		ws := &eng.wins[w]
-		ws.setStates(take(&a.moments, len(wp.moments)), take(&a.counts, len(wp.counts)),
-			take(&a.extremes, len(wp.mins)+len(wp.maxs)), len(wp.mins))
+		var m []reducers.Moments
+		var x []reducers.Extreme
+		var c []int
+		var g []reducers.Window
+		m, mom = cut(mom, len(wp.moments))
+		x, ext = cut(ext, len(wp.mins)+len(wp.maxs))
+		c, cnt = cut(cnt, len(wp.counts))
+		g, gen = cut(gen, len(wp.generic))
+		ws.setStates(m, c, x, len(wp.mins))
 		for i, sq := range wp.squares {
 			if !sq {
 				ws.moments()[i].SkipSquares()
@@ -228,63 +236,16 @@ func (p *Plan) NewEngine() *Engine {
 		for i := range ws.maxs() {
 			ws.maxs()[i].SetMax()
 		}
-		gen := take(&a.generic, len(wp.generic))
-		for i, g := range wp.generic {
+		for i, gp := range wp.generic {
 			// NewPlan checked every reducer against its column.
-			gen[i] = reducers.NewWindow(reducers.SpecOf(g.red))
+			g[i] = reducers.NewWindow(reducers.SpecOf(gp.red))
 		}
-		ws.gen, ws.nGen = unsafe.SliceData(gen), uint16(len(gen))
+		ws.gen, ws.nGen = unsafe.SliceData(g), uint16(len(g))
 	}
 	if p.hasArr {
 		eng.arrs = map[uint64][]schema.Value{}
 	}
 	return eng
-}
-
-// arena hands out the state of a plan's engines from chunks.
-type arena struct {
-	engines  []Engine
-	wins     []winState
-	moments  []reducers.Moments
-	extremes []reducers.Extreme
-	counts   []int
-	generic  []reducers.Window
-	free     []*Engine
-}
-
-// arenaChunkBytes are the sizes of an arena's chunks of one kind, in
-// turn, the last repeated: a plan of a few partitions takes a few small
-// chunks, one of thousands mostly 32 KB ones. Each is a size class of the
-// allocator, and a chunk holds as many elements as fit in it less the
-// 8-byte header the allocator adds to objects with pointers above 512
-// bytes: 256 Moments (16 KB) took 18 KB with their header, 12 % more.
-var arenaChunkBytes = [...]int{1 << 10, 4 << 10, 16 << 10, 32 << 10}
-
-// chunkLen returns the elements of size bytes in the chunk that follows
-// one of had elements.
-func chunkLen(size, had int) int {
-	for _, b := range arenaChunkBytes {
-		if n := (b - 8) / size; n > had {
-			return n
-		}
-	}
-	return max(1, (arenaChunkBytes[len(arenaChunkBytes)-1]-8)/size)
-}
-
-// take returns n fresh elements from the chunk of *s, starting a new chunk
-// when this one is full. The elements stay where they are for as long as
-// anything points to them.
-func take[T any](s *[]T, n int) []T {
-	if n == 0 {
-		return nil
-	}
-	if cap(*s)-len(*s) < n {
-		var z T
-		*s = make([]T, 0, max(n, chunkLen(int(unsafe.Sizeof(z)), cap(*s))))
-	}
-	k := len(*s)
-	*s = (*s)[:k+n]
-	return (*s)[k : k+n : k+n]
 }
 
 // reuse makes a released engine empty again.
