@@ -455,7 +455,8 @@ func (e *Engine) dropArrays(low uint64) {
 }
 
 // Prefetch starts loading what a fold of the engine will touch first and
-// is least likely to find in cache: the window states, the oldest rows of
+// is least likely to find in cache, beyond the engine's record (see
+// arena), which a tick prefetches a few engines earlier: the oldest rows of
 // each window (rows a minute old, for a minute-long window) — as many as
 // are about to leave when about rows arrive — and the deque's tail. A
 // window whose oldest row is within a few rows of the tail (a short
@@ -463,7 +464,6 @@ func (e *Engine) dropArrays(low uint64) {
 // alone is loaded only when rows arrive. A tick prefetches a few engines
 // ahead of the one it folds.
 func (e *Engine) Prefetch(rows int) {
-	prefetch.Line(unsafe.Pointer(&e.wins[0]))
 	d := &e.dq
 	st := d.stride
 	// Lines of the leaving rows, at most 16 (about 40 rows of 3 slots);

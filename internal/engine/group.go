@@ -3,9 +3,11 @@ package engine
 import (
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/pond-go/pond/internal/aligned"
 	"github.com/pond-go/pond/internal/clock"
+	"github.com/pond-go/pond/internal/prefetch"
 	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
@@ -341,7 +343,13 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*ta
 		ds[j] = table.Column(out, p0.first+j)
 	}
 	order := g.order[lo:hi]
-	const ahead = 4
+	// Each partition's record (its engine and states, see arena) far
+	// ahead, then, once it is in, the rows it points to near ahead.
+	const ahead, far = 4, 8
+	rec := p0.arena.recordBytes()
+	for i := range min(far, len(order)) {
+		prefetch.Span(unsafe.Pointer(g.engines[order[i]]), rec)
+	}
 	for i := range min(ahead, len(order)) {
 		q := order[i]
 		g.engines[q].Prefetch(g.pending(q))
@@ -357,6 +365,9 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*ta
 		es := run[:min(emitRun, len(order)-from)]
 		for k := range es {
 			i := from + k
+			if i+far < len(order) {
+				prefetch.Span(unsafe.Pointer(g.engines[order[i+far]]), rec)
+			}
 			if i+ahead < len(order) {
 				q := order[i+ahead]
 				g.engines[q].Prefetch(g.pending(q))

@@ -7,3 +7,6 @@ func line(p unsafe.Pointer)
 
 //go:noescape
 func lines(p unsafe.Pointer, n int)
+
+//go:noescape
+func span(p unsafe.Pointer, bytes int)

@@ -7,3 +7,5 @@ import "unsafe"
 func line(unsafe.Pointer) {}
 
 func lines(unsafe.Pointer, int) {}
+
+func span(unsafe.Pointer, int) {}
