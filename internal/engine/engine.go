@@ -139,9 +139,9 @@ type Engine struct {
 }
 
 // winState is a window's position in the deque and its reducer states.
-// The states lie in the plan's arena, the window's of each kind side by
-// side (its minimums, then its maximums): winState points to the first of
-// each kind and counts them (the window plan's numbers), which is 80
+// The states lie in the engine's record (see arena), the window's of each
+// kind side by side (its minimums, then its maximums): winState points to
+// the first of each kind and counts them (the window plan's numbers), which is 80
 // bytes less than five slices, for every window of every partition.
 type winState struct {
 	head, added uint64
@@ -190,9 +190,9 @@ func (ws *winState) maxs() []reducers.Extreme {
 // its plan's generic.
 func (ws *winState) generic() []reducers.Window { return unsafe.Slice(ws.gen, ws.nGen) }
 
-// setStates points the window at its states: slices from the arena, of
-// at most 65,535 elements each (a plan has a state per aggregation), the
-// extremes its mins minimums then its maximums.
+// setStates points the window at its states: slices of the engine's
+// record, of at most 65,535 elements each (a plan has a state per
+// aggregation), the extremes its mins minimums then its maximums.
 func (ws *winState) setStates(mom []reducers.Moments, cnt []int, ext []reducers.Extreme, mins int) {
 	ws.mom, ws.nMom = unsafe.SliceData(mom), uint16(len(mom))
 	ws.cnt, ws.nCnt = unsafe.SliceData(cnt), uint16(len(cnt))
