@@ -456,13 +456,14 @@ func (e *Engine) dropArrays(low uint64) {
 
 // Prefetch starts loading what a fold of the engine will touch first and
 // is least likely to find in cache, beyond the engine's record (see
-// arena), which a tick prefetches a few engines earlier: the oldest rows of
-// each window (rows a minute old, for a minute-long window) — as many as
-// are about to leave when about rows arrive — and the deque's tail. A
-// window whose oldest row is within a few rows of the tail (a short
-// window) has its rows and the tail's slot loaded as one run; the tail
-// alone is loaded only when rows arrive. A tick prefetches a few engines
-// ahead of the one it folds.
+// arena), which a tick over many partitions prefetches a few engines
+// earlier (see cachedRecordBytes): the oldest rows of each window (rows
+// a minute old, for a minute-long window) — as many as are about to
+// leave when about rows arrive — and the deque's tail. A window whose
+// oldest row is within a few rows of the tail (a short window) has its
+// rows and the tail's slot loaded as one run; the tail alone is loaded
+// only when rows arrive. A tick prefetches a few engines ahead of the one
+// it folds.
 func (e *Engine) Prefetch(rows int) {
 	d := &e.dq
 	st := d.stride
