@@ -139,9 +139,9 @@ type Engine struct {
 }
 
 // winState is a window's position in the deque and its reducer states.
-// The states lie in the plan's arena, the window's of each kind side by
-// side (its minimums, then its maximums): winState points to the first of
-// each kind and counts them (the window plan's numbers), which is 80
+// The states lie in the engine's record (see arena), the window's of each
+// kind side by side (its minimums, then its maximums): winState points to
+// the first of each kind and counts them (the window plan's numbers), which is 80
 // bytes less than five slices, for every window of every partition.
 type winState struct {
 	head, added uint64
@@ -190,9 +190,9 @@ func (ws *winState) maxs() []reducers.Extreme {
 // its plan's generic.
 func (ws *winState) generic() []reducers.Window { return unsafe.Slice(ws.gen, ws.nGen) }
 
-// setStates points the window at its states: slices from the arena, of
-// at most 65,535 elements each (a plan has a state per aggregation), the
-// extremes its mins minimums then its maximums.
+// setStates points the window at its states: slices of the engine's
+// record, of at most 65,535 elements each (a plan has a state per
+// aggregation), the extremes its mins minimums then its maximums.
 func (ws *winState) setStates(mom []reducers.Moments, cnt []int, ext []reducers.Extreme, mins int) {
 	ws.mom, ws.nMom = unsafe.SliceData(mom), uint16(len(mom))
 	ws.cnt, ws.nCnt = unsafe.SliceData(cnt), uint16(len(cnt))
@@ -200,7 +200,8 @@ func (ws *winState) setStates(mom []reducers.Moments, cnt []int, ext []reducers.
 }
 
 // NewEngine returns an empty engine for the plan. Engines come from the
-// plan's arena: the state of engines made one after the other (the
+// plan's arena, each with its window and reducer states in one record
+// (see arena): the state of engines made one after the other (the
 // partitions of a node, in the order they appear) lies side by side in
 // memory, which is what a clock tick walks through; an engine released
 // is reused.
@@ -211,15 +212,22 @@ func (p *Plan) NewEngine() *Engine {
 		e.reuse()
 		return e
 	}
-	a := &p.arena
-	e := take(&a.engines, 1)
-	e[0] = Engine{p: p, wins: take(&a.wins, len(p.wins))}
-	eng := &e[0]
+	r := p.arena.record(p)
+	eng := r.engine()
+	*eng = Engine{p: p, wins: r.wins()}
 	eng.dq.stride = 1 + len(p.cols)
+	mom, ext, cnt, gen := r.moments(), r.extremes(), r.counts(), r.generic()
 	for w, wp := range p.wins {
 		ws := &eng.wins[w]
-		ws.setStates(take(&a.moments, len(wp.moments)), take(&a.counts, len(wp.counts)),
-			take(&a.extremes, len(wp.mins)+len(wp.maxs)), len(wp.mins))
+		var m []reducers.Moments
+		var x []reducers.Extreme
+		var c []int
+		var g []reducers.Window
+		m, mom = cut(mom, len(wp.moments))
+		x, ext = cut(ext, len(wp.mins)+len(wp.maxs))
+		c, cnt = cut(cnt, len(wp.counts))
+		g, gen = cut(gen, len(wp.generic))
+		ws.setStates(m, c, x, len(wp.mins))
 		for i, sq := range wp.squares {
 			if !sq {
 				ws.moments()[i].SkipSquares()
@@ -228,63 +236,16 @@ func (p *Plan) NewEngine() *Engine {
 		for i := range ws.maxs() {
 			ws.maxs()[i].SetMax()
 		}
-		gen := take(&a.generic, len(wp.generic))
-		for i, g := range wp.generic {
+		for i, gp := range wp.generic {
 			// NewPlan checked every reducer against its column.
-			gen[i] = reducers.NewWindow(reducers.SpecOf(g.red))
+			g[i] = reducers.NewWindow(reducers.SpecOf(gp.red))
 		}
-		ws.gen, ws.nGen = unsafe.SliceData(gen), uint16(len(gen))
+		ws.gen, ws.nGen = unsafe.SliceData(g), uint16(len(g))
 	}
 	if p.hasArr {
 		eng.arrs = map[uint64][]schema.Value{}
 	}
 	return eng
-}
-
-// arena hands out the state of a plan's engines from chunks.
-type arena struct {
-	engines  []Engine
-	wins     []winState
-	moments  []reducers.Moments
-	extremes []reducers.Extreme
-	counts   []int
-	generic  []reducers.Window
-	free     []*Engine
-}
-
-// arenaChunkBytes are the sizes of an arena's chunks of one kind, in
-// turn, the last repeated: a plan of a few partitions takes a few small
-// chunks, one of thousands mostly 32 KB ones. Each is a size class of the
-// allocator, and a chunk holds as many elements as fit in it less the
-// 8-byte header the allocator adds to objects with pointers above 512
-// bytes: 256 Moments (16 KB) took 18 KB with their header, 12 % more.
-var arenaChunkBytes = [...]int{1 << 10, 4 << 10, 16 << 10, 32 << 10}
-
-// chunkLen returns the elements of size bytes in the chunk that follows
-// one of had elements.
-func chunkLen(size, had int) int {
-	for _, b := range arenaChunkBytes {
-		if n := (b - 8) / size; n > had {
-			return n
-		}
-	}
-	return max(1, (arenaChunkBytes[len(arenaChunkBytes)-1]-8)/size)
-}
-
-// take returns n fresh elements from the chunk of *s, starting a new chunk
-// when this one is full. The elements stay where they are for as long as
-// anything points to them.
-func take[T any](s *[]T, n int) []T {
-	if n == 0 {
-		return nil
-	}
-	if cap(*s)-len(*s) < n {
-		var z T
-		*s = make([]T, 0, max(n, chunkLen(int(unsafe.Sizeof(z)), cap(*s))))
-	}
-	k := len(*s)
-	*s = (*s)[:k+n]
-	return (*s)[k : k+n : k+n]
 }
 
 // reuse makes a released engine empty again.
@@ -397,6 +358,17 @@ func (e *Engine) fold(cut int64, pool *blockPool) {
 			rTo, aFrom := min(nh, ws.added), max(ws.added, nh)
 			switch {
 			case ws.head < rTo && aFrom < tail:
+				if !wp.rest {
+					// A window of sums alone whose leaving and entering
+					// rows each lie in one block: its sums shift here.
+					if rem, ok := e.rows(ws.head, rTo); ok {
+						if add, ok := e.rows(aFrom, tail); ok {
+							sl := reducers.Slide{Rem: rem, Add: add, Stride: st, RN: int(rTo - ws.head), AN: int(tail - aFrom)}
+							reducers.ShiftEach(ws.moments(), wp.moments, &sl)
+							break
+						}
+					}
+				}
 				e.shift(ws, wp, ws.head, rTo, aFrom, tail)
 			case ws.head < rTo:
 				e.remove(ws, wp, ws.head, rTo)
@@ -483,15 +455,16 @@ func (e *Engine) dropArrays(low uint64) {
 }
 
 // Prefetch starts loading what a fold of the engine will touch first and
-// is least likely to find in cache: the window states, the oldest rows of
-// each window (rows a minute old, for a minute-long window) — as many as
-// are about to leave when about rows arrive — and the deque's tail. A
-// window whose oldest row is within a few rows of the tail (a short
-// window) has its rows and the tail's slot loaded as one run; the tail
-// alone is loaded only when rows arrive. A tick prefetches a few engines
-// ahead of the one it folds.
+// is least likely to find in cache, beyond the engine's record (see
+// arena), which a tick over many partitions prefetches a few engines
+// earlier (see cachedRecordBytes): the oldest rows of each window (rows
+// a minute old, for a minute-long window) — as many as are about to
+// leave when about rows arrive — and the deque's tail. A window whose
+// oldest row is within a few rows of the tail (a short window) has its
+// rows and the tail's slot loaded as one run; the tail alone is loaded
+// only when rows arrive. A tick prefetches a few engines ahead of the one
+// it folds.
 func (e *Engine) Prefetch(rows int) {
-	prefetch.Line(unsafe.Pointer(&e.wins[0]))
 	d := &e.dq
 	st := d.stride
 	// Lines of the leaving rows, at most 16 (about 40 rows of 3 slots);

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"testing"
 	"time"
 
@@ -92,25 +93,45 @@ func (r *groupRig) tick() {
 	r.t += r.step
 }
 
+// groupTicks pushes n batches of the rig. It is a function of its own so
+// that a tool counting instructions can count its calls alone (valgrind
+// --tool=callgrind --toggle-collect='*groupTicks*').
+//
+//go:noinline
+func groupTicks(r *groupRig, n int) {
+	for range n {
+		r.tick()
+	}
+}
+
 // BenchmarkGroupTick measures the partitioned two-window rolling alone
 // (no series around it) in steady state: one op is one batch of one row
-// per partition.
+// per partition. At one row a second (N=1) every batch crosses one
+// boundary and every partition takes one row a tick, as the hosts of
+// BenchmarkSeedHosts do: P=1000 against P=100000 is the cost of the
+// partitions' state leaving the cache.
 func BenchmarkGroupTick(b *testing.B) {
 	for _, c := range []struct {
 		parts, perSec int
 		aligned       bool
-	}{{10, 1000, false}, {1000, 10, false}, {1000, 100, false}, {10, 1000, true}, {1000, 10, true}, {1000, 100, true}} {
+	}{{10, 1000, false}, {1000, 10, false}, {1000, 100, false}, {10, 1000, true}, {1000, 10, true}, {1000, 100, true},
+		{1000, 1, false}, {100000, 1, false}} {
 		b.Run(fmt.Sprintf("P=%d/N=%d/aligned=%v", c.parts, c.perSec, c.aligned), func(b *testing.B) {
 			r := newGroupRigMode(c.parts, c.perSec, c.aligned)
 			for range 61 * c.perSec { // fill the 1m windows
 				r.tick()
 			}
 			b.ReportAllocs()
+			// On one thread, so that callgrind, which follows each
+			// thread's calls, counts every groupTicks call whole.
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
 			for b.Loop() {
-				r.tick()
+				groupTicks(r, 1)
 			}
 			rows := float64(b.N * c.parts)
 			b.ReportMetric(rows/b.Elapsed().Seconds(), "rows/s")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/rows, "ns/row")
 		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/rolling"
+	"github.com/pond-go/pond/schema"
 )
 
 func TestWinStatePointsAtItsStatesInTheArena(t *testing.T) {
@@ -101,4 +102,69 @@ func TestArenaChunksFillTheirSizeClass(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	got := float64(after.TotalAlloc-before.TotalAlloc) / engines
 	assert.LessOrEqual(t, got, 1.02*float64(need), "bytes an engine takes, against %d its states need", need)
+}
+
+func TestEngineStatesLieInItsRecord(t *testing.T) {
+	// A tick at many partitions loads each partition's state from the
+	// engine's address alone: the engine, its windows and every reducer
+	// state lie in one run of bytes from it, no larger than they need.
+	windows := []rolling.Window{
+		{Name: "1m", Span: time.Minute, Aggs: []reduce.Agg{
+			{Out: "v_avg", From: "v", Using: reduce.Avg},
+			{Out: "w_sum", From: "w", Using: reduce.Sum},
+			{Out: "v_n", From: "v", Using: reduce.Count},
+			{Out: "v_min", From: "v", Using: reduce.Min},
+			{Out: "v_med", From: "v", Using: reduce.Median},
+		}},
+		{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{
+			{Out: "w_min", From: "w", Using: reduce.Min},
+			{Out: "w_max", From: "w", Using: reduce.Max},
+		}},
+	}
+	for _, c := range []struct {
+		name    string
+		src     *schema.Schema
+		windows []rolling.Window
+	}{{"seed", benchSchema, seedWindows}, {"every kind", testSchema, windows}} {
+		t.Run(c.name, func(t *testing.T) {
+			plan, err := NewPlan(c.src, c.windows, rolling.Options{}, nil, nil)
+			require.NoError(t, err)
+			for range 3 {
+				e := plan.NewEngine()
+				start := uintptr(unsafe.Pointer(e))
+				end := start + uintptr(plan.arena.recordBytes())
+				in := func(p unsafe.Pointer, size uintptr, what string) {
+					t.Helper()
+					assert.True(t, uintptr(p) >= start && uintptr(p)+size <= end, "%s outside the engine's record", what)
+				}
+				need := unsafe.Sizeof(*e)
+				for w := range e.wins {
+					ws := &e.wins[w]
+					in(unsafe.Pointer(ws), unsafe.Sizeof(*ws), "window state")
+					need += unsafe.Sizeof(*ws)
+					for i := range ws.moments() {
+						in(unsafe.Pointer(&ws.moments()[i]), unsafe.Sizeof(reducers.Moments{}), "moments")
+						need += unsafe.Sizeof(reducers.Moments{})
+					}
+					for i := range ws.mins() {
+						in(unsafe.Pointer(&ws.mins()[i]), unsafe.Sizeof(reducers.Extreme{}), "minimum")
+						need += unsafe.Sizeof(reducers.Extreme{})
+					}
+					for i := range ws.maxs() {
+						in(unsafe.Pointer(&ws.maxs()[i]), unsafe.Sizeof(reducers.Extreme{}), "maximum")
+						need += unsafe.Sizeof(reducers.Extreme{})
+					}
+					for i := range ws.counts() {
+						in(unsafe.Pointer(&ws.counts()[i]), 8, "count")
+						need += 8
+					}
+					for i := range ws.generic() {
+						in(unsafe.Pointer(&ws.generic()[i]), 16, "generic state")
+						need += 16
+					}
+				}
+				assert.Equal(t, need, end-start, "the record holds the states and nothing more")
+			}
+		})
+	}
 }

@@ -22,3 +22,13 @@ func Lines(p unsafe.Pointer, n int) {
 		lines(p, n)
 	}
 }
+
+// Span starts loading every cache line that holds one of the bytes bytes
+// from p: a struct or a run of structs that need not start at a line.
+// Like [Lines] it has no other effect, and callers pass addresses inside
+// one allocation.
+func Span(p unsafe.Pointer, bytes int) {
+	if bytes > 0 {
+		span(p, bytes)
+	}
+}

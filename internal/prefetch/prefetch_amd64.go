@@ -10,3 +10,6 @@ func lines(p unsafe.Pointer, n int)
 
 //go:noescape
 func two(p, r unsafe.Pointer)
+
+//go:noescape
+func span(p unsafe.Pointer, bytes int)

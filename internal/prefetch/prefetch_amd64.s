@@ -24,3 +24,29 @@ loop:
 	DECQ CX
 	JNZ loop
 	RET
+
+// func span(p unsafe.Pointer, bytes int), bytes > 0: four lines a turn,
+// then one at a time.
+TEXT ·span(SB), NOSPLIT|NOFRAME, $0-16
+	MOVQ p+0(FP), AX
+	MOVQ bytes+8(FP), CX
+	MOVQ AX, DX
+	ANDQ $63, DX
+	ADDQ DX, CX
+	SUBQ DX, AX
+four:
+	CMPQ CX, $256
+	JLE rest
+	PREFETCHT0 (AX)
+	PREFETCHT0 64(AX)
+	PREFETCHT0 128(AX)
+	PREFETCHT0 192(AX)
+	ADDQ $256, AX
+	SUBQ $256, CX
+	JMP four
+rest:
+	PREFETCHT0 (AX)
+	ADDQ $64, AX
+	SUBQ $64, CX
+	JGT rest
+	RET

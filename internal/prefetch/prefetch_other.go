@@ -9,3 +9,5 @@ func line(unsafe.Pointer) {}
 func lines(unsafe.Pointer, int) {}
 
 func two(unsafe.Pointer, unsafe.Pointer) {}
+
+func span(unsafe.Pointer, int) {}

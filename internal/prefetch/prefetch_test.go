@@ -39,3 +39,18 @@ func TestTwoHasNoEffect(t *testing.T) {
 		}
 	}
 }
+
+func TestSpanHasNoEffect(t *testing.T) {
+	x := make([]int64, 128)
+	for i := range x {
+		x[i] = int64(i)
+	}
+	for _, c := range []struct{ from, bytes int }{{0, 0}, {0, 8}, {3, 584}, {7, 256}, {1, 1000}, {5, -8}} {
+		Span(unsafe.Pointer(&x[c.from]), c.bytes)
+	}
+	for i := range x {
+		if x[i] != int64(i) {
+			t.Fatal("prefetching changed memory")
+		}
+	}
+}

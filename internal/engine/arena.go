@@ -1,0 +1,172 @@
+package engine
+
+import (
+	"reflect"
+	"unsafe"
+
+	"github.com/pond-go/pond/internal/reducers"
+)
+
+// arena hands out the state of a plan's engines from chunks, one record
+// per engine: the Engine, then its windows' winStates, Moments,
+// Extremes, counts and generic states, side by side. A tick at many
+// partitions finds each partition's state in one run of cache lines
+// (584 bytes for the seed's two windows: ten lines), and walks the
+// records of a chunk in address order, one stream; states kept in an
+// arena per kind took four runs of lines a partition, in four streams,
+// and an 8-byte chunk header in each kind's chunk put a 64-byte
+// Moments across two lines.
+//
+// A record's layout depends on the plan (how many states of each kind
+// its windows keep), so its type is made when the plan makes its first
+// engine (reflect.StructOf): the chunks are typed memory, whose pointers
+// the collector sees as it sees any struct's.
+type arena struct {
+	layout *recordLayout
+	chunk  unsafe.Pointer // the current chunk's first record
+	used   int            // records of the chunk handed out
+	n      int            // records in the chunk
+	free   []*Engine
+}
+
+// recordLayout is where each kind of state lies in a plan's records, in
+// bytes from the record's start, and how many of each it holds.
+type recordLayout struct {
+	typ              reflect.Type
+	size             uintptr
+	wins, mom, ext   uintptr
+	cnt, gen         uintptr
+	nWin, nMom, nExt int
+	nCnt, nGen       int
+}
+
+// arenaChunkBytes are the sizes of an arena's chunks, in turn, the last
+// repeated: a plan of a few partitions takes a few small chunks, one of
+// thousands mostly 32 KB ones. Each is a size class of the allocator,
+// and a chunk holds as many records as fit in it less the 8-byte header
+// the allocator adds to objects with pointers above 512 bytes.
+var arenaChunkBytes = [...]int{1 << 10, 4 << 10, 16 << 10, 32 << 10}
+
+// chunkLen returns the elements of size bytes in the chunk that follows
+// one of had elements.
+func chunkLen(size, had int) int {
+	for _, b := range arenaChunkBytes {
+		if n := (b - 8) / size; n > had {
+			return n
+		}
+	}
+	return max(1, (arenaChunkBytes[len(arenaChunkBytes)-1]-8)/size)
+}
+
+// newLayout builds the record type of p's engines.
+func newLayout(p *Plan) *recordLayout {
+	l := &recordLayout{nWin: len(p.wins)}
+	for _, wp := range p.wins {
+		l.nMom += len(wp.moments)
+		l.nExt += len(wp.mins) + len(wp.maxs)
+		l.nCnt += len(wp.counts)
+		l.nGen += len(wp.generic)
+	}
+	// In the order a fold reads them; kinds a plan does not keep take
+	// no field (a zero-length array last would add padding).
+	fields := []reflect.StructField{{Name: "E", Type: reflect.TypeFor[Engine]()}}
+	add := func(name string, n int, t reflect.Type) {
+		if n > 0 {
+			fields = append(fields, reflect.StructField{Name: name, Type: reflect.ArrayOf(n, t)})
+		}
+	}
+	add("W", l.nWin, reflect.TypeFor[winState]())
+	add("M", l.nMom, reflect.TypeFor[reducers.Moments]())
+	add("X", l.nExt, reflect.TypeFor[reducers.Extreme]())
+	add("C", l.nCnt, reflect.TypeFor[int]())
+	add("G", l.nGen, reflect.TypeFor[reducers.Window]())
+	l.typ = reflect.StructOf(fields)
+	l.size = l.typ.Size()
+	off := func(name string) uintptr {
+		f, ok := l.typ.FieldByName(name)
+		if !ok {
+			return 0
+		}
+		return f.Offset
+	}
+	l.wins, l.mom, l.ext, l.cnt, l.gen = off("W"), off("M"), off("X"), off("C"), off("G")
+	return l
+}
+
+// recordBytes returns the size of the plan's records, 0 before its first
+// engine.
+func (a *arena) recordBytes() int {
+	if a.layout == nil {
+		return 0
+	}
+	return int(a.layout.size)
+}
+
+// record is one engine's record in its arena.
+type record struct {
+	p unsafe.Pointer
+	l *recordLayout
+}
+
+// record returns a fresh (zeroed) record, starting a new chunk when the
+// current one is used up. Records stay where they are for as long as
+// anything points into them.
+func (a *arena) record(p *Plan) record {
+	if a.layout == nil {
+		a.layout = newLayout(p)
+	}
+	l := a.layout
+	if a.used == a.n {
+		n := chunkLen(int(l.size), a.n)
+		a.chunk = reflect.MakeSlice(reflect.SliceOf(l.typ), n, n).UnsafePointer()
+		a.used, a.n = 0, n
+	}
+	r := record{unsafe.Add(a.chunk, uintptr(a.used)*l.size), l}
+	a.used++
+	return r
+}
+
+func (r record) engine() *Engine { return (*Engine)(r.p) }
+
+func (r record) wins() []winState {
+	if r.l.nWin == 0 {
+		return nil
+	}
+	return unsafe.Slice((*winState)(unsafe.Add(r.p, r.l.wins)), r.l.nWin)
+}
+
+func (r record) moments() []reducers.Moments {
+	if r.l.nMom == 0 {
+		return nil
+	}
+	return unsafe.Slice((*reducers.Moments)(unsafe.Add(r.p, r.l.mom)), r.l.nMom)
+}
+
+func (r record) extremes() []reducers.Extreme {
+	if r.l.nExt == 0 {
+		return nil
+	}
+	return unsafe.Slice((*reducers.Extreme)(unsafe.Add(r.p, r.l.ext)), r.l.nExt)
+}
+
+func (r record) counts() []int {
+	if r.l.nCnt == 0 {
+		return nil
+	}
+	return unsafe.Slice((*int)(unsafe.Add(r.p, r.l.cnt)), r.l.nCnt)
+}
+
+func (r record) generic() []reducers.Window {
+	if r.l.nGen == 0 {
+		return nil
+	}
+	return unsafe.Slice((*reducers.Window)(unsafe.Add(r.p, r.l.gen)), r.l.nGen)
+}
+
+// cut returns the first n elements of s, nil when n is 0, and the rest.
+func cut[T any](s []T, n int) (head, rest []T) {
+	if n == 0 {
+		return nil, s
+	}
+	return s[:n:n], s[n:]
+}
