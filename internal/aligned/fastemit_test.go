@@ -45,32 +45,13 @@ func fastCaseGroup(t testing.TB, steady bool) (*Group, *schema.Table) {
 	return p.NewGroup(nil, 1, 0), outTable(wins)
 }
 
-// widenArrays appends to tab a row whose array cells hold a string, so
-// that its array columns keep their elements as values until tab is reset.
-func widenArrays(t testing.TB, tab *schema.Table) {
-	t.Helper()
-	row := make(schema.Row, tab.Schema().Len())
-	row[0] = schema.NanosValue(0)
-	for j := 1; j < len(row); j++ {
-		if tab.Schema().Column(j).Kind == schema.Array {
-			row[j] = schema.ArrayValue(schema.StringValue("w"))
-		}
-	}
-	require.True(t, tab.AppendRowValues(row))
-	for j := range row {
-		if c := table.Column(tab, j); table.Kind(c) == schema.Array {
-			require.True(t, c.Wide())
-		}
-	}
-}
-
 func TestGroupedEmissionWritesTheSwitchsRows(t *testing.T) {
 	// The same rows into a group whose windows emit through the grouped
 	// outputs (and, steady, close through closeSteady) and into one
 	// emitting through the switch over outputs and closing through the
 	// generic path: the same rows out, bit for bit, from open-step
 	// records and from panes. Wide: the grouped outputs write the samples
-	// to array columns that keep values (see widenArrays), one by one.
+	// to array columns that keep values (see table.Widen), one by one.
 	for _, c := range []struct{ steady, stepped, wide bool }{{false, true, false}, {false, false, false}, {true, true, false}, {false, true, true}, {true, true, true}} {
 		stepped := c.stepped
 		rng := rand.New(rand.NewPCG(3, 4))
@@ -78,7 +59,7 @@ func TestGroupedEmissionWritesTheSwitchsRows(t *testing.T) {
 		slow, want := fastCaseGroup(t, c.steady)
 		off := 0
 		if c.wide {
-			widenArrays(t, out)
+			require.True(t, table.Widen(out))
 			off = 1
 		}
 		for w := range fast.p.wins {

@@ -23,27 +23,8 @@ import (
 // the partition's engine emits on its own — with more partitions than a
 // run holds, partitions warming up beside warm ones in the same run, and
 // outputs of every kind. Every other push, the group's samples go to a
-// column that keeps its elements as values (see widenArrays), and the
+// column that keeps its elements as values (see table.Widen), and the
 // engines' alone to one that keeps numbers, or the other way round.
-// widenArrays appends to tab a row whose array cells hold a string, so
-// that its array columns keep their elements as values until tab is reset.
-func widenArrays(t testing.TB, tab *schema.Table) {
-	t.Helper()
-	row := make(schema.Row, tab.Schema().Len())
-	row[0] = schema.NanosValue(0)
-	for j := 1; j < len(row); j++ {
-		if tab.Schema().Column(j).Kind == schema.Array {
-			row[j] = schema.ArrayValue(schema.StringValue("w"))
-		}
-	}
-	require.True(t, tab.AppendRowValues(row))
-	for j := range row {
-		if c := table.Column(tab, j); table.Kind(c) == schema.Array {
-			require.True(t, c.Wide())
-		}
-	}
-}
-
 func TestTickEmitsEachPartitionAsItsEngineAlone(t *testing.T) {
 	windows := []rolling.Window{
 		{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{
@@ -121,7 +102,7 @@ func TestTickEmitsEachPartitionAsItsEngineAlone(t *testing.T) {
 		out := schema.NewTable(plan.Schema())
 		off := 0
 		if push%2 == 1 {
-			widenArrays(t, out)
+			require.True(t, table.Widen(out))
 			off = 1
 		}
 		plan.Bind(&in, tab, nil)
@@ -145,7 +126,7 @@ func TestTickEmitsEachPartitionAsItsEngineAlone(t *testing.T) {
 				want := schema.NewTable(plan.Schema())
 				at := 0
 				if push%2 == 0 {
-					widenArrays(t, want)
+					require.True(t, table.Widen(want))
 					at = 1
 				}
 				table.Column(want, 0).AppendTime(table.Column(out, 0).Time(row + off))

@@ -166,3 +166,27 @@ func Empties(ts []*schema.Table, n int, s *schema.Schema) []*schema.Table {
 	}
 	return ts
 }
+
+// Widen appends to t a row whose array cells each hold a string, so that
+// its array columns keep their elements as values until t is reset (see
+// [column.Col.Wide]), and reports whether every array column is now
+// wide. Tests use it to run the engines' writers against both forms of
+// an array column.
+func Widen(t *schema.Table) bool {
+	row := make(schema.Row, t.Schema().Len())
+	row[0] = schema.NanosValue(0)
+	for j := 1; j < len(row); j++ {
+		if t.Schema().Column(j).Kind == schema.Array {
+			row[j] = schema.ArrayValue(schema.StringValue("w"))
+		}
+	}
+	if !t.AppendRowValues(row) {
+		return false
+	}
+	for j := range row {
+		if c := Column(t, j); Kind(c) == schema.Array && !c.Wide() {
+			return false
+		}
+	}
+	return true
+}
