@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/pond-go/pond/live"
-	"github.com/pond-go/pond/schema"
 )
 
 // seedConfigs are the five configurations of docs/workload.md.
@@ -145,13 +144,14 @@ func runSeed(b *testing.B, st *SeedStream, warmSecs int, build func() (*SeedPipe
 		runtime.ReadMemStats(&ms)
 		a0, m0 := ms.Mallocs, ms.TotalAlloc
 		var emitted int
+		feed := st.Feed(warm)
 		runtime.LockOSThread()
 		start, c0 := time.Now(), threadCPU()
 		b.StartTimer()
 		// The label lets a CPU profile keep the timed pushes only:
 		// go tool pprof -tagfocus phase=timed.
 		pprof.SetGoroutineLabels(timedCtx)
-		out, emitted, err = pushTimed(p, timed, out)
+		out, emitted, err = pushTimed(p, feed, out)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -175,9 +175,9 @@ func runSeed(b *testing.B, st *SeedStream, warmSecs int, build func() (*SeedPipe
 // calls alone (valgrind --tool=callgrind --toggle-collect='*pushTimed*').
 //
 //go:noinline
-func pushTimed(p *SeedPipeline, timed []*schema.Batch, out []live.Output) ([]live.Output, int, error) {
+func pushTimed(p *SeedPipeline, timed *Feed, out []live.Output) ([]live.Output, int, error) {
 	emitted := 0
-	for _, x := range timed {
+	for x, ok := timed.Next(); ok; x, ok = timed.Next() {
 		var err error
 		if out, err = p.Series.PushMany(out[:0], x); err != nil {
 			return out, emitted, err

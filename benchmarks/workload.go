@@ -48,6 +48,11 @@ type SeedStream struct {
 	P, N    int // hosts, events per second per host
 	Seconds int
 	Batches []*schema.Batch
+	// The stream's cells, batch after batch, one array a column: each
+	// batch's columns are windows of them (see [SeedStream.Feed]).
+	times    []int64
+	cpu, req []float64
+	hosts    []string
 }
 
 // HostName returns the name of host h: "host-" and h zero-padded to 4
@@ -68,21 +73,61 @@ func NewSeedStream(p, n, secs int) *SeedStream {
 	rng := NewMulberry32(42)
 	tick := int64(1000/n) * int64(time.Millisecond)
 	k := secs * n
-	st := &SeedStream{P: p, N: n, Seconds: secs, Batches: make([]*schema.Batch, k)}
+	st := &SeedStream{P: p, N: n, Seconds: secs, Batches: make([]*schema.Batch, k),
+		times: make([]int64, 0, k*p), cpu: make([]float64, 0, k*p), req: make([]float64, 0, k*p), hosts: make([]string, 0, k*p)}
 	t0 := T0.UnixNano()
 	for i := range k {
-		b := schema.NewBatch(SeedSchema, p)
 		t := t0 + int64(i)*tick
 		for h := range p {
 			cpu, req := seedRow(rng)
-			b.Time = append(b.Time, t)
-			b.Cols[0].Num = append(b.Cols[0].Num, cpu)
-			b.Cols[1].Num = append(b.Cols[1].Num, req)
-			b.Cols[2].Str = append(b.Cols[2].Str, hosts[h])
+			st.times = append(st.times, t)
+			st.cpu = append(st.cpu, cpu)
+			st.req = append(st.req, req)
+			st.hosts = append(st.hosts, hosts[h])
 		}
+		b := schema.NewBatch(SeedSchema, 0)
+		st.view(b, i)
 		st.Batches[i] = b
 	}
 	return st
+}
+
+// view points b's columns at batch i of the stream's arrays (capped, so
+// that appending to b cannot write over the next batch).
+func (s *SeedStream) view(b *schema.Batch, i int) {
+	lo, hi := i*s.P, (i+1)*s.P
+	b.Time = s.times[lo:hi:hi]
+	b.Cols[0].Num = s.cpu[lo:hi:hi]
+	b.Cols[1].Num = s.req[lo:hi:hi]
+	b.Cols[2].Str = s.hosts[lo:hi:hi]
+}
+
+// Feed returns one batch that [Feed.Next] points at the stream's batches
+// in turn from batch from on, as a producer that decodes each batch into
+// a batch it reuses hands them over: the cells are the stream's, read
+// once, and the batch's own headers stay in cache (each of the stream's
+// Batches has headers of its own, about 450 bytes, cold when pushed).
+func (s *SeedStream) Feed(from int) *Feed {
+	return &Feed{st: s, b: schema.NewBatch(SeedSchema, 0), next: from}
+}
+
+// Feed hands over a [SeedStream]'s batches one after the other in one
+// reused batch; see [SeedStream.Feed].
+type Feed struct {
+	st   *SeedStream
+	b    *schema.Batch
+	next int
+}
+
+// Next returns the next batch, valid until the following call, and false
+// after the stream's last.
+func (f *Feed) Next() (*schema.Batch, bool) {
+	if f.next >= len(f.st.Batches) {
+		return nil, false
+	}
+	f.st.view(f.b, f.next)
+	f.next++
+	return f.b, true
 }
 
 // seedRow draws one row's cpu and requests: 15 uniforms, as WORKLOAD.md
