@@ -82,6 +82,13 @@ func (g *Group) closeSteady(q int32, pt *part, k, b int64, out *schema.Table, ds
 	p, sp, st := g.p, &g.p.st, &g.st
 	n := int64(st.n[q])
 	r := st.rec(sp, q)
+	sc.times[e] = b
+	if g.keys != nil {
+		table.AppendValue(table.Column(out, 1), g.keys.KeyValue(q))
+	}
+	// Each window's state, cells and columns are its own: a window is
+	// entered, emitted and left in one pass, its plan and state looked up
+	// once.
 	for _, w := range p.steady.multi {
 		wp, ws := &p.wins[w], &pt.wins[w]
 		s := ws.slot(ws.n)
@@ -91,29 +98,7 @@ func (g *Group) closeSteady(q int32, pt *part, k, b int64, out *schema.Table, ds
 		ws.enterRec(wp, k, pr, cs)
 		ws.hi = k + 1
 		ws.curS, ws.curE = 0, 0
-	}
-	for _, w := range p.steady.single {
-		ws := &pt.wins[w]
-		ws.curS, ws.curE = 0, 0
-		if ws.hi < ws.base {
-			ws.hi = ws.base
-		}
-		ws.hi = max(ws.hi, sc.his[w])
-	}
-	sc.times[e] = b
-	if g.keys != nil {
-		table.AppendValue(table.Column(out, 1), g.keys.KeyValue(q))
-	}
-	for w := range pt.wins {
-		wp := &p.wins[w]
-		if wp.single {
-			g.emitStepFast(w, &pt.wins[w], q, dsts, sc.cols, e)
-		} else {
-			p.emitFast(wp, &pt.wins[w], b, dsts, sc.cols, e)
-		}
-	}
-	for _, w := range p.steady.multi {
-		wp, ws := &p.wins[w], &pt.wins[w]
+		p.emitFast(wp, ws, b, dsts, sc.cols, e)
 		ws.leave(wp)
 		if ws.rebuild {
 			ws.resum(wp)
@@ -122,6 +107,12 @@ func (g *Group) closeSteady(q int32, pt *part, k, b int64, out *schema.Table, ds
 	}
 	for _, w := range p.steady.single {
 		wp, ws := &p.wins[w], &pt.wins[w]
+		ws.curS, ws.curE = 0, 0
+		if ws.hi < ws.base {
+			ws.hi = ws.base
+		}
+		ws.hi = max(ws.hi, sc.his[w])
+		g.emitStepFast(w, ws, q, dsts, sc.cols, e)
 		ws.base = max(ws.base, sc.los[w])
 		held = held || ws.held(wp)
 	}
