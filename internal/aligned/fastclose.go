@@ -45,12 +45,31 @@ func newSteadyPlan(p *Plan) steadyPlan {
 	return sp
 }
 
+// steadyBounds sets what a steady partition's windows hold at the
+// closing of pane k (see closeSteady), the same for every partition: a
+// window of more panes holds panes [los − 1, k) and closes to k + 1, so
+// at most one test a bound is left for each partition. sc holds the
+// windows' bounds.
+func (g *Group) steadyBounds(k int64, sc *closeScratch) {
+	p := g.p
+	sc.steadyOK = true
+	sc.bases = sc.bases[:0]
+	for _, w := range p.steady.multi {
+		base := sc.los[w] - 1
+		n := k - base
+		if sc.his[w] != k+1 || n <= 0 || n > p.wins[w].maxRing {
+			sc.steadyOK = false
+		}
+		sc.bases = append(sc.bases, base)
+	}
+}
+
 // steady reports whether partition pt, q, with rows in its record, is in
 // the steady state at the closing of pane k (see closeSteady), sc holding
-// the windows' bounds.
+// the closing's bounds (steadyBounds).
 func (g *Group) steady(q int32, pt *part, k int64, sc *closeScratch) bool {
 	p := g.p
-	if !pt.live || g.st.rows(q) == 0 {
+	if !sc.steadyOK || !pt.live || g.st.rows(q) == 0 {
 		return false
 	}
 	for _, w := range p.steady.single {
@@ -59,10 +78,12 @@ func (g *Group) steady(q int32, pt *part, k int64, sc *closeScratch) bool {
 			return false
 		}
 	}
-	for _, w := range p.steady.multi {
+	bases := sc.bases[:len(p.steady.multi)]
+	for i, w := range p.steady.multi {
 		ws := &pt.wins[w]
-		if ws.hi != k || ws.base+int64(ws.n) != k || ws.n == 0 || ws.n >= ws.cap || int64(ws.n) > p.wins[w].maxRing ||
-			sc.his[w] != k+1 || sc.los[w] != ws.base+1 || ws.rebuild {
+		// With steadyBounds' tests, the ring holds panes [base, k), one
+		// more fits, and the oldest leaves at the next boundary.
+		if ws.hi != k || ws.base != bases[i] || ws.base+int64(ws.n) != k || ws.n >= ws.cap || ws.rebuild {
 			return false
 		}
 	}
