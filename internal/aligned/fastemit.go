@@ -164,8 +164,7 @@ func putMoments(m *fastMom, s, c, q, qc float64, n int64, cols [][]float64, e in
 	}
 	mh, ml := ddDivF(s, c, float64(n))
 	if m.avg >= 0 {
-		x, ok := meanFrom(mh, ml)
-		cols[m.avg][e] = opt(x, ok)
+		cols[m.avg][e] = opt(mh+ml, true) // meanFrom's value; opt tests it finite
 	}
 	if m.stdev >= 0 {
 		x, ok := stdevFrom(s, q, qc, n, mh, ml)
