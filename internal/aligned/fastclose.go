@@ -45,12 +45,31 @@ func newSteadyPlan(p *Plan) steadyPlan {
 	return sp
 }
 
+// steadyBounds sets what a steady partition's windows hold at the
+// closing of pane k (see closeSteady), the same for every partition: a
+// window of more panes holds panes [los − 1, k) and closes to k + 1, so
+// at most one test a bound is left for each partition. sc holds the
+// windows' bounds.
+func (g *Group) steadyBounds(k int64, sc *closeScratch) {
+	p := g.p
+	sc.steadyOK = true
+	sc.bases = sc.bases[:0]
+	for _, w := range p.steady.multi {
+		base := sc.los[w] - 1
+		n := k - base
+		if sc.his[w] != k+1 || n <= 0 || n > p.wins[w].maxRing {
+			sc.steadyOK = false
+		}
+		sc.bases = append(sc.bases, base)
+	}
+}
+
 // steady reports whether partition pt, q, with rows in its record, is in
 // the steady state at the closing of pane k (see closeSteady), sc holding
-// the windows' bounds.
+// the closing's bounds (steadyBounds).
 func (g *Group) steady(q int32, pt *part, k int64, sc *closeScratch) bool {
 	p := g.p
-	if !pt.live || g.st.rows(q) == 0 {
+	if !sc.steadyOK || !pt.live || g.st.rows(q) == 0 {
 		return false
 	}
 	for _, w := range p.steady.single {
@@ -59,10 +78,12 @@ func (g *Group) steady(q int32, pt *part, k int64, sc *closeScratch) bool {
 			return false
 		}
 	}
-	for _, w := range p.steady.multi {
+	bases := sc.bases[:len(p.steady.multi)]
+	for i, w := range p.steady.multi {
 		ws := &pt.wins[w]
-		if ws.hi != k || ws.base+int64(ws.n) != k || ws.n == 0 || ws.n >= ws.cap || int64(ws.n) > p.wins[w].maxRing ||
-			sc.his[w] != k+1 || sc.los[w] != ws.base+1 || ws.rebuild {
+		// With steadyBounds' tests, the ring holds panes [base, k), one
+		// more fits, and the oldest leaves at the next boundary.
+		if ws.hi != k || ws.base != bases[i] || ws.base+int64(ws.n) != k || ws.n >= ws.cap || ws.rebuild {
 			return false
 		}
 	}
@@ -82,6 +103,13 @@ func (g *Group) closeSteady(q int32, pt *part, k, b int64, out *schema.Table, ds
 	p, sp, st := g.p, &g.p.st, &g.st
 	n := int64(st.n[q])
 	r := st.rec(sp, q)
+	sc.times[e] = b
+	if g.keys != nil {
+		table.AppendValue(table.Column(out, 1), g.keys.KeyValue(q))
+	}
+	// Each window's state, cells and columns are its own: a window is
+	// entered, emitted and left in one pass, its plan and state looked up
+	// once.
 	for _, w := range p.steady.multi {
 		wp, ws := &p.wins[w], &pt.wins[w]
 		s := ws.slot(ws.n)
@@ -91,29 +119,7 @@ func (g *Group) closeSteady(q int32, pt *part, k, b int64, out *schema.Table, ds
 		ws.enterRec(wp, k, pr, cs)
 		ws.hi = k + 1
 		ws.curS, ws.curE = 0, 0
-	}
-	for _, w := range p.steady.single {
-		ws := &pt.wins[w]
-		ws.curS, ws.curE = 0, 0
-		if ws.hi < ws.base {
-			ws.hi = ws.base
-		}
-		ws.hi = max(ws.hi, sc.his[w])
-	}
-	sc.times[e] = b
-	if g.keys != nil {
-		table.AppendValue(table.Column(out, 1), g.keys.KeyValue(q))
-	}
-	for w := range pt.wins {
-		wp := &p.wins[w]
-		if wp.single {
-			g.emitStepFast(w, &pt.wins[w], q, dsts, sc.cols, e)
-		} else {
-			p.emitFast(wp, &pt.wins[w], b, dsts, sc.cols, e)
-		}
-	}
-	for _, w := range p.steady.multi {
-		wp, ws := &p.wins[w], &pt.wins[w]
+		p.emitFast(wp, ws, b, dsts, sc.cols, e)
 		ws.leave(wp)
 		if ws.rebuild {
 			ws.resum(wp)
@@ -122,6 +128,12 @@ func (g *Group) closeSteady(q int32, pt *part, k, b int64, out *schema.Table, ds
 	}
 	for _, w := range p.steady.single {
 		wp, ws := &p.wins[w], &pt.wins[w]
+		ws.curS, ws.curE = 0, 0
+		if ws.hi < ws.base {
+			ws.hi = ws.base
+		}
+		ws.hi = max(ws.hi, sc.his[w])
+		g.emitStepFast(w, ws, q, dsts, sc.cols, e)
 		ws.base = max(ws.base, sc.los[w])
 		held = held || ws.held(wp)
 	}

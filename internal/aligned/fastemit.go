@@ -31,6 +31,21 @@ type fastOuts struct {
 	// holistic outputs.
 	samples   []stepSamples
 	stepOther []int
+	// From an open-step record too: each Moments' sums and count as
+	// record words, and the counts' and extremes' record words (in
+	// pairIdx.idx), looked up once here rather than at each closing.
+	stepMoms   []stepFastMom
+	stepCounts []pairIdx
+	stepExts   []pairIdx
+}
+
+// stepFastMom is a Moments of an open-step record: its outputs, its
+// sums' first record word (off) and its count's (nOff; −1: the step's
+// row count), and whether the record keeps its squares.
+type stepFastMom struct {
+	fastMom
+	off, nOff int
+	squares   bool
 }
 
 // stepSamples is a samples output of a number slot read from the step's
@@ -41,10 +56,21 @@ type stepSamples struct {
 	required bool
 }
 
-// setStep lists window w's holistic outputs as emitStepFast reads them
-// from the open step's record, laid out by sp.
-func (f *fastOuts) setStep(wp *winPlan, sw *stepWin) {
+// setStep lists window wp's outputs as emitStepFast reads them from the
+// open step's record, laid out by sp (sw: the window's part of it).
+func (f *fastOuts) setStep(wp *winPlan, sp *stepPlan, sw *stepWin) {
 	f.samples, f.stepOther = nil, nil
+	f.stepMoms, f.stepCounts, f.stepExts = nil, nil, nil
+	for _, m := range f.moms {
+		sm := &sp.moms[sw.moms[m.idx]]
+		f.stepMoms = append(f.stepMoms, stepFastMom{fastMom: m, off: sm.off, nOff: sm.nOff, squares: sm.squares})
+	}
+	for _, c := range f.counts {
+		f.stepCounts = append(f.stepCounts, pairIdx{sw.counts[c.idx], c.cell})
+	}
+	for _, c := range f.exts {
+		f.stepExts = append(f.stepExts, pairIdx{sw.exts[c.idx], c.cell})
+	}
 	for _, i := range f.raws {
 		rp := &wp.raws[i]
 		if rp.red.Op == reducers.OpSamples && rp.kind == schema.Number {
@@ -138,8 +164,7 @@ func putMoments(m *fastMom, s, c, q, qc float64, n int64, cols [][]float64, e in
 	}
 	mh, ml := ddDivF(s, c, float64(n))
 	if m.avg >= 0 {
-		x, ok := meanFrom(mh, ml)
-		cols[m.avg][e] = opt(x, ok)
+		cols[m.avg][e] = opt(mh+ml, true) // meanFrom's value; opt tests it finite
 	}
 	if m.stdev >= 0 {
 		x, ok := stdevFrom(s, q, qc, n, mh, ml)
@@ -179,7 +204,7 @@ func (p *Plan) emitFast(wp *winPlan, ws *winState, b int64, dsts []*table.Col, c
 // emitStepFast is emitStep for a window whose outputs fastOuts groups.
 func (g *Group) emitStepFast(w int, ws *winState, q int32, dsts []*table.Col, cols [][]float64, e int) {
 	p, sp, st := g.p, &g.p.st, &g.st
-	wp, sw := &p.wins[w], &sp.wins[w]
+	wp := &p.wins[w]
 	fo := &wp.fast
 	n := min(st.rows(q), countMax)
 	if wp.minSamples > 0 && n < int64(wp.minSamples) {
@@ -190,21 +215,24 @@ func (g *Group) emitStepFast(w int, ws *winState, q int32, dsts []*table.Col, co
 	for _, c := range fo.rows {
 		cols[c][e] = float64(n)
 	}
-	for i := range fo.moms {
-		m := &fo.moms[i]
-		j := sw.moms[m.idx]
-		f := r[sp.moms[j].off:]
+	for i := range fo.stepMoms {
+		m := &fo.stepMoms[i]
+		f := r[m.off:]
 		var sq, sqc float64
-		if sp.moms[j].squares {
+		if m.squares {
 			sq, sqc = math.Float64frombits(f[2]), math.Float64frombits(f[3])
 		}
-		putMoments(m, math.Float64frombits(f[0]), math.Float64frombits(f[1]), sq, sqc, sp.momCount(j, r, n), cols, e)
+		mn := n
+		if m.nOff >= 0 {
+			mn = min(int64(r[m.nOff]), countMax)
+		}
+		putMoments(&m.fastMom, math.Float64frombits(f[0]), math.Float64frombits(f[1]), sq, sqc, mn, cols, e)
 	}
-	for _, c := range fo.counts {
-		cols[c.cell][e] = float64(min(r[sw.counts[c.idx]], countMax))
+	for _, c := range fo.stepCounts {
+		cols[c.cell][e] = float64(min(r[c.idx], countMax))
 	}
-	for _, c := range fo.exts {
-		x := math.Float64frombits(r[sw.exts[c.idx]])
+	for _, c := range fo.stepExts {
+		x := math.Float64frombits(r[c.idx])
 		cols[c.cell][e] = opt(x, x == x)
 	}
 	raw := st.raws(q, len(sp.raw))

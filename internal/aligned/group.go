@@ -337,6 +337,9 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 	sc.ready(p, out, g.first, len(order))
 	e := 0                                   // rows emitted
 	k := floorDiv(b-p.step-p.anchor, p.step) // the closing step's pane, when stepped
+	if g.stepped && p.steady.ok {
+		g.steadyBounds(k, sc)
+	}
 	for i, q := range order {
 		// The pane that leaves, filled a window's span ago, is out of
 		// every cache: it is loaded a few partitions ahead.

@@ -28,6 +28,11 @@ type closeScratch struct {
 	cols  [][]float64
 	times []int64
 	n     int // rows grown
+	// A steady closing's bounds (see Group.steadyBounds): whether the
+	// closing can be steady at all, and the base each window of
+	// steadyPlan.multi has in a steady partition.
+	steadyOK bool
+	bases    []int64
 }
 
 // ready grows the cell columns of plan p's outputs in out (the first at

@@ -316,7 +316,7 @@ func NewPlan(s Spec) (*Plan, error) {
 	p.st = newStepPlan(p)
 	if p.st.ok {
 		for i := range p.wins {
-			p.wins[i].fast.setStep(&p.wins[i], &p.st.wins[i])
+			p.wins[i].fast.setStep(&p.wins[i], &p.st, &p.st.wins[i])
 		}
 	}
 	p.steady = newSteadyPlan(p)
