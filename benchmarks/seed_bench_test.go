@@ -138,13 +138,13 @@ func runSeed(b *testing.B, st *SeedStream, warmSecs int, build func() (*SeedPipe
 		for _, x := range st.Batches[:warm] {
 			out, _ = p.Series.PushMany(out[:0], x)
 		}
+		feed := st.Feed(warm)
 		// Collect the previous runs' pipelines now, not inside the timed
 		// loop: a long-running process has no such garbage.
 		runtime.GC()
 		runtime.ReadMemStats(&ms)
 		a0, m0 := ms.Mallocs, ms.TotalAlloc
 		var emitted int
-		feed := st.Feed(warm)
 		runtime.LockOSThread()
 		start, c0 := time.Now(), threadCPU()
 		b.StartTimer()
