@@ -5,52 +5,48 @@ import (
 	"unsafe"
 )
 
-func TestLineHasNoEffect(t *testing.T) {
-	x := []int64{1, 2, 3}
-	Line(unsafe.Pointer(&x[1]))
-	if x[0] != 1 || x[1] != 2 || x[2] != 3 {
-		t.Fatal("prefetching changed memory")
+// counting returns n words holding 0, 1, 2, …
+func counting(n int) []int64 {
+	x := make([]int64, n)
+	for i := range x {
+		x[i] = int64(i)
 	}
+	return x
+}
+
+// unchanged fails t unless x still holds 0, 1, 2, …
+func unchanged(t *testing.T, x []int64) {
+	t.Helper()
+	for i := range x {
+		if x[i] != int64(i) {
+			t.Fatal("prefetching changed memory")
+		}
+	}
+}
+
+func TestLineHasNoEffect(t *testing.T) {
+	x := counting(3)
+	Line(unsafe.Pointer(&x[1]))
+	unchanged(t, x)
 }
 
 func TestLinesHasNoEffect(t *testing.T) {
-	x := make([]int64, 64)
-	for i := range x {
-		x[i] = int64(i)
-	}
+	x := counting(64)
 	Lines(unsafe.Pointer(&x[3]), 4)
 	Lines(unsafe.Pointer(&x[0]), 0)
-	for i := range x {
-		if x[i] != int64(i) {
-			t.Fatal("prefetching changed memory")
-		}
-	}
+	unchanged(t, x)
 }
 
 func TestTwoHasNoEffect(t *testing.T) {
-	x := make([]int64, 16)
-	for i := range x {
-		x[i] = int64(i)
-	}
+	x := counting(16)
 	Two(unsafe.Pointer(&x[1]), unsafe.Pointer(&x[15]))
-	for i := range x {
-		if x[i] != int64(i) {
-			t.Fatal("prefetching changed memory")
-		}
-	}
+	unchanged(t, x)
 }
 
 func TestSpanHasNoEffect(t *testing.T) {
-	x := make([]int64, 128)
-	for i := range x {
-		x[i] = int64(i)
-	}
+	x := counting(128)
 	for _, c := range []struct{ from, bytes int }{{0, 0}, {0, 8}, {3, 584}, {7, 256}, {1, 1000}, {5, -8}} {
 		Span(unsafe.Pointer(&x[c.from]), c.bytes)
 	}
-	for i := range x {
-		if x[i] != int64(i) {
-			t.Fatal("prefetching changed memory")
-		}
-	}
+	unchanged(t, x)
 }
