@@ -126,9 +126,11 @@ func (o *fillOp) row(in *frame, i int, p int32, out *frame) bool {
 
 // keep records cell (i, j) of in as target x's last value.
 func (o *fillOp) keep(x int, c *table.Col, i int, in *frame, j int) {
-	v := in.tab.Value(i, j)
-	if a, ok := v.Array(); ok {
-		v = schema.ArrayValue(append([]schema.Value(nil), a...)...)
+	var v schema.Value
+	if a, ok := c.CopyArray(i); ok {
+		v = schema.ArrayValue(a...) // kept past the push: a copy of its own
+	} else {
+		v = in.tab.Value(i, j)
 	}
 	o.last[x], o.has[x] = v, true
 	o.lastSym[x] = 0
