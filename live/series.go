@@ -617,7 +617,13 @@ func (r *rootNode) take(b *schema.Batch, inOrder bool) error {
 	r.out.sorted = r.sorted
 	if all {
 		r.sel = nil
-		r.fillAll(b)
+		// The common push (a schema of numbers and strings, no missing
+		// cells) borrows the batch's columns without fillAll's choices.
+		if r.plain && allBorrowable(b) {
+			r.borrowAll(b)
+		} else {
+			r.fillAll(b)
+		}
 	} else {
 		r.sel = s.accept
 		r.out.reset()
