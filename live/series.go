@@ -723,7 +723,7 @@ func (r *rootNode) commit() {
 	s := r.s
 	f := &r.out
 	n := f.len()
-	src := store.Source{Table: f.tab, Syms: f.syms, IDs: f.ids}
+	src := &store.Source{Table: f.tab, Syms: f.syms, IDs: f.ids}
 	if r.sorted {
 		s.store.Append(src, 0, n)
 	} else {

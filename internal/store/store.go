@@ -163,8 +163,21 @@ type Source struct {
 }
 
 // Append appends rows [from, to) of src, which must not be before the last
-// row held.
-func (s *Store) Append(src Source, from, to int) {
+// row held. An append that fits in the last chunk (most) is checked inline,
+// the copy behind one call.
+func (s *Store) Append(src *Source, from, to int) {
+	end, k := s.head+s.n, to-from
+	if i := end / ChunkRows; i < len(s.chunks) && end%ChunkRows+k <= ChunkRows {
+		s.copyIn(s.chunks[i], end%ChunkRows, src, from, to)
+		s.n += k
+		s.added += k
+		return
+	}
+	s.appendChunks(src, from, to)
+}
+
+// appendChunks is Append over chunk boundaries, adding chunks as needed.
+func (s *Store) appendChunks(src *Source, from, to int) {
 	for from < to {
 		end := s.head + s.n
 		if end == len(s.chunks)*ChunkRows {
@@ -180,7 +193,7 @@ func (s *Store) Append(src Source, from, to int) {
 	}
 }
 
-func (s *Store) copyIn(c *chunk, o int, src Source, from, to int) {
+func (s *Store) copyIn(c *chunk, o int, src *Source, from, to int) {
 	n := to - from
 	cols := table.Columns(src.Table)
 	copy(c.t[o:o+n], cols[0].Times()[from:to])
@@ -215,7 +228,7 @@ func (s *Store) copyIn(c *chunk, o int, src Source, from, to int) {
 
 // Insert inserts row i of src at position r (0 ≤ r ≤ Len), shifting later
 // rows back by one. Its cost is proportional to Len − r.
-func (s *Store) Insert(r int, src Source, i int) {
+func (s *Store) Insert(r int, src *Source, i int) {
 	s.Append(src, i, i+1)
 	for k := s.n - 1; k > r; k-- {
 		s.move(k, k-1)
