@@ -485,8 +485,7 @@ func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 	if s.stepsFor != len(s.nodes) {
 		s.planSteps()
 	}
-	for i := range s.takeSteps {
-		st := &s.takeSteps[i]
+	for _, st := range s.takeSteps {
 		st.n.push(st.in)
 	}
 	s.root.retain()
