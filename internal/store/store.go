@@ -54,6 +54,13 @@ func (c ccol) flg() []uint8          { return unsafe.Slice((*uint8)(c.p), ChunkR
 func (c ccol) arr() [][]schema.Value { return unsafe.Slice((*[]schema.Value)(c.p), ChunkRows) }
 func cellsOf[T any](s []T) ccol      { return ccol{unsafe.Pointer(unsafe.SliceData(s))} }
 
+// putCells copies xs to the cells of a chunk's column from cell o on,
+// which the caller has checked the chunk has room for (o+len(xs) ≤
+// ChunkRows): the copy needs no bounds of its own.
+func putCells[T any](cells unsafe.Pointer, o int, xs []T) {
+	copy(unsafe.Slice((*T)(unsafe.Add(cells, uintptr(o)*unsafe.Sizeof(*new(T)))), len(xs)), xs)
+}
+
 // New returns an empty store for columns of the given kinds (kinds[0] is
 // the time). withIDs keeps an identity per row.
 func New(kinds []schema.Kind, withIDs bool) *Store {
@@ -194,17 +201,16 @@ func (s *Store) appendChunks(src *Source, from, to int) {
 }
 
 func (s *Store) copyIn(c *chunk, o int, src *Source, from, to int) {
-	n := to - from
 	cols := table.Columns(src.Table)
-	copy(c.t[o:o+n], cols[0].Times()[from:to])
+	putCells(unsafe.Pointer(unsafe.SliceData(c.t)), o, cols[0].Times()[from:to])
 	if s.ids {
-		copy(c.id[o:o+n], src.IDs[from:to])
+		putCells(unsafe.Pointer(unsafe.SliceData(c.id)), o, src.IDs[from:to])
 	}
 	for _, j := range s.nums {
-		copy(c.cols[j].num()[o:o+n], cols[j].Numbers()[from:to])
+		putCells(c.cols[j].p, o, cols[j].Numbers()[from:to])
 	}
 	for _, j := range s.syms {
-		copy(c.cols[j].sym()[o:o+n], src.Syms[j][from:to])
+		putCells(c.cols[j].p, o, src.Syms[j][from:to])
 	}
 	for _, j := range s.others {
 		col, cc := &cols[j], c.cols[j]

@@ -285,3 +285,39 @@ func TestSparesShrinkWithTheStore(t *testing.T) {
 	assert.LessOrEqual(t, len(s.chunks), 2)
 	assert.LessOrEqual(t, len(s.free), max(minSpare, len(s.chunks)))
 }
+
+// TestAppendsOfEverySizeFillEachChunkToItsEnd appends runs of sizes that
+// end inside a chunk, exactly at its end and past it, to a store with
+// identities and every kind of column: each cell of every row reads back
+// as it was appended, and no cell of a chunk's neighbour is written.
+func TestAppendsOfEverySizeFillEachChunkToItsEnd(t *testing.T) {
+	s := New(kinds(), true)
+	n := 3*ChunkRows + 5
+	ts := make([]int64, n)
+	for i := range ts {
+		ts[i] = int64(i)
+	}
+	src := source(ts)
+	for from, k := 0, 1; from < n; k++ {
+		to := min(from+k, n)
+		if from < ChunkRows && to > ChunkRows-3 {
+			to = ChunkRows // a run that ends exactly at the first chunk's end
+		}
+		s.Append(src, from, to)
+		from = to
+	}
+	require.Equal(t, n, s.Len())
+	assert.Equal(t, ts, times(s))
+	for r := range n {
+		require.Equal(t, float64(r)/2, s.Num(r, 1), "row %d", r)
+		require.Equal(t, uint32(r+1), s.Sym(r, 2), "row %d", r)
+		require.Equal(t, uint64(100+r), s.ID(r), "row %d", r)
+		require.Equal(t, uint8(2-r%2), s.Flag(r, 3), "row %d", r)
+	}
+	// The cells after the last row were never written: zero.
+	last := s.chunks[len(s.chunks)-1]
+	o := (s.head + s.n) % ChunkRows
+	assert.Zero(t, last.t[o])
+	assert.Zero(t, last.cols[1].num()[o])
+	assert.Zero(t, last.cols[2].sym()[o])
+}
