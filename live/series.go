@@ -721,10 +721,15 @@ func (r *rootNode) fill(b *schema.Batch, sel []int32, n int) {
 func (r *rootNode) commit() {
 	s := r.s
 	f := &r.out
-	n := f.len()
+	times := f.tab.Times()
+	n := len(times)
 	src := &store.Source{Table: f.tab, Syms: f.syms, IDs: f.ids}
+	last := int64(0) // the time of the store's last row, when n > 0
 	if r.sorted {
 		s.store.Append(src, 0, n)
+		if n > 0 {
+			last = times[n-1] // the rows went to the end, in order
+		}
 	} else {
 		for i := range n {
 			t := f.tab.TimeNanos(i)
@@ -734,6 +739,9 @@ func (r *rootNode) commit() {
 				s.store.Insert(s.store.UpperBound(t), src, i)
 			}
 		}
+		if n > 0 {
+			last = s.store.Time(s.store.Len() - 1)
+		}
 	}
 	s.ingested += uint64(n)
 	s.rejected += uint64(r.dropped)
@@ -741,7 +749,6 @@ func (r *rootNode) commit() {
 		r.rememberStrings()
 	}
 	if n > 0 {
-		last := s.store.Time(s.store.Len() - 1)
 		if !s.hasLatest || last > s.latest {
 			s.latest, s.hasLatest = last, true
 		}
