@@ -107,8 +107,10 @@ func (s *Store) newChunk() *chunk {
 }
 
 func (s *Store) loc(r int) (*chunk, int) {
-	p := s.head + r
-	return s.chunks[p/ChunkRows], p % ChunkRows
+	// Unsigned: a position is never negative, and so its division by
+	// the chunk size is a shift.
+	p := uint(s.head + r)
+	return s.chunks[p/ChunkRows], int(p % ChunkRows)
 }
 
 // Time returns the time of row r.
@@ -173,9 +175,9 @@ type Source struct {
 // row held. An append that fits in the last chunk (most) is checked inline,
 // the copy behind one call.
 func (s *Store) Append(src *Source, from, to int) {
-	end, k := s.head+s.n, to-from
-	if i := end / ChunkRows; i < len(s.chunks) && end%ChunkRows+k <= ChunkRows {
-		s.copyIn(s.chunks[i], end%ChunkRows, src, from, to)
+	end, k := uint(s.head+s.n), to-from
+	if i, o := end/ChunkRows, int(end%ChunkRows); i < uint(len(s.chunks)) && o+k <= ChunkRows {
+		s.copyIn(s.chunks[i], o, src, from, to)
 		s.n += k
 		s.added += k
 		return
