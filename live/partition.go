@@ -281,8 +281,10 @@ func (n *partitionNode) push(in *frame) {
 	// Most pushes route every row by its intern id in one run, here; the
 	// rest of the rows, if any, go through route.
 	i := 0
-	if n.kind == schema.String && in.syms[n.col] != nil {
-		i = n.router.RouteSyms(in.syms[n.col][:len(times)], times, in.ids[:len(times)], parts)
+	if n.kind == schema.String {
+		if syms := in.syms[n.col]; syms != nil {
+			i = n.router.RouteSyms(syms[:len(times)], times, in.ids[:len(times)], parts)
+		}
 	}
 	if i < len(times) {
 		n.route(in, times, parts, lazy, i)
