@@ -196,6 +196,7 @@ func (s *Series) Unwatch(id NodeID, kinds ...OutputKind) error {
 type watch struct {
 	b    *nodeBase
 	kind OutputKind
+	f    *frame // the frame of that kind: b's out, or its gone for Evict
 }
 
 // refreshWants recomputes which nodes must build their eviction frames,
@@ -205,7 +206,11 @@ func (s *Series) refreshWants() {
 	for k := Event; k <= Evict; k++ {
 		for _, n := range s.nodes {
 			if b := n.base(); b.watched[k] {
-				s.watches = append(s.watches, watch{b, k})
+				f := &b.out
+				if k == Evict {
+					f = &b.gone
+				}
+				s.watches = append(s.watches, watch{b, k, f})
 			}
 		}
 	}
@@ -520,11 +525,7 @@ type checker interface {
 
 func (s *Series) collect(dst []Output) []Output {
 	for _, w := range s.watches {
-		f := &w.b.out
-		if w.kind == Evict {
-			f = &w.b.gone
-		}
-		if f.len() > 0 {
+		if f := w.f; f.len() > 0 {
 			dst = append(dst, Output{Node: w.b.id, Kind: w.kind, Events: f.tab})
 		}
 	}
