@@ -278,7 +278,17 @@ func (n *partitionNode) push(in *frame) {
 	parts := slices.Grow(b.out.part[:0], len(times))[:len(times)]
 	b.out.part = parts
 	lazy := n.lazyLast()
-	n.route(in, times, parts, lazy)
+	// Most pushes route every row by its intern id in one run, here; the
+	// rest of the rows, if any, go through route.
+	i := 0
+	if n.kind == schema.String {
+		if syms := in.syms[n.col]; syms != nil {
+			i = n.router.RouteSyms(syms[:len(times)], times, in.ids[:len(times)], parts)
+		}
+	}
+	if i < len(times) {
+		n.route(in, times, parts, lazy, i)
+	}
 	if lazy {
 		n.stale = true // the last rows are the router's last rows
 		return
@@ -293,20 +303,19 @@ func (n *partitionNode) push(in *frame) {
 	}
 }
 
-// route gives each row of in its partition in parts (creating the
-// partitions of keys seen for the first time); the router records each
-// row (its time, its identity, the partition's count). String keys known
-// as intern ids are routed in runs. With lazy last rows, a partition's
-// first row is copied into its slot, which makes the slot.
-func (n *partitionNode) route(in *frame, times []int64, parts []int32, lazy bool) {
+// route gives each row of in from row from on its partition in parts
+// (creating the partitions of keys seen for the first time); the router
+// records each row (its time, its identity, the partition's count).
+// String keys known as intern ids are routed in runs, and then row from
+// is the first that the run before it could not route. With lazy last
+// rows, a partition's first row is copied into its slot, which makes the
+// slot.
+func (n *partitionNode) route(in *frame, times []int64, parts []int32, lazy bool, from int) {
 	ids := in.ids[:len(times)]
 	if n.kind == schema.String && in.syms[n.col] != nil {
 		syms := in.syms[n.col][:len(times)]
-		// Most pushes route every row in the first run.
-		i := n.router.RouteSyms(syms, times, ids, parts)
-		if i < len(times) {
-			n.routeOne(in, i, parts, lazy)
-		}
+		i := from
+		n.routeOne(in, i, parts, lazy)
 		for i++; i < len(times); i++ {
 			i += n.router.RouteSyms(syms[i:], times[i:], ids[i:], parts[i:])
 			if i < len(times) {
@@ -317,7 +326,7 @@ func (n *partitionNode) route(in *frame, times []int64, parts []int32, lazy bool
 		}
 		return
 	}
-	for i := range times {
+	for i := from; i < len(times); i++ {
 		n.routeOne(in, i, parts, lazy)
 	}
 }

@@ -17,7 +17,8 @@ import (
 type internCache struct {
 	strs []string
 	ids  []uint32
-	hit  bool // the last push matched the cache on every row
+	hit  bool   // the last push matched the cache on every row
+	hdr  string // headerBytes(strs), kept with strs
 }
 
 // id returns the id remembered for str at position i, or 0 when the cache
@@ -193,7 +194,21 @@ func (r *rootNode) buildCaches() {
 // when all of them do, the cache's own ids are returned, which nothing
 // writes to before the cache is next refreshed (rememberStrings, after a
 // push that missed it).
+//
+// The whole hit, every header the same bytes, is checked inline; the rest
+// is behind a call (internMiss).
 func (r *rootNode) internAll(j int, strs []string) []uint32 {
+	c := &r.cache[j]
+	if c.hit && headerBytes(strs) == c.hdr {
+		n := len(strs)
+		return c.ids[:n:n]
+	}
+	return r.internMiss(j, strs)
+}
+
+// internMiss is internAll for strings that are not all the cache's: the
+// cache gives the ids of those it holds at their positions.
+func (r *rootNode) internMiss(j int, strs []string) []uint32 {
 	cache := &r.cache[j]
 	held := cache.hit // the cache holds the last push's strings
 	hit := len(strs) == len(cache.strs)
@@ -267,6 +282,7 @@ func (r *rootNode) rememberStrings() {
 			continue // it holds these strings already
 		}
 		c.strs = append(c.strs[:0], table.Column(f.tab, j).Strings()...)
+		c.hdr = headerBytes(c.strs)
 		c.ids = append(c.ids[:0], ids...)
 	}
 }

@@ -196,6 +196,7 @@ func (s *Series) Unwatch(id NodeID, kinds ...OutputKind) error {
 type watch struct {
 	b    *nodeBase
 	kind OutputKind
+	f    *frame // the frame of that kind: b's out, or its gone for Evict
 }
 
 // refreshWants recomputes which nodes must build their eviction frames,
@@ -205,7 +206,11 @@ func (s *Series) refreshWants() {
 	for k := Event; k <= Evict; k++ {
 		for _, n := range s.nodes {
 			if b := n.base(); b.watched[k] {
-				s.watches = append(s.watches, watch{b, k})
+				f := &b.out
+				if k == Evict {
+					f = &b.gone
+				}
+				s.watches = append(s.watches, watch{b, k, f})
 			}
 		}
 	}
@@ -485,8 +490,7 @@ func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 	if s.stepsFor != len(s.nodes) {
 		s.planSteps()
 	}
-	for i := range s.takeSteps {
-		st := &s.takeSteps[i]
+	for _, st := range s.takeSteps {
 		st.n.push(st.in)
 	}
 	s.root.retain()
@@ -521,11 +525,7 @@ type checker interface {
 
 func (s *Series) collect(dst []Output) []Output {
 	for _, w := range s.watches {
-		f := &w.b.out
-		if w.kind == Evict {
-			f = &w.b.gone
-		}
-		if f.len() > 0 {
+		if f := w.f; f.len() > 0 {
 			dst = append(dst, Output{Node: w.b.id, Kind: w.kind, Events: f.tab})
 		}
 	}
@@ -617,7 +617,13 @@ func (r *rootNode) take(b *schema.Batch, inOrder bool) error {
 	r.out.sorted = r.sorted
 	if all {
 		r.sel = nil
-		r.fillAll(b)
+		// The common push (a schema of numbers and strings, no missing
+		// cells) borrows the batch's columns without fillAll's choices.
+		if r.plain && allBorrowable(b) {
+			r.borrowAll(b)
+		} else {
+			r.fillAll(b)
+		}
 	} else {
 		r.sel = s.accept
 		r.out.reset()
@@ -716,10 +722,15 @@ func (r *rootNode) fill(b *schema.Batch, sel []int32, n int) {
 func (r *rootNode) commit() {
 	s := r.s
 	f := &r.out
-	n := f.len()
-	src := store.Source{Table: f.tab, Syms: f.syms, IDs: f.ids}
+	times := f.tab.Times()
+	n := len(times)
+	src := &store.Source{Table: f.tab, Syms: f.syms, IDs: f.ids}
+	last := int64(0) // the time of the store's last row, when n > 0
 	if r.sorted {
 		s.store.Append(src, 0, n)
+		if n > 0 {
+			last = times[n-1] // the rows went to the end, in order
+		}
 	} else {
 		for i := range n {
 			t := f.tab.TimeNanos(i)
@@ -729,6 +740,9 @@ func (r *rootNode) commit() {
 				s.store.Insert(s.store.UpperBound(t), src, i)
 			}
 		}
+		if n > 0 {
+			last = s.store.Time(s.store.Len() - 1)
+		}
 	}
 	s.ingested += uint64(n)
 	s.rejected += uint64(r.dropped)
@@ -736,7 +750,6 @@ func (r *rootNode) commit() {
 		r.rememberStrings()
 	}
 	if n > 0 {
-		last := s.store.Time(s.store.Len() - 1)
 		if !s.hasLatest || last > s.latest {
 			s.latest, s.hasLatest = last, true
 		}

@@ -41,7 +41,26 @@ func (in *Input) Time(i int) int64 { return in.times[i] }
 // schema. syms, when not nil, holds the intern ids of string columns
 // (syms[j] for column j); strings without ids are interned here. Number
 // columns are read in place, without copying.
+//
+// A plan that reads number columns only, bound before, binds without a
+// call beyond this one (the common push); the rest is in bind.
 func (p *Plan) Bind(in *Input, tab *schema.Table, syms [][]uint32) {
+	if p.notNum || len(in.enc) != len(p.cols) {
+		p.bind(in, tab, syms)
+		return
+	}
+	cols := table.Columns(tab)
+	in.times = cols[0].Times()
+	in.sorted = false
+	enc := in.enc[:len(p.cols)]
+	for k, j := range p.cols {
+		enc[k] = floatBits(cols[j].Numbers())
+	}
+}
+
+// bind is Bind the first time, or for a plan that reads other columns
+// than numbers.
+func (p *Plan) bind(in *Input, tab *schema.Table, syms [][]uint32) {
 	in.times = tab.Times()
 	in.sorted = false
 	n := len(in.times)

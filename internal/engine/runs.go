@@ -97,6 +97,12 @@ func (r *timeRuns) run(k uint64) []uint64 {
 	return r.ring[i : i+r.stride : i+r.stride]
 }
 
+// timeOf returns the time of run k (its first slot), without cutting its
+// slots out of the ring.
+func (r *timeRuns) timeOf(k uint64) int64 {
+	return int64(r.ring[int(k&uint64(r.runs()-1))*r.stride])
+}
+
 // add appends rows [from, to) of in, their times in non-decreasing order
 // when sorted, to the runs, the running counts, the engine's tail and its
 // latest time.
@@ -117,7 +123,7 @@ func (r *timeRuns) add(e *Engine, in *Input, from, to int, sorted bool) {
 			j++
 		}
 		mt = max(mt, t)
-		if r.tail == r.front || int64(r.run(r.tail - 1)[0]) != t {
+		if r.tail == r.front || r.timeOf(r.tail-1) != t {
 			r.push(t, n)
 		}
 		for k, c := range in.enc {

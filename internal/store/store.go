@@ -54,6 +54,13 @@ func (c ccol) flg() []uint8          { return unsafe.Slice((*uint8)(c.p), ChunkR
 func (c ccol) arr() [][]schema.Value { return unsafe.Slice((*[]schema.Value)(c.p), ChunkRows) }
 func cellsOf[T any](s []T) ccol      { return ccol{unsafe.Pointer(unsafe.SliceData(s))} }
 
+// putCells copies xs to the cells of a chunk's column from cell o on,
+// which the caller has checked the chunk has room for (o+len(xs) ≤
+// ChunkRows): the copy needs no bounds of its own.
+func putCells[T any](cells unsafe.Pointer, o int, xs []T) {
+	copy(unsafe.Slice((*T)(unsafe.Add(cells, uintptr(o)*unsafe.Sizeof(*new(T)))), len(xs)), xs)
+}
+
 // New returns an empty store for columns of the given kinds (kinds[0] is
 // the time). withIDs keeps an identity per row.
 func New(kinds []schema.Kind, withIDs bool) *Store {
@@ -100,8 +107,10 @@ func (s *Store) newChunk() *chunk {
 }
 
 func (s *Store) loc(r int) (*chunk, int) {
-	p := s.head + r
-	return s.chunks[p/ChunkRows], p % ChunkRows
+	// Unsigned: a position is never negative, and so its division by
+	// the chunk size is a shift.
+	p := uint(s.head + r)
+	return s.chunks[p/ChunkRows], int(p % ChunkRows)
 }
 
 // Time returns the time of row r.
@@ -163,8 +172,21 @@ type Source struct {
 }
 
 // Append appends rows [from, to) of src, which must not be before the last
-// row held.
-func (s *Store) Append(src Source, from, to int) {
+// row held. An append that fits in the last chunk (most) is checked inline,
+// the copy behind one call.
+func (s *Store) Append(src *Source, from, to int) {
+	end, k := uint(s.head+s.n), to-from
+	if i, o := end/ChunkRows, int(end%ChunkRows); i < uint(len(s.chunks)) && o+k <= ChunkRows {
+		s.copyIn(s.chunks[i], o, src, from, to)
+		s.n += k
+		s.added += k
+		return
+	}
+	s.appendChunks(src, from, to)
+}
+
+// appendChunks is Append over chunk boundaries, adding chunks as needed.
+func (s *Store) appendChunks(src *Source, from, to int) {
 	for from < to {
 		end := s.head + s.n
 		if end == len(s.chunks)*ChunkRows {
@@ -180,18 +202,17 @@ func (s *Store) Append(src Source, from, to int) {
 	}
 }
 
-func (s *Store) copyIn(c *chunk, o int, src Source, from, to int) {
-	n := to - from
+func (s *Store) copyIn(c *chunk, o int, src *Source, from, to int) {
 	cols := table.Columns(src.Table)
-	copy(c.t[o:o+n], cols[0].Times()[from:to])
+	putCells(unsafe.Pointer(unsafe.SliceData(c.t)), o, cols[0].Times()[from:to])
 	if s.ids {
-		copy(c.id[o:o+n], src.IDs[from:to])
+		putCells(unsafe.Pointer(unsafe.SliceData(c.id)), o, src.IDs[from:to])
 	}
 	for _, j := range s.nums {
-		copy(c.cols[j].num()[o:o+n], cols[j].Numbers()[from:to])
+		putCells(c.cols[j].p, o, cols[j].Numbers()[from:to])
 	}
 	for _, j := range s.syms {
-		copy(c.cols[j].sym()[o:o+n], src.Syms[j][from:to])
+		putCells(c.cols[j].p, o, src.Syms[j][from:to])
 	}
 	for _, j := range s.others {
 		col, cc := &cols[j], c.cols[j]
@@ -215,7 +236,7 @@ func (s *Store) copyIn(c *chunk, o int, src Source, from, to int) {
 
 // Insert inserts row i of src at position r (0 ≤ r ≤ Len), shifting later
 // rows back by one. Its cost is proportional to Len − r.
-func (s *Store) Insert(r int, src Source, i int) {
+func (s *Store) Insert(r int, src *Source, i int) {
 	s.Append(src, i, i+1)
 	for k := s.n - 1; k > r; k-- {
 		s.move(k, k-1)

@@ -30,7 +30,7 @@ func kinds() []schema.Kind {
 	return k
 }
 
-func source(times []int64) Source {
+func source(times []int64) *Source {
 	t := schema.NewTable(sch)
 	syms := make([][]uint32, sch.Len())
 	var ids []uint64
@@ -43,7 +43,7 @@ func source(times []int64) Source {
 		table.Column(t, 4).AppendArray([]schema.Value{schema.NumberValue(float64(i))})
 		ids = append(ids, uint64(100+i))
 	}
-	return Source{Table: t, Syms: syms, IDs: ids}
+	return &Source{Table: t, Syms: syms, IDs: ids}
 }
 
 func times(s *Store) []int64 {
@@ -112,7 +112,7 @@ func TestBoundsAndSteadyStateDoesNotAllocate(t *testing.T) {
 		table.Column(tab, 2).AppendStr("x")
 		syms[2] = append(syms[2], 1)
 	}
-	src := Source{Table: tab, Syms: syms}
+	src := &Source{Table: tab, Syms: syms}
 	s.Append(src, 0, 1000)
 	assert.Equal(t, 10, s.LowerBound(10))
 	assert.Equal(t, 11, s.UpperBound(10))
@@ -129,13 +129,13 @@ func TestBoundsAndSteadyStateDoesNotAllocate(t *testing.T) {
 
 // numSource is a source of n rows of a time and a number column, at times
 // from t0 on.
-func numSource(n int, t0 int64) Source {
+func numSource(n int, t0 int64) *Source {
 	tab := schema.NewTable(schema.MustNew(sch.Columns()[:2]...))
 	for i := range n {
 		table.Column(tab, 0).AppendTime(t0 + int64(i))
 		table.Column(tab, 1).AppendNum(1)
 	}
-	return Source{Table: tab}
+	return &Source{Table: tab}
 }
 
 func TestPushesLargerThanAChunkDoNotAllocateInSteadyState(t *testing.T) {
@@ -200,7 +200,7 @@ func TestOlderCountsAsLowerBoundDoes(t *testing.T) {
 		table.Column(tab, 0).AppendTime(int64(i / 3))
 		table.Column(tab, 1).AppendNum(1)
 	}
-	s.Append(Source{Table: tab}, 0, rows)
+	s.Append(&Source{Table: tab}, 0, rows)
 	for cut := int64(-2); cut <= rows/3+2; cut++ {
 		require.Equal(t, s.LowerBound(cut), s.Older(cut), "cut %d", cut)
 	}
@@ -284,4 +284,40 @@ func TestSparesShrinkWithTheStore(t *testing.T) {
 	}
 	assert.LessOrEqual(t, len(s.chunks), 2)
 	assert.LessOrEqual(t, len(s.free), max(minSpare, len(s.chunks)))
+}
+
+// TestAppendsOfEverySizeFillEachChunkToItsEnd appends runs of sizes that
+// end inside a chunk, exactly at its end and past it, to a store with
+// identities and every kind of column: each cell of every row reads back
+// as it was appended, and no cell of a chunk's neighbour is written.
+func TestAppendsOfEverySizeFillEachChunkToItsEnd(t *testing.T) {
+	s := New(kinds(), true)
+	n := 3*ChunkRows + 5
+	ts := make([]int64, n)
+	for i := range ts {
+		ts[i] = int64(i)
+	}
+	src := source(ts)
+	for from, k := 0, 1; from < n; k++ {
+		to := min(from+k, n)
+		if from < ChunkRows && to > ChunkRows-3 {
+			to = ChunkRows // a run that ends exactly at the first chunk's end
+		}
+		s.Append(src, from, to)
+		from = to
+	}
+	require.Equal(t, n, s.Len())
+	assert.Equal(t, ts, times(s))
+	for r := range n {
+		require.Equal(t, float64(r)/2, s.Num(r, 1), "row %d", r)
+		require.Equal(t, uint32(r+1), s.Sym(r, 2), "row %d", r)
+		require.Equal(t, uint64(100+r), s.ID(r), "row %d", r)
+		require.Equal(t, uint8(2-r%2), s.Flag(r, 3), "row %d", r)
+	}
+	// The cells after the last row were never written: zero.
+	last := s.chunks[len(s.chunks)-1]
+	o := (s.head + s.n) % ChunkRows
+	assert.Zero(t, last.t[o])
+	assert.Zero(t, last.cols[1].num()[o])
+	assert.Zero(t, last.cols[2].sym()[o])
 }
