@@ -346,6 +346,32 @@ func (e *Engine) fold(cut int64, pool *blockPool) {
 		// Recomputed from its rows when more enter and leave than remain,
 		// or when rows enter a window that held none.
 		rebuild := tail-nh < ops || ws.head == ws.added && ops > 0
+		// The common folds of the layouts the engine knows, here: no
+		// call but the reducers' one pass.
+		switch wp.layout {
+		case layoutSums:
+			if !rebuild && e.slideShort(ws, wp, nh, tail) {
+				ws.head, ws.added = nh, tail
+				low = min(low, nh)
+				continue
+			}
+		case layoutFill:
+			if rebuild && tail-nh-1 < reducers.ShortRun {
+				// A few rows, in one block: refilled in one pass.
+				blk, i := e.dq.slotOf(nh)
+				n := int(tail - nh)
+				if f := &wp.fills[0]; i+n*st <= len(blk) {
+					if lo, hi, ok := ws.mom.FillRunMinMax(blk[i+f.slot:i+f.slot+(n-1)*st+1], st, n); ok {
+						ws.ext.SetValue(lo, true)
+						ws.maxAt(0).SetValue(hi, true)
+						ws.scalarExt = true
+						ws.head, ws.added = nh, tail
+						low = min(low, nh)
+						continue
+					}
+				}
+			}
+		}
 		if ws.scalarExt && ops > 0 && !rebuild {
 			// The window slides after being recomputed: its extremes'
 			// deques are built from the rows it holds first.
@@ -381,6 +407,32 @@ func (e *Engine) fold(cut int64, pool *blockPool) {
 	}
 	e.dropArrays(low)
 	e.dq.dropTo(low, pool)
+}
+
+// slideShort shifts the sums of a window of sums alone by a short slide
+// in place and reports true: rows [ws.head, nh) leave and [ws.added,
+// tail) enter, each at least one and at most reducers.ShortRun rows, in
+// one block, the leaving rows before the entering ones. It reports false
+// having changed nothing when the slide is not such a one.
+func (e *Engine) slideShort(ws *winState, wp *winPlan, nh, tail uint64) bool {
+	rn, an := nh-ws.head, tail-ws.added
+	if nh > ws.added || rn-1 >= reducers.ShortRun || an-1 >= reducers.ShortRun {
+		return false
+	}
+	st := e.dq.stride
+	rb, ri := e.dq.slotOf(ws.head)
+	ab, ai := e.dq.slotOf(ws.added)
+	if ri+int(rn)*st > len(rb) || ai+int(an)*st > len(ab) {
+		return false
+	}
+	sl := reducers.Slide{Rem: rb[ri : ri+int(rn)*st], Add: ab[ai : ai+int(an)*st], Stride: st, RN: int(rn), AN: int(an)}
+	for i, s := range wp.moments {
+		if m := ws.moment(i); !m.ShiftShort(&sl, s) {
+			m.RemoveSlots(sl.Rem, s, st, sl.RN)
+			m.AddSlots(sl.Add, s, st, sl.AN)
+		}
+	}
+	return true
 }
 
 // still reports whether no window evicts a row at cut: each time
