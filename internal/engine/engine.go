@@ -427,7 +427,14 @@ func (e *Engine) slideShort(ws *winState, wp *winPlan, nh, tail uint64) bool {
 	}
 	sl := reducers.Slide{Rem: rb[ri : ri+int(rn)*st], Add: ab[ai : ai+int(an)*st], Stride: st, RN: int(rn), AN: int(an)}
 	for i, s := range wp.moments {
-		if m := ws.moment(i); !m.ShiftShort(&sl, s) {
+		m := ws.moment(i)
+		var ok bool
+		if m.Squares() {
+			ok = m.ShiftSquares(&sl, s)
+		} else {
+			ok = m.ShiftSums(&sl, s)
+		}
+		if !ok {
 			m.RemoveSlots(sl.Rem, s, st, sl.RN)
 			m.AddSlots(sl.Add, s, st, sl.AN)
 		}

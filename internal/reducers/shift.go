@@ -171,9 +171,9 @@ func ShiftEach(ms []Moments, slots []int, sl *Slide) {
 			// The loop keeps only the slide's address across its calls.
 			var ok bool
 			if m.noSquares {
-				ok = m.shiftSums(sl, s)
+				ok = m.ShiftSums(sl, s)
 			} else {
-				ok = m.shiftSquares(sl, s)
+				ok = m.ShiftSquares(sl, s)
 			}
 			if ok {
 				continue
@@ -197,15 +197,20 @@ type Slide struct {
 // nothing, when the pass does not apply (the main band would empty, or a
 // value is missing or outside it), and the caller removes and adds the
 // values as ShiftSlots does. [ShiftEach] is it for a window's states;
-// a rolling engine calls it from its own loop.
+// a rolling engine calls [Moments.ShiftSums] or [Moments.ShiftSquares],
+// as [Moments.Squares] says, from its own loop.
 func (m *Moments) ShiftShort(sl *Slide, s int) bool {
 	if m.noSquares {
-		return m.shiftSums(sl, s)
+		return m.ShiftSums(sl, s)
 	}
-	return m.shiftSquares(sl, s)
+	return m.ShiftSquares(sl, s)
 }
 
-// shiftSums is ShiftShort for a Moments without squares: it takes the
+// Squares reports whether m keeps Σx² (see [Moments.SkipSquares]):
+// whether [Moments.ShiftSquares] or [Moments.ShiftSums] shifts it.
+func (m *Moments) Squares() bool { return !m.noSquares }
+
+// ShiftSums is [Moments.ShiftShort] for a Moments without squares: it takes the
 // values at off, off+stride, … of the slide's leaving rows (off below
 // stride, so one value a row) from the main band's sums and adds those
 // of its entering rows, moving the counts, and reports true, when the
@@ -214,7 +219,7 @@ func (m *Moments) ShiftShort(sl *Slide, s int) bool {
 // The exponents are checked without a branch per value: the largest
 // distance from the band's lowest exponent is compared once (a zero, of
 // any exponent, counts as in the band).
-func (m *Moments) shiftSums(sl *Slide, off int) bool {
+func (m *Moments) ShiftSums(sl *Slide, off int) bool {
 	b := &m.main
 	if !m.anchored || b.n <= sl.RN {
 		return false
@@ -249,8 +254,8 @@ func (m *Moments) shiftSums(sl *Slide, off int) bool {
 	return true
 }
 
-// shiftSquares is shiftSums for a Moments keeping Σx² too.
-func (m *Moments) shiftSquares(sl *Slide, off int) bool {
+// ShiftSquares is [Moments.ShiftSums] for a Moments keeping Σx² too.
+func (m *Moments) ShiftSquares(sl *Slide, off int) bool {
 	b := &m.main
 	if !m.anchored || b.n <= sl.RN {
 		return false
@@ -259,7 +264,7 @@ func (m *Moments) shiftSquares(sl *Slide, off int) bool {
 	rem, add, stride := sl.Rem, sl.Add, sl.Stride
 	s, c, q, qc := b.s, b.c, b.q, b.qc
 	var far uint
-	checkRem := m.n != b.n || m.big != 0 // see shiftSums
+	checkRem := m.n != b.n || m.big != 0 // see ShiftSums
 	for i := off; i < len(rem); i += stride {
 		bits := rem[i]
 		if checkRem {
