@@ -76,11 +76,13 @@ func TestLayoutFoldsMatchTheGeneralPath(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, layoutSums, plan.wins[0].layout)
 	require.Equal(t, layoutFill, plan.wins[1].layout)
+	require.True(t, plan.laid)
 	general, err := NewPlan(testSchema, windows, rolling.Options{}, nil, nil)
 	require.NoError(t, err)
 	for w := range general.wins {
 		general.wins[w].layout = layoutGeneral
 	}
+	general.laid = false
 	e, g := plan.NewEngine(), general.NewEngine()
 	rng := rand.New(rand.NewPCG(71, 72))
 	var in Input

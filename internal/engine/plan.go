@@ -43,11 +43,14 @@ type Plan struct {
 	// notNum: a column the plan reads is not a number column (Bind reads
 	// number columns in place and encodes the others).
 	notNum bool
-	pool   blockPool
-	arena  arena
-	dsts   []*table.Col  // scratch of Emit
-	first  int           // output column of the first aggregation
-	al     *aligned.Plan // the aligned engine's plan, when Options.Aligned
+	// laid: every window has a layout the engine folds in its own loop
+	// (see winLayout).
+	laid  bool
+	pool  blockPool
+	arena arena
+	dsts  []*table.Col  // scratch of Emit
+	first int           // output column of the first aggregation
+	al    *aligned.Plan // the aligned engine's plan, when Options.Aligned
 }
 
 type stateKind uint8
@@ -343,6 +346,10 @@ func NewPlan(src *schema.Schema, windows []rolling.Window, opts rolling.Options,
 	}
 	p.out = out
 	p.emits = p.emitPlan()
+	p.laid = true
+	for _, wp := range p.wins {
+		p.laid = p.laid && wp.layout != layoutGeneral
+	}
 	p.pool.setStride(1 + len(p.cols))
 	for _, k := range p.kinds {
 		if k == schema.String && syms == nil {
