@@ -289,11 +289,10 @@ func emitSamples(es []*Engine, r *winRun, minSamples int, o slotOut, dst *table.
 				k += e.numbersTo(elems[k:], r.ws[i].head, d.tail, slot, o.required)
 			case o.required:
 				// A value in every row: each row's, with no test.
-				run, src := elems[k:k+h], blk[j+slot:j+slot+(h-1)*st+1]
-				for q := range run {
-					run[q] = math.Float64frombits(src[q*st])
+				for q := j + slot; q < j+h*st; q += st {
+					elems[k] = math.Float64frombits(blk[q])
+					k++
 				}
-				k += h
 			default:
 				for q := j + slot; q < j+h*st; q += st {
 					if x := math.Float64frombits(blk[q]); x == x {
