@@ -370,7 +370,7 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*ta
 	// Each partition's buffered rows go to its deque before its fold:
 	// from the buffer through the sorted indices (see index), or the
 	// rows laid out by link.
-	indexed := g.indexed
+	indexed, laid := g.indexed, p0.laid
 	for from := 0; from < len(order); from += emitRun {
 		es := run[:min(emitRun, len(order)-from)]
 		nk := 0 // keys gathered, up to the first that is not a string
@@ -390,7 +390,11 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*ta
 			} else {
 				g.take(p, e, pool)
 			}
-			e.fold(t, pool)
+			if laid {
+				e.foldLaid(t, pool)
+			} else {
+				e.fold(t, pool)
+			}
 			es[k] = e
 			tc.AppendTime(b)
 			v := g.keys.KeyValue(p)
