@@ -448,17 +448,23 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 					done = true
 				}
 			}
-		} else if n := tail - nh; wp.layout == layoutFill && n-1 < reducers.ShortRun && (n < (tail-added)+(nh-head) || head == added) {
-			// layoutFill rebuilt from one to ShortRun rows in one
-			// block: refilled in one pass.
-			blk, i := d.slotOf(nh)
-			if f := &wp.fills[0]; i+int(n)*st <= len(blk) {
-				if lo, hi, ok := ws.mom.FillRunMinMax(blk[i+f.slot:i+f.slot+(int(n)-1)*st+1], st, int(n)); ok {
-					ws.ext.SetValue(lo, true)
-					ws.maxAt(0).SetValue(hi, true)
-					ws.scalarExt = true
-					done = true
+		} else if n, ops := tail-nh, (tail-added)+(nh-head); wp.layout == layoutFill && (n < ops || head == added && ops > 0) {
+			// layoutFill rebuilt: from one to ShortRun rows in one
+			// block refilled in one pass, others by rebuild.
+			if n-1 < reducers.ShortRun {
+				blk, i := d.slotOf(nh)
+				if f := &wp.fills[0]; i+int(n)*st <= len(blk) {
+					if lo, hi, ok := ws.mom.FillRunMinMax(blk[i+f.slot:i+f.slot+(int(n)-1)*st+1], st, int(n)); ok {
+						ws.ext.SetValue(lo, true)
+						ws.maxAt(0).SetValue(hi, true)
+						ws.scalarExt = true
+						done = true
+					}
 				}
+			}
+			if !done {
+				e.rebuild(ws, wp, nh, tail)
+				done = true
 			}
 		}
 		if !done {
