@@ -46,6 +46,15 @@
 // their values without deques until the window slides; long runs are
 // summed four rows at a time with AVX2 where the processor has it.
 //
+// Two window layouts are recognised when the plan is built: a time window
+// of sums alone, and one of a column's sums with its minimum and maximum
+// (outputs read from the deque aside). When every window of a plan has
+// one, the fold's common cases — a slide of a few rows shifting each sum
+// in one pass, a window of a few rows refilled in one pass — are done in
+// the fold's own loop, calling only the reducers' passes
+// ([reducers.Moments.ShiftSquares], [reducers.Moments.ShiftSums],
+// [reducers.Moments.FillRunMinMax]); the rest take the general path.
+//
 // # Emission
 //
 // A clock tick folds the partitions a run of a few dozen at a time and

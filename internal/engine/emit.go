@@ -287,8 +287,14 @@ func emitSamples(es []*Engine, r *winRun, minSamples int, o slotOut, dst *table.
 			switch blk, j := d.slotOf(r.ws[i].head); {
 			case j+h*st > len(blk):
 				k += e.numbersTo(elems[k:], r.ws[i].head, d.tail, slot, o.required)
+			case o.required && h <= shortSamples:
+				// A value in every row: each row's, with no test; a few
+				// rows slot by slot, without cutting runs first.
+				for q := j + slot; q < j+h*st; q += st {
+					elems[k] = math.Float64frombits(blk[q])
+					k++
+				}
 			case o.required:
-				// A value in every row: each row's, with no test.
 				run, src := elems[k:k+h], blk[j+slot:j+slot+(h-1)*st+1]
 				for q := range run {
 					run[q] = math.Float64frombits(src[q*st])
@@ -307,6 +313,10 @@ func emitSamples(es []*Engine, r *winRun, minSamples int, o slotOut, dst *table.
 	}
 	dst.DropNumElems(total - k)
 }
+
+// shortSamples is the most rows whose samples emitSamples copies slot by
+// slot; more are copied as a run, with one check of the run's bounds.
+const shortSamples = 4
 
 // numbersIn sets dst's first elements to the present numbers among
 // run[0], run[st], … and returns how many it set: at most len(dst). All

@@ -330,6 +330,10 @@ func (e *Engine) Fold(cut int64) { e.fold(cut, &e.p.pool) }
 
 // fold is Fold giving the blocks it frees to pool.
 func (e *Engine) fold(cut int64, pool *blockPool) {
+	if e.p.laid {
+		e.foldLaid(cut, pool)
+		return
+	}
 	wins := e.wins
 	tail, st := e.dq.tail, e.dq.stride
 	if wins[0].added == tail && e.still(cut) {
@@ -361,45 +365,135 @@ func (e *Engine) fold(cut int64, pool *blockPool) {
 				nh = e.scanTo(nh, tail, lim)
 			}
 		}
-		ops := (tail - ws.added) + (nh - ws.head)
-		// Recomputed from its rows when more enter and leave than remain,
-		// or when rows enter a window that held none.
-		rebuild := tail-nh < ops || ws.head == ws.added && ops > 0
-		if ws.scalarExt && ops > 0 && !rebuild {
-			// The window slides after being recomputed: its extremes'
-			// deques are built from the rows it holds first.
-			e.buildExtremes(ws, wp, ws.head, ws.added)
-		}
-		switch {
-		case rebuild:
-			e.rebuild(ws, wp, nh, tail)
-		default:
-			rTo, aFrom := min(nh, ws.added), max(ws.added, nh)
-			switch {
-			case ws.head < rTo && aFrom < tail:
-				if !wp.rest {
-					// A window of sums alone whose leaving and entering
-					// rows each lie in one block: its sums shift here.
-					if rem, ok := e.rows(ws.head, rTo); ok {
-						if add, ok := e.rows(aFrom, tail); ok {
-							sl := reducers.Slide{Rem: rem, Add: add, Stride: st, RN: int(rTo - ws.head), AN: int(tail - aFrom)}
-							reducers.ShiftEach(ws.moments(), wp.moments, &sl)
-							break
-						}
-					}
-				}
-				e.shift(ws, wp, ws.head, rTo, aFrom, tail)
-			case ws.head < rTo:
-				e.remove(ws, wp, ws.head, rTo)
-			case aFrom < tail:
-				e.add(ws, wp, aFrom, tail)
-			}
-		}
+		e.foldWindow(ws, wp, nh, tail)
 		ws.head, ws.added = nh, tail
 		low = min(low, nh)
 	}
 	e.dropArrays(low)
 	e.dq.dropTo(low, pool)
+}
+
+// foldWindow brings a window's states from rows [ws.head, ws.added) to
+// rows [nh, tail): rows before nh leave, rows from ws.added on enter, as
+// a shift, a removal, an addition or a rebuild from the rows. The caller
+// then moves the window's head and added to nh and tail.
+func (e *Engine) foldWindow(ws *winState, wp *winPlan, nh, tail uint64) {
+	ops := (tail - ws.added) + (nh - ws.head)
+	// Recomputed from its rows when more enter and leave than remain,
+	// or when rows enter a window that held none.
+	rebuild := tail-nh < ops || ws.head == ws.added && ops > 0
+	if ws.scalarExt && ops > 0 && !rebuild {
+		// The window slides after being recomputed: its extremes'
+		// deques are built from the rows it holds first.
+		e.buildExtremes(ws, wp, ws.head, ws.added)
+	}
+	if rebuild {
+		e.rebuild(ws, wp, nh, tail)
+		return
+	}
+	rTo, aFrom := min(nh, ws.added), max(ws.added, nh)
+	switch {
+	case ws.head < rTo && aFrom < tail:
+		if !wp.rest {
+			// A window of sums alone whose leaving and entering
+			// rows each lie in one block: its sums shift here.
+			if rem, ok := e.rows(ws.head, rTo); ok {
+				if add, ok := e.rows(aFrom, tail); ok {
+					sl := reducers.Slide{Rem: rem, Add: add, Stride: e.dq.stride, RN: int(rTo - ws.head), AN: int(tail - aFrom)}
+					reducers.ShiftEach(ws.moments(), wp.moments, &sl)
+					return
+				}
+			}
+		}
+		e.shift(ws, wp, ws.head, rTo, aFrom, tail)
+	case ws.head < rTo:
+		e.remove(ws, wp, ws.head, rTo)
+	case aFrom < tail:
+		e.add(ws, wp, aFrom, tail)
+	}
+}
+
+// foldLaid is fold for a plan whose windows all have a layout the engine
+// knows (see winLayout): the common folds of the layouts in its own loop,
+// without a call but the reducers' one pass (a short slide of a window
+// of sums, a few-row window refilled), the others through foldWindow.
+func (e *Engine) foldLaid(cut int64, pool *blockPool) {
+	d := &e.dq
+	wins := e.wins
+	tail, st := d.tail, d.stride
+	if wins[0].added == tail && e.still(cut) {
+		return // see fold
+	}
+	pws := e.p.wins[:len(wins)]
+	low := tail
+	for w := range wins {
+		ws, wp := &wins[w], &pws[w]
+		head, added := ws.head, ws.added
+		nh := head
+		if nh < tail {
+			lim := cut - wp.span
+			blk, i := d.slotOf(nh)
+			blk = blk[:min(len(blk), i+int(tail-nh)*st)]
+			for ; i < len(blk) && int64(blk[i]) < lim; i += st {
+				nh++
+			}
+			if i >= len(blk) && nh < tail {
+				nh = e.scanTo(nh, tail, lim)
+			}
+		}
+		done := false
+		if wp.layout == layoutSums {
+			// A slide of one to ShortRun rows out and in, fewer than
+			// remain (not a rebuild), each run in one block.
+			rn, an := nh-head, tail-added
+			if nh <= added && rn-1 < reducers.ShortRun && an-1 < reducers.ShortRun && tail-nh >= rn+an {
+				rb, ri := d.slotOf(head)
+				ab, ai := d.slotOf(added)
+				if ri+int(rn)*st <= len(rb) && ai+int(an)*st <= len(ab) {
+					sl := reducers.Slide{Rem: rb[ri : ri+int(rn)*st], Add: ab[ai : ai+int(an)*st], Stride: st, RN: int(rn), AN: int(an)}
+					for i, s := range wp.moments {
+						m := ws.moment(i)
+						var ok bool
+						if m.Squares() {
+							ok = m.ShiftSquares(&sl, s)
+						} else {
+							ok = m.ShiftSums(&sl, s)
+						}
+						if !ok {
+							m.RemoveSlots(sl.Rem, s, st, sl.RN)
+							m.AddSlots(sl.Add, s, st, sl.AN)
+						}
+					}
+					done = true
+				}
+			}
+		} else if n, ops := tail-nh, (tail-added)+(nh-head); wp.layout == layoutFill && (n < ops || head == added && ops > 0) {
+			// layoutFill rebuilt: from one to ShortRun rows in one
+			// block refilled in one pass, others by rebuild.
+			if n-1 < reducers.ShortRun {
+				blk, i := d.slotOf(nh)
+				if f := &wp.fills[0]; i+int(n)*st <= len(blk) {
+					if lo, hi, ok := ws.mom.FillRunMinMax(blk[i+f.slot:i+f.slot+(int(n)-1)*st+1], st, int(n)); ok {
+						ws.ext.SetValue(lo, true)
+						ws.maxAt(0).SetValue(hi, true)
+						ws.scalarExt = true
+						done = true
+					}
+				}
+			}
+			if !done {
+				e.rebuild(ws, wp, nh, tail)
+				done = true
+			}
+		}
+		if !done {
+			e.foldWindow(ws, wp, nh, tail)
+		}
+		ws.head, ws.added = nh, tail
+		low = min(low, nh)
+	}
+	e.dropArrays(low)
+	d.dropTo(low, pool)
 }
 
 // still reports whether no window evicts a row at cut: each time

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pond-go/pond/internal/aligned"
 	"github.com/pond-go/pond/internal/clock"
+	"github.com/pond-go/pond/internal/column"
 	"github.com/pond-go/pond/internal/prefetch"
 	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
@@ -362,12 +363,17 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*ta
 	// The partitions are folded a run at a time and the run's rows
 	// emitted output by output, while their states are still in cache.
 	var run [emitRun]*Engine
+	// A run's keys, when they are strings for a string column: appended
+	// at once after the run, not one value at a time.
+	var keys [emitRun]string
+	strKeys := kc.Kind() == column.String
 	// Each partition's buffered rows go to its deque before its fold:
 	// from the buffer through the sorted indices (see index), or the
 	// rows laid out by link.
-	indexed := g.indexed
+	indexed, laid := g.indexed, p0.laid
 	for from := 0; from < len(order); from += emitRun {
 		es := run[:min(emitRun, len(order)-from)]
+		nk := 0 // keys gathered, up to the first that is not a string
 		for k := range es {
 			i := from + k
 			if far > 0 && i+far < len(order) {
@@ -384,10 +390,27 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*ta
 			} else {
 				g.take(p, e, pool)
 			}
-			e.fold(t, pool)
+			if laid {
+				e.foldLaid(t, pool)
+			} else {
+				e.fold(t, pool)
+			}
 			es[k] = e
 			tc.AppendTime(b)
-			table.AppendValue(kc, g.keys.KeyValue(p))
+			v := g.keys.KeyValue(p)
+			if str, ok := v.Str(); ok && strKeys && nk == k {
+				keys[k] = str
+				nk++
+				continue
+			}
+			if nk == k {
+				kc.AppendStrs(keys[:nk])
+				nk = -1 // the rest of the run one by one
+			}
+			table.AppendValue(kc, v)
+		}
+		if nk == len(es) {
+			kc.AppendStrs(keys[:nk])
 		}
 		p0.emitRows(es, ds)
 	}

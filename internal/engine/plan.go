@@ -43,11 +43,14 @@ type Plan struct {
 	// notNum: a column the plan reads is not a number column (Bind reads
 	// number columns in place and encodes the others).
 	notNum bool
-	pool   blockPool
-	arena  arena
-	dsts   []*table.Col  // scratch of Emit
-	first  int           // output column of the first aggregation
-	al     *aligned.Plan // the aligned engine's plan, when Options.Aligned
+	// laid: every window has a layout the engine folds in its own loop
+	// (see winLayout).
+	laid  bool
+	pool  blockPool
+	arena arena
+	dsts  []*table.Col  // scratch of Emit
+	first int           // output column of the first aggregation
+	al    *aligned.Plan // the aligned engine's plan, when Options.Aligned
 }
 
 type stateKind uint8
@@ -79,6 +82,39 @@ type winPlan struct {
 	rest       bool          // the window keeps states besides its sums: counts, extremes or generic
 	extSlots   []extSlot     // the slots with a min or a max, each once
 	fills      []fillStep    // a rebuild's passes over the slots with sums or extremes
+	layout     winLayout     // the fold's own path for the window's states, if any
+}
+
+// winLayout names the window layouts whose common fold the engine does
+// in its own loop, without the general path's calls (see Engine.fold):
+// time windows that keep sums and extremes of number columns only.
+type winLayout uint8
+
+const (
+	layoutGeneral winLayout = iota
+	// layoutSums: Moments alone (count, sum, avg, stdev), which a short
+	// slide shifts in one pass each.
+	layoutSums
+	// layoutFill: one Moments with the minimum and the maximum of its
+	// column, which a window of a few rows refills at every fold in one
+	// pass.
+	layoutFill
+)
+
+// layoutOf returns the layout of a window plan whose fills are set.
+func layoutOf(wp *winPlan) winLayout {
+	if wp.count > 0 || len(wp.counts) > 0 || len(wp.generic) > 0 {
+		return layoutGeneral
+	}
+	switch {
+	case !wp.rest && len(wp.moments) > 0:
+		return layoutSums
+	case len(wp.moments) == 1 && len(wp.mins) == 1 && len(wp.maxs) == 1 && len(wp.fills) == 1:
+		// One pass reads all three: the min and max are on the sums'
+		// column.
+		return layoutFill
+	}
+	return layoutGeneral
 }
 
 // fillStep is one pass of a rebuild over a slot: its Moments state (index
@@ -301,6 +337,7 @@ func NewPlan(src *schema.Schema, windows []rolling.Window, opts rolling.Options,
 			}
 		}
 		wp.fills = fillSteps(&wp)
+		wp.layout = layoutOf(&wp)
 		p.wins = append(p.wins, wp)
 	}
 	out, err := schema.New(outCols...)
@@ -309,6 +346,10 @@ func NewPlan(src *schema.Schema, windows []rolling.Window, opts rolling.Options,
 	}
 	p.out = out
 	p.emits = p.emitPlan()
+	p.laid = true
+	for _, wp := range p.wins {
+		p.laid = p.laid && wp.layout != layoutGeneral
+	}
 	p.pool.setStride(1 + len(p.cols))
 	for _, k := range p.kinds {
 		if k == schema.String && syms == nil {

@@ -9,6 +9,11 @@ import "math"
 // of the calls it replaces.
 const smallRun = 4
 
+// ShortRun is the longest run [Moments.ShiftShort] and
+// [Moments.FillRunMinMax] take: runs whose one pass gives the bits of
+// the value-by-value calls it replaces.
+const ShortRun = smallRun
+
 // The three loops below (fill, remove, add) are alike on purpose: one
 // helper carrying the sums in a struct made the seed's 1000×10 pipeline
 // 40 % slower, the sums no longer staying in registers.
@@ -42,7 +47,7 @@ func (m *Moments) FillSlots(slots []uint64, off, stride, n int) {
 // one column.
 func (m *Moments) FillMinMax(slots []uint64, off, stride, n int) (lo, hi float64, ok bool) {
 	if uint(n-1) < smallRun {
-		if lo, hi, ok := m.fillRunMinMax(slots[off:off+(n-1)*stride+1], stride, n); ok {
+		if lo, hi, ok := m.FillRunMinMax(slots[off:off+(n-1)*stride+1], stride, n); ok {
 			return lo, hi, true
 		}
 	}
@@ -50,12 +55,16 @@ func (m *Moments) FillMinMax(slots []uint64, off, stride, n int) (lo, hi float64
 	return MinMaxSlots(slots, off, stride, n)
 }
 
-// fillRunMinMax is fillRun finding the smallest and largest value too, as
-// MinMaxSlots does (strict comparisons: the oldest of equal values), for
-// the n values of run, anchored at the first one, which must be present
-// and not zero: it sets the whole state when it reports true, with every
-// value present.
-func (m *Moments) fillRunMinMax(run []uint64, stride, n int) (lo, hi float64, ok bool) {
+// FillRunMinMax is [Moments.FillMinMax]'s one pass alone, for the n
+// values at run[0], run[stride], … (n at most [ShortRun], run ending at
+// the last of them): it finds the smallest and largest value, as
+// [MinMaxSlots] does (strict comparisons: the oldest of equal values),
+// and sets the whole state, anchored at the first value, and reports
+// true when every value is present, finite and in that band and the
+// first is not zero; otherwise it reports false having changed nothing,
+// and the caller takes FillMinMax. A rolling engine calls it from its
+// own loop for a window of a few rows rebuilt at each emission.
+func (m *Moments) FillRunMinMax(run []uint64, stride, n int) (lo, hi float64, ok bool) {
 	e0 := int(run[0] >> 52 & 0x7ff)
 	if e0 == 0 || e0 == 0x7ff {
 		return 0, 0, false
@@ -137,7 +146,7 @@ func (m *Moments) fillRun(run []uint64, stride, e0 int) bool {
 func (m *Moments) ShiftSlots(rem []uint64, roff, rn int, add []uint64, aoff, an, stride int) {
 	if uint(rn-1) < smallRun && uint(an-1) < smallRun {
 		sl := Slide{rem[roff : roff+(rn-1)*stride+1], add[aoff : aoff+(an-1)*stride+1], stride, rn, an}
-		if m.shiftShort(&sl, 0) {
+		if m.ShiftShort(&sl, 0) {
 			return
 		}
 	}
@@ -162,9 +171,9 @@ func ShiftEach(ms []Moments, slots []int, sl *Slide) {
 			// The loop keeps only the slide's address across its calls.
 			var ok bool
 			if m.noSquares {
-				ok = m.shiftSums(sl, s)
+				ok = m.ShiftSums(sl, s)
 			} else {
-				ok = m.shiftSquares(sl, s)
+				ok = m.ShiftSquares(sl, s)
 			}
 			if ok {
 				continue
@@ -182,18 +191,26 @@ type Slide struct {
 	Stride, RN, AN int
 }
 
-// shiftShort is the one pass of ShiftSlots over the values at s,
-// s+stride, … of the slide's runs (s below stride, so one value a row):
-// it reports false, having changed nothing, when the pass does not apply
-// (the main band would empty, or a value is missing or outside it).
-func (m *Moments) shiftShort(sl *Slide, s int) bool {
+// ShiftShort is the one pass of [Moments.ShiftSlots] over the values at
+// s, s+stride, … of the slide's runs (s below stride, so one value a row;
+// each run at most [ShortRun] rows): it reports false, having changed
+// nothing, when the pass does not apply (the main band would empty, or a
+// value is missing or outside it), and the caller removes and adds the
+// values as ShiftSlots does. [ShiftEach] is it for a window's states;
+// a rolling engine calls [Moments.ShiftSums] or [Moments.ShiftSquares],
+// as [Moments.Squares] says, from its own loop.
+func (m *Moments) ShiftShort(sl *Slide, s int) bool {
 	if m.noSquares {
-		return m.shiftSums(sl, s)
+		return m.ShiftSums(sl, s)
 	}
-	return m.shiftSquares(sl, s)
+	return m.ShiftSquares(sl, s)
 }
 
-// shiftSums is shiftShort for a Moments without squares: it takes the
+// Squares reports whether m keeps Σx² (see [Moments.SkipSquares]):
+// whether [Moments.ShiftSquares] or [Moments.ShiftSums] shifts it.
+func (m *Moments) Squares() bool { return !m.noSquares }
+
+// ShiftSums is [Moments.ShiftShort] for a Moments without squares: it takes the
 // values at off, off+stride, … of the slide's leaving rows (off below
 // stride, so one value a row) from the main band's sums and adds those
 // of its entering rows, moving the counts, and reports true, when the
@@ -202,7 +219,7 @@ func (m *Moments) shiftShort(sl *Slide, s int) bool {
 // The exponents are checked without a branch per value: the largest
 // distance from the band's lowest exponent is compared once (a zero, of
 // any exponent, counts as in the band).
-func (m *Moments) shiftSums(sl *Slide, off int) bool {
+func (m *Moments) ShiftSums(sl *Slide, off int) bool {
 	b := &m.main
 	if !m.anchored || b.n <= sl.RN {
 		return false
@@ -237,8 +254,8 @@ func (m *Moments) shiftSums(sl *Slide, off int) bool {
 	return true
 }
 
-// shiftSquares is shiftSums for a Moments keeping Σx² too.
-func (m *Moments) shiftSquares(sl *Slide, off int) bool {
+// ShiftSquares is [Moments.ShiftSums] for a Moments keeping Σx² too.
+func (m *Moments) ShiftSquares(sl *Slide, off int) bool {
 	b := &m.main
 	if !m.anchored || b.n <= sl.RN {
 		return false
@@ -247,7 +264,7 @@ func (m *Moments) shiftSquares(sl *Slide, off int) bool {
 	rem, add, stride := sl.Rem, sl.Add, sl.Stride
 	s, c, q, qc := b.s, b.c, b.q, b.qc
 	var far uint
-	checkRem := m.n != b.n || m.big != 0 // see shiftSums
+	checkRem := m.n != b.n || m.big != 0 // see ShiftSums
 	for i := off; i < len(rem); i += stride {
 		bits := rem[i]
 		if checkRem {

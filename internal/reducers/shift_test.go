@@ -256,3 +256,71 @@ func TestNotFiniteFindsAnyInfinityOrNaN(t *testing.T) {
 		}
 	}
 }
+
+// TestFillRunMinMaxChangesNothingWhenItDoesNotApply: the one pass alone
+// either sets the state FillMinMax sets, with its extremes, or reports
+// false and leaves the state as it was (a missing or non-finite value, a
+// value outside the first one's band, a first value of zero), whatever
+// the state held before.
+func TestFillRunMinMaxChangesNothingWhenItDoesNotApply(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 30))
+	applied, refused := 0, 0
+	for step := range 20000 {
+		var a, b, was Moments
+		if step%3 == 0 {
+			a.SkipSquares()
+			b.SkipSquares()
+			was.SkipSquares()
+		}
+		for range rng.IntN(4) {
+			x := shiftValues(rng)
+			a.Add(x)
+			b.Add(x)
+			was.Add(x)
+		}
+		n := 1 + rng.IntN(ShortRun)
+		stride := 1 + rng.IntN(3)
+		slots := make([]uint64, n*stride)
+		for r := range n {
+			x := float64(rng.IntN(1000)) / 8
+			if rng.IntN(6) == 0 {
+				x = shiftValues(rng)
+			}
+			slots[r*stride] = math.Float64bits(x)
+		}
+		lo, hi, ok := a.FillRunMinMax(slots[:(n-1)*stride+1], stride, n)
+		if !ok {
+			refused++
+			sameMoments(t, &a, &was, "step %d: refused, yet changed", step)
+			continue
+		}
+		applied++
+		wlo, whi, _ := b.FillMinMax(slots, 0, stride, n)
+		sameMoments(t, &a, &b, "step %d", step)
+		require.Equal(t, math.Float64bits(wlo), math.Float64bits(lo), "step %d", step)
+		require.Equal(t, math.Float64bits(whi), math.Float64bits(hi), "step %d", step)
+	}
+	require.Greater(t, applied, 1000)
+	require.Greater(t, refused, 1000)
+}
+
+// TestSquaresTellsWhichShiftApplies: a Moments keeps Σx² unless told to
+// skip it, and says so; each kind shifts through its own pass.
+func TestSquaresTellsWhichShiftApplies(t *testing.T) {
+	var with, without Moments
+	without.SkipSquares()
+	for _, x := range []float64{1, 2, 3} {
+		with.Add(x)
+		without.Add(x)
+	}
+	require.True(t, with.Squares())
+	require.False(t, without.Squares())
+	rows := []uint64{math.Float64bits(1), math.Float64bits(4)}
+	sl := Slide{Rem: rows[:1], Add: rows[1:], Stride: 1, RN: 1, AN: 1}
+	require.True(t, with.ShiftSquares(&sl, 0))
+	require.True(t, without.ShiftSums(&sl, 0))
+	sd, ok := with.Stdev()
+	require.True(t, ok)
+	require.InDelta(t, math.Sqrt(2.0/3), sd, 1e-15)
+	require.Equal(t, 9.0, without.Sum())
+}
