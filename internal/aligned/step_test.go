@@ -274,6 +274,69 @@ func TestASecondColumnFoldedWithTheSquaresGivesTheRecordsOfItsOwnFold(t *testing
 	assert.Panics(t, func() { foldSquaresWith(paired, w, 0, 4, []int32{0}, xs1, 7, xs1) }, "second sums past the record")
 }
 
+func TestThePairedFoldKernelWritesTheGoLoopsBits(t *testing.T) {
+	if !pairKernel {
+		t.Skip("no FMA and AVX: the Go loop is the only one")
+	}
+	// Records of 10 words: sums of y at 0, min and max at 2, sums and
+	// squares of x at 4 (two words unused). Values of every size: too
+	// big to square, sums that overflow (their errors NaN), subnormals,
+	// signed zeros.
+	rng := rand.New(rand.NewPCG(5, 6))
+	const w, nparts = 10, 7
+	value := func() uint64 {
+		switch rng.IntN(16) {
+		case 0:
+			return math.Float64bits(0x1p501)
+		case 1:
+			return math.Float64bits(-0x1p600)
+		case 2:
+			return math.Float64bits(math.MaxFloat64 / 3)
+		case 3:
+			return math.Float64bits(math.Copysign(0, -1))
+		case 4:
+			return math.Float64bits(0x1p-1070 * float64(rng.IntN(9)))
+		case 5:
+			return math.Float64bits(rng.NormFloat64() * 0x1p499)
+		}
+		return math.Float64bits(rng.NormFloat64()*10 + 100)
+	}
+	fresh := func() []uint64 {
+		recs := make([]uint64, nparts*w)
+		for q := range nparts {
+			recs[q*w+2], recs[q*w+3] = math.Float64bits(math.NaN()), math.Float64bits(math.NaN())
+		}
+		return recs
+	}
+	defer func(k bool) { pairKernel = k }(pairKernel)
+	nan := 0
+	for range 300 {
+		kernel, loop := fresh(), fresh() // some rounds overflow, some not
+		n := rng.IntN(40)
+		parts, xs, ys := make([]int32, n), make([]uint64, n), make([]uint64, n)
+		for i := range n {
+			parts[i], xs[i], ys[i] = int32(rng.IntN(nparts)), value(), value()
+		}
+		pairKernel = true
+		foldSquaresWith(kernel, w, 4, 2, parts, xs, 0, ys)
+		pairKernel = false
+		foldSquaresWith(loop, w, 4, 2, parts, xs, 0, ys)
+		require.Equal(t, loop, kernel)
+		for _, b := range kernel {
+			if f := math.Float64frombits(b); f != f {
+				nan++
+			}
+		}
+	}
+	assert.Positive(t, nan, "some sums overflowed")
+	pairKernel = true
+	for _, q := range []int32{nparts, -1} {
+		rec, ones := fresh(), []uint64{math.Float64bits(1), math.Float64bits(1)}
+		assert.Panics(t, func() { foldSquaresWith(rec, w, 4, 2, []int32{0, q}, ones, 0, ones) }, "partition %d", q)
+		assert.Equal(t, 1.0, math.Float64frombits(rec[0]), "the rows before it are folded, as the Go loop folds them")
+	}
+}
+
 // xs1 is one value, 1.
 var xs1 = []uint64{math.Float64bits(1)}
 

@@ -393,6 +393,12 @@ func foldSquaresWith(recs []uint64, w, off, ext int, parts []int32, xs []uint64,
 	nrec := uint(len(recs) / w)
 	base := unsafe.Pointer(unsafe.SliceData(recs))
 	size := uintptr(w) * 8
+	if pairKernel && ext >= 0 {
+		if foldPair(base, size, nrec, parts, xf, yf, off, ext, off2) < len(parts) {
+			panic("aligned: partition without a record")
+		}
+		return
+	}
 	for i, q := range parts {
 		if uint(q) >= nrec {
 			panic("aligned: partition without a record")

@@ -1,0 +1,121 @@
+#include "textflag.h"
+
+// func foldPair(base unsafe.Pointer, size uintptr, nrec uint, parts []int32, xs, ys []float64, off, ext, off2 int) int
+//
+// Row i, of partition q = parts[i], record r = base + q*size:
+//
+//	r[off2:] += ys[i] (double-double, TwoSum)
+//	r[ext] = min, r[ext+1] = max with xs[i] (NaN: none yet)
+//	r[off:] += xs[i], r[off+2:] += xs[i]² (double-double, the square's
+//	error by FMA), or r[off+2], r[off+3] = +Inf, 0 when xs[i]² is not
+//	below 2^1000 or r[off+2] is +Inf
+//
+// Each operation is the one the Go loop's compiled code makes, with the
+// same first operand, so the words are the same bits.
+//
+// AX base, DX size, R10 nrec, SI parts, CX rows, R11 xs, R12 ys, R8 off,
+// R9 ext, R13 off2, BX row, DI record; X12 2^1000, X13 the largest
+// float64, X14 +Inf; X0-X7 the row's values.
+TEXT ·foldPair(SB), NOSPLIT, $0-128
+	MOVQ base+0(FP), AX
+	MOVQ size+8(FP), DX
+	MOVQ nrec+16(FP), R10
+	MOVQ parts_base+24(FP), SI
+	MOVQ parts_len+32(FP), CX
+	MOVQ xs_base+48(FP), R11
+	MOVQ ys_base+72(FP), R12
+	MOVQ off+96(FP), R8
+	MOVQ ext+104(FP), R9
+	MOVQ off2+112(FP), R13
+	MOVQ $0x7e70000000000000, BX
+	VMOVQ BX, X12
+	MOVQ $0x7fefffffffffffff, BX
+	VMOVQ BX, X13
+	MOVQ $0x7ff0000000000000, BX
+	VMOVQ BX, X14
+	XORQ BX, BX
+	TESTQ CX, CX
+	JEQ done
+
+loop:
+	MOVLQSX (SI)(BX*4), DI
+	CMPQ DI, R10
+	JAE done // past the records (a negative q too)
+	IMULQ DX, DI
+	ADDQ AX, DI
+
+	// The second column's sums: s = y + a, bb = s - a,
+	// e = (y - bb) + (a - (s - bb)), c = e + c.
+	VMOVSD (DI)(R13*8), X3
+	VMOVSD (R12)(BX*8), X4
+	VADDSD X3, X4, X7
+	VSUBSD X3, X7, X5
+	VSUBSD X5, X7, X6
+	VSUBSD X6, X3, X3
+	VSUBSD X5, X4, X4
+	VADDSD X3, X4, X4
+	VADDSD 8(DI)(R13*8), X4, X4
+	VMOVSD X7, (DI)(R13*8)
+	VMOVSD X4, 8(DI)(R13*8)
+
+	// The extremes: the min when !(x >= min), the max when !(x <= max).
+	VMOVSD (R11)(BX*8), X2
+	VUCOMISD (DI)(R9*8), X2
+	JCC minKept
+	VMOVSD X2, (DI)(R9*8)
+
+minKept:
+	VMOVSD 8(DI)(R9*8), X3
+	VUCOMISD X2, X3
+	JCC maxKept
+	VMOVSD X2, 8(DI)(R9*8)
+
+maxKept:
+	// The sums of x, as the second column's.
+	VMOVSD (DI)(R8*8), X3
+	VADDSD X3, X2, X7
+	VSUBSD X3, X7, X5
+	VSUBSD X5, X7, X6
+	VSUBSD X6, X3, X3
+	VSUBSD X5, X2, X4
+	VADDSD X3, X4, X4
+	VADDSD 8(DI)(R8*8), X4, X4
+	VMOVSD X7, (DI)(R8*8)
+	VMOVSD X4, 8(DI)(R8*8)
+
+	// The squares: sq = x*x; marked when !(sq < 2^1000) or q > max.
+	VMULSD X2, X2, X1
+	VMOVSD 16(DI)(R8*8), X3
+	VUCOMISD X1, X12
+	JLS mark
+	VUCOMISD X13, X3
+	JHI mark
+
+	// s = q + sq, bb = s - q, e = (sq - bb) + (q - (s - bb));
+	// qc = ((x*x - sq) + e) + qc, the first term by FMA.
+	VADDSD X1, X3, X7
+	VSUBSD X3, X7, X5
+	VSUBSD X5, X7, X6
+	VSUBSD X6, X3, X3
+	VSUBSD X5, X1, X4
+	VADDSD X3, X4, X4
+	VMOVAPD X1, X6
+	VFMSUB231SD X2, X2, X6
+	VADDSD X4, X6, X6
+	VADDSD 24(DI)(R8*8), X6, X6
+	VMOVSD X7, 16(DI)(R8*8)
+	VMOVSD X6, 24(DI)(R8*8)
+
+next:
+	INCQ BX
+	CMPQ BX, CX
+	JLT loop
+
+done:
+	MOVQ BX, ret+120(FP)
+	RET
+
+mark:
+	VMOVSD X14, 16(DI)(R8*8)
+	MOVQ $0, 24(DI)(R8*8)
+	JMP next

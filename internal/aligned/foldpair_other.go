@@ -1,0 +1,12 @@
+//go:build !amd64
+
+package aligned
+
+import "unsafe"
+
+// pairKernel is false: foldSquaresWith folds its rows in Go.
+var pairKernel = false
+
+func foldPair(unsafe.Pointer, uintptr, uint, []int32, []float64, []float64, int, int, int) int {
+	return 0
+}
