@@ -392,18 +392,24 @@ func timeBounds(ts []int64) (lo, hi int64) {
 
 // allFinite reports whether every number of fs is finite: f−f is 0 for a
 // finite f and NaN for NaN and ±Inf, and a NaN stays in a sum. Four
-// sums keep the additions independent.
+// sums keep the additions independent; eight values a turn, read by
+// index, keep the loop's own work (re-slicing fs cost seven instructions
+// a turn) small beside them.
 func allFinite(fs []float64) bool {
 	var a, b, c, d float64
-	for len(fs) >= 4 {
-		x := (*[4]float64)(fs)
+	i := 0
+	for ; i <= len(fs)-8; i += 8 {
+		x := (*[8]float64)(fs[i : i+8])
 		a += x[0] - x[0]
 		b += x[1] - x[1]
 		c += x[2] - x[2]
 		d += x[3] - x[3]
-		fs = fs[4:]
+		a += x[4] - x[4]
+		b += x[5] - x[5]
+		c += x[6] - x[6]
+		d += x[7] - x[7]
 	}
-	for _, x := range fs {
+	for _, x := range fs[i:] {
 		a += x - x
 	}
 	return a+b+c+d == 0

@@ -8,10 +8,10 @@ import (
 )
 
 // TestAllFiniteSeesABadNumberInEveryLane puts a NaN or an infinity at
-// each position of batches of several lengths (each of the four sums and
-// the tail).
+// each position of batches of several lengths (each of the eight values
+// of a turn, in a first and a second turn, and the tail).
 func TestAllFiniteSeesABadNumberInEveryLane(t *testing.T) {
-	for n := 0; n <= 9; n++ {
+	for n := 0; n <= 19; n++ {
 		fs := make([]float64, n)
 		for i := range fs {
 			fs[i] = float64(i) - 3.5
