@@ -28,6 +28,28 @@ func TestAllFiniteSeesABadNumberInEveryLane(t *testing.T) {
 	}
 }
 
+// TestFirstUnsortedFindsTheFirstDecreaseAtEveryPosition puts a time
+// before the one before it at each position of batches of several
+// lengths (each time of a turn of four, in a first and a second turn,
+// and the tail), and a second decrease after it.
+func TestFirstUnsortedFindsTheFirstDecreaseAtEveryPosition(t *testing.T) {
+	for n := 0; n <= 13; n++ {
+		ts := make([]int64, n)
+		for i := range ts {
+			ts[i] = int64(i / 2) // equal times are in order
+		}
+		assert.Equal(t, 0, firstUnsorted(ts), "n=%d", n)
+		for i := 1; i < n; i++ {
+			bad := append([]int64(nil), ts...)
+			bad[i] = bad[i-1] - 1
+			if i+2 < n {
+				bad[i+2] = -100
+			}
+			assert.Equal(t, i, firstUnsorted(bad), "n=%d: a decrease at %d", n, i)
+		}
+	}
+}
+
 func TestTimeBoundsAreTheSmallestAndLargest(t *testing.T) {
 	lo, hi := timeBounds([]int64{5, -2, 9, 3})
 	assert.Equal(t, int64(-2), lo)
