@@ -9,23 +9,30 @@
 //	not below 2^1000 or r[off+2] is +Inf
 //
 // with off, ext and off2 (in words) in R8, R9 and R13, and X12 2^1000,
-// X13 the largest float64. Each operation is the one the Go loop's
-// compiled code makes, with the same first operand, so the words are
-// the same bits. X1 and X3-X7 are clobbered.
+// X13 the largest float64. Each operation (each lane of one, for the two
+// sums) is the one the Go loop's compiled code makes, with the same
+// first operand, so the words are the same bits. X1 and X3-X7 are
+// clobbered.
 #define FOLDROW(mark) \
-	/* The second column's sums: s = y + a, bb = s - a, */ \
-	/* e = (y - bb) + (a - (s - bb)), c = e + c. */ \
-	VMOVSD (DI)(R13*8), X3; \
-	VMOVSD (R12)(BX*8), X4; \
-	VADDSD X3, X4, X7; \
-	VSUBSD X3, X7, X5; \
-	VSUBSD X5, X7, X6; \
-	VSUBSD X6, X3, X3; \
-	VSUBSD X5, X4, X4; \
-	VADDSD X3, X4, X4; \
-	VADDSD 8(DI)(R13*8), X4, X4; \
-	VMOVSD X7, (DI)(R13*8); \
-	VMOVSD X4, 8(DI)(R13*8); \
+	/* The sums of x and of y, as two lanes [x, y] of one TwoSum each */ \
+	/* op (each lane's op is the scalar one, bit for bit): s = b + a, */ \
+	/* bb = s - a, e = (b - bb) + (a - (s - bb)), c = e + c. */ \
+	VMOVSD (DI)(R8*8), X3; \
+	VMOVHPD (DI)(R13*8), X3, X3; \
+	VMOVHPD (R12)(BX*8), X2, X4; \
+	VADDPD X3, X4, X7; \
+	VSUBPD X3, X7, X5; \
+	VSUBPD X5, X7, X6; \
+	VSUBPD X6, X3, X3; \
+	VSUBPD X5, X4, X4; \
+	VADDPD X3, X4, X4; \
+	VMOVSD 8(DI)(R8*8), X6; \
+	VMOVHPD 8(DI)(R13*8), X6, X6; \
+	VADDPD X6, X4, X4; \
+	VMOVSD X7, (DI)(R8*8); \
+	VMOVHPD X7, (DI)(R13*8); \
+	VMOVSD X4, 8(DI)(R8*8); \
+	VMOVHPD X4, 8(DI)(R13*8); \
 	/* The extremes: the min when !(x >= min), the max when !(x <= max). */ \
 	VUCOMISD (DI)(R9*8), X2; \
 	JCC 2(PC); \
@@ -34,17 +41,6 @@
 	VUCOMISD X2, X3; \
 	JCC 2(PC); \
 	VMOVSD X2, 8(DI)(R9*8); \
-	/* The sums of x, as the second column's. */ \
-	VMOVSD (DI)(R8*8), X3; \
-	VADDSD X3, X2, X7; \
-	VSUBSD X3, X7, X5; \
-	VSUBSD X5, X7, X6; \
-	VSUBSD X6, X3, X3; \
-	VSUBSD X5, X2, X4; \
-	VADDSD X3, X4, X4; \
-	VADDSD 8(DI)(R8*8), X4, X4; \
-	VMOVSD X7, (DI)(R8*8); \
-	VMOVSD X4, 8(DI)(R8*8); \
 	/* The squares: sq = x*x; marked when !(sq < 2^1000) or q > max. */ \
 	VMULSD X2, X2, X1; \
 	VMOVSD 16(DI)(R8*8), X3; \
