@@ -367,9 +367,22 @@ func (s *Schema) checkRow(i int, r Row) error {
 }
 
 // firstUnsorted returns the first row of ts whose time is before the one
-// before it, or 0 when the times do not decrease.
+// before it, or 0 when the times do not decrease. Four times a turn, the
+// last of a turn kept for the next, test each time with one load; the
+// turn with a decrease is gone over again one time at a time.
 func firstUnsorted(ts []int64) int {
-	for i := 1; i < len(ts); i++ {
+	if len(ts) < 2 {
+		return 0
+	}
+	i, prev := 1, ts[0]
+	for ; i <= len(ts)-4; i += 4 {
+		x := (*[4]int64)(ts[i : i+4])
+		if x[0] < prev || x[1] < x[0] || x[2] < x[1] || x[3] < x[2] {
+			break
+		}
+		prev = x[3]
+	}
+	for ; i < len(ts); i++ {
 		if ts[i] < ts[i-1] {
 			return i
 		}
@@ -392,18 +405,24 @@ func timeBounds(ts []int64) (lo, hi int64) {
 
 // allFinite reports whether every number of fs is finite: f−f is 0 for a
 // finite f and NaN for NaN and ±Inf, and a NaN stays in a sum. Four
-// sums keep the additions independent.
+// sums keep the additions independent; eight values a turn, read by
+// index, keep the loop's own work (re-slicing fs cost seven instructions
+// a turn) small beside them.
 func allFinite(fs []float64) bool {
 	var a, b, c, d float64
-	for len(fs) >= 4 {
-		x := (*[4]float64)(fs)
+	i := 0
+	for ; i <= len(fs)-8; i += 8 {
+		x := (*[8]float64)(fs[i : i+8])
 		a += x[0] - x[0]
 		b += x[1] - x[1]
 		c += x[2] - x[2]
 		d += x[3] - x[3]
-		fs = fs[4:]
+		a += x[4] - x[4]
+		b += x[5] - x[5]
+		c += x[6] - x[6]
+		d += x[7] - x[7]
 	}
-	for _, x := range fs {
+	for _, x := range fs[i:] {
 		a += x - x
 	}
 	return a+b+c+d == 0

@@ -8,10 +8,10 @@ import (
 )
 
 // TestAllFiniteSeesABadNumberInEveryLane puts a NaN or an infinity at
-// each position of batches of several lengths (each of the four sums and
-// the tail).
+// each position of batches of several lengths (each of the eight values
+// of a turn, in a first and a second turn, and the tail).
 func TestAllFiniteSeesABadNumberInEveryLane(t *testing.T) {
-	for n := 0; n <= 9; n++ {
+	for n := 0; n <= 19; n++ {
 		fs := make([]float64, n)
 		for i := range fs {
 			fs[i] = float64(i) - 3.5
@@ -24,6 +24,28 @@ func TestAllFiniteSeesABadNumberInEveryLane(t *testing.T) {
 				assert.False(t, allFinite(fs), "n=%d: %v at %d", n, bad, i)
 				fs[i] = keep
 			}
+		}
+	}
+}
+
+// TestFirstUnsortedFindsTheFirstDecreaseAtEveryPosition puts a time
+// before the one before it at each position of batches of several
+// lengths (each time of a turn of four, in a first and a second turn,
+// and the tail), and a second decrease after it.
+func TestFirstUnsortedFindsTheFirstDecreaseAtEveryPosition(t *testing.T) {
+	for n := 0; n <= 13; n++ {
+		ts := make([]int64, n)
+		for i := range ts {
+			ts[i] = int64(i / 2) // equal times are in order
+		}
+		assert.Equal(t, 0, firstUnsorted(ts), "n=%d", n)
+		for i := 1; i < n; i++ {
+			bad := append([]int64(nil), ts...)
+			bad[i] = bad[i-1] - 1
+			if i+2 < n {
+				bad[i+2] = -100
+			}
+			assert.Equal(t, i, firstUnsorted(bad), "n=%d: a decrease at %d", n, i)
 		}
 	}
 }

@@ -29,8 +29,13 @@ type stepPlan struct {
 	fls    []stepFL
 	raw    []int // slots a raw row keeps: the union of the windows' raw slots
 	folds  []stepFold
-	empty  []uint64 // an empty record
-	wins   []stepWin
+	// pairRaw: the one fold is a paired one (foldSquaresWith) with
+	// extremes, its column is the one raw slot, and there are no counts,
+	// firsts or lasts: a batch's rows are counted, kept and folded in one
+	// pass (countFoldPair), the seed's shape.
+	pairRaw bool
+	empty   []uint64 // an empty record
+	wins    []stepWin
 }
 
 // stepFold is what a batch's rows fold into per column, in one pass:
@@ -191,6 +196,8 @@ func newStepPlan(p *Plan) stepPlan {
 		st.folds[j].ext = e.off
 	}
 	st.folds = pairSums(st.folds, st.moms)
+	st.pairRaw = len(st.folds) == 1 && st.folds[0].with >= 0 && st.folds[0].ext >= 0 &&
+		len(st.raw) == 1 && st.raw[0] == st.folds[0].slot && len(st.counts)+len(st.fls) == 0
 	st.empty = make([]uint64, words)
 	nan := math.Float64bits(math.NaN())
 	for _, e := range st.exts {

@@ -274,6 +274,151 @@ func TestASecondColumnFoldedWithTheSquaresGivesTheRecordsOfItsOwnFold(t *testing
 	assert.Panics(t, func() { foldSquaresWith(paired, w, 0, 4, []int32{0}, xs1, 7, xs1) }, "second sums past the record")
 }
 
+func TestThePairedFoldKernelWritesTheGoLoopsBits(t *testing.T) {
+	if !pairKernel {
+		t.Skip("no FMA and AVX: the Go loop is the only one")
+	}
+	// Records of 10 words: sums of y at 0, min and max at 2, sums and
+	// squares of x at 4 (two words unused). Values of every size: too
+	// big to square, sums that overflow (their errors NaN), subnormals,
+	// signed zeros.
+	rng := rand.New(rand.NewPCG(5, 6))
+	const w, nparts = 10, 7
+	value := func() uint64 {
+		switch rng.IntN(16) {
+		case 0:
+			return math.Float64bits(0x1p501)
+		case 1:
+			return math.Float64bits(-0x1p600)
+		case 2:
+			return math.Float64bits(math.MaxFloat64 / 3)
+		case 3:
+			return math.Float64bits(math.Copysign(0, -1))
+		case 4:
+			return math.Float64bits(0x1p-1070 * float64(rng.IntN(9)))
+		case 5:
+			return math.Float64bits(rng.NormFloat64() * 0x1p499)
+		}
+		return math.Float64bits(rng.NormFloat64()*10 + 100)
+	}
+	fresh := func() []uint64 {
+		recs := make([]uint64, nparts*w)
+		for q := range nparts {
+			recs[q*w+2], recs[q*w+3] = math.Float64bits(math.NaN()), math.Float64bits(math.NaN())
+		}
+		return recs
+	}
+	defer func(k bool) { pairKernel = k }(pairKernel)
+	nan := 0
+	for range 300 {
+		kernel, loop := fresh(), fresh() // some rounds overflow, some not
+		n := rng.IntN(40)
+		parts, xs, ys := make([]int32, n), make([]uint64, n), make([]uint64, n)
+		for i := range n {
+			parts[i], xs[i], ys[i] = int32(rng.IntN(nparts)), value(), value()
+		}
+		pairKernel = true
+		foldSquaresWith(kernel, w, 4, 2, parts, xs, 0, ys)
+		pairKernel = false
+		foldSquaresWith(loop, w, 4, 2, parts, xs, 0, ys)
+		require.Equal(t, loop, kernel)
+		for _, b := range kernel {
+			if f := math.Float64frombits(b); f != f {
+				nan++
+			}
+		}
+	}
+	assert.Positive(t, nan, "some sums overflowed")
+	pairKernel = true
+	for _, q := range []int32{nparts, -1} {
+		rec, ones := fresh(), []uint64{math.Float64bits(1), math.Float64bits(1)}
+		assert.Panics(t, func() { foldSquaresWith(rec, w, 4, 2, []int32{0, q}, ones, 0, ones) }, "partition %d", q)
+		assert.Equal(t, 1.0, math.Float64frombits(rec[0]), "the rows before it are folded, as the Go loop folds them")
+	}
+}
+
+func TestTheSeedsShapeIsCountedAndFoldedInOnePass(t *testing.T) {
+	g, _ := seedGroup(t)
+	assert.True(t, g.p.st.pairRaw, "cpu's squares paired with requests' sums, cpu the one raw slot")
+	g, _ = stepCaseGroup(t)
+	assert.False(t, g.p.st.pairRaw, "counts, firsts and lasts have a pass of their own")
+}
+
+func TestCountingAndFoldingInOnePassGivesTheRowsOfTwoPasses(t *testing.T) {
+	if !pairKernel {
+		t.Skip("no FMA and AVX: the two passes are the only way")
+	}
+	// The seed's group, fed batches of random partitions (new ones wake
+	// mid-batch, raw buffers grow), values of every size, times that
+	// close steps and skip some: each batch's rows and the records after
+	// it are the same whether rows are counted and folded in one pass or
+	// in two.
+	defer func(k bool) { pairKernel = k }(pairKernel)
+	rng := rand.New(rand.NewPCG(7, 8))
+	one, outOne := seedGroup(t)
+	two, outTwo := seedGroup(t)
+	value := func() uint64 {
+		switch rng.IntN(20) {
+		case 0:
+			return math.Float64bits(0x1p501)
+		case 1:
+			return math.Float64bits(-1e300)
+		}
+		return math.Float64bits(rng.NormFloat64()*10 + 100)
+	}
+	var tm int64
+	var jsOne, jsTwo []byte
+	for batch := range 600 {
+		tm += int64(rng.IntN(3)) * 100 * ms
+		n := rng.IntN(80)
+		parts, times, enc := make([]int32, n), make([]int64, n), [][]uint64{make([]uint64, n), make([]uint64, n)}
+		for i := range n {
+			tm += int64(rng.IntN(2)) * ms
+			parts[i], times[i] = int32(rng.IntN(5+batch/10)), tm
+			enc[0][i], enc[1][i] = value(), value()
+		}
+		table.Reset(outOne)
+		table.Reset(outTwo)
+		pairKernel = true
+		one.Push(&Rows{Times: times, Enc: enc}, parts, outOne)
+		pairKernel = false
+		two.Push(&Rows{Times: times, Enc: enc}, parts, outTwo)
+		jsOne, jsTwo = outOne.AppendJSON(jsOne[:0]), outTwo.AppendJSON(jsTwo[:0])
+		require.Equal(t, string(jsTwo), string(jsOne), "batch %d", batch)
+		require.Equal(t, two.st.n, one.st.n, "batch %d", batch)
+		require.Equal(t, two.st.recs, one.st.recs, "batch %d", batch)
+		for q := range two.st.n {
+			require.Equal(t, two.st.raws(int32(q), 1), one.st.raws(int32(q), 1), "batch %d, partition %d", batch, q)
+		}
+	}
+	assert.Greater(t, len(one.st.n), 60, "partitions woke as the batches went")
+}
+
+func TestCountingAndFoldingInOnePassStopsAtARowThatNeedsMore(t *testing.T) {
+	if !pairKernel {
+		t.Skip("no FMA and AVX: the two passes are the only way")
+	}
+	g, out := seedGroup(t)
+	rows := func(parts ...int32) *Rows {
+		enc := [][]uint64{make([]uint64, len(parts)), make([]uint64, len(parts))}
+		for i := range parts {
+			enc[0][i], enc[1][i] = math.Float64bits(float64(i)+1), math.Float64bits(2)
+		}
+		return &Rows{Times: make([]int64, len(parts)), Enc: enc}
+	}
+	g.Push(rows(0, 1), []int32{0, 1}, out) // partitions 0 and 1 live, their records open
+	g.st.roomRaw(0, 1, 8)
+	g.st.roomRaw(1, 1, 8)
+	in := rows(1, 0, 2, 0)
+	require.Equal(t, 2, g.countFoldPair(in, []int32{1, 0, 2, 0}, 0, stepFlushAt-4), "partition 2 wakes")
+	assert.Equal(t, []uint32{2, 2}, g.st.n[:2])
+	assert.Equal(t, []uint64{math.Float64bits(1), math.Float64bits(2)}, g.st.raws(0, 1), "row 1's cpu is partition 0's second raw value")
+	assert.Equal(t, 0, g.countFoldPair(in, []int32{0}, 0, 1), "a record past the limit")
+	g.st.raw[1] = g.st.raw[1][:2]
+	assert.Equal(t, 0, g.countFoldPair(in, []int32{1}, 0, stepFlushAt-1), "a raw buffer without room")
+	assert.Equal(t, []uint32{2, 2}, g.st.n[:2], "a row it stops at is not counted")
+}
+
 // xs1 is one value, 1.
 var xs1 = []uint64{math.Float64bits(1)}
 

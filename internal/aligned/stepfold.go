@@ -69,12 +69,13 @@ func (g *Group) bufferStep(in *Rows, parts []int32, from, to int) {
 		}
 		parts = g.zeros[:to]
 	}
-	if g.stepColumns(in, parts[from:to], from, to, one) {
+	done := g.stepColumns(in, parts[from:to], from, to, one)
+	if from+done == to {
 		return
 	}
 	sp, st := &g.p.st, &g.st
 	lo := g.stepStart()
-	for i := from; i < to; i++ {
+	for i := from + done; i < to; i++ {
 		var q int32
 		if parts != nil {
 			q = parts[i]
@@ -128,25 +129,38 @@ func (g *Group) stepSlow(q int32, in *Rows, i int, t, lo int64) bool {
 // stepColumns folds rows [from, to) of in, of partitions parts, into
 // their records one item at a time (each pass a short loop over the
 // rows, the records in cache), when the rows (in time order) are in the
-// open step and no record is near saturation; it reports false, folding
-// nothing (but opening the records of partitions not live), otherwise.
-// With one, every row is partition 0's.
-func (g *Group) stepColumns(in *Rows, parts []int32, from, to int, one bool) bool {
+// open step and no record is near saturation, and returns how many rows
+// it folded: all of them; or none, or those before a row that needs more
+// (countFoldPair's), folding nothing more (but opening the records of
+// partitions not live), for the row-by-row path to take the rest. With
+// one, every row is partition 0's.
+func (g *Group) stepColumns(in *Rows, parts []int32, from, to int, one bool) int {
 	st := &g.st
 	lo := g.stepStart()
 	times := in.Times[from:to]
 	times = times[:len(parts)]
 	if len(parts) >= stepFlushAt {
-		return false
+		return 0
 	}
 	if len(parts) > 0 && times[0] < lo {
-		return false // rows come in time order: the first is the earliest
+		return 0 // rows come in time order: the first is the earliest
 	}
 	// Count the rows in, and write their raw values (a record near
 	// saturation leaves them to the row-by-row path); rows all in
 	// partition 0 are counted at once, not by a chain of increments of
 	// one word.
 	limit := uint32(stepFlushAt - len(parts))
+	done := 0
+	if !one && g.p.st.pairRaw && pairKernel {
+		// Rows counted and folded in one pass, up to one that needs more
+		// (a partition waking, a raw buffer growing, a record near
+		// saturation); the rest go the way of the others.
+		done = g.countFoldPair(in, parts, from, limit)
+		if done == len(parts) {
+			return done
+		}
+		parts, times, from = parts[done:], times[done:], from+done
+	}
 	cols := g.rawCols[:0]
 	for _, s := range g.p.st.raw {
 		cols = append(cols, in.Enc[s-1][from:to])
@@ -158,15 +172,38 @@ func (g *Group) stepColumns(in *Rows, parts []int32, from, to int, one bool) boo
 			st.open(0)
 		}
 		if st.n[0] > limit {
-			return false
+			return 0
 		}
 		st.putRaws(0, int(st.n[0]), cols, 0, len(parts))
 		st.n[0] += uint32(len(parts))
 	} else if !g.countIn(parts, times, limit, cols) {
-		return false
+		return done
 	}
 	g.foldColumns(in, parts, from, to)
-	return true
+	return done + len(parts)
+}
+
+// countFoldPair counts rows [from, from+len(parts)) of in, of partitions
+// parts, into their records, writes their raw values and folds them, in
+// one pass (foldPairCount), for a plan of the pairRaw shape: what
+// countIn and foldColumns do, up to the first row that needs more than a
+// count and a value written (a partition not live or without a record, a
+// raw buffer to grow, a record past limit rows). It returns how many rows
+// it took.
+func (g *Group) countFoldPair(in *Rows, parts []int32, from int, limit uint32) int {
+	sp, st := &g.p.st, &g.st
+	f := sp.folds[0]
+	m, o := &sp.moms[f.mom], &sp.moms[f.with]
+	w := sp.words
+	if m.off < 0 || m.off+4 > w || f.ext < 0 || f.ext+2 > w || o.off < 0 || o.off+2 > w {
+		panic("aligned: record words out of the record")
+	}
+	xs, ys := in.Enc[f.slot-1][from:], in.Enc[o.slot-1][from:]
+	xs, ys = xs[:len(parts)], ys[:len(parts)]
+	nrec := min(uint(len(st.recs)/w), uint(len(st.n)))
+	raw := st.raw[:len(st.n)]
+	return foldPairCount(unsafe.Pointer(unsafe.SliceData(st.recs)), uintptr(w)*8, nrec,
+		parts, floats(xs), floats(ys), m.off, f.ext, o.off, st.n, limit, raw)
 }
 
 // countIn counts each row of partitions parts, at times, into its
@@ -393,6 +430,12 @@ func foldSquaresWith(recs []uint64, w, off, ext int, parts []int32, xs []uint64,
 	nrec := uint(len(recs) / w)
 	base := unsafe.Pointer(unsafe.SliceData(recs))
 	size := uintptr(w) * 8
+	if pairKernel && ext >= 0 {
+		if foldPair(base, size, nrec, parts, xf, yf, off, ext, off2) < len(parts) {
+			panic("aligned: partition without a record")
+		}
+		return
+	}
 	for i, q := range parts {
 		if uint(q) >= nrec {
 			panic("aligned: partition without a record")
