@@ -51,7 +51,7 @@ func (s *Series) PartitionBy(source NodeID, column string, opts partition.Option
 	if opts.MaxAge == 0 {
 		opts.MaxAge = s.opts.MaxAge
 	}
-	router, err := router.NewRouter(kind, opts, func(v schema.Value) router.Key { return s.keyOf(v) })
+	router, err := router.NewRouter(kind, opts, func(v schema.Value) router.Key { return s.keyOf(v) }, s.syms)
 	if err != nil {
 		return 0, configErr(op, column, "bad options", err)
 	}

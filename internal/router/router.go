@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/pond-go/pond/internal/intern"
 	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/sequence"
@@ -61,14 +62,18 @@ func NumberKey(f float64) Key {
 
 // Router maps keys to dense partition indices, in first-seen order after
 // the declared groups. Index lookups for string keys are a slice lookup by
-// intern id. A Router is not safe for concurrent use.
+// intern id. A partition's key value is not kept: it is made from its
+// code when asked for (a string's from the intern table), which saves a
+// value's three words a partition. A Router is not safe for concurrent
+// use.
 type Router struct {
 	opts     partition.Options
 	kind     schema.Kind
-	bySym    []int32 // intern id → index + 1
+	syms     *intern.Table // the strings of string keys' codes
+	bySym    []int32       // intern id → index + 1
 	other    map[Key]int32
-	keys     []schema.Value
 	codes    []Key
+	negZero  int32 // index + 1 of the partition first routed as −0, if any
 	alive    []bool
 	gen      []uint32
 	seen     []seen  // what was routed to each partition
@@ -89,13 +94,16 @@ type seen struct {
 
 // NewRouter returns a router for a column of kind k, with the declared
 // groups of o already created. keyOf turns a declared group into its
-// routing key (for strings, by interning it). Options that do not pass
-// [partition.Options.Check] are an error wrapping [ErrOptions].
-func NewRouter(k schema.Kind, o partition.Options, keyOf func(schema.Value) Key) (*Router, error) {
+// routing key (for strings, by interning it in syms, the table string
+// keys' codes are ids of; syms may be nil for other kinds). The owner of
+// syms keeps the ids of the live partitions' keys (see [Router.Key]).
+// Options that do not pass [partition.Options.Check] are an error
+// wrapping [ErrOptions].
+func NewRouter(k schema.Kind, o partition.Options, keyOf func(schema.Value) Key, syms *intern.Table) (*Router, error) {
 	if err := CheckOptions(o, k); err != nil {
 		return nil, err
 	}
-	r := &Router{opts: o, kind: k, other: map[Key]int32{}}
+	r := &Router{opts: o, kind: k, syms: syms, other: map[Key]int32{}}
 	for _, g := range o.Groups {
 		r.create(keyOf(g), g)
 	}
@@ -197,11 +205,10 @@ func (r *Router) create(k Key, v schema.Value) int32 {
 	if n := len(r.free); n > 0 {
 		i = r.free[n-1]
 		r.free = r.free[:n-1]
-		r.keys[i], r.codes[i], r.alive[i], r.seen[i] = v, k, true, seen{last: math.MinInt64}
+		r.codes[i], r.alive[i], r.seen[i] = k, true, seen{last: math.MinInt64}
 		r.gen[i]++
 	} else {
-		i = int32(len(r.keys))
-		r.keys = append(r.keys, v)
+		i = int32(len(r.codes))
 		r.codes = append(r.codes, k)
 		r.alive = append(r.alive, true)
 		r.gen = append(r.gen, 0)
@@ -214,6 +221,9 @@ func (r *Router) create(k Key, v schema.Value) int32 {
 		r.bySym[k.Code] = i + 1
 	} else {
 		r.other[k] = i
+		if f, ok := v.Num(); ok && f == 0 && math.Signbit(f) {
+			r.negZero = i + 1 // its key value is −0, which its code does not tell
+		}
 	}
 	r.order = append(r.order, i)
 	r.count++
@@ -229,15 +239,29 @@ func (r *Router) Len() int { return r.count }
 
 // Cap returns one more than the largest index in use: a slice of that
 // length can hold per-partition state.
-func (r *Router) Cap() int { return len(r.keys) }
+func (r *Router) Cap() int { return len(r.codes) }
 
 // Order returns the live partitions in emission order: declared groups
 // first, then by first appearance. The slice is the router's own.
 func (r *Router) Order() []int32 { return r.order }
 
-// KeyValue returns the key of partition i as a value of the column's kind
-// (missing for the partition of missing keys).
-func (r *Router) KeyValue(i int32) schema.Value { return r.keys[i] }
+// KeyValue returns the key of partition i as a value of the column's kind,
+// as it was first routed (missing for the partition of missing keys, and
+// for an index no live partition holds).
+func (r *Router) KeyValue(i int32) schema.Value {
+	switch k := r.codes[i]; k.Kind {
+	case schema.String:
+		return schema.StringValue(r.syms.Str(uint32(k.Code)))
+	case schema.Number:
+		if i+1 == r.negZero {
+			return schema.NumberValue(math.Copysign(0, -1))
+		}
+		return schema.NumberValue(math.Float64frombits(k.Code))
+	case schema.Bool:
+		return schema.BoolValue(k.Code == 2)
+	}
+	return schema.Value{}
+}
 
 // Key returns the routing key of partition i (for a string key, its
 // intern id).
@@ -328,7 +352,10 @@ func (r *Router) remove(i int32) {
 		delete(r.other, k)
 	}
 	r.alive[i] = false
-	r.keys[i] = schema.Value{}
+	r.codes[i] = Key{} // its key value is missing now, as KeyValue says
+	if i+1 == r.negZero {
+		r.negZero = 0
+	}
 	r.free = append(r.free, i)
 	r.count--
 }
