@@ -72,8 +72,9 @@ type Router struct {
 	syms     *intern.Table // the strings of string keys' codes
 	bySym    []int32       // intern id → index + 1
 	other    map[Key]int32
-	codes    []Key
-	negZero  int32 // index + 1 of the partition first routed as −0, if any
+	codes    []uint64 // each partition's key code; its kind is the column's
+	missing  int32    // index + 1 of the partition of missing keys, if any
+	negZero  int32    // index + 1 of the partition first routed as −0, if any
 	alive    []bool
 	gen      []uint32
 	seen     []seen  // what was routed to each partition
@@ -205,14 +206,17 @@ func (r *Router) create(k Key, v schema.Value) int32 {
 	if n := len(r.free); n > 0 {
 		i = r.free[n-1]
 		r.free = r.free[:n-1]
-		r.codes[i], r.alive[i], r.seen[i] = k, true, seen{last: math.MinInt64}
+		r.codes[i], r.alive[i], r.seen[i] = k.Code, true, seen{last: math.MinInt64}
 		r.gen[i]++
 	} else {
 		i = int32(len(r.codes))
-		r.codes = append(r.codes, k)
+		r.codes = append(r.codes, k.Code)
 		r.alive = append(r.alive, true)
 		r.gen = append(r.gen, 0)
 		r.seen = append(r.seen, seen{last: math.MinInt64})
+	}
+	if k.Kind == 0 {
+		r.missing = i + 1
 	}
 	if k.Kind == schema.String {
 		for uint64(len(r.bySym)) <= k.Code {
@@ -249,23 +253,30 @@ func (r *Router) Order() []int32 { return r.order }
 // as it was first routed (missing for the partition of missing keys, and
 // for an index no live partition holds).
 func (r *Router) KeyValue(i int32) schema.Value {
-	switch k := r.codes[i]; k.Kind {
+	if !r.alive[i] || i+1 == r.missing {
+		return schema.Value{}
+	}
+	code := r.codes[i]
+	switch r.kind {
 	case schema.String:
-		return schema.StringValue(r.syms.Str(uint32(k.Code)))
+		return schema.StringValue(r.syms.Str(uint32(code)))
 	case schema.Number:
 		if i+1 == r.negZero {
 			return schema.NumberValue(math.Copysign(0, -1))
 		}
-		return schema.NumberValue(math.Float64frombits(k.Code))
-	case schema.Bool:
-		return schema.BoolValue(k.Code == 2)
+		return schema.NumberValue(math.Float64frombits(code))
 	}
-	return schema.Value{}
+	return schema.BoolValue(code == 2)
 }
 
 // Key returns the routing key of partition i (for a string key, its
 // intern id).
-func (r *Router) Key(i int32) Key { return r.codes[i] }
+func (r *Router) Key(i int32) Key {
+	if i+1 == r.missing {
+		return Key{}
+	}
+	return Key{Kind: r.kind, Code: r.codes[i]}
+}
 
 // Generation returns a number that changes when index i is given to a new
 // partition, so state kept per index can tell it is stale.
@@ -345,14 +356,16 @@ func (r *Router) MakeRoom(now int64, spare []bool, dst []int32) []int32 {
 }
 
 func (r *Router) remove(i int32) {
-	k := r.codes[i]
+	k := r.Key(i)
 	if k.Kind == schema.String {
 		r.bySym[k.Code] = 0
 	} else {
 		delete(r.other, k)
 	}
 	r.alive[i] = false
-	r.codes[i] = Key{} // its key value is missing now, as KeyValue says
+	if i+1 == r.missing {
+		r.missing = 0
+	}
 	if i+1 == r.negZero {
 		r.negZero = 0
 	}

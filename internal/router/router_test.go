@@ -121,3 +121,31 @@ func TestKeyValueIsMadeFromTheCode(t *testing.T) {
 		assert.Equal(t, v, o.KeyValue(o.Route(boolKey(v), v, 0, 1)))
 	}
 }
+
+// TestMissingAndZeroAreTwoPartitions: a number router keeps codes
+// without kinds, and the missing key's code (0) is 0's bits: the two
+// are still two partitions, each with its own key, and a removed
+// missing-key partition comes back as missing.
+func TestMissingAndZeroAreTwoPartitions(t *testing.T) {
+	r, err := router.NewRouter(schema.Number, partition.Options{IdleTTL: time.Second}, numberKey, nil)
+	require.NoError(t, err)
+	pm := r.Route(router.Key{}, schema.Value{}, 0, 1)
+	pz := r.Route(router.NumberKey(0), schema.NumberValue(0), int64(2*time.Second), 2)
+	require.NotEqual(t, pm, pz)
+	assert.Equal(t, router.Key{}, r.Key(pm))
+	assert.Equal(t, router.NumberKey(0), r.Key(pz))
+	assert.True(t, r.KeyValue(pm).IsMissing())
+	assert.Equal(t, schema.NumberValue(0), r.KeyValue(pz))
+	assert.Equal(t, []int32{pm}, r.Expire(int64(2*time.Second), nil))
+	_, ok := r.Find(router.Key{})
+	assert.False(t, ok)
+	got, ok := r.Find(router.NumberKey(0))
+	assert.True(t, ok)
+	assert.Equal(t, pz, got)
+	p := r.Route(router.NumberKey(3), schema.NumberValue(3), int64(2*time.Second), 3)
+	assert.Equal(t, pm, p, "the missing key's index is reused")
+	assert.Equal(t, schema.NumberValue(3), r.KeyValue(p), "by a key that is not missing")
+	pm2 := r.Route(router.Key{}, schema.Value{}, int64(2*time.Second), 4)
+	assert.True(t, r.KeyValue(pm2).IsMissing())
+	assert.Equal(t, router.Key{}, r.Key(pm2))
+}
