@@ -72,7 +72,8 @@ type Router struct {
 	syms     *intern.Table // the strings of string keys' codes
 	bySym    []int32       // intern id → index + 1
 	other    map[Key]int32
-	codes    []uint64 // each partition's key code; its kind is the column's
+	ids      []uint32 // a string router's partitions' key codes (intern ids; 0 once removed)
+	codes    []uint64 // another router's; a key's kind is the column's
 	missing  int32    // index + 1 of the partition of missing keys, if any
 	negZero  int32    // index + 1 of the partition first routed as −0, if any
 	alive    []bool
@@ -176,10 +177,15 @@ func (r *Router) RouteSyms(ids []uint32, times []int64, rows []uint64, parts []i
 	bySym, seen := r.bySym, r.seen
 	times, rows, parts = times[:len(ids)], rows[:len(ids)], parts[:len(ids)]
 	for i, id := range ids {
-		if uint64(id) >= uint64(len(bySym)) || bySym[id] == 0 {
+		if uint64(id) >= uint64(len(bySym)) {
 			return i
 		}
+		// An id without a partition (bySym 0) makes p −1, out of seen's
+		// range as an unsigned index: one test for both.
 		p := bySym[id] - 1
+		if uint32(p) >= uint32(len(seen)) {
+			return i
+		}
 		s := &seen[p]
 		if s.rows == 0 {
 			return i
@@ -206,11 +212,20 @@ func (r *Router) create(k Key, v schema.Value) int32 {
 	if n := len(r.free); n > 0 {
 		i = r.free[n-1]
 		r.free = r.free[:n-1]
-		r.codes[i], r.alive[i], r.seen[i] = k.Code, true, seen{last: math.MinInt64}
+		r.alive[i], r.seen[i] = true, seen{last: math.MinInt64}
+		if r.kind == schema.String {
+			r.ids[i] = uint32(k.Code)
+		} else {
+			r.codes[i] = k.Code
+		}
 		r.gen[i]++
 	} else {
-		i = int32(len(r.codes))
-		r.codes = append(r.codes, k.Code)
+		i = int32(len(r.gen))
+		if r.kind == schema.String {
+			r.ids = append(r.ids, uint32(k.Code))
+		} else {
+			r.codes = append(r.codes, k.Code)
+		}
 		r.alive = append(r.alive, true)
 		r.gen = append(r.gen, 0)
 		r.seen = append(r.seen, seen{last: math.MinInt64})
@@ -243,7 +258,7 @@ func (r *Router) Len() int { return r.count }
 
 // Cap returns one more than the largest index in use: a slice of that
 // length can hold per-partition state.
-func (r *Router) Cap() int { return len(r.codes) }
+func (r *Router) Cap() int { return len(r.gen) }
 
 // Order returns the live partitions in emission order: declared groups
 // first, then by first appearance. The slice is the router's own.
@@ -253,13 +268,23 @@ func (r *Router) Order() []int32 { return r.order }
 // as it was first routed (missing for the partition of missing keys, and
 // for an index no live partition holds).
 func (r *Router) KeyValue(i int32) schema.Value {
+	if r.kind == schema.String {
+		// Id 0: the missing key's partition, or a removed one.
+		if id := r.ids[i]; id != 0 {
+			return schema.StringValue(r.syms.Str(id))
+		}
+		return schema.Value{}
+	}
+	return r.otherValue(i)
+}
+
+// otherValue is KeyValue for a router of numbers or booleans.
+func (r *Router) otherValue(i int32) schema.Value {
 	if !r.alive[i] || i+1 == r.missing {
 		return schema.Value{}
 	}
 	code := r.codes[i]
 	switch r.kind {
-	case schema.String:
-		return schema.StringValue(r.syms.Str(uint32(code)))
 	case schema.Number:
 		if i+1 == r.negZero {
 			return schema.NumberValue(math.Copysign(0, -1))
@@ -272,8 +297,11 @@ func (r *Router) KeyValue(i int32) schema.Value {
 // Key returns the routing key of partition i (for a string key, its
 // intern id).
 func (r *Router) Key(i int32) Key {
-	if i+1 == r.missing {
+	switch {
+	case i+1 == r.missing:
 		return Key{}
+	case r.kind == schema.String:
+		return Key{Kind: schema.String, Code: uint64(r.ids[i])}
 	}
 	return Key{Kind: r.kind, Code: r.codes[i]}
 }
@@ -359,6 +387,7 @@ func (r *Router) remove(i int32) {
 	k := r.Key(i)
 	if k.Kind == schema.String {
 		r.bySym[k.Code] = 0
+		r.ids[i] = 0 // KeyValue: missing
 	} else {
 		delete(r.other, k)
 	}
