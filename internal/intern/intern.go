@@ -93,7 +93,20 @@ func (t *Table) Len() int { return len(t.strs) }
 func (t *Table) Live() int { return t.live }
 
 // Begin starts the journal of new ids that [Table.Rollback] undoes.
-func (t *Table) Begin() { t.fresh = t.fresh[:0] }
+//
+// A journal that grew past keepJournal ids (a push of many new strings,
+// as the first push of many keys) is let go when the last one used less
+// than an eighth of it: a steady stream of few new strings keeps a small
+// one, rather than 4 bytes for each id of that one push.
+func (t *Table) Begin() {
+	if cap(t.fresh) > keepJournal && len(t.fresh) < cap(t.fresh)/8 {
+		t.fresh = nil
+	}
+	t.fresh = t.fresh[:0]
+}
+
+// keepJournal is the most ids a journal always keeps room for.
+const keepJournal = 4096
 
 // Rollback frees every id given since [Table.Begin], the last first, so
 // that the table is as it was then (the same ids are given to the same
