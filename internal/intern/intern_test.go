@@ -104,11 +104,20 @@ func TestChurnIsBoundedAndDoesNotAllocate(t *testing.T) {
 	}
 }
 
-// TestIndexFindsWhatATableHolds: through ids given, sweeps that free some
-// of them and rollbacks, every string the table holds is found under its
-// id and every string it let go is not (the index's deletions move the
-// strings after them back into their gaps).
-func TestIndexFindsWhatATableHolds(t *testing.T) {
+// TestTableFindsWhatItHolds: through ids given, sweeps that free some of
+// them and rollbacks, every string the table holds is found under its id
+// and every string it let go is not, also when strings share hashes (the
+// test keeps 3 bits of them).
+func TestTableFindsWhatItHolds(t *testing.T) {
+	for _, bits := range []uint64{hashBits, 7 << 32} {
+		old := hashBits
+		hashBits = bits
+		testTableFinds(t)
+		hashBits = old
+	}
+}
+
+func testTableFinds(t *testing.T) {
 	tab := New()
 	rng := rand.New(rand.NewPCG(1, 2))
 	universe := make([]string, 3000)
