@@ -20,3 +20,11 @@ func LastRowsRoom(s *Series, id NodeID) (parts, room int) {
 	n := s.nodes[id].(*partitionNode)
 	return n.router.Len(), len(n.lastRows) / n.stride
 }
+
+// PartitionRings returns how many rings partition node id has (none when
+// it keeps one row per partition, in its slots) and how many partitions
+// its marks of held one-row slots cover.
+func PartitionRings(s *Series, id NodeID) (rings, marks int) {
+	n := s.nodes[id].(*partitionNode)
+	return cap(n.rings), len(n.one)
+}

@@ -15,31 +15,35 @@ import (
 // router records each partition's last row as it routes it) and copies
 // the row out of the store
 // when it is read, or just before retention evicts it (rescueLast). The
-// copy is the partition's ring slot, so every reader sees the same row as
-// before. This holds for rows stored in arrival order (stored row r has id
-// evicted + r), without arrays, when nothing reads the node's evictions.
+// copy is the partition's slot, so every reader sees the same row as
+// before; the slot's row is behind when its id (row[1]) is not the
+// partition's last. This holds for rows stored in arrival order (stored
+// row r has id evicted + r), without arrays, when nothing reads the
+// node's evictions.
 
 // lazyLast reports whether the node keeps its last rows by id.
 func (n *partitionNode) lazyLast() bool {
 	return n.opts.MaxEvents == 1 && !n.wantGone && !n.hasArrays && n.s.opts.Ordering != Reorder
 }
 
-// growSlots gives every partition index the router has a ring (empty
-// until its first row) and a saved id.
+// growSlots gives every partition index the router has its mark of a
+// held row (MaxEvents 1), unset until its first row.
 func (n *partitionNode) growSlots() {
-	k := n.router.Cap()
-	if len(n.rings) < k {
-		n.rings = append(n.rings, make([]ring, k-len(n.rings))...)
+	if k := n.router.Cap(); len(n.one) < k {
+		n.one = append(n.one, make([]bool, k-len(n.one))...)
 	}
-	if len(n.savedID) < k {
-		n.savedID = append(n.savedID, make([]uint64, k-len(n.savedID))...)
-	}
+}
+
+// behind reports whether partition p's slot holds a row that is not its
+// last.
+func (n *partitionNode) behind(p int32) bool {
+	return int(p) < len(n.one) && n.one[p] && n.oneSlot(p)[1] != n.router.LastRow(p)
 }
 
 // saveLast copies partition p's last row out of the store into its slot,
 // when the slot does not hold it yet.
 func (n *partitionNode) saveLast(p int32) {
-	if int(p) >= len(n.savedID) || n.router.LastRow(p) == n.savedID[p] || n.rings[p].n == 0 {
+	if !n.behind(p) {
 		return
 	}
 	s := n.s
@@ -48,7 +52,7 @@ func (n *partitionNode) saveLast(p int32) {
 		panic("live: a partition's last row left the store before it was saved")
 	}
 	r := int(id - s.evicted)
-	row := n.rings[p].buf[:n.stride]
+	row := n.oneSlot(p)
 	row[0] = uint64(s.store.Time(r))
 	row[1] = id
 	for j := 1; j < n.sch.Len(); j++ {
@@ -61,7 +65,6 @@ func (n *partitionNode) saveLast(p int32) {
 			row[1+j] = uint64(s.store.Flag(r, j))
 		}
 	}
-	n.savedID[p] = id
 }
 
 // saveAllLast copies every partition's last row into its slot: before the
@@ -70,7 +73,7 @@ func (n *partitionNode) saveAllLast() {
 	if !n.stale {
 		return
 	}
-	for p := range n.savedID {
+	for p := range n.one {
 		n.saveLast(int32(p))
 	}
 	n.stale = false
@@ -105,11 +108,11 @@ func (n *partitionNode) rescueLast(k int) {
 func (n *partitionNode) rescue(k int) {
 	s := n.s
 	lo, hi := s.evicted, s.evicted+uint64(k)
-	if len(n.savedID) <= rescueByPartitions*k {
+	if len(n.one) <= rescueByPartitions*k {
 		floor := uint64(math.MaxUint64)
-		for p, saved := range n.savedID {
+		for p, has := range n.one {
 			switch id := n.router.LastRow(int32(p)); {
-			case saved == id:
+			case !has || n.oneSlot(int32(p))[1] == id:
 			case id >= lo && id < hi:
 				n.saveLast(int32(p))
 			default:
@@ -127,7 +130,7 @@ func (n *partitionNode) rescue(k int) {
 				if sym == 0 {
 					p, ok = n.router.Find(router.Key{}) // the missing key's partition
 				}
-				if ok && int(p) < len(n.savedID) && n.router.LastRow(p) == id+uint64(i) {
+				if ok && n.router.LastRow(p) == id+uint64(i) {
 					n.saveLast(p)
 				}
 			}
@@ -135,7 +138,7 @@ func (n *partitionNode) rescue(k int) {
 		return
 	}
 	for r := range k {
-		if p, ok := n.router.Find(n.s.keyOf(s.cell(r, n.col))); ok && int(p) < len(n.savedID) && n.router.LastRow(p) == s.evicted+uint64(r) {
+		if p, ok := n.router.Find(n.s.keyOf(s.cell(r, n.col))); ok && n.router.LastRow(p) == s.evicted+uint64(r) {
 			n.saveLast(p)
 		}
 	}

@@ -51,7 +51,7 @@ func (s *Series) PartitionBy(source NodeID, column string, opts partition.Option
 	if opts.MaxAge == 0 {
 		opts.MaxAge = s.opts.MaxAge
 	}
-	router, err := router.NewRouter(kind, opts, func(v schema.Value) router.Key { return s.keyOf(v) })
+	router, err := router.NewRouter(kind, opts, func(v schema.Value) router.Key { return s.keyOf(v) }, s.syms)
 	if err != nil {
 		return 0, configErr(op, column, "bad options", err)
 	}
@@ -114,8 +114,11 @@ type partitionNode struct {
 	router *router.Router
 	opts   partition.Options // the router's, read without a copy
 	// per-partition storage of the rows the partition holds: row-major,
-	// [time, id, cells…] per row.
+	// [time, id, cells…] per row. With MaxEvents 1 there are no rings: a
+	// partition's one row is its slot in lastRows, and one tells which
+	// slots hold a row (see oneRow).
 	rings     []ring
+	one       []bool
 	slab      []uint64 // where new partitions' first slots come from
 	stride    int
 	hasArrays bool // the schema has an array column
@@ -130,12 +133,11 @@ type partitionNode struct {
 	// buffers for the others.
 	lastCols [][]uint64
 	// With MaxEvents 1, partition p's one row lives at
-	// lastRows[p*stride:], the slot its ring's buffer is.
+	// lastRows[p*stride:], its slot.
 	lastRows []uint64
 	lastAt   []int // storeLast's scratch: each row's slot
-	// Kept by id (see lastrows.go): the row each partition's slot holds
-	// (its last row is the router's), and whether some slot is behind.
-	savedID   []uint64
+	// Kept by id (see lastrows.go): whether some slot is behind the
+	// partition's last row (the router's; the slot's row is its id).
 	stale     bool
 	lastFloor uint64 // no unsaved last id is below it (see rescueLast)
 }
@@ -337,9 +339,7 @@ func (n *partitionNode) routeOne(in *frame, i int, parts []int32, lazy bool) {
 	p := n.router.Route(k, v, in.tab.TimeNanos(i), in.ids[i])
 	parts[i] = p
 	if lazy && n.router.Rows(p) == 1 {
-		n.growSlots()
-		n.store(p, in, i)
-		n.savedID[p] = in.ids[i]
+		n.storeOne(p, in, i) // its slot holds its last row
 	}
 }
 
@@ -387,15 +387,15 @@ func (n *partitionNode) storeLast(in *frame, parts []int32) {
 	at := slices.Grow(n.lastAt[:0], len(parts))[:len(parts)]
 	n.lastAt = at
 	fresh := false
-	rings := n.rings
+	one := n.one
 	for i, p := range parts {
-		fresh = fresh || int(p) >= len(rings) || rings[p].n == 0
+		fresh = fresh || int(p) >= len(one) || !one[p]
 		at[i] = int(p) * st
 	}
 	if fresh {
 		for i, p := range parts {
-			if int(p) >= len(n.rings) || n.rings[p].n == 0 {
-				n.store(p, in, i)
+			if int(p) >= len(n.one) || !n.one[p] {
+				n.storeOne(p, in, i)
 			}
 		}
 	}
@@ -414,25 +414,71 @@ func (n *partitionNode) storeLast(in *frame, parts []int32) {
 	}
 }
 
+// oneRow reports whether each partition keeps at most one row, in its
+// slot (MaxEvents 1): then the node has no rings.
+func (n *partitionNode) oneRow() bool { return n.opts.MaxEvents == 1 }
+
+// rowCount returns how many rows partition p holds.
+func (n *partitionNode) rowCount(p int32) int {
+	if n.oneRow() {
+		if int(p) < len(n.one) && n.one[p] {
+			return 1
+		}
+		return 0
+	}
+	if int(p) < len(n.rings) {
+		return n.rings[p].n
+	}
+	return 0
+}
+
+// heldRow returns the k-th oldest row partition p holds.
+func (n *partitionNode) heldRow(p int32, k int) []uint64 {
+	if n.oneRow() {
+		return n.oneSlot(p)
+	}
+	return n.rings[p].row(k, n.stride)
+}
+
+// oneSlot returns partition p's slot (MaxEvents 1).
+func (n *partitionNode) oneSlot(p int32) []uint64 {
+	st := n.stride
+	return n.lastRows[int(p)*st : (int(p)+1)*st : (int(p)+1)*st]
+}
+
+// storeOne is store with MaxEvents 1: partition p's row goes to its slot,
+// over the row it holds.
+func (n *partitionNode) storeOne(p int32, in *frame, i int) {
+	if int(p) >= len(n.one) {
+		n.growSlots()
+	}
+	if n.one[p] && (n.wantGone || n.arrays != nil) {
+		n.evictFront(p, 1) // reported, or its arrays dropped
+	}
+	row := n.slot(p)
+	row[0] = uint64(in.tab.TimeNanos(i))
+	row[1] = in.ids[i]
+	for j := 1; j < n.sch.Len(); j++ {
+		row[1+j] = n.encode(in, i, j)
+	}
+	n.one[p] = true
+	// A row older than MaxAge before its own time is never kept: the row
+	// just stored is the only one.
+}
+
 // store appends row i of in to partition p's rows and applies the
 // partition's retention to them.
 func (n *partitionNode) store(p int32, in *frame, i int) {
+	if n.oneRow() {
+		n.storeOne(p, in, i)
+		return
+	}
 	for int(p) >= len(n.rings) {
 		n.rings = append(n.rings, ring{})
 	}
 	r := &n.rings[p]
 	opts := &n.opts
 	st := n.stride
-	if opts.MaxEvents == 1 && r.n == 1 && !n.wantGone && n.arrays == nil {
-		// Keeping one row: overwrite it in place.
-		row := r.buf[:st:st]
-		row[0] = uint64(in.tab.TimeNanos(i))
-		row[1] = in.ids[i]
-		for j := 1; j < n.sch.Len(); j++ {
-			row[1+j] = n.encode(in, i, j)
-		}
-		return
-	}
 	if opts.MaxEvents > 0 && r.n == opts.MaxEvents {
 		n.evictFront(p, 1)
 	}
@@ -440,7 +486,7 @@ func (n *partitionNode) store(p int32, in *frame, i int) {
 		var grown []uint64
 		if len(r.buf) == 0 {
 			// A partition's first row: from a shared slab, so that the
-			// one-row slots of many partitions lie side by side.
+			// first rows of many partitions lie side by side.
 			grown = n.slot(p)
 		} else {
 			grown = make([]uint64, 2*len(r.buf))
@@ -481,16 +527,9 @@ func (n *partitionNode) slot(p int32) []uint64 {
 			// partitions empty (131,072 made).
 			grown := make([]uint64, max(need, len(n.lastRows)+len(n.lastRows)/4, 64*st))
 			copy(grown, n.lastRows)
-			// The slots moved: point the partitions that hold one at
-			// their new place.
-			for q := range n.rings {
-				if r := &n.rings[q]; len(r.buf) > 0 {
-					r.buf = grown[q*st : (q+1)*st : (q+1)*st]
-				}
-			}
 			n.lastRows = grown
 		}
-		return n.lastRows[int(p)*st : (int(p)+1)*st : (int(p)+1)*st]
+		return n.oneSlot(p)
 	}
 	if len(n.slab) < st {
 		n.slab = make([]uint64, 256*st)
@@ -560,22 +599,34 @@ func (n *partitionNode) decode(row []uint64, j int) schema.Value {
 // evictFront drops the k oldest rows of partition p, reporting them in
 // the gone frame when someone reads it.
 func (n *partitionNode) evictFront(p int32, k int) {
-	r := &n.rings[p]
 	st := n.stride
-	b := n.base()
+	if n.oneRow() {
+		if k > 0 && n.one[p] {
+			n.dropRow(p, n.oneSlot(p))
+			n.one[p] = false
+		}
+		return
+	}
+	r := &n.rings[p]
 	for range k {
-		row := r.row(0, st)
-		if b.wantGone {
-			n.appendRow(&b.gone, row)
-			b.gone.part = append(b.gone.part, p)
-		}
-		if n.arrays != nil {
-			for j := 1; j < n.sch.Len(); j++ {
-				delete(n.arrays, row[1]*uint64(st)+uint64(j))
-			}
-		}
+		n.dropRow(p, r.row(0, st))
 		r.head = (r.head + 1) % (len(r.buf) / st)
 		r.n--
+	}
+}
+
+// dropRow lets go of row, partition p's oldest: it reports it in the gone
+// frame when someone reads it, and forgets its arrays.
+func (n *partitionNode) dropRow(p int32, row []uint64) {
+	b := n.base()
+	if b.wantGone {
+		n.appendRow(&b.gone, row)
+		b.gone.part = append(b.gone.part, p)
+	}
+	if n.arrays != nil {
+		for j := 1; j < n.sch.Len(); j++ {
+			delete(n.arrays, row[1]*uint64(n.stride)+uint64(j))
+		}
 	}
 }
 
@@ -610,15 +661,18 @@ func (n *partitionNode) finishesNothing() bool { return n.opts.IdleTTL <= 0 }
 // dropExpired lets go of the rows of partitions the router removed.
 func (n *partitionNode) dropExpired(parts []int32) {
 	for _, p := range parts {
+		if n.oneRow() {
+			if int(p) < len(n.one) {
+				n.evictFront(p, 1) // its slot is empty: not behind
+			}
+			continue
+		}
 		if int(p) >= len(n.rings) {
 			continue
 		}
 		r := &n.rings[p]
 		n.evictFront(p, r.n)
 		r.buf, r.head = nil, 0
-		if int(p) < len(n.savedID) {
-			n.savedID[p] = n.router.LastRow(p) // its row is forgotten, not behind
-		}
 	}
 }
 
@@ -633,12 +687,8 @@ func (n *partitionNode) held() frame {
 	}
 	var refs []ref
 	for _, p := range n.router.Order() {
-		if int(p) >= len(n.rings) {
-			continue
-		}
-		r := &n.rings[p]
-		for k := range r.n {
-			refs = append(refs, ref{p, r.row(k, n.stride)})
+		for k := range n.rowCount(p) {
+			refs = append(refs, ref{p, n.heldRow(p, k)})
 		}
 	}
 	slices.SortStableFunc(refs, func(a, b ref) int {

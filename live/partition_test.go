@@ -181,3 +181,33 @@ func TestPartitionSlotsGrowByAQuarter(t *testing.T) {
 	require.Equal(t, 10000, parts)
 	assert.LessOrEqual(t, room, parts*5/4+1, "slots for %d partitions", parts)
 }
+
+func TestPartitionKeepingOneRowHasNoRings(t *testing.T) {
+	// Keeping one row per partition, a partition's row is its slot and a
+	// mark says whether the slot holds one: no ring of 40 bytes a
+	// partition. Partitions removed by IdleTTL hold nothing, and their
+	// indices, given to new partitions, hold the new rows.
+	s := newSeries(t, live.Options{})
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1, IdleTTL: 2 * time.Second})
+	require.NoError(t, err)
+	_, err = s.PushRows(nil, r(0, 1, "a"), r(0, 2, "b"), r(0, 3, "c"), r(1000, 4, "a"))
+	require.NoError(t, err)
+	_, err = s.PushRows(nil, r(3000, 5, "a")) // b and c go
+	require.NoError(t, err)
+	_, err = s.PushRows(nil, r(3000, 6, "d"), r(3000, 7, "e"))
+	require.NoError(t, err)
+	ps, err := s.Partitions(byHost)
+	require.NoError(t, err)
+	var got []string
+	for _, p := range ps {
+		got = append(got, fmt.Sprintf("%v:%d/%d", p.Key, p.Length, p.Ingested))
+	}
+	assert.Equal(t, []string{`"a":1/3`, `"d":1/1`, `"e":1/1`}, got)
+	f, err := s.Snapshot(byHost)
+	require.NoError(t, err)
+	vals, _ := f.Numbers("value")
+	assert.Equal(t, []float64{5, 6, 7}, vals, "each partition's last row")
+	rings, marks := live.PartitionRings(s, byHost)
+	assert.Zero(t, rings)
+	assert.Equal(t, 3, marks, "b's and c's indices went to d and e")
+}

@@ -45,9 +45,7 @@ func (s *Series) Partitions(id NodeID) ([]Partition, error) {
 		}
 		part := Partition{Key: pn.router.KeyValue(p)}
 		part.Ingested = pn.router.Rows(p)
-		if int(p) < len(pn.rings) {
-			part.Length = pn.rings[p].n
-		}
+		part.Length = pn.rowCount(p)
 		part.Evicted = part.Ingested - uint64(part.Length)
 		if part.Ingested > 0 {
 			part.Last = time.Unix(0, pn.router.Last(p)).UTC()

@@ -55,10 +55,9 @@ func (n *partitionNode) markSyms(t *intern.Table) {
 		if n.sch.Column(j).Kind != schema.String {
 			continue
 		}
-		for p := range n.rings {
-			r := &n.rings[p]
-			for k := range r.n {
-				t.Mark(uint32(r.row(k, n.stride)[1+j]))
+		for p := range max(len(n.rings), len(n.one)) {
+			for k := range n.rowCount(int32(p)) {
+				t.Mark(uint32(n.heldRow(int32(p), k)[1+j]))
 			}
 		}
 	}

@@ -23,9 +23,21 @@
 // A push that fails undoes its new ids: [Table.Begin] opens a journal of
 // the ids given, [Table.Rollback] frees them in reverse order, leaving
 // the table as it was.
+//
+// # The index
+//
+// Strings are found by an open-addressing hash index (linear probing, a
+// power of two of 8-byte slots, at most 13/16 full): a slot holds an id
+// and the high half of its string's hash, which places the slot and is
+// compared before the string. That is about 10 to 20 bytes a string where
+// a Go map of strings to ids takes some 34 (a 24-byte slot at most 7/8
+// full, plus its control byte).
 package intern
 
-import "math/bits"
+import (
+	"hash/maphash"
+	"math/bits"
+)
 
 // minDue is the fewest new ids that make a sweep due.
 const minDue = 1024
@@ -33,7 +45,8 @@ const minDue = 1024
 // Table assigns dense ids to strings, starting at 1: id 0 is reserved for a
 // missing string. A Table is not safe for concurrent use.
 type Table struct {
-	ids   map[string]uint32
+	index []uint64 // the hash index: hash<<32 | id, 0 for an empty slot
+	seed  maphash.Seed
 	strs  []string // by id; "" for id 0 and free ids
 	used  []uint64 // bit set of the ids in use
 	marks []uint64 // bit set of the ids marked since the last sweep
@@ -47,14 +60,45 @@ type Table struct {
 
 // New returns an empty table.
 func New() *Table {
-	return &Table{ids: make(map[string]uint32), strs: []string{""}, used: []uint64{0}, due: minDue}
+	return &Table{index: make([]uint64, minIndex), seed: maphash.MakeSeed(), strs: []string{""}, used: []uint64{0}, due: minDue}
+}
+
+// minIndex is the fewest slots of the index.
+const minIndex = 16
+
+// hash returns the high half of s's hash, where a slot keeps it.
+func (t *Table) hash(s string) uint64 { return maphash.String(t.seed, s) & hashBits }
+
+// hashBits keeps the high half of a hash; the tests keep fewer bits, so
+// that strings share slots and hashes.
+var hashBits = uint64(1<<32-1) << 32
+
+// home returns the slot where the probe for a slot's string starts.
+func (t *Table) home(slot uint64) int { return int(slot>>32) & (len(t.index) - 1) }
+
+// find returns the slot of s, of hash h, in the index: the one holding
+// its id, or the empty one where it would go.
+func (t *Table) find(s string, h uint64) int {
+	mask := len(t.index) - 1
+	for i := int(h>>32) & mask; ; i = (i + 1) & mask {
+		e := t.index[i]
+		if e == 0 || e&^(1<<32-1) == h && t.strs[uint32(e)] == s {
+			return i
+		}
+	}
 }
 
 // ID returns the id of s, assigning one if s is new: a freed id if there
 // is one, else the next.
 func (t *Table) ID(s string) uint32 {
-	if id, ok := t.ids[s]; ok {
-		return id
+	h := t.hash(s)
+	slot := t.find(s, h)
+	if e := t.index[slot]; e != 0 {
+		return uint32(e)
+	}
+	if (t.live+1)*16 > len(t.index)*13 {
+		t.grow()
+		slot = t.find(s, h)
 	}
 	var id uint32
 	if n := len(t.free); n > 0 {
@@ -69,7 +113,7 @@ func (t *Table) ID(s string) uint32 {
 		}
 	}
 	t.used[id>>6] |= 1 << (id & 63)
-	t.ids[s] = id
+	t.index[slot] = h | uint64(id)
 	t.fresh = append(t.fresh, id)
 	t.live++
 	t.grown++
@@ -78,8 +122,44 @@ func (t *Table) ID(s string) uint32 {
 
 // Lookup returns the id of s if it has one.
 func (t *Table) Lookup(s string) (uint32, bool) {
-	id, ok := t.ids[s]
-	return id, ok
+	id := uint32(t.index[t.find(s, t.hash(s))])
+	return id, id != 0
+}
+
+// grow doubles the index and puts its slots back in it.
+func (t *Table) grow() {
+	old := t.index
+	t.index = make([]uint64, 2*len(old))
+	mask := len(t.index) - 1
+	for _, e := range old {
+		if e == 0 {
+			continue
+		}
+		i := t.home(e)
+		for t.index[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.index[i] = e
+	}
+}
+
+// unindex takes id, whose string is still its, out of the index: the
+// slots after it up to the next empty one move back into the gap when
+// their probes start at or before it (backward-shift deletion, which
+// leaves no marks of deleted slots behind).
+func (t *Table) unindex(id uint32) {
+	mask := len(t.index) - 1
+	gap := t.find(t.strs[id], t.hash(t.strs[id]))
+	for j := (gap + 1) & mask; t.index[j] != 0; j = (j + 1) & mask {
+		// Slot j stays when its probe starts after the gap (in probe
+		// order up to j); else it moves into the gap.
+		if (j-t.home(t.index[j]))&mask < (j-gap)&mask {
+			continue
+		}
+		t.index[gap] = t.index[j]
+		gap = j
+	}
+	t.index[gap] = 0
 }
 
 // Str returns the string of id; id 0 gives "".
@@ -93,7 +173,20 @@ func (t *Table) Len() int { return len(t.strs) }
 func (t *Table) Live() int { return t.live }
 
 // Begin starts the journal of new ids that [Table.Rollback] undoes.
-func (t *Table) Begin() { t.fresh = t.fresh[:0] }
+//
+// A journal that grew past keepJournal ids (a push of many new strings,
+// as the first push of many keys) is let go when the last one used less
+// than an eighth of it: a steady stream of few new strings keeps a small
+// one, rather than 4 bytes for each id of that one push.
+func (t *Table) Begin() {
+	if cap(t.fresh) > keepJournal && len(t.fresh) < cap(t.fresh)/8 {
+		t.fresh = nil
+	}
+	t.fresh = t.fresh[:0]
+}
+
+// keepJournal is the most ids a journal always keeps room for.
+const keepJournal = 4096
 
 // Rollback frees every id given since [Table.Begin], the last first, so
 // that the table is as it was then (the same ids are given to the same
@@ -114,7 +207,7 @@ func (t *Table) Rollback() {
 
 // release forgets the string of id, which is in use.
 func (t *Table) release(id uint32) {
-	delete(t.ids, t.strs[id])
+	t.unindex(id)
 	t.strs[id] = ""
 	t.used[id>>6] &^= 1 << (id & 63)
 	t.live--

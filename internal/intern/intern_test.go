@@ -1,6 +1,7 @@
 package intern
 
 import (
+	"math/rand/v2"
 	"strconv"
 	"testing"
 
@@ -101,4 +102,99 @@ func TestChurnIsBoundedAndDoesNotAllocate(t *testing.T) {
 	for k := next - window; k < next; k++ {
 		require.Equal(t, strs[k], tab.Str(ids[k]))
 	}
+}
+
+// TestTableFindsWhatItHolds: through ids given, sweeps that free some of
+// them and rollbacks, every string the table holds is found under its id
+// and every string it let go is not, also when strings share hashes (the
+// test keeps 3 bits of them).
+func TestTableFindsWhatItHolds(t *testing.T) {
+	for _, bits := range []uint64{hashBits, 7 << 32} {
+		old := hashBits
+		hashBits = bits
+		testTableFinds(t)
+		hashBits = old
+	}
+}
+
+func testTableFinds(t *testing.T) {
+	tab := New()
+	rng := rand.New(rand.NewPCG(1, 2))
+	universe := make([]string, 3000)
+	for i := range universe {
+		universe[i] = "s" + strconv.Itoa(i)
+	}
+	held := map[string]uint32{}
+	check := func() {
+		require.Equal(t, len(held), tab.Live())
+		for _, s := range universe {
+			id, ok := tab.Lookup(s)
+			want, has := held[s]
+			require.Equal(t, has, ok, s)
+			if has {
+				require.Equal(t, want, id, s)
+				require.Equal(t, s, tab.Str(id))
+			}
+		}
+	}
+	for round := range 40 {
+		for range rng.IntN(2000) {
+			s := universe[rng.IntN(len(universe))]
+			id := tab.ID(s)
+			if want, ok := held[s]; ok {
+				require.Equal(t, want, id)
+			}
+			held[s] = id
+		}
+		check()
+		if round%3 == 0 {
+			tab.Begin()
+			for range rng.IntN(300) {
+				tab.ID(universe[rng.IntN(len(universe))])
+			}
+			tab.Rollback()
+			check()
+		}
+		// Keep about half of what is held.
+		for s, id := range held {
+			if rng.IntN(2) == 0 {
+				tab.Mark(id)
+			} else {
+				delete(held, s)
+			}
+		}
+		tab.Sweep()
+		check()
+	}
+}
+
+// TestJournalOfABigPushIsLetGo: after a push of many new strings, the
+// journal's room goes once a push uses little of it; a small journal
+// stays, so a steady stream of few new strings does not allocate.
+func TestJournalOfABigPushIsLetGo(t *testing.T) {
+	tab := New()
+	tab.Begin()
+	for i := range 20000 {
+		tab.ID("k" + strconv.Itoa(i))
+	}
+	tab.Begin() // the last push used all of it: kept
+	assert.GreaterOrEqual(t, cap(tab.fresh), 20000)
+	tab.ID("new")
+	tab.Begin() // one id in the last push: let go
+	assert.Zero(t, cap(tab.fresh))
+	for i := range 100 {
+		tab.ID("small" + strconv.Itoa(i))
+	}
+	small := cap(tab.fresh)
+	tab.Begin()
+	tab.Begin()
+	assert.Equal(t, small, cap(tab.fresh), "a small journal is kept")
+	keys := []string{"x", "y", "z"}
+	assert.Zero(t, testing.AllocsPerRun(100, func() {
+		tab.Begin()
+		for _, k := range keys {
+			tab.ID(k)
+		}
+		tab.Rollback()
+	}))
 }

@@ -17,7 +17,7 @@ func ExampleRouter() {
 		f, _ := v.Num()
 		return router.NumberKey(f)
 	}
-	r, err := router.NewRouter(schema.Number, opts, keyOf)
+	r, err := router.NewRouter(schema.Number, opts, keyOf, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -33,7 +33,7 @@ func ExampleRouter() {
 	// After 20s only shard 0 reported: 3 expires, 7 is declared and stays.
 	r.Touch(2, 20*sec)
 	fmt.Println(r.Expire(20*sec, nil), r.Order(), r.CheckNew(1))
-	_, err = router.NewRouter(schema.Number, partition.Options{MaxPartitions: -1}, keyOf)
+	_, err = router.NewRouter(schema.Number, partition.Options{MaxPartitions: -1}, keyOf, nil)
 	fmt.Println(err)
 	// Output:
 	// shard 3 → partition 1

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/pond-go/pond/internal/intern"
 	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/sequence"
@@ -61,14 +62,20 @@ func NumberKey(f float64) Key {
 
 // Router maps keys to dense partition indices, in first-seen order after
 // the declared groups. Index lookups for string keys are a slice lookup by
-// intern id. A Router is not safe for concurrent use.
+// intern id. A partition's key value is not kept: it is made from its
+// code when asked for (a string's from the intern table), which saves a
+// value's three words a partition. A Router is not safe for concurrent
+// use.
 type Router struct {
 	opts     partition.Options
 	kind     schema.Kind
-	bySym    []int32 // intern id → index + 1
+	syms     *intern.Table // the strings of string keys' codes
+	bySym    []int32       // intern id → index + 1
 	other    map[Key]int32
-	keys     []schema.Value
-	codes    []Key
+	ids      []uint32 // a string router's partitions' key codes (intern ids; 0 once removed)
+	codes    []uint64 // another router's; a key's kind is the column's
+	missing  int32    // index + 1 of the partition of missing keys, if any
+	negZero  int32    // index + 1 of the partition first routed as −0, if any
 	alive    []bool
 	gen      []uint32
 	seen     []seen  // what was routed to each partition
@@ -89,13 +96,16 @@ type seen struct {
 
 // NewRouter returns a router for a column of kind k, with the declared
 // groups of o already created. keyOf turns a declared group into its
-// routing key (for strings, by interning it). Options that do not pass
-// [partition.Options.Check] are an error wrapping [ErrOptions].
-func NewRouter(k schema.Kind, o partition.Options, keyOf func(schema.Value) Key) (*Router, error) {
+// routing key (for strings, by interning it in syms, the table string
+// keys' codes are ids of; syms may be nil for other kinds). The owner of
+// syms keeps the ids of the live partitions' keys (see [Router.Key]).
+// Options that do not pass [partition.Options.Check] are an error
+// wrapping [ErrOptions].
+func NewRouter(k schema.Kind, o partition.Options, keyOf func(schema.Value) Key, syms *intern.Table) (*Router, error) {
 	if err := CheckOptions(o, k); err != nil {
 		return nil, err
 	}
-	r := &Router{opts: o, kind: k, other: map[Key]int32{}}
+	r := &Router{opts: o, kind: k, syms: syms, other: map[Key]int32{}}
 	for _, g := range o.Groups {
 		r.create(keyOf(g), g)
 	}
@@ -167,10 +177,15 @@ func (r *Router) RouteSyms(ids []uint32, times []int64, rows []uint64, parts []i
 	bySym, seen := r.bySym, r.seen
 	times, rows, parts = times[:len(ids)], rows[:len(ids)], parts[:len(ids)]
 	for i, id := range ids {
-		if uint64(id) >= uint64(len(bySym)) || bySym[id] == 0 {
+		if uint64(id) >= uint64(len(bySym)) {
 			return i
 		}
+		// An id without a partition (bySym 0) makes p −1, out of seen's
+		// range as an unsigned index: one test for both.
 		p := bySym[id] - 1
+		if uint32(p) >= uint32(len(seen)) {
+			return i
+		}
 		s := &seen[p]
 		if s.rows == 0 {
 			return i
@@ -197,15 +212,26 @@ func (r *Router) create(k Key, v schema.Value) int32 {
 	if n := len(r.free); n > 0 {
 		i = r.free[n-1]
 		r.free = r.free[:n-1]
-		r.keys[i], r.codes[i], r.alive[i], r.seen[i] = v, k, true, seen{last: math.MinInt64}
+		r.alive[i], r.seen[i] = true, seen{last: math.MinInt64}
+		if r.kind == schema.String {
+			r.ids[i] = uint32(k.Code)
+		} else {
+			r.codes[i] = k.Code
+		}
 		r.gen[i]++
 	} else {
-		i = int32(len(r.keys))
-		r.keys = append(r.keys, v)
-		r.codes = append(r.codes, k)
+		i = int32(len(r.gen))
+		if r.kind == schema.String {
+			r.ids = append(r.ids, uint32(k.Code))
+		} else {
+			r.codes = append(r.codes, k.Code)
+		}
 		r.alive = append(r.alive, true)
 		r.gen = append(r.gen, 0)
 		r.seen = append(r.seen, seen{last: math.MinInt64})
+	}
+	if k.Kind == 0 {
+		r.missing = i + 1
 	}
 	if k.Kind == schema.String {
 		for uint64(len(r.bySym)) <= k.Code {
@@ -214,6 +240,9 @@ func (r *Router) create(k Key, v schema.Value) int32 {
 		r.bySym[k.Code] = i + 1
 	} else {
 		r.other[k] = i
+		if f, ok := v.Num(); ok && f == 0 && math.Signbit(f) {
+			r.negZero = i + 1 // its key value is −0, which its code does not tell
+		}
 	}
 	r.order = append(r.order, i)
 	r.count++
@@ -229,19 +258,53 @@ func (r *Router) Len() int { return r.count }
 
 // Cap returns one more than the largest index in use: a slice of that
 // length can hold per-partition state.
-func (r *Router) Cap() int { return len(r.keys) }
+func (r *Router) Cap() int { return len(r.gen) }
 
 // Order returns the live partitions in emission order: declared groups
 // first, then by first appearance. The slice is the router's own.
 func (r *Router) Order() []int32 { return r.order }
 
-// KeyValue returns the key of partition i as a value of the column's kind
-// (missing for the partition of missing keys).
-func (r *Router) KeyValue(i int32) schema.Value { return r.keys[i] }
+// KeyValue returns the key of partition i as a value of the column's kind,
+// as it was first routed (missing for the partition of missing keys, and
+// for an index no live partition holds).
+func (r *Router) KeyValue(i int32) schema.Value {
+	if r.kind == schema.String {
+		// Id 0: the missing key's partition, or a removed one.
+		if id := r.ids[i]; id != 0 {
+			return schema.StringValue(r.syms.Str(id))
+		}
+		return schema.Value{}
+	}
+	return r.otherValue(i)
+}
+
+// otherValue is KeyValue for a router of numbers or booleans.
+func (r *Router) otherValue(i int32) schema.Value {
+	if !r.alive[i] || i+1 == r.missing {
+		return schema.Value{}
+	}
+	code := r.codes[i]
+	switch r.kind {
+	case schema.Number:
+		if i+1 == r.negZero {
+			return schema.NumberValue(math.Copysign(0, -1))
+		}
+		return schema.NumberValue(math.Float64frombits(code))
+	}
+	return schema.BoolValue(code == 2)
+}
 
 // Key returns the routing key of partition i (for a string key, its
 // intern id).
-func (r *Router) Key(i int32) Key { return r.codes[i] }
+func (r *Router) Key(i int32) Key {
+	switch {
+	case i+1 == r.missing:
+		return Key{}
+	case r.kind == schema.String:
+		return Key{Kind: schema.String, Code: uint64(r.ids[i])}
+	}
+	return Key{Kind: r.kind, Code: r.codes[i]}
+}
 
 // Generation returns a number that changes when index i is given to a new
 // partition, so state kept per index can tell it is stale.
@@ -321,14 +384,20 @@ func (r *Router) MakeRoom(now int64, spare []bool, dst []int32) []int32 {
 }
 
 func (r *Router) remove(i int32) {
-	k := r.codes[i]
+	k := r.Key(i)
 	if k.Kind == schema.String {
 		r.bySym[k.Code] = 0
+		r.ids[i] = 0 // KeyValue: missing
 	} else {
 		delete(r.other, k)
 	}
 	r.alive[i] = false
-	r.keys[i] = schema.Value{}
+	if i+1 == r.missing {
+		r.missing = 0
+	}
+	if i+1 == r.negZero {
+		r.negZero = 0
+	}
 	r.free = append(r.free, i)
 	r.count--
 }

@@ -1,12 +1,14 @@
 package router_test
 
 import (
+	"math"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pond-go/pond/internal/intern"
 	"github.com/pond-go/pond/internal/router"
 	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/schema"
@@ -21,7 +23,7 @@ func numberKey(v schema.Value) router.Key {
 // except the partitions it is told to spare, and gives none of their
 // indices to new partitions before the next Expire.
 func TestMakeRoomKeepsIndicesUntilExpire(t *testing.T) {
-	r, err := router.NewRouter(schema.Number, partition.Options{MaxPartitions: 3, IdleTTL: time.Second}, numberKey)
+	r, err := router.NewRouter(schema.Number, partition.Options{MaxPartitions: 3, IdleTTL: time.Second}, numberKey, nil)
 	require.NoError(t, err)
 	for k := range 3 {
 		r.Route(router.NumberKey(float64(k)), schema.NumberValue(float64(k)), 0, uint64(k))
@@ -49,7 +51,7 @@ func TestRouteSymsRoutesKnownKeysAndStopsAtANewOne(t *testing.T) {
 	a0 := schema.StringValue("a")
 	r, err := router.NewRouter(schema.String, partition.Options{Groups: []schema.Value{a0}}, func(schema.Value) router.Key {
 		return router.Key{Kind: schema.String, Code: 9}
-	})
+	}, nil)
 	require.NoError(t, err)
 	key := func(id uint64) router.Key { return router.Key{Kind: schema.String, Code: id} }
 	a := r.Route(key(5), schema.StringValue("a"), 10, 100)
@@ -67,4 +69,83 @@ func TestRouteSymsRoutesKnownKeysAndStopsAtANewOne(t *testing.T) {
 	assert.Equal(t, 2, r.RouteSyms([]uint32{2, 5}, []int64{70, 80}, []uint64{108, 109}, parts))
 	assert.Equal(t, int64(80), r.Last(a))
 	assert.Equal(t, uint64(109), r.LastRow(a))
+}
+
+// TestKeyValueIsMadeFromTheCode: the router keeps no key values; each
+// partition's is made from its code as it was first routed: a string's
+// from the intern table, a number's from its bits (−0 too, which shares
+// 0's partition), a boolean's, the missing key's; an index no live
+// partition holds gives a missing value.
+func TestKeyValueIsMadeFromTheCode(t *testing.T) {
+	syms := intern.New()
+	strKey := func(v schema.Value) router.Key {
+		s, _ := v.Str()
+		return router.Key{Kind: schema.String, Code: uint64(syms.ID(s))}
+	}
+	host := schema.StringValue("host-7")
+	r, err := router.NewRouter(schema.String, partition.Options{Groups: []schema.Value{host}, IdleTTL: time.Second}, strKey, syms)
+	require.NoError(t, err)
+	b := schema.StringValue("b")
+	pb := r.Route(strKey(b), b, 0, 1)
+	pm := r.Route(router.Key{}, schema.Value{}, 0, 2)
+	assert.True(t, host.Equal(r.KeyValue(0)))
+	assert.True(t, b.Equal(r.KeyValue(pb)))
+	assert.True(t, r.KeyValue(pm).IsMissing())
+	assert.Equal(t, []int32{pb, pm}, r.Expire(int64(2*time.Second), nil))
+	assert.True(t, r.KeyValue(pb).IsMissing(), "a removed partition's key is missing")
+
+	negZero := schema.NumberValue(math.Copysign(0, -1))
+	n, err := router.NewRouter(schema.Number, partition.Options{IdleTTL: time.Second}, numberKey, nil)
+	require.NoError(t, err)
+	pz := n.Route(router.NumberKey(math.Copysign(0, -1)), negZero, 0, 1)
+	assert.Equal(t, pz, n.Route(router.NumberKey(0), schema.NumberValue(0), 0, 2), "−0 and 0 are one partition")
+	p5 := n.Route(router.NumberKey(-5.5), schema.NumberValue(-5.5), int64(2*time.Second), 3)
+	f, _ := n.KeyValue(pz).Num()
+	assert.True(t, f == 0 && math.Signbit(f), "the partition first routed as −0 keeps −0")
+	assert.Equal(t, schema.NumberValue(-5.5), n.KeyValue(p5))
+	assert.Equal(t, []int32{pz}, n.Expire(int64(2*time.Second), nil))
+	pz2 := n.Route(router.NumberKey(0), schema.NumberValue(0), int64(2*time.Second), 4)
+	f, _ = n.KeyValue(pz2).Num()
+	assert.False(t, math.Signbit(f), "a new partition of 0, first routed as 0, is 0")
+
+	boolKey := func(v schema.Value) router.Key {
+		if x, _ := v.Bool(); x {
+			return router.Key{Kind: schema.Bool, Code: 2}
+		}
+		return router.Key{Kind: schema.Bool, Code: 1}
+	}
+	o, err := router.NewRouter(schema.Bool, partition.Options{}, boolKey, nil)
+	require.NoError(t, err)
+	for _, x := range []bool{true, false} {
+		v := schema.BoolValue(x)
+		assert.Equal(t, v, o.KeyValue(o.Route(boolKey(v), v, 0, 1)))
+	}
+}
+
+// TestMissingAndZeroAreTwoPartitions: a number router keeps codes
+// without kinds, and the missing key's code (0) is 0's bits: the two
+// are still two partitions, each with its own key, and a removed
+// missing-key partition comes back as missing.
+func TestMissingAndZeroAreTwoPartitions(t *testing.T) {
+	r, err := router.NewRouter(schema.Number, partition.Options{IdleTTL: time.Second}, numberKey, nil)
+	require.NoError(t, err)
+	pm := r.Route(router.Key{}, schema.Value{}, 0, 1)
+	pz := r.Route(router.NumberKey(0), schema.NumberValue(0), int64(2*time.Second), 2)
+	require.NotEqual(t, pm, pz)
+	assert.Equal(t, router.Key{}, r.Key(pm))
+	assert.Equal(t, router.NumberKey(0), r.Key(pz))
+	assert.True(t, r.KeyValue(pm).IsMissing())
+	assert.Equal(t, schema.NumberValue(0), r.KeyValue(pz))
+	assert.Equal(t, []int32{pm}, r.Expire(int64(2*time.Second), nil))
+	_, ok := r.Find(router.Key{})
+	assert.False(t, ok)
+	got, ok := r.Find(router.NumberKey(0))
+	assert.True(t, ok)
+	assert.Equal(t, pz, got)
+	p := r.Route(router.NumberKey(3), schema.NumberValue(3), int64(2*time.Second), 3)
+	assert.Equal(t, pm, p, "the missing key's index is reused")
+	assert.Equal(t, schema.NumberValue(3), r.KeyValue(p), "by a key that is not missing")
+	pm2 := r.Route(router.Key{}, schema.Value{}, int64(2*time.Second), 4)
+	assert.True(t, r.KeyValue(pm2).IsMissing())
+	assert.Equal(t, router.Key{}, r.Key(pm2))
 }
