@@ -452,14 +452,7 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 				if ri+int(rn)*st <= len(rb) && ai+int(an)*st <= len(ab) {
 					sl := reducers.Slide{Rem: rb[ri : ri+int(rn)*st], Add: ab[ai : ai+int(an)*st], Stride: st, RN: int(rn), AN: int(an)}
 					for i, s := range wp.moments {
-						m := ws.moment(i)
-						var ok bool
-						if m.Squares() {
-							ok = m.ShiftSquares(&sl, s)
-						} else {
-							ok = m.ShiftSums(&sl, s)
-						}
-						if !ok {
+						if m := ws.moment(i); !m.Shift(&sl, s) {
 							m.RemoveSlots(sl.Rem, s, st, sl.RN)
 							m.AddSlots(sl.Add, s, st, sl.AN)
 						}

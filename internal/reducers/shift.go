@@ -206,6 +206,22 @@ func (m *Moments) ShiftShort(sl *Slide, s int) bool {
 	return m.ShiftSquares(sl, s)
 }
 
+// Shift is [Moments.ShiftSquares] or [Moments.ShiftSums], as
+// [Moments.Squares] says, with their results bit for bit: the sums of a
+// window sliding by a few rows, which a rolling engine calls from its own
+// loop. On amd64 with FMA the pass is in assembly, its sums in registers
+// throughout (the Go pass spills them around math.FMA's fallback call).
+func (m *Moments) Shift(sl *Slide, off int) bool { return shift(m, sl, off) }
+
+// shiftGo is Shift in Go: the assembly pass's fallback, and its
+// reference in the tests.
+func shiftGo(m *Moments, sl *Slide, off int) bool {
+	if m.noSquares {
+		return m.ShiftSums(sl, off)
+	}
+	return m.ShiftSquares(sl, off)
+}
+
 // Squares reports whether m keeps Σx² (see [Moments.SkipSquares]):
 // whether [Moments.ShiftSquares] or [Moments.ShiftSums] shifts it.
 func (m *Moments) Squares() bool { return !m.noSquares }

@@ -324,3 +324,102 @@ func TestSquaresTellsWhichShiftApplies(t *testing.T) {
 	require.InDelta(t, math.Sqrt(2.0/3), sd, 1e-15)
 	require.Equal(t, 9.0, without.Sum())
 }
+
+// TestShiftMatchesTheGoPass runs the pass of Moments.Shift (in assembly
+// on amd64 with FMA) and the Go pass it stands for on the same states and
+// slides: the same answer, every field bit for bit, for windows of
+// squares and of sums, values of every scale (up to the squares' limit,
+// where no band fits), with missing values, zeros, outliers and
+// infinities, leaving rows checked or not, and the slot anywhere in rows
+// of garbage.
+func TestShiftMatchesTheGoPass(t *testing.T) {
+	if !shiftAsm {
+		t.Log("no assembly pass on this machine: Shift is the Go pass")
+	}
+	rng := rand.New(rand.NewPCG(41, 42))
+	scales := []float64{1, 0x1p-1000, 0x1p-1050, 0x1p440, 0x1p470, 0x1p480, 0x1p526, 0x1p1000}
+	applied := [2]int{}
+	for trial := range 300 {
+		var m Moments
+		if trial%3 == 0 {
+			m.SkipSquares()
+		}
+		scale := scales[trial%len(scales)]
+		draw := func() float64 {
+			if rng.IntN(10) == 0 {
+				// The lowest exponent of the band of values near
+				// 2^525, whose band is one exponent wide: the squares'
+				// limit cuts it.
+				return 0x1p499
+			}
+			if trial%2 == 0 {
+				return scale * (0.5 + 0.1*rng.NormFloat64())
+			}
+			return scale * shiftValues(rng)
+		}
+		var window []float64
+		for step := range 200 {
+			stride := 1 + rng.IntN(4)
+			off := rng.IntN(stride)
+			rn := min(len(window), rng.IntN(ShortRun+2))
+			an := rng.IntN(ShortRun + 2)
+			row := func(dst []uint64, xs []float64) {
+				for i := range dst {
+					dst[i] = rng.Uint64()
+				}
+				for r, x := range xs {
+					dst[r*stride+off] = math.Float64bits(x)
+				}
+			}
+			xs := make([]float64, an)
+			for i := range xs {
+				xs[i] = draw()
+			}
+			sl := Slide{Rem: make([]uint64, rn*stride), Add: make([]uint64, an*stride), Stride: stride, RN: rn, AN: an}
+			row(sl.Rem, window[:rn])
+			row(sl.Add, xs)
+			a, b := m, m
+			okA := a.Shift(&sl, off)
+			okB := shiftGo(&b, &sl, off)
+			require.Equal(t, okB, okA, "trial %d step %d", trial, step)
+			require.Equal(t, b.big, a.big, "trial %d step %d", trial, step)
+			sameMoments(t, &a, &b, "trial %d step %d", trial, step)
+			if okA {
+				if m.noSquares {
+					applied[1]++
+				} else {
+					applied[0]++
+				}
+				m = a
+			} else {
+				m.RemoveSlots(sl.Rem, off, stride, rn)
+				m.AddSlots(sl.Add, off, stride, an)
+			}
+			window = append(window[rn:], xs...)
+		}
+	}
+	// Both passes ran often enough for the comparison to mean something.
+	require.Greater(t, applied[0], 10000)
+	require.Greater(t, applied[1], 5000)
+}
+
+// TestShiftSlidesAWindowWithoutAllocating: a slide of one row out and
+// one in, through Shift, moves the count and sums and does not allocate.
+func TestShiftSlidesAWindowWithoutAllocating(t *testing.T) {
+	var m Moments
+	for _, x := range []float64{1, 2, 3, 4} {
+		m.Add(x)
+	}
+	sl := Slide{Rem: []uint64{math.Float64bits(1)}, Add: []uint64{math.Float64bits(5)}, Stride: 1, RN: 1, AN: 1}
+	require.True(t, m.Shift(&sl, 0))
+	require.Equal(t, 4, m.n)
+	require.Equal(t, 14.0, m.Sum())
+	sd, ok := m.Stdev()
+	require.True(t, ok)
+	require.Equal(t, math.Sqrt(1.25), sd)
+	back := Slide{Rem: sl.Add, Add: sl.Rem, Stride: 1, RN: 1, AN: 1}
+	require.Zero(t, allocs.Count(100, func() {
+		m.Shift(&back, 0)
+		m.Shift(&sl, 0)
+	}))
+}

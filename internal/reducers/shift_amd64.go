@@ -1,0 +1,14 @@
+package reducers
+
+import "github.com/pond-go/pond/internal/fsum"
+
+// shiftAsm tells shift to take its assembly pass: the processor has FMA
+// (and AVX, whose encodings the pass uses). A test turns it off to
+// compare the pass with the Go code.
+var shiftAsm = fsum.Available
+
+// shift is [Moments.Shift]: the pass in assembly (shift_amd64.s), the Go
+// code (shiftGo) without FMA.
+//
+//go:noescape
+func shift(m *Moments, sl *Slide, off int) bool
