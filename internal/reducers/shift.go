@@ -63,8 +63,15 @@ func (m *Moments) FillMinMax(slots []uint64, off, stride, n int) (lo, hi float64
 // true when every value is present, finite and in that band and the
 // first is not zero; otherwise it reports false having changed nothing,
 // and the caller takes FillMinMax. A rolling engine calls it from its
-// own loop for a window of a few rows rebuilt at each emission.
+// own loop for a window of a few rows rebuilt at each emission. On amd64
+// with FMA the pass is in assembly, as [Moments.Shift]'s is.
 func (m *Moments) FillRunMinMax(run []uint64, stride, n int) (lo, hi float64, ok bool) {
+	return fillRunMinMax(m, run, stride, n)
+}
+
+// fillRunMinMaxGo is FillRunMinMax in Go: the assembly pass's fallback,
+// and its reference in the tests.
+func fillRunMinMaxGo(m *Moments, run []uint64, stride, n int) (lo, hi float64, ok bool) {
 	e0 := int(run[0] >> 52 & 0x7ff)
 	if e0 == 0 || e0 == 0x7ff {
 		return 0, 0, false

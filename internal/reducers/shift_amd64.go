@@ -12,3 +12,10 @@ var shiftAsm = fsum.Available
 //
 //go:noescape
 func shift(m *Moments, sl *Slide, off int) bool
+
+// fillRunMinMax is [Moments.FillRunMinMax]: the pass in assembly
+// (shift_amd64.s), the Go code (fillRunMinMaxGo) without FMA or with
+// outer bands to empty.
+//
+//go:noescape
+func fillRunMinMax(m *Moments, run []uint64, stride, n int) (lo, hi float64, ok bool)

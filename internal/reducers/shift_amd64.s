@@ -256,3 +256,123 @@ no:
 
 scalar:
 	JMP ·shiftGo(SB)
+
+// func fillRunMinMax(m *Moments, run []uint64, stride, n int) (lo, hi float64, ok bool)
+//
+// The one pass of Moments.FillRunMinMax, as shift is ShiftSquares': X11
+// the smallest value, X12 the largest, CX the first value's exponent.
+TEXT ·fillRunMinMax(SB), NOSPLIT, $0-65
+	CMPB ·shiftAsm(SB), $0
+	JEQ fillgo
+	MOVQ m+0(FP), AX
+	// Outer bands to empty, an empty run, a stride that does not move:
+	// the Go code's behaviour.
+	CMPQ Moments_outer(AX), $0
+	JNE fillgo
+	MOVQ run_len+16(FP), R9
+	TESTQ R9, R9
+	JEQ fillgo
+	MOVQ stride+32(FP), R12
+	TESTQ R12, R12
+	JLE fillgo
+	SHLQ $3, R12
+	MOVQ run_base+8(FP), R8
+	LEAQ (R8)(R9*8), R9
+
+	// The first value's exponent, e0, anchors the band: not zero, not
+	// that of an infinity or a NaN.
+	MOVQ (R8), CX
+	SHRQ $52, CX
+	ANDL $0x7ff, CX
+	JEQ fillno
+	CMPL CX, $0x7ff
+	JEQ fillno
+
+	// bandRange(e0, squareLimit()): DI lo, R11 span.
+	LEAQ -const_bandSpan(CX), DI
+	LEAQ const_bandSpan(CX), R11
+	MOVQ $(const_bigExp-1), SI
+	MOVQ $0x7ff, R13
+	CMPB Moments_noSquares(AX), $0
+	CMOVQNE R13, SI
+	CMPQ R11, SI
+	CMOVQGT SI, R11
+	SUBQ DI, R11
+	JGE fillbanded
+	MOVQ $0x1000, DI
+	XORL R11, R11
+
+fillbanded:
+	XORL R10, R10
+	VXORPD X0, X0, X0
+	VXORPD X1, X1, X1
+	VXORPD X2, X2, X2
+	VXORPD X3, X3, X3
+	MOVQ $0x7ff0000000000000, DX
+	MOVQ DX, X11
+	MOVQ $0xfff0000000000000, DX
+	MOVQ DX, X12
+	CMPB Moments_noSquares(AX), $0
+	JNE fillsums
+
+	// lo = x if x < lo; hi = x if x > hi (a NaN moves neither).
+fillsq:
+	MOVQ (R8), DX
+	FAR(DX)
+	MOVQ DX, X4
+	VMINSD X11, X4, X11
+	VMAXSD X12, X4, X12
+	ADDDD
+	ADDSQ
+	ADDQ R12, R8
+	CMPQ R8, R9
+	JCS fillsq
+	JMP fillend
+
+fillsums:
+	MOVQ (R8), DX
+	FAR(DX)
+	MOVQ DX, X4
+	VMINSD X11, X4, X11
+	VMAXSD X12, X4, X12
+	ADDDD
+	ADDQ R12, R8
+	CMPQ R8, R9
+	JCS fillsums
+
+fillend:
+	// far > span || notFinite(s, q, qc, 0).
+	CMPQ R10, R11
+	JHI fillno
+	VSUBSD X0, X0, X4
+	VSUBSD X2, X2, X5
+	VADDSD X5, X4, X4
+	VSUBSD X3, X3, X5
+	VADDSD X5, X4, X4
+	VUCOMISD X4, X4
+	JPS fillno
+
+	// The whole state, anchored at e0, in the main band.
+	MOVQ n+40(FP), DX
+	MOVQ DX, Moments_n(AX)
+	MOVW CX, Moments_anchor(AX)
+	MOVB $1, Moments_anchored(AX)
+	MOVL $0, Moments_big(AX)
+	MOVQ DX, Moments_main+band_n(AX)
+	VMOVSD X0, Moments_main+band_s(AX)
+	VMOVSD X1, Moments_main+band_c(AX)
+	VMOVSD X2, Moments_main+band_q(AX)
+	VMOVSD X3, Moments_main+band_qc(AX)
+	VMOVSD X11, lo+48(FP)
+	VMOVSD X12, hi+56(FP)
+	MOVB $1, ok+64(FP)
+	RET
+
+fillno:
+	MOVQ $0, lo+48(FP)
+	MOVQ $0, hi+56(FP)
+	MOVB $0, ok+64(FP)
+	RET
+
+fillgo:
+	JMP ·fillRunMinMaxGo(SB)

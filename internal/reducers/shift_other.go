@@ -6,3 +6,7 @@ package reducers
 var shiftAsm = false
 
 func shift(m *Moments, sl *Slide, off int) bool { return shiftGo(m, sl, off) }
+
+func fillRunMinMax(m *Moments, run []uint64, stride, n int) (lo, hi float64, ok bool) {
+	return fillRunMinMaxGo(m, run, stride, n)
+}
