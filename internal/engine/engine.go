@@ -451,10 +451,16 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 				ab, ai := d.slotOf(added)
 				if ri+int(rn)*st <= len(rb) && ai+int(an)*st <= len(ab) {
 					sl := reducers.Slide{Rem: rb[ri : ri+int(rn)*st], Add: ab[ai : ai+int(an)*st], Stride: st, RN: int(rn), AN: int(an)}
-					for i, s := range wp.moments {
-						if m := ws.moment(i); !m.Shift(&sl, s) {
-							m.RemoveSlots(sl.Rem, s, st, sl.RN)
-							m.AddSlots(sl.Add, s, st, sl.AN)
+					// The window's sums side by side, in one call, up
+					// to one whose pass does not apply: its values
+					// leave and enter one by one, and the rest go on.
+					slots := wp.moments
+					for i := 0; i < len(slots); i++ {
+						i += reducers.ShiftRun(ws.moment(i), slots[i:], &sl)
+						if i < len(slots) {
+							m := ws.moment(i)
+							m.RemoveSlots(sl.Rem, slots[i], st, sl.RN)
+							m.AddSlots(sl.Add, slots[i], st, sl.AN)
 						}
 					}
 					done = true

@@ -213,15 +213,30 @@ func (m *Moments) ShiftShort(sl *Slide, s int) bool {
 	return m.ShiftSquares(sl, s)
 }
 
-// Shift is [Moments.ShiftSquares] or [Moments.ShiftSums], as
-// [Moments.Squares] says, with their results bit for bit: the sums of a
-// window sliding by a few rows, which a rolling engine calls from its own
-// loop. On amd64 with FMA the pass is in assembly, its sums in registers
-// throughout (the Go pass spills them around math.FMA's fallback call).
-func (m *Moments) Shift(sl *Slide, off int) bool { return shift(m, sl, off) }
+// ShiftRun shifts the Moments at m, m+1, … (len(slots) of them, side by
+// side, as a rolling window's states lie), m+i reading slot slots[i] of
+// the slide's rows, each as [Moments.ShiftSquares] or [Moments.ShiftSums]
+// would, as [Moments.Squares] says, up to the first whose pass does not
+// apply, which it leaves unchanged: it returns how many it shifted, the
+// caller removing and adding the values of that one and calling again
+// for the rest. A rolling engine calls it for a window of sums sliding
+// by a few rows, from its own loop. On amd64 with FMA the passes are in
+// assembly, bit for bit those of the Go code, their sums in registers
+// throughout (the Go passes spill them around math.FMA's fallback call).
+func ShiftRun(m *Moments, slots []int, sl *Slide) int { return shiftRun(m, slots, sl) }
 
-// shiftGo is Shift in Go: the assembly pass's fallback, and its
+// shiftRunGo is ShiftRun in Go: the assembly's fallback, and its
 // reference in the tests.
+func shiftRunGo(m *Moments, slots []int, sl *Slide) int {
+	for i, s := range slots {
+		if !shiftGo(nth(m, i), sl, s) {
+			return i
+		}
+	}
+	return len(slots)
+}
+
+// shiftGo is the pass of ShiftSquares or ShiftSums, as m.Squares() says.
 func shiftGo(m *Moments, sl *Slide, off int) bool {
 	if m.noSquares {
 		return m.ShiftSums(sl, off)

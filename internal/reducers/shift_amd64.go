@@ -7,11 +7,11 @@ import "github.com/pond-go/pond/internal/fsum"
 // compare the pass with the Go code.
 var shiftAsm = fsum.Available
 
-// shift is [Moments.Shift]: the pass in assembly (shift_amd64.s), the Go
-// code (shiftGo) without FMA.
+// shiftRun is [ShiftRun]: the passes in assembly (shift_amd64.s), the Go
+// code (shiftRunGo) without FMA.
 //
 //go:noescape
-func shift(m *Moments, sl *Slide, off int) bool
+func shiftRun(m *Moments, slots []int, sl *Slide) int
 
 // fillRunMinMax is [Moments.FillRunMinMax]: the pass in assembly
 // (shift_amd64.s), the Go code (fillRunMinMaxGo) without FMA or with

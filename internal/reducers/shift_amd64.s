@@ -8,21 +8,10 @@
 // and reloads them at each value.
 //
 // Registers: X0 s, X1 c, X2 q, X3 qc, X4 the value, X5-X10 temporaries;
-// DI the band's lowest exponent, R10 the largest distance from it found
-// (far), R11 the band's width less one (span), R8 the slot, R9 the end of
-// the run, R12 the stride in bytes, SI and R13 temporaries.
-
-// FAR sets far to the larger of far and bandDistance(bits, lo).
-#define FAR(bits) \
-	MOVQ bits, SI; \
-	SHRQ $52, SI; \
-	ANDL $0x7ff, SI; \
-	SUBQ DI, SI; \
-	MOVQ bits, R13; \
-	SHLQ $1, R13; \
-	CMOVQEQ R13, SI; \
-	CMPQ SI, R10; \
-	CMOVQHI SI, R10
+// DI the band's lowest exponent, R11 the band's width less one (span),
+// R8 the slot, R9 the end of the run, R12 the stride in bytes, SI and
+// R13 temporaries. A value outside the band ends the pass at once (the
+// Go code's far > span, checked as it goes).
 
 // SUBDD is subDD: t = s - x; d = t - s; c += (s - (t - d)) - (x + d); s = t.
 #define SUBDD \
@@ -86,53 +75,80 @@
 	LEAQ (R8)(R9*8), R9; \
 	LEAQ (R8)(CX*8), R8
 
-// func shift(m *Moments, sl *Slide, off int) bool
-TEXT ·shift(SB), NOSPLIT, $0-25
+// DIST sets SI to the value's exponent's distance from the band's lowest,
+// unsigned, and compares it with span: above it, the value is outside the
+// band, but for a zero, which the caller checks then (bandDistance, with
+// the zero's test taken only for values beyond the band).
+#define DIST(bits) \
+	MOVQ bits, SI; \
+	SHRQ $52, SI; \
+	ANDL $0x7ff, SI; \
+	SUBQ DI, SI; \
+	CMPQ SI, R11
+
+// BANDRANGE sets DI and R11 to bandRange(anchor, m.squareLimit()), for
+// the anchor in reg and the Moments at AX (R9 and R13 are clobbered).
+#define BANDRANGE(reg) \
+	LEAQ -const_bandSpan(reg), DI; \
+	LEAQ const_bandSpan(reg), R11; \
+	MOVQ $(const_bigExp-1), R9; \
+	MOVQ $0x7ff, R13; \
+	CMPB Moments_noSquares(AX), $0; \
+	CMOVQNE R13, R9; \
+	CMPQ R11, R9; \
+	CMOVQGT R9, R11; \
+	MOVQ $0x1000, R13; \
+	SUBQ DI, R11; \
+	CMOVQLT R13, DI; \
+	MOVL $0, R9; \
+	CMOVQLT R9, R11
+
+// func shiftRun(m *Moments, slots []int, sl *Slide) int
+//
+// For i = 0, 1, …: the pass of ShiftSquares (or ShiftSums without
+// squares) on the Moments at m+i reading slot slots[i] of the slide's
+// rows, up to the first that does not apply, which it leaves unchanged;
+// it returns how many it shifted. The count is kept in the result's slot.
+TEXT ·shiftRun(SB), NOSPLIT, $0-48
 	CMPB ·shiftAsm(SB), $0
-	JEQ scalar
-	MOVQ m+0(FP), AX
-	MOVQ sl+8(FP), BX
-	MOVQ off+16(FP), CX
-	// A slot before the row's or a stride that does not move: the Go
-	// code's behaviour, whatever it is.
-	TESTQ CX, CX
-	JLT scalar
+	JEQ rungo
+	MOVQ sl+32(FP), BX
 	MOVQ Slide_Stride(BX), R12
 	TESTQ R12, R12
-	JLE scalar
+	JLE rungo
 	SHLQ $3, R12
+	MOVQ $0, ret+40(FP)
+
+next:
+	MOVQ ret+40(FP), SI
+	CMPQ SI, slots_len+16(FP)
+	JGE end
+	MOVQ slots_base+8(FP), CX
+	MOVQ (CX)(SI*8), CX
+	// A slot before the row's: left to the Go code.
+	TESTQ CX, CX
+	JLT end
+	IMULQ $Moments__size, SI
+	MOVQ m+0(FP), AX
+	ADDQ SI, AX
 
 	// !m.anchored || b.n <= sl.RN: the pass does not apply.
 	CMPB Moments_anchored(AX), $0
-	JEQ no
+	JEQ end
 	MOVQ Moments_main+band_n(AX), DX
 	CMPQ DX, Slide_RN(BX)
-	JLE no
+	JLE end
 
-	// bandRange(anchor, squareLimit()): DI lo, R11 span.
 	MOVWQSX Moments_anchor(AX), SI
-	LEAQ -const_bandSpan(SI), DI
-	LEAQ const_bandSpan(SI), R11
-	MOVQ $(const_bigExp-1), R9
-	MOVQ $0x7ff, R13
-	CMPB Moments_noSquares(AX), $0
-	CMOVQNE R13, R9
-	CMPQ R11, R9
-	CMOVQGT R9, R11
-	SUBQ DI, R11
-	JGE banded
-	MOVQ $0x1000, DI
-	XORL R11, R11
+	BANDRANGE(SI)
 
-banded:
-	XORL R10, R10
-	// checkRem := m.n != b.n || m.big != 0, in R13.
+	// checkRem := m.n != b.n || m.big != 0, in DX.
 	XORL R13, R13
 	CMPQ DX, Moments_n(AX)
 	SETNE R13B
 	MOVL Moments_big(AX), SI
 	ORL SI, R13
-	MOVQ R13, DX // DX: checkRem, until the leaving rows are taken
+	MOVQ R13, DX
 	VMOVSD Moments_main+band_s(AX), X0
 	VMOVSD Moments_main+band_c(AX), X1
 	RUN(Slide_Rem)
@@ -148,7 +164,9 @@ banded:
 	JEQ sqrem
 sqremfar:
 	MOVQ (R8), DX
-	FAR(DX)
+	DIST(DX)
+	JHI sqremzero
+sqremin:
 	MOVQ DX, X4
 	SUBDD
 	SUBSQ
@@ -170,7 +188,9 @@ sqadd:
 	JCC sqend
 sqaddloop:
 	MOVQ (R8), DX
-	FAR(DX)
+	DIST(DX)
+	JHI sqaddzero
+sqaddin:
 	MOVQ DX, X4
 	ADDDD
 	ADDSQ
@@ -179,10 +199,8 @@ sqaddloop:
 	JCS sqaddloop
 
 sqend:
-	// far > span || notFinite(s, c, q, qc): x − x is +0 for a finite
-	// x and NaN otherwise.
-	CMPQ R10, R11
-	JHI no
+	// notFinite(s, c, q, qc): x − x is +0 for a finite x and NaN
+	// otherwise.
 	VSUBSD X0, X0, X4
 	VSUBSD X1, X1, X5
 	VADDSD X5, X4, X4
@@ -191,7 +209,7 @@ sqend:
 	VSUBSD X3, X3, X5
 	VADDSD X5, X4, X4
 	VUCOMISD X4, X4
-	JPS no
+	JPS end
 	VMOVSD X2, Moments_main+band_q(AX)
 	VMOVSD X3, Moments_main+band_qc(AX)
 	JMP done
@@ -203,7 +221,9 @@ sums:
 	JEQ sumsrem
 sumsremfar:
 	MOVQ (R8), DX
-	FAR(DX)
+	DIST(DX)
+	JHI sumsremzero
+sumsremin:
 	MOVQ DX, X4
 	SUBDD
 	ADDQ R12, R8
@@ -223,7 +243,9 @@ sumsadd:
 	JCC sumsend
 sumsaddloop:
 	MOVQ (R8), DX
-	FAR(DX)
+	DIST(DX)
+	JHI sumsaddzero
+sumsaddin:
 	MOVQ DX, X4
 	ADDDD
 	ADDQ R12, R8
@@ -231,13 +253,11 @@ sumsaddloop:
 	JCS sumsaddloop
 
 sumsend:
-	CMPQ R10, R11
-	JHI no
 	VSUBSD X0, X0, X4
 	VSUBSD X1, X1, X5
 	VADDSD X5, X4, X4
 	VUCOMISD X4, X4
-	JPS no
+	JPS end
 
 done:
 	// m.n and b.n move by AN − RN; the sums are stored.
@@ -247,15 +267,37 @@ done:
 	ADDQ DX, Moments_main+band_n(AX)
 	VMOVSD X0, Moments_main+band_s(AX)
 	VMOVSD X1, Moments_main+band_c(AX)
-	MOVB $1, ret+24(FP)
+	INCQ ret+40(FP)
+	JMP next
+
+	// A value beyond the band: in it after all if it is a zero (of
+	// either sign); otherwise the pass does not apply.
+sqremzero:
+	MOVQ DX, R13
+	SHLQ $1, R13
+	JNE end
+	JMP sqremin
+sqaddzero:
+	MOVQ DX, R13
+	SHLQ $1, R13
+	JNE end
+	JMP sqaddin
+sumsremzero:
+	MOVQ DX, R13
+	SHLQ $1, R13
+	JNE end
+	JMP sumsremin
+sumsaddzero:
+	MOVQ DX, R13
+	SHLQ $1, R13
+	JNE end
+	JMP sumsaddin
+
+end:
 	RET
 
-no:
-	MOVB $0, ret+24(FP)
-	RET
-
-scalar:
-	JMP ·shiftGo(SB)
+rungo:
+	JMP ·shiftRunGo(SB)
 
 // func fillRunMinMax(m *Moments, run []uint64, stride, n int) (lo, hi float64, ok bool)
 //
@@ -288,22 +330,11 @@ TEXT ·fillRunMinMax(SB), NOSPLIT, $0-65
 	CMPL CX, $0x7ff
 	JEQ fillno
 
-	// bandRange(e0, squareLimit()): DI lo, R11 span.
-	LEAQ -const_bandSpan(CX), DI
-	LEAQ const_bandSpan(CX), R11
-	MOVQ $(const_bigExp-1), SI
-	MOVQ $0x7ff, R13
-	CMPB Moments_noSquares(AX), $0
-	CMOVQNE R13, SI
-	CMPQ R11, SI
-	CMOVQGT SI, R11
-	SUBQ DI, R11
-	JGE fillbanded
-	MOVQ $0x1000, DI
-	XORL R11, R11
-
-fillbanded:
-	XORL R10, R10
+	// bandRange(e0, squareLimit()): DI lo, R11 span; R9 again the
+	// run's end.
+	MOVQ R9, R10
+	BANDRANGE(CX)
+	MOVQ R10, R9
 	VXORPD X0, X0, X0
 	VXORPD X1, X1, X1
 	VXORPD X2, X2, X2
@@ -318,7 +349,9 @@ fillbanded:
 	// lo = x if x < lo; hi = x if x > hi (a NaN moves neither).
 fillsq:
 	MOVQ (R8), DX
-	FAR(DX)
+	DIST(DX)
+	JHI fillsqzero
+fillsqin:
 	MOVQ DX, X4
 	VMINSD X11, X4, X11
 	VMAXSD X12, X4, X12
@@ -331,7 +364,9 @@ fillsq:
 
 fillsums:
 	MOVQ (R8), DX
-	FAR(DX)
+	DIST(DX)
+	JHI fillsumszero
+fillsumsin:
 	MOVQ DX, X4
 	VMINSD X11, X4, X11
 	VMAXSD X12, X4, X12
@@ -341,9 +376,7 @@ fillsums:
 	JCS fillsums
 
 fillend:
-	// far > span || notFinite(s, q, qc, 0).
-	CMPQ R10, R11
-	JHI fillno
+	// notFinite(s, q, qc, 0).
 	VSUBSD X0, X0, X4
 	VSUBSD X2, X2, X5
 	VADDSD X5, X4, X4
@@ -367,6 +400,17 @@ fillend:
 	VMOVSD X12, hi+56(FP)
 	MOVB $1, ok+64(FP)
 	RET
+
+fillsqzero:
+	MOVQ DX, R13
+	SHLQ $1, R13
+	JNE fillno
+	JMP fillsqin
+fillsumszero:
+	MOVQ DX, R13
+	SHLQ $1, R13
+	JNE fillno
+	JMP fillsumsin
 
 fillno:
 	MOVQ $0, lo+48(FP)

@@ -326,24 +326,29 @@ func TestSquaresTellsWhichShiftApplies(t *testing.T) {
 	require.Equal(t, 9.0, without.Sum())
 }
 
-// TestShiftMatchesTheGoPass runs the pass of Moments.Shift (in assembly
-// on amd64 with FMA) and the Go pass it stands for on the same states and
-// slides: the same answer, every field bit for bit, for windows of
-// squares and of sums, values of every scale (up to the squares' limit,
-// where no band fits), with missing values, zeros, outliers and
-// infinities, leaving rows checked or not, and the slot anywhere in rows
-// of garbage.
-func TestShiftMatchesTheGoPass(t *testing.T) {
+// TestShiftRunMatchesTheGoPasses runs ShiftRun (in assembly on amd64
+// with FMA) and the Go passes it stands for on the same states and
+// slides: the same count, every field bit for bit, for runs of one to
+// three states of squares and of sums side by side, values of every scale
+// (up to the squares' limit, where no band fits), with missing values,
+// zeros, outliers and infinities, leaving rows checked or not, and the
+// slots anywhere in rows of garbage. A state whose pass does not apply
+// has its values removed and added, and the run goes on after it, as a
+// rolling engine does.
+func TestShiftRunMatchesTheGoPasses(t *testing.T) {
 	if !shiftAsm {
-		t.Log("no assembly pass on this machine: Shift is the Go pass")
+		t.Log("no assembly pass on this machine: ShiftRun is the Go pass")
 	}
 	rng := rand.New(rand.NewPCG(41, 42))
 	scales := []float64{1, 0x1p-1000, 0x1p-1050, 0x1p440, 0x1p470, 0x1p480, 0x1p526, 0x1p1000}
 	applied := [2]int{}
 	for trial := range 300 {
-		var m Moments
-		if trial%3 == 0 {
-			m.SkipSquares()
+		k := 1 + trial%3
+		ms := make([]Moments, k)
+		for j := range ms {
+			if rng.IntN(3) == 0 {
+				ms[j].SkipSquares()
+			}
 		}
 		scale := scales[trial%len(scales)]
 		draw := func() float64 {
@@ -353,50 +358,62 @@ func TestShiftMatchesTheGoPass(t *testing.T) {
 				// limit cuts it.
 				return 0x1p499
 			}
+			if rng.IntN(10) == 0 {
+				// A value at the lowest exponent of the band of
+				// values near scale/2.
+				return scale * 0x1p-27
+			}
 			if trial%2 == 0 {
 				return scale * (0.5 + 0.1*rng.NormFloat64())
 			}
 			return scale * shiftValues(rng)
 		}
-		var window []float64
+		stride := k + rng.IntN(3)
+		slots := rng.Perm(stride)[:k]
+		var window [][]float64
 		for step := range 200 {
-			stride := 1 + rng.IntN(4)
-			off := rng.IntN(stride)
 			rn := min(len(window), rng.IntN(ShortRun+2))
 			an := rng.IntN(ShortRun + 2)
-			row := func(dst []uint64, xs []float64) {
+			row := func(dst []uint64, rows [][]float64) {
 				for i := range dst {
 					dst[i] = rng.Uint64()
 				}
-				for r, x := range xs {
-					dst[r*stride+off] = math.Float64bits(x)
+				for r, xs := range rows {
+					for j, x := range xs {
+						dst[r*stride+slots[j]] = math.Float64bits(x)
+					}
 				}
 			}
-			xs := make([]float64, an)
-			for i := range xs {
-				xs[i] = draw()
+			added := make([][]float64, an)
+			for r := range added {
+				added[r] = make([]float64, k)
+				for j := range added[r] {
+					added[r][j] = draw()
+				}
 			}
 			sl := Slide{Rem: make([]uint64, rn*stride), Add: make([]uint64, an*stride), Stride: stride, RN: rn, AN: an}
 			row(sl.Rem, window[:rn])
-			row(sl.Add, xs)
-			a, b := m, m
-			okA := a.Shift(&sl, off)
-			okB := shiftGo(&b, &sl, off)
-			require.Equal(t, okB, okA, "trial %d step %d", trial, step)
-			require.Equal(t, b.big, a.big, "trial %d step %d", trial, step)
-			sameMoments(t, &a, &b, "trial %d step %d", trial, step)
-			if okA {
-				if m.noSquares {
-					applied[1]++
-				} else {
-					applied[0]++
+			row(sl.Add, added)
+			for i := 0; i < k; {
+				a, b := slices.Clone(ms), slices.Clone(ms)
+				na := ShiftRun(&a[i], slots[i:], &sl)
+				nb := shiftRunGo(&b[i], slots[i:], &sl)
+				require.Equal(t, nb, na, "trial %d step %d from %d", trial, step, i)
+				for j := range ms {
+					require.Equal(t, b[j].big, a[j].big, "trial %d step %d state %d", trial, step, j)
+					sameMoments(t, &a[j], &b[j], "trial %d step %d state %d", trial, step, j)
 				}
-				m = a
-			} else {
-				m.RemoveSlots(sl.Rem, off, stride, rn)
-				m.AddSlots(sl.Add, off, stride, an)
+				for j := i; j < i+na; j++ {
+					applied[btoi(ms[j].noSquares)]++
+				}
+				ms = a
+				if i += na; i < k {
+					ms[i].RemoveSlots(sl.Rem, slots[i], stride, rn)
+					ms[i].AddSlots(sl.Add, slots[i], stride, an)
+					i++
+				}
 			}
-			window = append(window[rn:], xs...)
+			window = append(window[rn:], added...)
 		}
 	}
 	// Both passes ran often enough for the comparison to mean something.
@@ -404,25 +421,44 @@ func TestShiftMatchesTheGoPass(t *testing.T) {
 	require.Greater(t, applied[1], 5000)
 }
 
-// TestShiftSlidesAWindowWithoutAllocating: a slide of one row out and
-// one in, through Shift, moves the count and sums and does not allocate.
-func TestShiftSlidesAWindowWithoutAllocating(t *testing.T) {
-	var m Moments
-	for _, x := range []float64{1, 2, 3, 4} {
-		m.Add(x)
+func btoi(b bool) int {
+	if b {
+		return 1
 	}
-	sl := Slide{Rem: []uint64{math.Float64bits(1)}, Add: []uint64{math.Float64bits(5)}, Stride: 1, RN: 1, AN: 1}
-	require.True(t, m.Shift(&sl, 0))
-	require.Equal(t, 4, m.n)
-	require.Equal(t, 14.0, m.Sum())
-	sd, ok := m.Stdev()
+	return 0
+}
+
+// TestShiftRunSlidesAWindowWithoutAllocating: a slide of one row out
+// and one in, through ShiftRun, moves the counts and sums of two states
+// and does not allocate; a state whose pass does not apply stops the run.
+func TestShiftRunSlidesAWindowWithoutAllocating(t *testing.T) {
+	ms := make([]Moments, 2)
+	ms[1].SkipSquares()
+	for _, x := range []float64{1, 2, 3, 4} {
+		ms[0].Add(x)
+		ms[1].Add(10 * x)
+	}
+	row := func(x float64) []uint64 { return []uint64{math.Float64bits(x), math.Float64bits(10 * x)} }
+	slots := []int{0, 1}
+	sl := Slide{Rem: row(1), Add: row(5), Stride: 2, RN: 1, AN: 1}
+	require.Equal(t, 2, ShiftRun(&ms[0], slots, &sl))
+	require.Equal(t, 4, ms[0].n)
+	require.Equal(t, 14.0, ms[0].Sum())
+	require.Equal(t, 140.0, ms[1].Sum())
+	sd, ok := ms[0].Stdev()
 	require.True(t, ok)
 	require.Equal(t, math.Sqrt(1.25), sd)
-	back := Slide{Rem: sl.Add, Add: sl.Rem, Stride: 1, RN: 1, AN: 1}
+	back := Slide{Rem: sl.Add, Add: sl.Rem, Stride: 2, RN: 1, AN: 1}
 	require.Zero(t, allocs.Count(100, func() {
-		m.Shift(&back, 0)
-		m.Shift(&sl, 0)
+		ShiftRun(&ms[0], slots, &back)
+		ShiftRun(&ms[0], slots, &sl)
 	}))
+	// A missing value entering the first state: no state shifted.
+	miss := Slide{Rem: row(2), Add: []uint64{math.Float64bits(math.NaN()), math.Float64bits(7)}, Stride: 2, RN: 1, AN: 1}
+	require.Equal(t, 0, ShiftRun(&ms[0], slots, &miss))
+	require.Equal(t, 14.0, ms[0].Sum())
+	require.Equal(t, 1, ShiftRun(&ms[1], slots[1:], &miss))
+	require.Equal(t, 140.0-20+7, ms[1].Sum())
 }
 
 // TestFillRunMinMaxMatchesTheGoPass runs Moments.FillRunMinMax (in
@@ -455,8 +491,11 @@ func TestFillRunMinMaxMatchesTheGoPass(t *testing.T) {
 		}
 		for r := range n {
 			x := scale * (0.5 + 0.1*rng.NormFloat64())
-			if rng.IntN(8) == 0 {
+			switch rng.IntN(8) {
+			case 0:
 				x = special[rng.IntN(len(special))]
+			case 1:
+				x = scale * 0x1p-27 // the band's lowest exponent
 			}
 			run[r*stride] = math.Float64bits(x)
 		}
@@ -478,4 +517,27 @@ func TestFillRunMinMaxMatchesTheGoPass(t *testing.T) {
 		}
 	}
 	require.Greater(t, applied, 5000)
+}
+
+// TestShiftRunWhereNoBandFits: a state anchored beyond the squares'
+// limit has no band (bandRange gives none): no slide applies, not even
+// one of values at what would be the band's lowest exponent, whose
+// squares are finite, as in the Go pass.
+func TestShiftRunWhereNoBandFits(t *testing.T) {
+	var m Moments
+	m.Add(0x1p527)
+	for range 3 {
+		m.Add(0x1p501)
+	}
+	x := []uint64{math.Float64bits(0x1p501)}
+	sl := Slide{Rem: x, Add: x, Stride: 1, RN: 1, AN: 1}
+	a, b := m, m
+	require.Equal(t, shiftRunGo(&b, []int{0}, &sl), ShiftRun(&a, []int{0}, &sl))
+	require.Equal(t, 0, ShiftRun(&a, []int{0}, &sl))
+	sameMoments(t, &a, &b, "")
+	run := []uint64{math.Float64bits(0x1p527), math.Float64bits(0x1p501)}
+	lo, hi, ok := a.FillRunMinMax(run, 1, 2)
+	lo2, hi2, ok2 := fillRunMinMaxGo(&b, run, 1, 2)
+	require.Equal(t, []any{lo2, hi2, ok2}, []any{lo, hi, ok})
+	sameMoments(t, &a, &b, "")
 }
