@@ -452,16 +452,9 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 				if ri+int(rn)*st <= len(rb) && ai+int(an)*st <= len(ab) {
 					sl := reducers.Slide{Rem: rb[ri : ri+int(rn)*st], Add: ab[ai : ai+int(an)*st], Stride: st, RN: int(rn), AN: int(an)}
 					// The window's sums side by side, in one call, up
-					// to one whose pass does not apply: its values
-					// leave and enter one by one, and the rest go on.
-					slots := wp.moments
-					for i := 0; i < len(slots); i++ {
-						i += reducers.ShiftRun(ws.moment(i), slots[i:], &sl)
-						if i < len(slots) {
-							m := ws.moment(i)
-							m.RemoveSlots(sl.Rem, slots[i], st, sl.RN)
-							m.AddSlots(sl.Add, slots[i], st, sl.AN)
-						}
+					// to one whose pass does not apply (see shiftRest).
+					if n := reducers.ShiftRun(ws.mom, wp.moments, &sl); n < len(wp.moments) {
+						shiftRest(ws, wp.moments, &sl, n)
 					}
 					done = true
 				}
@@ -493,6 +486,20 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 	}
 	e.dropArrays(low)
 	d.dropTo(low, pool)
+}
+
+// shiftRest finishes a slide of the window's sums that [reducers.ShiftRun]
+// stopped at sum i, whose pass does not apply: its values leave and enter
+// one by one, and the rest are shifted on.
+func shiftRest(ws *winState, slots []int, sl *reducers.Slide, i int) {
+	for i < len(slots) {
+		m := ws.moment(i)
+		m.RemoveSlots(sl.Rem, slots[i], sl.Stride, sl.RN)
+		m.AddSlots(sl.Add, slots[i], sl.Stride, sl.AN)
+		if i++; i < len(slots) {
+			i += reducers.ShiftRun(ws.moment(i), slots[i:], sl)
+		}
+	}
 }
 
 // still reports whether no window evicts a row at cut: each time
