@@ -434,7 +434,8 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 			lim := cut - wp.span
 			blk, i := d.slotOf(nh)
 			blk = blk[:min(len(blk), i+int(tail-nh)*st)]
-			for ; i < len(blk) && int64(blk[i]) < lim; i += st {
+			// Compared unsigned, i needs no second check as an index.
+			for ; uint(i) < uint(len(blk)) && int64(blk[i]) < lim; i += st {
 				nh++
 			}
 			if i >= len(blk) && nh < tail {
