@@ -108,7 +108,8 @@
 // For i = 0, 1, …: the pass of ShiftSquares (or ShiftSums without
 // squares) on the Moments at m+i reading slot slots[i] of the slide's
 // rows, up to the first that does not apply, which it leaves unchanged;
-// it returns how many it shifted. The count is kept in the result's slot.
+// it returns how many it shifted. AX is the state at hand, R10 its
+// index.
 TEXT ·shiftRun(SB), NOSPLIT, $0-48
 	CMPB ·shiftAsm(SB), $0
 	JEQ rungo
@@ -117,20 +118,17 @@ TEXT ·shiftRun(SB), NOSPLIT, $0-48
 	TESTQ R12, R12
 	JLE rungo
 	SHLQ $3, R12
-	MOVQ $0, ret+40(FP)
+	MOVQ m+0(FP), AX
+	XORL R10, R10
 
 next:
-	MOVQ ret+40(FP), SI
-	CMPQ SI, slots_len+16(FP)
+	CMPQ R10, slots_len+16(FP)
 	JGE end
 	MOVQ slots_base+8(FP), CX
-	MOVQ (CX)(SI*8), CX
+	MOVQ (CX)(R10*8), CX
 	// A slot before the row's: left to the Go code.
 	TESTQ CX, CX
 	JLT end
-	IMULQ $Moments__size, SI
-	MOVQ m+0(FP), AX
-	ADDQ SI, AX
 
 	// !m.anchored || b.n <= sl.RN: the pass does not apply.
 	CMPB Moments_anchored(AX), $0
@@ -267,7 +265,8 @@ done:
 	ADDQ DX, Moments_main+band_n(AX)
 	VMOVSD X0, Moments_main+band_s(AX)
 	VMOVSD X1, Moments_main+band_c(AX)
-	INCQ ret+40(FP)
+	INCQ R10
+	ADDQ $Moments__size, AX
 	JMP next
 
 	// A value beyond the band: in it after all if it is a zero (of
@@ -294,6 +293,7 @@ sumsaddzero:
 	JMP sumsaddin
 
 end:
+	MOVQ R10, ret+40(FP)
 	RET
 
 rungo:
