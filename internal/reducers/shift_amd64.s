@@ -137,8 +137,16 @@ next:
 	CMPQ DX, Slide_RN(BX)
 	JLE end
 
+	// The band's range: the anchor's ± bandSpan when that lies below
+	// the squares' limit (and so below the sums'), else bandRange's cut.
 	MOVWQSX Moments_anchor(AX), SI
+	LEAQ -const_bandSpan(SI), DI
+	MOVQ $(2*const_bandSpan), R11
+	CMPQ SI, $(const_bigExp-1-const_bandSpan)
+	JLE banded
 	BANDRANGE(SI)
+
+banded:
 
 	// checkRem := m.n != b.n || m.big != 0, in DX.
 	XORL R13, R13
@@ -330,11 +338,17 @@ TEXT ·fillRunMinMax(SB), NOSPLIT, $0-65
 	CMPL CX, $0x7ff
 	JEQ fillno
 
-	// bandRange(e0, squareLimit()): DI lo, R11 span; R9 again the
-	// run's end.
+	// bandRange(e0, squareLimit()): DI lo, R11 span, as in shiftRun; R9
+	// again the run's end after BANDRANGE.
+	LEAQ -const_bandSpan(CX), DI
+	MOVQ $(2*const_bandSpan), R11
+	CMPQ CX, $(const_bigExp-1-const_bandSpan)
+	JLE fillbanded
 	MOVQ R9, R10
 	BANDRANGE(CX)
 	MOVQ R10, R9
+
+fillbanded:
 	VXORPD X0, X0, X0
 	VXORPD X1, X1, X1
 	VXORPD X2, X2, X2

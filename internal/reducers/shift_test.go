@@ -541,3 +541,24 @@ func TestShiftRunWhereNoBandFits(t *testing.T) {
 	require.Equal(t, []any{lo2, hi2, ok2}, []any{lo, hi, ok})
 	sameMoments(t, &a, &b, "")
 }
+
+// TestShiftRunAtTheSquaresLimit: the band of a state anchored 26
+// exponents below the squares' limit stops short of it: a value at the
+// limit (2^500) does not slide in, nor fill a run, as in the Go pass.
+func TestShiftRunAtTheSquaresLimit(t *testing.T) {
+	for _, anchor := range []float64{0x1p473, 0x1p474, 0x1p475} {
+		var m Moments
+		for range 3 {
+			m.Add(anchor)
+		}
+		sl := Slide{Rem: []uint64{math.Float64bits(anchor)}, Add: []uint64{math.Float64bits(0x1p500)}, Stride: 1, RN: 1, AN: 1}
+		a, b := m, m
+		require.Equal(t, shiftRunGo(&b, []int{0}, &sl), ShiftRun(&a, []int{0}, &sl), "anchor %g", anchor)
+		sameMoments(t, &a, &b, "anchor %g", anchor)
+		run := []uint64{math.Float64bits(anchor), math.Float64bits(0x1p500)}
+		lo, hi, ok := a.FillRunMinMax(run, 1, 2)
+		lo2, hi2, ok2 := fillRunMinMaxGo(&b, run, 1, 2)
+		require.Equal(t, []any{lo2, hi2, ok2}, []any{lo, hi, ok}, "anchor %g", anchor)
+		sameMoments(t, &a, &b, "anchor %g", anchor)
+	}
+}
