@@ -562,3 +562,31 @@ func TestShiftRunAtTheSquaresLimit(t *testing.T) {
 		sameMoments(t, &a, &b, "anchor %g", anchor)
 	}
 }
+
+// TestShiftRunWithoutTheAssembly: with the assembly passes off (a
+// processor without FMA), ShiftRun and FillRunMinMax take the Go passes
+// and give their results.
+func TestShiftRunWithoutTheAssembly(t *testing.T) {
+	defer func(a bool) { shiftAsm = a }(shiftAsm)
+	shiftAsm = false
+	ms := make([]Moments, 2)
+	ms[1].SkipSquares()
+	for _, x := range []float64{1, 2, 3, 4} {
+		ms[0].Add(x)
+		ms[1].Add(x)
+	}
+	bits := func(xs ...float64) []uint64 {
+		var out []uint64
+		for _, x := range xs {
+			out = append(out, math.Float64bits(x))
+		}
+		return out
+	}
+	sl := Slide{Rem: bits(1, 1), Add: bits(5, math.NaN()), Stride: 2, RN: 1, AN: 1}
+	require.Equal(t, 1, ShiftRun(&ms[0], []int{0, 1}, &sl))
+	require.Equal(t, 14.0, ms[0].Sum())
+	require.Equal(t, 10.0, ms[1].Sum())
+	lo, hi, ok := ms[0].FillRunMinMax(bits(3, 9, 2), 2, 2)
+	require.True(t, ok)
+	require.Equal(t, []float64{2, 3, 5}, []float64{lo, hi, ms[0].Sum()})
+}
