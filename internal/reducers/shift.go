@@ -204,8 +204,8 @@ type Slide struct {
 // nothing, when the pass does not apply (the main band would empty, or a
 // value is missing or outside it), and the caller removes and adds the
 // values as ShiftSlots does. [ShiftEach] is it for a window's states;
-// a rolling engine calls [Moments.ShiftSums] or [Moments.ShiftSquares],
-// as [Moments.Squares] says, from its own loop.
+// a rolling engine calls [ShiftRun], the same passes for a window's
+// states side by side (in assembly on amd64 with FMA), from its own loop.
 func (m *Moments) ShiftShort(sl *Slide, s int) bool {
 	if m.noSquares {
 		return m.ShiftSums(sl, s)
