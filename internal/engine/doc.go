@@ -52,8 +52,9 @@
 // one, the fold's common cases — a slide of a few rows shifting each sum
 // in one pass, a window of a few rows refilled in one pass — are done in
 // the fold's own loop, calling only the reducers' passes
-// ([reducers.Moments.ShiftSquares], [reducers.Moments.ShiftSums],
-// [reducers.Moments.FillRunMinMax]); the rest take the general path.
+// ([reducers.ShiftRun] for all the sums of a window,
+// [reducers.Moments.FillRunMinMax]; in assembly on amd64 with FMA); the
+// rest take the general path.
 //
 // # Emission
 //

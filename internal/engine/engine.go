@@ -434,7 +434,8 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 			lim := cut - wp.span
 			blk, i := d.slotOf(nh)
 			blk = blk[:min(len(blk), i+int(tail-nh)*st)]
-			for ; i < len(blk) && int64(blk[i]) < lim; i += st {
+			// Compared unsigned, i needs no second check as an index.
+			for ; uint(i) < uint(len(blk)) && int64(blk[i]) < lim; i += st {
 				nh++
 			}
 			if i >= len(blk) && nh < tail {
@@ -451,18 +452,10 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 				ab, ai := d.slotOf(added)
 				if ri+int(rn)*st <= len(rb) && ai+int(an)*st <= len(ab) {
 					sl := reducers.Slide{Rem: rb[ri : ri+int(rn)*st], Add: ab[ai : ai+int(an)*st], Stride: st, RN: int(rn), AN: int(an)}
-					for i, s := range wp.moments {
-						m := ws.moment(i)
-						var ok bool
-						if m.Squares() {
-							ok = m.ShiftSquares(&sl, s)
-						} else {
-							ok = m.ShiftSums(&sl, s)
-						}
-						if !ok {
-							m.RemoveSlots(sl.Rem, s, st, sl.RN)
-							m.AddSlots(sl.Add, s, st, sl.AN)
-						}
+					// The window's sums side by side, in one call, up
+					// to one whose pass does not apply (see shiftRest).
+					if n := reducers.ShiftRun(ws.mom, wp.moments, &sl); n < len(wp.moments) {
+						shiftRest(ws, wp.moments, &sl, n)
 					}
 					done = true
 				}
@@ -494,6 +487,20 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 	}
 	e.dropArrays(low)
 	d.dropTo(low, pool)
+}
+
+// shiftRest finishes a slide of the window's sums that [reducers.ShiftRun]
+// stopped at sum i, whose pass does not apply: its values leave and enter
+// one by one, and the rest are shifted on.
+func shiftRest(ws *winState, slots []int, sl *reducers.Slide, i int) {
+	for i < len(slots) {
+		m := ws.moment(i)
+		m.RemoveSlots(sl.Rem, slots[i], sl.Stride, sl.RN)
+		m.AddSlots(sl.Add, slots[i], sl.Stride, sl.AN)
+		if i++; i < len(slots) {
+			i += reducers.ShiftRun(ws.moment(i), slots[i:], sl)
+		}
+	}
 }
 
 // still reports whether no window evicts a row at cut: each time

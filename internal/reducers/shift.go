@@ -63,8 +63,15 @@ func (m *Moments) FillMinMax(slots []uint64, off, stride, n int) (lo, hi float64
 // true when every value is present, finite and in that band and the
 // first is not zero; otherwise it reports false having changed nothing,
 // and the caller takes FillMinMax. A rolling engine calls it from its
-// own loop for a window of a few rows rebuilt at each emission.
+// own loop for a window of a few rows rebuilt at each emission. On amd64
+// with FMA the pass is in assembly, as [Moments.Shift]'s is.
 func (m *Moments) FillRunMinMax(run []uint64, stride, n int) (lo, hi float64, ok bool) {
+	return fillRunMinMax(m, run, stride, n)
+}
+
+// fillRunMinMaxGo is FillRunMinMax in Go: the assembly pass's fallback,
+// and its reference in the tests.
+func fillRunMinMaxGo(m *Moments, run []uint64, stride, n int) (lo, hi float64, ok bool) {
 	e0 := int(run[0] >> 52 & 0x7ff)
 	if e0 == 0 || e0 == 0x7ff {
 		return 0, 0, false
@@ -197,13 +204,44 @@ type Slide struct {
 // nothing, when the pass does not apply (the main band would empty, or a
 // value is missing or outside it), and the caller removes and adds the
 // values as ShiftSlots does. [ShiftEach] is it for a window's states;
-// a rolling engine calls [Moments.ShiftSums] or [Moments.ShiftSquares],
-// as [Moments.Squares] says, from its own loop.
+// a rolling engine calls [ShiftRun], the same passes for a window's
+// states side by side (in assembly on amd64 with FMA), from its own loop.
 func (m *Moments) ShiftShort(sl *Slide, s int) bool {
 	if m.noSquares {
 		return m.ShiftSums(sl, s)
 	}
 	return m.ShiftSquares(sl, s)
+}
+
+// ShiftRun shifts the Moments at m, m+1, … (len(slots) of them, side by
+// side, as a rolling window's states lie), m+i reading slot slots[i] of
+// the slide's rows, each as [Moments.ShiftSquares] or [Moments.ShiftSums]
+// would, as [Moments.Squares] says, up to the first whose pass does not
+// apply, which it leaves unchanged: it returns how many it shifted, the
+// caller removing and adding the values of that one and calling again
+// for the rest. A rolling engine calls it for a window of sums sliding
+// by a few rows, from its own loop. On amd64 with FMA the passes are in
+// assembly, bit for bit those of the Go code, their sums in registers
+// throughout (the Go passes spill them around math.FMA's fallback call).
+func ShiftRun(m *Moments, slots []int, sl *Slide) int { return shiftRun(m, slots, sl) }
+
+// shiftRunGo is ShiftRun in Go: the assembly's fallback, and its
+// reference in the tests.
+func shiftRunGo(m *Moments, slots []int, sl *Slide) int {
+	for i, s := range slots {
+		if !shiftGo(nth(m, i), sl, s) {
+			return i
+		}
+	}
+	return len(slots)
+}
+
+// shiftGo is the pass of ShiftSquares or ShiftSums, as m.Squares() says.
+func shiftGo(m *Moments, sl *Slide, off int) bool {
+	if m.noSquares {
+		return m.ShiftSums(sl, off)
+	}
+	return m.ShiftSquares(sl, off)
 }
 
 // Squares reports whether m keeps Σx² (see [Moments.SkipSquares]):

@@ -3,6 +3,7 @@ package reducers
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -323,4 +324,269 @@ func TestSquaresTellsWhichShiftApplies(t *testing.T) {
 	require.True(t, ok)
 	require.InDelta(t, math.Sqrt(2.0/3), sd, 1e-15)
 	require.Equal(t, 9.0, without.Sum())
+}
+
+// TestShiftRunMatchesTheGoPasses runs ShiftRun (in assembly on amd64
+// with FMA) and the Go passes it stands for on the same states and
+// slides: the same count, every field bit for bit, for runs of one to
+// three states of squares and of sums side by side, values of every scale
+// (up to the squares' limit, where no band fits), with missing values,
+// zeros, outliers and infinities, leaving rows checked or not, and the
+// slots anywhere in rows of garbage. A state whose pass does not apply
+// has its values removed and added, and the run goes on after it, as a
+// rolling engine does.
+func TestShiftRunMatchesTheGoPasses(t *testing.T) {
+	if !shiftAsm {
+		t.Log("no assembly pass on this machine: ShiftRun is the Go pass")
+	}
+	rng := rand.New(rand.NewPCG(41, 42))
+	scales := []float64{1, 0x1p-1000, 0x1p-1050, 0x1p440, 0x1p470, 0x1p480, 0x1p526, 0x1p1000}
+	applied := [2]int{}
+	for trial := range 300 {
+		k := 1 + trial%3
+		ms := make([]Moments, k)
+		for j := range ms {
+			if rng.IntN(3) == 0 {
+				ms[j].SkipSquares()
+			}
+		}
+		scale := scales[trial%len(scales)]
+		draw := func() float64 {
+			if rng.IntN(10) == 0 {
+				// The lowest exponent of the band of values near
+				// 2^525, whose band is one exponent wide: the squares'
+				// limit cuts it.
+				return 0x1p499
+			}
+			if rng.IntN(10) == 0 {
+				// A value at the lowest exponent of the band of
+				// values near scale/2.
+				return scale * 0x1p-27
+			}
+			if trial%2 == 0 {
+				return scale * (0.5 + 0.1*rng.NormFloat64())
+			}
+			return scale * shiftValues(rng)
+		}
+		stride := k + rng.IntN(3)
+		slots := rng.Perm(stride)[:k]
+		var window [][]float64
+		for step := range 200 {
+			rn := min(len(window), rng.IntN(ShortRun+2))
+			an := rng.IntN(ShortRun + 2)
+			row := func(dst []uint64, rows [][]float64) {
+				for i := range dst {
+					dst[i] = rng.Uint64()
+				}
+				for r, xs := range rows {
+					for j, x := range xs {
+						dst[r*stride+slots[j]] = math.Float64bits(x)
+					}
+				}
+			}
+			added := make([][]float64, an)
+			for r := range added {
+				added[r] = make([]float64, k)
+				for j := range added[r] {
+					added[r][j] = draw()
+				}
+			}
+			sl := Slide{Rem: make([]uint64, rn*stride), Add: make([]uint64, an*stride), Stride: stride, RN: rn, AN: an}
+			row(sl.Rem, window[:rn])
+			row(sl.Add, added)
+			for i := 0; i < k; {
+				a, b := slices.Clone(ms), slices.Clone(ms)
+				na := ShiftRun(&a[i], slots[i:], &sl)
+				nb := shiftRunGo(&b[i], slots[i:], &sl)
+				require.Equal(t, nb, na, "trial %d step %d from %d", trial, step, i)
+				for j := range ms {
+					require.Equal(t, b[j].big, a[j].big, "trial %d step %d state %d", trial, step, j)
+					sameMoments(t, &a[j], &b[j], "trial %d step %d state %d", trial, step, j)
+				}
+				for j := i; j < i+na; j++ {
+					applied[btoi(ms[j].noSquares)]++
+				}
+				ms = a
+				if i += na; i < k {
+					ms[i].RemoveSlots(sl.Rem, slots[i], stride, rn)
+					ms[i].AddSlots(sl.Add, slots[i], stride, an)
+					i++
+				}
+			}
+			window = append(window[rn:], added...)
+		}
+	}
+	// Both passes ran often enough for the comparison to mean something.
+	require.Greater(t, applied[0], 10000)
+	require.Greater(t, applied[1], 5000)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestShiftRunSlidesAWindowWithoutAllocating: a slide of one row out
+// and one in, through ShiftRun, moves the counts and sums of two states
+// and does not allocate; a state whose pass does not apply stops the run.
+func TestShiftRunSlidesAWindowWithoutAllocating(t *testing.T) {
+	ms := make([]Moments, 2)
+	ms[1].SkipSquares()
+	for _, x := range []float64{1, 2, 3, 4} {
+		ms[0].Add(x)
+		ms[1].Add(10 * x)
+	}
+	row := func(x float64) []uint64 { return []uint64{math.Float64bits(x), math.Float64bits(10 * x)} }
+	slots := []int{0, 1}
+	sl := Slide{Rem: row(1), Add: row(5), Stride: 2, RN: 1, AN: 1}
+	require.Equal(t, 2, ShiftRun(&ms[0], slots, &sl))
+	require.Equal(t, 4, ms[0].n)
+	require.Equal(t, 14.0, ms[0].Sum())
+	require.Equal(t, 140.0, ms[1].Sum())
+	sd, ok := ms[0].Stdev()
+	require.True(t, ok)
+	require.Equal(t, math.Sqrt(1.25), sd)
+	back := Slide{Rem: sl.Add, Add: sl.Rem, Stride: 2, RN: 1, AN: 1}
+	require.Zero(t, allocs.Count(100, func() {
+		ShiftRun(&ms[0], slots, &back)
+		ShiftRun(&ms[0], slots, &sl)
+	}))
+	// A missing value entering the first state: no state shifted.
+	miss := Slide{Rem: row(2), Add: []uint64{math.Float64bits(math.NaN()), math.Float64bits(7)}, Stride: 2, RN: 1, AN: 1}
+	require.Equal(t, 0, ShiftRun(&ms[0], slots, &miss))
+	require.Equal(t, 14.0, ms[0].Sum())
+	require.Equal(t, 1, ShiftRun(&ms[1], slots[1:], &miss))
+	require.Equal(t, 140.0-20+7, ms[1].Sum())
+}
+
+// TestFillRunMinMaxMatchesTheGoPass runs Moments.FillRunMinMax (in
+// assembly on amd64 with FMA) and the Go pass it stands for on the same
+// states and runs: the same answer, extremes and state bit for bit, for
+// states with and without squares and outer bands, runs of one to six
+// values of every scale, with missing values, zeros of both signs,
+// infinities and outliers, first or later in the run.
+func TestFillRunMinMaxMatchesTheGoPass(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	scales := []float64{1, 0x1p-1000, 0x1p-1050, 0x1p470, 0x1p526, 0x1p1000}
+	special := []float64{math.NaN(), 0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), 1e16, 5e-324, 0x1p499, -3}
+	applied := 0
+	for trial := range 20000 {
+		var m Moments
+		if trial%3 == 0 {
+			m.SkipSquares()
+		}
+		// Now and then a state with outer bands, which the pass empties.
+		if trial%5 == 0 {
+			m.Add(1)
+			m.Add(1e30)
+		}
+		scale := scales[trial%len(scales)]
+		stride := 1 + rng.IntN(4)
+		n := 1 + rng.IntN(6)
+		run := make([]uint64, (n-1)*stride+1)
+		for i := range run {
+			run[i] = rng.Uint64()
+		}
+		for r := range n {
+			x := scale * (0.5 + 0.1*rng.NormFloat64())
+			switch rng.IntN(8) {
+			case 0:
+				x = special[rng.IntN(len(special))]
+			case 1:
+				x = scale * 0x1p-27 // the band's lowest exponent
+			}
+			run[r*stride] = math.Float64bits(x)
+		}
+		a, b := m, m
+		if m.outer != nil {
+			// Each its own outer bands, which the pass clears.
+			a.outer = &outerBands{k: slices.Clone(m.outer.k), b: slices.Clone(m.outer.b)}
+			b.outer = &outerBands{k: slices.Clone(m.outer.k), b: slices.Clone(m.outer.b)}
+		}
+		loA, hiA, okA := a.FillRunMinMax(run, stride, n)
+		loB, hiB, okB := fillRunMinMaxGo(&b, run, stride, n)
+		require.Equal(t, okB, okA, "trial %d", trial)
+		require.Equal(t, math.Float64bits(loB), math.Float64bits(loA), "trial %d", trial)
+		require.Equal(t, math.Float64bits(hiB), math.Float64bits(hiA), "trial %d", trial)
+		require.Equal(t, b.big, a.big, "trial %d", trial)
+		sameMoments(t, &a, &b, "trial %d", trial)
+		if okA {
+			applied++
+		}
+	}
+	require.Greater(t, applied, 5000)
+}
+
+// TestShiftRunWhereNoBandFits: a state anchored beyond the squares'
+// limit has no band (bandRange gives none): no slide applies, not even
+// one of values at what would be the band's lowest exponent, whose
+// squares are finite, as in the Go pass.
+func TestShiftRunWhereNoBandFits(t *testing.T) {
+	var m Moments
+	m.Add(0x1p527)
+	for range 3 {
+		m.Add(0x1p501)
+	}
+	x := []uint64{math.Float64bits(0x1p501)}
+	sl := Slide{Rem: x, Add: x, Stride: 1, RN: 1, AN: 1}
+	a, b := m, m
+	require.Equal(t, shiftRunGo(&b, []int{0}, &sl), ShiftRun(&a, []int{0}, &sl))
+	require.Equal(t, 0, ShiftRun(&a, []int{0}, &sl))
+	sameMoments(t, &a, &b, "")
+	run := []uint64{math.Float64bits(0x1p527), math.Float64bits(0x1p501)}
+	lo, hi, ok := a.FillRunMinMax(run, 1, 2)
+	lo2, hi2, ok2 := fillRunMinMaxGo(&b, run, 1, 2)
+	require.Equal(t, []any{lo2, hi2, ok2}, []any{lo, hi, ok})
+	sameMoments(t, &a, &b, "")
+}
+
+// TestShiftRunAtTheSquaresLimit: the band of a state anchored 26
+// exponents below the squares' limit stops short of it: a value at the
+// limit (2^500) does not slide in, nor fill a run, as in the Go pass.
+func TestShiftRunAtTheSquaresLimit(t *testing.T) {
+	for _, anchor := range []float64{0x1p473, 0x1p474, 0x1p475} {
+		var m Moments
+		for range 3 {
+			m.Add(anchor)
+		}
+		sl := Slide{Rem: []uint64{math.Float64bits(anchor)}, Add: []uint64{math.Float64bits(0x1p500)}, Stride: 1, RN: 1, AN: 1}
+		a, b := m, m
+		require.Equal(t, shiftRunGo(&b, []int{0}, &sl), ShiftRun(&a, []int{0}, &sl), "anchor %g", anchor)
+		sameMoments(t, &a, &b, "anchor %g", anchor)
+		run := []uint64{math.Float64bits(anchor), math.Float64bits(0x1p500)}
+		lo, hi, ok := a.FillRunMinMax(run, 1, 2)
+		lo2, hi2, ok2 := fillRunMinMaxGo(&b, run, 1, 2)
+		require.Equal(t, []any{lo2, hi2, ok2}, []any{lo, hi, ok}, "anchor %g", anchor)
+		sameMoments(t, &a, &b, "anchor %g", anchor)
+	}
+}
+
+// TestShiftRunWithoutTheAssembly: with the assembly passes off (a
+// processor without FMA), ShiftRun and FillRunMinMax take the Go passes
+// and give their results.
+func TestShiftRunWithoutTheAssembly(t *testing.T) {
+	defer func(a bool) { shiftAsm = a }(shiftAsm)
+	shiftAsm = false
+	ms := make([]Moments, 2)
+	ms[1].SkipSquares()
+	for _, x := range []float64{1, 2, 3, 4} {
+		ms[0].Add(x)
+		ms[1].Add(x)
+	}
+	bits := func(xs ...float64) []uint64 {
+		var out []uint64
+		for _, x := range xs {
+			out = append(out, math.Float64bits(x))
+		}
+		return out
+	}
+	sl := Slide{Rem: bits(1, 1), Add: bits(5, math.NaN()), Stride: 2, RN: 1, AN: 1}
+	require.Equal(t, 1, ShiftRun(&ms[0], []int{0, 1}, &sl))
+	require.Equal(t, 14.0, ms[0].Sum())
+	require.Equal(t, 10.0, ms[1].Sum())
+	lo, hi, ok := ms[0].FillRunMinMax(bits(3, 9, 2), 2, 2)
+	require.True(t, ok)
+	require.Equal(t, []float64{2, 3, 5}, []float64{lo, hi, ms[0].Sum()})
 }
