@@ -215,7 +215,14 @@ func LastCommittedTime(ctx context.Context, seeds []string) (int64, error) {
 	cl.AddConsumePartitions(map[string]map[int32]kgo.Offset{brokers.Input: starts})
 	// The tails are local and small: the read is over when a poll finds
 	// nothing for a while (the end offsets count transaction markers,
-	// which carry no records, so they cannot say when to stop).
+	// which carry no records, so they cannot say when to stop), but only
+	// once every partition with records has given one: a first poll that
+	// comes back empty because the client is still connecting (a loaded
+	// machine) is not an empty topic, and taking it for one would start
+	// the stream again from tick 0. A partition whose tail holds no
+	// committed record keeps the read going until the deadline.
+	waiting := len(starts)
+	seen := make(map[int32]bool, len(starts))
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		pctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
@@ -228,8 +235,12 @@ func LastCommittedTime(ctx context.Context, seeds []string) (int64, error) {
 		fs.EachRecord(func(r *kgo.Record) {
 			n++
 			last = max(last, r.Timestamp.UnixMilli())
+			if !seen[r.Partition] {
+				seen[r.Partition] = true
+				waiting--
+			}
 		})
-		if n == 0 {
+		if n == 0 && waiting == 0 {
 			break
 		}
 	}
