@@ -7,7 +7,7 @@ import (
 )
 
 // pairKernel reports whether foldSquaresWith's rows go through foldPair:
-// the CPU has FMA and AVX (fsum's kernel asks for both), so the row's
+// the CPU has AVX2 and FMA (what fsum's kernel asks for), so the row's
 // arithmetic is three-operand VEX instructions with the square's error
 // from one FMA, no register copies and no test of the CPU at every row.
 var pairKernel = fsum.Available

@@ -276,7 +276,7 @@ func TestASecondColumnFoldedWithTheSquaresGivesTheRecordsOfItsOwnFold(t *testing
 
 func TestThePairedFoldKernelWritesTheGoLoopsBits(t *testing.T) {
 	if !pairKernel {
-		t.Skip("no FMA and AVX: the Go loop is the only one")
+		t.Skip("the CPU lacks AVX2 or FMA (fsum.Available): the Go loop is the only fold, and the other tests cover it")
 	}
 	// Records of 10 words: sums of y at 0, min and max at 2, sums and
 	// squares of x at 4 (two words unused). Values of every size: too
@@ -346,7 +346,7 @@ func TestTheSeedsShapeIsCountedAndFoldedInOnePass(t *testing.T) {
 
 func TestCountingAndFoldingInOnePassGivesTheRowsOfTwoPasses(t *testing.T) {
 	if !pairKernel {
-		t.Skip("no FMA and AVX: the two passes are the only way")
+		t.Skip("the CPU lacks AVX2 or FMA (fsum.Available): rows are counted and folded in two passes, which the other tests cover")
 	}
 	// The seed's group, fed batches of random partitions (new ones wake
 	// mid-batch, raw buffers grow), values of every size, times that
@@ -396,7 +396,7 @@ func TestCountingAndFoldingInOnePassGivesTheRowsOfTwoPasses(t *testing.T) {
 
 func TestCountingAndFoldingInOnePassStopsAtARowThatNeedsMore(t *testing.T) {
 	if !pairKernel {
-		t.Skip("no FMA and AVX: the two passes are the only way")
+		t.Skip("the CPU lacks AVX2 or FMA (fsum.Available): rows are counted and folded in two passes, which the other tests cover")
 	}
 	g, out := seedGroup(t)
 	rows := func(parts ...int32) *Rows {

@@ -53,7 +53,7 @@
 // in one pass, a window of a few rows refilled in one pass — are done in
 // the fold's own loop, calling only the reducers' passes
 // ([reducers.ShiftRun] for all the sums of a window,
-// [reducers.Moments.FillRunMinMax]; in assembly on amd64 with FMA); the
+// [reducers.Moments.FillRunMinMax]; in assembly on amd64 with AVX2 and FMA); the
 // rest take the general path.
 //
 // # Emission

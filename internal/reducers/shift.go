@@ -64,7 +64,7 @@ func (m *Moments) FillMinMax(slots []uint64, off, stride, n int) (lo, hi float64
 // first is not zero; otherwise it reports false having changed nothing,
 // and the caller takes FillMinMax. A rolling engine calls it from its
 // own loop for a window of a few rows rebuilt at each emission. On amd64
-// with FMA the pass is in assembly, as [Moments.Shift]'s is.
+// with AVX2 and FMA the pass is in assembly, as [Moments.Shift]'s is.
 func (m *Moments) FillRunMinMax(run []uint64, stride, n int) (lo, hi float64, ok bool) {
 	return fillRunMinMax(m, run, stride, n)
 }
@@ -205,7 +205,7 @@ type Slide struct {
 // value is missing or outside it), and the caller removes and adds the
 // values as ShiftSlots does. [ShiftEach] is it for a window's states;
 // a rolling engine calls [ShiftRun], the same passes for a window's
-// states side by side (in assembly on amd64 with FMA), from its own loop.
+// states side by side (in assembly on amd64 with AVX2 and FMA), from its own loop.
 func (m *Moments) ShiftShort(sl *Slide, s int) bool {
 	if m.noSquares {
 		return m.ShiftSums(sl, s)
@@ -220,7 +220,7 @@ func (m *Moments) ShiftShort(sl *Slide, s int) bool {
 // apply, which it leaves unchanged: it returns how many it shifted, the
 // caller removing and adding the values of that one and calling again
 // for the rest. A rolling engine calls it for a window of sums sliding
-// by a few rows, from its own loop. On amd64 with FMA the passes are in
+// by a few rows, from its own loop. On amd64 with AVX2 and FMA the passes are in
 // assembly, bit for bit those of the Go code, their sums in registers
 // throughout (the Go passes spill them around math.FMA's fallback call).
 func ShiftRun(m *Moments, slots []int, sl *Slide) int { return shiftRun(m, slots, sl) }
