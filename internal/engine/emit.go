@@ -134,9 +134,30 @@ func (p *Plan) emitRows(es []*Engine, dsts []*table.Col) {
 	var r winRun
 	for k := range p.emits {
 		we := &p.emits[k]
-		r.set(es, we.win)
-		for _, me := range we.moments {
-			emitMoments(es, &r, we.minSamples, &me, dsts)
+		if r.set(es, we.win) {
+			// The window holds no rows in any engine of the run (a
+			// 200 ms window between a host's rows a second apart): its
+			// states' readings are those of empty states, written
+			// without reading the states.
+			emitEmpty(we, len(es), dsts)
+		} else {
+			for _, me := range we.moments {
+				emitMoments(es, &r, we.minSamples, &me, dsts)
+			}
+			for _, o := range we.mins {
+				col := dsts[o.out].GrowNums(len(es))
+				for i, ws := range r.ws[:len(col)] {
+					col[i] = optNum(ws.minAt(o.idx).Value())
+				}
+				r.warmUp(col, we.minSamples)
+			}
+			for _, o := range we.maxs {
+				col := dsts[o.out].GrowNums(len(es))
+				for i, ws := range r.ws[:len(col)] {
+					col[i] = optNum(ws.maxAt(o.idx).Value())
+				}
+				r.warmUp(col, we.minSamples)
+			}
 		}
 		// The readings of every engine, then the warm-up's missing
 		// cells over them, if the window has a warm-up.
@@ -144,20 +165,6 @@ func (p *Plan) emitRows(es []*Engine, dsts []*table.Col) {
 			col := dsts[j].GrowNums(len(es))
 			for i, h := range r.held[:len(col)] {
 				col[i] = float64(h)
-			}
-			r.warmUp(col, we.minSamples)
-		}
-		for _, o := range we.mins {
-			col := dsts[o.out].GrowNums(len(es))
-			for i, ws := range r.ws[:len(col)] {
-				col[i] = optNum(ws.minAt(o.idx).Value())
-			}
-			r.warmUp(col, we.minSamples)
-		}
-		for _, o := range we.maxs {
-			col := dsts[o.out].GrowNums(len(es))
-			for i, ws := range r.ws[:len(col)] {
-				col[i] = optNum(ws.maxAt(o.idx).Value())
 			}
 			r.warmUp(col, we.minSamples)
 		}
@@ -185,11 +192,49 @@ type winRun struct {
 	mom  [emitRun]*reducers.Moments // each engine's first Moments of the window
 }
 
-// set points r at window w of each engine of es.
-func (r *winRun) set(es []*Engine, w int) {
+// set points r at window w of each engine of es, and reports whether
+// the window holds no rows in any of them.
+func (r *winRun) set(es []*Engine, w int) (empty bool) {
+	var any uint64
 	for i, e := range es[:min(len(es), emitRun)] {
 		ws := &e.wins[w]
-		r.ws[i], r.held[i], r.mom[i] = ws, int(e.dq.tail-ws.head), ws.mom
+		h := e.dq.tail - ws.head
+		any |= h
+		r.ws[i], r.held[i], r.mom[i] = ws, int(h), ws.mom
+	}
+	return any == 0
+}
+
+// emitEmpty appends n rows to the outputs of we's Moments, minimums and
+// maximums for windows that hold no rows: the readings of empty states
+// (a count and a sum of 0; the mean, deviation, minimum and maximum
+// missing), or all missing while the window warms up, as emitMoments and
+// the extremes' loops read them, without reading the states: a window
+// that holds no rows has no values in its states.
+func emitEmpty(we *winEmit, n int, dsts []*table.Col) {
+	zero := 0.0
+	if we.minSamples > 0 {
+		zero = math.NaN()
+	}
+	fill := func(j int16, x float64) {
+		if j >= 0 {
+			col := dsts[j].GrowNums(n)
+			for i := range col {
+				col[i] = x
+			}
+		}
+	}
+	for _, me := range we.moments {
+		fill(me.n, zero)
+		fill(me.sum, zero)
+		fill(me.avg, math.NaN())
+		fill(me.sd, math.NaN())
+	}
+	for _, o := range we.mins {
+		fill(o.out, math.NaN())
+	}
+	for _, o := range we.maxs {
+		fill(o.out, math.NaN())
 	}
 }
 

@@ -153,3 +153,76 @@ func TestTickEmitsEachPartitionAsItsEngineAlone(t *testing.T) {
 	}
 	require.Greater(t, rows, 50*parts)
 }
+
+// TestEmptyWindowsEmitWithoutTheirStates: a window that holds no rows in
+// any engine of a run (a 200 ms window between a host's rows a second
+// apart) is emitted without reading its states: a count and a sum of 0,
+// the mean, deviation, minimum and maximum missing, or every one of them
+// missing while the window warms up. The test takes the states away (nil
+// pointers) after the fold: an emission that read them would panic.
+func TestEmptyWindowsEmitWithoutTheirStates(t *testing.T) {
+	windows := []rolling.Window{
+		{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{
+			{Out: "avg", From: "v", Using: reduce.Avg},
+			{Out: "sd", From: "v", Using: reduce.Stdev},
+			{Out: "n", From: "w", Using: reduce.Count},
+			{Out: "sum", From: "w", Using: reduce.Sum},
+			{Out: "rows", From: "v", Using: reduce.Count},
+			{Out: "min", From: "v", Using: reduce.Min},
+			{Out: "max", From: "v", Using: reduce.Max},
+			{Out: "samples", From: "v", Using: reduce.Samples},
+		}},
+		{Name: "100ms", Span: 100 * time.Millisecond, MinSamples: rolling.Samples(2), Aggs: []reduce.Agg{
+			{Out: "cur_n", From: "w", Using: reduce.Count},
+			{Out: "cur_sum", From: "w", Using: reduce.Sum},
+			{Out: "cur_min", From: "v", Using: reduce.Min},
+			{Out: "cur_samples", From: "v", Using: reduce.Samples},
+		}},
+	}
+	plan, err := NewPlan(testSchema, windows, rolling.Options{}, nil, nil)
+	require.NoError(t, err)
+	tab := schema.NewTable(testSchema)
+	for i := range 3 {
+		table.Column(tab, 0).AppendTime(int64(i) * int64(time.Millisecond))
+		table.Column(tab, 1).AppendNum(float64(i) + 0.5)
+		table.Column(tab, 2).AppendNum(-float64(i))
+	}
+	var in Input
+	plan.Bind(&in, tab, nil)
+	e := plan.NewEngine()
+	for i := range in.Len() {
+		e.Append(&in, i)
+	}
+	e.Fold(int64(2 * time.Millisecond))
+	require.Equal(t, 3, e.WindowLen(0))
+	e.Fold(int64(5 * time.Second)) // every row leaves both windows
+	for w := range e.wins {
+		require.Equal(t, 0, e.WindowLen(w))
+		e.wins[w].mom, e.wins[w].ext = nil, nil
+	}
+	out := schema.NewTable(plan.Schema())
+	table.Column(out, 0).AppendTime(int64(5 * time.Second))
+	e.Emit(out)
+	nan := math.Float64bits(math.NaN())
+	want := map[string]uint64{
+		"avg": nan, "sd": nan, "n": 0, "sum": 0, "rows": 0, "min": nan, "max": nan,
+		"cur_n": nan, "cur_sum": nan, "cur_min": nan,
+	}
+	for name, bits := range want {
+		j, ok := out.Schema().Index(name)
+		require.True(t, ok, name)
+		x, ok := out.Value(0, j).Num()
+		if bits == nan {
+			require.False(t, ok, name)
+			continue
+		}
+		require.True(t, ok, name)
+		require.Equal(t, bits, math.Float64bits(x), name)
+	}
+	j, _ := out.Schema().Index("samples")
+	s, ok := out.Value(0, j).Array()
+	require.True(t, ok)
+	require.Empty(t, s)
+	j, _ = out.Schema().Index("cur_samples")
+	require.True(t, out.Value(0, j).IsMissing())
+}
