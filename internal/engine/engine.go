@@ -430,10 +430,15 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 		ws, wp := &wins[w], &pws[w]
 		head, added := ws.head, ws.added
 		nh := head
+		// The head's block (cut at the tail) and slot, while the
+		// window holds rows: a slide's leaving rows start there.
+		var hblk []uint64
+		var hslot int
 		if nh < tail {
 			lim := cut - wp.span
 			blk, i := d.slotOf(nh)
 			blk = blk[:min(len(blk), i+int(tail-nh)*st)]
+			hblk, hslot = blk, i
 			// Compared unsigned, i needs no second check as an index.
 			for ; uint(i) < uint(len(blk)) && int64(blk[i]) < lim; i += st {
 				nh++
@@ -448,7 +453,7 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 			// remain (not a rebuild), each run in one block.
 			rn, an := nh-head, tail-added
 			if nh <= added && rn-1 < reducers.ShortRun && an-1 < reducers.ShortRun && tail-nh >= rn+an {
-				rb, ri := d.slotOf(head)
+				rb, ri := hblk, hslot // rn > 0: the window held rows
 				ab, ai := d.slotOf(added)
 				if ri+int(rn)*st <= len(rb) && ai+int(an)*st <= len(ab) {
 					sl := reducers.Slide{Rem: rb[ri : ri+int(rn)*st], Add: ab[ai : ai+int(an)*st], Stride: st, RN: int(rn), AN: int(an)}
@@ -462,8 +467,13 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 			}
 		} else if n, ops := tail-nh, (tail-added)+(nh-head); wp.layout == layoutFill && (n < ops || head == added && ops > 0) {
 			// layoutFill rebuilt: from one to ShortRun rows in one
-			// block refilled in one pass, others by rebuild.
-			if n-1 < reducers.ShortRun {
+			// block refilled in one pass, others by rebuild. A window
+			// that held no rows and holds none (rows entered and left
+			// in this fold: a row a second through a 200 ms window)
+			// has empty states already, as rebuild leaves them.
+			if n == 0 && head == added {
+				done = true
+			} else if n-1 < reducers.ShortRun {
 				blk, i := d.slotOf(nh)
 				if f := &wp.fills[0]; i+int(n)*st <= len(blk) {
 					if lo, hi, ok := ws.mom.FillRunMinMax(blk[i+f.slot:i+f.slot+(int(n)-1)*st+1], st, int(n)); ok {
