@@ -602,6 +602,9 @@ func (e *Engine) Prefetch(rows int) {
 	span := min(max(rows, 1)*st*8, 16*64)
 	tail := d.tail
 	near := tail
+	// The last far head's run and the tail's go in one call at the end.
+	var far unsafe.Pointer
+	nf := 0
 	wins := e.wins
 	for w := range wins {
 		h := wins[w].head
@@ -609,30 +612,34 @@ func (e *Engine) Prefetch(rows int) {
 			near = min(near, h)
 			continue
 		}
-		prefetchRun(d, h, span)
+		if nf > 0 {
+			prefetch.Lines(far, nf)
+		}
+		far, nf = d.lineRun(h, span)
 	}
+	var at unsafe.Pointer
+	na := 0
 	if near < tail || rows > 0 && tail-d.front < d.cap {
 		// From the nearest head, or the tail when rows arrive, to the
 		// tail's slot.
-		prefetchRun(d, near, int(tail-near+1)*st*8)
+		at, na = d.lineRun(near, int(tail-near+1)*st*8)
 	}
+	prefetch.Runs(far, nf, at, na)
 }
 
 // nearRows is how close to the tail a window's oldest row is for
 // [Engine.Prefetch] to load it with the tail.
 const nearRows = 8
 
-// prefetchRun starts loading the lines of bytes bytes of d from row a's
-// slots on, within a's block: p, p+64, … fall one in each line, from p's
-// to the one holding the last byte.
-func prefetchRun(d *deque, a uint64, bytes int) {
+// lineRun returns where the slots of row a (held, or the tail of a ring
+// with room) start and the number of cache lines that hold bytes bytes
+// from there, within a's block: what [prefetch.Lines] asks for, computed
+// where it is called.
+func (d *deque) lineRun(a uint64, bytes int) (unsafe.Pointer, int) {
 	blk, i := d.slotOf(a)
-	if i >= len(blk) {
-		return
-	}
 	p := unsafe.Pointer(&blk[i])
-	n := uint(uintptr(p)%64) + uint(min(bytes, (len(blk)-i)*8))
-	prefetch.Lines(p, int((n+63)/64))
+	n := uintptr(p)%64 + uintptr(min(bytes, (len(blk)-i)*8))
+	return p, int((n + 63) / 64)
 }
 
 // scanTo returns the first row from a on whose time is not before lim

@@ -23,6 +23,12 @@ func Lines(p unsafe.Pointer, n int) {
 	}
 }
 
+// Runs starts loading two runs of consecutive cache lines in one call:
+// n lines from the one holding p, then m lines from the one holding r
+// ([Lines] twice for the price of one call). A run of no lines (n or m
+// 0 or less) is skipped, and its pointer is not used.
+func Runs(p unsafe.Pointer, n int, r unsafe.Pointer, m int) { runs(p, n, r, m) }
+
 // Span starts loading every cache line that holds one of the bytes bytes
 // from p: a struct or a run of structs that need not start at a line.
 // Like [Lines] it has no other effect, and callers pass addresses inside

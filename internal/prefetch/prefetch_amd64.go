@@ -12,4 +12,7 @@ func lines(p unsafe.Pointer, n int)
 func two(p, r unsafe.Pointer)
 
 //go:noescape
+func runs(p unsafe.Pointer, n int, r unsafe.Pointer, m int)
+
+//go:noescape
 func span(p unsafe.Pointer, bytes int)

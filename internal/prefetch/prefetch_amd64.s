@@ -25,6 +25,31 @@ loop:
 	JNZ loop
 	RET
 
+// func runs(p unsafe.Pointer, n int, r unsafe.Pointer, m int): n lines
+// from p, then m lines from r; a run of 0 or fewer lines is skipped.
+TEXT ·runs(SB), NOSPLIT|NOFRAME, $0-32
+	MOVQ p+0(FP), AX
+	MOVQ n+8(FP), CX
+	TESTQ CX, CX
+	JLE second
+first:
+	PREFETCHT0 (AX)
+	ADDQ $64, AX
+	DECQ CX
+	JNZ first
+second:
+	MOVQ r+16(FP), AX
+	MOVQ m+24(FP), CX
+	TESTQ CX, CX
+	JLE done
+more:
+	PREFETCHT0 (AX)
+	ADDQ $64, AX
+	DECQ CX
+	JNZ more
+done:
+	RET
+
 // func span(p unsafe.Pointer, bytes int), bytes > 0: four lines a turn,
 // then one at a time.
 TEXT ·span(SB), NOSPLIT|NOFRAME, $0-16

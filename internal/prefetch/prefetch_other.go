@@ -10,4 +10,6 @@ func lines(unsafe.Pointer, int) {}
 
 func two(unsafe.Pointer, unsafe.Pointer) {}
 
+func runs(unsafe.Pointer, int, unsafe.Pointer, int) {}
+
 func span(unsafe.Pointer, int) {}

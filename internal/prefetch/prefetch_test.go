@@ -50,3 +50,12 @@ func TestSpanHasNoEffect(t *testing.T) {
 	}
 	unchanged(t, x)
 }
+
+func TestRunsHasNoEffect(t *testing.T) {
+	x := counting(64)
+	Runs(unsafe.Pointer(&x[3]), 2, unsafe.Pointer(&x[40]), 3)
+	Runs(nil, 0, unsafe.Pointer(&x[0]), 1)
+	Runs(unsafe.Pointer(&x[8]), 1, nil, 0)
+	Runs(nil, -1, nil, 0)
+	unchanged(t, x)
+}
