@@ -367,6 +367,12 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*ta
 	// at once after the run, not one value at a time.
 	var keys [emitRun]string
 	strKeys := kc.Kind() == column.String
+	// Every row's time is the boundary: a run's times are appended at
+	// once.
+	var times [emitRun]int64
+	for k := range times {
+		times[k] = b
+	}
 	// Each partition's buffered rows go to its deque before its fold:
 	// from the buffer through the sorted indices (see index), or the
 	// rows laid out by link.
@@ -396,7 +402,6 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*ta
 				e.fold(t, pool)
 			}
 			es[k] = e
-			tc.AppendTime(b)
 			v := g.keys.KeyValue(p)
 			if str, ok := v.Str(); ok && strKeys && nk == k {
 				keys[k] = str
@@ -412,6 +417,7 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*ta
 		if nk == len(es) {
 			kc.AppendStrs(keys[:nk])
 		}
+		tc.AppendTimes(times[:len(es)])
 		p0.emitRows(es, ds)
 	}
 }
