@@ -28,7 +28,7 @@
 // processor's spin-wait hint between two) before it parks, and a Run
 // that finds it watching hands the task over without a wake-up; a parked
 // worker is woken through its channel, and joins if it wakes in time. An
-// idle pool thus holds its processors for a few tens of microseconds
+// idle pool thus holds its processors for a fraction of a millisecond
 // after a Run, then nothing.
 //
 // Watching is done with the spin-wait hint (PAUSE on amd64), not by
@@ -63,10 +63,13 @@ const taskParts = 1 << 10
 
 // spinWaits is how many times a worker looks for its next task before it
 // parks, with spinPauses spin-wait hints between two looks and a yield
-// every yieldLooks looks: about 64 × 32 hints of 10–40 ns, 20–80 µs on
-// current machines. A variable for the tests, which make workers park at
-// once.
-var spinWaits = 64
+// every yieldLooks looks: 256 × 32 hints of 10–40 ns, 0.1–0.3 ms on
+// current machines, longer than a push of a thousand rows, so a worker
+// handed rows at every push, or joining ticks ten pushes apart, is
+// seldom parked when the next comes (a wake-up costs the caller a system
+// call and the worker tens of microseconds). A variable for the tests,
+// which make workers park at once.
+var spinWaits = 256
 
 const (
 	spinPauses = 32
