@@ -87,6 +87,18 @@ func (pt *parTick) Do(w int) {
 // variable for the tests, which hand over every push's rows.
 var handOffRows = 512
 
+// handOffMax is the most buffered rows a push hands to a worker. More
+// have piled up only while the worker was still busy with the rows
+// handed before: it has fallen behind the pushes. Taking rows between
+// ticks costs a worker several times what the same take costs inside
+// the tick's fold (a partition's engine and deque are out of cache
+// there, a handed-over row or two per partition), so a worker left to
+// it falls further behind with each hand-over, which then grows, and
+// the tick waits for the last one. The rows beyond stay buffered for the
+// tick, which takes them in its fold, shared between the workers. A
+// variable for the tests.
+var handOffMax = 2048
+
 // SetHandOffRows sets the fewest buffered rows a push of a group with
 // workers hands to a worker between ticks (see [Group.handOff]) and
 // returns the setting before. For tests: with 1, every push's rows are
@@ -119,8 +131,9 @@ func (b *bgTake) Do(int) {
 
 // handOff, at the end of a push that buffered rows, lets a worker take
 // them into the deques while the pushing goroutine goes on with the next
-// pushes: with workers, when at least handOffRows rows wait and the
-// worker is free (else they wait for the next push or the tick). Until
+// pushes: with workers, when at least handOffRows and at most handOffMax
+// rows wait and the worker is free (else they wait for the next push or
+// the tick). Until
 // the worker is done, the pushing goroutine touches only the rows it
 // buffers since (in): every call that reads or changes the engines, the
 // deques or the plan's pool settles first. The rows are those a tick
@@ -138,7 +151,7 @@ func (g *Group) handOff() {
 
 // handOffTo is handOff for a group with a pool of workers.
 func (g *Group) handOffTo(pool *workers.Pool) {
-	if pool.N() < 2 || len(g.in.part) < handOffRows || pool.Busy(1) {
+	if n := len(g.in.part); pool.N() < 2 || n < handOffRows || n > handOffMax || pool.Busy(1) {
 		return
 	}
 	g.settle()

@@ -24,11 +24,20 @@
 // A series forks at every tick, a few microseconds to a few milliseconds
 // of work each; waking a parked goroutine costs the operating system's
 // wake-up, several microseconds. So a worker that finished its part
-// watches for the next task for a while (spinWaits times, yielding its
-// processor each time) before it parks, and a Run that finds it watching
-// hands the task over without a wake-up; a parked worker is woken through
-// its channel, and joins if it wakes in time. An idle pool thus holds its
-// processors for a few tens of microseconds after a Run, then nothing.
+// watches for the next task for a while (spinWaits looks, a run of the
+// processor's spin-wait hint between two) before it parks, and a Run
+// that finds it watching hands the task over without a wake-up; a parked
+// worker is woken through its channel, and joins if it wakes in time. An
+// idle pool thus holds its processors for a fraction of a millisecond
+// after a Run, then nothing.
+//
+// Watching is done with the spin-wait hint (PAUSE on amd64), not by
+// yielding the processor: the hint leaves the core's resources to
+// whatever runs beside the watcher (the caller, on the other thread of
+// the same core, or another virtual processor of the same host core),
+// where a loop through the scheduler competes with it for them. The
+// watcher still yields now and then, so that with fewer processors than
+// workers the caller is not kept waiting for one.
 //
 // A task handed to one worker with [Pool.Post] is taken back the same
 // way: if the worker has not started it when the caller needs its result
@@ -52,10 +61,20 @@ type Task interface {
 // package live).
 const taskParts = 1 << 10
 
-// spinWaits is how many times a worker looks for its next task, yielding
-// in between, before it parks: about 20–60 µs on current machines. A
-// variable for the tests, which make workers park at once.
+// spinWaits is how many times a worker looks for its next task before it
+// parks, with spinPauses spin-wait hints between two looks and a yield
+// every yieldLooks looks: 256 × 32 hints of 10–40 ns, 0.1–0.3 ms on
+// current machines, longer than a push of a thousand rows, so a worker
+// handed rows at every push, or joining ticks ten pushes apart, is
+// seldom parked when the next comes (a wake-up costs the caller a system
+// call and the worker tens of microseconds). A variable for the tests,
+// which make workers park at once.
 var spinWaits = 256
+
+const (
+	spinPauses = 32
+	yieldLooks = 8
+)
 
 // everyPart makes every Run wait for all the pool's workers to join
 // before the caller starts its own part, and every Wait leave a posted
@@ -191,7 +210,7 @@ func (p *Pool) await(w int, seen uint64) uint64 {
 			return g
 		}
 		if spins < spinWaits {
-			runtime.Gosched()
+			watchPause(spins)
 			continue
 		}
 		// Announce the park, then look once more: a Run that came in
@@ -205,6 +224,18 @@ func (p *Pool) await(w int, seen uint64) uint64 {
 		<-p.wake[w-1]
 		spins = 0
 	}
+}
+
+// watchPause is a watching worker's pause after its spins-th look for its
+// next task: spin-wait hints, and a yield every yieldLooks looks (which
+// it reports).
+func watchPause(spins int) (yielded bool) {
+	pause(spinPauses)
+	if spins%yieldLooks != yieldLooks-1 {
+		return false
+	}
+	runtime.Gosched()
+	return true
 }
 
 // do runs part w, keeping what it panics with for Run to raise again on
@@ -338,17 +369,20 @@ func (p *Pool) runPost(w int, ps *post) {
 }
 
 // callerWatch is how many times the caller looks at what it waits for
-// before it starts yielding its processor between looks: some tens of
-// microseconds, the most a worker's part usually outlasts the caller's.
-const callerWatch = 1 << 14
+// before it starts yielding its processor between looks: with a
+// spin-wait hint between two looks, some tens of microseconds, the most a
+// worker's part usually outlasts the caller's.
+const callerWatch = 1 << 12
 
 // callerPause is the caller's pause after its spins-th look at the parts
-// it waits for. It looks without yielding first: a goroutine locked to
-// its thread (runtime.LockOSThread) that yields hands its processor to
-// another thread and waits to be given one back, two wake-ups of the
-// operating system each time. Then it yields every 64 looks, so that on
-// one processor the workers get to run.
+// it waits for: one spin-wait hint, which leaves the core to the worker it
+// waits for if the two share one. It looks without yielding first: a
+// goroutine locked to its thread (runtime.LockOSThread) that yields hands
+// its processor to another thread and waits to be given one back, two
+// wake-ups of the operating system each time. Then it yields every 64
+// looks, so that on one processor the workers get to run.
 func callerPause(spins int) {
+	pause(1)
 	if spins >= callerWatch && spins%64 == 63 {
 		runtime.Gosched()
 	}

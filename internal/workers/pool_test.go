@@ -465,3 +465,33 @@ func TestWaitRunsAPostTheWorkerHasNotStarted(t *testing.T) {
 	p.Wait(1)
 	assert.Equal(t, int32(2), c.runs.Load())
 }
+
+// TestPauseTakesTimeAndReturns: the spin-wait hint runs the number of
+// times asked (none for 0 or less), so a longer run takes longer.
+func TestPauseTakesTimeAndReturns(t *testing.T) {
+	pause(0)
+	pause(-3)
+	t0 := time.Now()
+	pause(1)
+	one := time.Since(t0)
+	t0 = time.Now()
+	pause(1 << 16)
+	many := time.Since(t0)
+	assert.Greater(t, many, one, "65536 hints take longer than one")
+}
+
+// TestAWatchingWorkerYieldsOnlyNowAndThen: between two looks for its next
+// task a worker pauses with spin-wait hints and yields its processor only
+// every yieldLooks looks, so it goes through the scheduler (and competes
+// with the caller for a shared core) a few times per watch, not at every
+// look, while on one processor the caller still gets it back soon.
+func TestAWatchingWorkerYieldsOnlyNowAndThen(t *testing.T) {
+	yields := 0
+	for spins := range spinWaits {
+		if watchPause(spins) {
+			yields++
+		}
+	}
+	assert.Equal(t, spinWaits/yieldLooks, yields)
+	assert.Greater(t, yields, 0, "it yields during a watch")
+}
