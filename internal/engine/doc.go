@@ -54,7 +54,11 @@
 // the fold's own loop, calling only the reducers' passes
 // ([reducers.ShiftRun] for all the sums of a window,
 // [reducers.Moments.FillRunMinMax]; in assembly on amd64 with AVX2 and FMA); the
-// rest take the general path.
+// rest take the general path. A fold of exactly one row in, a partition
+// that gets a row a tick, is checked first for its commonest cases
+// without the loop's scan: the head of a window of sums leaving as the
+// row enters, and a row entering and leaving a short window that held
+// none.
 //
 // # Emission
 //

@@ -426,9 +426,42 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 	}
 	pws := e.p.wins[:len(wins)]
 	low := tail
+	var one reducers.Slide // a one-row slide's rows
 	for w := range wins {
 		ws, wp := &wins[w], &pws[w]
 		head, added := ws.head, ws.added
+		if added+1 == tail {
+			// One row entered, the common fold of a partition that
+			// gets a row a tick: the slide of one row out and one in
+			// of a window of sums, and a fill window that held none
+			// and still holds none, each as the loop below would do
+			// them, without its scan and its general checks.
+			lim := cut - wp.span
+			if head == added {
+				if wp.layout == layoutFill {
+					if blk, i := d.slotOf(added); int64(blk[i]) < lim {
+						// The row entered and left: the states stay
+						// empty (see below).
+						ws.head, ws.added = tail, tail
+						continue
+					}
+				}
+			} else if wp.layout == layoutSums && head+3 <= tail {
+				// The head leaves, the row after it (in the same
+				// block) stays, and two rows remain: not a rebuild.
+				if rb, ri := d.slotOf(head); ri+2*st <= len(rb) && int64(rb[ri]) < lim && int64(rb[ri+st]) >= lim {
+					ab, ai := d.slotOf(added)
+					one.Rem, one.Add = rb[ri:ri+st], ab[ai:ai+st]
+					one.Stride, one.RN, one.AN = st, 1, 1
+					if n := reducers.ShiftRun(ws.mom, wp.moments, &one); n < len(wp.moments) {
+						shiftRest(ws, wp.moments, &one, n)
+					}
+					ws.head, ws.added = head+1, tail
+					low = min(low, head+1)
+					continue
+				}
+			}
+		}
 		nh := head
 		// The head's block (cut at the tail) and slot, while the
 		// window holds rows: a slide's leaving rows start there.
