@@ -109,3 +109,47 @@ func testSeedWorkersGiveOneWorkersRows(t *testing.T, handOff int) {
 		}
 	}
 }
+
+// TestSeedDenseRowsGiveBufferedRows pushes seed streams whose hosts take
+// 20 rows a tick (past directParts, so that their rows would otherwise
+// wait in a buffer for the tick) into a series on one goroutine and into
+// a twin that buffers every tick's rows (engine.SetDenseParts(0) around
+// its pushes), and compares every push's outputs bit for bit.
+func TestSeedDenseRowsGiveBufferedRows(t *testing.T) {
+	for _, c := range []struct{ P, N, Secs int }{{200, 100, 65}, {1000, 100, 3}} {
+		t.Run(fmt.Sprintf("P=%d/N=%d", c.P, c.N), func(t *testing.T) {
+			st := NewSeedStream(c.P, c.N, c.Secs)
+			dense, err := NewSeedPipelineWith(false, 1)
+			require.NoError(t, err)
+			defer dense.Series.Close()
+			buffered, err := NewSeedPipelineWith(false, 1)
+			require.NoError(t, err)
+			defer buffered.Series.Close()
+			var want, got []live.Output
+			rows := 0
+			for k, b := range st.Batches {
+				old := engine.SetDenseParts(0)
+				want, err = buffered.Series.PushMany(want[:0], b)
+				engine.SetDenseParts(old)
+				require.NoError(t, err)
+				got, err = dense.Series.PushMany(got[:0], b)
+				require.NoError(t, err)
+				requireSameOutputs(t, want, got, fmt.Sprintf("push %d", k))
+				for _, o := range want {
+					rows += o.Events.Len()
+				}
+			}
+			assert.Positive(t, rows, "the stream emitted rows")
+			if c.Secs < 61 {
+				return
+			}
+			// Its 1m windows filled, the dense series holds no tick
+			// buffer: less memory than its twin's.
+			d, err := dense.Series.NodeBytes(dense.Hosts)
+			require.NoError(t, err)
+			b, err := buffered.Series.NodeBytes(buffered.Hosts)
+			require.NoError(t, err)
+			assert.Less(t, d, b, "bytes held by the partitioned rolling")
+		})
+	}
+}
