@@ -54,33 +54,3 @@ func TestSeedHostsSteadyDoesNotAllocate(t *testing.T) {
 		assert.Len(t, parts, p, "every host is a partition")
 	}
 }
-
-// TestSeedHostsDenseSteadyDoesNotAllocate is the same guard at 1,000
-// hosts and 100 rows a second each (BenchmarkSeedHosts' rate at 1,000
-// hosts): a tick takes 20 rows a partition, so the rows between ticks go
-// straight to their deques through the direct-append room, which stays
-// from tick to tick. Each host's minute peaks at 6,021 rows, 23 full
-// blocks and a 133-row last block; counted over 10 s from 65 s.
-func TestSeedHostsDenseSteadyDoesNotAllocate(t *testing.T) {
-	if raceEnabled || testing.Short() {
-		t.Skip("7.5 million rows: not under -short or -race")
-	}
-	const p, n, warm, counted = 1000, 100, 65, 10
-	g, err := newSeedGen(p, n)
-	require.NoError(t, err)
-	pl, err := NewSeedPipeline()
-	require.NoError(t, err)
-	var out []live.Output
-	for range warm * n {
-		out, err = pl.Series.PushMany(out[:0], g.next())
-		require.NoError(t, err)
-	}
-	var pushErr error
-	c := allocs.Count(counted*n-1, func() {
-		if out, err = pl.Series.PushMany(out[:0], g.next()); err != nil {
-			pushErr = err
-		}
-	})
-	require.NoError(t, pushErr)
-	assert.Zero(t, c, "P=%d N=%d: allocations over %d s of pushes in steady state", p, n, counted)
-}

@@ -18,62 +18,13 @@ func SetDirectParts(n int) int {
 	return old
 }
 
-// denseRows and denseParts: a group without workers of fewer than
-// denseParts partitions whose last tick took at least denseRows rows a
-// partition (on average) appends the rows until the next tick directly
-// to their deques, as one of fewer than directParts partitions does; it
-// goes back to buffering them after a tick that took fewer than half as
-// many. A tick's rows then need no buffer beside the deques, whose rings
-// have room for them in any case (a tick takes a partition's rows before
-// its fold drops the oldest): at 1,000 partitions and 100,000 rows a
-// second under a 200 ms clock, 20,000 rows of 28 bytes and their sorted
-// indices. With a few rows a partition per tick the buffer is the
-// cheaper way: each partition's room at its deque's tail is looked up
-// again after every tick, for a row or two. denseParts bounds the room
-// list and the deque tails a push writes to. Variables for the tests,
-// which take each way.
-var denseRows, denseParts = 8, 4096
-
-// SetDenseRows sets how many rows a partition a tick must take, on
-// average, for the rows until the next to go straight to their deques
-// (see denseRows), and returns the setting before. For tests.
-func SetDenseRows(n int) int {
-	old := denseRows
-	denseRows = n
-	return old
-}
-
-// SetDenseParts sets below how many partitions a group without workers
-// whose ticks take denseRows rows a partition or more appends rows
-// directly to their deques (see denseRows), and returns the setting
-// before. For tests: 0 leaves such groups buffering.
-func SetDenseParts(n int) int {
-	old := denseParts
-	denseParts = n
-	return old
-}
-
-// denseAfter reports whether the rows after a tick that took rows rows
-// go straight to their deques (see denseRows).
-func (g *Group) denseAfter(rows int) bool {
-	n := len(g.order)
-	if n == 0 || n >= denseParts {
-		return false
-	}
-	if g.dense {
-		return 2*rows >= denseRows*n
-	}
-	return rows >= denseRows*n
-}
-
-// direct reports whether rows arriving now go straight to their deques:
-// with few partitions, or rows dense enough (see denseRows). Only while
-// nothing is buffered since the last tick: the rows appended then come
-// after every row of their partitions, as at a tick. (A group that
-// buffers goes on buffering until the tick, even if a removal leaves it
-// few partitions.)
+// direct reports whether rows arriving now go straight to their deques.
+// Only while nothing is buffered since the last tick: the rows appended
+// then come after every row of their partitions, as at a tick. (A group
+// that buffers goes on buffering until the tick, even if a removal leaves
+// it few partitions.)
 func (g *Group) direct() bool {
-	return len(g.in.part) == 0 && (len(g.order) < directParts || g.dense) && (g.par.pool == nil || g.par.pool.N() < 2)
+	return len(g.in.part) == 0 && len(g.order) < directParts && (g.par.pool == nil || g.par.pool.N() < 2)
 }
 
 // tailRoom is the room left at a deque's tail: blk from slot at, blk
@@ -179,12 +130,12 @@ func (g *Group) refillRoom(p int32) {
 // forgetRoom forgets the room at the deques' tails: before a tick folds
 // the windows (which may give blocks back or move rows) or a removal. A
 // group with directParts partitions or more buffers its rows until the
-// next tick unless they are dense, so it lets go of the list as well: the
-// first push of a group that meets many partitions at once goes direct
-// (it knows none before), and the list it leaves, 40 bytes a partition,
-// was held for the group's life.
+// next tick, so it lets go of the list as well: the first push of a
+// group that meets many partitions at once goes direct (it knows none
+// before), and the list it leaves, 40 bytes a partition, was held for
+// the group's life.
 func (g *Group) forgetRoom() {
-	if len(g.order) >= directParts && !g.dense {
+	if len(g.order) >= directParts {
 		g.room = nil
 		return
 	}

@@ -37,11 +37,7 @@ type Keys interface {
 // the tick visits each partition once: it takes the partition's rows into
 // its deque, folds its windows and emits its row, while the oldest rows,
 // tail and state of partitions a few places ahead are prefetched. The per-row cost is a sequential write; a partition's
-// state is brought into cache once per tick. Without workers, a group of
-// few partitions (directParts), or whose last tick took many rows a
-// partition (denseRows), appends the rows to their deques as they come
-// instead, through the room each deque has at its tail: the deques hold
-// them in the same order, and no buffer of a tick's rows is kept.
+// state is brought into cache once per tick.
 //
 // Under an event or count trigger each partition emits on its own rows
 // (the count per partition), keyed at the row's time.
@@ -59,10 +55,7 @@ type Group struct {
 	// after each tick, so that only in grows.
 	in, work pendRows
 	bg       bgTake
-	tickRows int // rows since the last tick, buffered or appended directly
-	// dense: the last tick took at least denseRows rows a partition, and
-	// the rows until the next go straight to their deques (see direct).
-	dense bool
+	tickRows int // rows buffered since the last tick
 	// At a tick on one goroutine, the buffered rows' indices sorted by
 	// partition (see index): partition p's end at idx[chains[p].end].
 	// Over workers, the buffered rows themselves laid out row-major (the
@@ -180,9 +173,8 @@ func (g *Group) Remove(part int32) {
 }
 
 // Len returns the number of partitions the group knows: all those of
-// the rows up to the last tick; with workers, few partitions or dense
-// rows, also some of those of the rows since (see [Group.handOff],
-// directParts and denseRows).
+// the rows up to the last tick; with workers or few partitions, also some
+// of those of the rows since (see [Group.handOff] and directParts).
 func (g *Group) Len() int {
 	if g.al != nil {
 		return g.al.Len()
@@ -315,12 +307,6 @@ func (g *Group) tick(t, b int64, out Sink) {
 		g.reserve(g.tickRows)
 	} else {
 		g.in, g.work = g.work, g.in
-		if dense := g.denseAfter(g.tickRows); dense != g.dense {
-			g.dense = dense
-			if dense {
-				g.dropBuffers()
-			}
-		}
 	}
 	g.tickRows = 0
 }
@@ -455,7 +441,6 @@ func (g *Group) buffer(in *Input, part []int32, from, to int) {
 	if from >= to {
 		return
 	}
-	g.tickRows += to - from
 	if g.direct() {
 		g.appendDirect(in, part, from, to)
 		return
@@ -470,6 +455,7 @@ func (g *Group) buffer(in *Input, part []int32, from, to int) {
 		r.c[k] = append(r.c[k], c[from:to]...)
 	}
 	r.part = append(r.part, part[from:to]...)
+	g.tickRows += to - from
 }
 
 // link makes the engines of the partitions first seen among the
@@ -633,14 +619,6 @@ func (g *Group) flush() {
 		g.clearPending()
 	}
 	g.in, g.work = g.work, g.in
-}
-
-// dropBuffers lets go of the buffers and scratch of the rows between two
-// ticks (all empty) when the rows go straight to their deques from now
-// on: they hold the high-water mark of a tick's rows.
-func (g *Group) dropBuffers() {
-	g.in, g.work = pendRows{}, pendRows{}
-	g.idx, g.chains, g.cnt = nil, nil, nil
 }
 
 // clearPending forgets the rows laid out, which have been taken.

@@ -77,8 +77,8 @@ func (m *groupModel) window(p int32, lim float64, c int) []float64 {
 // between ticks, and each tick is split: the rows are the same. With one,
 // the rows go straight to their deques while there are fewer than
 // directParts partitions (all, none, or some of the time as partitions
-// come and go) or after a tick dense enough (denseRows), and are buffered
-// for the tick otherwise: the rows are the same.
+// come and go), and are buffered for the tick otherwise: the rows are the
+// same.
 func TestGroupMatchesRecomputation(t *testing.T) {
 	defer SetHandOffRows(SetHandOffRows(1))
 	defer workers.SetEveryPart(workers.SetEveryPart(true))
@@ -86,20 +86,13 @@ func TestGroupMatchesRecomputation(t *testing.T) {
 		cols    string
 		workers int
 		direct  int
-		dense   int // denseParts: 0 buffers the rows of dense ticks too
 	}{
-		{"v and w", 1, 64, 0}, {"v only", 1, 64, 0}, {"v and w", 1, 0, 0}, {"v only", 1, 0, 0},
-		{"v and w", 1, 6, 0}, {"v and w", 2, 64, 0}, {"v only", 2, 64, 0},
-		{"v and w", 1, 0, 64}, {"v only", 1, 0, 64}, {"v and w", 1, 6, 64},
+		{"v and w", 1, 64}, {"v only", 1, 64}, {"v and w", 1, 0}, {"v only", 1, 0},
+		{"v and w", 1, 6}, {"v and w", 2, 64}, {"v only", 2, 64},
 	} {
 		cols := tc.cols
-		t.Run(fmt.Sprintf("%s/workers=%d/direct=%d/dense=%d", cols, tc.workers, tc.direct, tc.dense), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/workers=%d/direct=%d", cols, tc.workers, tc.direct), func(t *testing.T) {
 			defer SetDirectParts(SetDirectParts(tc.direct))
-			defer SetDenseParts(SetDenseParts(tc.dense))
-			// A tick here takes a row or two a partition: dense from one
-			// on, so that groups turn dense and back as they go.
-			defer SetDenseRows(SetDenseRows(1))
-			sawDense := false
 			long := []reduce.Agg{
 				{Out: "avg", From: "v", Using: reduce.Avg},
 				{Out: "rows", From: "v", Using: reduce.Count},
@@ -186,8 +179,7 @@ func TestGroupMatchesRecomputation(t *testing.T) {
 					g.Remove(p)
 					m.remove(p)
 				}
-				sawDense = sawDense || g.dense
-				if tc.workers == 1 && tc.direct == 0 && tc.dense == 0 {
+				if tc.workers == 1 && tc.direct == 0 {
 					require.Equal(t, len(m.order), g.Len(), "push %d: partitions", push)
 				} else {
 					// Partitions may be met when a push's rows are
@@ -199,9 +191,6 @@ func TestGroupMatchesRecomputation(t *testing.T) {
 				}
 			}
 			require.Greater(t, emitted, 1000)
-			if tc.dense > 0 {
-				require.True(t, sawDense, "some ticks were dense")
-			}
 		})
 	}
 }
