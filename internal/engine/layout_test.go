@@ -72,17 +72,7 @@ func TestLayoutFoldsMatchTheGeneralPath(t *testing.T) {
 			{Out: "cur_sd", From: "v", Using: reduce.Stdev},
 		}},
 	}
-	plan, err := NewPlan(testSchema, windows, rolling.Options{}, nil, nil)
-	require.NoError(t, err)
-	require.Equal(t, layoutSums, plan.wins[0].layout)
-	require.Equal(t, layoutFill, plan.wins[1].layout)
-	require.True(t, plan.laid)
-	general, err := NewPlan(testSchema, windows, rolling.Options{}, nil, nil)
-	require.NoError(t, err)
-	for w := range general.wins {
-		general.wins[w].layout = layoutGeneral
-	}
-	general.laid = false
+	plan, general := laidTwins(t, windows)
 	e, g := plan.NewEngine(), general.NewEngine()
 	rng := rand.New(rand.NewPCG(71, 72))
 	var in Input
@@ -119,22 +109,7 @@ func TestLayoutFoldsMatchTheGeneralPath(t *testing.T) {
 		if rng.IntN(200) == 0 {
 			tm += int64(2 * time.Second) // every window empties
 		}
-		e.Fold(tm)
-		g.Fold(tm)
-		got, want := schema.NewTable(plan.Schema()), schema.NewTable(general.Schema())
-		table.Column(got, 0).AppendTime(tm)
-		table.Column(want, 0).AppendTime(tm)
-		e.Emit(got)
-		g.Emit(want)
-		for j := 1; j < want.Schema().Len(); j++ {
-			x, y := want.Value(0, j), got.Value(0, j)
-			if fx, ok := x.Num(); ok {
-				fy, _ := y.Num()
-				require.Equal(t, math.Float64bits(fx), math.Float64bits(fy), "fold %d %s: %v, general %v", fold, want.Schema().Column(j).Name, fy, fx)
-				continue
-			}
-			require.True(t, x.Equal(y), "fold %d %s: %v, general %v", fold, want.Schema().Column(j).Name, y, x)
-		}
+		foldBoth(t, fold, e, g, tm)
 	}
 }
 
@@ -159,16 +134,7 @@ func TestOneRowSlidesMatchTheGeneralPath(t *testing.T) {
 			{Out: "cur_sd", From: "v", Using: reduce.Stdev},
 		}},
 	}
-	plan, err := NewPlan(testSchema, windows, rolling.Options{}, nil, nil)
-	require.NoError(t, err)
-	require.Equal(t, layoutSums, plan.wins[0].layout)
-	require.Equal(t, layoutFill, plan.wins[1].layout)
-	general, err := NewPlan(testSchema, windows, rolling.Options{}, nil, nil)
-	require.NoError(t, err)
-	for w := range general.wins {
-		general.wins[w].layout = layoutGeneral
-	}
-	general.laid = false
+	plan, general := laidTwins(t, windows)
 	e, g := plan.NewEngine(), general.NewEngine()
 	rng := rand.New(rand.NewPCG(15, 2))
 	value := func() float64 {
@@ -222,22 +188,7 @@ func TestOneRowSlidesMatchTheGeneralPath(t *testing.T) {
 		if n == 1 && e.wins[0].head < e.wins[0].added {
 			slides++
 		}
-		e.Fold(cut)
-		g.Fold(cut)
-		got, want := schema.NewTable(plan.Schema()), schema.NewTable(general.Schema())
-		table.Column(got, 0).AppendTime(cut)
-		table.Column(want, 0).AppendTime(cut)
-		e.Emit(got)
-		g.Emit(want)
-		for j := 1; j < want.Schema().Len(); j++ {
-			x, y := want.Value(0, j), got.Value(0, j)
-			if fx, ok := x.Num(); ok {
-				fy, _ := y.Num()
-				require.Equal(t, math.Float64bits(fx), math.Float64bits(fy), "fold %d %s: %v, general %v", fold, want.Schema().Column(j).Name, fy, fx)
-				continue
-			}
-			require.True(t, x.Equal(y), "fold %d %s: %v, general %v", fold, want.Schema().Column(j).Name, y, x)
-		}
+		foldBoth(t, fold, e, g, cut)
 	}
 	require.Greater(t, slides, 15000, "one-row slides")
 }
@@ -282,4 +233,45 @@ func TestTickAppendsKeysThatAreNotStringsAmongStrings(t *testing.T) {
 // windows1s is one window of one second with the average of v.
 func windows1s() []rolling.Window {
 	return []rolling.Window{{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{{Out: "avg", From: "v", Using: reduce.Avg}}}}
+}
+
+// laidTwins builds two plans of windows whose first window is laid out
+// as sums and the second as a fill: one as built, one forced onto the
+// general path, the reference the laid folds are compared against.
+func laidTwins(t *testing.T, windows []rolling.Window) (plan, general *Plan) {
+	t.Helper()
+	plan, err := NewPlan(testSchema, windows, rolling.Options{}, nil, nil)
+	require.NoError(t, err)
+	require.Equal(t, layoutSums, plan.wins[0].layout)
+	require.Equal(t, layoutFill, plan.wins[1].layout)
+	require.True(t, plan.laid)
+	general, err = NewPlan(testSchema, windows, rolling.Options{}, nil, nil)
+	require.NoError(t, err)
+	for w := range general.wins {
+		general.wins[w].layout = layoutGeneral
+	}
+	general.laid = false
+	return plan, general
+}
+
+// foldBoth folds e and g at cut, emits their rows and requires them
+// equal, bit for bit for numbers.
+func foldBoth(t *testing.T, fold int, e, g *Engine, cut int64) {
+	t.Helper()
+	e.Fold(cut)
+	g.Fold(cut)
+	got, want := schema.NewTable(e.p.Schema()), schema.NewTable(g.p.Schema())
+	table.Column(got, 0).AppendTime(cut)
+	table.Column(want, 0).AppendTime(cut)
+	e.Emit(got)
+	g.Emit(want)
+	for j := 1; j < want.Schema().Len(); j++ {
+		x, y := want.Value(0, j), got.Value(0, j)
+		if fx, ok := x.Num(); ok {
+			fy, _ := y.Num()
+			require.Equal(t, math.Float64bits(fx), math.Float64bits(fy), "fold %d %s: %v, general %v", fold, want.Schema().Column(j).Name, fy, fx)
+			continue
+		}
+		require.True(t, x.Equal(y), "fold %d %s: %v, general %v", fold, want.Schema().Column(j).Name, y, x)
+	}
 }
