@@ -1,5 +1,7 @@
 package engine
 
+import "unsafe"
+
 // directParts: a group without workers that knows fewer partitions than
 // this appends a push's rows directly to their deques, rather than
 // buffering them for the tick. With few partitions their deques' tails
@@ -27,12 +29,20 @@ func (g *Group) direct() bool {
 	return len(g.in.part) == 0 && len(g.order) < directParts && (g.par.pool == nil || g.par.pool.N() < 2)
 }
 
-// tailRoom is the room left at a deque's tail: blk from slot at, blk
-// ending where the room does.
+// tailRoom is the room left at a deque's tail: the slots [at, end) of
+// the block whose first slot blk points at. A pointer and two indices,
+// not a slice: the append's loop checks one bound a row (at+stride ≤
+// end) and keeps fewer values live. The zero tailRoom has no room.
 type tailRoom struct {
-	e   *Engine
-	blk []uint64
-	at  int
+	e       *Engine
+	blk     unsafe.Pointer // the block's slot 0
+	at, end int
+}
+
+// slots returns the k slots of the room from slot at on, which the caller
+// has checked are in it (at+k ≤ end).
+func (r *tailRoom) slots(at, k int) []uint64 {
+	return unsafe.Slice((*uint64)(unsafe.Add(r.blk, uintptr(at)*8)), k)
 }
 
 // appendDirect appends rows [from, to) of in to their partitions' deques,
@@ -41,7 +51,7 @@ type tailRoom struct {
 // forget that room first.
 func (g *Group) appendDirect(in *Input, part []int32, from, to int) {
 	for from < to {
-		if len(in.enc) == 2 {
+		if len(in.enc) == 2 && in.sorted {
 			from = g.appendRoomy2(in, part[:to], from)
 		} else {
 			from = g.appendRoomy(in, part[:to], from)
@@ -61,16 +71,16 @@ func (g *Group) appendRoomy(in *Input, part []int32, from int) int {
 	times := in.times[:len(part)]
 	rooms, sorted := g.room, in.sorted
 	for i := from; i < len(part); i++ {
-		p := part[i]
-		if int(p) >= len(rooms) {
+		p := uint(part[i]) // a negative index is out of range too
+		if p >= uint(len(rooms)) {
 			return i
 		}
 		r := &rooms[p]
 		at := r.at
-		if at+st > len(r.blk) {
+		if at+st > r.end {
 			return i
 		}
-		row := r.blk[at : at+st]
+		row := r.slots(at, st)
 		r.at = at + st
 		t := times[i]
 		row[0] = uint64(t)
@@ -82,27 +92,31 @@ func (g *Group) appendRoomy(in *Input, part []int32, from int) int {
 	return len(part)
 }
 
-// appendRoomy2 is appendRoomy for a plan that reads two columns (rows of
-// three slots), unrolled.
+// appendRoomy2 is appendRoomy for sorted rows of a plan that reads two
+// columns (rows of three slots), unrolled. Sorted, each row's time is its
+// deque's latest: one flag fewer for the loop to keep (its values then
+// fit in registers) and no test a row.
 func (g *Group) appendRoomy2(in *Input, part []int32, from int) int {
 	times := in.times[:len(part)]
 	c0, c1 := in.enc[0][:len(part)], in.enc[1][:len(part)]
-	rooms, sorted := g.room, in.sorted
+	rooms := g.room
 	for i := from; i < len(part); i++ {
-		p := part[i]
-		if int(p) >= len(rooms) {
+		p := uint(part[i])
+		if p >= uint(len(rooms)) {
 			return i
 		}
 		r := &rooms[p]
 		at := r.at
-		if at+3 > len(r.blk) {
+		if at+3 > r.end {
 			return i
 		}
-		row := (*[3]uint64)(r.blk[at : at+3])
+		row := (*[3]uint64)(unsafe.Add(r.blk, uintptr(at)*8))
 		r.at = at + 3
 		t := times[i]
 		row[0], row[1], row[2] = uint64(t), c0[i], c1[i]
-		r.e.took(t, sorted)
+		e := r.e
+		e.dq.tail++
+		e.maxT, e.has = t, true
 	}
 	return len(part)
 }
@@ -124,7 +138,9 @@ func (g *Group) refillRoom(p int32) {
 	}
 	e := g.engine(p)
 	blk, i, n := e.dq.room(&g.p.pool)
-	g.room[p] = tailRoom{e: e, blk: blk[:i+n*e.dq.stride], at: i}
+	end := i + n*e.dq.stride
+	_ = blk[:end] // the room is inside the block
+	g.room[p] = tailRoom{e: e, blk: unsafe.Pointer(unsafe.SliceData(blk)), at: i, end: end}
 }
 
 // forgetRoom forgets the room at the deques' tails: before a tick folds

@@ -242,6 +242,12 @@ func (g *Group) PushTo(in *Input, part []int32, out Sink) {
 		// Buffer the rows between crossings column by column, in runs;
 		// sorted rows whose last crosses nothing, in one run.
 		if n := len(in.times); in.sorted && n > 0 && g.clock.Quiet(in.times[n-1]) {
+			if g.direct() {
+				// Straight to the deques (a group without workers:
+				// nothing to hand off).
+				g.appendDirect(in, part, 0, n)
+				return
+			}
 			g.buffer(in, part, 0, n)
 			g.handOff()
 			return

@@ -139,6 +139,28 @@ func (r *timeRuns) add(e *Engine, in *Input, from, to int, sorted bool) {
 	e.maxT, e.has = mt, true
 }
 
+// addAt is add for n rows at time t, not before any row added, of a
+// stream that counts no column (the rows of a push at one time, counted):
+// they join the last run when it is at t, else they open one, written
+// here (a run of two slots: push's loop over the counts has nothing to
+// copy).
+func (r *timeRuns) addAt(e *Engine, t int64, n int) {
+	first := e.dq.tail
+	if k := r.tail; k == r.front || r.timeOf(k-1) != t {
+		if k-r.front == uint64(r.size) {
+			r.resize(max(minRuns, 2*r.size))
+		}
+		i := int(k&uint64(r.size-1)) * r.stride
+		x := r.ring[i : i+2 : i+2]
+		x[0], x[1] = uint64(t), first
+		r.tail = k + 1
+	}
+	e.dq.tail = first + uint64(n)
+	if !e.has || t > e.maxT {
+		e.maxT, e.has = t, true
+	}
+}
+
 // push appends a run at t whose first row is row first, growing the ring
 // when it is full.
 func (r *timeRuns) push(t int64, first uint64) {
@@ -222,6 +244,10 @@ func (s *Stream) pushRuns(in *Input, out Sink) {
 	// A sorted push under a clock that crosses no boundary (most pushes)
 	// only adds its runs: it returns before the emission's closure is made.
 	if n := len(in.times); !count && in.sorted && n > 0 && s.clock.Quiet(in.times[n-1]) {
+		if t := in.times[0]; t == in.times[n-1] && len(in.enc) == 0 {
+			r.addAt(e, t, n)
+			return
+		}
 		r.add(e, in, 0, n, true)
 		return
 	}

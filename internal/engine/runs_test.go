@@ -35,77 +35,91 @@ func countWindows() []rolling.Window {
 // in the column whose present values are counted, and windows that empty. Every emitted row
 // must be the same, and the runs held no more than the distinct times of
 // the rows the longest window holds (plus the ring's slack).
+//
+// It runs with windows that count rows only, too: a stream that counts no
+// column takes a sorted push at one time in one step (timeRuns.addAt).
 func TestCountsByTimeMatchRows(t *testing.T) {
 	triggers := map[string]trigger.Trigger{
 		"clock": trigger.Every(200 * time.Millisecond),
 		"count": trigger.Count(7),
 	}
-	for name, trig := range triggers {
-		t.Run(name, func(t *testing.T) {
-			plan, err := NewPlan(testSchema, countWindows(), rolling.Options{Trigger: trig}, nil, nil)
-			require.NoError(t, err)
-			require.True(t, plan.CountsByTime())
-			runs, rows := plan.NewStream(), plan.NewStream()
-			require.NotNil(t, runs.runs)
-			rows.runs = nil
-			rng := rand.New(rand.NewPCG(7, uint64(len(name))))
-			tm := int64(1e12)
-			var in Input
-			emitted := 0
-			for push := range 3000 {
-				tab := schema.NewTable(testSchema)
-				sorted := true
-				for range rng.IntN(40) {
-					switch rng.IntN(12) {
-					case 0:
-						tm -= int64(rng.IntN(2000)) * int64(time.Millisecond) // late
-						sorted = false
-					case 1:
-						tm += int64(rng.IntN(9000)) * int64(time.Millisecond) // gap
-					case 2, 3, 4, 5, 6:
-						// the same time again
-					default:
-						tm += int64(rng.IntN(150)) * int64(time.Millisecond)
-					}
-					table.Column(tab, 0).AppendTime(tm)
-					table.Column(tab, 1).AppendNum(float64(rng.IntN(100)))
-					if rng.IntN(3) == 0 {
-						table.Column(tab, 2).AppendMissing()
-					} else {
-						table.Column(tab, 2).AppendNum(rng.NormFloat64())
-					}
-				}
-				sorted = sorted && slices.IsSorted(tab.Times())
-				a, b := schema.NewTable(plan.Schema()), schema.NewTable(plan.Schema())
-				plan.Bind(&in, tab, nil)
-				in.SetSorted(sorted)
-				runs.Push(&in, a)
-				plan.Bind(&in, tab, nil)
-				in.SetSorted(sorted)
-				rows.Push(&in, b)
-				require.Equal(t, b.Len(), a.Len(), "push %d", push)
-				for i := range a.Len() {
-					for j := range a.Schema().Len() {
-						x, y := a.Value(i, j), b.Value(i, j)
-						require.True(t, x.Equal(y), "push %d row %d col %s: %v vs %v", push, i, a.Schema().Column(j).Name, x, y)
-					}
-				}
-				emitted += a.Len()
-				for w := range plan.wins {
-					require.Equal(t, rows.e.WindowLen(w), runs.e.WindowLen(w), "push %d window %d", push, w)
-				}
-				// The runs held are at most the distinct times from the
-				// first row any window holds (the rows' own deque's),
-				// and the ring at most four times the runs held, or its smallest.
-				r := runs.runs
-				held := int(r.tail - r.front)
-				require.LessOrEqual(t, held, distinctRuns(rows.e))
-				require.LessOrEqual(t, r.runs(), max(minRuns, 4*held))
-				require.Equal(t, rows.e.Len(), runs.e.Len(), "push %d", push)
-			}
-			require.Greater(t, emitted, 1000)
-		})
+	rowsOnly := []rolling.Window{
+		{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{{Out: "n1", From: "v", Using: reduce.Count}}},
+		{Name: "300ms", Span: 300 * time.Millisecond, MinSamples: rolling.Samples(3), Aggs: []reduce.Agg{{Out: "n300", From: "v", Using: reduce.Count}}},
 	}
+	for name, trig := range triggers {
+		for wname, windows := range map[string][]rolling.Window{"values": countWindows(), "rows": rowsOnly} {
+			t.Run(name+"/"+wname, func(t *testing.T) { testCountsByTimeMatchRows(t, name, trig, windows) })
+		}
+	}
+}
+
+func testCountsByTimeMatchRows(t *testing.T, name string, trig trigger.Trigger, windows []rolling.Window) {
+	plan, err := NewPlan(testSchema, windows, rolling.Options{Trigger: trig}, nil, nil)
+	require.NoError(t, err)
+	require.True(t, plan.CountsByTime())
+	if len(windows) == 2 {
+		require.Empty(t, plan.cols) // the rows-only windows count no column
+	}
+	runs, rows := plan.NewStream(), plan.NewStream()
+	require.NotNil(t, runs.runs)
+	rows.runs = nil
+	rng := rand.New(rand.NewPCG(7, uint64(len(name))))
+	tm := int64(1e12)
+	var in Input
+	emitted := 0
+	for push := range 3000 {
+		tab := schema.NewTable(testSchema)
+		sorted := true
+		for range rng.IntN(40) {
+			switch rng.IntN(12) {
+			case 0:
+				tm -= int64(rng.IntN(2000)) * int64(time.Millisecond) // late
+				sorted = false
+			case 1:
+				tm += int64(rng.IntN(9000)) * int64(time.Millisecond) // gap
+			case 2, 3, 4, 5, 6:
+				// the same time again
+			default:
+				tm += int64(rng.IntN(150)) * int64(time.Millisecond)
+			}
+			table.Column(tab, 0).AppendTime(tm)
+			table.Column(tab, 1).AppendNum(float64(rng.IntN(100)))
+			if rng.IntN(3) == 0 {
+				table.Column(tab, 2).AppendMissing()
+			} else {
+				table.Column(tab, 2).AppendNum(rng.NormFloat64())
+			}
+		}
+		sorted = sorted && slices.IsSorted(tab.Times())
+		a, b := schema.NewTable(plan.Schema()), schema.NewTable(plan.Schema())
+		plan.Bind(&in, tab, nil)
+		in.SetSorted(sorted)
+		runs.Push(&in, a)
+		plan.Bind(&in, tab, nil)
+		in.SetSorted(sorted)
+		rows.Push(&in, b)
+		require.Equal(t, b.Len(), a.Len(), "push %d", push)
+		for i := range a.Len() {
+			for j := range a.Schema().Len() {
+				x, y := a.Value(i, j), b.Value(i, j)
+				require.True(t, x.Equal(y), "push %d row %d col %s: %v vs %v", push, i, a.Schema().Column(j).Name, x, y)
+			}
+		}
+		emitted += a.Len()
+		for w := range plan.wins {
+			require.Equal(t, rows.e.WindowLen(w), runs.e.WindowLen(w), "push %d window %d", push, w)
+		}
+		// The runs held are at most the distinct times from the
+		// first row any window holds (the rows' own deque's),
+		// and the ring at most four times the runs held, or its smallest.
+		r := runs.runs
+		held := int(r.tail - r.front)
+		require.LessOrEqual(t, held, distinctRuns(rows.e))
+		require.LessOrEqual(t, r.runs(), max(minRuns, 4*held))
+		require.Equal(t, rows.e.Len(), runs.e.Len(), "push %d", push)
+	}
+	require.Greater(t, emitted, 1000)
 }
 
 // distinctRuns returns the runs of equal consecutive times among the rows
