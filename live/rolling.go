@@ -148,7 +148,7 @@ func (n *rollingNode) settleOut() {
 	if n.out.len() > 0 {
 		// The latest emission is kept until the next: without the
 		// room its growth left, as a sixth of the table's bytes were
-		// (the seed's 10,000 hosts: 24 bytes a partition).
+		// (the seed's 10,000 hosts: 23 bytes a partition).
 		n.out.fitGrown()
 		n.out, n.last = n.last, n.out
 	}
