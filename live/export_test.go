@@ -1,5 +1,7 @@
 package live
 
+import "github.com/pond-go/pond/internal/table"
+
 // SweepEveryPush makes s forget the strings it no longer holds at the end
 // of every push, not only when a sweep is due, so that tests of a few
 // rows exercise the intern table's sweeps.
@@ -27,4 +29,28 @@ func LastRowsRoom(s *Series, id NodeID) (parts, room int) {
 func PartitionRings(s *Series, id NodeID) (rings, marks int) {
 	n := s.nodes[id].(*partitionNode)
 	return cap(n.rings), len(n.one)
+}
+
+// EmissionRoom returns, for rolling node id, the rows of the latest
+// emission it keeps for Value and the most cells of room beyond them in
+// one of its table's time and number columns.
+func EmissionRoom(s *Series, id NodeID) (rows, room int) {
+	n := s.nodes[id].(*rollingNode)
+	f := n.last
+	if n.out.len() > 0 {
+		f = n.out
+	}
+	if f.tab == nil {
+		return 0, 0
+	}
+	for j := range f.tab.Schema().Len() {
+		c := table.Column(f.tab, j)
+		switch j {
+		case 0:
+			room = max(room, cap(c.Times())-len(c.Times()))
+		default:
+			room = max(room, cap(c.Numbers())-len(c.Numbers()))
+		}
+	}
+	return f.len(), room
 }

@@ -73,6 +73,9 @@ type frame struct {
 	// sorted: the rows are known to be in non-decreasing time order (set
 	// by the root and the partitions for the push's rows; false is safe).
 	sorted bool
+	// fitted is the room of the time column after the table's last
+	// [frame.fitGrown]: more, and its buffers grew since.
+	fitted int
 }
 
 func newFrame(s *schema.Schema) frame {
@@ -86,6 +89,22 @@ func (f *frame) len() int {
 		return 0
 	}
 	return len(table.Column(f.tab, 0).Times())
+}
+
+// fitGrown lets go of the room growth left in the table's buffers
+// (each column's Fit) when they grew since the last time: the table of a
+// rolling's emissions grows for the largest of them, by steps of about a
+// quarter, and is kept between pushes for [Series.Value]. Its time column
+// tells: it grows with the rows.
+func (f *frame) fitGrown() {
+	if cap(table.Column(f.tab, 0).Times()) == f.fitted {
+		return
+	}
+	cols := table.Columns(f.tab)
+	for j := range cols {
+		cols[j].Fit()
+	}
+	f.fitted = cap(cols[0].Times())
 }
 
 // reset empties the frame. A frame nothing wrote to since its last reset

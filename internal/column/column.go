@@ -23,6 +23,7 @@ package column
 import (
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/pond-go/pond/internal/cell"
 )
@@ -175,6 +176,41 @@ func (c *Col[V]) reset() {
 		c.elems = c.elems[:0]
 		c.wide = !keepsNums[V]()
 	}
+}
+
+// Fit lets go of the room the column's buffers have beyond its cells: a
+// buffer with room for more than a sixteenth beyond its cells, and at
+// least fitMin bytes of it, is replaced by a copy, which has the room the
+// allocator rounds its size up to (a few percent). A table that holds the
+// latest of emissions of about one size calls it after its buffers grew
+// for one: growth leaves a buffer up to a quarter larger than its cells
+// (append's steps), and the table keeps it for as long as the emissions
+// fit. A borrowed buffer has no room (see [Col.AliasNums]): it stays.
+func (c *Col[V]) Fit() {
+	c.ts = fit(c.ts)
+	c.num = fit(c.num)
+	c.str = fit(c.str)
+	c.flag = fit(c.flag)
+	c.end = fit(c.end)
+	c.nums = fit(c.nums)
+	c.elems = fit(c.elems)
+}
+
+// fitMin is the fewest bytes of room beyond its cells [Col.Fit] lets go
+// of in a buffer.
+const fitMin = 1024
+
+// fit returns s, or a copy of its cells with less room when s has room
+// for more than a sixteenth beyond them and at least fitMin bytes.
+func fit[T any](s []T) []T {
+	room := cap(s) - len(s)
+	if room <= len(s)/16 || room*int(unsafe.Sizeof(*new(T))) < fitMin {
+		return s
+	}
+	if t := append([]T(nil), s...); cap(t) < cap(s) {
+		return t
+	}
+	return s
 }
 
 // IsMissing reports whether cell i is missing.
