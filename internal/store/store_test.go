@@ -1,6 +1,7 @@
 package store
 
 import (
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -232,17 +233,23 @@ func TestChunkHoldsLittleBesidesItsCells(t *testing.T) {
 	s := New([]schema.Kind{schema.Time, schema.Number, schema.Number, schema.String}, false)
 	const n = 64
 	cells := ChunkRows * (8 + 8 + 8 + 4)
-	var before, after runtime.MemStats
-	chunks := make([]*chunk, 0, n)
-	runtime.ReadMemStats(&before)
-	for range n {
-		chunks = append(chunks, s.newChunk())
+	// TotalAlloc counts every goroutine's allocations, the runtime's and
+	// the test framework's too, so one round on a loaded machine can read
+	// high: the least of five rounds is the chunks' own figure.
+	per := math.MaxInt
+	for range 5 {
+		var before, after runtime.MemStats
+		chunks := make([]*chunk, 0, n)
+		runtime.ReadMemStats(&before)
+		for range n {
+			chunks = append(chunks, s.newChunk())
+		}
+		runtime.ReadMemStats(&after)
+		per = min(per, int(after.TotalAlloc-before.TotalAlloc)/n)
+		runtime.KeepAlive(chunks)
 	}
-	runtime.ReadMemStats(&after)
-	per := int(after.TotalAlloc-before.TotalAlloc) / n
 	assert.GreaterOrEqual(t, per, cells)
 	assert.LessOrEqual(t, per-cells, 128, "bytes a chunk beyond its cells")
-	runtime.KeepAlive(chunks)
 }
 
 // TestEvictKeepsCellsOfEveryKind: rows of every kind read back the same
