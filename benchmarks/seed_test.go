@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pond-go/pond/internal/aligned"
 	"github.com/pond-go/pond/internal/allocs"
 	"github.com/pond-go/pond/internal/engine"
 	"github.com/pond-go/pond/internal/workers"
@@ -250,5 +251,13 @@ func TestSeedAlignedSteadyDoesNotAllocate(t *testing.T) {
 			n := steadyAllocs(t, NewSeedStream(c.P, c.N, 140), 75, true, workers)
 			assert.Zero(t, n, "P=%d N=%d, %d workers: allocations over a minute of aligned pushes in steady state", c.P, c.N, workers)
 		}
+	}
+	// Two workers splitting every closing (by default, only those after
+	// fewer than eight rows a partition: here at N=10, not at N=100).
+	defer aligned.SetCloseSplitRows(aligned.SetCloseSplitRows(1 << 30))
+	defer workers.SetEveryPart(workers.SetEveryPart(true))
+	for _, c := range []struct{ P, N int }{{20, 100}, {50, 10}} {
+		n := steadyAllocs(t, NewSeedStream(c.P, c.N, 140), 75, true, 2)
+		assert.Zero(t, n, "P=%d N=%d, 2 workers, every closing split: allocations over a minute of aligned pushes in steady state", c.P, c.N)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/pond-go/pond/internal/aligned"
 	"github.com/pond-go/pond/internal/engine"
 	"github.com/pond-go/pond/internal/workers"
 	"github.com/pond-go/pond/live"
@@ -66,13 +67,20 @@ func sameBits(a, b schema.Value) bool {
 // and compares every push's outputs bit for bit.
 //
 // Between ticks, the rows buffered go to a worker to take once 512 have
-// come (the default), or after every push (handoff=1).
+// come and ticks are far enough apart (the default), or after every push
+// (handoff=1); aligned closings are split over the workers when they come
+// after few rows a partition (the default), or all (with handoff=1).
 func TestSeedWorkersGiveOneWorkersRows(t *testing.T) {
 	defer workers.SetEveryPart(workers.SetEveryPart(true))
 	for _, handOff := range []int{512, 1} {
 		old := engine.SetHandOffRows(handOff)
+		split := aligned.SetCloseSplitRows(1 << 30)
+		if handOff != 1 {
+			aligned.SetCloseSplitRows(split)
+		}
 		testSeedWorkersGiveOneWorkersRows(t, handOff)
 		engine.SetHandOffRows(old)
+		aligned.SetCloseSplitRows(split)
 	}
 }
 

@@ -172,13 +172,13 @@
 // [Options].Workers = n > 1 gives it a pool of n workers (the pushing
 // goroutine and n−1 of its own, started by the first push that needs them
 // and stopped by [Series.Close]): each clock tick of a partitioned
-// rolling, and each closing of an aligned one, cuts the partitions, in
-// their first-seen order, into chunks that the workers fold, and the rows
-// the workers emit are joined back in chunk order before the push goes
-// on. Between ticks, the rows a partitioned rolling buffers are handed,
-// a few hundred at a time, to a worker that copies them into their
-// partitions' windows while the pushing goroutine goes on with the next
-// pushes. A push stays synchronous and atomic (validation, storage,
+// rolling, and each closing of an aligned one that comes after few rows a
+// partition, cuts the partitions, in their first-seen order, into chunks
+// that the workers fold, and the rows the workers emit are joined back in
+// chunk order before the push goes on. Between ticks far enough apart,
+// the rows a partitioned rolling buffers are handed, a few hundred at a
+// time, to a worker that copies them into their partitions' windows while
+// the pushing goroutine goes on with the next pushes. A push stays synchronous and atomic (validation, storage,
 // routing and the clock run on the pushing goroutine before any worker
 // starts), and its outputs are exactly those of one worker, row for row
 // and bit for bit, in both tick semantics: every partition's part of a

@@ -4,15 +4,18 @@ import (
 	"os"
 	"testing"
 
+	"github.com/pond-go/pond/internal/aligned"
 	"github.com/pond-go/pond/internal/workers"
 )
 
 // TestMain makes every worker of every pool take part in every tick and
-// run every hand-over it is given, so that the tests comparing several
-// workers with one (the fuzz twins, the aligned properties) go through
-// the workers' paths however busy the machine is. No benchmark of this
-// package uses workers.
+// run every hand-over it is given, and every aligned closing split over
+// the workers, so that the tests comparing several workers with one (the
+// fuzz twins, the aligned properties) go through the workers' paths
+// however busy the machine is and however many rows a partition gets. No
+// benchmark of this package uses workers.
 func TestMain(m *testing.M) {
 	workers.SetEveryPart(true)
+	aligned.SetCloseSplitRows(1 << 30)
 	os.Exit(m.Run())
 }

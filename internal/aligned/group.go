@@ -39,6 +39,7 @@ type Group struct {
 	started bool
 	latest  int64
 	lag     int64
+	since   int          // rows taken since the last closing (see splitClose)
 	sc      closeScratch // the closing's scratch on the caller's goroutine
 	first   int          // output column of the first aggregation
 	free    []*part
@@ -191,6 +192,7 @@ func (g *Group) buffer(in *Rows, parts []int32, from, to int) {
 	if from >= to {
 		return
 	}
+	g.since += to - from
 	if g.stepped {
 		g.bufferStep(in, parts, from, to)
 		return

@@ -68,11 +68,43 @@ func (sc *closeScratch) bytes() int {
 // a row, in emission order, then slides their windows to the next
 // boundary.
 func (g *Group) close(b int64, out *schema.Table) {
-	if g.par.pool != nil && g.par.pool.N() > 1 && len(g.order) > 1 {
+	split := g.splitClose()
+	g.since = 0
+	if split {
 		g.live -= g.par.run(g, b, out)
 		return
 	}
 	g.live -= g.closeRange(0, len(g.order), b, out, &g.sc)
+}
+
+// closeSplitRows is the most rows a partition, on average, taken since
+// the last closing for a closing to be split over workers. A closing's
+// work is per partition, a push's per row: with few rows a partition
+// between closings (the seed's 1000 hosts at 10 rows a second: 2) the
+// closings are most of the work, and two workers sharing them gain;
+// with more (20 at 100 rows a second, 200 at 1000), the push's own work
+// on the pushing goroutine is most of it, and what a split costs (the
+// other core reads and writes the partitions that the pushing goroutine
+// folds its next rows into, the chunks' rows are copied after the join)
+// outweighs the half of the closing it saves: two workers read slower
+// than one there (BENCH.md, session 16). A variable for the tests.
+var closeSplitRows = 8
+
+// splitClose reports whether the next closing is split over workers: with
+// a pool of more than one, more than one partition, and fewer than
+// closeSplitRows rows a partition since the last closing. Which it is
+// does not show in the rows (see parClose).
+func (g *Group) splitClose() bool {
+	return g.par.pool != nil && g.par.pool.N() > 1 && len(g.order) > 1 && g.since < closeSplitRows*len(g.order)
+}
+
+// SetCloseSplitRows sets closeSplitRows and returns the setting before.
+// For tests: with a large n, every closing of a group with workers is
+// split.
+func SetCloseSplitRows(n int) int {
+	old := closeSplitRows
+	closeSplitRows = n
+	return old
 }
 
 // parClose is a closing split over workers.

@@ -56,6 +56,7 @@ type Group struct {
 	in, work pendRows
 	bg       bgTake
 	tickRows int // rows buffered since the last tick
+	spanRows int // rows buffered up to the last tick since the one before (see handOff)
 	// At a tick on one goroutine, the buffered rows' indices sorted by
 	// partition (see index): partition p's end at idx[chains[p].end].
 	// Over workers, the buffered rows themselves laid out row-major (the
@@ -314,7 +315,7 @@ func (g *Group) tick(t, b int64, out Sink) {
 	} else {
 		g.in, g.work = g.work, g.in
 	}
-	g.tickRows = 0
+	g.spanRows, g.tickRows = g.tickRows, 0
 }
 
 // reserve, with workers, grows every buffer the rows between two ticks

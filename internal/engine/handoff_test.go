@@ -83,3 +83,76 @@ func TestAHandOverTakesAtMostHandOffMaxRows(t *testing.T) {
 	}
 	require.Positive(t, emitted, "the last push ticked")
 }
+
+// TestRowsAreHandedOverOnlyBetweenTicksFarApart: a group with workers
+// hands a push's rows to a worker only once the last tick came at least
+// handOffSpan rows after the one before, or after the first row (none
+// before the first tick, none with ticks closer); the rows are one
+// worker's either way.
+func TestRowsAreHandedOverOnlyBetweenTicksFarApart(t *testing.T) {
+	defer SetHandOffRows(SetHandOffRows(4))
+	defer func(n int) { handOffSpan = n }(handOffSpan)
+	handOffSpan = 40
+	windows := []rolling.Window{{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{{Out: "avg", From: "v", Using: reduce.Avg}}}}
+	plan, err := NewPlan(testSchema, windows, rolling.Options{Trigger: trigger.Clock(sequence.Every(time.Second))},
+		&Key{Name: "key", Kind: schema.String}, nil)
+	require.NoError(t, err)
+	keys := make(keyNames, 4)
+	for i := range keys {
+		keys[i] = schema.StringValue(fmt.Sprintf("k%d", i))
+	}
+	// Pushes of 8 rows, every 100 ms (80 rows a tick: hand-overs once a
+	// tick has shown it) or every 250 ms (32 rows a tick: none).
+	for _, c := range []struct {
+		every  time.Duration
+		handed bool
+	}{{100 * time.Millisecond, true}, {250 * time.Millisecond, false}} {
+		one, two := plan.NewGroup(keys), plan.NewGroup(keys)
+		pool := workers.New(2)
+		two.SetWorkers(pool)
+		var in Input
+		ticks, handed := 0, 0
+		for k := range 40 {
+			tm := int64(k) * int64(c.every)
+			tab := schema.NewTable(testSchema)
+			part := make([]int32, 8)
+			for i := range part {
+				table.Column(tab, 0).AppendTime(tm + int64(i))
+				table.Column(tab, 1).AppendNum(float64(k*8 + i))
+				table.Column(tab, 2).AppendNum(1)
+				part[i] = int32(i % len(keys))
+			}
+			want, got := schema.NewTable(plan.Schema()), schema.NewTable(plan.Schema())
+			plan.Bind(&in, tab, nil)
+			one.Push(&in, part, want)
+			plan.Bind(&in, tab, nil)
+			two.Push(&in, part, got)
+			requireSameTable(t, want, got, fmt.Sprintf("every %v, push %d", c.every, k))
+			if want.Len() > 0 {
+				ticks++
+			}
+			if two.bg.busy {
+				handed++
+				require.True(t, c.handed, "every %v, push %d: rows handed over with ticks %d rows apart", c.every, k, two.spanRows)
+				require.Positive(t, ticks, "every %v, push %d: rows handed over before the first tick", c.every, k)
+			}
+			two.settle()
+		}
+		pool.Close()
+		require.Greater(t, ticks, 2, "every %v: ticks", c.every)
+		if c.handed {
+			require.Positive(t, handed, "every %v: rows handed over", c.every)
+		}
+	}
+}
+
+// requireSameTable requires got to hold want's rows, bit for bit.
+func requireSameTable(t *testing.T, want, got *schema.Table, what string) {
+	t.Helper()
+	require.Equal(t, want.Len(), got.Len(), what)
+	for r := range want.Len() {
+		for c := range want.Schema().Len() {
+			require.True(t, want.Value(r, c).Equal(got.Value(r, c)), "%s: row %d col %d", what, r, c)
+		}
+	}
+}

@@ -99,13 +99,33 @@ var handOffRows = 512
 // variable for the tests.
 var handOffMax = 2048
 
+// handOffSpan is the fewest rows between the last two ticks (the first
+// tick: since the first row) for a group to hand rows to a worker
+// between ticks. With ticks closer than a few
+// hand-overs apart (the seed's 1000 hosts at 10 rows a second: 2000 rows
+// a tick, in two pushes), the worker takes a push's rows, one or two a
+// partition, just before the tick folds the same partitions, half of
+// them on the pushing goroutine, which then reads the deques the other
+// core has just written, and waits for the worker's take besides: two
+// workers read slower than one there (BENCH.md, session 16). The rows
+// then wait for the tick, whose fold the workers share; before the first
+// tick too, when the pace is not known yet. A variable for the tests.
+var handOffSpan = handOffSpanRows
+
+const handOffSpanRows = 4 * 2048
+
 // SetHandOffRows sets the fewest buffered rows a push of a group with
 // workers hands to a worker between ticks (see [Group.handOff]) and
 // returns the setting before. For tests: with 1, every push's rows are
-// taken on a worker.
+// taken on a worker, however close the ticks (handOffSpan is then 0; any
+// other n restores it).
 func SetHandOffRows(n int) int {
 	old := handOffRows
 	handOffRows = max(n, 1)
+	handOffSpan = handOffSpanRows
+	if handOffRows == 1 {
+		handOffSpan = 0
+	}
 	return old
 }
 
@@ -132,8 +152,9 @@ func (b *bgTake) Do(int) {
 // handOff, at the end of a push that buffered rows, lets a worker take
 // them into the deques while the pushing goroutine goes on with the next
 // pushes: with workers, when at least handOffRows and at most handOffMax
-// rows wait and the worker is free (else they wait for the next push or
-// the tick). Until
+// rows wait, the last two ticks were at least handOffSpan rows apart and
+// the worker is free (else they wait for the next push or the tick).
+// Until
 // the worker is done, the pushing goroutine touches only the rows it
 // buffers since (in): every call that reads or changes the engines, the
 // deques or the plan's pool settles first. The rows are those a tick
@@ -151,7 +172,7 @@ func (g *Group) handOff() {
 
 // handOffTo is handOff for a group with a pool of workers.
 func (g *Group) handOffTo(pool *workers.Pool) {
-	if n := len(g.in.part); pool.N() < 2 || n < handOffRows || n > handOffMax || pool.Busy(1) {
+	if n := len(g.in.part); pool.N() < 2 || n < handOffRows || n > handOffMax || g.spanRows < handOffSpan || pool.Busy(1) {
 		return
 	}
 	g.settle()
