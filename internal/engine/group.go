@@ -33,7 +33,8 @@ type Keys interface {
 //
 // Between ticks nothing is observable, so rows are only buffered, in
 // arrival order, in one sequential buffer. At the tick the buffered rows
-// are sorted by partition (their indices, or with workers the rows), and
+// are sorted by partition (their indices, or with workers the rows; with
+// a row or two a partition, their indices are linked instead), and
 // the tick visits each partition once: it takes the partition's rows into
 // its deque, folds its windows and emits its row, while the oldest rows,
 // tail and state of partitions a few places ahead are prefetched. The per-row cost is a sequential write; a partition's
@@ -57,14 +58,18 @@ type Group struct {
 	bg       bgTake
 	tickRows int // rows buffered since the last tick
 	// At a tick on one goroutine, the buffered rows' indices sorted by
-	// partition (see index): partition p's end at idx[chains[p].end].
+	// partition (see index): partition p's end at idx[chains[p].end];
+	// or, linked (see linkChains), p's last row chains[p].end and the
+	// row before row i idx[i].
 	// Over workers, the buffered rows themselves laid out row-major (the
 	// time, then the encoded columns), grouped by partition and in
 	// arrival order within each: partition p's end at row chains[p].end
 	// of sorted (see link).
 	chains  []chain
 	idx     []int32
-	indexed bool // this tick's chains are of idx, not of sorted
+	indexed bool    // this tick's chains are of idx, not of sorted
+	linked  bool    // and idx links each partition's rows (see linkChains)
+	seq     []int32 // gatherLinked's scratch: a chain's rows in order
 	sorted  []uint64
 	cnt     []int32 // index's and link's scratch: buffered rows by partition
 	at      []int   // link's scratch: each buffered row's place in sorted
@@ -298,9 +303,9 @@ func (g *Group) tick(t, b int64, out Sink) {
 	if par && len(g.order)+len(g.work.part) > 1 {
 		g.par.run(g, t, b, out.Table())
 	} else {
-		g.index()
+		g.place()
 		g.tickRange(0, len(g.order), t, b, out.Table(), &g.dsts, &g.p.pool)
-		g.indexed = false
+		g.indexed, g.linked = false, false
 	}
 	g.clearPending()
 	if par {
@@ -376,7 +381,7 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*ta
 	// Each partition's buffered rows go to its deque before its fold:
 	// from the buffer through the sorted indices (see index), or the
 	// rows laid out by link.
-	indexed, laid := g.indexed, p0.laid
+	indexed, linked, laid := g.indexed, g.linked, p0.laid
 	for from := 0; from < len(order); from += emitRun {
 		es := run[:min(emitRun, len(order)-from)]
 		nk := 0 // keys gathered, up to the first that is not a string
@@ -391,7 +396,9 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*ta
 			}
 			p := order[i]
 			e := g.engines[p]
-			if indexed {
+			if indexed && linked {
+				g.gatherLinked(p, e, pool)
+			} else if indexed {
 				g.gather(p, e, pool)
 			} else {
 				g.take(p, e, pool)
@@ -611,11 +618,15 @@ func (g *Group) flush() {
 	g.forgetRoom()
 	g.in, g.work = g.work, g.in
 	if len(g.work.part) > 0 {
-		g.index()
+		g.place()
 		for _, p := range g.order {
-			g.gather(p, g.engines[p], &g.p.pool)
+			if g.linked {
+				g.gatherLinked(p, g.engines[p], &g.p.pool)
+			} else {
+				g.gather(p, g.engines[p], &g.p.pool)
+			}
 		}
-		g.indexed = false
+		g.indexed, g.linked = false, false
 		g.clearPending()
 	}
 	g.in, g.work = g.work, g.in

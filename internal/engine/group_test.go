@@ -78,7 +78,9 @@ func (m *groupModel) window(p int32, lim float64, c int) []float64 {
 // the rows go straight to their deques while there are fewer than
 // directParts partitions (all, none, or some of the time as partitions
 // come and go), and are buffered for the tick otherwise: the rows are the
-// same.
+// same. Buffered rows are linked by partition at a tick with a few a
+// partition, and sorted otherwise, or sorted at every tick: the rows are
+// the same.
 func TestGroupMatchesRecomputation(t *testing.T) {
 	defer SetHandOffRows(SetHandOffRows(1))
 	defer workers.SetEveryPart(workers.SetEveryPart(true))
@@ -86,13 +88,16 @@ func TestGroupMatchesRecomputation(t *testing.T) {
 		cols    string
 		workers int
 		direct  int
+		link    int
 	}{
-		{"v and w", 1, 64}, {"v only", 1, 64}, {"v and w", 1, 0}, {"v only", 1, 0},
-		{"v and w", 1, 6}, {"v and w", 2, 64}, {"v only", 2, 64},
+		{"v and w", 1, 64, 4}, {"v only", 1, 64, 4}, {"v and w", 1, 0, 4}, {"v only", 1, 0, 4},
+		{"v and w", 1, 0, 0}, {"v only", 1, 0, 0},
+		{"v and w", 1, 6, 4}, {"v and w", 2, 64, 4}, {"v only", 2, 64, 4},
 	} {
 		cols := tc.cols
-		t.Run(fmt.Sprintf("%s/workers=%d/direct=%d", cols, tc.workers, tc.direct), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/workers=%d/direct=%d/link=%d", cols, tc.workers, tc.direct, tc.link), func(t *testing.T) {
 			defer SetDirectParts(SetDirectParts(tc.direct))
+			defer SetLinkRows(SetLinkRows(tc.link))
 			long := []reduce.Agg{
 				{Out: "avg", From: "v", Using: reduce.Avg},
 				{Out: "rows", From: "v", Using: reduce.Count},
