@@ -54,6 +54,10 @@ func (g *Group) linkChains() {
 	n := len(r.part)
 	g.idx = slices.Grow(g.idx[:0], n)[:n]
 	idx, ch := g.idx, g.chains
+	// Every partition below len(engines) has an engine when the
+	// emission order holds as many: then a partition's first row needs
+	// no look at its engine to tell whether it is new.
+	ne, holes := len(g.engines), len(g.engines) != len(g.order)
 	unknown := false
 	for i, p := range r.part {
 		if int(p) >= len(ch) {
@@ -61,7 +65,7 @@ func (g *Group) linkChains() {
 			ch = g.chains
 		}
 		c := &ch[p]
-		if c.n == 0 && (int(p) >= len(g.engines) || g.engines[p] == nil) {
+		if c.n == 0 && (int(p) >= ne || holes && g.engines[p] == nil) {
 			unknown = true
 		}
 		idx[i] = c.end // a partition's first row: unused
