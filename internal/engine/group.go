@@ -19,6 +19,15 @@ type Keys interface {
 	KeyValue(p int32) schema.Value
 }
 
+// StrKeys is a [Keys] that also gives the string keys of a run of
+// partitions at once: KeyStrs sets keys[k] to partition parts[k]'s key
+// and reports true when every one of them is a string; otherwise it
+// reports false, and the tick asks KeyValue one partition at a time. The
+// partition router is one.
+type StrKeys interface {
+	KeyStrs(keys []string, parts []int32) bool
+}
+
 // Group runs one [Engine] per partition of a partitioned stream under the
 // plan's trigger. Output rows carry the partition column after the time.
 //
@@ -73,7 +82,7 @@ type Group struct {
 	sorted  []uint64
 	cnt     []int32 // index's and link's scratch: buffered rows by partition
 	at      []int   // link's scratch: each buffered row's place in sorted
-	dsts    []*table.Col
+	sc      tickScratch
 	// room[p]: the room left at partition p's deque tail when rows go
 	// there directly (see direct.go), until the next tick or removal.
 	room []tailRoom
@@ -304,7 +313,7 @@ func (g *Group) tick(t, b int64, out Sink) {
 		g.par.run(g, t, b, out.Table())
 	} else {
 		g.place()
-		g.tickRange(0, len(g.order), t, b, out.Table(), &g.dsts, &g.p.pool)
+		g.tickRange(0, len(g.order), t, b, out.Table(), &g.sc, &g.p.pool)
 		g.indexed, g.linked = false, false
 	}
 	g.clearPending()
@@ -336,15 +345,15 @@ func (g *Group) reserve(rows int) {
 }
 
 // tickRange is the tick of the partitions at [lo, hi) of the emission
-// order: it appends their rows to out, with dsts as scratch, taking
+// order: it appends their rows to out, with sc as scratch, taking
 // blocks from pool and giving it those it frees.
-func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*table.Col, pool *blockPool) {
+func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, sc *tickScratch, pool *blockPool) {
 	tc, kc := table.Column(out, 0), table.Column(out, 1)
 	p0 := g.p
-	if cap(*dsts) < len(p0.outs) {
-		*dsts = make([]*table.Col, len(p0.outs))
+	if cap(sc.dsts) < len(p0.outs) {
+		sc.dsts = make([]*table.Col, len(p0.outs))
 	}
-	ds := (*dsts)[:len(p0.outs)]
+	ds := sc.dsts[:len(p0.outs)]
 	for j := range ds {
 		ds[j] = table.Column(out, p0.first+j)
 	}
@@ -372,6 +381,14 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*ta
 	// at once after the run, not one value at a time.
 	var keys [emitRun]string
 	strKeys := kc.Kind() == column.String
+	// With StrKeys, a run's keys are asked for at once after its folds,
+	// into the scratch's (keys would escape through the interface).
+	sk, _ := g.keys.(StrKeys)
+	if !strKeys {
+		sk = nil
+	} else if sk != nil && sc.keys == nil {
+		sc.keys = make([]string, emitRun)
+	}
 	// Every row's time is the boundary: a run's times are appended at
 	// once.
 	var times [emitRun]int64
@@ -409,6 +426,9 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*ta
 				e.fold(t, pool)
 			}
 			es[k] = e
+			if sk != nil {
+				continue
+			}
 			v := g.keys.KeyValue(p)
 			if str, ok := v.Str(); ok && strKeys && nk == k {
 				keys[k] = str
@@ -421,12 +441,27 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*ta
 			}
 			table.AppendValue(kc, v)
 		}
-		if nk == len(es) {
+		if sk != nil {
+			if ps, ks := order[from:from+len(es)], sc.keys[:len(es)]; sk.KeyStrs(ks, ps) {
+				kc.AppendStrs(ks)
+			} else {
+				for _, p := range ps {
+					table.AppendValue(kc, g.keys.KeyValue(p))
+				}
+			}
+		} else if nk == len(es) {
 			kc.AppendStrs(keys[:nk])
 		}
 		tc.AppendTimes(times[:len(es)])
 		p0.emitRows(es, ds)
 	}
+}
+
+// tickScratch is the scratch of a tick's pass over partitions, kept
+// from one tick to the next: the output columns, and a run's keys.
+type tickScratch struct {
+	dsts []*table.Col
+	keys []string
 }
 
 // emitRun is the number of partitions a tick folds before it emits their
