@@ -157,10 +157,15 @@ func (g *Group) gatherLinked(p int32, e *Engine, pool *blockPool) {
 		// last row's slots back to the first's.
 		if blk, o := d.slotOf(d.tail); 3*int(c.n) <= len(blk)-o {
 			c0, c1 := r.c[0][:len(ts)], r.c[1][:len(ts)]
+			// The link of the first row is not read: it holds nothing,
+			// and is a line of its own in a long buffer.
 			j := c.end
-			for k := o + 3*int(c.n-1); k >= o; k -= 3 {
+			for k := o + 3*int(c.n-1); ; k -= 3 {
 				row := blk[k : k+3 : k+3]
 				row[0], row[1], row[2] = uint64(ts[j]), c0[j], c1[j]
+				if k <= o {
+					break
+				}
 				j = idx[j]
 			}
 			d.tail += uint64(c.n)
@@ -171,8 +176,11 @@ func (g *Group) gatherLinked(p int32, e *Engine, pool *blockPool) {
 	seq := slices.Grow(g.seq[:0], int(c.n))[:c.n]
 	g.seq = seq
 	j := c.end
-	for k := len(seq) - 1; k >= 0; k-- {
+	for k := len(seq) - 1; ; k-- {
 		seq[k] = j
+		if k == 0 {
+			break
+		}
 		j = idx[j]
 	}
 	g.gatherRows(e, pool, seq)
