@@ -19,6 +19,15 @@ type Keys interface {
 	KeyValue(p int32) schema.Value
 }
 
+// StrKeys is a [Keys] that also gives the string keys of a run of
+// partitions at once: KeyStrs sets keys[k] to partition parts[k]'s key
+// and reports true when every one of them is a string; otherwise it
+// reports false, and the tick asks KeyValue one partition at a time. The
+// partition router is one.
+type StrKeys interface {
+	KeyStrs(keys []string, parts []int32) bool
+}
+
 // Group runs one [Engine] per partition of a partitioned stream under the
 // plan's trigger. Output rows carry the partition column after the time.
 //
@@ -33,7 +42,8 @@ type Keys interface {
 //
 // Between ticks nothing is observable, so rows are only buffered, in
 // arrival order, in one sequential buffer. At the tick the buffered rows
-// are sorted by partition (their indices, or with workers the rows), and
+// are sorted by partition (their indices, or with workers the rows; with
+// a row or two a partition, their indices are linked instead), and
 // the tick visits each partition once: it takes the partition's rows into
 // its deque, folds its windows and emits its row, while the oldest rows,
 // tail and state of partitions a few places ahead are prefetched. The per-row cost is a sequential write; a partition's
@@ -58,18 +68,22 @@ type Group struct {
 	tickRows int // rows buffered since the last tick
 	spanRows int // rows buffered up to the last tick since the one before (see handOff)
 	// At a tick on one goroutine, the buffered rows' indices sorted by
-	// partition (see index): partition p's end at idx[chains[p].end].
+	// partition (see index): partition p's end at idx[chains[p].end];
+	// or, linked (see linkChains), p's last row chains[p].end and the
+	// row before row i idx[i].
 	// Over workers, the buffered rows themselves laid out row-major (the
 	// time, then the encoded columns), grouped by partition and in
 	// arrival order within each: partition p's end at row chains[p].end
 	// of sorted (see link).
 	chains  []chain
 	idx     []int32
-	indexed bool // this tick's chains are of idx, not of sorted
+	indexed bool    // this tick's chains are of idx, not of sorted
+	linked  bool    // and idx links each partition's rows (see linkChains)
+	seq     []int32 // gatherLinked's scratch: a chain's rows in order
 	sorted  []uint64
 	cnt     []int32 // index's and link's scratch: buffered rows by partition
 	at      []int   // link's scratch: each buffered row's place in sorted
-	dsts    []*table.Col
+	sc      tickScratch
 	// room[p]: the room left at partition p's deque tail when rows go
 	// there directly (see direct.go), until the next tick or removal.
 	room []tailRoom
@@ -305,9 +319,9 @@ func (g *Group) tick(t, b int64, out Sink) {
 	if par && len(g.order)+len(g.work.part) > 1 {
 		g.par.run(g, t, b, out.Table())
 	} else {
-		g.index()
-		g.tickRange(0, len(g.order), t, b, out.Table(), &g.dsts, &g.p.pool)
-		g.indexed = false
+		g.place()
+		g.tickRange(0, len(g.order), t, b, out.Table(), &g.sc, &g.p.pool)
+		g.indexed, g.linked = false, false
 	}
 	g.clearPending()
 	if par {
@@ -338,15 +352,15 @@ func (g *Group) reserve(rows int) {
 }
 
 // tickRange is the tick of the partitions at [lo, hi) of the emission
-// order: it appends their rows to out, with dsts as scratch, taking
+// order: it appends their rows to out, with sc as scratch, taking
 // blocks from pool and giving it those it frees.
-func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*table.Col, pool *blockPool) {
+func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, sc *tickScratch, pool *blockPool) {
 	tc, kc := table.Column(out, 0), table.Column(out, 1)
 	p0 := g.p
-	if cap(*dsts) < len(p0.outs) {
-		*dsts = make([]*table.Col, len(p0.outs))
+	if cap(sc.dsts) < len(p0.outs) {
+		sc.dsts = make([]*table.Col, len(p0.outs))
 	}
-	ds := (*dsts)[:len(p0.outs)]
+	ds := sc.dsts[:len(p0.outs)]
 	for j := range ds {
 		ds[j] = table.Column(out, p0.first+j)
 	}
@@ -374,6 +388,14 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*ta
 	// at once after the run, not one value at a time.
 	var keys [emitRun]string
 	strKeys := kc.Kind() == column.String
+	// With StrKeys, a run's keys are asked for at once after its folds,
+	// into the scratch's (keys would escape through the interface).
+	sk, _ := g.keys.(StrKeys)
+	if !strKeys {
+		sk = nil
+	} else if sk != nil && sc.keys == nil {
+		sc.keys = make([]string, emitRun)
+	}
 	// Every row's time is the boundary: a run's times are appended at
 	// once.
 	var times [emitRun]int64
@@ -383,7 +405,7 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*ta
 	// Each partition's buffered rows go to its deque before its fold:
 	// from the buffer through the sorted indices (see index), or the
 	// rows laid out by link.
-	indexed, laid := g.indexed, p0.laid
+	indexed, linked, laid := g.indexed, g.linked, p0.laid
 	for from := 0; from < len(order); from += emitRun {
 		es := run[:min(emitRun, len(order)-from)]
 		nk := 0 // keys gathered, up to the first that is not a string
@@ -398,7 +420,9 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*ta
 			}
 			p := order[i]
 			e := g.engines[p]
-			if indexed {
+			if indexed && linked {
+				g.gatherLinked(p, e, pool)
+			} else if indexed {
 				g.gather(p, e, pool)
 			} else {
 				g.take(p, e, pool)
@@ -409,6 +433,9 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*ta
 				e.fold(t, pool)
 			}
 			es[k] = e
+			if sk != nil {
+				continue
+			}
 			v := g.keys.KeyValue(p)
 			if str, ok := v.Str(); ok && strKeys && nk == k {
 				keys[k] = str
@@ -421,12 +448,27 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, dsts *[]*ta
 			}
 			table.AppendValue(kc, v)
 		}
-		if nk == len(es) {
+		if sk != nil {
+			if ps, ks := order[from:from+len(es)], sc.keys[:len(es)]; sk.KeyStrs(ks, ps) {
+				kc.AppendStrs(ks)
+			} else {
+				for _, p := range ps {
+					table.AppendValue(kc, g.keys.KeyValue(p))
+				}
+			}
+		} else if nk == len(es) {
 			kc.AppendStrs(keys[:nk])
 		}
 		tc.AppendTimes(times[:len(es)])
 		p0.emitRows(es, ds)
 	}
+}
+
+// tickScratch is the scratch of a tick's pass over partitions, kept
+// from one tick to the next: the output columns, and a run's keys.
+type tickScratch struct {
+	dsts []*table.Col
+	keys []string
 }
 
 // emitRun is the number of partitions a tick folds before it emits their
@@ -618,11 +660,15 @@ func (g *Group) flush() {
 	g.forgetRoom()
 	g.in, g.work = g.work, g.in
 	if len(g.work.part) > 0 {
-		g.index()
+		g.place()
 		for _, p := range g.order {
-			g.gather(p, g.engines[p], &g.p.pool)
+			if g.linked {
+				g.gatherLinked(p, g.engines[p], &g.p.pool)
+			} else {
+				g.gather(p, g.engines[p], &g.p.pool)
+			}
 		}
-		g.indexed = false
+		g.indexed, g.linked = false, false
 		g.clearPending()
 	}
 	g.in, g.work = g.work, g.in

@@ -216,3 +216,16 @@ func BenchmarkGroupSpread(b *testing.B) {
 		})
 	}
 }
+
+// KeyStrs gives a run's string keys at once, as the partition router
+// does (StrKeys).
+func (k keyNames) KeyStrs(keys []string, parts []int32) bool {
+	for i, p := range parts {
+		s, ok := k[p].Str()
+		if !ok {
+			return false
+		}
+		keys[i] = s
+	}
+	return true
+}

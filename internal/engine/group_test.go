@@ -78,7 +78,9 @@ func (m *groupModel) window(p int32, lim float64, c int) []float64 {
 // the rows go straight to their deques while there are fewer than
 // directParts partitions (all, none, or some of the time as partitions
 // come and go), and are buffered for the tick otherwise: the rows are the
-// same.
+// same. Buffered rows are linked by partition at a tick with a few a
+// partition, and sorted otherwise, or sorted at every tick: the rows are
+// the same.
 func TestGroupMatchesRecomputation(t *testing.T) {
 	defer SetHandOffRows(SetHandOffRows(1))
 	defer workers.SetEveryPart(workers.SetEveryPart(true))
@@ -86,13 +88,16 @@ func TestGroupMatchesRecomputation(t *testing.T) {
 		cols    string
 		workers int
 		direct  int
+		link    int
 	}{
-		{"v and w", 1, 64}, {"v only", 1, 64}, {"v and w", 1, 0}, {"v only", 1, 0},
-		{"v and w", 1, 6}, {"v and w", 2, 64}, {"v only", 2, 64},
+		{"v and w", 1, 64, 4}, {"v only", 1, 64, 4}, {"v and w", 1, 0, 4}, {"v only", 1, 0, 4},
+		{"v and w", 1, 0, 0}, {"v only", 1, 0, 0},
+		{"v and w", 1, 6, 4}, {"v and w", 2, 64, 4}, {"v only", 2, 64, 4},
 	} {
 		cols := tc.cols
-		t.Run(fmt.Sprintf("%s/workers=%d/direct=%d", cols, tc.workers, tc.direct), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/workers=%d/direct=%d/link=%d", cols, tc.workers, tc.direct, tc.link), func(t *testing.T) {
 			defer SetDirectParts(SetDirectParts(tc.direct))
+			defer SetLinkRows(SetLinkRows(tc.link))
 			long := []reduce.Agg{
 				{Out: "avg", From: "v", Using: reduce.Avg},
 				{Out: "rows", From: "v", Using: reduce.Count},
@@ -281,4 +286,77 @@ func TestClockGroupKeepsNoCountPerPartition(t *testing.T) {
 	}
 	require.Equal(t, 1000, r.g.Len())
 	require.Empty(t, r.g.counts)
+}
+
+// runKeys are string keys (missing where empty) given a run at a time
+// (StrKeys), counting the partitions asked for one at a time.
+type runKeys struct {
+	names []string
+	one   int
+}
+
+func (k *runKeys) KeyValue(p int32) schema.Value {
+	k.one++
+	if k.names[p] == "" {
+		return schema.Value{}
+	}
+	return schema.StringValue(k.names[p])
+}
+
+func (k *runKeys) KeyStrs(keys []string, parts []int32) bool {
+	for i, p := range parts {
+		if keys[i] = k.names[p]; keys[i] == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// TestTickTakesARunsStringKeysAtOnce: with StrKeys, a tick asks for the
+// keys of a run of partitions at once and no key one at a time; a run
+// with a missing key has its keys asked for one at a time. The keys are
+// those KeyValue gives.
+func TestTickTakesARunsStringKeysAtOnce(t *testing.T) {
+	defer SetDirectParts(SetDirectParts(0))
+	const parts = 3*emitRun + 7
+	keys := &runKeys{names: make([]string, parts)}
+	for p := range parts {
+		keys.names[p] = fmt.Sprintf("host-%d", p)
+	}
+	plan, err := NewPlan(testSchema, []rolling.Window{{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{{Out: "avg", From: "v", Using: reduce.Avg}}}},
+		rolling.Options{Trigger: trigger.Clock(sequence.Every(100 * time.Millisecond))}, &Key{Name: "key", Kind: schema.String}, nil)
+	require.NoError(t, err)
+	g := plan.NewGroup(keys)
+	var in Input
+	push := func(tm int64) *schema.Table {
+		tab := schema.NewTable(testSchema)
+		var part []int32
+		for p := range parts {
+			table.Column(tab, 0).AppendTime(tm)
+			table.Column(tab, 1).AppendNum(float64(p))
+			table.Column(tab, 2).AppendNum(1)
+			part = append(part, int32(p))
+		}
+		plan.Bind(&in, tab, nil)
+		out := schema.NewTable(plan.Schema())
+		g.Push(&in, part, out)
+		return out
+	}
+	push(0)
+	out := push(int64(100 * time.Millisecond)) // the tick
+	require.Equal(t, parts, out.Len())
+	for i, p := range g.order {
+		require.True(t, keys.KeyValue(p).Equal(out.Value(i, 1)), "row %d", i)
+	}
+	require.Equal(t, parts, keys.one, "only the checks above asked one at a time")
+
+	// A missing key: its run's keys one at a time, the others' at once.
+	keys.one = 0
+	keys.names[emitRun+3] = ""
+	out = push(int64(200 * time.Millisecond))
+	require.Equal(t, emitRun, keys.one, "the run of the missing key")
+	for i, p := range g.order {
+		require.True(t, keys.KeyValue(p).Equal(out.Value(i, 1)), "row %d", i)
+	}
+	require.True(t, out.Value(emitRun+3, 1).IsMissing())
 }

@@ -50,7 +50,7 @@ type parTick struct {
 
 // tickWorker is one worker's scratch.
 type tickWorker struct {
-	dsts []*table.Col
+	sc tickScratch
 }
 
 func (pt *parTick) run(g *Group, t, b int64, out *schema.Table) {
@@ -79,7 +79,7 @@ func (pt *parTick) Do(w int) {
 		if !ok {
 			return
 		}
-		pt.g.tickRange(lo, hi, pt.t, pt.b, pt.chunks[c], &wk.dsts, &pt.locked)
+		pt.g.tickRange(lo, hi, pt.t, pt.b, pt.chunks[c], &wk.sc, &pt.locked)
 	}
 }
 

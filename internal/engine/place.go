@@ -6,11 +6,76 @@ import "slices"
 // from the buffer (column by column, as pushes left them) into its deque,
 // inside the tick's one pass over the partitions: before the pass it only
 // sorts the rows' indices by partition (a counting sort of 4-byte
-// indices), not the rows themselves. So the rows between two ticks are
-// held once, in the buffer, with 4 bytes a row beside them, and each
+// indices), or, with a few rows a partition, links each partition's rows
+// (a 4-byte link a row), not the rows themselves. So the rows between two
+// ticks are held once, in the buffer, with 4 bytes a row beside them, and each
 // partition's state is still brought into cache once per tick. (A tick
 // over workers lays the rows out by partition first, see [Group.link], so
 // that the workers can split the copying without sharing a deque.)
+
+// linkRows: a tick on one goroutine whose buffered rows are at most this
+// many a known partition links each partition's rows (see linkChains)
+// rather than sorting their indices (index): a pass over the rows, not
+// two over the rows and one over every partition. With a row or two a
+// partition a tick (a host a second under a 200 ms clock, or ten a
+// second), the sort's pass over the partitions and its counts cost more
+// than the rows; with many rows a partition, the sorted indices are read
+// in sequence where the links are followed one row at a time. A variable
+// for the tests, which take each way.
+var linkRows = 4
+
+// SetLinkRows sets up to how many buffered rows a known partition a tick
+// on one goroutine links its rows rather than sorting them (see linkRows),
+// and returns the setting before. For tests: 0 sorts at every tick.
+func SetLinkRows(n int) int {
+	old := linkRows
+	linkRows = n
+	return old
+}
+
+// place makes each partition's buffered rows findable for a tick on one
+// goroutine: linked when they are few a partition, sorted otherwise.
+func (g *Group) place() {
+	if n := len(g.work.part); n > 0 && n <= linkRows*len(g.order) {
+		g.linkChains()
+		return
+	}
+	g.index()
+}
+
+// linkChains links the buffered rows of g.work partition by partition,
+// newest first: chains[p] holds partition p's row count and, as its end,
+// the index of its last row, and idx[i] the index of the row of the same
+// partition before row i (for all but a partition's first). It makes the
+// engines of the partitions first seen among the rows in the order their
+// first rows arrived, as index does. Every chain must be empty before.
+func (g *Group) linkChains() {
+	r := &g.work
+	n := len(r.part)
+	g.idx = slices.Grow(g.idx[:0], n)[:n]
+	idx, ch := g.idx, g.chains
+	// Every partition below len(engines) has an engine when the
+	// emission order holds as many: then a partition's first row needs
+	// no look at its engine to tell whether it is new.
+	ne, holes := len(g.engines), len(g.engines) != len(g.order)
+	unknown := false
+	for i, p := range r.part {
+		if int(p) >= len(ch) {
+			g.growChains(int(p) + 1)
+			ch = g.chains
+		}
+		c := &ch[p]
+		if c.n == 0 && (int(p) >= ne || holes && g.engines[p] == nil) {
+			unknown = true
+		}
+		idx[i] = c.end // a partition's first row: unused
+		c.end, c.n = int32(i), c.n+1
+	}
+	if unknown {
+		g.meet()
+	}
+	g.indexed, g.linked = true, true
+}
 
 // index sorts the indices of the rows of g.work by partition, in arrival
 // order within each (partition p's end at idx[chains[p].end]), making the
@@ -42,7 +107,7 @@ func (g *Group) index() {
 		cur[p]++
 	}
 	clear(g.cnt)
-	g.indexed = true
+	g.indexed, g.linked = true, false
 }
 
 // gather appends partition p's buffered rows, found through the indices
@@ -73,7 +138,59 @@ func (g *Group) gather(p int32, e *Engine, pool *blockPool) {
 			return
 		}
 	}
-	rows := g.idx[c.end-c.n : c.end]
+	g.gatherRows(e, pool, g.idx[c.end-c.n:c.end])
+}
+
+// gatherLinked is gather for rows linked by [Group.linkChains]: a
+// partition's rows are followed from its last back to its first.
+func (g *Group) gatherLinked(p int32, e *Engine, pool *blockPool) {
+	if int(p) >= len(g.chains) || g.chains[p].n == 0 {
+		return
+	}
+	c := g.chains[p]
+	g.chains[p] = chain{}
+	r := &g.work
+	ts := r.t
+	idx := g.idx[:len(ts)]
+	if d := &e.dq; len(r.c) == 2 && d.tail-d.front+uint64(c.n) <= d.cap {
+		// The common case, as gather's: written in place, from the
+		// last row's slots back to the first's.
+		if blk, o := d.slotOf(d.tail); 3*int(c.n) <= len(blk)-o {
+			c0, c1 := r.c[0][:len(ts)], r.c[1][:len(ts)]
+			// The link of the first row is not read: it holds nothing,
+			// and is a line of its own in a long buffer.
+			j := c.end
+			for k := o + 3*int(c.n-1); ; k -= 3 {
+				row := blk[k : k+3 : k+3]
+				row[0], row[1], row[2] = uint64(ts[j]), c0[j], c1[j]
+				if k <= o {
+					break
+				}
+				j = idx[j]
+			}
+			d.tail += uint64(c.n)
+			return
+		}
+	}
+	// Otherwise the chain's indices in arrival order, then as gather.
+	seq := slices.Grow(g.seq[:0], int(c.n))[:c.n]
+	g.seq = seq
+	j := c.end
+	for k := len(seq) - 1; ; k-- {
+		seq[k] = j
+		if k == 0 {
+			break
+		}
+		j = idx[j]
+	}
+	g.gatherRows(e, pool, seq)
+}
+
+// gatherRows appends the buffered rows of the indices rows, in order, to
+// e's deque, block by block.
+func (g *Group) gatherRows(e *Engine, pool *blockPool, rows []int32) {
+	r := &g.work
+	ts := r.t
 	for len(rows) > 0 {
 		blk, o, n := e.dq.room(pool)
 		n = min(n, len(rows))

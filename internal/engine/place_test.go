@@ -1,10 +1,21 @@
 package engine
 
 import (
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/internal/table"
+	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/rolling"
+	"github.com/pond-go/pond/schema"
+	"github.com/pond-go/pond/sequence"
+	"github.com/pond-go/pond/trigger"
 )
 
 func TestTickOnOneGoroutineKeepsItsRowsOnceBetweenTicks(t *testing.T) {
@@ -31,4 +42,124 @@ func TestTickOnOneGoroutineKeepsItsRowsOnceBetweenTicks(t *testing.T) {
 		rows += g.engines[p].Len()
 	}
 	require.Equal(t, 20*100*1000, rows, "rows held")
+}
+
+// TestLinkedTicksMatchSortedTicks: a tick with a row or two a partition
+// links each partition's buffered rows (see linkRows) instead of sorting
+// their indices; the rows each partition takes, and so every emitted
+// cell, must be the same bit for bit. 300 partitions (buffered, not
+// direct) get 0 to 6 rows a tick, in random order, partitions appear late
+// and are removed with rows buffered; with one column the rows go through
+// the chain's general path, and with two, while deques grow, some cross
+// a block. The stream runs with every tick sorted, every tick linked,
+// and the default.
+func TestLinkedTicksMatchSortedTicks(t *testing.T) {
+	defer SetDirectParts(SetDirectParts(0))
+	for _, cols := range []string{"v and w", "v only"} {
+		t.Run(cols, func(t *testing.T) {
+			aggs := []reduce.Agg{
+				{Out: "avg", From: "v", Using: reduce.Avg},
+				{Out: "sd", From: "v", Using: reduce.Stdev},
+				{Out: "samples", From: "v", Using: reduce.Samples},
+				{Out: "last", From: "v", Using: reduce.Last},
+			}
+			if cols == "v and w" {
+				aggs = append(aggs, reduce.Agg{Out: "sum", From: "w", Using: reduce.Sum},
+					reduce.Agg{Out: "w_samples", From: "w", Using: reduce.Samples})
+			}
+			windows := []rolling.Window{{Name: "2s", Span: 2 * time.Second, Aggs: aggs},
+				{Name: "150ms", Span: 150 * time.Millisecond, Aggs: []reduce.Agg{
+					{Out: "cur", From: "v", Using: reduce.Avg},
+					{Out: "cur_min", From: "v", Using: reduce.Min},
+					{Out: "cur_samples", From: "v", Using: reduce.Samples},
+				}}}
+			const parts = 300
+			keys := make(keyNames, parts)
+			for i := range keys {
+				keys[i] = schema.StringValue(fmt.Sprintf("k%d", i))
+			}
+			run := func(link int) (*schema.Table, int) {
+				defer SetLinkRows(SetLinkRows(link))
+				plan, err := NewPlan(testSchema, windows, rolling.Options{Trigger: trigger.Clock(sequence.Every(100 * time.Millisecond))},
+					&Key{Name: "key", Kind: schema.String}, nil)
+				require.NoError(t, err)
+				g := plan.NewGroup(keys)
+				rng := rand.New(rand.NewPCG(16, uint64(len(cols))))
+				all := schema.NewTable(plan.Schema())
+				var in Input
+				linked := 0
+				tm := int64(0)
+				for tick := range 120 {
+					// Every partition known so far gets 0 to 6 rows over
+					// the tick's 100 ms, a few more are met.
+					known := min(parts, 40+tick*5)
+					tab := schema.NewTable(testSchema)
+					var part []int32
+					for p := range known {
+						for range rng.IntN(7) * rng.IntN(2) {
+							part = append(part, int32(p))
+						}
+					}
+					rng.Shuffle(len(part), func(i, j int) { part[i], part[j] = part[j], part[i] })
+					for i := range part {
+						table.Column(tab, 0).AppendTime(tm + int64(i)*int64(90*time.Millisecond)/int64(len(part)))
+						table.Column(tab, 1).AppendNum(rng.NormFloat64())
+						if rng.IntN(6) == 0 {
+							table.Column(tab, 2).AppendMissing()
+						} else {
+							table.Column(tab, 2).AppendNum(float64(rng.IntN(100)))
+						}
+					}
+					tm += int64(100 * time.Millisecond)
+					// The crossing row, of a partition of its own.
+					table.Column(tab, 0).AppendTime(tm)
+					table.Column(tab, 1).AppendNum(1)
+					table.Column(tab, 2).AppendNum(2)
+					part = append(part, int32(tick%known))
+					plan.Bind(&in, tab, nil)
+					// The rows before the crossing, then the crossing row:
+					// the tick is the second push's.
+					n := tab.Len() - 1
+					head, rest := in, in
+					head.times, rest.times = in.times[:n], in.times[n:]
+					head.enc, rest.enc = nil, nil
+					for _, c := range in.enc {
+						head.enc, rest.enc = append(head.enc, c[:n]), append(rest.enc, c[n:])
+					}
+					out := schema.NewTable(plan.Schema())
+					g.Push(&head, part[:n], out)
+					require.Zero(t, out.Len())
+					if len(g.in.part) > 0 && len(g.in.part) <= linkRows*len(g.order) {
+						linked++
+					}
+					if tick%9 == 4 {
+						// A removal with rows buffered: they leave with it.
+						g.Remove(int32(rng.IntN(known)))
+					}
+					g.Push(&rest, part[n:], out)
+					require.Equal(t, g.Len(), out.Len(), "tick %d", tick)
+					table.AppendAll(all, out)
+				}
+				return all, linked
+			}
+			sorted, none := run(0)
+			require.Zero(t, none)
+			for _, link := range []int{1 << 20, linkRows} {
+				got, linked := run(link)
+				require.Greater(t, linked, 100, "linked ticks with linkRows %d", link)
+				require.Equal(t, sorted.Len(), got.Len())
+				for j := range sorted.Schema().Len() {
+					for i := range sorted.Len() {
+						x, y := sorted.Value(i, j), got.Value(i, j)
+						if fx, ok := x.Num(); ok {
+							fy, _ := y.Num()
+							require.Equal(t, math.Float64bits(fx), math.Float64bits(fy), "linkRows %d row %d col %d", link, i, j)
+							continue
+						}
+						require.True(t, x.Equal(y), "linkRows %d row %d col %d: %v, sorted %v", link, i, j, y, x)
+					}
+				}
+			}
+		})
+	}
 }

@@ -278,6 +278,27 @@ func (r *Router) KeyValue(i int32) schema.Value {
 	return r.otherValue(i)
 }
 
+// KeyStrs sets keys[k] to the key of partition parts[k] for every k, and
+// reports true, when the router's keys are strings and each of those
+// partitions has one (not the partition of missing keys, nor an index no
+// live partition holds); otherwise it reports false, keys then holding
+// nothing of use. It is KeyValue for a run of partitions at once, as a
+// tick appends them. keys must be as long as parts.
+func (r *Router) KeyStrs(keys []string, parts []int32) bool {
+	if r.kind != schema.String {
+		return false
+	}
+	keys = keys[:len(parts)]
+	for k, p := range parts {
+		id := r.ids[p]
+		if id == 0 {
+			return false
+		}
+		keys[k] = r.syms.Str(id)
+	}
+	return true
+}
+
 // otherValue is KeyValue for a router of numbers or booleans.
 func (r *Router) otherValue(i int32) schema.Value {
 	if !r.alive[i] || i+1 == r.missing {

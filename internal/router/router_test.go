@@ -149,3 +149,39 @@ func TestMissingAndZeroAreTwoPartitions(t *testing.T) {
 	assert.True(t, r.KeyValue(pm2).IsMissing())
 	assert.Equal(t, router.Key{}, r.Key(pm2))
 }
+
+// TestKeyStrsGivesARunsKeysAsKeyValue: the string keys of a run of
+// partitions at once, each KeyValue's; false for a run with the missing
+// key's partition or a removed one, and for a router of numbers.
+func TestKeyStrsGivesARunsKeysAsKeyValue(t *testing.T) {
+	syms := intern.New()
+	strKey := func(v schema.Value) router.Key {
+		s, _ := v.Str()
+		return router.Key{Kind: schema.String, Code: uint64(syms.ID(s))}
+	}
+	host := schema.StringValue("host-7")
+	r, err := router.NewRouter(schema.String, partition.Options{Groups: []schema.Value{host}, IdleTTL: time.Second}, strKey, syms)
+	require.NoError(t, err)
+	var parts []int32
+	for i, s := range []string{"b", "c", "a"} {
+		v := schema.StringValue(s)
+		parts = append(parts, r.Route(strKey(v), v, int64(min(i, 1))*int64(2*time.Second), 1))
+	}
+	parts = append(parts, 0) // the declared group
+	keys := make([]string, len(parts))
+	require.True(t, r.KeyStrs(keys, parts))
+	assert.Equal(t, []string{"b", "c", "a", "host-7"}, keys)
+	for k, p := range parts {
+		assert.True(t, r.KeyValue(p).Equal(schema.StringValue(keys[k])))
+	}
+	pm := r.Route(router.Key{}, schema.Value{}, int64(2*time.Second), 2)
+	assert.False(t, r.KeyStrs(keys, append(parts, pm)[1:]), "the missing key's partition")
+	assert.Equal(t, []int32{parts[0]}, r.Expire(int64(1500*time.Millisecond), nil))
+	assert.False(t, r.KeyStrs(keys[:2], parts[:2]), "a removed partition")
+	assert.True(t, r.KeyStrs(keys[:2], parts[1:3]))
+
+	n, err := router.NewRouter(schema.Number, partition.Options{}, numberKey, nil)
+	require.NoError(t, err)
+	pn := n.Route(router.NumberKey(1), schema.NumberValue(1), 0, 1)
+	assert.False(t, n.KeyStrs(keys[:1], []int32{pn}))
+}
