@@ -24,14 +24,7 @@ func TestAHandOverTakesAtMostHandOffMaxRows(t *testing.T) {
 	defer SetHandOffRows(SetHandOffRows(1))
 	defer func(n int) { handOffMax = n }(handOffMax)
 	handOffMax = 8
-	windows := []rolling.Window{{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{{Out: "avg", From: "v", Using: reduce.Avg}}}}
-	plan, err := NewPlan(testSchema, windows, rolling.Options{Trigger: trigger.Clock(sequence.Every(time.Second))},
-		&Key{Name: "key", Kind: schema.String}, nil)
-	require.NoError(t, err)
-	keys := make(keyNames, 4)
-	for i := range keys {
-		keys[i] = schema.StringValue(fmt.Sprintf("k%d", i))
-	}
+	plan, keys := handOffPlan(t)
 	one, two := plan.NewGroup(keys), plan.NewGroup(keys)
 	pool := workers.New(2)
 	defer pool.Close()
@@ -59,12 +52,7 @@ func TestAHandOverTakesAtMostHandOffMaxRows(t *testing.T) {
 		one.Push(&in, part, want)
 		plan.Bind(&in, tab, nil)
 		two.Push(&in, part, got)
-		require.Equal(t, want.Len(), got.Len(), "a push of %d rows", rows)
-		for r := range want.Len() {
-			for c := range want.Schema().Len() {
-				require.True(t, want.Value(r, c).Equal(got.Value(r, c)), "a push of %d rows: row %d col %d", rows, r, c)
-			}
-		}
+		requireSameTable(t, want, got, fmt.Sprintf("a push of %d rows", rows))
 		emitted += got.Len()
 		if tm >= int64(time.Second) {
 			two.settle()
@@ -93,14 +81,7 @@ func TestRowsAreHandedOverOnlyBetweenTicksFarApart(t *testing.T) {
 	defer SetHandOffRows(SetHandOffRows(4))
 	defer func(n int) { handOffSpan = n }(handOffSpan)
 	handOffSpan = 40
-	windows := []rolling.Window{{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{{Out: "avg", From: "v", Using: reduce.Avg}}}}
-	plan, err := NewPlan(testSchema, windows, rolling.Options{Trigger: trigger.Clock(sequence.Every(time.Second))},
-		&Key{Name: "key", Kind: schema.String}, nil)
-	require.NoError(t, err)
-	keys := make(keyNames, 4)
-	for i := range keys {
-		keys[i] = schema.StringValue(fmt.Sprintf("k%d", i))
-	}
+	plan, keys := handOffPlan(t)
 	// Pushes of 8 rows, every 100 ms (80 rows a tick: hand-overs once a
 	// tick has shown it) or every 250 ms (32 rows a tick: none).
 	for _, c := range []struct {
@@ -144,6 +125,21 @@ func TestRowsAreHandedOverOnlyBetweenTicksFarApart(t *testing.T) {
 			require.Positive(t, handed, "every %v: rows handed over", c.every)
 		}
 	}
+}
+
+// handOffPlan is the hand-over tests' plan: a 1 s average of v, keyed
+// by a string, ticking every second, over four keys.
+func handOffPlan(t *testing.T) (*Plan, keyNames) {
+	t.Helper()
+	windows := []rolling.Window{{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{{Out: "avg", From: "v", Using: reduce.Avg}}}}
+	plan, err := NewPlan(testSchema, windows, rolling.Options{Trigger: trigger.Clock(sequence.Every(time.Second))},
+		&Key{Name: "key", Kind: schema.String}, nil)
+	require.NoError(t, err)
+	keys := make(keyNames, 4)
+	for i := range keys {
+		keys[i] = schema.StringValue(fmt.Sprintf("k%d", i))
+	}
+	return plan, keys
 }
 
 // requireSameTable requires got to hold want's rows, bit for bit.
