@@ -71,12 +71,11 @@ func TestRouteSymsRoutesKnownKeysAndStopsAtANewOne(t *testing.T) {
 	assert.Equal(t, uint64(109), r.LastRow(a))
 }
 
-// TestKeyValueIsMadeFromTheCode: the router keeps no key values; each
-// partition's is made from its code as it was first routed: a string's
-// from the intern table, a number's from its bits (−0 too, which shares
-// 0's partition), a boolean's, the missing key's; an index no live
-// partition holds gives a missing value.
-func TestKeyValueIsMadeFromTheCode(t *testing.T) {
+// groupedStringRouter is a router of string keys interned as they come,
+// with one declared group, "host-7", and an idle time of a second; strKey
+// makes a value's key.
+func groupedStringRouter(t *testing.T) (*router.Router, func(schema.Value) router.Key, schema.Value) {
+	t.Helper()
 	syms := intern.New()
 	strKey := func(v schema.Value) router.Key {
 		s, _ := v.Str()
@@ -85,6 +84,16 @@ func TestKeyValueIsMadeFromTheCode(t *testing.T) {
 	host := schema.StringValue("host-7")
 	r, err := router.NewRouter(schema.String, partition.Options{Groups: []schema.Value{host}, IdleTTL: time.Second}, strKey, syms)
 	require.NoError(t, err)
+	return r, strKey, host
+}
+
+// TestKeyValueIsMadeFromTheCode: the router keeps no key values; each
+// partition's is made from its code as it was first routed: a string's
+// from the intern table, a number's from its bits (−0 too, which shares
+// 0's partition), a boolean's, the missing key's; an index no live
+// partition holds gives a missing value.
+func TestKeyValueIsMadeFromTheCode(t *testing.T) {
+	r, strKey, host := groupedStringRouter(t)
 	b := schema.StringValue("b")
 	pb := r.Route(strKey(b), b, 0, 1)
 	pm := r.Route(router.Key{}, schema.Value{}, 0, 2)
@@ -154,14 +163,7 @@ func TestMissingAndZeroAreTwoPartitions(t *testing.T) {
 // partitions at once, each KeyValue's; false for a run with the missing
 // key's partition or a removed one, and for a router of numbers.
 func TestKeyStrsGivesARunsKeysAsKeyValue(t *testing.T) {
-	syms := intern.New()
-	strKey := func(v schema.Value) router.Key {
-		s, _ := v.Str()
-		return router.Key{Kind: schema.String, Code: uint64(syms.ID(s))}
-	}
-	host := schema.StringValue("host-7")
-	r, err := router.NewRouter(schema.String, partition.Options{Groups: []schema.Value{host}, IdleTTL: time.Second}, strKey, syms)
-	require.NoError(t, err)
+	r, strKey, _ := groupedStringRouter(t)
 	var parts []int32
 	for i, s := range []string{"b", "c", "a"} {
 		v := schema.StringValue(s)
