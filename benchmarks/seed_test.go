@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -168,10 +170,65 @@ func TestSeedSteadyDoesNotAllocate(t *testing.T) {
 	}
 }
 
+// waitSome has goroutines wait for a lock and a channel a few times. The
+// runtime keeps what a waiting goroutine needs (a sudog) in a cache per
+// processor, and makes new ones only while the cache is short; the first
+// waits after [allocs.Count] sets one processor would otherwise count
+// them, as the pushes' own allocations.
+func waitSome() {
+	var mu sync.Mutex
+	ch := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mu.Lock()
+			//lint:ignore SA2001 the wait for the lock is the point
+			mu.Unlock()
+			<-ch
+		}()
+	}
+	mu.Lock()
+	runtime.Gosched()
+	mu.Unlock()
+	close(ch)
+	wg.Wait()
+}
+
+// TestWorkersTakingPartLateDoNotAllocate: a second worker whose core was
+// busy through the whole warm-up (the pushing goroutine did every tick
+// and closing alone) takes part for the first time in the steady phase,
+// in every tick and split closing: nothing allocates, as its scratch was
+// readied with the first tick or closing split for two, whoever did it.
+func TestWorkersTakingPartLateDoNotAllocate(t *testing.T) {
+	defer aligned.SetCloseSplitRows(aligned.SetCloseSplitRows(1 << 30))
+	defer workers.SetEveryPart(workers.SetEveryPart(false))
+	defer workers.SetAlone(workers.SetAlone(true))
+	for _, al := range []bool{false, true} {
+		for _, c := range []struct{ P, N int }{{20, 100}, {50, 10}} {
+			workers.SetAlone(true)
+			workers.SetEveryPart(false)
+			n := steadyAllocsThen(t, NewSeedStream(c.P, c.N, 140), 75, al, 2, func() {
+				workers.SetAlone(false)
+				workers.SetEveryPart(true)
+			})
+			assert.Zero(t, n, "P=%d N=%d, aligned %v: allocations once the second worker takes part", c.P, c.N, al)
+		}
+	}
+}
+
 // steadyAllocs pushes the first warmSecs of st into a fresh seed pipeline
 // (aligned or not, on the given number of workers), then counts exactly
 // the allocations of the remaining pushes.
 func steadyAllocs(t *testing.T, st *SeedStream, warmSecs int, aligned bool, workers int) uint64 {
+	t.Helper()
+	return steadyAllocsThen(t, st, warmSecs, aligned, workers, func() {})
+}
+
+// steadyAllocsThen is steadyAllocs calling then just before the first
+// push it counts.
+func steadyAllocsThen(t *testing.T, st *SeedStream, warmSecs int, aligned bool, workers int, then func()) uint64 {
 	t.Helper()
 	p, err := NewSeedPipelineWith(aligned, workers)
 	require.NoError(t, err)
@@ -183,7 +240,14 @@ func steadyAllocs(t *testing.T, st *SeedStream, warmSecs int, aligned bool, work
 		require.NoError(t, err)
 	}
 	next := warm
+	calls := 0
 	return allocs.Count(len(st.Batches)-warm-1, func() {
+		switch calls++; calls {
+		case 1: // Count's first call, not counted
+			waitSome()
+		case 2: // the first push counted
+			then()
+		}
 		out, _ = p.Series.PushMany(out[:0], st.Batches[next])
 		next++
 	})

@@ -1,6 +1,8 @@
 package aligned
 
 import (
+	"slices"
+
 	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/internal/workers"
 	"github.com/pond-go/pond/schema"
@@ -57,6 +59,22 @@ func (sc *closeScratch) flush(p *Plan, out *schema.Table, first, e int) {
 	}
 	clear(sc.cols) // the columns' memory is theirs
 	table.Column(out, 0).AppendTimes(sc.times[:e])
+}
+
+// reserve gives the scratch room for closings of plan p over up to n
+// partitions, so that closeRange's appends and [closeScratch.ready] find
+// it.
+func (sc *closeScratch) reserve(p *Plan, n int) {
+	if cap(sc.dsts) < p.nOut {
+		sc.dsts = make([]*table.Col, p.nOut)
+	}
+	sc.his = slices.Grow(sc.his[:0], len(p.wins))
+	sc.los = slices.Grow(sc.los[:0], len(p.wins))
+	sc.bases = slices.Grow(sc.bases[:0], len(p.steady.multi))
+	sc.cols = slices.Grow(sc.cols[:0], len(p.cellOuts))
+	if len(sc.times) < n {
+		sc.times = make([]int64, n)
+	}
 }
 
 // bytes returns the memory the scratch holds.
@@ -142,8 +160,12 @@ func (pc *parClose) run(g *Group, b int64, out *schema.Table) int {
 	}
 	pc.g, pc.b = g, b
 	pc.chunks = table.Empties(pc.chunks, pc.split.Reset(len(g.order), k, 8), out.Schema())
+	// Every worker's scratch is readied here, for the largest chunk: a
+	// worker taking part for the first time (which depends on when its
+	// core is free) allocates nothing.
 	for w := range k {
 		pc.wk[w].dormant = 0
+		pc.wk[w].sc.reserve(g.p, pc.split.Size())
 	}
 	pc.pool.Run(k, pc)
 	dormant := 0

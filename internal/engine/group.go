@@ -351,15 +351,27 @@ func (g *Group) reserve(rows int) {
 	g.idx = slices.Grow(g.idx[:0], rows)
 }
 
+// readyScratch makes sc hold what [Group.tickRange] needs for g's ticks
+// (strKeys: keys that are strings, for a string column). A tick split
+// over workers readies every worker's scratch before they start, so that
+// a worker taking part for the first time, which depends on when its
+// core is free, allocates nothing.
+func (g *Group) readyScratch(sc *tickScratch, strKeys bool) {
+	if cap(sc.dsts) < len(g.p.outs) {
+		sc.dsts = make([]*table.Col, len(g.p.outs))
+	}
+	if _, ok := g.keys.(StrKeys); ok && strKeys && sc.keys == nil {
+		sc.keys = make([]string, emitRun)
+	}
+}
+
 // tickRange is the tick of the partitions at [lo, hi) of the emission
 // order: it appends their rows to out, with sc as scratch, taking
 // blocks from pool and giving it those it frees.
 func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, sc *tickScratch, pool *blockPool) {
 	tc, kc := table.Column(out, 0), table.Column(out, 1)
 	p0 := g.p
-	if cap(sc.dsts) < len(p0.outs) {
-		sc.dsts = make([]*table.Col, len(p0.outs))
-	}
+	g.readyScratch(sc, kc.Kind() == column.String)
 	ds := sc.dsts[:len(p0.outs)]
 	for j := range ds {
 		ds[j] = table.Column(out, p0.first+j)
@@ -393,8 +405,6 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, sc *tickScr
 	sk, _ := g.keys.(StrKeys)
 	if !strKeys {
 		sk = nil
-	} else if sk != nil && sc.keys == nil {
-		sc.keys = make([]string, emitRun)
 	}
 	// Every row's time is the boundary: a run's times are appended at
 	// once.

@@ -3,6 +3,7 @@ package engine
 import (
 	"sync"
 
+	"github.com/pond-go/pond/internal/column"
 	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/internal/workers"
 	"github.com/pond-go/pond/schema"
@@ -62,6 +63,10 @@ func (pt *parTick) run(g *Group, t, b int64, out *schema.Table) {
 	pt.g, pt.t, pt.b = g, t, b
 	pt.locked.shared, pt.locked.mu = &g.p.pool, &pt.mu
 	pt.chunks = table.Empties(pt.chunks, pt.split.Reset(len(g.order), k, 8), out.Schema())
+	strKeys := table.Column(out, 1).Kind() == column.String
+	for w := range k {
+		g.readyScratch(&pt.wk[w].sc, strKeys)
+	}
 	pt.pool.Run(k, pt)
 	g.indexed = false
 	for _, c := range pt.chunks {

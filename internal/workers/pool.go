@@ -88,6 +88,14 @@ var everyPart atomic.Bool
 // that the workers' paths are taken however busy the machine is.
 func SetEveryPart(on bool) bool { return everyPart.Swap(on) }
 
+// alone makes every Run's caller do the whole task: see [SetAlone].
+var alone atomic.Bool
+
+// SetAlone, for tests, makes every Run's caller do every part itself, as
+// when no worker wakes in time (their cores busy with other work), and
+// returns the setting before.
+func SetAlone(on bool) bool { return alone.Swap(on) }
+
 // Pool is a set of n workers. It is not safe for concurrent use: one
 // goroutine calls Run and Close.
 type Pool struct {
@@ -274,6 +282,10 @@ func (p *Pool) Run(k int, t Task) {
 	}
 	if !p.started {
 		p.startAll()
+	}
+	if alone.Load() {
+		t.Do(0)
+		return
 	}
 	p.task, p.k = t, k
 	p.joins.Store(0)

@@ -46,6 +46,9 @@ func (s *Split) Reset(n, k, minChunk int) int {
 	return s.chunks
 }
 
+// Size returns the most items a chunk of the last Reset holds.
+func (s *Split) Size() int { return min(s.size, s.n) }
+
 // Next returns a chunk not yet taken for worker w (in [0, k) of Reset),
 // as its index and its items [lo, hi), or ok false when every chunk is
 // taken. Several goroutines may call it at once, each with its own w.
