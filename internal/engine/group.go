@@ -52,8 +52,13 @@ type StrKeys interface {
 // Under an event or count trigger each partition emits on its own rows
 // (the count per partition), keyed at the row's time.
 type Group struct {
-	p       *Plan
-	keys    Keys
+	p    *Plan
+	keys Keys
+	// sk is keys as StrKeys when it is one, asserted once here: an
+	// assertion to an interface at every tick goes through the runtime,
+	// which now and then (about one call in a thousand, at random)
+	// allocates the call site's cache.
+	sk      StrKeys
 	engines []*Engine
 	order   []int32
 	clock   clock.ClockState
@@ -119,6 +124,7 @@ type chain struct{ end, n int32 }
 // been built with a partition key.
 func (p *Plan) NewGroup(keys Keys) *Group {
 	g := &Group{p: p, keys: keys}
+	g.sk, _ = keys.(StrKeys)
 	if p.al != nil {
 		g.al = p.al.NewGroup(keys, p.first, 0)
 		return g
@@ -360,7 +366,7 @@ func (g *Group) readyScratch(sc *tickScratch, strKeys bool) {
 	if cap(sc.dsts) < len(g.p.outs) {
 		sc.dsts = make([]*table.Col, len(g.p.outs))
 	}
-	if _, ok := g.keys.(StrKeys); ok && strKeys && sc.keys == nil {
+	if g.sk != nil && strKeys && sc.keys == nil {
 		sc.keys = make([]string, emitRun)
 	}
 }
@@ -402,7 +408,7 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, sc *tickScr
 	strKeys := kc.Kind() == column.String
 	// With StrKeys, a run's keys are asked for at once after its folds,
 	// into the scratch's (keys would escape through the interface).
-	sk, _ := g.keys.(StrKeys)
+	sk := g.sk
 	if !strKeys {
 		sk = nil
 	}
