@@ -377,7 +377,8 @@ func (g *Group) readyScratch(sc *tickScratch, strKeys bool) {
 func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, sc *tickScratch, pool *blockPool) {
 	tc, kc := table.Column(out, 0), table.Column(out, 1)
 	p0 := g.p
-	g.readyScratch(sc, kc.Kind() == column.String)
+	strKeys := kc.Kind() == column.String
+	g.readyScratch(sc, strKeys)
 	ds := sc.dsts[:len(p0.outs)]
 	for j := range ds {
 		ds[j] = table.Column(out, p0.first+j)
@@ -405,7 +406,6 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, sc *tickScr
 	// A run's keys, when they are strings for a string column: appended
 	// at once after the run, not one value at a time.
 	var keys [emitRun]string
-	strKeys := kc.Kind() == column.String
 	// With StrKeys, a run's keys are asked for at once after its folds,
 	// into the scratch's (keys would escape through the interface).
 	sk := g.sk

@@ -142,16 +142,15 @@ func (r *timeRuns) add(e *Engine, in *Input, from, to int, sorted bool) {
 // addAt is add for n rows at time t, not before any row added, of a
 // stream that counts no column (the rows of a push at one time, counted):
 // they join the last run when it is at t, else they open one, written
-// here (a run of two slots: push's loop over the counts has nothing to
-// copy).
+// here as push writes it (push's loop over the counts has nothing to
+// copy, and its call costs more than it does).
 func (r *timeRuns) addAt(e *Engine, t int64, n int) {
 	first := e.dq.tail
 	if k := r.tail; k == r.front || r.timeOf(k-1) != t {
-		if k-r.front == uint64(r.size) {
-			r.resize(max(minRuns, 2*r.size))
+		if k-r.front == uint64(r.runs()) {
+			r.resize(max(minRuns, 2*r.runs()))
 		}
-		i := int(k&uint64(r.size-1)) * r.stride
-		x := r.ring[i : i+2 : i+2]
+		x := r.run(k)
 		x[0], x[1] = uint64(t), first
 		r.tail = k + 1
 	}
