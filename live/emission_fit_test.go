@@ -73,3 +73,50 @@ func TestRollingKeepsItsLatestEmissionWithoutGrowthsRoom(t *testing.T) {
 	later, _ := v.Numbers("avg")
 	assert.NotEqual(t, kept, later, "a later emission's values")
 }
+
+// TestRollingGrowingARowATickCopiesItsEmissionRarely has a partitioned
+// rolling under a clock emit one more host's row at every tick (a new
+// host a tick, as when keys arrive over time): the table kept for Value
+// lets go of its growth's room, but its copy keeps the room the
+// allocator rounds its size up to, so a growth of a row does not take a
+// new buffer (an allocation and a copy of the whole emission) at every
+// tick, only every few dozen rows of growth.
+func TestRollingGrowingARowATickCopiesItsEmissionRarely(t *testing.T) {
+	const hosts, ticks = 3000, 64
+	s := newSeries(t, live.Options{})
+	by, err := s.PartitionBy(s.Root(), "host", partition.Options{})
+	require.NoError(t, err)
+	roll, err := s.Rolling(by, []rolling.Window{{Name: "1m", Span: time.Minute, Aggs: []reduce.Agg{
+		{Out: "avg", From: "value", Using: reduce.Avg},
+	}}}, rolling.Options{Trigger: trigger.Clock(sequence.Every(200 * time.Millisecond))})
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(roll, live.Event))
+	push := func(at int64, n int) []live.Output {
+		rows := make([]schema.Row, n)
+		for h := range rows {
+			rows[h] = r(at, float64(h%97), fmt.Sprintf("host-%d", h))
+		}
+		out, err := s.PushRows(nil, rows...)
+		require.NoError(t, err)
+		return out
+	}
+	push(0, hosts)
+	buffers := map[uintptr]bool{}
+	for k := range ticks {
+		n := hosts + k
+		// The first row crosses a boundary: one row for every host
+		// seen before it, so the push's new host is in the next tick.
+		out := push(250+200*int64(k), n)
+		require.Len(t, out, 1)
+		require.Equal(t, max(hosts, n-1), out[0].Events.Len())
+		for _, b := range live.EmissionBuffers(s, roll) {
+			buffers[b] = true
+		}
+	}
+	// Two tables, and a new buffer for one of them now and then (3 in
+	// all here); a fit to the rows alone would take one a tick.
+	assert.LessOrEqual(t, len(buffers), 6, "buffers taken over %d ticks", ticks)
+	v, err := s.Value(roll)
+	require.NoError(t, err)
+	assert.Equal(t, hosts+ticks-2, v.Len())
+}

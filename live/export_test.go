@@ -1,6 +1,10 @@
 package live
 
-import "github.com/pond-go/pond/internal/table"
+import (
+	"unsafe"
+
+	"github.com/pond-go/pond/internal/table"
+)
 
 // SweepEveryPush makes s forget the strings it no longer holds at the end
 // of every push, not only when a sweep is due, so that tests of a few
@@ -53,4 +57,18 @@ func EmissionRoom(s *Series, id NodeID) (rows, room int) {
 		}
 	}
 	return f.len(), room
+}
+
+// EmissionBuffers returns the addresses of the time columns' buffers of
+// rolling node id's two output tables (the one a tick fills and the one
+// kept as the latest emission), 0 for a table not made yet.
+func EmissionBuffers(s *Series, id NodeID) [2]uintptr {
+	n := s.nodes[id].(*rollingNode)
+	var b [2]uintptr
+	for i, f := range [2]frame{n.out, n.last} {
+		if f.tab != nil {
+			b[i] = uintptr(unsafe.Pointer(unsafe.SliceData(table.Column(f.tab, 0).Times())))
+		}
+	}
+	return b
 }
