@@ -45,7 +45,6 @@ type Group struct {
 	free    []*part
 
 	par   parClose // closings split over workers (see parallel.go)
-	own   ownFold  // pushes' folds split by owner (see own.go)
 	in    inboxes  // the rows not yet in the panes (see inbox.go)
 	st    steps    // the open step's records, when stepped (see step.go)
 	zeros []int32  // the partition of every row when rows carry none
@@ -127,7 +126,6 @@ func (g *Group) part(q int32) *part {
 		}
 		g.parts[q] = pt
 		g.order = append(g.order, q)
-		g.own.ownFor = -1
 	}
 	return pt
 }
@@ -153,7 +151,6 @@ func (g *Group) Remove(q int32) {
 		}
 	}
 	g.order = keep
-	g.own.ownFor = -1
 }
 
 // Push takes the rows in order, row i in partition part[i] (partition 0
@@ -197,11 +194,7 @@ func (g *Group) buffer(in *Rows, parts []int32, from, to int) {
 	}
 	g.since += to - from
 	if g.stepped {
-		if parts != nil && g.splitFold(in, from, to) {
-			g.bufferOwned(in, parts, from, to)
-			return
-		}
-		g.bufferStep(in, parts, from, to, &g.rawCols)
+		g.bufferStep(in, parts, from, to)
 		return
 	}
 	if g.direct {
