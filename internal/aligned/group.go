@@ -45,7 +45,6 @@ type Group struct {
 	free    []*part
 
 	par   parClose // closings split over workers (see parallel.go)
-	own   ownFold  // pushes' folds split by owner (see own.go)
 	in    inboxes  // the rows not yet in the panes (see inbox.go)
 	st    steps    // the open step's records, when stepped (see step.go)
 	zeros []int32  // the partition of every row when rows carry none
@@ -91,7 +90,6 @@ func (g *Group) drain(q int32, pt *part) {
 // SetLag sets how late an accepted row may be, in nanoseconds; the plan
 // must have been sized for it ([Plan.SetLateness]).
 func (g *Group) SetLag(lag int64) {
-	g.waitOwn()
 	if lag = max(lag, 0); lag != g.lag {
 		g.lag = lag
 		g.settle()
@@ -103,10 +101,7 @@ func (g *Group) Len() int { return len(g.order) }
 
 // Declare makes partition q known (last in the emission order) before any
 // of its rows arrive.
-func (g *Group) Declare(q int32) {
-	g.waitOwn()
-	g.part(q)
-}
+func (g *Group) Declare(q int32) { g.part(q) }
 
 func (g *Group) part(q int32) *part {
 	for int(q) >= len(g.parts) {
@@ -131,14 +126,12 @@ func (g *Group) part(q int32) *part {
 		}
 		g.parts[q] = pt
 		g.order = append(g.order, q)
-		g.own.ownFor = -1
 	}
 	return pt
 }
 
 // Remove forgets partition q; a later row for the index starts afresh.
 func (g *Group) Remove(q int32) {
-	g.waitOwn()
 	if int(q) >= len(g.parts) || g.parts[q] == nil {
 		return
 	}
@@ -158,7 +151,6 @@ func (g *Group) Remove(q int32) {
 		}
 	}
 	g.order = keep
-	g.own.ownFor = -1
 }
 
 // Push takes the rows in order, row i in partition part[i] (partition 0
@@ -166,7 +158,6 @@ func (g *Group) Remove(q int32) {
 // whose windows hold a row at each boundary the rows close: boundaries in
 // time order, partitions in first-seen order within a boundary.
 func (g *Group) Push(in *Rows, part []int32, out *schema.Table) {
-	g.waitOwn()
 	if n := len(in.Times); g.started && g.lag == 0 && n > 0 {
 		// Without lateness the rows come in time order: when the last is
 		// before the next boundary, none closes one.
@@ -203,11 +194,7 @@ func (g *Group) buffer(in *Rows, parts []int32, from, to int) {
 	}
 	g.since += to - from
 	if g.stepped {
-		if parts != nil && g.splitFold(in, from, to) {
-			g.bufferOwned(in, parts, from, to)
-			return
-		}
-		g.bufferStep(in, parts, from, to, &g.rawCols)
+		g.bufferStep(in, parts, from, to)
 		return
 	}
 	if g.direct {
@@ -265,7 +252,6 @@ func (g *Group) after(t int64) int64 {
 
 // closeTo closes every boundary up to wm, emitting at each.
 func (g *Group) closeTo(wm int64, out *schema.Table) {
-	g.waitOwn()
 	for g.next <= wm {
 		if g.live == 0 {
 			g.next = g.after(wm)
@@ -628,7 +614,6 @@ func opt(x float64, ok bool) float64 {
 // Bytes returns the memory the group's partitions hold: pane rings, raw
 // rows, extreme deques, aggregates and the structures around them.
 func (g *Group) Bytes() int {
-	g.waitOwn()
 	n := int(unsafe.Sizeof(*g)) + g.sc.bytes() + 8*cap(g.parts) + 4*cap(g.order) + g.in.bytes() + g.st.bytes()
 	for _, pt := range g.parts {
 		if pt == nil {

@@ -88,7 +88,6 @@ func (sc *closeScratch) bytes() int {
 func (g *Group) close(b int64, out *schema.Table) {
 	split := g.splitClose()
 	g.since = 0
-	g.own.used = false
 	if split {
 		g.live -= g.par.run(g, b, out)
 		return
@@ -114,7 +113,7 @@ var closeSplitRows = 8
 // closeSplitRows rows a partition since the last closing. Which it is
 // does not show in the rows (see parClose).
 func (g *Group) splitClose() bool {
-	return g.par.pool != nil && g.par.pool.N() > 1 && len(g.order) > 1 && (g.since < closeSplitRows*len(g.order) || g.own.used)
+	return g.par.pool != nil && g.par.pool.N() > 1 && len(g.order) > 1 && g.since < closeSplitRows*len(g.order)
 }
 
 // SetCloseSplitRows sets closeSplitRows and returns the setting before.

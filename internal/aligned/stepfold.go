@@ -60,7 +60,7 @@ func (sp *stepPlan) takeCounts(r []uint64, enc [][]uint64, i int, t int64) {
 // records: column by column when it can (see stepColumns), else row by
 // row. Either way each record takes its rows in their order, so its sums
 // are the same.
-func (g *Group) bufferStep(in *Rows, parts []int32, from, to int, rawCols *[][]uint64) {
+func (g *Group) bufferStep(in *Rows, parts []int32, from, to int) {
 	one := parts == nil
 	if one {
 		// One partition: partition 0 for every row.
@@ -69,7 +69,7 @@ func (g *Group) bufferStep(in *Rows, parts []int32, from, to int, rawCols *[][]u
 		}
 		parts = g.zeros[:to]
 	}
-	done := g.stepColumns(in, parts[from:to], from, to, one, rawCols)
+	done := g.stepColumns(in, parts[from:to], from, to, one)
 	if from+done == to {
 		return
 	}
@@ -133,9 +133,8 @@ func (g *Group) stepSlow(q int32, in *Rows, i int, t, lo int64) bool {
 // it folded: all of them; or none, or those before a row that needs more
 // (countFoldPair's), folding nothing more (but opening the records of
 // partitions not live), for the row-by-row path to take the rest. With
-// one, every row is partition 0's. rawCols is the caller's scratch for
-// the raw slots' columns.
-func (g *Group) stepColumns(in *Rows, parts []int32, from, to int, one bool, rawCols *[][]uint64) int {
+// one, every row is partition 0's.
+func (g *Group) stepColumns(in *Rows, parts []int32, from, to int, one bool) int {
 	st := &g.st
 	lo := g.stepStart()
 	times := in.Times[from:to]
@@ -162,11 +161,11 @@ func (g *Group) stepColumns(in *Rows, parts []int32, from, to int, one bool, raw
 		}
 		parts, times, from = parts[done:], times[done:], from+done
 	}
-	cols := (*rawCols)[:0]
+	cols := g.rawCols[:0]
 	for _, s := range g.p.st.raw {
 		cols = append(cols, in.Enc[s-1][from:to])
 	}
-	*rawCols = cols
+	g.rawCols = cols
 	if one && len(parts) > 0 {
 		if len(st.n) == 0 || st.n[0] == stepShut {
 			g.wake(g.part(0), times[0])

@@ -16,7 +16,6 @@ type Marker interface {
 // the rows waiting in the partitions' inboxes or open-step records, the first and last values
 // of the panes, and the raw rows of the windows that keep them.
 func (g *Group) MarkSyms(m Marker) {
-	g.waitOwn()
 	p := g.p
 	str := func(slot int) bool { return slot >= 1 && slot <= len(p.kinds) && p.kinds[slot-1] == schema.String }
 	for _, q := range g.order {
