@@ -436,15 +436,18 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, sc *tickScr
 			}
 			p := order[i]
 			e := g.engines[p]
+			// Where the gather wrote the rows, when in place: the
+			// fold reads them next.
+			var nr newRows
 			if indexed && linked {
-				g.gatherLinked(p, e, pool)
+				nr = g.gatherLinked(p, e, pool)
 			} else if indexed {
 				g.gather(p, e, pool)
 			} else {
 				g.take(p, e, pool)
 			}
 			if laid {
-				e.foldLaid(t, pool)
+				e.foldLaid(t, pool, nr)
 			} else {
 				e.fold(t, pool)
 			}

@@ -163,3 +163,134 @@ func TestLinkedTicksMatchSortedTicks(t *testing.T) {
 		})
 	}
 }
+
+// TestLinkedGatherHandsTheFoldItsRows: the linked gather returns where
+// it wrote a partition's rows (the first one's index and slots; nothing
+// for a partition without rows), and ticks of a row or two a partition
+// of a laid plan (a window of sums sliding by one row or two, a short
+// window whose rows enter and leave or are refilled), whose folds read
+// the new rows there, give bit for bit the rows of ticks sorted, which
+// hand the fold nothing.
+func TestLinkedGatherHandsTheFoldItsRows(t *testing.T) {
+	defer SetDirectParts(SetDirectParts(0))
+	windows := []rolling.Window{
+		{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{
+			{Out: "avg", From: "v", Using: reduce.Avg},
+			{Out: "sd", From: "v", Using: reduce.Stdev},
+			{Out: "wsum", From: "w", Using: reduce.Sum},
+		}},
+		{Name: "50ms", Span: 50 * time.Millisecond, Aggs: []reduce.Agg{
+			{Out: "min", From: "v", Using: reduce.Min},
+			{Out: "max", From: "v", Using: reduce.Max},
+			{Out: "cur", From: "v", Using: reduce.Avg},
+		}},
+	}
+	const parts = 150
+	keys := make(keyNames, parts)
+	for i := range keys {
+		keys[i] = schema.StringValue(fmt.Sprintf("k%d", i))
+	}
+	newPlan := func() *Plan {
+		plan, err := NewPlan(testSchema, windows, rolling.Options{Trigger: trigger.Clock(sequence.Every(100 * time.Millisecond))},
+			&Key{Name: "key", Kind: schema.String}, nil)
+		require.NoError(t, err)
+		require.True(t, plan.laid)
+		return plan
+	}
+	// rows makes a tick's rows: most partitions one, some none or two,
+	// in random order, before the boundary at tm.
+	rows := func(rng *rand.Rand, tm int64, in *Input, plan *Plan) []int32 {
+		var part []int32
+		for p := range parts {
+			n := 1
+			switch rng.IntN(20) {
+			case 0:
+				n = 0
+			case 1:
+				n = 2
+			}
+			for range n {
+				part = append(part, int32(p))
+			}
+		}
+		rng.Shuffle(len(part), func(i, j int) { part[i], part[j] = part[j], part[i] })
+		tab := schema.NewTable(testSchema)
+		for i := range part {
+			table.Column(tab, 0).AppendTime(tm - int64(100*time.Millisecond) + int64(i)*int64(90*time.Millisecond)/int64(len(part)))
+			table.Column(tab, 1).AppendNum(float64(rng.IntN(1<<20)) / 64)
+			table.Column(tab, 2).AppendNum(float64(rng.IntN(100)))
+		}
+		plan.Bind(in, tab, nil)
+		return part
+	}
+
+	// The gather itself.
+	plan := newPlan()
+	g := plan.NewGroup(keys)
+	var in Input
+	for tick := 1; tick <= 3; tick++ {
+		tm := int64(tick) * int64(100*time.Millisecond)
+		part := rows(rand.New(rand.NewPCG(17, uint64(tick))), tm, &in, plan)
+		g.Push(&in, part, schema.NewTable(plan.Schema()))
+		if tick < 3 {
+			g.flush()
+			continue
+		}
+		g.in, g.work = g.work, g.in
+		g.place()
+		require.True(t, g.linked)
+		gathered := 0
+		for _, p := range g.order {
+			e, n := g.engines[p], g.pending(p)
+			got := g.gatherLinked(p, e, &plan.pool)
+			if n == 0 {
+				require.Nil(t, got.at, "partition %d", p)
+				continue
+			}
+			require.Same(t, &e.dq.row(e.dq.tail - uint64(n))[0], got.at, "partition %d", p)
+			require.Equal(t, e.dq.tail-uint64(n), got.first)
+			gathered++
+		}
+		require.Greater(t, gathered, parts/2)
+	}
+
+	// Ticks linked against ticks sorted.
+	run := func(link int) *schema.Table {
+		defer SetLinkRows(SetLinkRows(link))
+		plan := newPlan()
+		g := plan.NewGroup(keys)
+		rng := rand.New(rand.NewPCG(17, 17))
+		all := schema.NewTable(plan.Schema())
+		var in Input
+		for tick := 1; tick <= 60; tick++ {
+			tm := int64(tick) * int64(100*time.Millisecond)
+			part := rows(rng, tm, &in, plan)
+			out := schema.NewTable(plan.Schema())
+			g.Push(&in, part, out)
+			require.Zero(t, out.Len())
+			// The crossing row.
+			tab := schema.NewTable(testSchema)
+			table.Column(tab, 0).AppendTime(tm)
+			table.Column(tab, 1).AppendNum(1)
+			table.Column(tab, 2).AppendNum(2)
+			plan.Bind(&in, tab, nil)
+			g.Push(&in, []int32{int32(tick % parts)}, out)
+			require.Equal(t, g.Len(), out.Len())
+			table.AppendAll(all, out)
+		}
+		return all
+	}
+	sorted, linked := run(0), run(linkRows)
+	require.Equal(t, sorted.Len(), linked.Len())
+	for j := range sorted.Schema().Len() {
+		for i := range sorted.Len() {
+			x, y := sorted.Value(i, j), linked.Value(i, j)
+			if fx, ok := x.Num(); ok {
+				fy, _ := y.Num()
+				require.Equal(t, math.Float64bits(fx), math.Float64bits(fy), "row %d col %d", i, j)
+				continue
+			}
+			require.True(t, x.Equal(y), "row %d col %d: %v, sorted %v", i, j, y, x)
+		}
+	}
+}
