@@ -193,11 +193,7 @@ type winRun struct {
 }
 
 // set points r at window w of each engine of es, and reports whether
-// the window holds no rows in any of them. Not inlined: in emitRows's
-// body its loop kept its index and its or of the rows on the stack
-// (about 28 instructions an engine, against 12 here).
-//
-//go:noinline
+// the window holds no rows in any of them.
 func (r *winRun) set(es []*Engine, w int) (empty bool) {
 	var any uint64
 	for i, e := range es[:min(len(es), emitRun)] {
