@@ -331,7 +331,7 @@ func (e *Engine) Fold(cut int64) { e.fold(cut, &e.p.pool) }
 // fold is Fold giving the blocks it frees to pool.
 func (e *Engine) fold(cut int64, pool *blockPool) {
 	if e.p.laid {
-		e.foldLaid(cut, pool, newRows{})
+		e.foldLaid(cut, pool)
 		return
 	}
 	wins := e.wins
@@ -417,9 +417,7 @@ func (e *Engine) foldWindow(ws *winState, wp *winPlan, nh, tail uint64) {
 // knows (see winLayout): the common folds of the layouts in its own loop,
 // without a call but the reducers' one pass (a short slide of a window
 // of sums, a few-row window refilled), the others through foldWindow.
-// nr, when known, is where the rows since the last fold lie (see
-// newRows): the fold reads them without looking their block up again.
-func (e *Engine) foldLaid(cut int64, pool *blockPool, nr newRows) {
+func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 	d := &e.dq
 	wins := e.wins
 	tail, st := d.tail, d.stride
@@ -437,29 +435,23 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool, nr newRows) {
 			// gets a row a tick: the slide of one row out and one in
 			// of a window of sums, and a fill window that held none
 			// and still holds none, each as the loop below would do
-			// them, without its scan and its general checks. The
-			// row's slots are found once for every window.
-			if nr.at == nil || nr.first != added {
-				blk, i := d.slotOf(added)
-				nr = newRows{added, &blk[i]}
-			}
+			// them, without its scan and its general checks.
 			lim := cut - wp.span
 			if head == added {
-				if wp.layout == layoutFill && int64(*nr.at) < lim {
-					// The row entered and left: the states stay
-					// empty (see below).
-					ws.head, ws.added = tail, tail
-					continue
+				if wp.layout == layoutFill {
+					if blk, i := d.slotOf(added); int64(blk[i]) < lim {
+						// The row entered and left: the states stay
+						// empty (see below).
+						ws.head, ws.added = tail, tail
+						continue
+					}
 				}
 			} else if wp.layout == layoutSums && head+3 <= tail {
 				// The head leaves, the row after it (in the same
 				// block) stays, and two rows remain: not a rebuild.
 				if rb, ri := d.slotOf(head); ri+2*st <= len(rb) && int64(rb[ri]) < lim && int64(rb[ri+st]) >= lim {
-					// Both rows' slots are in their blocks (checked
-					// above; the new row is held): sliced without a
-					// check of their bounds.
-					one.Rem = unsafe.Slice((*uint64)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(rb)), 8*ri)), st)
-					one.Add = unsafe.Slice(nr.at, st)
+					ab, ai := d.slotOf(added)
+					one.Rem, one.Add = rb[ri:ri+st], ab[ai:ai+st]
 					one.Stride, one.RN, one.AN = st, 1, 1
 					if n := reducers.ShiftRun(ws.mom, wp.moments, &one); n < len(wp.moments) {
 						shiftRest(ws, wp.moments, &one, n)
@@ -495,25 +487,9 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool, nr newRows) {
 			rn, an := nh-head, tail-added
 			if nh <= added && rn-1 < reducers.ShortRun && an-1 < reducers.ShortRun && tail-nh >= rn+an {
 				rb, ri := hblk, hslot // rn > 0: the window held rows
-				// The entering rows' slots, where the gather wrote
-				// them or looked up, nil when not in one block.
-				add := nr.at
-				if add == nil || nr.first != added {
-					if ab, ai := d.slotOf(added); ai+int(an)*st <= len(ab) {
-						add = &ab[ai]
-					} else {
-						add = nil
-					}
-				}
-				if ri+int(rn)*st <= len(rb) && add != nil {
-					// Each run within its block (checked here; ri is
-					// the slot of a held row): sliced without a check
-					// of their bounds.
-					sl := reducers.Slide{
-						Rem:    unsafe.Slice((*uint64)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(rb)), 8*ri)), int(rn)*st),
-						Add:    unsafe.Slice(add, int(an)*st),
-						Stride: st, RN: int(rn), AN: int(an),
-					}
+				ab, ai := d.slotOf(added)
+				if ri+int(rn)*st <= len(rb) && ai+int(an)*st <= len(ab) {
+					sl := reducers.Slide{Rem: rb[ri : ri+int(rn)*st], Add: ab[ai : ai+int(an)*st], Stride: st, RN: int(rn), AN: int(an)}
 					// The window's sums side by side, in one call, up
 					// to one whose pass does not apply (see shiftRest).
 					if n := reducers.ShiftRun(ws.mom, wp.moments, &sl); n < len(wp.moments) {
@@ -531,16 +507,9 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool, nr newRows) {
 			if n == 0 && head == added {
 				done = true
 			} else if n-1 < reducers.ShortRun {
-				// The window's rows, the new ones (where the gather
-				// wrote them) or looked up.
-				var rows []uint64
-				if nr.at != nil && nr.first == nh {
-					rows = unsafe.Slice(nr.at, int(n)*st)
-				} else if blk, i := d.slotOf(nh); i+int(n)*st <= len(blk) {
-					rows = blk[i : i+int(n)*st]
-				}
-				if f := &wp.fills[0]; rows != nil {
-					if lo, hi, ok := ws.mom.FillRunMinMax(rows[f.slot:f.slot+(int(n)-1)*st+1], st, int(n)); ok {
+				blk, i := d.slotOf(nh)
+				if f := &wp.fills[0]; i+int(n)*st <= len(blk) {
+					if lo, hi, ok := ws.mom.FillRunMinMax(blk[i+f.slot:i+f.slot+(int(n)-1)*st+1], st, int(n)); ok {
 						ws.ext.SetValue(lo, true)
 						ws.maxAt(0).SetValue(hi, true)
 						ws.scalarExt = true
@@ -561,14 +530,6 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool, nr newRows) {
 	}
 	e.dropArrays(low)
 	d.dropTo(low, pool)
-}
-
-// newRows is where a tick's gather wrote a partition's rows, for the fold
-// that follows: the first slot of row first, the rows from it to the
-// deque's tail after it in the same block; at nil when not known.
-type newRows struct {
-	first uint64
-	at    *uint64
 }
 
 // shiftRest finishes a slide of the window's sums that [reducers.ShiftRun]

@@ -436,18 +436,15 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, sc *tickScr
 			}
 			p := order[i]
 			e := g.engines[p]
-			// Where the gather wrote the rows, when in place: the
-			// fold reads them next.
-			var nr newRows
 			if indexed && linked {
-				nr = g.gatherLinked(p, e, pool)
+				g.gatherLinked(p, e, pool)
 			} else if indexed {
 				g.gather(p, e, pool)
 			} else {
 				g.take(p, e, pool)
 			}
 			if laid {
-				e.foldLaid(t, pool, nr)
+				e.foldLaid(t, pool)
 			} else {
 				e.fold(t, pool)
 			}

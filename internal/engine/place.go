@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"slices"
-	"unsafe"
-)
+import "slices"
 
 // A tick on one goroutine takes each partition's buffered rows straight
 // from the buffer (column by column, as pushes left them) into its deque,
@@ -145,12 +142,10 @@ func (g *Group) gather(p int32, e *Engine, pool *blockPool) {
 }
 
 // gatherLinked is gather for rows linked by [Group.linkChains]: a
-// partition's rows are followed from its last back to its first. When
-// it writes them in place, in one block, it returns where (see
-// newRows), for the fold that reads them next; otherwise nothing.
-func (g *Group) gatherLinked(p int32, e *Engine, pool *blockPool) newRows {
+// partition's rows are followed from its last back to its first.
+func (g *Group) gatherLinked(p int32, e *Engine, pool *blockPool) {
 	if int(p) >= len(g.chains) || g.chains[p].n == 0 {
-		return newRows{}
+		return
 	}
 	c := g.chains[p]
 	g.chains[p] = chain{}
@@ -164,10 +159,6 @@ func (g *Group) gatherLinked(p int32, e *Engine, pool *blockPool) newRows {
 			c0, c1 := r.c[0][:len(ts)], r.c[1][:len(ts)]
 			// The link of the first row is not read: it holds nothing,
 			// and is a line of its own in a long buffer.
-			// The tail moves first, so that the loop keeps nothing
-			// else of the deque or the chain.
-			first := d.tail
-			d.tail += uint64(c.n)
 			j := c.end
 			for k := o + 3*int(c.n-1); ; k -= 3 {
 				row := blk[k : k+3 : k+3]
@@ -177,9 +168,8 @@ func (g *Group) gatherLinked(p int32, e *Engine, pool *blockPool) newRows {
 				}
 				j = idx[j]
 			}
-			// The first row's slots, in the block (its room was
-			// checked above).
-			return newRows{first, (*uint64)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(blk)), 8*o))}
+			d.tail += uint64(c.n)
+			return
 		}
 	}
 	// Otherwise the chain's indices in arrival order, then as gather.
@@ -194,7 +184,6 @@ func (g *Group) gatherLinked(p int32, e *Engine, pool *blockPool) newRows {
 		j = idx[j]
 	}
 	g.gatherRows(e, pool, seq)
-	return newRows{}
 }
 
 // gatherRows appends the buffered rows of the indices rows, in order, to
