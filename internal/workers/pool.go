@@ -42,6 +42,19 @@
 // A task handed to one worker with [Pool.Post] is taken back the same
 // way: if the worker has not started it when the caller needs its result
 // ([Pool.Wait]), the caller runs it itself.
+//
+// # Backing off
+//
+// A worker that joins late, or is descheduled while it holds a part,
+// still costs the caller: it waits at the join, or does the work the
+// worker left on data the other core wrote last. So a pool judges every
+// Run and every posted task by its workers' availability (see
+// [Pool.note]), and after one they missed, the caller runs the next Runs
+// alone without offering them, for a number of Runs that doubles with
+// each missed probe, and [Pool.Sharing] tells it not to Post meanwhile.
+// The workers' availability, not the work, decides this, so what a task
+// computes must not depend on who runs its parts (as it must not
+// anyway); [SetEveryPart] makes every pool share whatever its back-off.
 package workers
 
 import (
