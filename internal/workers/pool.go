@@ -142,6 +142,7 @@ type Pool struct {
 	posts  []post          // per worker: a task handed over with Post
 	panics []any           // per worker: what its part panicked with
 	ran    []ranTime       // per worker: how long its part of the current task ran
+	woken  []bool          // per worker: woken from its park for the current task
 	wg     sync.WaitGroup  // the goroutines, for Close
 
 	// The back-off (see Sharing), read and written by the caller only.
@@ -166,9 +167,8 @@ type post struct {
 	task    Task
 	state   atomic.Int32
 	panic   any
-	ran     int64 // how long the task ran, set before the state goes idle
-	pending bool  // posted and not yet judged by Wait (the caller's)
-	_       [16]byte
+	pending bool // posted and not yet judged by Wait (the caller's)
+	_       [24]byte
 }
 
 // The states of a post.
@@ -189,7 +189,7 @@ const (
 // starts before the first Run.
 func New(n int) *Pool {
 	n = min(max(n, 1), taskParts-1)
-	return &Pool{n: n, panics: make([]any, n), posts: make([]post, n), ran: make([]ranTime, n)}
+	return &Pool{n: n, panics: make([]any, n), posts: make([]post, n), ran: make([]ranTime, n), woken: make([]bool, n)}
 }
 
 // N returns the number of workers, the caller's goroutine included.
@@ -346,7 +346,8 @@ func (p *Pool) Run(k int, t Task) {
 	p.state.Store(g << genShift) // publishes task and k: open, nobody in
 	all := everyPart.Load()
 	for w := 1; w < k || all && w < p.n; w++ {
-		if p.parked[w].CompareAndSwap(true, false) {
+		p.woken[w] = p.parked[w].CompareAndSwap(true, false)
+		if p.woken[w] {
 			p.wakeUp(w)
 		}
 	}
@@ -365,10 +366,13 @@ func (p *Pool) Run(k int, t Task) {
 	part, waited := int64(t1.Sub(t0)), int64(time.Since(t1))
 	bad := false
 	for w := 1; w < k; w++ {
-		// A worker that did not join, or joined so late that it ran for
-		// less than a quarter of the caller's part, missed the split;
-		// with every part forced, only one that did not run.
-		if r := p.ran[w].ns.Load(); r == 0 || !all && (r-1) < part/lateShare {
+		// A worker that did not join, or that was watching for the task
+		// and still joined so late that it ran for less than a quarter of
+		// the caller's part (its core was busy), missed the split; one
+		// woken from its park is late by the system's wake-up, busy core
+		// or not, and is judged by whether it joined. With every part
+		// forced, only one that did not run missed it.
+		if r := p.ran[w].ns.Load(); r == 0 || !all && !p.woken[w] && (r-1) < part/lateShare {
 			bad = true
 		}
 	}
@@ -429,23 +433,21 @@ func (p *Pool) Wait(w int) {
 	ps := &p.posts[w]
 	judge, all := ps.pending, everyPart.Load()
 	ps.pending = false
-	var t0 time.Time
 	if !all && ps.state.CompareAndSwap(postWaiting, postRunning) {
-		p.runPost(w, ps) // taken back
+		p.runPost(w, ps) // taken back: the worker missed it
 		if judge {
-			p.note(true) // the worker missed it
-			judge = false
+			p.note(true)
 		}
-	} else if judge && !all && ps.state.Load() != postIdle {
-		t0 = time.Now()
+	} else if judge {
+		// Started in time. The caller may still wait for it: a task
+		// handed over between ticks is slower than the same work in the
+		// tick (its data out of cache), and the worker's time on it
+		// includes any time the machine descheduled it, so the wait is
+		// no measure of a busy core; the splits judge that.
+		p.note(false)
 	}
 	for spins := 0; ps.state.Load() != postIdle; spins++ {
 		callerPause(spins)
-	}
-	if judge {
-		// The worker held the caller up if the caller waited for more
-		// than a quarter of the task's time.
-		p.note(!t0.IsZero() && int64(time.Since(t0)) > ps.ran/lateShare)
 	}
 	if r := ps.panic; r != nil {
 		ps.panic = nil
@@ -453,11 +455,11 @@ func (p *Pool) Wait(w int) {
 	}
 }
 
-// lateShare: a worker that ran for less than 1/lateShare of the caller's
-// part of a split joined too late to share it, and a caller that waited
-// at the join (or for a posted task) for more than that share of the
-// work was held up by a worker the machine had descheduled. Either makes
-// the split a missed one (see [Pool.note]).
+// lateShare: a watching worker that ran for less than 1/lateShare of the
+// caller's part of a split joined too late to share it, and a caller that
+// waited at the join for more than that share of its part was held up by
+// a worker the machine had descheduled. Either makes the split a missed
+// one (see [Pool.note]).
 const lateShare = 4
 
 // The back-off's lengths, in Runs: the first after a missed split, and
@@ -511,9 +513,7 @@ func (p *Pool) Counts() (forks, solos int) { return p.forks, p.solos }
 
 // runPost runs worker w's posted task and lets the poster know.
 func (p *Pool) runPost(w int, ps *post) {
-	t0 := time.Now()
 	ps.panic = guard(ps.task, w)
-	ps.ran = int64(time.Since(t0))
 	ps.task = nil
 	ps.state.Store(postIdle)
 }
