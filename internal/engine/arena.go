@@ -11,7 +11,7 @@ import (
 // per engine: the Engine, then its windows' winStates, Moments,
 // Extremes, counts and generic states, side by side. A tick at many
 // partitions finds each partition's state in one run of cache lines
-// (584 bytes for the seed's two windows: ten lines), and walks the
+// (496 bytes for the seed's two windows: eight lines), and walks the
 // records of a chunk in address order, one stream; states kept in an
 // arena per kind took four runs of lines a partition, in four streams,
 // and an 8-byte chunk header in each kind's chunk put a 64-byte
@@ -90,6 +90,10 @@ func newLayout(p *Plan) *recordLayout {
 		return f.Offset
 	}
 	l.wins, l.mom, l.ext, l.cnt, l.gen = off("W"), off("M"), off("X"), off("C"), off("G")
+	if l.wins != unsafe.Sizeof(Engine{}) {
+		// Engine.wins finds the window states right after the engine.
+		panic("engine: a record's window states do not follow its engine")
+	}
 	return l
 }
 
@@ -127,13 +131,6 @@ func (a *arena) record(p *Plan) record {
 }
 
 func (r record) engine() *Engine { return (*Engine)(r.p) }
-
-func (r record) wins() []winState {
-	if r.l.nWin == 0 {
-		return nil
-	}
-	return unsafe.Slice((*winState)(unsafe.Add(r.p, r.l.wins)), r.l.nWin)
-}
 
 func (r record) moments() []reducers.Moments {
 	if r.l.nMom == 0 {

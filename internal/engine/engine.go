@@ -148,26 +148,36 @@ func floatBits(f []float64) []uint64 {
 // Windows are observable only at emissions, so folding just before each
 // emission gives the same contents as folding per row; under a clock the
 // per-row cost is an append.
+//
+// An engine's window states follow it in its record (see arena), so it
+// keeps no slice of them: [Engine.wins] makes one from its own address.
 type Engine struct {
 	p    *Plan
 	dq   deque
-	wins []winState
 	maxT int64
 	has  bool
 	arrs map[uint64][]schema.Value
 }
 
+// wins returns the engine's window states, one per window of its plan,
+// which lie right after it in its record (newLayout checks it).
+func (e *Engine) wins() []winState {
+	return unsafe.Slice((*winState)(unsafe.Add(unsafe.Pointer(e), unsafe.Sizeof(Engine{}))), len(e.p.wins))
+}
+
 // winState is a window's position in the deque and its reducer states.
 // The states lie in the engine's record (see arena), the window's of each
 // kind side by side (its minimums, then its maximums): winState points to
-// the first of each kind and counts them (the window plan's numbers), which is 80
-// bytes less than five slices, for every window of every partition.
+// the first moments and extremes, which a fold reads, and has the offset
+// from itself of the first count and generic state, which it does not
+// (the record does not move); it counts each kind (the window plan's
+// numbers). That is 136 bytes less than five slices, for every window of
+// every partition.
 type winState struct {
 	head, added uint64
 	mom         *reducers.Moments
-	cnt         *int
 	ext         *reducers.Extreme // the minimums, then the maximums
-	gen         *reducers.Window
+	cnt, gen    int32             // offsets from the winState, 0 when there are none
 	nMom, nCnt  uint16
 	nMin, nMax  uint16
 	nGen        uint16
@@ -195,7 +205,9 @@ func (ws *winState) minAt(i int) *reducers.Extreme {
 func (ws *winState) maxAt(i int) *reducers.Extreme { return ws.minAt(int(ws.nMin) + i) }
 
 // counts returns the window's counts, one per entry of its plan's counts.
-func (ws *winState) counts() []int { return unsafe.Slice(ws.cnt, ws.nCnt) }
+func (ws *winState) counts() []int {
+	return unsafe.Slice((*int)(unsafe.Add(unsafe.Pointer(ws), ws.cnt)), ws.nCnt)
+}
 
 // mins returns the window's minimums, one per entry of its plan's mins.
 func (ws *winState) mins() []reducers.Extreme { return unsafe.Slice(ws.ext, ws.nMin) }
@@ -207,14 +219,25 @@ func (ws *winState) maxs() []reducers.Extreme {
 
 // generic returns the window's other reducer states, one per entry of
 // its plan's generic.
-func (ws *winState) generic() []reducers.Window { return unsafe.Slice(ws.gen, ws.nGen) }
+func (ws *winState) generic() []reducers.Window {
+	return unsafe.Slice((*reducers.Window)(unsafe.Add(unsafe.Pointer(ws), ws.gen)), ws.nGen)
+}
+
+// offsetOf returns the offset of the first element of s, in the engine's
+// record, from ws, or 0 when s is empty.
+func offsetOf[T any](ws *winState, s []T) int32 {
+	if len(s) == 0 {
+		return 0
+	}
+	return int32(uintptr(unsafe.Pointer(unsafe.SliceData(s))) - uintptr(unsafe.Pointer(ws)))
+}
 
 // setStates points the window at its states: slices of the engine's
 // record, of at most 65,535 elements each (a plan has a state per
 // aggregation), the extremes its mins minimums then its maximums.
 func (ws *winState) setStates(mom []reducers.Moments, cnt []int, ext []reducers.Extreme, mins int) {
 	ws.mom, ws.nMom = unsafe.SliceData(mom), uint16(len(mom))
-	ws.cnt, ws.nCnt = unsafe.SliceData(cnt), uint16(len(cnt))
+	ws.cnt, ws.nCnt = offsetOf(ws, cnt), uint16(len(cnt))
 	ws.ext, ws.nMin, ws.nMax = unsafe.SliceData(ext), uint16(mins), uint16(len(ext)-mins)
 }
 
@@ -233,11 +256,11 @@ func (p *Plan) NewEngine() *Engine {
 	}
 	r := p.arena.record(p)
 	eng := r.engine()
-	*eng = Engine{p: p, wins: r.wins()}
+	*eng = Engine{p: p}
 	eng.dq.stride = 1 + len(p.cols)
 	mom, ext, cnt, gen := r.moments(), r.extremes(), r.counts(), r.generic()
 	for w, wp := range p.wins {
-		ws := &eng.wins[w]
+		ws := &eng.wins()[w]
 		var m []reducers.Moments
 		var x []reducers.Extreme
 		var c []int
@@ -259,7 +282,7 @@ func (p *Plan) NewEngine() *Engine {
 			// NewPlan checked every reducer against its column.
 			g[i] = reducers.NewWindow(reducers.SpecOf(gp.red))
 		}
-		ws.gen, ws.nGen = unsafe.SliceData(g), uint16(len(g))
+		ws.gen, ws.nGen = offsetOf(ws, g), uint16(len(g))
 	}
 	if p.hasArr {
 		eng.arrs = map[uint64][]schema.Value{}
@@ -271,8 +294,9 @@ func (p *Plan) NewEngine() *Engine {
 func (e *Engine) reuse() {
 	e.dq = deque{stride: e.dq.stride}
 	e.maxT, e.has = 0, false
-	for w := range e.wins {
-		ws := &e.wins[w]
+	wins := e.wins()
+	for w := range wins {
+		ws := &wins[w]
 		ws.head, ws.added = 0, 0
 		e.resetStates(ws)
 	}
@@ -312,7 +336,7 @@ func (e *Engine) MaxTime() (int64, bool) { return e.maxT, e.has }
 func (e *Engine) Len() int { return e.dq.len() }
 
 // WindowLen returns the number of rows in window w as of the last fold.
-func (e *Engine) WindowLen(w int) int { return int(e.dq.tail - e.wins[w].head) }
+func (e *Engine) WindowLen(w int) int { return int(e.dq.tail - e.wins()[w].head) }
 
 // Fold brings every window up to date: rows appended since the last fold
 // enter, and each time window evicts, from its front and in arrival
@@ -334,7 +358,7 @@ func (e *Engine) fold(cut int64, pool *blockPool) {
 		e.foldLaid(cut, pool)
 		return
 	}
-	wins := e.wins
+	wins := e.wins()
 	tail, st := e.dq.tail, e.dq.stride
 	if wins[0].added == tail && e.still(cut) {
 		// No row entered since the last fold (it left every window's
@@ -419,7 +443,7 @@ func (e *Engine) foldWindow(ws *winState, wp *winPlan, nh, tail uint64) {
 // of sums, a few-row window refilled), the others through foldWindow.
 func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 	d := &e.dq
-	wins := e.wins
+	wins := e.wins()
 	tail, st := d.tail, d.stride
 	if wins[0].added == tail && e.still(cut) {
 		return // see fold
@@ -553,9 +577,10 @@ func shiftRest(ws *winState, slots []int, sl *reducers.Slide, i int) {
 // alone.
 func (e *Engine) still(cut int64) bool {
 	tail := e.dq.tail
-	pws := e.p.wins[:len(e.wins)]
-	for w := range e.wins {
-		if h := e.wins[w].head; h < tail && pws[w].count == 0 && e.dq.time(h) < cut-pws[w].span {
+	wins := e.wins()
+	pws := e.p.wins[:len(wins)]
+	for w := range wins {
+		if h := wins[w].head; h < tail && pws[w].count == 0 && e.dq.time(h) < cut-pws[w].span {
 			return false
 		}
 	}
@@ -569,8 +594,9 @@ func (e *Engine) Step() {
 	tail := e.dq.tail
 	a := tail - 1
 	low := a
-	for w := range e.wins {
-		ws := &e.wins[w]
+	wins := e.wins()
+	for w := range wins {
+		ws := &wins[w]
 		wp := &e.p.wins[w]
 		if ws.added != a {
 			// Not exactly one row pending: take the general path.
@@ -638,7 +664,7 @@ func (e *Engine) Prefetch(rows int) {
 	// The last far head's run and the tail's go in one call at the end.
 	var far unsafe.Pointer
 	nf := 0
-	wins := e.wins
+	wins := e.wins()
 	for w := range wins {
 		h := wins[w].head
 		if h+nearRows >= tail {
@@ -1232,8 +1258,9 @@ func (e *Engine) appendInput(in *Input, from, to int) {
 // its extreme deques (the shared pool's spares are the plan's).
 func (e *Engine) heldBytes() int {
 	n := e.dq.bytes()
-	for w := range e.wins {
-		ws := &e.wins[w]
+	wins := e.wins()
+	for w := range wins {
+		ws := &wins[w]
 		for i := range ws.mins() {
 			n += 16 * ws.mins()[i].Cap()
 		}

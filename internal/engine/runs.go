@@ -194,7 +194,8 @@ func (r *timeRuns) resize(n int) {
 func (r *timeRuns) fold(e *Engine, cut int64) {
 	tail := e.dq.tail
 	low := r.tail
-	for w := range e.wins {
+	wins := e.wins()
+	for w := range wins {
 		wp := &e.p.wins[w]
 		lim := cut - wp.span
 		h := r.heads[w]
@@ -202,7 +203,7 @@ func (r *timeRuns) fold(e *Engine, cut int64) {
 			h++
 		}
 		r.heads[w] = h
-		ws := &e.wins[w]
+		ws := &wins[w]
 		ws.head, ws.added = tail, tail
 		var before []uint64 // the running counts at the window's first row
 		if h < r.tail {

@@ -38,7 +38,7 @@ func TestWinStatePointsAtItsStatesInTheArena(t *testing.T) {
 	require.NoError(t, err)
 	a, b := plan.NewEngine(), plan.NewEngine()
 	for w, wp := range plan.wins {
-		ws, other := &a.wins[w], &b.wins[w]
+		ws, other := &a.wins()[w], &b.wins()[w]
 		assert.Len(t, ws.moments(), len(wp.moments), "window %s", wp.name)
 		assert.Len(t, ws.counts(), len(wp.counts), "window %s", wp.name)
 		assert.Len(t, ws.mins(), len(wp.mins), "window %s", wp.name)
@@ -55,14 +55,21 @@ func TestWinStatePointsAtItsStatesInTheArena(t *testing.T) {
 			assert.NotSame(t, &ws.mins()[i], &other.mins()[i], "engines do not share states")
 		}
 	}
-	assert.Len(t, a.wins[0].generic(), 1)
-	assert.Equal(t, 2, len(a.wins[0].maxs()))
-	x, ok := a.wins[0].maxs()[1].Value()
+	assert.Len(t, a.wins()[0].generic(), 1)
+	assert.Equal(t, 2, len(a.wins()[0].maxs()))
+	x, ok := a.wins()[0].maxs()[1].Value()
 	assert.True(t, ok)
 	assert.Equal(t, 1.0, x)
-	// Every partition holds these, for every window.
-	assert.LessOrEqual(t, unsafe.Sizeof(winState{}), uintptr(64))
-	assert.LessOrEqual(t, unsafe.Sizeof(reducers.Extreme{}), uintptr(56))
+	// Every partition holds these, for every window: no slice of window
+	// states in the engine, the cold states' places as offsets, an
+	// extreme's ring as a pointer and 32-bit counts.
+	assert.LessOrEqual(t, unsafe.Sizeof(Engine{}), uintptr(128))
+	assert.LessOrEqual(t, unsafe.Sizeof(winState{}), uintptr(56))
+	assert.LessOrEqual(t, unsafe.Sizeof(reducers.Extreme{}), uintptr(32))
+	seed, err := NewPlan(benchSchema, seedWindows, rolling.Options{}, nil, nil)
+	require.NoError(t, err)
+	seed.NewEngine()
+	assert.LessOrEqual(t, seed.arena.recordBytes(), 496, "the seed's record")
 }
 
 func TestPlanRefusesAWindowOfMoreAggregationsThanItsStatesCount(t *testing.T) {
@@ -87,8 +94,9 @@ func TestArenaChunksFillTheirSizeClass(t *testing.T) {
 	var need uintptr
 	e := plan.NewEngine()
 	need += unsafe.Sizeof(*e)
-	for w := range e.wins {
-		ws := &e.wins[w]
+	wins := e.wins()
+	for w := range wins {
+		ws := &wins[w]
 		need += unsafe.Sizeof(*ws) +
 			uintptr(len(ws.moments()))*unsafe.Sizeof(reducers.Moments{}) +
 			uintptr(len(ws.mins())+len(ws.maxs()))*unsafe.Sizeof(reducers.Extreme{})
@@ -138,8 +146,9 @@ func TestEngineStatesLieInItsRecord(t *testing.T) {
 					assert.True(t, uintptr(p) >= start && uintptr(p)+size <= end, "%s outside the engine's record", what)
 				}
 				need := unsafe.Sizeof(*e)
-				for w := range e.wins {
-					ws := &e.wins[w]
+				wins := e.wins()
+				for w := range wins {
+					ws := &wins[w]
 					in(unsafe.Pointer(ws), unsafe.Sizeof(*ws), "window state")
 					need += unsafe.Sizeof(*ws)
 					for i := range ws.moments() {
