@@ -162,7 +162,16 @@ type Engine struct {
 // wins returns the engine's window states, one per window of its plan,
 // which lie right after it in its record (newLayout checks it).
 func (e *Engine) wins() []winState {
-	return unsafe.Slice((*winState)(unsafe.Add(unsafe.Pointer(e), unsafe.Sizeof(Engine{}))), len(e.p.wins))
+	// An array's slice, not unsafe.Slice: its one bound check is less
+	// than unsafe.Slice's checks of the length's product and sum.
+	n := len(e.p.wins)
+	return (*[1 << 24]winState)(unsafe.Pointer(e.win(0)))[:n:n]
+}
+
+// win returns the state of window w, below the plan's windows (not
+// checked): an emission reads one window of each of a run of engines.
+func (e *Engine) win(w int) *winState {
+	return (*winState)(unsafe.Add(unsafe.Pointer(e), unsafe.Sizeof(Engine{})+uintptr(w)*unsafe.Sizeof(winState{})))
 }
 
 // winState is a window's position in the deque and its reducer states.
