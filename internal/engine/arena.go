@@ -5,14 +5,16 @@ import (
 	"unsafe"
 
 	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/schema"
 )
 
 // arena hands out the state of a plan's engines from chunks, one record
 // per engine: the Engine, then its windows' winStates, Moments,
-// Extremes, counts and generic states, side by side. A tick at many
-// partitions finds each partition's state in one run of cache lines
-// (496 bytes for the seed's two windows: eight lines), and walks the
-// records of a chunk in address order, one stream; states kept in an
+// Extremes, counts and generic states, side by side (and, for a plan
+// that reads array columns, the map of its rows' array cells). A tick
+// at many partitions finds each partition's state in one run of cache
+// lines (488 bytes for the seed's two windows: eight lines), and walks
+// the records of a chunk in address order, one stream; states kept in an
 // arena per kind took four runs of lines a partition, in four streams,
 // and an 8-byte chunk header in each kind's chunk put a 64-byte
 // Moments across two lines.
@@ -35,7 +37,7 @@ type recordLayout struct {
 	typ              reflect.Type
 	size             uintptr
 	wins, mom, ext   uintptr
-	cnt, gen         uintptr
+	cnt, gen, arr    uintptr
 	nWin, nMom, nExt int
 	nCnt, nGen       int
 }
@@ -80,6 +82,10 @@ func newLayout(p *Plan) *recordLayout {
 	add("X", l.nExt, reflect.TypeFor[reducers.Extreme]())
 	add("C", l.nCnt, reflect.TypeFor[int]())
 	add("G", l.nGen, reflect.TypeFor[reducers.Window]())
+	if p.hasArr {
+		// The array cells of the rows held (see Engine.arrs).
+		fields = append(fields, reflect.StructField{Name: "A", Type: reflect.TypeFor[map[uint64][]schema.Value]()})
+	}
 	l.typ = reflect.StructOf(fields)
 	l.size = l.typ.Size()
 	off := func(name string) uintptr {
@@ -90,6 +96,7 @@ func newLayout(p *Plan) *recordLayout {
 		return f.Offset
 	}
 	l.wins, l.mom, l.ext, l.cnt, l.gen = off("W"), off("M"), off("X"), off("C"), off("G")
+	l.arr = off("A")
 	if l.wins != unsafe.Sizeof(Engine{}) {
 		// Engine.wins finds the window states right after the engine.
 		panic("engine: a record's window states do not follow its engine")

@@ -156,7 +156,18 @@ type Engine struct {
 	dq   deque
 	maxT int64
 	has  bool
-	arrs map[uint64][]schema.Value
+}
+
+// arrs returns the array cells of the rows held, by arrKey, of an engine
+// whose plan reads array columns (see Plan.hasArr): a map in its record,
+// which other plans' records do not have.
+func (e *Engine) arrs() map[uint64][]schema.Value {
+	return *(*map[uint64][]schema.Value)(unsafe.Add(unsafe.Pointer(e), e.p.arena.layout.arr))
+}
+
+// setArrs makes m the engine's array cells.
+func (e *Engine) setArrs(m map[uint64][]schema.Value) {
+	*(*map[uint64][]schema.Value)(unsafe.Add(unsafe.Pointer(e), e.p.arena.layout.arr)) = m
 }
 
 // wins returns the engine's window states, one per window of its plan,
@@ -294,7 +305,7 @@ func (p *Plan) NewEngine() *Engine {
 		ws.gen, ws.nGen = offsetOf(ws, g), uint16(len(g))
 	}
 	if p.hasArr {
-		eng.arrs = map[uint64][]schema.Value{}
+		eng.setArrs(map[uint64][]schema.Value{})
 	}
 	return eng
 }
@@ -310,7 +321,7 @@ func (e *Engine) reuse() {
 		e.resetStates(ws)
 	}
 	if e.p.hasArr {
-		e.arrs = map[uint64][]schema.Value{}
+		e.setArrs(map[uint64][]schema.Value{})
 	}
 }
 
@@ -322,11 +333,12 @@ func (e *Engine) Append(in *Input, i int) {
 	for k, c := range in.enc {
 		row[k+1] = c[i]
 	}
-	if e.arrs != nil {
+	if e.p.hasArr {
+		arrs := e.arrs()
 		for k, c := range in.arrs {
 			if c != nil && !c.IsMissing(i) {
 				a, _ := c.CopyArray(i)
-				e.arrs[e.arrKey(e.dq.tail-1, k+1)] = a
+				arrs[e.arrKey(e.dq.tail-1, k+1)] = a
 			}
 		}
 	}
@@ -640,13 +652,14 @@ func (e *Engine) Step() {
 
 // dropArrays forgets the array cells of rows before low.
 func (e *Engine) dropArrays(low uint64) {
-	if e.arrs == nil {
+	if !e.p.hasArr {
 		return
 	}
+	arrs := e.arrs()
 	for a := e.dq.front; a < low; a++ {
 		for k, kind := range e.p.kinds {
 			if kind == schema.Array {
-				delete(e.arrs, e.arrKey(a, k+1))
+				delete(arrs, e.arrKey(a, k+1))
 			}
 		}
 	}
@@ -1163,7 +1176,7 @@ func (e *Engine) value(slot int, a uint64, bits uint64) schema.Value {
 		}
 	case schema.Array:
 		if bits != cell.Missing {
-			return schema.ArrayValue(e.arrs[e.arrKey(a, slot)]...)
+			return schema.ArrayValue(e.arrs()[e.arrKey(a, slot)]...)
 		}
 	}
 	return schema.Value{}
@@ -1196,7 +1209,9 @@ func (e *Engine) present(slot int, bits uint64) bool {
 // engine to its arena; the engine must not be used afterwards.
 func (e *Engine) Release() {
 	e.dq.release(&e.p.pool)
-	e.arrs = nil
+	if e.p.hasArr {
+		e.setArrs(nil)
+	}
 	e.p.arena.free = append(e.p.arena.free, e)
 }
 

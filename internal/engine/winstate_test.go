@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
@@ -176,4 +177,45 @@ func TestEngineStatesLieInItsRecord(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestAPlansArrayCellsLieInItsRecordsOnly(t *testing.T) {
+	// The map of array cells is a field of the records of a plan that
+	// reads array columns, and of no other plan's: an engine keeps no
+	// map header of its own.
+	arrSchema := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "v", Kind: schema.Number},
+		schema.Column{Name: "tags", Kind: schema.Array, Optional: true},
+	)
+	win := func(aggs ...reduce.Agg) []rolling.Window {
+		return []rolling.Window{{Name: "1s", Span: time.Second, Aggs: aggs}}
+	}
+	plain, err := NewPlan(arrSchema, win(reduce.Agg{Out: "v", From: "v", Using: reduce.Last}), rolling.Options{}, nil, nil)
+	require.NoError(t, err)
+	arrs, err := NewPlan(arrSchema, win(reduce.Agg{Out: "v", From: "v", Using: reduce.Last}, reduce.Agg{Out: "tags", From: "tags", Using: reduce.Last}), rolling.Options{}, nil, nil)
+	require.NoError(t, err)
+	plain.NewEngine()
+	e := arrs.NewEngine()
+	assert.Zero(t, plain.arena.layout.arr, "no map in a plan without arrays")
+	assert.Equal(t, uintptr(arrs.arena.recordBytes()), arrs.arena.layout.arr+8, "the map last in the record")
+	assert.Greater(t, arrs.arena.layout.arr, unsafe.Sizeof(Engine{}))
+	at := unsafe.Add(unsafe.Pointer(e), arrs.arena.layout.arr)
+
+	tab := schema.NewTable(arrSchema)
+	table.Column(tab, 0).AppendTime(1)
+	table.Column(tab, 1).AppendNum(2)
+	table.Column(tab, 2).AppendArray([]schema.Value{schema.NumberValue(3)})
+	var in Input
+	arrs.Bind(&in, tab, nil)
+	e.Append(&in, 0)
+	require.Len(t, e.arrs(), 1)
+	e.Fold(1)
+	v := e.value(2, 0, e.dq.row(0)[2])
+	assert.True(t, schema.ArrayValue(schema.NumberValue(3)).Equal(v), "the row's array cell: %v", v)
+	e.Release()
+	assert.Nil(t, *(*map[uint64][]schema.Value)(at), "a released engine lets go of its cells")
+	assert.Same(t, e, arrs.NewEngine(), "reused")
+	assert.NotNil(t, e.arrs())
+	assert.Empty(t, e.arrs())
 }
