@@ -300,14 +300,18 @@ type deque struct {
 	front  uint64      // absolute index of the first row held
 	tail   uint64      // absolute index after the last row held
 	cap    uint64      // rows the ring has room for
-	last   int32       // the class of the last block
-	lrows  int32       // the rows of the last block
 	stride int
+	last   int16 // the class of the last block
+	lrows  int16 // the rows of the last block
+	// has belongs to the engine: its maxT is set (see Engine). It lies
+	// in the deque's last word, which the two fields above leave room
+	// in, where a field of the engine's own took 8 bytes.
+	has bool
 }
 
 // setLast makes c, of p, the class of the last block.
 func (d *deque) setLast(p *blockPool, c int) {
-	d.last, d.lrows = int32(c), int32(p.classRows(c))
+	d.last, d.lrows = int16(c), int16(p.classRows(c))
 }
 
 // pos returns the ring position of row a, held or the tail.
@@ -483,7 +487,7 @@ func (d *deque) growLast(p *blockPool, i int) int {
 	if rows := len(nb) / st; rows == p.classRows(next) {
 		d.setLast(p, next)
 	} else {
-		d.last, d.lrows = cutClass, int32(rows)
+		d.last, d.lrows = cutClass, int16(rows)
 	}
 	d.cap += uint64(g)
 	return g

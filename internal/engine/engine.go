@@ -153,9 +153,8 @@ func floatBits(f []float64) []uint64 {
 // keeps no slice of them: [Engine.wins] makes one from its own address.
 type Engine struct {
 	p    *Plan
-	dq   deque
+	dq   deque // and whether maxT is set (dq.has)
 	maxT int64
-	has  bool
 }
 
 // arrs returns the array cells of the rows held, by arrKey, of an engine
@@ -305,7 +304,7 @@ func (p *Plan) NewEngine() *Engine {
 // reuse makes a released engine empty again.
 func (e *Engine) reuse() {
 	e.dq = deque{stride: e.dq.stride}
-	e.maxT, e.has = 0, false
+	e.maxT, e.dq.has = 0, false
 	wins := e.wins()
 	for w := range wins {
 		ws := &wins[w]
@@ -334,15 +333,15 @@ func (e *Engine) Append(in *Input, i int) {
 			}
 		}
 	}
-	if !e.has || t > e.maxT {
-		e.maxT, e.has = t, true
+	if !e.dq.has || t > e.maxT {
+		e.maxT, e.dq.has = t, true
 	}
 }
 
 // MaxTime returns the latest time appended, and false if none was. A
 // group's tick under a clock does not keep it: it folds against the
 // crossing row's time.
-func (e *Engine) MaxTime() (int64, bool) { return e.maxT, e.has }
+func (e *Engine) MaxTime() (int64, bool) { return e.maxT, e.dq.has }
 
 // Len returns the number of rows the deque holds (the union of the
 // windows, as of the last fold, plus rows appended since).
@@ -1260,10 +1259,10 @@ func (e *Engine) appendInput(in *Input, from, to int) {
 				mt = max(mt, t)
 			}
 		}
-		if e.has {
+		if e.dq.has {
 			mt = max(mt, e.maxT)
 		}
-		e.maxT, e.has = mt, true
+		e.maxT, e.dq.has = mt, true
 		writeRows(rows, in, from, k, st)
 		e.dq.tail += uint64(k)
 		from += k

@@ -133,10 +133,10 @@ func (r *timeRuns) add(e *Engine, in *Input, from, to int, sorted bool) {
 		i = j
 	}
 	e.dq.tail = n
-	if e.has {
+	if e.dq.has {
 		mt = max(mt, e.maxT)
 	}
-	e.maxT, e.has = mt, true
+	e.maxT, e.dq.has = mt, true
 }
 
 // addAt is add for n rows at time t, not before any row added, of a
@@ -155,8 +155,8 @@ func (r *timeRuns) addAt(e *Engine, t int64, n int) {
 		r.tail = k + 1
 	}
 	e.dq.tail = first + uint64(n)
-	if !e.has || t > e.maxT {
-		e.maxT, e.has = t, true
+	if !e.dq.has || t > e.maxT {
+		e.maxT, e.dq.has = t, true
 	}
 }
 
