@@ -225,6 +225,9 @@ func (ws *winState) maxAt(i int) *reducers.Extreme { return ws.minAt(int(ws.nMin
 
 // counts returns the window's counts, one per entry of its plan's counts.
 func (ws *winState) counts() []int {
+	if ws.nCnt == 0 {
+		return nil
+	}
 	return unsafe.Slice((*int)(unsafe.Add(unsafe.Pointer(ws), ws.rest)), ws.nCnt)
 }
 
@@ -239,6 +242,10 @@ func (ws *winState) maxs() []reducers.Extreme {
 // generic returns the window's other reducer states, one per entry of
 // its plan's generic.
 func (ws *winState) generic() []reducers.Window {
+	if ws.nGen == 0 {
+		// Not a pointer past the counts: they may end the record.
+		return nil
+	}
 	off := int(ws.rest) + int(ws.nCnt)*int(unsafe.Sizeof(0))
 	return unsafe.Slice((*reducers.Window)(unsafe.Add(unsafe.Pointer(ws), off)), ws.nGen)
 }

@@ -134,11 +134,20 @@ func TestEngineStatesLieInItsRecord(t *testing.T) {
 		name    string
 		src     *schema.Schema
 		windows []rolling.Window
-	}{{"seed", benchSchema, seedWindows}, {"every kind", testSchema, windows}} {
+	}{
+		{"seed", benchSchema, seedWindows},
+		{"every kind", testSchema, windows},
+		// The record ends with counts: no state reaches past them (under
+		// -race, checkptr fails a pointer beyond a chunk's last record).
+		{"counts last", testSchema, []rolling.Window{windows[1], {Name: "2s", Span: 2 * time.Second, Aggs: []reduce.Agg{
+			{Out: "n", From: "v", Using: reduce.Count},
+			{Out: "wn", From: "w", Using: reduce.Count},
+		}}}},
+	} {
 		t.Run(c.name, func(t *testing.T) {
 			plan, err := NewPlan(c.src, c.windows, rolling.Options{}, nil, nil)
 			require.NoError(t, err)
-			for range 3 {
+			for range 40 { // records at a chunk's end too
 				e := plan.NewEngine()
 				start := uintptr(unsafe.Pointer(e))
 				end := start + uintptr(plan.arena.recordBytes())
@@ -171,6 +180,14 @@ func TestEngineStatesLieInItsRecord(t *testing.T) {
 					for i := range ws.generic() {
 						in(unsafe.Pointer(&ws.generic()[i]), 16, "generic state")
 						need += 16
+					}
+					// A kind the window does not keep is no slice at all,
+					// not an empty one at the place after its others.
+					if ws.nGen == 0 {
+						assert.Nil(t, ws.generic(), "window %d's generic states", w)
+					}
+					if ws.nCnt == 0 {
+						assert.Nil(t, ws.counts(), "window %d's counts", w)
 					}
 				}
 				assert.Equal(t, need, end-start, "the record holds the states and nothing more")
