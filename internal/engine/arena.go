@@ -2,17 +2,20 @@ package engine
 
 import (
 	"reflect"
+	"strconv"
 	"unsafe"
 
 	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/schema"
 )
 
 // arena hands out the state of a plan's engines from chunks, one record
 // per engine: the Engine, then its windows' winStates, Moments,
-// Extremes, counts and generic states, side by side. A tick at many
-// partitions finds each partition's state in one run of cache lines
-// (584 bytes for the seed's two windows: ten lines), and walks the
-// records of a chunk in address order, one stream; states kept in an
+// Extremes, counts and generic states, side by side (and, for a plan
+// that reads array columns, the map of its rows' array cells). A tick
+// at many partitions finds each partition's state in one run of cache
+// lines (464 bytes for the seed's two windows: eight lines), and walks
+// the records of a chunk in address order, one stream; states kept in an
 // arena per kind took four runs of lines a partition, in four streams,
 // and an 8-byte chunk header in each kind's chunk put a 64-byte
 // Moments across two lines.
@@ -30,14 +33,16 @@ type arena struct {
 }
 
 // recordLayout is where each kind of state lies in a plan's records, in
-// bytes from the record's start, and how many of each it holds.
+// bytes from the record's start, and how many of each it holds. The
+// moments and the extremes of all windows lie side by side, and after
+// them each window's counts then generic states (rest), so that a
+// window finds its generic states from its counts.
 type recordLayout struct {
-	typ              reflect.Type
-	size             uintptr
-	wins, mom, ext   uintptr
-	cnt, gen         uintptr
-	nWin, nMom, nExt int
-	nCnt, nGen       int
+	typ                 reflect.Type
+	size                uintptr
+	wins, mom, ext, arr uintptr
+	rest                []uintptr // by window; 0 for a window with neither
+	nWin, nMom, nExt    int
 }
 
 // arenaChunkBytes are the sizes of an arena's chunks, in turn, the last
@@ -60,12 +65,10 @@ func chunkLen(size, had int) int {
 
 // newLayout builds the record type of p's engines.
 func newLayout(p *Plan) *recordLayout {
-	l := &recordLayout{nWin: len(p.wins)}
+	l := &recordLayout{nWin: len(p.wins), rest: make([]uintptr, len(p.wins))}
 	for _, wp := range p.wins {
 		l.nMom += len(wp.moments)
 		l.nExt += len(wp.mins) + len(wp.maxs)
-		l.nCnt += len(wp.counts)
-		l.nGen += len(wp.generic)
 	}
 	// In the order a fold reads them; kinds a plan does not keep take
 	// no field (a zero-length array last would add padding).
@@ -78,8 +81,14 @@ func newLayout(p *Plan) *recordLayout {
 	add("W", l.nWin, reflect.TypeFor[winState]())
 	add("M", l.nMom, reflect.TypeFor[reducers.Moments]())
 	add("X", l.nExt, reflect.TypeFor[reducers.Extreme]())
-	add("C", l.nCnt, reflect.TypeFor[int]())
-	add("G", l.nGen, reflect.TypeFor[reducers.Window]())
+	for w, wp := range p.wins {
+		add("C"+strconv.Itoa(w), len(wp.counts), reflect.TypeFor[int]())
+		add("G"+strconv.Itoa(w), len(wp.generic), reflect.TypeFor[reducers.Window]())
+	}
+	if p.hasArr {
+		// The array cells of the rows held (see Engine.arrs).
+		fields = append(fields, reflect.StructField{Name: "A", Type: reflect.TypeFor[map[uint64][]schema.Value]()})
+	}
 	l.typ = reflect.StructOf(fields)
 	l.size = l.typ.Size()
 	off := func(name string) uintptr {
@@ -89,7 +98,16 @@ func newLayout(p *Plan) *recordLayout {
 		}
 		return f.Offset
 	}
-	l.wins, l.mom, l.ext, l.cnt, l.gen = off("W"), off("M"), off("X"), off("C"), off("G")
+	l.wins, l.mom, l.ext, l.arr = off("W"), off("M"), off("X"), off("A")
+	for w := range p.wins {
+		if l.rest[w] = off("C" + strconv.Itoa(w)); l.rest[w] == 0 {
+			l.rest[w] = off("G" + strconv.Itoa(w))
+		}
+	}
+	if l.wins != unsafe.Sizeof(Engine{}) {
+		// Engine.wins finds the window states right after the engine.
+		panic("engine: a record's window states do not follow its engine")
+	}
 	return l
 }
 
@@ -128,13 +146,6 @@ func (a *arena) record(p *Plan) record {
 
 func (r record) engine() *Engine { return (*Engine)(r.p) }
 
-func (r record) wins() []winState {
-	if r.l.nWin == 0 {
-		return nil
-	}
-	return unsafe.Slice((*winState)(unsafe.Add(r.p, r.l.wins)), r.l.nWin)
-}
-
 func (r record) moments() []reducers.Moments {
 	if r.l.nMom == 0 {
 		return nil
@@ -149,18 +160,13 @@ func (r record) extremes() []reducers.Extreme {
 	return unsafe.Slice((*reducers.Extreme)(unsafe.Add(r.p, r.l.ext)), r.l.nExt)
 }
 
-func (r record) counts() []int {
-	if r.l.nCnt == 0 {
+// rest returns window w's counts, then its generic states, nil when it
+// has neither.
+func (r record) rest(w int) unsafe.Pointer {
+	if r.l.rest[w] == 0 {
 		return nil
 	}
-	return unsafe.Slice((*int)(unsafe.Add(r.p, r.l.cnt)), r.l.nCnt)
-}
-
-func (r record) generic() []reducers.Window {
-	if r.l.nGen == 0 {
-		return nil
-	}
-	return unsafe.Slice((*reducers.Window)(unsafe.Add(r.p, r.l.gen)), r.l.nGen)
+	return unsafe.Add(r.p, r.l.rest[w])
 }
 
 // cut returns the first n elements of s, nil when n is 0, and the rest.

@@ -3,11 +3,14 @@ package engine
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pond-go/pond/internal/allocs"
+	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/rolling"
 )
 
 const testStride = 3
@@ -318,4 +321,120 @@ func TestPoolClassesFillTheirAllocations(t *testing.T) {
 	// rows at its peak, 23 full blocks and 133 rows).
 	p := testPool()
 	assert.Equal(t, []int{8, 16, 32, 64, 74, 85, 96, 112, 128, 133, 144, 170, 202, 224, 256}, p.rows[:p.full+1])
+}
+
+// pushTimed appends row a (the deque's tail) at time 100·a: rows 100 ns
+// apart, as a host's rows 100 ms apart.
+func pushTimed(d *deque, p *blockPool) {
+	a := d.tail
+	r := d.push(p)
+	r[0], r[1], r[2] = 100*a, a, a+1
+}
+
+// requireTimed checks that d holds exactly the rows pushTimed wrote.
+func requireTimed(t *testing.T, d *deque) {
+	t.Helper()
+	for a := d.front; a < d.tail; a++ {
+		require.Equal(t, []uint64{100 * a, a, a + 1}, d.row(a), "row %d", a)
+	}
+}
+
+// slideTimed pushes two rows (a clock's tick) into d and drops the rows
+// more than span before the newest (a window of span), and returns the
+// rows held before the drop.
+func slideTimed(d *deque, p *blockPool, span uint64) uint64 {
+	pushTimed(d, p)
+	pushTimed(d, p)
+	held := d.tail - d.front
+	if newest := 100 * (d.tail - 1); newest > span {
+		lim := newest - span
+		a := d.front
+		for a < d.tail && uint64(d.time(a)) < lim {
+			a++
+		}
+		d.dropTo(a, p)
+	}
+	return held
+}
+
+func TestAFillingDequeCutsItsLastBlockToItsPeak(t *testing.T) {
+	// The seed's minute at 10 rows a second: 601 rows a window, 603 at a
+	// fold's peak, on two full blocks and a last block. The allocator's
+	// class above the 85-row one is 96 rows; foreseeing its peak from the
+	// pool's span, the filling deque cuts its last block to 92 rows (the
+	// peak's 91, even).
+	const span = 60000
+	for _, c := range []struct {
+		span      int64
+		wantCap   uint64
+		wantClass int16
+	}{{0, 608, 6}, {span, 604, cutClass}} {
+		p := testPool()
+		p.span = c.span
+		d := deque{stride: testStride}
+		var peak uint64
+		for d.tail < 5000 {
+			peak = max(peak, slideTimed(&d, p, span))
+			if d.tail%97 == 0 {
+				requireTimed(t, &d)
+			}
+		}
+		requireTimed(t, &d)
+		assert.Equal(t, uint64(603), peak)
+		assert.Equal(t, c.wantCap, d.cap, "span %d: the ring", c.span)
+		assert.Equal(t, c.wantClass, d.last, "span %d: the last block's class", c.span)
+		// Sliding at its size, the ring takes nothing more.
+		n := allocs.Count(100, func() { slideTimed(&d, p, span) })
+		assert.Zero(t, n, "span %d", c.span)
+		requireTimed(t, &d)
+		d.release(p)
+		assert.Zero(t, p.inUse, "span %d: every class block back", c.span)
+	}
+}
+
+func TestACutBlockOutgrownStepsToAClass(t *testing.T) {
+	// The rate doubles once the deque has foreseen its peak: the cut
+	// block is outgrown, the ring steps to the class above it, and every
+	// row stays in place. Many deques' cut blocks share slabs, which
+	// their rounding wastes little of.
+	const span = 60000
+	p := testPool()
+	p.span = span
+	d := deque{stride: testStride}
+	for d.tail < 598 {
+		slideTimed(&d, p, span)
+	}
+	require.Equal(t, int16(cutClass), d.last, "cut while filling")
+	for d.tail < 1400 {
+		pushRow(&d, p, d.tail) // rows whose times do not move: the window only grows
+	}
+	for a := d.front; a < 598; a++ {
+		require.Equal(t, []uint64{100 * a, a, a + 1}, d.row(a), "row %d", a)
+	}
+	for a := uint64(598); a < d.tail; a++ {
+		require.Equal(t, []uint64{a, a + 1, a + 2}, d.row(a), "row %d", a)
+	}
+	assert.NotEqual(t, int16(cutClass), d.last, "stepped to a class")
+	assert.Equal(t, p.classRows(int(d.last)), int(d.lrows))
+	d.release(p)
+	assert.Zero(t, p.inUse)
+
+	for _, size := range []int{2208, 1464, 4200, 24 * 250} {
+		for _, want := range []int{1, 2, 5, 16, 64} {
+			k := slabBlocks(size, want)
+			require.True(t, k <= want && k > want/2, "size %d want %d: %d blocks", size, want, k)
+			if want == 64 {
+				assert.Less(t, (allocBytes(k*size)-k*size)/k, 128, "size %d: room a block", size)
+			}
+		}
+	}
+}
+
+func TestPlanGivesItsPoolTheLongestSpan(t *testing.T) {
+	plan, err := NewPlan(benchSchema, seedWindows, rolling.Options{}, nil, nil)
+	require.NoError(t, err)
+	assert.Equal(t, int64(time.Minute), plan.pool.span, "the seed's 1m window")
+	count, err := NewPlan(testSchema, []rolling.Window{{Count: 5, Aggs: []reduce.Agg{{Out: "s", From: "v", Using: reduce.Sum}}}}, rolling.Options{}, nil, nil)
+	require.NoError(t, err)
+	assert.Zero(t, count.pool.span, "a count window foresees nothing")
 }

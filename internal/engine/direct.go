@@ -116,7 +116,7 @@ func (g *Group) appendRoomy2(in *Input, part []int32, from int) int {
 		row[0], row[1], row[2] = uint64(t), c0[i], c1[i]
 		e := r.e
 		e.dq.tail++
-		e.maxT, e.has = t, true
+		e.maxT, e.dq.has = t, true
 	}
 	return len(part)
 }
@@ -125,8 +125,8 @@ func (g *Group) appendRoomy2(in *Input, part []int32, from int) int {
 // tells that t is not before any time taken (rows in order).
 func (e *Engine) took(t int64, sorted bool) {
 	e.dq.tail++
-	if sorted || t > e.maxT || !e.has {
-		e.maxT, e.has = t, true
+	if sorted || t > e.maxT || !e.dq.has {
+		e.maxT, e.dq.has = t, true
 	}
 }
 

@@ -20,7 +20,9 @@
 // 64 rows, then steps of an eighth or less), so that a window sliding at
 // a steady size reuses its own room, and a partition holds its rows'
 // high-water mark plus less than a step, not a partly-used block at each
-// end and spares in the pool. Each window has
+// end and spares in the pool. While a deque fills its time windows, the
+// step that would pass the peak its rate foresees is cut to that peak,
+// from a slab shared by the plan's deques. Each window has
 // a head into the deque and reducer states.
 // Eviction is from the front, in arrival order, and stops at the first row
 // still inside the window, so a late row (under reorder ordering) stays

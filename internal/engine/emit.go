@@ -197,7 +197,7 @@ type winRun struct {
 func (r *winRun) set(es []*Engine, w int) (empty bool) {
 	var any uint64
 	for i, e := range es[:min(len(es), emitRun)] {
-		ws := &e.wins[w]
+		ws := e.win(w)
 		h := e.dq.tail - ws.head
 		any |= h
 		r.ws[i], r.held[i], r.mom[i] = ws, int(h), ws.mom

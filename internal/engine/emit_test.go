@@ -196,9 +196,9 @@ func TestEmptyWindowsEmitWithoutTheirStates(t *testing.T) {
 	e.Fold(int64(2 * time.Millisecond))
 	require.Equal(t, 3, e.WindowLen(0))
 	e.Fold(int64(5 * time.Second)) // every row leaves both windows
-	for w := range e.wins {
+	for w := range e.wins() {
 		require.Equal(t, 0, e.WindowLen(w))
-		e.wins[w].mom, e.wins[w].ext = nil, nil
+		e.wins()[w].mom, e.wins()[w].ext = nil, nil
 	}
 	out := schema.NewTable(plan.Schema())
 	table.Column(out, 0).AppendTime(int64(5 * time.Second))

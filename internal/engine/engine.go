@@ -148,26 +148,55 @@ func floatBits(f []float64) []uint64 {
 // Windows are observable only at emissions, so folding just before each
 // emission gives the same contents as folding per row; under a clock the
 // per-row cost is an append.
+//
+// An engine's window states follow it in its record (see arena), so it
+// keeps no slice of them: [Engine.wins] makes one from its own address.
 type Engine struct {
 	p    *Plan
-	dq   deque
-	wins []winState
+	dq   deque // and whether maxT is set (dq.has)
 	maxT int64
-	has  bool
-	arrs map[uint64][]schema.Value
+}
+
+// arrs returns the array cells of the rows held, by arrKey, of an engine
+// whose plan reads array columns (see Plan.hasArr): a map in its record,
+// which other plans' records do not have.
+func (e *Engine) arrs() map[uint64][]schema.Value {
+	return *(*map[uint64][]schema.Value)(unsafe.Add(unsafe.Pointer(e), e.p.arena.layout.arr))
+}
+
+// setArrs makes m the engine's array cells.
+func (e *Engine) setArrs(m map[uint64][]schema.Value) {
+	*(*map[uint64][]schema.Value)(unsafe.Add(unsafe.Pointer(e), e.p.arena.layout.arr)) = m
+}
+
+// wins returns the engine's window states, one per window of its plan,
+// which lie right after it in its record (newLayout checks it).
+func (e *Engine) wins() []winState {
+	// An array's slice, not unsafe.Slice: its one bound check is less
+	// than unsafe.Slice's checks of the length's product and sum.
+	n := len(e.p.wins)
+	return (*[1 << 24]winState)(unsafe.Pointer(e.win(0)))[:n:n]
+}
+
+// win returns the state of window w, below the plan's windows (not
+// checked): an emission reads one window of each of a run of engines.
+func (e *Engine) win(w int) *winState {
+	return (*winState)(unsafe.Add(unsafe.Pointer(e), unsafe.Sizeof(Engine{})+uintptr(w)*unsafe.Sizeof(winState{})))
 }
 
 // winState is a window's position in the deque and its reducer states.
 // The states lie in the engine's record (see arena), the window's of each
 // kind side by side (its minimums, then its maximums): winState points to
-// the first of each kind and counts them (the window plan's numbers), which is 80
-// bytes less than five slices, for every window of every partition.
+// the first moments and extremes, which a fold reads, and has the offset
+// from itself of its counts, followed by its generic states, which it
+// does not (the record does not move); it counts each kind (the window
+// plan's numbers). That is 152 bytes less than five slices, for every
+// window of every partition.
 type winState struct {
 	head, added uint64
 	mom         *reducers.Moments
-	cnt         *int
 	ext         *reducers.Extreme // the minimums, then the maximums
-	gen         *reducers.Window
+	rest        int32             // offset from the winState of the counts, then the generic states; 0 when none
 	nMom, nCnt  uint16
 	nMin, nMax  uint16
 	nGen        uint16
@@ -195,7 +224,12 @@ func (ws *winState) minAt(i int) *reducers.Extreme {
 func (ws *winState) maxAt(i int) *reducers.Extreme { return ws.minAt(int(ws.nMin) + i) }
 
 // counts returns the window's counts, one per entry of its plan's counts.
-func (ws *winState) counts() []int { return unsafe.Slice(ws.cnt, ws.nCnt) }
+func (ws *winState) counts() []int {
+	if ws.nCnt == 0 {
+		return nil
+	}
+	return unsafe.Slice((*int)(unsafe.Add(unsafe.Pointer(ws), ws.rest)), ws.nCnt)
+}
 
 // mins returns the window's minimums, one per entry of its plan's mins.
 func (ws *winState) mins() []reducers.Extreme { return unsafe.Slice(ws.ext, ws.nMin) }
@@ -207,15 +241,26 @@ func (ws *winState) maxs() []reducers.Extreme {
 
 // generic returns the window's other reducer states, one per entry of
 // its plan's generic.
-func (ws *winState) generic() []reducers.Window { return unsafe.Slice(ws.gen, ws.nGen) }
+func (ws *winState) generic() []reducers.Window {
+	if ws.nGen == 0 {
+		// Not a pointer past the counts: they may end the record.
+		return nil
+	}
+	off := int(ws.rest) + int(ws.nCnt)*int(unsafe.Sizeof(0))
+	return unsafe.Slice((*reducers.Window)(unsafe.Add(unsafe.Pointer(ws), off)), ws.nGen)
+}
 
-// setStates points the window at its states: slices of the engine's
-// record, of at most 65,535 elements each (a plan has a state per
-// aggregation), the extremes its mins minimums then its maximums.
-func (ws *winState) setStates(mom []reducers.Moments, cnt []int, ext []reducers.Extreme, mins int) {
+// setStates points the window at its states in the engine's record, of
+// at most 65,535 each (a plan has a state per aggregation): mom and ext
+// its moments and extremes (its mins minimums then its maximums), rest
+// its cnt counts then its gen generic states (nil when there are none).
+func (ws *winState) setStates(mom []reducers.Moments, ext []reducers.Extreme, mins int, rest unsafe.Pointer, cnt, gen int) {
 	ws.mom, ws.nMom = unsafe.SliceData(mom), uint16(len(mom))
-	ws.cnt, ws.nCnt = unsafe.SliceData(cnt), uint16(len(cnt))
 	ws.ext, ws.nMin, ws.nMax = unsafe.SliceData(ext), uint16(mins), uint16(len(ext)-mins)
+	ws.nCnt, ws.nGen, ws.rest = uint16(cnt), uint16(gen), 0
+	if rest != nil {
+		ws.rest = int32(uintptr(rest) - uintptr(unsafe.Pointer(ws)))
+	}
 }
 
 // NewEngine returns an empty engine for the plan. Engines come from the
@@ -233,20 +278,17 @@ func (p *Plan) NewEngine() *Engine {
 	}
 	r := p.arena.record(p)
 	eng := r.engine()
-	*eng = Engine{p: p, wins: r.wins()}
+	*eng = Engine{p: p}
 	eng.dq.stride = 1 + len(p.cols)
-	mom, ext, cnt, gen := r.moments(), r.extremes(), r.counts(), r.generic()
+	mom, ext := r.moments(), r.extremes()
 	for w, wp := range p.wins {
-		ws := &eng.wins[w]
+		ws := &eng.wins()[w]
 		var m []reducers.Moments
 		var x []reducers.Extreme
-		var c []int
-		var g []reducers.Window
 		m, mom = cut(mom, len(wp.moments))
 		x, ext = cut(ext, len(wp.mins)+len(wp.maxs))
-		c, cnt = cut(cnt, len(wp.counts))
-		g, gen = cut(gen, len(wp.generic))
-		ws.setStates(m, c, x, len(wp.mins))
+		ws.setStates(m, x, len(wp.mins), r.rest(w), len(wp.counts), len(wp.generic))
+		g := ws.generic()
 		for i, sq := range wp.squares {
 			if !sq {
 				ws.moments()[i].SkipSquares()
@@ -259,10 +301,9 @@ func (p *Plan) NewEngine() *Engine {
 			// NewPlan checked every reducer against its column.
 			g[i] = reducers.NewWindow(reducers.SpecOf(gp.red))
 		}
-		ws.gen, ws.nGen = unsafe.SliceData(g), uint16(len(g))
 	}
 	if p.hasArr {
-		eng.arrs = map[uint64][]schema.Value{}
+		eng.setArrs(map[uint64][]schema.Value{})
 	}
 	return eng
 }
@@ -270,14 +311,15 @@ func (p *Plan) NewEngine() *Engine {
 // reuse makes a released engine empty again.
 func (e *Engine) reuse() {
 	e.dq = deque{stride: e.dq.stride}
-	e.maxT, e.has = 0, false
-	for w := range e.wins {
-		ws := &e.wins[w]
+	e.maxT, e.dq.has = 0, false
+	wins := e.wins()
+	for w := range wins {
+		ws := &wins[w]
 		ws.head, ws.added = 0, 0
 		e.resetStates(ws)
 	}
 	if e.p.hasArr {
-		e.arrs = map[uint64][]schema.Value{}
+		e.setArrs(map[uint64][]schema.Value{})
 	}
 }
 
@@ -289,30 +331,31 @@ func (e *Engine) Append(in *Input, i int) {
 	for k, c := range in.enc {
 		row[k+1] = c[i]
 	}
-	if e.arrs != nil {
+	if e.p.hasArr {
+		arrs := e.arrs()
 		for k, c := range in.arrs {
 			if c != nil && !c.IsMissing(i) {
 				a, _ := c.CopyArray(i)
-				e.arrs[e.arrKey(e.dq.tail-1, k+1)] = a
+				arrs[e.arrKey(e.dq.tail-1, k+1)] = a
 			}
 		}
 	}
-	if !e.has || t > e.maxT {
-		e.maxT, e.has = t, true
+	if !e.dq.has || t > e.maxT {
+		e.maxT, e.dq.has = t, true
 	}
 }
 
 // MaxTime returns the latest time appended, and false if none was. A
 // group's tick under a clock does not keep it: it folds against the
 // crossing row's time.
-func (e *Engine) MaxTime() (int64, bool) { return e.maxT, e.has }
+func (e *Engine) MaxTime() (int64, bool) { return e.maxT, e.dq.has }
 
 // Len returns the number of rows the deque holds (the union of the
 // windows, as of the last fold, plus rows appended since).
 func (e *Engine) Len() int { return e.dq.len() }
 
 // WindowLen returns the number of rows in window w as of the last fold.
-func (e *Engine) WindowLen(w int) int { return int(e.dq.tail - e.wins[w].head) }
+func (e *Engine) WindowLen(w int) int { return int(e.dq.tail - e.wins()[w].head) }
 
 // Fold brings every window up to date: rows appended since the last fold
 // enter, and each time window evicts, from its front and in arrival
@@ -334,7 +377,7 @@ func (e *Engine) fold(cut int64, pool *blockPool) {
 		e.foldLaid(cut, pool)
 		return
 	}
-	wins := e.wins
+	wins := e.wins()
 	tail, st := e.dq.tail, e.dq.stride
 	if wins[0].added == tail && e.still(cut) {
 		// No row entered since the last fold (it left every window's
@@ -419,7 +462,7 @@ func (e *Engine) foldWindow(ws *winState, wp *winPlan, nh, tail uint64) {
 // of sums, a few-row window refilled), the others through foldWindow.
 func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 	d := &e.dq
-	wins := e.wins
+	wins := e.wins()
 	tail, st := d.tail, d.stride
 	if wins[0].added == tail && e.still(cut) {
 		return // see fold
@@ -553,9 +596,10 @@ func shiftRest(ws *winState, slots []int, sl *reducers.Slide, i int) {
 // alone.
 func (e *Engine) still(cut int64) bool {
 	tail := e.dq.tail
-	pws := e.p.wins[:len(e.wins)]
-	for w := range e.wins {
-		if h := e.wins[w].head; h < tail && pws[w].count == 0 && e.dq.time(h) < cut-pws[w].span {
+	wins := e.wins()
+	pws := e.p.wins[:len(wins)]
+	for w := range wins {
+		if h := wins[w].head; h < tail && pws[w].count == 0 && e.dq.time(h) < cut-pws[w].span {
 			return false
 		}
 	}
@@ -569,8 +613,9 @@ func (e *Engine) Step() {
 	tail := e.dq.tail
 	a := tail - 1
 	low := a
-	for w := range e.wins {
-		ws := &e.wins[w]
+	wins := e.wins()
+	for w := range wins {
+		ws := &wins[w]
 		wp := &e.p.wins[w]
 		if ws.added != a {
 			// Not exactly one row pending: take the general path.
@@ -605,13 +650,14 @@ func (e *Engine) Step() {
 
 // dropArrays forgets the array cells of rows before low.
 func (e *Engine) dropArrays(low uint64) {
-	if e.arrs == nil {
+	if !e.p.hasArr {
 		return
 	}
+	arrs := e.arrs()
 	for a := e.dq.front; a < low; a++ {
 		for k, kind := range e.p.kinds {
 			if kind == schema.Array {
-				delete(e.arrs, e.arrKey(a, k+1))
+				delete(arrs, e.arrKey(a, k+1))
 			}
 		}
 	}
@@ -638,7 +684,7 @@ func (e *Engine) Prefetch(rows int) {
 	// The last far head's run and the tail's go in one call at the end.
 	var far unsafe.Pointer
 	nf := 0
-	wins := e.wins
+	wins := e.wins()
 	for w := range wins {
 		h := wins[w].head
 		if h+nearRows >= tail {
@@ -1128,7 +1174,7 @@ func (e *Engine) value(slot int, a uint64, bits uint64) schema.Value {
 		}
 	case schema.Array:
 		if bits != cell.Missing {
-			return schema.ArrayValue(e.arrs[e.arrKey(a, slot)]...)
+			return schema.ArrayValue(e.arrs()[e.arrKey(a, slot)]...)
 		}
 	}
 	return schema.Value{}
@@ -1161,7 +1207,9 @@ func (e *Engine) present(slot int, bits uint64) bool {
 // engine to its arena; the engine must not be used afterwards.
 func (e *Engine) Release() {
 	e.dq.release(&e.p.pool)
-	e.arrs = nil
+	if e.p.hasArr {
+		e.setArrs(nil)
+	}
 	e.p.arena.free = append(e.p.arena.free, e)
 }
 
@@ -1218,10 +1266,10 @@ func (e *Engine) appendInput(in *Input, from, to int) {
 				mt = max(mt, t)
 			}
 		}
-		if e.has {
+		if e.dq.has {
 			mt = max(mt, e.maxT)
 		}
-		e.maxT, e.has = mt, true
+		e.maxT, e.dq.has = mt, true
 		writeRows(rows, in, from, k, st)
 		e.dq.tail += uint64(k)
 		from += k
@@ -1232,8 +1280,9 @@ func (e *Engine) appendInput(in *Input, from, to int) {
 // its extreme deques (the shared pool's spares are the plan's).
 func (e *Engine) heldBytes() int {
 	n := e.dq.bytes()
-	for w := range e.wins {
-		ws := &e.wins[w]
+	wins := e.wins()
+	for w := range wins {
+		ws := &wins[w]
 		for i := range ws.mins() {
 			n += 16 * ws.mins()[i].Cap()
 		}

@@ -60,11 +60,12 @@ func (s *Stream) pushEvents(in *Input, out *schema.Table) {
 		sc.results = make([][]float64, len(p.outs))
 	}
 	base := e.dq.tail
-	startMax, had := e.maxT, e.has
+	startMax, had := e.maxT, e.dq.has
 	e.appendInput(in, 0, n)
 	low := e.dq.tail
-	for w := range e.wins {
-		ws := &e.wins[w]
+	wins := e.wins()
+	for w := range wins {
+		ws := &wins[w]
 		wp := &p.wins[w]
 		rc := grow(sc.remCount[w], n)
 		wl := grow(sc.winLen[w], n)

@@ -495,7 +495,7 @@ const emitRun = 32
 // to find still in cache from the tick before (a core's 1 MB second-level
 // cache on the machines measured): up to it, prefetching the records
 // costs instructions and hides nothing (1,000 of the seed's records are
-// 584 KB); beyond it, each record is prefetched whole a few partitions
+// 464 KB); beyond it, each record is prefetched whole a few partitions
 // ahead.
 const cachedRecordBytes = 1 << 20
 
@@ -645,13 +645,13 @@ func (g *Group) take(p int32, e *Engine, pool *blockPool) {
 	d := &e.dq
 	st := d.stride
 	rows := g.sorted[int(c.end-c.n)*st : int(c.end)*st]
-	mt, has := e.maxT, e.has
+	mt, has := e.maxT, e.dq.has
 	for r := 0; r < len(rows); r += st {
 		if t := int64(rows[r]); !has || t > mt {
 			mt, has = t, true
 		}
 	}
-	e.maxT, e.has = mt, has
+	e.maxT, e.dq.has = mt, has
 	if d.tail-d.front+uint64(c.n) <= d.cap {
 		// The common case of a tick: rows that fit in the ring and in
 		// the tail's block, copied in place.

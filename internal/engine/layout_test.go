@@ -185,7 +185,7 @@ func TestOneRowSlidesMatchTheGeneralPath(t *testing.T) {
 		// Folded at the row's time or up to 80 ms later: the 50 ms
 		// window keeps its row or sees it enter and leave.
 		cut := tm + int64(rng.IntN(80))*int64(time.Millisecond)
-		if n == 1 && e.wins[0].head < e.wins[0].added {
+		if n == 1 && e.wins()[0].head < e.wins()[0].added {
 			slides++
 		}
 		foldBoth(t, fold, e, g, cut)

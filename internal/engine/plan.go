@@ -351,6 +351,13 @@ func NewPlan(src *schema.Schema, windows []rolling.Window, opts rolling.Options,
 		p.laid = p.laid && wp.layout != layoutGeneral
 	}
 	p.pool.setStride(1 + len(p.cols))
+	for _, wp := range p.wins {
+		if wp.count > 0 {
+			p.pool.span = 0
+			break
+		}
+		p.pool.span = max(p.pool.span, wp.span)
+	}
 	for _, k := range p.kinds {
 		if k == schema.String && syms == nil {
 			return nil, &rolling.SpecError{Reason: "string columns need a symbol table"}

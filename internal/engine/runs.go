@@ -133,10 +133,10 @@ func (r *timeRuns) add(e *Engine, in *Input, from, to int, sorted bool) {
 		i = j
 	}
 	e.dq.tail = n
-	if e.has {
+	if e.dq.has {
 		mt = max(mt, e.maxT)
 	}
-	e.maxT, e.has = mt, true
+	e.maxT, e.dq.has = mt, true
 }
 
 // addAt is add for n rows at time t, not before any row added, of a
@@ -155,8 +155,8 @@ func (r *timeRuns) addAt(e *Engine, t int64, n int) {
 		r.tail = k + 1
 	}
 	e.dq.tail = first + uint64(n)
-	if !e.has || t > e.maxT {
-		e.maxT, e.has = t, true
+	if !e.dq.has || t > e.maxT {
+		e.maxT, e.dq.has = t, true
 	}
 }
 
@@ -194,7 +194,8 @@ func (r *timeRuns) resize(n int) {
 func (r *timeRuns) fold(e *Engine, cut int64) {
 	tail := e.dq.tail
 	low := r.tail
-	for w := range e.wins {
+	wins := e.wins()
+	for w := range wins {
 		wp := &e.p.wins[w]
 		lim := cut - wp.span
 		h := r.heads[w]
@@ -202,7 +203,7 @@ func (r *timeRuns) fold(e *Engine, cut int64) {
 			h++
 		}
 		r.heads[w] = h
-		ws := &e.wins[w]
+		ws := &wins[w]
 		ws.head, ws.added = tail, tail
 		var before []uint64 // the running counts at the window's first row
 		if h < r.tail {

@@ -191,8 +191,8 @@ func (s *Stream) appendQuiet(in *Input) {
 		from += k
 	}
 	mt := in.times[n-1]
-	if e.has {
+	if e.dq.has {
 		mt = max(mt, e.maxT)
 	}
-	e.maxT, e.has = mt, true
+	e.maxT, e.dq.has = mt, true
 }

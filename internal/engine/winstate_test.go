@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
@@ -38,7 +39,7 @@ func TestWinStatePointsAtItsStatesInTheArena(t *testing.T) {
 	require.NoError(t, err)
 	a, b := plan.NewEngine(), plan.NewEngine()
 	for w, wp := range plan.wins {
-		ws, other := &a.wins[w], &b.wins[w]
+		ws, other := &a.wins()[w], &b.wins()[w]
 		assert.Len(t, ws.moments(), len(wp.moments), "window %s", wp.name)
 		assert.Len(t, ws.counts(), len(wp.counts), "window %s", wp.name)
 		assert.Len(t, ws.mins(), len(wp.mins), "window %s", wp.name)
@@ -55,14 +56,21 @@ func TestWinStatePointsAtItsStatesInTheArena(t *testing.T) {
 			assert.NotSame(t, &ws.mins()[i], &other.mins()[i], "engines do not share states")
 		}
 	}
-	assert.Len(t, a.wins[0].generic(), 1)
-	assert.Equal(t, 2, len(a.wins[0].maxs()))
-	x, ok := a.wins[0].maxs()[1].Value()
+	assert.Len(t, a.wins()[0].generic(), 1)
+	assert.Equal(t, 2, len(a.wins()[0].maxs()))
+	x, ok := a.wins()[0].maxs()[1].Value()
 	assert.True(t, ok)
 	assert.Equal(t, 1.0, x)
-	// Every partition holds these, for every window.
-	assert.LessOrEqual(t, unsafe.Sizeof(winState{}), uintptr(64))
-	assert.LessOrEqual(t, unsafe.Sizeof(reducers.Extreme{}), uintptr(56))
+	// Every partition holds these, for every window: no slice of window
+	// states in the engine, the cold states' place as an offset, an
+	// extreme's ring as a pointer and 32-bit counts.
+	assert.LessOrEqual(t, unsafe.Sizeof(Engine{}), uintptr(112))
+	assert.LessOrEqual(t, unsafe.Sizeof(winState{}), uintptr(48))
+	assert.LessOrEqual(t, unsafe.Sizeof(reducers.Extreme{}), uintptr(32))
+	seed, err := NewPlan(benchSchema, seedWindows, rolling.Options{}, nil, nil)
+	require.NoError(t, err)
+	seed.NewEngine()
+	assert.LessOrEqual(t, seed.arena.recordBytes(), 464, "the seed's record")
 }
 
 func TestPlanRefusesAWindowOfMoreAggregationsThanItsStatesCount(t *testing.T) {
@@ -87,8 +95,9 @@ func TestArenaChunksFillTheirSizeClass(t *testing.T) {
 	var need uintptr
 	e := plan.NewEngine()
 	need += unsafe.Sizeof(*e)
-	for w := range e.wins {
-		ws := &e.wins[w]
+	wins := e.wins()
+	for w := range wins {
+		ws := &wins[w]
 		need += unsafe.Sizeof(*ws) +
 			uintptr(len(ws.moments()))*unsafe.Sizeof(reducers.Moments{}) +
 			uintptr(len(ws.mins())+len(ws.maxs()))*unsafe.Sizeof(reducers.Extreme{})
@@ -125,11 +134,20 @@ func TestEngineStatesLieInItsRecord(t *testing.T) {
 		name    string
 		src     *schema.Schema
 		windows []rolling.Window
-	}{{"seed", benchSchema, seedWindows}, {"every kind", testSchema, windows}} {
+	}{
+		{"seed", benchSchema, seedWindows},
+		{"every kind", testSchema, windows},
+		// The record ends with counts: no state reaches past them (under
+		// -race, checkptr fails a pointer beyond a chunk's last record).
+		{"counts last", testSchema, []rolling.Window{windows[1], {Name: "2s", Span: 2 * time.Second, Aggs: []reduce.Agg{
+			{Out: "n", From: "v", Using: reduce.Count},
+			{Out: "wn", From: "w", Using: reduce.Count},
+		}}}},
+	} {
 		t.Run(c.name, func(t *testing.T) {
 			plan, err := NewPlan(c.src, c.windows, rolling.Options{}, nil, nil)
 			require.NoError(t, err)
-			for range 3 {
+			for range 40 { // records at a chunk's end too
 				e := plan.NewEngine()
 				start := uintptr(unsafe.Pointer(e))
 				end := start + uintptr(plan.arena.recordBytes())
@@ -138,8 +156,9 @@ func TestEngineStatesLieInItsRecord(t *testing.T) {
 					assert.True(t, uintptr(p) >= start && uintptr(p)+size <= end, "%s outside the engine's record", what)
 				}
 				need := unsafe.Sizeof(*e)
-				for w := range e.wins {
-					ws := &e.wins[w]
+				wins := e.wins()
+				for w := range wins {
+					ws := &wins[w]
 					in(unsafe.Pointer(ws), unsafe.Sizeof(*ws), "window state")
 					need += unsafe.Sizeof(*ws)
 					for i := range ws.moments() {
@@ -162,9 +181,58 @@ func TestEngineStatesLieInItsRecord(t *testing.T) {
 						in(unsafe.Pointer(&ws.generic()[i]), 16, "generic state")
 						need += 16
 					}
+					// A kind the window does not keep is no slice at all,
+					// not an empty one at the place after its others.
+					if ws.nGen == 0 {
+						assert.Nil(t, ws.generic(), "window %d's generic states", w)
+					}
+					if ws.nCnt == 0 {
+						assert.Nil(t, ws.counts(), "window %d's counts", w)
+					}
 				}
 				assert.Equal(t, need, end-start, "the record holds the states and nothing more")
 			}
 		})
 	}
+}
+
+func TestAPlansArrayCellsLieInItsRecordsOnly(t *testing.T) {
+	// The map of array cells is a field of the records of a plan that
+	// reads array columns, and of no other plan's: an engine keeps no
+	// map header of its own.
+	arrSchema := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "v", Kind: schema.Number},
+		schema.Column{Name: "tags", Kind: schema.Array, Optional: true},
+	)
+	win := func(aggs ...reduce.Agg) []rolling.Window {
+		return []rolling.Window{{Name: "1s", Span: time.Second, Aggs: aggs}}
+	}
+	plain, err := NewPlan(arrSchema, win(reduce.Agg{Out: "v", From: "v", Using: reduce.Last}), rolling.Options{}, nil, nil)
+	require.NoError(t, err)
+	arrs, err := NewPlan(arrSchema, win(reduce.Agg{Out: "v", From: "v", Using: reduce.Last}, reduce.Agg{Out: "tags", From: "tags", Using: reduce.Last}), rolling.Options{}, nil, nil)
+	require.NoError(t, err)
+	plain.NewEngine()
+	e := arrs.NewEngine()
+	assert.Zero(t, plain.arena.layout.arr, "no map in a plan without arrays")
+	assert.Equal(t, uintptr(arrs.arena.recordBytes()), arrs.arena.layout.arr+8, "the map last in the record")
+	assert.Greater(t, arrs.arena.layout.arr, unsafe.Sizeof(Engine{}))
+	at := unsafe.Add(unsafe.Pointer(e), arrs.arena.layout.arr)
+
+	tab := schema.NewTable(arrSchema)
+	table.Column(tab, 0).AppendTime(1)
+	table.Column(tab, 1).AppendNum(2)
+	table.Column(tab, 2).AppendArray([]schema.Value{schema.NumberValue(3)})
+	var in Input
+	arrs.Bind(&in, tab, nil)
+	e.Append(&in, 0)
+	require.Len(t, e.arrs(), 1)
+	e.Fold(1)
+	v := e.value(2, 0, e.dq.row(0)[2])
+	assert.True(t, schema.ArrayValue(schema.NumberValue(3)).Equal(v), "the row's array cell: %v", v)
+	e.Release()
+	assert.Nil(t, *(*map[uint64][]schema.Value)(at), "a released engine lets go of its cells")
+	assert.Same(t, e, arrs.NewEngine(), "reused")
+	assert.NotNil(t, e.arrs())
+	assert.Empty(t, e.arrs())
 }

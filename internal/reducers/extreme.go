@@ -1,6 +1,9 @@
 package reducers
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // Extreme is a monotone deque giving the minimum or the maximum of a sliding
 // window whose values leave in arrival order (FIFO). It keeps (seq, value)
@@ -14,16 +17,26 @@ import "math"
 // of steady size does not allocate.
 //
 // The zero Extreme is an empty min deque; use [NewMax] for a max deque.
+//
+// An Extreme is 32 bytes: every partition of a rolling keeps one per
+// minimum and maximum of each window, so its ring is a pointer and a
+// 32-bit size rather than a slice header, and its counts are 32-bit
+// (a ring never holds more entries than a window has rows, and a
+// window's rows are counted in 32 bits where they are laid out).
 type Extreme struct {
-	buf  []extremeEntry // ring; len(buf) is 0 or a power of two
-	head int            // index of the front entry
-	n    int            // entries held
+	ring *extremeEntry // the ring's first entry; nil while size is 0
 	val  float64
+	size uint32 // entries the ring has room for: 0 or a power of two
+	head uint32 // index of the front entry
+	n    uint32 // entries held
 	max  bool
 	// Set by [Extreme.SetValue]: the deque is empty and the window's
 	// extreme is val (ok false when it has none) until the next Reset.
 	scalar, ok bool
 }
+
+// entries returns the ring.
+func (e *Extreme) entries() []extremeEntry { return unsafe.Slice(e.ring, e.size) }
 
 type extremeEntry struct {
 	seq uint64
@@ -47,21 +60,24 @@ func (e *Extreme) Add(seq uint64, x float64) {
 	if x != x {
 		return
 	}
-	mask := len(e.buf) - 1
-	for e.n > 0 {
-		t := e.buf[(e.head+e.n-1)&mask].x
+	buf, head, n := e.entries(), int(e.head), int(e.n)
+	mask := len(buf) - 1
+	for n > 0 {
+		t := buf[(head+n-1)&mask].x
 		if e.max && t < x || !e.max && t > x {
-			e.n--
+			n--
 			continue
 		}
 		break
 	}
-	if e.n == len(e.buf) {
+	if n == len(buf) {
+		e.n = uint32(n)
 		e.grow()
-		mask = len(e.buf) - 1
+		buf, head = e.entries(), int(e.head)
+		mask = len(buf) - 1
 	}
-	e.buf[(e.head+e.n)&mask] = extremeEntry{seq, x}
-	e.n++
+	buf[(head+n)&mask] = extremeEntry{seq, x}
+	e.n = uint32(n + 1)
 }
 
 // minExtremeCap is the fewest entries a ring holds: two, as a window of
@@ -70,13 +86,13 @@ func (e *Extreme) Add(seq uint64, x float64) {
 const minExtremeCap = 2
 
 // grow doubles the ring (at least minExtremeCap entries), unwrapping it.
-func (e *Extreme) grow() { e.growTo(max(minExtremeCap, 2*len(e.buf))) }
+func (e *Extreme) grow() { e.growTo(max(minExtremeCap, 2*int(e.size))) }
 
 // Reserve makes room for n entries without growing again: a window about
 // to be rebuilt from n rows never holds more. It rounds n up to a power
 // of two and keeps the entries held.
 func (e *Extreme) Reserve(n int) {
-	if n > len(e.buf) {
+	if n > int(e.size) {
 		size := minExtremeCap
 		for size < n {
 			size *= 2
@@ -89,19 +105,20 @@ func (e *Extreme) Reserve(n int) {
 // at least e.n.
 func (e *Extreme) growTo(size int) {
 	buf := make([]extremeEntry, size)
-	mask := len(e.buf) - 1
-	for i := range e.n {
-		buf[i] = e.buf[(e.head+i)&mask]
+	old, head := e.entries(), int(e.head)
+	mask := len(old) - 1
+	for i := range int(e.n) {
+		buf[i] = old[(head+i)&mask]
 	}
-	e.buf, e.head = buf, 0
+	e.ring, e.size, e.head = unsafe.SliceData(buf), uint32(size), 0
 }
 
 // Remove is called when the value with arrival number seq leaves the window;
 // seq must be the oldest value still in the window. If that value was already
 // dropped (a later value beat it), Remove does nothing.
 func (e *Extreme) Remove(seq uint64) {
-	if e.n > 0 && e.buf[e.head].seq == seq {
-		e.head = (e.head + 1) & (len(e.buf) - 1)
+	if e.n > 0 && e.entries()[e.head].seq == seq {
+		e.head = (e.head + 1) & (e.size - 1)
 		e.n--
 	}
 }
@@ -115,16 +132,16 @@ func (e *Extreme) Value() (float64, bool) {
 	if e.n == 0 {
 		return 0, false
 	}
-	return e.buf[e.head].x, true
+	return e.entries()[e.head].x, true
 }
 
 // Len returns the number of entries the deque holds (at most the window's
 // size; fewer when values were dropped).
-func (e *Extreme) Len() int { return e.n }
+func (e *Extreme) Len() int { return int(e.n) }
 
 // Cap returns the number of entries the deque has room for, for sizing
 // the memory a state holds (16 bytes each).
-func (e *Extreme) Cap() int { return len(e.buf) }
+func (e *Extreme) Cap() int { return int(e.size) }
 
 // Reset empties the deque and keeps its memory.
 func (e *Extreme) Reset() { e.head, e.n, e.scalar = 0, 0, false }
@@ -180,39 +197,45 @@ func MinMaxSlots(slots []uint64, off, stride, n int) (lo, hi float64, ok bool) {
 // RemoveBefore is Remove for every arrival number below seq: the values
 // that left the window, in one call.
 func (e *Extreme) RemoveBefore(seq uint64) {
-	mask := len(e.buf) - 1
-	for e.n > 0 && e.buf[e.head].seq < seq {
-		e.head = (e.head + 1) & mask
-		e.n--
+	buf, head, n := e.entries(), int(e.head), int(e.n)
+	mask := len(buf) - 1
+	for n > 0 && buf[head].seq < seq {
+		head = (head + 1) & mask
+		n--
 	}
+	e.head, e.n = uint32(head), uint32(n)
 }
 
 // AddSlots adds n values stored as float64 bits in slots at off,
 // off+stride, …, with arrival numbers seq, seq+1, …: a run of a
 // row-major block. NaN values (missing) are skipped.
 func (e *Extreme) AddSlots(slots []uint64, off, stride, n int, seq uint64) {
+	buf, head, k := e.entries(), int(e.head), int(e.n)
 	for r := 0; r < n; r++ {
 		x := math.Float64frombits(slots[off+r*stride])
 		if x != x {
 			continue
 		}
-		mask := len(e.buf) - 1
+		mask := len(buf) - 1
 		if e.max {
-			for e.n > 0 && e.buf[(e.head+e.n-1)&mask].x < x {
-				e.n--
+			for k > 0 && buf[(head+k-1)&mask].x < x {
+				k--
 			}
 		} else {
-			for e.n > 0 && e.buf[(e.head+e.n-1)&mask].x > x {
-				e.n--
+			for k > 0 && buf[(head+k-1)&mask].x > x {
+				k--
 			}
 		}
-		if e.n == len(e.buf) {
+		if k == len(buf) {
+			e.n = uint32(k)
 			e.grow()
-			mask = len(e.buf) - 1
+			buf, head = e.entries(), int(e.head)
+			mask = len(buf) - 1
 		}
-		e.buf[(e.head+e.n)&mask] = extremeEntry{seq + uint64(r), x}
-		e.n++
+		buf[(head+k)&mask] = extremeEntry{seq + uint64(r), x}
+		k++
 	}
+	e.n = uint32(k)
 }
 
 // PrependSlots builds the deque from the back: it takes n values stored
@@ -228,24 +251,32 @@ func (e *Extreme) PrependSlots(slots []uint64, off, stride, n int, seq uint64) {
 			continue
 		}
 		if e.n > 0 {
-			f := e.buf[e.head].x
+			f := e.front()
 			if e.max && x < f || !e.max && x > f {
 				continue
 			}
 		}
-		if e.n == len(e.buf) {
-			e.grow()
-		}
-		e.head = (e.head - 1) & (len(e.buf) - 1)
-		e.buf[e.head] = extremeEntry{seq + uint64(r), x}
-		e.n++
+		e.prepend(seq+uint64(r), x)
 	}
+}
+
+// front returns the value of the front entry of a deque that holds one.
+func (e *Extreme) front() float64 { return e.entries()[e.head].x }
+
+// prepend puts an entry in front of the deque, growing it when full.
+func (e *Extreme) prepend(seq uint64, x float64) {
+	if e.n == e.size {
+		e.grow()
+	}
+	e.head = (e.head - 1) & (e.size - 1)
+	e.entries()[e.head] = extremeEntry{seq, x}
+	e.n++
 }
 
 // PrependMinMax is PrependSlots on a min deque and a max deque of the same
 // values at once, reading each value once.
 func PrependMinMax(mn, mx *Extreme, slots []uint64, off, stride, n int, seq uint64) {
-	if n > 0 && n <= len(mn.buf)-mn.n && n <= len(mx.buf)-mx.n {
+	if n > 0 && n <= int(mn.size-mn.n) && n <= int(mx.size-mx.n) {
 		prependMinMaxRoom(mn, mx, slots, off, stride, n, seq)
 		return
 	}
@@ -254,21 +285,11 @@ func PrependMinMax(mn, mx *Extreme, slots []uint64, off, stride, n int, seq uint
 		if x != x {
 			continue
 		}
-		if mn.n == 0 || x <= mn.buf[mn.head].x {
-			if mn.n == len(mn.buf) {
-				mn.grow()
-			}
-			mn.head = (mn.head - 1) & (len(mn.buf) - 1)
-			mn.buf[mn.head] = extremeEntry{seq + uint64(r), x}
-			mn.n++
+		if mn.n == 0 || x <= mn.front() {
+			mn.prepend(seq+uint64(r), x)
 		}
-		if mx.n == 0 || x >= mx.buf[mx.head].x {
-			if mx.n == len(mx.buf) {
-				mx.grow()
-			}
-			mx.head = (mx.head - 1) & (len(mx.buf) - 1)
-			mx.buf[mx.head] = extremeEntry{seq + uint64(r), x}
-			mx.n++
+		if mx.n == 0 || x >= mx.front() {
+			mx.prepend(seq+uint64(r), x)
 		}
 	}
 }
@@ -281,9 +302,9 @@ func PrependMinMax(mn, mx *Extreme, slots []uint64, off, stride, n int, seq uint
 // noisy data is a new minimum is a coin toss for the branch predictor;
 // this way there is no branch to predict.
 func prependMinMaxRoom(mn, mx *Extreme, slots []uint64, off, stride, n int, seq uint64) {
-	mnBuf, mxBuf := mn.buf, mx.buf
+	mnBuf, mxBuf := mn.entries(), mx.entries()
 	mnMask, mxMask := len(mnBuf)-1, len(mxBuf)-1
-	hn, kn, hx, kx := mn.head, mn.n, mx.head, mx.n
+	hn, kn, hx, kx := int(mn.head), int(mn.n), int(mx.head), int(mx.n)
 	lo, hi := math.Inf(1), math.Inf(-1) // the fronts' values, for comparing
 	if kn > 0 {
 		lo = mnBuf[hn].x
@@ -311,5 +332,5 @@ func prependMinMaxRoom(mn, mx *Extreme, slots []uint64, off, stride, n int, seq 
 			hx, kx = px, kx+1
 		}
 	}
-	mn.head, mn.n, mx.head, mx.n = hn, kn, hx, kx
+	mn.head, mn.n, mx.head, mx.n = uint32(hn), uint32(kn), uint32(hx), uint32(kx)
 }

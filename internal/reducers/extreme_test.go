@@ -249,18 +249,18 @@ func TestExtremeReserve(t *testing.T) {
 		e.Add(uint64(i), float64(i)) // increasing: every value stays
 	}
 	e.Reserve(20)
-	require.Len(t, e.buf, 32)
+	require.Len(t, e.entries(), 32)
 	x, ok := e.Value()
 	require.True(t, ok)
 	require.Equal(t, 0.0, x)
 	e.Reserve(3) // never shrinks
-	require.Len(t, e.buf, 32)
-	buf := &e.buf[0]
+	require.Len(t, e.entries(), 32)
+	buf := &e.entries()[0]
 	for i := 5; i < 32; i++ {
 		e.Add(uint64(i), float64(i))
 	}
-	require.Same(t, buf, &e.buf[0], "the deque grew")
-	require.Equal(t, 32, e.n)
+	require.Same(t, buf, &e.entries()[0], "the deque grew")
+	require.Equal(t, 32, e.Len())
 	for s := range uint64(31) {
 		e.Remove(s)
 	}
@@ -271,8 +271,9 @@ func TestExtremeReserve(t *testing.T) {
 // dequeEntries lists a deque's entries front to back.
 func dequeEntries(e *Extreme) []extremeEntry {
 	var out []extremeEntry
-	for i := range e.n {
-		out = append(out, e.buf[(e.head+i)&(len(e.buf)-1)])
+	buf := e.entries()
+	for i := range int(e.n) {
+		out = append(out, buf[(int(e.head)+i)&(len(buf)-1)])
 	}
 	return out
 }
