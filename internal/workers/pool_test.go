@@ -495,3 +495,147 @@ func TestAWatchingWorkerYieldsOnlyNowAndThen(t *testing.T) {
 	assert.Equal(t, spinWaits/yieldLooks, yields)
 	assert.Greater(t, yields, 0, "it yields during a watch")
 }
+
+// TestMain runs the tests of the pool's workings without the back-off
+// (their parts wait for each other, which a caller backing off, doing the
+// whole task alone, would wait for forever); the back-off's own tests turn
+// it on.
+func TestMain(m *testing.M) {
+	backsOff = false
+	m.Run()
+}
+
+// withBackOff turns the back-off on for the rest of the test.
+func withBackOff(t *testing.T) {
+	backsOff = true
+	t.Cleanup(func() { backsOff = false })
+}
+
+// TestAPoolBacksOffFromWorkersThatMissSplits: splits the worker misses
+// (SetAlone: no worker gets to run) make the caller run the next Runs
+// alone, twice as many after each missed probe, up to maxBackoff, and stop
+// handing work over; once the worker joins again (every part forced to
+// join, the back-off left on), a probe succeeds, the back-off halves with
+// each shared split and the pool shares every Run again. Every task's
+// work is done whoever does it.
+func TestAPoolBacksOffFromWorkersThatMissSplits(t *testing.T) {
+	withBackOff(t)
+	defer SetEveryPart(SetEveryPart(false))
+	p := New(2)
+	defer p.Close()
+	run := func(runs int) {
+		t.Helper()
+		for range runs {
+			tk := &splitTask{chunks: make([][]int, 16)}
+			n := tk.s.Reset(16, 2, 1)
+			p.Run(2, tk)
+			var all []int
+			for c := range n {
+				all = append(all, tk.chunks[c]...)
+			}
+			require.Len(t, all, 16, "every item once")
+		}
+	}
+	assert.True(t, p.Sharing())
+
+	SetAlone(true)
+	run(1) // missed: 4 Runs alone
+	forks, solos := p.Counts()
+	assert.Equal(t, [2]int{1, 0}, [2]int{forks, solos})
+	assert.False(t, p.Sharing(), "no hand-over while backing off")
+	run(4)
+	forks, solos = p.Counts()
+	assert.Equal(t, [2]int{1, 4}, [2]int{forks, solos}, "the back-off's Runs are the caller's")
+	assert.True(t, p.Sharing())
+	// Missed probes double the back-off: 8, 16, …, up to maxBackoff.
+	want := [2]int{1, 4}
+	for b := 2 * firstBackoff; b <= 4*maxBackoff; b *= 2 {
+		run(1 + min(b, maxBackoff))
+		want[0]++
+		want[1] += min(b, maxBackoff)
+		forks, solos = p.Counts()
+		require.Equal(t, want, [2]int{forks, solos}, "a probe, then %d Runs alone", min(b, maxBackoff))
+	}
+
+	// The worker is back: the probe is shared, and so is every Run after.
+	SetAlone(false)
+	everyPart.Store(true) // it joins every split, the back-off still on
+	run(1)
+	want[0]++
+	forks, solos = p.Counts()
+	require.Equal(t, want, [2]int{forks, solos}, "the probe")
+	assert.Equal(t, maxBackoff/2, p.backoff, "a shared probe halves the back-off")
+	run(20)
+	want[0] += 20
+	forks, solos = p.Counts()
+	assert.Equal(t, want, [2]int{forks, solos}, "every Run shared again")
+	assert.Zero(t, p.backoff)
+
+	// A missed split after a run of shared ones backs off from the start.
+	everyPart.Store(false)
+	SetAlone(true)
+	run(1 + firstBackoff)
+	want[0]++
+	want[1] += firstBackoff
+	forks, solos = p.Counts()
+	assert.Equal(t, want, [2]int{forks, solos})
+	SetAlone(false)
+}
+
+// TestATakenBackPostIsMissed: a posted task the caller takes back (the
+// worker had not started it) counts as missed: the pool backs off; one
+// its worker ran counts as shared. SetEveryPart makes the pool share
+// whatever its back-off.
+func TestATakenBackPostIsMissed(t *testing.T) {
+	withBackOff(t)
+	p := idlePool(2) // no worker goroutine: every post is taken back
+	c := &counter{}
+	p.Post(1, c)
+	p.Wait(1)
+	assert.Equal(t, int32(1), c.runs.Load())
+	assert.False(t, p.Sharing())
+	assert.Equal(t, firstBackoff, p.skip)
+	p.Wait(1) // nothing posted: nothing judged
+	assert.Equal(t, firstBackoff, p.skip)
+	old := SetEveryPart(true)
+	assert.True(t, p.Sharing(), "every part forced")
+	SetEveryPart(old)
+
+	q := New(2)
+	defer q.Close()
+	everyPart.Store(true) // the worker runs it; the back-off stays on
+	defer everyPart.Store(false)
+	q.Post(1, c)
+	q.Wait(1)
+	assert.Equal(t, int32(2), c.runs.Load())
+	assert.True(t, q.Sharing())
+	assert.Zero(t, q.skip)
+}
+
+// TestRunsBackingOffDoNotAllocate: a Run that backs off allocates
+// nothing, nor does a probe or a hand-over.
+func TestRunsBackingOffDoNotAllocate(t *testing.T) {
+	withBackOff(t)
+	p := New(2)
+	defer p.Close()
+	tk := &splitTask{chunks: make([][]int, 16)}
+	for c := range tk.chunks {
+		tk.chunks[c] = make([]int, 0, 16)
+	}
+	c := &counter{}
+	step := func() {
+		for c := range tk.chunks {
+			tk.chunks[c] = tk.chunks[c][:0]
+		}
+		tk.s.Reset(16, 2, 1)
+		p.Run(2, tk)
+		if p.Sharing() && !p.Busy(1) {
+			p.Post(1, c)
+		}
+		p.Wait(1)
+	}
+	step()
+	defer SetAlone(SetAlone(true))
+	n := allocs.Count(100, step)
+	assert.Zero(t, n)
+}
