@@ -48,17 +48,10 @@
 // A worker that joins late, or is descheduled while it holds a part,
 // still costs the caller: it waits at the join, or does the work the
 // worker left on data the other core wrote last. So a pool judges every
-// Run and every posted task by its workers' availability: a split is
-// missed when a worker that was watching for it did not join it or joined
-// more than 50 µs after the caller started its part, or when the caller
-// waited for more than 50 µs at the join (a core taken by another process
-// is gone for milliseconds; a worker a few microseconds slower than the
-// caller is no reason to stop), and a posted task when the caller took it
-// back from a watching worker. After three missed in a row (see
-// [Pool.note]), the caller runs the next Runs alone without offering
-// them, for a number of Runs that doubles with each missed probe, and
-// [Pool.Sharing] tells it not to Post meanwhile; the parked workers are
-// woken one Run before the probe, so that it finds them watching.
+// Run and every posted task by its workers' availability (see
+// [Pool.note]), and after one they missed, the caller runs the next Runs
+// alone without offering them, for a number of Runs that doubles with
+// each missed probe, and [Pool.Sharing] tells it not to Post meanwhile.
 // The workers' availability, not the work, decides this, so what a task
 // computes must not depend on who runs its parts (as it must not
 // anyway); [SetEveryPart] makes every pool share whatever its back-off.
@@ -148,23 +141,19 @@ type Pool struct {
 	wake   []chan struct{} // per goroutine (worker w ≥ 1 at w−1), one token deep
 	posts  []post          // per worker: a task handed over with Post
 	panics []any           // per worker: what its part panicked with
-	ran    []ranTime       // per worker: when it joined the current task (see ranTime)
+	ran    []ranTime       // per worker: how long its part of the current task ran
 	woken  []bool          // per worker: woken from its park for the current task
 	wg     sync.WaitGroup  // the goroutines, for Close
-	epoch  time.Time       // the origin of the join times
 
 	// The back-off (see Sharing), read and written by the caller only.
 	skip    int // Runs left that the caller does alone
 	backoff int // the last back-off's length, halved by each good split
-	misses  int // missed splits and posts in a row
-	woke    int // workers woken ahead of a probe (for tests)
 	forks   int // Runs offered to the workers (for tests)
 	solos   int // Runs done alone by the back-off (for tests)
 }
 
-// ranTime is when a worker started its part of the current task, in
-// nanoseconds since the pool's epoch, plus one (0: it did not run),
-// padded to a cache line of its own.
+// ranTime is how long a worker's part of the current task ran, plus one
+// (0: it did not run), padded to a cache line of its own.
 type ranTime struct {
 	ns atomic.Int64
 	_  [56]byte
@@ -179,8 +168,7 @@ type post struct {
 	state   atomic.Int32
 	panic   any
 	pending bool // posted and not yet judged by Wait (the caller's)
-	woken   bool // the worker was woken from its park for it (the caller's)
-	_       [23]byte
+	_       [24]byte
 }
 
 // The states of a post.
@@ -201,7 +189,7 @@ const (
 // starts before the first Run.
 func New(n int) *Pool {
 	n = min(max(n, 1), taskParts-1)
-	return &Pool{n: n, panics: make([]any, n), posts: make([]post, n), ran: make([]ranTime, n), woken: make([]bool, n), epoch: time.Now()}
+	return &Pool{n: n, panics: make([]any, n), posts: make([]post, n), ran: make([]ranTime, n), woken: make([]bool, n)}
 }
 
 // N returns the number of workers, the caller's goroutine included.
@@ -240,8 +228,9 @@ func (p *Pool) loop(w int) {
 		if p.join(g) {
 			p.joins.Add(1)
 			if w < p.k {
-				p.ran[w].ns.Store(int64(time.Since(p.epoch)) + 1)
+				t0 := time.Now()
 				p.do(w)
+				p.ran[w].ns.Store(int64(time.Since(t0)) + 1)
 			}
 			p.state.Add(^uint64(0)) // leaves: one fewer running
 		}
@@ -340,9 +329,6 @@ func (p *Pool) Run(k int, t Task) {
 		p.skip--
 		p.solos++
 		t.Do(0)
-		if p.skip == 0 {
-			p.wakeAhead()
-		}
 		return
 	}
 	p.forks++
@@ -370,31 +356,27 @@ func (p *Pool) Run(k int, t Task) {
 			callerPause(spins)
 		}
 	}
-	t0 := int64(time.Since(p.epoch))
+	t0 := time.Now()
 	p.do(0)
 	p.state.Or(closedBit)
 	t1 := time.Now()
 	for spins := 0; p.state.Load()&joinedMax != 0; spins++ {
 		callerPause(spins)
 	}
-	waited := int64(time.Since(t1))
-	bad, joined := !all && waited > lateFloor, true
+	part, waited := int64(t1.Sub(t0)), int64(time.Since(t1))
+	bad := false
 	for w := 1; w < k; w++ {
-		// A worker that was watching for the task and did not join it,
-		// or joined more than lateFloor after the caller started its
-		// part, missed the split (its core was busy); one woken from its
-		// park is late by the system's wake-up, busy core or not, and
-		// neither misses nor shares a split it did not join. With every
-		// part forced, every worker joins.
-		r := p.ran[w].ns.Load()
-		joined = joined && r != 0
-		if !p.woken[w] && (r == 0 || !all && r-1-t0 > lateFloor) {
+		// A worker that did not join, or that was watching for the task
+		// and still joined so late that it ran for less than a quarter of
+		// the caller's part (its core was busy), missed the split; one
+		// woken from its park is late by the system's wake-up, busy core
+		// or not, and is judged by whether it joined. With every part
+		// forced, only one that did not run missed it.
+		if r := p.ran[w].ns.Load(); r == 0 || !all && !p.woken[w] && (r-1) < part/lateShare {
 			bad = true
 		}
 	}
-	if bad || joined {
-		p.note(bad)
-	}
+	p.note(bad || !all && waited > part/lateShare)
 	p.task = nil
 	for w := range k {
 		if r := p.panics[w]; r != nil {
@@ -429,8 +411,7 @@ func (p *Pool) Post(w int, t Task) {
 	}
 	ps.task, ps.pending = t, true
 	ps.state.Store(postWaiting) // publishes the task
-	ps.woken = p.parked[w].CompareAndSwap(true, false)
-	if ps.woken {
+	if p.parked[w].CompareAndSwap(true, false) {
 		p.wakeUp(w)
 	}
 }
@@ -453,8 +434,8 @@ func (p *Pool) Wait(w int) {
 	judge, all := ps.pending, everyPart.Load()
 	ps.pending = false
 	if !all && ps.state.CompareAndSwap(postWaiting, postRunning) {
-		p.runPost(w, ps) // taken back: the worker missed it if it was watching
-		if judge && !ps.woken {
+		p.runPost(w, ps) // taken back: the worker missed it
+		if judge {
 			p.note(true)
 		}
 	} else if judge {
@@ -474,19 +455,12 @@ func (p *Pool) Wait(w int) {
 	}
 }
 
-// lateFloor, in nanoseconds: a watching worker that joined a split more
-// than this after the caller started its part, or a caller that waited at
-// the join for more than this, makes the split a missed one (see
-// [Pool.note]). A worker the machine descheduled is late by milliseconds;
-// a worker that was merely slower than the caller this time (its part
-// held up by a cache miss, a page fault, a steal) by microseconds, which
-// is no reason to stop sharing. A variable for the tests.
-var lateFloor int64 = 50_000
-
-// missesInRow is how many missed splits or posts in a row make the pool
-// back off: one miss is as often a slip as a busy core, while a core
-// taken by another process misses every split until it is given back.
-const missesInRow = 3
+// lateShare: a watching worker that ran for less than 1/lateShare of the
+// caller's part of a split joined too late to share it, and a caller that
+// waited at the join for more than that share of its part was held up by
+// a worker the machine had descheduled. Either makes the split a missed
+// one (see [Pool.note]).
+const lateShare = 4
 
 // The back-off's lengths, in Runs: the first after a missed split, and
 // the most, which it reaches after eight missed probes in a row (at a
@@ -501,14 +475,10 @@ const (
 var backsOff = true
 
 // note records whether the workers missed a split (or a posted task):
-// after missesInRow missed ones in a row the caller does the next Runs
-// alone, twice as many as the back-off before (at least firstBackoff, at
-// most maxBackoff), and does not hand work over meanwhile
-// ([Pool.Sharing]); the Run before the last of them wakes the parked
-// workers without work, so that they watch for the next, which probes
-// them (a probe then tests whether their cores are free, not how long a
-// wake-up takes). A missed probe backs off again at once (the misses are
-// still in a row). A split they shared ends the row and halves the
+// after a missed one the caller does the next Runs alone, twice as many
+// as the back-off before (at least firstBackoff, at most maxBackoff), and
+// does not hand work over meanwhile ([Pool.Sharing]); the next Run after
+// them probes the workers again. A split they shared halves the
 // back-off, so on a machine whose other core is busy a probe that
 // happens to succeed does not bring back many missed splits, and on a
 // quiet one a worker slow once shares again after a few Runs.
@@ -522,10 +492,6 @@ func (p *Pool) note(missed bool) {
 	}
 	if !missed {
 		p.backoff >>= 1
-		p.misses = 0
-		return
-	}
-	if p.misses++; p.misses < missesInRow {
 		return
 	}
 	p.backoff = min(max(2*p.backoff, firstBackoff), maxBackoff)
@@ -544,17 +510,6 @@ func (p *Pool) Sharing() bool { return p.skip == 0 || forceShare.Load() }
 // offered to its workers (probes after a back-off included) and how many
 // it ran on the caller alone because it was backing off.
 func (p *Pool) Counts() (forks, solos int) { return p.forks, p.solos }
-
-// wakeAhead wakes the parked workers without work, ahead of a probe: they
-// watch for the next Run as after a task of their own.
-func (p *Pool) wakeAhead() {
-	for w := 1; w < p.n; w++ {
-		if p.parked[w].CompareAndSwap(true, false) {
-			p.woke++
-			p.wakeUp(w)
-		}
-	}
-}
 
 // runPost runs worker w's posted task and lets the poster know.
 func (p *Pool) runPost(w int, ps *post) {

@@ -511,10 +511,9 @@ func withBackOff(t *testing.T) {
 	t.Cleanup(func() { backsOff = false })
 }
 
-// TestAPoolBacksOffFromWorkersThatMissSplits: missesInRow splits in a row
-// the worker misses (SetAlone: no worker gets to run) make the caller run
-// the next Runs alone, twice as many after each missed probe, up to
-// maxBackoff, and stop
+// TestAPoolBacksOffFromWorkersThatMissSplits: splits the worker misses
+// (SetAlone: no worker gets to run) make the caller run the next Runs
+// alone, twice as many after each missed probe, up to maxBackoff, and stop
 // handing work over; once the worker joins again (every part forced to
 // join, the back-off left on), a probe succeeds, the back-off halves with
 // each shared split and the pool shares every Run again. Every task's
@@ -540,18 +539,16 @@ func TestAPoolBacksOffFromWorkersThatMissSplits(t *testing.T) {
 	assert.True(t, p.Sharing())
 
 	SetAlone(true)
-	run(missesInRow - 1)
-	assert.True(t, p.Sharing(), "misses fewer than missesInRow: still sharing")
-	run(1) // the third in a row: 4 Runs alone
+	run(1) // missed: 4 Runs alone
 	forks, solos := p.Counts()
-	assert.Equal(t, [2]int{missesInRow, 0}, [2]int{forks, solos})
+	assert.Equal(t, [2]int{1, 0}, [2]int{forks, solos})
 	assert.False(t, p.Sharing(), "no hand-over while backing off")
 	run(4)
 	forks, solos = p.Counts()
-	assert.Equal(t, [2]int{missesInRow, 4}, [2]int{forks, solos}, "the back-off's Runs are the caller's")
+	assert.Equal(t, [2]int{1, 4}, [2]int{forks, solos}, "the back-off's Runs are the caller's")
 	assert.True(t, p.Sharing())
-	// Missed probes double the back-off at once: 8, 16, …, up to maxBackoff.
-	want := [2]int{missesInRow, 4}
+	// Missed probes double the back-off: 8, 16, …, up to maxBackoff.
+	want := [2]int{1, 4}
 	for b := 2 * firstBackoff; b <= 4*maxBackoff; b *= 2 {
 		run(1 + min(b, maxBackoff))
 		want[0]++
@@ -574,36 +571,28 @@ func TestAPoolBacksOffFromWorkersThatMissSplits(t *testing.T) {
 	assert.Equal(t, want, [2]int{forks, solos}, "every Run shared again")
 	assert.Zero(t, p.backoff)
 
-	// Misses in a row after a run of shared ones back off from the start.
+	// A missed split after a run of shared ones backs off from the start.
 	everyPart.Store(false)
 	SetAlone(true)
-	run(missesInRow + firstBackoff)
-	want[0] += missesInRow
+	run(1 + firstBackoff)
+	want[0]++
 	want[1] += firstBackoff
 	forks, solos = p.Counts()
 	assert.Equal(t, want, [2]int{forks, solos})
 	SetAlone(false)
 }
 
-// TestATakenBackPostIsMissed: a posted task the caller takes back from a
-// watching worker (it had not started it) counts as missed: missesInRow
-// of them make the pool back off; one taken back from a worker woken for
-// it counts as neither; one its worker ran counts as shared.
-// SetEveryPart makes the pool share whatever its back-off.
+// TestATakenBackPostIsMissed: a posted task the caller takes back (the
+// worker had not started it) counts as missed: the pool backs off; one
+// its worker ran counts as shared. SetEveryPart makes the pool share
+// whatever its back-off.
 func TestATakenBackPostIsMissed(t *testing.T) {
 	withBackOff(t)
 	p := idlePool(2) // no worker goroutine: every post is taken back
 	c := &counter{}
-	p.parked[1].Store(true) // "woken" for the post: not judged
 	p.Post(1, c)
 	p.Wait(1)
-	assert.Zero(t, p.misses, "taken back from a woken worker: not a miss")
-	for range missesInRow {
-		assert.True(t, p.Sharing())
-		p.Post(1, c)
-		p.Wait(1)
-	}
-	assert.Equal(t, int32(1+missesInRow), c.runs.Load())
+	assert.Equal(t, int32(1), c.runs.Load())
 	assert.False(t, p.Sharing())
 	assert.Equal(t, firstBackoff, p.skip)
 	p.Wait(1) // nothing posted: nothing judged
@@ -618,7 +607,7 @@ func TestATakenBackPostIsMissed(t *testing.T) {
 	defer everyPart.Store(false)
 	q.Post(1, c)
 	q.Wait(1)
-	assert.Equal(t, int32(2+missesInRow), c.runs.Load())
+	assert.Equal(t, int32(2), c.runs.Load())
 	assert.True(t, q.Sharing())
 	assert.Zero(t, q.skip)
 }
@@ -649,92 +638,4 @@ func TestRunsBackingOffDoNotAllocate(t *testing.T) {
 	defer SetAlone(SetAlone(true))
 	n := allocs.Count(100, step)
 	assert.Zero(t, n)
-}
-
-// TestOnlyMissesInARowBackOff: a split the workers share ends a row of
-// missed ones, so misses short of missesInRow in a row, however many in
-// all, never make the pool back off.
-func TestOnlyMissesInARowBackOff(t *testing.T) {
-	withBackOff(t)
-	p := New(2)
-	defer p.Close()
-	for range 10 {
-		for range missesInRow - 1 {
-			p.note(true)
-		}
-		p.note(false)
-		require.True(t, p.Sharing())
-	}
-	assert.Zero(t, p.backoff)
-	for range missesInRow {
-		p.note(true)
-	}
-	assert.False(t, p.Sharing())
-}
-
-// waitTask's part 0 waits until part 1 has started, which then takes
-// about a millisecond: the worker joins every split (its part comes
-// before the caller's ends), and the caller waits for it at the join.
-type waitTask struct{ started atomic.Bool }
-
-func (tk *waitTask) Do(w int) {
-	if w == 0 {
-		for !tk.started.Load() {
-			runtime.Gosched()
-		}
-		return
-	}
-	tk.started.Store(true)
-	time.Sleep(time.Millisecond)
-}
-
-// TestSlipsUnderTheFloorAreNoMisses: a worker that joins every split but
-// keeps the caller waiting at the join misses the splits only if the wait
-// is over lateFloor: under a floor above it the pool shares every Run,
-// over a floor of 0 it backs off after missesInRow.
-func TestSlipsUnderTheFloorAreNoMisses(t *testing.T) {
-	withBackOff(t)
-	defer func(f int64) { lateFloor = f }(lateFloor)
-	p := New(2)
-	defer p.Close()
-	lateFloor = int64(time.Hour)
-	for range 2 * missesInRow {
-		p.Run(2, &waitTask{})
-	}
-	forks, solos := p.Counts()
-	assert.Equal(t, [2]int{2 * missesInRow, 0}, [2]int{forks, solos}, "waits under the floor")
-	assert.Zero(t, p.misses)
-	lateFloor = 0
-	for range missesInRow - 1 {
-		p.Run(2, &waitTask{})
-	}
-	assert.True(t, p.Sharing())
-	p.Run(2, &waitTask{})
-	assert.False(t, p.Sharing(), "waits over the floor, missesInRow in a row")
-}
-
-// TestTheRunBeforeAProbeWakesTheParkedWorkers: the last Run of a back-off
-// wakes the parked workers (without work), so that the probe finds them
-// watching; the Runs before it do not.
-func TestTheRunBeforeAProbeWakesTheParkedWorkers(t *testing.T) {
-	withBackOff(t)
-	defer func(n int) { spinWaits = n }(spinWaits)
-	spinWaits = 0 // park at once
-	defer func(f int64) { lateFloor = f }(lateFloor)
-	lateFloor = int64(time.Hour)
-	p := New(2)
-	defer p.Close()
-	p.Run(2, &waitTask{}) // starts the worker; shared
-	for range missesInRow {
-		p.note(true)
-	}
-	for range firstBackoff {
-		for !p.parked[1].Load() {
-			runtime.Gosched()
-		}
-		assert.Zero(t, p.woke, "before the last Run of the back-off")
-		p.Run(2, &counter{})
-	}
-	assert.Equal(t, 1, p.woke, "the last Run of the back-off wakes the worker")
-	assert.True(t, p.Sharing())
 }
