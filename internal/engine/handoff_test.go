@@ -21,7 +21,6 @@ import (
 // (rows pile up beyond it only while the worker is behind); more stay
 // buffered for the tick, whose rows are still those one worker emits.
 func TestAHandOverTakesAtMostHandOffMaxRows(t *testing.T) {
-	defer workers.SetEveryPart(workers.SetEveryPart(true)) // no back-off
 	defer SetHandOffRows(SetHandOffRows(1))
 	defer func(n int) { handOffMax = n }(handOffMax)
 	handOffMax = 8
@@ -79,7 +78,6 @@ func TestAHandOverTakesAtMostHandOffMaxRows(t *testing.T) {
 // before the first tick, none with ticks closer); the rows are one
 // worker's either way.
 func TestRowsAreHandedOverOnlyBetweenTicksFarApart(t *testing.T) {
-	defer workers.SetEveryPart(workers.SetEveryPart(true)) // no back-off
 	defer SetHandOffRows(SetHandOffRows(4))
 	defer func(n int) { handOffSpan = n }(handOffSpan)
 	handOffSpan = 40
@@ -128,55 +126,6 @@ func TestRowsAreHandedOverOnlyBetweenTicksFarApart(t *testing.T) {
 		}
 	}
 }
-
-// TestNoHandOverWhileThePoolBacksOff: rows wait for the tick, not for a
-// worker, while the group's pool backs off after its worker missed a
-// split (here SetAlone: no worker gets to run); once the back-off's Runs
-// are done (the ticks' and others'), the next push hands its rows over
-// again. The rows are one worker's throughout.
-func TestNoHandOverWhileThePoolBacksOff(t *testing.T) {
-	defer SetHandOffRows(SetHandOffRows(1))
-	plan, keys := handOffPlan(t)
-	one, two := plan.NewGroup(keys), plan.NewGroup(keys)
-	pool := workers.New(2)
-	defer pool.Close()
-	two.SetWorkers(pool)
-	var in Input
-	push := func(k int) {
-		t.Helper()
-		tab := schema.NewTable(testSchema)
-		part := make([]int32, 8)
-		for i := range part {
-			table.Column(tab, 0).AppendTime(int64(k)*int64(10*time.Millisecond) + int64(i))
-			table.Column(tab, 1).AppendNum(float64(k*8 + i))
-			table.Column(tab, 2).AppendNum(1)
-			part[i] = int32(i % len(keys))
-		}
-		want, got := schema.NewTable(plan.Schema()), schema.NewTable(plan.Schema())
-		plan.Bind(&in, tab, nil)
-		one.Push(&in, part, want)
-		plan.Bind(&in, tab, nil)
-		two.Push(&in, part, got)
-		requireSameTable(t, want, got, fmt.Sprintf("push %d", k))
-	}
-	old := workers.SetAlone(true)
-	pool.Run(2, nopTask{}) // the worker misses it
-	workers.SetAlone(old)
-	require.False(t, pool.Sharing())
-	for k := range 3 {
-		push(k)
-		require.False(t, two.bg.busy, "push %d: handed over while backing off", k)
-	}
-	for pool.Run(2, nopTask{}); !pool.Sharing(); pool.Run(2, nopTask{}) {
-	}
-	push(3)
-	require.True(t, two.bg.busy, "the back-off over: handed over")
-	two.settle()
-}
-
-type nopTask struct{}
-
-func (nopTask) Do(int) {}
 
 // handOffPlan is the hand-over tests' plan: a 1 s average of v, keyed
 // by a string, ticking every second, over four keys.

@@ -158,8 +158,7 @@ func (b *bgTake) Do(int) {
 // them into the deques while the pushing goroutine goes on with the next
 // pushes: with workers, when at least handOffRows and at most handOffMax
 // rows wait, the last two ticks were at least handOffSpan rows apart and
-// the worker is free and has been in time lately ([workers.Pool.Sharing];
-// else they wait for the next push or the tick).
+// the worker is free (else they wait for the next push or the tick).
 // Until
 // the worker is done, the pushing goroutine touches only the rows it
 // buffers since (in): every call that reads or changes the engines, the
@@ -178,7 +177,7 @@ func (g *Group) handOff() {
 
 // handOffTo is handOff for a group with a pool of workers.
 func (g *Group) handOffTo(pool *workers.Pool) {
-	if n := len(g.in.part); pool.N() < 2 || n < handOffRows || n > handOffMax || g.spanRows < handOffSpan || pool.Busy(1) || !pool.Sharing() {
+	if n := len(g.in.part); pool.N() < 2 || n < handOffRows || n > handOffMax || g.spanRows < handOffSpan || pool.Busy(1) {
 		return
 	}
 	g.settle()

@@ -42,19 +42,6 @@
 // A task handed to one worker with [Pool.Post] is taken back the same
 // way: if the worker has not started it when the caller needs its result
 // ([Pool.Wait]), the caller runs it itself.
-//
-// # Backing off
-//
-// A worker that joins late, or is descheduled while it holds a part,
-// still costs the caller: it waits at the join, or does the work the
-// worker left on data the other core wrote last. So a pool judges every
-// Run and every posted task by its workers' availability (see
-// [Pool.note]), and after one they missed, the caller runs the next Runs
-// alone without offering them, for a number of Runs that doubles with
-// each missed probe, and [Pool.Sharing] tells it not to Post meanwhile.
-// The workers' availability, not the work, decides this, so what a task
-// computes must not depend on who runs its parts (as it must not
-// anyway); [SetEveryPart] makes every pool share whatever its back-off.
 package workers
 
 import (
@@ -63,7 +50,6 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // A Task is work split in parts: Run calls Do(w) once for each part w.
@@ -92,32 +78,22 @@ const (
 
 // everyPart makes every Run wait for all the pool's workers to join
 // before the caller starts its own part, and every Wait leave a posted
-// task to its worker: see [SetEveryPart]. A pool then judges its workers
-// by whether they joined, not by the time they took (see [Pool.note]).
+// task to its worker: see [SetEveryPart].
 var everyPart atomic.Bool
-
-// forceShare makes every Run offer its task to the workers and lets every
-// pool hand work over, whatever the pool's back-off: see [SetEveryPart].
-var forceShare atomic.Bool
 
 // SetEveryPart, for tests, makes every pool's workers take part in every
 // Run (the caller starts its part only once all have joined) and run
 // every posted task themselves, and returns the setting before. Tests
 // that compare the rows of several workers with one worker's set it, so
 // that the workers' paths are taken however busy the machine is.
-func SetEveryPart(on bool) bool {
-	forceShare.Store(on)
-	return everyPart.Swap(on)
-}
+func SetEveryPart(on bool) bool { return everyPart.Swap(on) }
 
 // alone makes every Run's caller do the whole task: see [SetAlone].
 var alone atomic.Bool
 
 // SetAlone, for tests, makes every Run's caller do every part itself, as
 // when no worker wakes in time (their cores busy with other work), and
-// returns the setting before. The pool counts such a Run as one its
-// workers missed, so it backs off from forking as it would on a busy
-// machine (see [Pool.Sharing]).
+// returns the setting before.
 func SetAlone(on bool) bool { return alone.Swap(on) }
 
 // Pool is a set of n workers. It is not safe for concurrent use: one
@@ -141,22 +117,7 @@ type Pool struct {
 	wake   []chan struct{} // per goroutine (worker w ≥ 1 at w−1), one token deep
 	posts  []post          // per worker: a task handed over with Post
 	panics []any           // per worker: what its part panicked with
-	ran    []ranTime       // per worker: how long its part of the current task ran
-	woken  []bool          // per worker: woken from its park for the current task
 	wg     sync.WaitGroup  // the goroutines, for Close
-
-	// The back-off (see Sharing), read and written by the caller only.
-	skip    int // Runs left that the caller does alone
-	backoff int // the last back-off's length, halved by each good split
-	forks   int // Runs offered to the workers (for tests)
-	solos   int // Runs done alone by the back-off (for tests)
-}
-
-// ranTime is how long a worker's part of the current task ran, plus one
-// (0: it did not run), padded to a cache line of its own.
-type ranTime struct {
-	ns atomic.Int64
-	_  [56]byte
 }
 
 // post is a task handed to one worker to run on its own (see
@@ -164,11 +125,10 @@ type ranTime struct {
 // the state from posted to running (the worker, or the caller in Wait)
 // runs it and sets it back to idle.
 type post struct {
-	task    Task
-	state   atomic.Int32
-	panic   any
-	pending bool // posted and not yet judged by Wait (the caller's)
-	_       [24]byte
+	task  Task
+	state atomic.Int32
+	panic any
+	_     [32]byte
 }
 
 // The states of a post.
@@ -189,7 +149,7 @@ const (
 // starts before the first Run.
 func New(n int) *Pool {
 	n = min(max(n, 1), taskParts-1)
-	return &Pool{n: n, panics: make([]any, n), posts: make([]post, n), ran: make([]ranTime, n), woken: make([]bool, n)}
+	return &Pool{n: n, panics: make([]any, n), posts: make([]post, n)}
 }
 
 // N returns the number of workers, the caller's goroutine included.
@@ -228,9 +188,7 @@ func (p *Pool) loop(w int) {
 		if p.join(g) {
 			p.joins.Add(1)
 			if w < p.k {
-				t0 := time.Now()
 				p.do(w)
-				p.ran[w].ns.Store(int64(time.Since(t0)) + 1)
 			}
 			p.state.Add(^uint64(0)) // leaves: one fewer running
 		}
@@ -325,29 +283,17 @@ func (p *Pool) Run(k int, t Task) {
 	if !p.started {
 		p.startAll()
 	}
-	if p.skip > 0 && !forceShare.Load() {
-		p.skip--
-		p.solos++
-		t.Do(0)
-		return
-	}
-	p.forks++
 	if alone.Load() {
 		t.Do(0)
-		p.note(true)
 		return
 	}
 	p.task, p.k = t, k
 	p.joins.Store(0)
-	for w := 1; w < k; w++ {
-		p.ran[w].ns.Store(0)
-	}
 	g := p.state.Load()>>genShift + 1
 	p.state.Store(g << genShift) // publishes task and k: open, nobody in
 	all := everyPart.Load()
 	for w := 1; w < k || all && w < p.n; w++ {
-		p.woken[w] = p.parked[w].CompareAndSwap(true, false)
-		if p.woken[w] {
+		if p.parked[w].CompareAndSwap(true, false) {
 			p.wakeUp(w)
 		}
 	}
@@ -356,27 +302,11 @@ func (p *Pool) Run(k int, t Task) {
 			callerPause(spins)
 		}
 	}
-	t0 := time.Now()
 	p.do(0)
 	p.state.Or(closedBit)
-	t1 := time.Now()
 	for spins := 0; p.state.Load()&joinedMax != 0; spins++ {
 		callerPause(spins)
 	}
-	part, waited := int64(t1.Sub(t0)), int64(time.Since(t1))
-	bad := false
-	for w := 1; w < k; w++ {
-		// A worker that did not join, or that was watching for the task
-		// and still joined so late that it ran for less than a quarter of
-		// the caller's part (its core was busy), missed the split; one
-		// woken from its park is late by the system's wake-up, busy core
-		// or not, and is judged by whether it joined. With every part
-		// forced, only one that did not run missed it.
-		if r := p.ran[w].ns.Load(); r == 0 || !all && !p.woken[w] && (r-1) < part/lateShare {
-			bad = true
-		}
-	}
-	p.note(bad || !all && waited > part/lateShare)
 	p.task = nil
 	for w := range k {
 		if r := p.panics[w]; r != nil {
@@ -409,7 +339,7 @@ func (p *Pool) Post(w int, t Task) {
 	if ps.state.Load() != postIdle {
 		panic("workers: Post to a busy worker")
 	}
-	ps.task, ps.pending = t, true
+	ps.task = t
 	ps.state.Store(postWaiting) // publishes the task
 	if p.parked[w].CompareAndSwap(true, false) {
 		p.wakeUp(w)
@@ -431,20 +361,8 @@ func (p *Pool) Wait(w int) {
 		return
 	}
 	ps := &p.posts[w]
-	judge, all := ps.pending, everyPart.Load()
-	ps.pending = false
-	if !all && ps.state.CompareAndSwap(postWaiting, postRunning) {
-		p.runPost(w, ps) // taken back: the worker missed it
-		if judge {
-			p.note(true)
-		}
-	} else if judge {
-		// Started in time. The caller may still wait for it: a task
-		// handed over between ticks is slower than the same work in the
-		// tick (its data out of cache), and the worker's time on it
-		// includes any time the machine descheduled it, so the wait is
-		// no measure of a busy core; the splits judge that.
-		p.note(false)
+	if !everyPart.Load() && ps.state.CompareAndSwap(postWaiting, postRunning) {
+		p.runPost(w, ps) // taken back
 	}
 	for spins := 0; ps.state.Load() != postIdle; spins++ {
 		callerPause(spins)
@@ -454,62 +372,6 @@ func (p *Pool) Wait(w int) {
 		panic(fmt.Sprintf("workers: posted task of worker %d panicked: %v", w, r))
 	}
 }
-
-// lateShare: a watching worker that ran for less than 1/lateShare of the
-// caller's part of a split joined too late to share it, and a caller that
-// waited at the join for more than that share of its part was held up by
-// a worker the machine had descheduled. Either makes the split a missed
-// one (see [Pool.note]).
-const lateShare = 4
-
-// The back-off's lengths, in Runs: the first after a missed split, and
-// the most, which it reaches after eight missed probes in a row (at a
-// tick every few milliseconds, a probe every few seconds).
-const (
-	firstBackoff = 4
-	maxBackoff   = 1024
-)
-
-// backsOff turns the back-off on: a variable for the tests of the pool's
-// other workings, whose parts wait for each other.
-var backsOff = true
-
-// note records whether the workers missed a split (or a posted task):
-// after a missed one the caller does the next Runs alone, twice as many
-// as the back-off before (at least firstBackoff, at most maxBackoff), and
-// does not hand work over meanwhile ([Pool.Sharing]); the next Run after
-// them probes the workers again. A split they shared halves the
-// back-off, so on a machine whose other core is busy a probe that
-// happens to succeed does not bring back many missed splits, and on a
-// quiet one a worker slow once shares again after a few Runs.
-//
-// Only the workers' availability goes in, never anything of the work's
-// values, and which goroutine does a part does not show in what it
-// computes: the back-off changes who does the work, not its results.
-func (p *Pool) note(missed bool) {
-	if !backsOff {
-		return
-	}
-	if !missed {
-		p.backoff >>= 1
-		return
-	}
-	p.backoff = min(max(2*p.backoff, firstBackoff), maxBackoff)
-	p.skip = p.backoff
-}
-
-// Sharing reports whether the pool shares work now: false while it backs
-// off after its workers missed a split (see [Pool.note]), when a caller
-// should not hand work over with [Pool.Post] either, as the worker would
-// likely not start it in time. A Run meanwhile runs the whole task on the
-// caller's goroutine and counts towards the end of the back-off.
-// [SetEveryPart] makes it report true.
-func (p *Pool) Sharing() bool { return p.skip == 0 || forceShare.Load() }
-
-// Counts returns, for tests, how many Runs of more than one part the pool
-// offered to its workers (probes after a back-off included) and how many
-// it ran on the caller alone because it was backing off.
-func (p *Pool) Counts() (forks, solos int) { return p.forks, p.solos }
 
 // runPost runs worker w's posted task and lets the poster know.
 func (p *Pool) runPost(w int, ps *post) {
