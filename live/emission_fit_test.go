@@ -25,25 +25,11 @@ import (
 // emissions of the same size reuse the table as it is.
 func TestRollingKeepsItsLatestEmissionWithoutGrowthsRoom(t *testing.T) {
 	const hosts = 3000
-	s := newSeries(t, live.Options{})
-	by, err := s.PartitionBy(s.Root(), "host", partition.Options{})
-	require.NoError(t, err)
-	roll, err := s.Rolling(by, []rolling.Window{{Name: "1m", Span: time.Minute, Aggs: []reduce.Agg{
-		{Out: "avg", From: "value", Using: reduce.Avg},
-		{Out: "n", From: "value", Using: reduce.Count},
-		{Out: "samples", From: "value", Using: reduce.Samples},
-	}}}, rolling.Options{Trigger: trigger.Clock(sequence.Every(200 * time.Millisecond))})
-	require.NoError(t, err)
-	require.NoError(t, s.Watch(roll, live.Event))
-	push := func(at int64) []live.Output {
-		rows := make([]schema.Row, hosts)
-		for h := range rows {
-			rows[h] = r(at, float64(h%97)+float64(at)/1000, fmt.Sprintf("host-%d", h))
-		}
-		out, err := s.PushRows(nil, rows...)
-		require.NoError(t, err)
-		return out
-	}
+	s, roll, pushHosts := hostsRolling(t,
+		reduce.Agg{Out: "avg", From: "value", Using: reduce.Avg},
+		reduce.Agg{Out: "n", From: "value", Using: reduce.Count},
+		reduce.Agg{Out: "samples", From: "value", Using: reduce.Samples})
+	push := func(at int64) []live.Output { return pushHosts(at, hosts) }
 	push(0)
 	out := push(250) // crosses 200 ms: every host's row
 	require.Len(t, out, 1)
@@ -83,23 +69,7 @@ func TestRollingKeepsItsLatestEmissionWithoutGrowthsRoom(t *testing.T) {
 // tick, only every few dozen rows of growth.
 func TestRollingGrowingARowATickCopiesItsEmissionRarely(t *testing.T) {
 	const hosts, ticks = 3000, 64
-	s := newSeries(t, live.Options{})
-	by, err := s.PartitionBy(s.Root(), "host", partition.Options{})
-	require.NoError(t, err)
-	roll, err := s.Rolling(by, []rolling.Window{{Name: "1m", Span: time.Minute, Aggs: []reduce.Agg{
-		{Out: "avg", From: "value", Using: reduce.Avg},
-	}}}, rolling.Options{Trigger: trigger.Clock(sequence.Every(200 * time.Millisecond))})
-	require.NoError(t, err)
-	require.NoError(t, s.Watch(roll, live.Event))
-	push := func(at int64, n int) []live.Output {
-		rows := make([]schema.Row, n)
-		for h := range rows {
-			rows[h] = r(at, float64(h%97), fmt.Sprintf("host-%d", h))
-		}
-		out, err := s.PushRows(nil, rows...)
-		require.NoError(t, err)
-		return out
-	}
+	s, roll, push := hostsRolling(t, reduce.Agg{Out: "avg", From: "value", Using: reduce.Avg})
 	push(0, hosts)
 	buffers := map[uintptr]bool{}
 	for k := range ticks {
@@ -119,4 +89,28 @@ func TestRollingGrowingARowATickCopiesItsEmissionRarely(t *testing.T) {
 	v, err := s.Value(roll)
 	require.NoError(t, err)
 	assert.Equal(t, hosts+ticks-2, v.Len())
+}
+
+// hostsRolling builds a series with a rolling of aggs over a 1m window,
+// partitioned by host under a 200 ms clock, and watches its events;
+// push(at, n) pushes one row at time at for each of hosts 0 to n − 1.
+func hostsRolling(t *testing.T, aggs ...reduce.Agg) (s *live.Series, roll live.NodeID, push func(at int64, n int) []live.Output) {
+	t.Helper()
+	s = newSeries(t, live.Options{})
+	by, err := s.PartitionBy(s.Root(), "host", partition.Options{})
+	require.NoError(t, err)
+	roll, err = s.Rolling(by, []rolling.Window{{Name: "1m", Span: time.Minute, Aggs: aggs}},
+		rolling.Options{Trigger: trigger.Clock(sequence.Every(200 * time.Millisecond))})
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(roll, live.Event))
+	push = func(at int64, n int) []live.Output {
+		rows := make([]schema.Row, n)
+		for h := range rows {
+			rows[h] = r(at, float64(h%97)+float64(at)/1000, fmt.Sprintf("host-%d", h))
+		}
+		out, err := s.PushRows(nil, rows...)
+		require.NoError(t, err)
+		return out
+	}
+	return s, roll, push
 }
