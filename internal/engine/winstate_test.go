@@ -236,3 +236,54 @@ func TestAPlansArrayCellsLieInItsRecordsOnly(t *testing.T) {
 	assert.NotNil(t, e.arrs())
 	assert.Empty(t, e.arrs())
 }
+
+func TestRecordsOfWholeLinesStartOnALine(t *testing.T) {
+	// A tick at 100,000 partitions loads each record from memory: the
+	// seed's 448-byte record is seven cache lines when it starts on one,
+	// eight or nine when it does not. Records of other sizes are packed.
+	seed, err := NewPlan(benchSchema, seedWindows, rolling.Options{}, nil, nil)
+	require.NoError(t, err)
+	one, err := NewPlan(testSchema, []rolling.Window{{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{
+		{Out: "s", From: "v", Using: reduce.Sum},
+	}}}, rolling.Options{}, nil, nil)
+	require.NoError(t, err)
+	for _, c := range []struct {
+		name  string
+		plan  *Plan
+		lines bool
+	}{{"seed", seed, true}, {"one sum", one, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			var prev *Engine
+			strides := map[uintptr]int{}
+			var size uintptr
+			for i := range 400 { // the small chunks, then 32 KB ones
+				e := c.plan.NewEngine()
+				size = uintptr(c.plan.arena.recordBytes())
+				at := uintptr(unsafe.Pointer(e))
+				if c.lines {
+					require.Zero(t, at%cacheLine, "record %d at %#x", i, at)
+				}
+				if prev != nil && at > uintptr(unsafe.Pointer(prev)) {
+					strides[at-uintptr(unsafe.Pointer(prev))]++
+				}
+				prev = e
+			}
+			assert.Equal(t, c.plan.arena.layout.typ.Size(), size, "no padding in a record")
+			assert.Equal(t, c.lines, size%cacheLine == 0, "size %d", size)
+			// Within a chunk, one record follows another.
+			most, count := uintptr(0), 0
+			for s, k := range strides {
+				if k > count {
+					most, count = s, k
+				}
+			}
+			assert.Equal(t, size, most, "the records' stride")
+			if c.lines {
+				assert.Equal(t, 448, int(size))
+				// A 32 KB chunk holds as many records as without the lead.
+				assert.Equal(t, 73, chunkLen(int(size), 73-1))
+				assert.Equal(t, uintptr(56), lineLead(size, 73))
+			}
+		})
+	}
+}
