@@ -14,7 +14,7 @@ import (
 // Extremes, counts and generic states, side by side (and, for a plan
 // that reads array columns, the map of its rows' array cells). A tick
 // at many partitions finds each partition's state in one run of cache
-// lines (464 bytes for the seed's two windows: eight lines), and walks
+// lines (448 bytes for the seed's two windows: seven lines), and walks
 // the records of a chunk in address order, one stream; states kept in an
 // arena per kind took four runs of lines a partition, in four streams,
 // and an 8-byte chunk header in each kind's chunk put a 64-byte
