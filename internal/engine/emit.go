@@ -200,7 +200,7 @@ func (r *winRun) set(es []*Engine, w int) (empty bool) {
 		ws := e.win(w)
 		h := e.dq.tail - ws.head
 		any |= h
-		r.ws[i], r.held[i], r.mom[i] = ws, int(h), ws.firstMoment()
+		r.ws[i], r.held[i], r.mom[i] = ws, int(h), ws.mom
 	}
 	return any == 0
 }

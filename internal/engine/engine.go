@@ -186,18 +186,17 @@ func (e *Engine) win(w int) *winState {
 
 // winState is a window's position in the deque and its reducer states.
 // The states lie in the engine's record (see arena), the window's of each
-// kind side by side (its minimums, then its maximums): winState has the
-// offsets from itself of its first moments and extremes, which a fold
-// reads, and of its counts, followed by its generic states, which it
+// kind side by side (its minimums, then its maximums): winState points to
+// the first moments and extremes, which a fold reads, and has the offset
+// from itself of its counts, followed by its generic states, which it
 // does not (the record does not move); it counts each kind (the window
-// plan's numbers). That is 192 bytes less than five slices, for every
-// window of every partition; offsets rather than pointers for the
-// moments and extremes make it 40 bytes, not 48, and the seed's record
-// seven whole cache lines (see arena).
+// plan's numbers). That is 152 bytes less than five slices, for every
+// window of every partition.
 type winState struct {
 	head, added uint64
-	mom, ext    int32 // offsets from the winState of the first moments and extremes (the minimums, then the maximums)
-	rest        int32 // offset from the winState of the counts, then the generic states; 0 when none
+	mom         *reducers.Moments
+	ext         *reducers.Extreme // the minimums, then the maximums
+	rest        int32             // offset from the winState of the counts, then the generic states; 0 when none
 	nMom, nCnt  uint16
 	nMin, nMax  uint16
 	nGen        uint16
@@ -206,36 +205,20 @@ type winState struct {
 	scalarExt bool
 }
 
-// firstMoment and firstExtreme return the window's first moments and
-// extremes (the first minimum): a load and an add from the winState,
-// which a load from it with an index register needs no more of.
-func (ws *winState) firstMoment() *reducers.Moments {
-	return (*reducers.Moments)(unsafe.Add(unsafe.Pointer(ws), ws.mom))
-}
-
-func (ws *winState) firstExtreme() *reducers.Extreme {
-	return (*reducers.Extreme)(unsafe.Add(unsafe.Pointer(ws), ws.ext))
-}
-
 // moments returns the window's moment states, one per entry of its
 // plan's moments.
-func (ws *winState) moments() []reducers.Moments {
-	if ws.nMom == 0 {
-		return nil
-	}
-	return unsafe.Slice(ws.firstMoment(), ws.nMom)
-}
+func (ws *winState) moments() []reducers.Moments { return unsafe.Slice(ws.mom, ws.nMom) }
 
 // moment, minAt and maxAt return the window's moment state, minimum and
 // maximum i, as moments()[i], mins()[i] and maxs()[i] do, for an i its
 // plan gave (below the count), without building a slice: an emission
 // reads one state of each of a run of windows.
 func (ws *winState) moment(i int) *reducers.Moments {
-	return (*reducers.Moments)(unsafe.Add(unsafe.Pointer(ws), int(ws.mom)+i*int(unsafe.Sizeof(reducers.Moments{}))))
+	return (*reducers.Moments)(unsafe.Add(unsafe.Pointer(ws.mom), uintptr(i)*unsafe.Sizeof(reducers.Moments{})))
 }
 
 func (ws *winState) minAt(i int) *reducers.Extreme {
-	return (*reducers.Extreme)(unsafe.Add(unsafe.Pointer(ws), int(ws.ext)+i*int(unsafe.Sizeof(reducers.Extreme{}))))
+	return (*reducers.Extreme)(unsafe.Add(unsafe.Pointer(ws.ext), uintptr(i)*unsafe.Sizeof(reducers.Extreme{})))
 }
 
 func (ws *winState) maxAt(i int) *reducers.Extreme { return ws.minAt(int(ws.nMin) + i) }
@@ -249,19 +232,11 @@ func (ws *winState) counts() []int {
 }
 
 // mins returns the window's minimums, one per entry of its plan's mins.
-func (ws *winState) mins() []reducers.Extreme {
-	if ws.nMin == 0 {
-		return nil
-	}
-	return unsafe.Slice(ws.firstExtreme(), ws.nMin)
-}
+func (ws *winState) mins() []reducers.Extreme { return unsafe.Slice(ws.ext, ws.nMin) }
 
 // maxs returns the window's maximums, one per entry of its plan's maxs.
 func (ws *winState) maxs() []reducers.Extreme {
-	if ws.nMax == 0 {
-		return nil
-	}
-	return unsafe.Slice(ws.minAt(int(ws.nMin)), ws.nMax)
+	return unsafe.Slice(ws.ext, int(ws.nMin)+int(ws.nMax))[ws.nMin:]
 }
 
 // generic returns the window's other reducer states, one per entry of
@@ -279,18 +254,13 @@ func (ws *winState) generic() []reducers.Window {
 // at most 65,535 each (a plan has a state per aggregation): mom and ext
 // its moments and extremes (its mins minimums then its maximums), rest
 // its cnt counts then its gen generic states (nil when there are none).
-// A kind it keeps none of has offset 0 (the winState itself), which its
-// count of 0 keeps anything from reading.
 func (ws *winState) setStates(mom []reducers.Moments, ext []reducers.Extreme, mins int, rest unsafe.Pointer, cnt, gen int) {
-	from := func(p unsafe.Pointer) int32 {
-		if p == nil {
-			return 0
-		}
-		return int32(uintptr(p) - uintptr(unsafe.Pointer(ws)))
+	ws.mom, ws.nMom = unsafe.SliceData(mom), uint16(len(mom))
+	ws.ext, ws.nMin, ws.nMax = unsafe.SliceData(ext), uint16(mins), uint16(len(ext)-mins)
+	ws.nCnt, ws.nGen, ws.rest = uint16(cnt), uint16(gen), 0
+	if rest != nil {
+		ws.rest = int32(uintptr(rest) - uintptr(unsafe.Pointer(ws)))
 	}
-	ws.mom, ws.nMom = from(unsafe.Pointer(unsafe.SliceData(mom))), uint16(len(mom))
-	ws.ext, ws.nMin, ws.nMax = from(unsafe.Pointer(unsafe.SliceData(ext))), uint16(mins), uint16(len(ext)-mins)
-	ws.nCnt, ws.nGen, ws.rest = uint16(cnt), uint16(gen), from(rest)
 }
 
 // NewEngine returns an empty engine for the plan. Engines come from the
@@ -526,7 +496,7 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 					ab, ai := d.slotOf(added)
 					one.Rem, one.Add = rb[ri:ri+st], ab[ai:ai+st]
 					one.Stride, one.RN, one.AN = st, 1, 1
-					if n := reducers.ShiftRun(ws.firstMoment(), wp.moments, &one); n < len(wp.moments) {
+					if n := reducers.ShiftRun(ws.mom, wp.moments, &one); n < len(wp.moments) {
 						shiftRest(ws, wp.moments, &one, n)
 					}
 					ws.head, ws.added = head+1, tail
@@ -565,7 +535,7 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 					sl := reducers.Slide{Rem: rb[ri : ri+int(rn)*st], Add: ab[ai : ai+int(an)*st], Stride: st, RN: int(rn), AN: int(an)}
 					// The window's sums side by side, in one call, up
 					// to one whose pass does not apply (see shiftRest).
-					if n := reducers.ShiftRun(ws.firstMoment(), wp.moments, &sl); n < len(wp.moments) {
+					if n := reducers.ShiftRun(ws.mom, wp.moments, &sl); n < len(wp.moments) {
 						shiftRest(ws, wp.moments, &sl, n)
 					}
 					done = true
@@ -582,8 +552,8 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 			} else if n-1 < reducers.ShortRun {
 				blk, i := d.slotOf(nh)
 				if f := &wp.fills[0]; i+int(n)*st <= len(blk) {
-					if lo, hi, ok := ws.firstMoment().FillRunMinMax(blk[i+f.slot:i+f.slot+(int(n)-1)*st+1], st, int(n)); ok {
-						ws.firstExtreme().SetValue(lo, true)
+					if lo, hi, ok := ws.mom.FillRunMinMax(blk[i+f.slot:i+f.slot+(int(n)-1)*st+1], st, int(n)); ok {
+						ws.ext.SetValue(lo, true)
 						ws.maxAt(0).SetValue(hi, true)
 						ws.scalarExt = true
 						done = true
