@@ -114,6 +114,12 @@ func newLayout(p *Plan) *recordLayout {
 		// Engine.wins finds the window states right after the engine.
 		panic("engine: a record's window states do not follow its engine")
 	}
+	for w := range p.wins {
+		if l.rest[w] != 0 {
+			ws := l.wins + uintptr(w)*unsafe.Sizeof(winState{})
+			p.wins[w].restOff = int32(l.rest[w] - ws)
+		}
+	}
 	return l
 }
 
