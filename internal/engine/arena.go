@@ -14,11 +14,16 @@ import (
 // Extremes, counts and generic states, side by side (and, for a plan
 // that reads array columns, the map of its rows' array cells). A tick
 // at many partitions finds each partition's state in one run of cache
-// lines (464 bytes for the seed's two windows: eight lines), and walks
+// lines (448 bytes for the seed's two windows: seven lines), and walks
 // the records of a chunk in address order, one stream; states kept in an
 // arena per kind took four runs of lines a partition, in four streams,
 // and an 8-byte chunk header in each kind's chunk put a 64-byte
 // Moments across two lines.
+//
+// A record whose size is a whole number of cache lines starts on a line
+// (see lineLead): the seed's is then seven lines, not eight or nine as
+// it falls. Other records are packed; rounding them up to a line would
+// cost bytes a partition.
 //
 // A record's layout depends on the plan (how many states of each kind
 // its windows keep), so its type is made when the plan makes its first
@@ -40,6 +45,7 @@ type arena struct {
 type recordLayout struct {
 	typ                 reflect.Type
 	size                uintptr
+	chunks              []chunkType // the chunk types made, by records
 	wins, mom, ext, arr uintptr
 	rest                []uintptr // by window; 0 for a window with neither
 	nWin, nMom, nExt    int
@@ -108,7 +114,70 @@ func newLayout(p *Plan) *recordLayout {
 		// Engine.wins finds the window states right after the engine.
 		panic("engine: a record's window states do not follow its engine")
 	}
+	for w := range p.wins {
+		if l.rest[w] != 0 {
+			ws := l.wins + uintptr(w)*unsafe.Sizeof(winState{})
+			p.wins[w].restOff = int32(l.rest[w] - ws)
+		}
+	}
 	return l
+}
+
+// cacheLine is the bytes of a cache line on the machines the library
+// is tuned for.
+const cacheLine = 64
+
+// mallocHeader is the bytes of the header the allocator puts at the
+// start of an object with pointers of more than 512 bytes up to 32 KB,
+// whose size classes are whole lines from the start of a page: such an
+// object starts 8 bytes past a line (TestRecordsOfWholeLinesStartOnALine
+// checks it).
+const mallocHeader = 8
+
+// lineLead returns the bytes a chunk of n records of size bytes leaves
+// before its first record so that the records start on cache lines:
+// lead bytes and the allocator's header make a line, when size is whole
+// lines and the chunk with its lead stays a small object (no larger
+// than 32 KB with the header; chunkLen leaves room for it, as records
+// of whole lines fill no closer than a line to a chunk's size); else 0.
+func lineLead(size uintptr, n int) uintptr {
+	if size%cacheLine != 0 || uintptr(n)*size+cacheLine > uintptr(arenaChunkBytes[len(arenaChunkBytes)-1]) {
+		return 0
+	}
+	return cacheLine - mallocHeader
+}
+
+// chunkType is the type of a chunk of n records: lead bytes (see
+// lineLead), then the records.
+type chunkType struct {
+	n    int
+	lead uintptr
+	typ  reflect.Type
+}
+
+// chunk returns a new chunk of n zeroed records, its first record's
+// address.
+func (l *recordLayout) chunk(n int) unsafe.Pointer {
+	var ct *chunkType
+	for i := range l.chunks {
+		if l.chunks[i].n == n {
+			ct = &l.chunks[i]
+		}
+	}
+	if ct == nil {
+		lead := lineLead(l.size, n)
+		recs := reflect.ArrayOf(n, l.typ)
+		typ := recs
+		if lead > 0 {
+			typ = reflect.StructOf([]reflect.StructField{
+				{Name: "L", Type: reflect.ArrayOf(int(lead), reflect.TypeFor[byte]())},
+				{Name: "R", Type: recs},
+			})
+		}
+		l.chunks = append(l.chunks, chunkType{n, lead, typ})
+		ct = &l.chunks[len(l.chunks)-1]
+	}
+	return unsafe.Add(reflect.New(ct.typ).UnsafePointer(), ct.lead)
 }
 
 // recordBytes returns the size of the plan's records, 0 before its first
@@ -136,7 +205,7 @@ func (a *arena) record(p *Plan) record {
 	l := a.layout
 	if a.used == a.n {
 		n := chunkLen(int(l.size), a.n)
-		a.chunk = reflect.MakeSlice(reflect.SliceOf(l.typ), n, n).UnsafePointer()
+		a.chunk = l.chunk(n)
 		a.used, a.n = 0, n
 	}
 	r := record{unsafe.Add(a.chunk, uintptr(a.used)*l.size), l}

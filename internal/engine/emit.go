@@ -414,7 +414,7 @@ func optNum(x float64, ok bool) float64 {
 func (e *Engine) emitOne(ws *winState, o *outPlan, dst *table.Col, tail uint64) {
 	switch o.state {
 	case stCount:
-		dst.AppendNum(float64(ws.counts()[o.idx]))
+		dst.AppendNum(float64(ws.counts(&e.p.wins[o.win])[o.idx]))
 	case stFirst:
 		a := ws.head
 		for a < tail && !e.present(o.slot, e.dq.row(a)[o.slot]) {
@@ -444,7 +444,7 @@ func (e *Engine) emitOne(ws *winState, o *outPlan, dst *table.Col, tail uint64) 
 		}
 		dst.EndArray()
 	case stGeneric:
-		ws.generic()[o.idx].Append(dst)
+		ws.generic(&e.p.wins[o.win])[o.idx].Append(dst)
 	}
 }
 

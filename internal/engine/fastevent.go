@@ -136,9 +136,9 @@ func (s *Stream) pushEvents(in *Input, out *schema.Table) {
 		// Plain counts.
 		for ci, slot := range wp.counts {
 			num := wp.countNum[ci]
-			c := ws.counts()[ci]
+			c := ws.counts(wp)[ci]
 			r := e.countsByRow(sc, base, ws.head, rc, slot, num, &c, n)
-			ws.counts()[ci] = c
+			ws.counts(wp)[ci] = c
 			for j, o := range p.outs {
 				if o.win == w && o.state == stCount && o.idx == ci {
 					sc.results[j] = append(grow(sc.results[j], 0), r...)

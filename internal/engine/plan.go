@@ -83,6 +83,11 @@ type winPlan struct {
 	extSlots   []extSlot     // the slots with a min or a max, each once
 	fills      []fillStep    // a rebuild's passes over the slots with sums or extremes
 	layout     winLayout     // the fold's own path for the window's states, if any
+	// restOff is the offset from the window's winState of its counts,
+	// then its generic states, the same in every record of the plan
+	// (see arena); set with the plan's record layout, 0 when it keeps
+	// neither.
+	restOff int32
 }
 
 // winLayout names the window layouts whose common fold the engine does

@@ -215,7 +215,7 @@ func (r *timeRuns) fold(e *Engine, cut int64) {
 			if before != nil {
 				c = int(r.present[s-1] - before[s-1])
 			}
-			ws.counts()[i] = c
+			ws.counts(wp)[i] = c
 		}
 		low = min(low, h)
 	}

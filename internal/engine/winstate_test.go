@@ -38,15 +38,16 @@ func TestWinStatePointsAtItsStatesInTheArena(t *testing.T) {
 	plan, err := NewPlan(testSchema, windows, rolling.Options{}, nil, nil)
 	require.NoError(t, err)
 	a, b := plan.NewEngine(), plan.NewEngine()
-	for w, wp := range plan.wins {
+	for w := range plan.wins {
+		wp := &plan.wins[w]
 		ws, other := &a.wins()[w], &b.wins()[w]
 		assert.Len(t, ws.moments(), len(wp.moments), "window %s", wp.name)
-		assert.Len(t, ws.counts(), len(wp.counts), "window %s", wp.name)
+		assert.Len(t, ws.counts(wp), len(wp.counts), "window %s", wp.name)
 		assert.Len(t, ws.mins(), len(wp.mins), "window %s", wp.name)
 		assert.Len(t, ws.maxs(), len(wp.maxs), "window %s", wp.name)
-		assert.Len(t, ws.generic(), len(wp.generic), "window %s", wp.name)
-		for i := range ws.generic() {
-			assert.NotSame(t, ws.generic()[i], other.generic()[i], "engines do not share states")
+		assert.Len(t, ws.generic(wp), len(wp.generic), "window %s", wp.name)
+		for i := range ws.generic(wp) {
+			assert.NotSame(t, ws.generic(wp)[i], other.generic(wp)[i], "engines do not share states")
 		}
 		for i := range ws.maxs() {
 			ws.maxs()[i].Add(uint64(i), float64(i))
@@ -56,21 +57,21 @@ func TestWinStatePointsAtItsStatesInTheArena(t *testing.T) {
 			assert.NotSame(t, &ws.mins()[i], &other.mins()[i], "engines do not share states")
 		}
 	}
-	assert.Len(t, a.wins()[0].generic(), 1)
+	assert.Len(t, a.wins()[0].generic(&plan.wins[0]), 1)
 	assert.Equal(t, 2, len(a.wins()[0].maxs()))
 	x, ok := a.wins()[0].maxs()[1].Value()
 	assert.True(t, ok)
 	assert.Equal(t, 1.0, x)
 	// Every partition holds these, for every window: no slice of window
-	// states in the engine, the cold states' place as an offset, an
+	// states in the engine, the cold states' place in the plan, an
 	// extreme's ring as a pointer and 32-bit counts.
 	assert.LessOrEqual(t, unsafe.Sizeof(Engine{}), uintptr(112))
-	assert.LessOrEqual(t, unsafe.Sizeof(winState{}), uintptr(48))
+	assert.LessOrEqual(t, unsafe.Sizeof(winState{}), uintptr(40))
 	assert.LessOrEqual(t, unsafe.Sizeof(reducers.Extreme{}), uintptr(32))
 	seed, err := NewPlan(benchSchema, seedWindows, rolling.Options{}, nil, nil)
 	require.NoError(t, err)
 	seed.NewEngine()
-	assert.LessOrEqual(t, seed.arena.recordBytes(), 464, "the seed's record")
+	assert.LessOrEqual(t, seed.arena.recordBytes(), 448, "the seed's record: seven cache lines")
 }
 
 func TestPlanRefusesAWindowOfMoreAggregationsThanItsStatesCount(t *testing.T) {
@@ -158,7 +159,7 @@ func TestEngineStatesLieInItsRecord(t *testing.T) {
 				need := unsafe.Sizeof(*e)
 				wins := e.wins()
 				for w := range wins {
-					ws := &wins[w]
+					ws, wp := &wins[w], &plan.wins[w]
 					in(unsafe.Pointer(ws), unsafe.Sizeof(*ws), "window state")
 					need += unsafe.Sizeof(*ws)
 					for i := range ws.moments() {
@@ -173,21 +174,21 @@ func TestEngineStatesLieInItsRecord(t *testing.T) {
 						in(unsafe.Pointer(&ws.maxs()[i]), unsafe.Sizeof(reducers.Extreme{}), "maximum")
 						need += unsafe.Sizeof(reducers.Extreme{})
 					}
-					for i := range ws.counts() {
-						in(unsafe.Pointer(&ws.counts()[i]), 8, "count")
+					for i := range ws.counts(wp) {
+						in(unsafe.Pointer(&ws.counts(wp)[i]), 8, "count")
 						need += 8
 					}
-					for i := range ws.generic() {
-						in(unsafe.Pointer(&ws.generic()[i]), 16, "generic state")
+					for i := range ws.generic(wp) {
+						in(unsafe.Pointer(&ws.generic(wp)[i]), 16, "generic state")
 						need += 16
 					}
 					// A kind the window does not keep is no slice at all,
 					// not an empty one at the place after its others.
-					if ws.nGen == 0 {
-						assert.Nil(t, ws.generic(), "window %d's generic states", w)
+					if len(wp.generic) == 0 {
+						assert.Nil(t, ws.generic(wp), "window %d's generic states", w)
 					}
-					if ws.nCnt == 0 {
-						assert.Nil(t, ws.counts(), "window %d's counts", w)
+					if len(wp.counts) == 0 {
+						assert.Nil(t, ws.counts(wp), "window %d's counts", w)
 					}
 				}
 				assert.Equal(t, need, end-start, "the record holds the states and nothing more")
@@ -235,4 +236,55 @@ func TestAPlansArrayCellsLieInItsRecordsOnly(t *testing.T) {
 	assert.Same(t, e, arrs.NewEngine(), "reused")
 	assert.NotNil(t, e.arrs())
 	assert.Empty(t, e.arrs())
+}
+
+func TestRecordsOfWholeLinesStartOnALine(t *testing.T) {
+	// A tick at 100,000 partitions loads each record from memory: the
+	// seed's 448-byte record is seven cache lines when it starts on one,
+	// eight or nine when it does not. Records of other sizes are packed.
+	seed, err := NewPlan(benchSchema, seedWindows, rolling.Options{}, nil, nil)
+	require.NoError(t, err)
+	one, err := NewPlan(testSchema, []rolling.Window{{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{
+		{Out: "s", From: "v", Using: reduce.Sum},
+	}}}, rolling.Options{}, nil, nil)
+	require.NoError(t, err)
+	for _, c := range []struct {
+		name  string
+		plan  *Plan
+		lines bool
+	}{{"seed", seed, true}, {"one sum", one, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			var prev *Engine
+			strides := map[uintptr]int{}
+			var size uintptr
+			for i := range 400 { // the small chunks, then 32 KB ones
+				e := c.plan.NewEngine()
+				size = uintptr(c.plan.arena.recordBytes())
+				at := uintptr(unsafe.Pointer(e))
+				if c.lines {
+					require.Zero(t, at%cacheLine, "record %d at %#x", i, at)
+				}
+				if prev != nil && at > uintptr(unsafe.Pointer(prev)) {
+					strides[at-uintptr(unsafe.Pointer(prev))]++
+				}
+				prev = e
+			}
+			assert.Equal(t, c.plan.arena.layout.typ.Size(), size, "no padding in a record")
+			assert.Equal(t, c.lines, size%cacheLine == 0, "size %d", size)
+			// Within a chunk, one record follows another.
+			most, count := uintptr(0), 0
+			for s, k := range strides {
+				if k > count {
+					most, count = s, k
+				}
+			}
+			assert.Equal(t, size, most, "the records' stride")
+			if c.lines {
+				assert.Equal(t, 448, int(size))
+				// A 32 KB chunk holds as many records as without the lead.
+				assert.Equal(t, 73, chunkLen(int(size), 73-1))
+				assert.Equal(t, uintptr(56), lineLead(size, 73))
+			}
+		})
+	}
 }
