@@ -13,6 +13,7 @@ import (
 
 	"github.com/pond-go/pond/internal/aligned"
 	"github.com/pond-go/pond/internal/allocs"
+	"github.com/pond-go/pond/internal/engine"
 	"github.com/pond-go/pond/internal/workers"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/schema"
@@ -159,11 +160,13 @@ func TestSeedSteadyDoesNotAllocate(t *testing.T) {
 			assert.Zero(t, n, "P=%d N=%d, %d workers: allocations over a minute of pushes in steady state", c.P, c.N, workers)
 		}
 	}
-	// Two workers, each taking part in every tick.
+	// Two workers with every push's rows handed over between ticks (these
+	// pushes are smaller than the default hand-over).
+	defer engine.SetHandOffRows(engine.SetHandOffRows(1))
 	defer workers.SetEveryPart(workers.SetEveryPart(true))
 	for _, c := range []struct{ P, N int }{{20, 100}, {50, 10}} {
 		n := steadyAllocs(t, NewSeedStream(c.P, c.N, 210), 150, false, 2)
-		assert.Zero(t, n, "P=%d N=%d, 2 workers, both in every tick: allocations in steady state", c.P, c.N)
+		assert.Zero(t, n, "P=%d N=%d, 2 workers, every push handed over: allocations in steady state", c.P, c.N)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pond-go/pond/internal/aligned"
+	"github.com/pond-go/pond/internal/engine"
 	"github.com/pond-go/pond/internal/workers"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/schema"
@@ -65,19 +66,28 @@ func sameBits(a, b schema.Value) bool {
 // with one worker and twins with 2 and 4, in default and aligned mode,
 // and compares every push's outputs bit for bit.
 //
-// Aligned closings are split over the workers when they come after few
-// rows a partition (the default, split=default), or all (split=all).
+// Between ticks, the rows buffered go to a worker to take once 512 have
+// come and ticks are far enough apart (the default), or after every push
+// (handoff=1); aligned closings are split over the workers when they come
+// after few rows a partition (the default), or all (with handoff=1).
 func TestSeedWorkersGiveOneWorkersRows(t *testing.T) {
 	defer workers.SetEveryPart(workers.SetEveryPart(true))
-	testSeedWorkersGiveOneWorkersRows(t, "default")
-	defer aligned.SetCloseSplitRows(aligned.SetCloseSplitRows(1 << 30))
-	testSeedWorkersGiveOneWorkersRows(t, "all")
+	for _, handOff := range []int{512, 1} {
+		old := engine.SetHandOffRows(handOff)
+		split := aligned.SetCloseSplitRows(1 << 30)
+		if handOff != 1 {
+			aligned.SetCloseSplitRows(split)
+		}
+		testSeedWorkersGiveOneWorkersRows(t, handOff)
+		engine.SetHandOffRows(old)
+		aligned.SetCloseSplitRows(split)
+	}
 }
 
-func testSeedWorkersGiveOneWorkersRows(t *testing.T, split string) {
+func testSeedWorkersGiveOneWorkersRows(t *testing.T, handOff int) {
 	for _, aligned := range []bool{false, true} {
 		for _, c := range []struct{ P, N, Secs int }{{37, 100, 8}, {200, 10, 70}, {5, 1000, 3}, {1000, 10, 3}} {
-			t.Run(fmt.Sprintf("split=%s/aligned=%v/P=%d/N=%d", split, aligned, c.P, c.N), func(t *testing.T) {
+			t.Run(fmt.Sprintf("handoff=%d/aligned=%v/P=%d/N=%d", handOff, aligned, c.P, c.N), func(t *testing.T) {
 				st := NewSeedStream(c.P, c.N, c.Secs)
 				one, err := NewSeedPipelineWith(aligned, 1)
 				require.NoError(t, err)

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pond-go/pond/internal/aligned"
+	"github.com/pond-go/pond/internal/engine"
 	"github.com/pond-go/pond/internal/workers"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/schema"
@@ -119,8 +120,11 @@ func TestVectorCopyIsVerbatim(t *testing.T) {
 }
 
 func TestConformance(t *testing.T) {
-	// With workers, every aligned closing is split (by default only
-	// those with few rows a partition).
+	// With workers, every push's buffered rows go to a worker to take
+	// before the tick (by default only runs of 512 or more), and every
+	// aligned closing is split (by default only those with few rows a
+	// partition).
+	defer engine.SetHandOffRows(engine.SetHandOffRows(1))
 	defer aligned.SetCloseSplitRows(aligned.SetCloseSplitRows(1 << 30))
 	defer workers.SetEveryPart(workers.SetEveryPart(true))
 	dir := vectorDir()

@@ -175,9 +175,10 @@
 // rolling, and each closing of an aligned one that comes after few rows a
 // partition, cuts the partitions, in their first-seen order, into chunks
 // that the workers fold, and the rows the workers emit are joined back in
-// chunk order before the push goes on. Between ticks, the rows a
-// partitioned rolling buffers wait for the tick, whose fold the workers
-// share. A push stays synchronous and atomic (validation, storage,
+// chunk order before the push goes on. Between ticks far enough apart,
+// the rows a partitioned rolling buffers are handed, a few hundred at a
+// time, to a worker that copies them into their partitions' windows while
+// the pushing goroutine goes on with the next pushes. A push stays synchronous and atomic (validation, storage,
 // routing and the clock run on the pushing goroutine before any worker
 // starts), and its outputs are exactly those of one worker, row for row
 // and bit for bit, in both tick semantics: every partition's part of a

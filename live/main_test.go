@@ -8,8 +8,8 @@ import (
 	"github.com/pond-go/pond/internal/workers"
 )
 
-// TestMain makes every worker of every pool take part in every tick, and
-// every aligned closing split over
+// TestMain makes every worker of every pool take part in every tick and
+// run every hand-over it is given, and every aligned closing split over
 // the workers, so that the tests comparing several workers with one (the
 // fuzz twins, the aligned properties) go through the workers' paths
 // however busy the machine is and however many rows a partition gets. No

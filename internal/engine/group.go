@@ -64,10 +64,14 @@ type Group struct {
 	clock   clock.ClockState
 	counts  []clock.CountState // under a count trigger, by partition
 
-	// Rows since the last tick, column by column, in arrival order; with
-	// workers too, they wait here for the tick, whose fold the workers
-	// share (see parTick).
-	in pendRows
+	// Rows since the last tick, column by column: in takes a push's rows;
+	// work holds those being moved into the deques, at a tick, or before
+	// it on a worker (see handOff). On one goroutine the two swap back
+	// after each tick, so that only in grows.
+	in, work pendRows
+	bg       bgTake
+	tickRows int // rows buffered since the last tick
+	spanRows int // rows buffered up to the last tick since the one before (see handOff)
 	// At a tick on one goroutine, the buffered rows' indices sorted by
 	// partition (see index): partition p's end at idx[chains[p].end];
 	// or, linked (see linkChains), p's last row chains[p].end and the
@@ -138,6 +142,7 @@ func (g *Group) Declare(part int32) {
 		g.al.Declare(part)
 		return
 	}
+	g.settle()
 	g.engine(part)
 }
 
@@ -156,11 +161,12 @@ func (g *Group) HeldBytes() int {
 	if g.al != nil {
 		return g.al.Bytes()
 	}
+	g.settle()
 	n := 0
 	for _, p := range g.order {
 		n += g.engines[p].heldBytes()
 	}
-	return n + g.in.bytes() + g.p.pool.bytes() + 8*cap(g.sorted)
+	return n + g.in.bytes() + g.work.bytes() + g.p.pool.bytes() + 8*cap(g.sorted)
 }
 
 // Remove forgets partition part and gives its memory back to the pool. A
@@ -188,8 +194,8 @@ func (g *Group) Remove(part int32) {
 }
 
 // Len returns the number of partitions the group knows: all those of
-// the rows up to the last tick; with few partitions and one worker, also
-// some of those of the rows since (see directParts).
+// the rows up to the last tick; with workers or few partitions, also some
+// of those of the rows since (see [Group.handOff] and directParts).
 func (g *Group) Len() int {
 	if g.al != nil {
 		return g.al.Len()
@@ -199,6 +205,7 @@ func (g *Group) Len() int {
 
 // Engine returns the engine of partition part, or nil.
 func (g *Group) Engine(part int32) *Engine {
+	g.settle()
 	if int(part) >= len(g.engines) {
 		return nil
 	}
@@ -263,6 +270,7 @@ func (g *Group) PushTo(in *Input, part []int32, out Sink) {
 				return
 			}
 			g.buffer(in, part, 0, n)
+			g.handOff()
 			return
 		}
 		from := 0
@@ -274,6 +282,7 @@ func (g *Group) PushTo(in *Input, part []int32, out Sink) {
 			}
 		}
 		g.buffer(in, part, from, len(in.times))
+		g.handOff()
 	case clock.Event:
 		if len(in.times) == 0 {
 			return
@@ -309,8 +318,11 @@ func (g *Group) PushTo(in *Input, part []int32, out Sink) {
 // for it, so that its engine is visited once per tick: append, fold,
 // emit.
 func (g *Group) tick(t, b int64, out Sink) {
+	g.settle()
 	g.forgetRoom()
-	if g.par.pool != nil && g.par.pool.N() > 1 && len(g.order)+len(g.in.part) > 1 {
+	g.in, g.work = g.work, g.in
+	par := g.par.pool != nil && g.par.pool.N() > 1
+	if par && len(g.order)+len(g.work.part) > 1 {
 		g.par.run(g, t, b, out.Table())
 	} else {
 		g.place()
@@ -318,6 +330,31 @@ func (g *Group) tick(t, b int64, out Sink) {
 		g.indexed, g.linked = false, false
 	}
 	g.clearPending()
+	if par {
+		g.reserve(g.tickRows)
+	} else {
+		g.in, g.work = g.work, g.in
+	}
+	g.spanRows, g.tickRows = g.tickRows, 0
+}
+
+// reserve, with workers, grows every buffer the rows between two ticks
+// pass through to hold all of them: the two buffers, the laid-out rows,
+// the scratch of a link and the sorted indices of a tick. How a tick's
+// rows are split between the hand-overs and the tick depends on the
+// workers' timing; the buffers' size then does not, and a steady stream
+// does not make them grow.
+func (g *Group) reserve(rows int) {
+	for _, r := range []*pendRows{&g.in, &g.work} {
+		r.t = slices.Grow(r.t[:0], rows)
+		for k := range r.c {
+			r.c[k] = slices.Grow(r.c[k][:0], rows)
+		}
+		r.part = slices.Grow(r.part[:0], rows)
+	}
+	g.sortRoom(int32(rows))
+	g.at = slices.Grow(g.at[:0], rows)
+	g.idx = slices.Grow(g.idx[:0], rows)
 }
 
 // readyScratch makes sc hold what [Group.tickRange] needs for g's ticks
@@ -476,25 +513,28 @@ func (g *Group) buffer(in *Input, part []int32, from, to int) {
 	r := &g.in
 	if len(r.c) != len(in.enc) {
 		r.c = make([][]uint64, len(in.enc))
+		g.work.c = make([][]uint64, len(in.enc))
 	}
 	r.t = append(r.t, in.times[from:to]...)
 	for k, c := range in.enc {
 		r.c[k] = append(r.c[k], c[from:to]...)
 	}
 	r.part = append(r.part, part[from:to]...)
+	g.tickRows += to - from
 }
 
 // link makes the engines of the partitions first seen among the
 // buffered rows, in the order their first rows arrived, and lays the
 // buffered rows out by partition (a counting sort): each partition's rows
 // side by side, row-major, in arrival order, so that each is taken with
-// one sequential copy. A tick over workers does it (see parTick); a tick
-// on one goroutine sorts the rows' indices only (see index).
+// one sequential copy. A worker does it with the rows handed over between
+// ticks (see bgTake), and a tick over workers in parts (see parTick); a
+// tick on one goroutine sorts the rows' indices only (see index).
 func (g *Group) link() {
-	if len(g.in.part) == 0 {
+	if len(g.work.part) == 0 {
 		return
 	}
-	n := len(g.in.part)
+	n := len(g.work.part)
 	if g.count(0, n, &g.cnt) {
 		g.meet()
 	}
@@ -520,7 +560,7 @@ func (g *Group) link() {
 // without an engine is among them.
 func (g *Group) count(from, to int, cnt *[]int32) (unknown bool) {
 	c := *cnt
-	for _, p := range g.in.part[from:to] {
+	for _, p := range g.work.part[from:to] {
 		if int(p) >= len(c) {
 			c = append(c, make([]int32, int(p)+1-len(c))...)
 		}
@@ -535,8 +575,12 @@ func (g *Group) count(from, to int, cnt *[]int32) (unknown bool) {
 
 // meet makes the engines of the partitions first seen among the rows laid
 // out, in the order their first rows arrived.
-func (g *Group) meet() {
-	for _, p := range g.in.part {
+func (g *Group) meet() { g.meetIn(g.work.part) }
+
+// meetIn makes the engines of the partitions first seen among parts, in
+// order.
+func (g *Group) meetIn(parts []int32) {
+	for _, p := range parts {
 		if int(p) >= len(g.engines) || g.engines[p] == nil {
 			g.engine(p)
 		}
@@ -552,7 +596,7 @@ func (g *Group) growChains(n int) {
 
 // sortRoom makes room for rows sorted rows.
 func (g *Group) sortRoom(rows int32) {
-	if need := int(rows) * (1 + len(g.in.c)); cap(g.sorted) < need {
+	if need := int(rows) * (1 + len(g.work.c)); cap(g.sorted) < need {
 		g.sorted = make([]uint64, need)
 	}
 }
@@ -562,19 +606,19 @@ func (g *Group) sortRoom(rows int32) {
 // past it) gives: each row's place first, then the columns through the
 // places. at is scratch.
 func (g *Group) scatter(from, to int, cur []int32, at *[]int) {
-	st := 1 + len(g.in.c)
+	st := 1 + len(g.work.c)
 	n := to - from
 	a := slices.Grow((*at)[:0], n)[:n]
 	*at = a
-	for i, p := range g.in.part[from:to] {
+	for i, p := range g.work.part[from:to] {
 		a[i] = int(cur[p]) * st
 		cur[p]++
 	}
 	sorted := g.sorted[:cap(g.sorted)]
-	for i, t := range g.in.t[from:to] {
+	for i, t := range g.work.t[from:to] {
 		sorted[a[i]] = uint64(t)
 	}
-	for k, col := range g.in.c {
+	for k, col := range g.work.c {
 		dst := sorted[1+k:]
 		for i, x := range col[from:to] {
 			dst[a[i]] = x
@@ -628,8 +672,10 @@ func (g *Group) take(p int32, e *Engine, pool *blockPool) {
 
 // flush moves every buffered row into its partition's deque.
 func (g *Group) flush() {
+	g.settle()
 	g.forgetRoom()
-	if len(g.in.part) > 0 {
+	g.in, g.work = g.work, g.in
+	if len(g.work.part) > 0 {
 		g.place()
 		for _, p := range g.order {
 			if g.linked {
@@ -641,11 +687,12 @@ func (g *Group) flush() {
 		g.indexed, g.linked = false, false
 		g.clearPending()
 	}
+	g.in, g.work = g.work, g.in
 }
 
 // clearPending forgets the rows laid out, which have been taken.
 func (g *Group) clearPending() {
-	r := &g.in
+	r := &g.work
 	r.t = r.t[:0]
 	for k := range r.c {
 		r.c[k] = r.c[k][:0]

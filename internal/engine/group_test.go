@@ -73,8 +73,8 @@ func (m *groupModel) window(p int32, lim float64, c int) []float64 {
 // removed between pushes (with rows still buffered), and compares every
 // emitted cell with the windows recomputed from the rows.
 //
-// With two workers, each push's rows wait for the tick, and each tick is
-// split: the rows are the same. With one,
+// With two workers, each push's rows are handed to the second to take
+// between ticks, and each tick is split: the rows are the same. With one,
 // the rows go straight to their deques while there are fewer than
 // directParts partitions (all, none, or some of the time as partitions
 // come and go), and are buffered for the tick otherwise: the rows are the
@@ -82,6 +82,7 @@ func (m *groupModel) window(p int32, lim float64, c int) []float64 {
 // partition, and sorted otherwise, or sorted at every tick: the rows are
 // the same.
 func TestGroupMatchesRecomputation(t *testing.T) {
+	defer SetHandOffRows(SetHandOffRows(1))
 	defer workers.SetEveryPart(workers.SetEveryPart(true))
 	for _, tc := range []struct {
 		cols    string
@@ -187,7 +188,7 @@ func TestGroupMatchesRecomputation(t *testing.T) {
 					require.Equal(t, len(m.order), g.Len(), "push %d: partitions", push)
 				} else {
 					// Partitions may be met when a push's rows are
-					// appended, before their first tick.
+					// handed over or appended, before their first tick.
 					require.GreaterOrEqual(t, g.Len(), len(m.order), "push %d: partitions", push)
 				}
 				if push%50 == 0 {

@@ -87,3 +87,111 @@ func (pt *parTick) Do(w int) {
 		pt.g.tickRange(lo, hi, pt.t, pt.b, pt.chunks[c], &wk.sc, &pt.locked)
 	}
 }
+
+// handOffRows is the fewest buffered rows a push hands to a worker. A
+// variable for the tests, which hand over every push's rows.
+var handOffRows = 512
+
+// handOffMax is the most buffered rows a push hands to a worker. More
+// have piled up only while the worker was still busy with the rows
+// handed before: it has fallen behind the pushes. Taking rows between
+// ticks costs a worker several times what the same take costs inside
+// the tick's fold (a partition's engine and deque are out of cache
+// there, a handed-over row or two per partition), so a worker left to
+// it falls further behind with each hand-over, which then grows, and
+// the tick waits for the last one. The rows beyond stay buffered for the
+// tick, which takes them in its fold, shared between the workers. A
+// variable for the tests.
+var handOffMax = 2048
+
+// handOffSpan is the fewest rows between the last two ticks (the first
+// tick: since the first row) for a group to hand rows to a worker
+// between ticks. With ticks closer than a few
+// hand-overs apart (the seed's 1000 hosts at 10 rows a second: 2000 rows
+// a tick, in two pushes), the worker takes a push's rows, one or two a
+// partition, just before the tick folds the same partitions, half of
+// them on the pushing goroutine, which then reads the deques the other
+// core has just written, and waits for the worker's take besides: two
+// workers read slower than one there (BENCH.md, session 16). The rows
+// then wait for the tick, whose fold the workers share; before the first
+// tick too, when the pace is not known yet. A variable for the tests.
+var handOffSpan = handOffSpanRows
+
+const handOffSpanRows = 4 * 2048
+
+// SetHandOffRows sets the fewest buffered rows a push of a group with
+// workers hands to a worker between ticks (see [Group.handOff]) and
+// returns the setting before. For tests: with 1, every push's rows are
+// taken on a worker, however close the ticks (handOffSpan is then 0; any
+// other n restores it).
+func SetHandOffRows(n int) int {
+	old := handOffRows
+	handOffRows = max(n, 1)
+	handOffSpan = handOffSpanRows
+	if handOffRows == 1 {
+		handOffSpan = 0
+	}
+	return old
+}
+
+// bgTake is a group's buffered rows taken into their partitions' deques
+// on a worker between ticks (see [Group.handOff]).
+type bgTake struct {
+	g    *Group
+	busy bool // posted, not yet waited for
+}
+
+// Do lays out the rows handed over and takes each partition's into its
+// deque, as a tick would before folding.
+func (b *bgTake) Do(int) {
+	g := b.g
+	g.link() // their engines exist: no meet
+	for _, p := range g.work.part {
+		if g.chains[p].n > 0 {
+			g.take(p, g.engines[p], &g.p.pool)
+		}
+	}
+	g.clearPending()
+}
+
+// handOff, at the end of a push that buffered rows, lets a worker take
+// them into the deques while the pushing goroutine goes on with the next
+// pushes: with workers, when at least handOffRows and at most handOffMax
+// rows wait, the last two ticks were at least handOffSpan rows apart and
+// the worker is free (else they wait for the next push or the tick).
+// Until
+// the worker is done, the pushing goroutine touches only the rows it
+// buffers since (in): every call that reads or changes the engines, the
+// deques or the plan's pool settles first. The rows are those a tick
+// would have taken, in the same order, so a tick folds the same deques.
+//
+// The engines of the partitions first seen among the rows are made here,
+// in the order their rows arrived, as a tick would.
+func (g *Group) handOff() {
+	// The check is inlined (most groups have no workers), the work behind
+	// a call.
+	if g.par.pool != nil {
+		g.handOffTo(g.par.pool)
+	}
+}
+
+// handOffTo is handOff for a group with a pool of workers.
+func (g *Group) handOffTo(pool *workers.Pool) {
+	if n := len(g.in.part); pool.N() < 2 || n < handOffRows || n > handOffMax || g.spanRows < handOffSpan || pool.Busy(1) {
+		return
+	}
+	g.settle()
+	pool.Wait(1) // another group's task, if it was the last: done, checked
+	g.meetIn(g.in.part)
+	g.in, g.work = g.work, g.in
+	g.bg.g, g.bg.busy = g, true
+	pool.Post(1, &g.bg)
+}
+
+// settle waits for the rows handed to a worker to be taken.
+func (g *Group) settle() {
+	if g.bg.busy {
+		g.par.pool.Wait(1)
+		g.bg.busy = false
+	}
+}

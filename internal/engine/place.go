@@ -36,21 +36,21 @@ func SetLinkRows(n int) int {
 // place makes each partition's buffered rows findable for a tick on one
 // goroutine: linked when they are few a partition, sorted otherwise.
 func (g *Group) place() {
-	if n := len(g.in.part); n > 0 && n <= linkRows*len(g.order) {
+	if n := len(g.work.part); n > 0 && n <= linkRows*len(g.order) {
 		g.linkChains()
 		return
 	}
 	g.index()
 }
 
-// linkChains links the buffered rows of g.in partition by partition,
+// linkChains links the buffered rows of g.work partition by partition,
 // newest first: chains[p] holds partition p's row count and, as its end,
 // the index of its last row, and idx[i] the index of the row of the same
 // partition before row i (for all but a partition's first). It makes the
 // engines of the partitions first seen among the rows in the order their
 // first rows arrived, as index does. Every chain must be empty before.
 func (g *Group) linkChains() {
-	r := &g.in
+	r := &g.work
 	n := len(r.part)
 	g.idx = slices.Grow(g.idx[:0], n)[:n]
 	idx, ch := g.idx, g.chains
@@ -77,12 +77,12 @@ func (g *Group) linkChains() {
 	g.indexed, g.linked = true, true
 }
 
-// index sorts the indices of the rows of g.in by partition, in arrival
+// index sorts the indices of the rows of g.work by partition, in arrival
 // order within each (partition p's end at idx[chains[p].end]), making the
 // engines of the partitions first seen among them in the order their
 // first rows arrived.
 func (g *Group) index() {
-	r := &g.in
+	r := &g.work
 	n := len(r.part)
 	if n == 0 {
 		return
@@ -119,7 +119,7 @@ func (g *Group) gather(p int32, e *Engine, pool *blockPool) {
 	}
 	c := g.chains[p]
 	g.chains[p] = chain{}
-	r := &g.in
+	r := &g.work
 	ts := r.t
 	if d := &e.dq; len(r.c) == 2 && d.tail-d.front+uint64(c.n) <= d.cap {
 		// The common case of a tick: rows of three slots that fit in
@@ -149,7 +149,7 @@ func (g *Group) gatherLinked(p int32, e *Engine, pool *blockPool) {
 	}
 	c := g.chains[p]
 	g.chains[p] = chain{}
-	r := &g.in
+	r := &g.work
 	ts := r.t
 	idx := g.idx[:len(ts)]
 	if d := &e.dq; len(r.c) == 2 && d.tail-d.front+uint64(c.n) <= d.cap {
@@ -189,7 +189,7 @@ func (g *Group) gatherLinked(p int32, e *Engine, pool *blockPool) {
 // gatherRows appends the buffered rows of the indices rows, in order, to
 // e's deque, block by block.
 func (g *Group) gatherRows(e *Engine, pool *blockPool, rows []int32) {
-	r := &g.in
+	r := &g.work
 	ts := r.t
 	for len(rows) > 0 {
 		blk, o, n := e.dq.room(pool)

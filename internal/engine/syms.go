@@ -34,17 +34,20 @@ func (g *Group) MarkSyms(m Marker) {
 	if g.al != nil {
 		g.al.MarkSyms(m)
 	}
+	g.settle()
 	for _, e := range g.engines {
 		if e != nil {
 			e.MarkSyms(m)
 		}
 	}
 	for k, kind := range g.p.kinds {
-		if kind != schema.String || k >= len(g.in.c) {
-			continue
-		}
-		for _, id := range g.in.c[k] {
-			m.Mark(uint32(id))
+		for _, r := range []*pendRows{&g.in, &g.work} {
+			if kind != schema.String || k >= len(r.c) {
+				continue
+			}
+			for _, id := range r.c[k] {
+				m.Mark(uint32(id))
+			}
 		}
 	}
 }
