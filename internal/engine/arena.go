@@ -229,15 +229,6 @@ func (r record) extremes() []reducers.Extreme {
 	return unsafe.Slice((*reducers.Extreme)(unsafe.Add(r.p, r.l.ext)), r.l.nExt)
 }
 
-// rest returns window w's counts, then its generic states, nil when it
-// has neither.
-func (r record) rest(w int) unsafe.Pointer {
-	if r.l.rest[w] == 0 {
-		return nil
-	}
-	return unsafe.Add(r.p, r.l.rest[w])
-}
-
 // cut returns the first n elements of s, nil when n is 0, and the rest.
 func cut[T any](s []T, n int) (head, rest []T) {
 	if n == 0 {
