@@ -47,7 +47,6 @@ type recordLayout struct {
 	size                uintptr
 	chunks              []chunkType // the chunk types made, by records
 	wins, mom, ext, arr uintptr
-	rest                []uintptr // by window; 0 for a window with neither
 	nWin, nMom, nExt    int
 }
 
@@ -71,7 +70,7 @@ func chunkLen(size, had int) int {
 
 // newLayout builds the record type of p's engines.
 func newLayout(p *Plan) *recordLayout {
-	l := &recordLayout{nWin: len(p.wins), rest: make([]uintptr, len(p.wins))}
+	l := &recordLayout{nWin: len(p.wins)}
 	for _, wp := range p.wins {
 		l.nMom += len(wp.moments)
 		l.nExt += len(wp.mins) + len(wp.maxs)
@@ -105,19 +104,19 @@ func newLayout(p *Plan) *recordLayout {
 		return f.Offset
 	}
 	l.wins, l.mom, l.ext, l.arr = off("W"), off("M"), off("X"), off("A")
-	for w := range p.wins {
-		if l.rest[w] = off("C" + strconv.Itoa(w)); l.rest[w] == 0 {
-			l.rest[w] = off("G" + strconv.Itoa(w))
-		}
-	}
 	if l.wins != unsafe.Sizeof(Engine{}) {
 		// Engine.wins finds the window states right after the engine.
 		panic("engine: a record's window states do not follow its engine")
 	}
+	// Each window's counts, then its generic states, at the same offset
+	// from its window state in every record: the window plan keeps it.
 	for w := range p.wins {
-		if l.rest[w] != 0 {
-			ws := l.wins + uintptr(w)*unsafe.Sizeof(winState{})
-			p.wins[w].restOff = int32(l.rest[w] - ws)
+		rest := off("C" + strconv.Itoa(w))
+		if rest == 0 {
+			rest = off("G" + strconv.Itoa(w))
+		}
+		if rest != 0 {
+			p.wins[w].restOff = int32(rest - (l.wins + uintptr(w)*unsafe.Sizeof(winState{})))
 		}
 	}
 	return l
@@ -162,6 +161,7 @@ func (l *recordLayout) chunk(n int) unsafe.Pointer {
 	for i := range l.chunks {
 		if l.chunks[i].n == n {
 			ct = &l.chunks[i]
+			break
 		}
 	}
 	if ct == nil {
