@@ -108,15 +108,22 @@ func newLayout(p *Plan) *recordLayout {
 		// Engine.wins finds the window states right after the engine.
 		panic("engine: a record's window states do not follow its engine")
 	}
-	// Each window's counts, then its generic states, at the same offset
-	// from its window state in every record: the window plan keeps it.
+	// Each window's extremes, and its counts then its generic states, at
+	// the same offsets from its window state in every record: the window
+	// plan keeps them.
+	ext := l.ext
 	for w := range p.wins {
+		ws := l.wins + uintptr(w)*unsafe.Sizeof(winState{})
+		if n := len(p.wins[w].mins) + len(p.wins[w].maxs); n > 0 {
+			p.wins[w].extOff = int32(ext - ws)
+			ext += uintptr(n) * unsafe.Sizeof(reducers.Extreme{})
+		}
 		rest := off("C" + strconv.Itoa(w))
 		if rest == 0 {
 			rest = off("G" + strconv.Itoa(w))
 		}
 		if rest != 0 {
-			p.wins[w].restOff = int32(rest - (l.wins + uintptr(w)*unsafe.Sizeof(winState{})))
+			p.wins[w].restOff = int32(rest - ws)
 		}
 	}
 	return l

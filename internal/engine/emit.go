@@ -144,17 +144,18 @@ func (p *Plan) emitRows(es []*Engine, dsts []*table.Col) {
 			for _, me := range we.moments {
 				emitMoments(es, &r, we.minSamples, &me, dsts)
 			}
+			wp := &p.wins[we.win]
 			for _, o := range we.mins {
 				col := dsts[o.out].GrowNums(len(es))
 				for i, ws := range r.ws[:len(col)] {
-					col[i] = optNum(ws.minAt(o.idx).Value())
+					col[i] = optNum(ws.minAt(wp, o.idx).Value())
 				}
 				r.warmUp(col, we.minSamples)
 			}
 			for _, o := range we.maxs {
 				col := dsts[o.out].GrowNums(len(es))
 				for i, ws := range r.ws[:len(col)] {
-					col[i] = optNum(ws.maxAt(o.idx).Value())
+					col[i] = optNum(ws.maxAt(wp, o.idx).Value())
 				}
 				r.warmUp(col, we.minSamples)
 			}
@@ -328,7 +329,7 @@ func emitSamples(es []*Engine, r *winRun, minSamples int, o slotOut, dst *table.
 		// deque may have no block.
 		if h > 0 {
 			d := &e.dq
-			st := d.stride
+			st := int(d.stride)
 			switch blk, j := d.slotOf(r.ws[i].head); {
 			case j+h*st > len(blk):
 				k += e.numbersTo(elems[k:], r.ws[i].head, d.tail, slot, o.required)
@@ -388,7 +389,7 @@ func numbersIn(dst []float64, run []uint64, st int, required bool) int {
 // rows [from, to), at most len(dst), block by block, and returns how many
 // it set; all of them are present when required is set.
 func (e *Engine) numbersTo(dst []float64, from, to uint64, slot int, required bool) int {
-	st := e.dq.stride
+	st := int(e.dq.stride)
 	k := 0
 	for from < to {
 		blk, first, n := e.dq.seg(from)
