@@ -14,16 +14,17 @@ import (
 // Extremes, counts and generic states, side by side (and, for a plan
 // that reads array columns, the map of its rows' array cells). A tick
 // at many partitions finds each partition's state in one run of cache
-// lines (448 bytes for the seed's two windows: seven lines), and walks
+// lines (384 bytes for the seed's two windows: six lines), and walks
 // the records of a chunk in address order, one stream; states kept in an
 // arena per kind took four runs of lines a partition, in four streams,
 // and an 8-byte chunk header in each kind's chunk put a 64-byte
 // Moments across two lines.
 //
 // A record whose size is a whole number of cache lines starts on a line
-// (see lineLead): the seed's is then seven lines, not eight or nine as
-// it falls. Other records are packed; rounding them up to a line would
-// cost bytes a partition.
+// (see lineLead): the seed's is then six lines, not seven as it falls,
+// and what a partition-tick at a row a second reads of it (see winState)
+// its first four. Other records are packed; rounding them up to a line
+// would cost bytes a partition.
 //
 // A record's layout depends on the plan (how many states of each kind
 // its windows keep), so its type is made when the plan makes its first
@@ -227,13 +228,6 @@ func (r record) moments() []reducers.Moments {
 		return nil
 	}
 	return unsafe.Slice((*reducers.Moments)(unsafe.Add(r.p, r.l.mom)), r.l.nMom)
-}
-
-func (r record) extremes() []reducers.Extreme {
-	if r.l.nExt == 0 {
-		return nil
-	}
-	return unsafe.Slice((*reducers.Extreme)(unsafe.Add(r.p, r.l.ext)), r.l.nExt)
 }
 
 // cut returns the first n elements of s, nil when n is 0, and the rest.

@@ -63,15 +63,30 @@ func TestWinStatePointsAtItsStatesInTheArena(t *testing.T) {
 	assert.True(t, ok)
 	assert.Equal(t, 1.0, x)
 	// Every partition holds these, for every window: no slice of window
-	// states in the engine, the cold states' place in the plan, an
-	// extreme's ring as a pointer and 32-bit counts.
-	assert.LessOrEqual(t, unsafe.Sizeof(Engine{}), uintptr(112))
-	assert.LessOrEqual(t, unsafe.Sizeof(winState{}), uintptr(40))
+	// states in the engine, the cold states' place in the plan (the
+	// extremes' offset and counts too), an extreme's ring as a pointer
+	// and 32-bit counts, the deque's stride 32-bit.
+	assert.LessOrEqual(t, unsafe.Sizeof(deque{}), uintptr(88))
+	assert.LessOrEqual(t, unsafe.Sizeof(Engine{}), uintptr(104))
+	assert.LessOrEqual(t, unsafe.Sizeof(winState{}), uintptr(24))
 	assert.LessOrEqual(t, unsafe.Sizeof(reducers.Extreme{}), uintptr(32))
+	assert.LessOrEqual(t, unsafe.Sizeof(reducers.Moments{}), uintptr(56))
 	seed, err := NewPlan(benchSchema, seedWindows, rolling.Options{}, nil, nil)
 	require.NoError(t, err)
-	seed.NewEngine()
-	assert.LessOrEqual(t, seed.arena.recordBytes(), 448, "the seed's record: seven cache lines")
+	e := seed.NewEngine()
+	assert.LessOrEqual(t, seed.arena.recordBytes(), 384, "the seed's record: six cache lines")
+	// A partition-tick at a row a second (100,000 hosts) reads the
+	// engine, both window states (the 200 ms window's head and added),
+	// and the minute window's two Moments, of the last all but its outer
+	// pointer (reducers' TestMomentsHotPartIsItsFirst48Bytes): the first
+	// four lines of the record, which starts on one.
+	start := uintptr(unsafe.Pointer(e))
+	minute := &e.wins()[0]
+	require.Equal(t, "1m", seed.wins[0].name)
+	last := minute.moment(len(seed.wins[0].moments) - 1)
+	hot := uintptr(unsafe.Pointer(last)) + unsafe.Sizeof(*last) - 8 - start
+	assert.LessOrEqual(t, hot, uintptr(4*cacheLine), "what a partition-tick reads of the seed's record")
+	assert.Less(t, uintptr(unsafe.Pointer(&e.wins()[1].added))-start, uintptr(4*cacheLine))
 }
 
 func TestPlanRefusesAWindowOfMoreAggregationsThanItsStatesCount(t *testing.T) {
@@ -152,9 +167,14 @@ func TestEngineStatesLieInItsRecord(t *testing.T) {
 				e := plan.NewEngine()
 				start := uintptr(unsafe.Pointer(e))
 				end := start + uintptr(plan.arena.recordBytes())
+				seen := map[uintptr]string{}
 				in := func(p unsafe.Pointer, size uintptr, what string) {
 					t.Helper()
 					assert.True(t, uintptr(p) >= start && uintptr(p)+size <= end, "%s outside the engine's record", what)
+					// Each state its own: the offsets a window finds its
+					// extremes and rest at do not land on another's.
+					assert.Empty(t, seen[uintptr(p)], "%s at the place of another state", what)
+					seen[uintptr(p)] = what
 				}
 				need := unsafe.Sizeof(*e)
 				wins := e.wins()
