@@ -430,7 +430,7 @@ func (e *Engine) foldWindow(ws *winState, wp *winPlan, nh, tail uint64) {
 	// Recomputed from its rows when more enter and leave than remain,
 	// or when rows enter a window that held none.
 	rebuild := tail-nh < ops || ws.head == ws.added && ops > 0
-	if ws.scalarExt(wp) && ops > 0 && !rebuild {
+	if ops > 0 && !rebuild && ws.scalarExt(wp) {
 		// The window slides after being recomputed: its extremes'
 		// deques are built from the rows it holds first.
 		e.buildExtremes(ws, wp, ws.head, ws.added)
