@@ -147,15 +147,17 @@ func (p *Plan) emitRows(es []*Engine, dsts []*table.Col) {
 			wp := &p.wins[we.win]
 			for _, o := range we.mins {
 				col := dsts[o.out].GrowNums(len(es))
+				off := wp.extAt(o.idx) // the same in every record
 				for i, ws := range r.ws[:len(col)] {
-					col[i] = optNum(ws.minAt(wp, o.idx).Value())
+					col[i] = optNum(ws.extremeAt(off).Value())
 				}
 				r.warmUp(col, we.minSamples)
 			}
 			for _, o := range we.maxs {
 				col := dsts[o.out].GrowNums(len(es))
+				off := wp.extAt(len(wp.mins) + o.idx)
 				for i, ws := range r.ws[:len(col)] {
-					col[i] = optNum(ws.maxAt(wp, o.idx).Value())
+					col[i] = optNum(ws.extremeAt(off).Value())
 				}
 				r.warmUp(col, we.minSamples)
 			}

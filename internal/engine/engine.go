@@ -215,11 +215,22 @@ func (ws *winState) moment(i int) *reducers.Moments {
 }
 
 func (ws *winState) minAt(wp *winPlan, i int) *reducers.Extreme {
-	return (*reducers.Extreme)(unsafe.Add(unsafe.Pointer(ws), uintptr(wp.extOff)+uintptr(i)*unsafe.Sizeof(reducers.Extreme{})))
+	return ws.extremeAt(wp.extAt(i))
 }
 
 func (ws *winState) maxAt(wp *winPlan, i int) *reducers.Extreme {
 	return ws.minAt(wp, len(wp.mins)+i)
+}
+
+// extAt returns the offset from a window state of its extreme i (its
+// minimums, then its maximums), the same in every record of the plan.
+func (wp *winPlan) extAt(i int) uintptr {
+	return uintptr(wp.extOff) + uintptr(i)*unsafe.Sizeof(reducers.Extreme{})
+}
+
+// extremeAt returns the window's extreme at offset off (see extAt).
+func (ws *winState) extremeAt(off uintptr) *reducers.Extreme {
+	return (*reducers.Extreme)(unsafe.Add(unsafe.Pointer(ws), off))
 }
 
 // scalarExt reports whether the window's minimums and maximums hold
