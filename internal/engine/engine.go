@@ -296,7 +296,7 @@ func (p *Plan) NewEngine() *Engine {
 	r := p.arena.record(p)
 	eng := r.engine()
 	*eng = Engine{p: p}
-	eng.dq.stride = int32(1 + len(p.cols))
+	eng.dq.stride = uint32(1 + len(p.cols))
 	mom := r.moments()
 	for w := range p.wins {
 		wp := &p.wins[w]
