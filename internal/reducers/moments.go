@@ -64,7 +64,7 @@ import (
 //
 // # Layout
 //
-// A Moments is 56 bytes, and what [Moments.ShiftRun] and the readers of
+// A Moments is 56 bytes, and what [ShiftRun] and the readers of
 // the common case read (the flags and the main band) is its first 48: a
 // rolling engine keeps one per sum of each window of every partition, and
 // a partition-tick at 100,000 hosts reads the seed's minute window's two
