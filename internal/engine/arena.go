@@ -14,16 +14,17 @@ import (
 // Extremes, counts and generic states, side by side (and, for a plan
 // that reads array columns, the map of its rows' array cells). A tick
 // at many partitions finds each partition's state in one run of cache
-// lines (448 bytes for the seed's two windows: seven lines), and walks
+// lines (384 bytes for the seed's two windows: six lines), and walks
 // the records of a chunk in address order, one stream; states kept in an
 // arena per kind took four runs of lines a partition, in four streams,
 // and an 8-byte chunk header in each kind's chunk put a 64-byte
 // Moments across two lines.
 //
 // A record whose size is a whole number of cache lines starts on a line
-// (see lineLead): the seed's is then seven lines, not eight or nine as
-// it falls. Other records are packed; rounding them up to a line would
-// cost bytes a partition.
+// (see lineLead): the seed's is then six lines, not seven as it falls,
+// and what a partition-tick at a row a second reads of it (see winState)
+// its first four. Other records are packed; rounding them up to a line
+// would cost bytes a partition.
 //
 // A record's layout depends on the plan (how many states of each kind
 // its windows keep), so its type is made when the plan makes its first
@@ -108,15 +109,22 @@ func newLayout(p *Plan) *recordLayout {
 		// Engine.wins finds the window states right after the engine.
 		panic("engine: a record's window states do not follow its engine")
 	}
-	// Each window's counts, then its generic states, at the same offset
-	// from its window state in every record: the window plan keeps it.
+	// Each window's extremes, and its counts then its generic states, at
+	// the same offsets from its window state in every record: the window
+	// plan keeps them.
+	ext := l.ext
 	for w := range p.wins {
+		ws := l.wins + uintptr(w)*unsafe.Sizeof(winState{})
+		if n := len(p.wins[w].mins) + len(p.wins[w].maxs); n > 0 {
+			p.wins[w].extOff = int32(ext - ws)
+			ext += uintptr(n) * unsafe.Sizeof(reducers.Extreme{})
+		}
 		rest := off("C" + strconv.Itoa(w))
 		if rest == 0 {
 			rest = off("G" + strconv.Itoa(w))
 		}
 		if rest != 0 {
-			p.wins[w].restOff = int32(rest - (l.wins + uintptr(w)*unsafe.Sizeof(winState{})))
+			p.wins[w].restOff = int32(rest - ws)
 		}
 	}
 	return l
@@ -220,13 +228,6 @@ func (r record) moments() []reducers.Moments {
 		return nil
 	}
 	return unsafe.Slice((*reducers.Moments)(unsafe.Add(r.p, r.l.mom)), r.l.nMom)
-}
-
-func (r record) extremes() []reducers.Extreme {
-	if r.l.nExt == 0 {
-		return nil
-	}
-	return unsafe.Slice((*reducers.Extreme)(unsafe.Add(r.p, r.l.ext)), r.l.nExt)
 }
 
 // cut returns the first n elements of s, nil when n is 0, and the rest.

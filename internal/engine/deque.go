@@ -300,18 +300,24 @@ type deque struct {
 	front  uint64      // absolute index of the first row held
 	tail   uint64      // absolute index after the last row held
 	cap    uint64      // rows the ring has room for
-	stride int
-	last   int16 // the class of the last block
+	// The last word: the slots a row (1 + the plan's columns), the class
+	// and rows of the last block, and has. 32 bits for the stride keep
+	// the deque at 88 bytes, which makes the seed's record six lines
+	// and what a partition-tick reads of it four (see winState);
+	// unsigned, its conversion to int is a plain load (a signed one took
+	// a few more instructions at 1000 × 10 in callgrind).
+	stride uint32
 	lrows  int16 // the rows of the last block
+	last   int8  // the class of the last block (below sizeClasses, or cutClass)
 	// has belongs to the engine: its maxT is set (see Engine). It lies
-	// in the deque's last word, which the two fields above leave room
-	// in, where a field of the engine's own took 8 bytes.
+	// in the deque's last word, which the fields above leave room in,
+	// where a field of the engine's own took 8 bytes.
 	has bool
 }
 
 // setLast makes c, of p, the class of the last block.
 func (d *deque) setLast(p *blockPool, c int) {
-	d.last, d.lrows = int16(c), int16(p.classRows(c))
+	d.last, d.lrows = int8(c), int16(p.classRows(c))
 }
 
 // pos returns the ring position of row a, held or the tail.
@@ -348,14 +354,14 @@ func (d *deque) seg(a uint64) (blk []uint64, i, n int) {
 func (d *deque) row(a uint64) []uint64 {
 	q := d.pos(a)
 	b := d.blocks[q/blockRows]
-	i := int(q%blockRows) * d.stride
-	return b[i : i+d.stride : i+d.stride]
+	i := int(q%blockRows) * int(d.stride)
+	return b[i : i+int(d.stride) : i+int(d.stride)]
 }
 
 // time returns the time of row a.
 func (d *deque) time(a uint64) int64 {
 	q := d.pos(a)
-	return int64(d.blocks[q/blockRows][int(q%blockRows)*d.stride])
+	return int64(d.blocks[q/blockRows][int(q%blockRows)*int(d.stride)])
 }
 
 // room returns the block that holds the tail's slots, the tail's first
@@ -366,7 +372,7 @@ func (d *deque) room(p *blockPool) (blk []uint64, i, n int) {
 		d.grow(p)
 	}
 	blk, i, n = d.seg(d.tail)
-	return blk, i * d.stride, min(n, int(d.cap-(d.tail-d.front)))
+	return blk, i * int(d.stride), min(n, int(d.cap-(d.tail-d.front)))
 }
 
 // grow makes room for at least one more row in a full ring (or an empty
@@ -432,7 +438,7 @@ const rotateMax = 4 * blockRows
 // the rows from there on (the oldest) move up a block.
 func (d *deque) insertFull(p *blockPool, k, i int) {
 	nb := p.get(p.fullClass())
-	copy(nb[:i*d.stride], d.blocks[k][:i*d.stride])
+	copy(nb[:i*int(d.stride)], d.blocks[k][:i*int(d.stride)])
 	d.roomForBlock()
 	d.blocks = append(d.blocks, nil)
 	copy(d.blocks[k+1:], d.blocks[k:])
@@ -479,7 +485,7 @@ func (d *deque) growLast(p *blockPool, i int) int {
 	} else {
 		nb, g = p.get(next), p.classRows(next)-r
 	}
-	st := d.stride
+	st := int(d.stride)
 	copy(nb[:i*st], old[:i*st])
 	copy(nb[(i+g)*st:], old[i*st:r*st])
 	p.put(old, c)
@@ -542,7 +548,7 @@ func (d *deque) rotate() {
 
 // reverse reverses the order of the rows at positions [i, j).
 func (d *deque) reverse(i, j uint64) {
-	st := d.stride
+	st := int(d.stride)
 	for j > i+1 {
 		j--
 		x := d.blocks[i/blockRows][int(i%blockRows)*st:][:st]
@@ -558,7 +564,7 @@ func (d *deque) reverse(i, j uint64) {
 func (d *deque) push(p *blockPool) []uint64 {
 	b, i, _ := d.room(p)
 	d.tail++
-	return b[i : i+d.stride : i+d.stride]
+	return b[i : i+int(d.stride) : i+int(d.stride)]
 }
 
 // shrinkFloor is the capacity, in rows, below which a ring never shrinks:
@@ -637,7 +643,7 @@ func (d *deque) markSlot(k int, m Marker) {
 	for a := d.front; a < d.tail; {
 		b, i, n := d.seg(a)
 		n = min(n, int(d.tail-a))
-		for r := i * d.stride; r < (i+n)*d.stride; r += d.stride {
+		for r := i * int(d.stride); r < (i+n)*int(d.stride); r += int(d.stride) {
 			m.Mark(uint32(b[r+k]))
 		}
 		a += uint64(n)

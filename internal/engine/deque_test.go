@@ -367,7 +367,7 @@ func TestAFillingDequeCutsItsLastBlockToItsPeak(t *testing.T) {
 	for _, c := range []struct {
 		span      int64
 		wantCap   uint64
-		wantClass int16
+		wantClass int8
 	}{{0, 608, 6}, {span, 604, cutClass}} {
 		p := testPool()
 		p.span = c.span
@@ -404,7 +404,7 @@ func TestACutBlockOutgrownStepsToAClass(t *testing.T) {
 	for d.tail < 598 {
 		slideTimed(&d, p, span)
 	}
-	require.Equal(t, int16(cutClass), d.last, "cut while filling")
+	require.Equal(t, int8(cutClass), d.last, "cut while filling")
 	for d.tail < 1400 {
 		pushRow(&d, p, d.tail) // rows whose times do not move: the window only grows
 	}
@@ -414,7 +414,7 @@ func TestACutBlockOutgrownStepsToAClass(t *testing.T) {
 	for a := uint64(598); a < d.tail; a++ {
 		require.Equal(t, []uint64{a, a + 1, a + 2}, d.row(a), "row %d", a)
 	}
-	assert.NotEqual(t, int16(cutClass), d.last, "stepped to a class")
+	assert.NotEqual(t, int8(cutClass), d.last, "stepped to a class")
 	assert.Equal(t, p.classRows(int(d.last)), int(d.lrows))
 	d.release(p)
 	assert.Zero(t, p.inUse)

@@ -138,7 +138,7 @@ func (g *Group) refillRoom(p int32) {
 	}
 	e := g.engine(p)
 	blk, i, n := e.dq.room(&g.p.pool)
-	end := i + n*e.dq.stride
+	end := i + n*int(e.dq.stride)
 	_ = blk[:end] // the room is inside the block
 	g.room[p] = tailRoom{e: e, blk: unsafe.Pointer(unsafe.SliceData(blk)), at: i, end: end}
 }

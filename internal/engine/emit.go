@@ -144,17 +144,20 @@ func (p *Plan) emitRows(es []*Engine, dsts []*table.Col) {
 			for _, me := range we.moments {
 				emitMoments(es, &r, we.minSamples, &me, dsts)
 			}
+			wp := &p.wins[we.win]
 			for _, o := range we.mins {
 				col := dsts[o.out].GrowNums(len(es))
+				off := wp.extAt(o.idx) // the same in every record
 				for i, ws := range r.ws[:len(col)] {
-					col[i] = optNum(ws.minAt(o.idx).Value())
+					col[i] = optNum(ws.extremeAt(off).Value())
 				}
 				r.warmUp(col, we.minSamples)
 			}
 			for _, o := range we.maxs {
 				col := dsts[o.out].GrowNums(len(es))
+				off := wp.extAt(len(wp.mins) + o.idx)
 				for i, ws := range r.ws[:len(col)] {
-					col[i] = optNum(ws.maxAt(o.idx).Value())
+					col[i] = optNum(ws.extremeAt(off).Value())
 				}
 				r.warmUp(col, we.minSamples)
 			}
@@ -328,7 +331,7 @@ func emitSamples(es []*Engine, r *winRun, minSamples int, o slotOut, dst *table.
 		// deque may have no block.
 		if h > 0 {
 			d := &e.dq
-			st := d.stride
+			st := int(d.stride)
 			switch blk, j := d.slotOf(r.ws[i].head); {
 			case j+h*st > len(blk):
 				k += e.numbersTo(elems[k:], r.ws[i].head, d.tail, slot, o.required)
@@ -369,8 +372,10 @@ const shortSamples = 4
 func numbersIn(dst []float64, run []uint64, st int, required bool) int {
 	if required {
 		dst = dst[:(len(run)+st-1)/st]
-		for q := range dst {
-			dst[q] = math.Float64frombits(run[q*st])
+		// The slot's index steps by st: no multiply, and a loop the
+		// register allocator keeps tight whatever the stride's type.
+		for q, r := 0, 0; q < len(dst); q, r = q+1, r+st {
+			dst[q] = math.Float64frombits(run[r])
 		}
 		return len(dst)
 	}
@@ -388,7 +393,7 @@ func numbersIn(dst []float64, run []uint64, st int, required bool) int {
 // rows [from, to), at most len(dst), block by block, and returns how many
 // it set; all of them are present when required is set.
 func (e *Engine) numbersTo(dst []float64, from, to uint64, slot int, required bool) int {
-	st := e.dq.stride
+	st := int(e.dq.stride)
 	k := 0
 	for from < to {
 		blk, first, n := e.dq.seg(from)

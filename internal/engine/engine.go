@@ -187,40 +187,59 @@ func (e *Engine) win(w int) *winState {
 // winState is a window's position in the deque and its reducer states.
 // The states lie in the engine's record (see arena), the window's of each
 // kind side by side (its minimums, then its maximums): winState points to
-// the first moments and extremes, which a fold reads, and counts them;
-// its counts, followed by its generic states, which a fold does not read,
-// lie at an offset from it that is the same in every record of the plan
-// (winPlan.restOff), and as many as its plan has. That is 200 bytes less
-// than five slices, for every window of every partition: 40 bytes, which
-// makes the seed's record seven whole cache lines (see arena).
+// the first moments, which a fold reads; its extremes, and its counts
+// followed by its generic states, lie at offsets from it that are the
+// same in every record of the plan (winPlan.extOff, winPlan.restOff), and
+// as many as its plan has. That is 24 bytes a window: with 56-byte
+// Moments and an 88-byte deque, what a partition-tick at a row a second
+// reads of the seed's record (the engine, both window states, the minute
+// window's two Moments but the last one's outer pointer) lies in its
+// first four lines, and the record is six (see arena).
 type winState struct {
 	head, added uint64
 	mom         *reducers.Moments
-	ext         *reducers.Extreme // the minimums, then the maximums
-	nMom        uint16
-	nMin, nMax  uint16
-	// The minimums and maximums hold their values only, their deques
-	// not built (the window was last recomputed from its rows).
-	scalarExt bool
 }
 
 // moments returns the window's moment states, one per entry of its
-// plan's moments.
-func (ws *winState) moments() []reducers.Moments { return unsafe.Slice(ws.mom, ws.nMom) }
+// plan wp's moments.
+func (ws *winState) moments(wp *winPlan) []reducers.Moments {
+	return unsafe.Slice(ws.mom, len(wp.moments))
+}
 
 // moment, minAt and maxAt return the window's moment state, minimum and
-// maximum i, as moments()[i], mins()[i] and maxs()[i] do, for an i its
-// plan gave (below the count), without building a slice: an emission
+// maximum i, as moments(wp)[i], mins(wp)[i] and maxs(wp)[i] do, for an i
+// its plan gave (below the count), without building a slice: an emission
 // reads one state of each of a run of windows.
 func (ws *winState) moment(i int) *reducers.Moments {
 	return (*reducers.Moments)(unsafe.Add(unsafe.Pointer(ws.mom), uintptr(i)*unsafe.Sizeof(reducers.Moments{})))
 }
 
-func (ws *winState) minAt(i int) *reducers.Extreme {
-	return (*reducers.Extreme)(unsafe.Add(unsafe.Pointer(ws.ext), uintptr(i)*unsafe.Sizeof(reducers.Extreme{})))
+func (ws *winState) minAt(wp *winPlan, i int) *reducers.Extreme {
+	return ws.extremeAt(wp.extAt(i))
 }
 
-func (ws *winState) maxAt(i int) *reducers.Extreme { return ws.minAt(int(ws.nMin) + i) }
+func (ws *winState) maxAt(wp *winPlan, i int) *reducers.Extreme {
+	return ws.minAt(wp, len(wp.mins)+i)
+}
+
+// extAt returns the offset from a window state of its extreme i (its
+// minimums, then its maximums), the same in every record of the plan.
+func (wp *winPlan) extAt(i int) uintptr {
+	return uintptr(wp.extOff) + uintptr(i)*unsafe.Sizeof(reducers.Extreme{})
+}
+
+// extremeAt returns the window's extreme at offset off (see extAt).
+func (ws *winState) extremeAt(off uintptr) *reducers.Extreme {
+	return (*reducers.Extreme)(unsafe.Add(unsafe.Pointer(ws), off))
+}
+
+// scalarExt reports whether the window's minimums and maximums hold
+// their values only, their deques not built (the window was last
+// recomputed from its rows). They are set so all together, and reset
+// all together, so the first one tells.
+func (ws *winState) scalarExt(wp *winPlan) bool {
+	return len(wp.extSlots) > 0 && ws.minAt(wp, 0).Scalar()
+}
 
 // counts returns the window's counts, one per entry of its plan wp's
 // counts.
@@ -231,12 +250,23 @@ func (ws *winState) counts(wp *winPlan) []int {
 	return unsafe.Slice((*int)(unsafe.Add(unsafe.Pointer(ws), wp.restOff)), len(wp.counts))
 }
 
-// mins returns the window's minimums, one per entry of its plan's mins.
-func (ws *winState) mins() []reducers.Extreme { return unsafe.Slice(ws.ext, ws.nMin) }
+// mins returns the window's minimums, one per entry of its plan wp's
+// mins.
+func (ws *winState) mins(wp *winPlan) []reducers.Extreme {
+	if len(wp.mins) == 0 {
+		// Not a pointer past the window's states: they may end the record.
+		return nil
+	}
+	return unsafe.Slice(ws.minAt(wp, 0), len(wp.mins))
+}
 
-// maxs returns the window's maximums, one per entry of its plan's maxs.
-func (ws *winState) maxs() []reducers.Extreme {
-	return unsafe.Slice(ws.ext, int(ws.nMin)+int(ws.nMax))[ws.nMin:]
+// maxs returns the window's maximums, one per entry of its plan wp's
+// maxs.
+func (ws *winState) maxs(wp *winPlan) []reducers.Extreme {
+	if len(wp.maxs) == 0 {
+		return nil
+	}
+	return unsafe.Slice(ws.maxAt(wp, 0), len(wp.maxs))
 }
 
 // generic returns the window's other reducer states, one per entry of
@@ -248,14 +278,6 @@ func (ws *winState) generic(wp *winPlan) []reducers.Window {
 	}
 	off := int(wp.restOff) + len(wp.counts)*int(unsafe.Sizeof(0))
 	return unsafe.Slice((*reducers.Window)(unsafe.Add(unsafe.Pointer(ws), off)), len(wp.generic))
-}
-
-// setStates points the window at its moments and extremes in the
-// engine's record, of at most 65,535 each (a plan has a state per
-// aggregation): ext its mins minimums then its maximums.
-func (ws *winState) setStates(mom []reducers.Moments, ext []reducers.Extreme, mins int) {
-	ws.mom, ws.nMom = unsafe.SliceData(mom), uint16(len(mom))
-	ws.ext, ws.nMin, ws.nMax = unsafe.SliceData(ext), uint16(mins), uint16(len(ext)-mins)
 }
 
 // NewEngine returns an empty engine for the plan. Engines come from the
@@ -274,23 +296,22 @@ func (p *Plan) NewEngine() *Engine {
 	r := p.arena.record(p)
 	eng := r.engine()
 	*eng = Engine{p: p}
-	eng.dq.stride = 1 + len(p.cols)
-	mom, ext := r.moments(), r.extremes()
-	for w, wp := range p.wins {
+	eng.dq.stride = uint32(1 + len(p.cols))
+	mom := r.moments()
+	for w := range p.wins {
+		wp := &p.wins[w]
 		ws := &eng.wins()[w]
 		var m []reducers.Moments
-		var x []reducers.Extreme
 		m, mom = cut(mom, len(wp.moments))
-		x, ext = cut(ext, len(wp.mins)+len(wp.maxs))
-		ws.setStates(m, x, len(wp.mins))
-		g := ws.generic(&p.wins[w])
+		ws.mom = unsafe.SliceData(m)
+		g := ws.generic(wp)
 		for i, sq := range wp.squares {
 			if !sq {
-				ws.moments()[i].SkipSquares()
+				ws.moments(wp)[i].SkipSquares()
 			}
 		}
-		for i := range ws.maxs() {
-			ws.maxs()[i].SetMax()
+		for i := range ws.maxs(wp) {
+			ws.maxs(wp)[i].SetMax()
 		}
 		for i, gp := range wp.generic {
 			// NewPlan checked every reducer against its column.
@@ -373,7 +394,7 @@ func (e *Engine) fold(cut int64, pool *blockPool) {
 		return
 	}
 	wins := e.wins()
-	tail, st := e.dq.tail, e.dq.stride
+	tail, st := e.dq.tail, int(e.dq.stride)
 	if wins[0].added == tail && e.still(cut) {
 		// No row entered since the last fold (it left every window's
 		// added at the tail) and none leaves: nothing changes.
@@ -420,7 +441,7 @@ func (e *Engine) foldWindow(ws *winState, wp *winPlan, nh, tail uint64) {
 	// Recomputed from its rows when more enter and leave than remain,
 	// or when rows enter a window that held none.
 	rebuild := tail-nh < ops || ws.head == ws.added && ops > 0
-	if ws.scalarExt && ops > 0 && !rebuild {
+	if ops > 0 && !rebuild && ws.scalarExt(wp) {
 		// The window slides after being recomputed: its extremes'
 		// deques are built from the rows it holds first.
 		e.buildExtremes(ws, wp, ws.head, ws.added)
@@ -437,8 +458,8 @@ func (e *Engine) foldWindow(ws *winState, wp *winPlan, nh, tail uint64) {
 			// rows each lie in one block: its sums shift here.
 			if rem, ok := e.rows(ws.head, rTo); ok {
 				if add, ok := e.rows(aFrom, tail); ok {
-					sl := reducers.Slide{Rem: rem, Add: add, Stride: e.dq.stride, RN: int(rTo - ws.head), AN: int(tail - aFrom)}
-					reducers.ShiftEach(ws.moments(), wp.moments, &sl)
+					sl := reducers.Slide{Rem: rem, Add: add, Stride: int(e.dq.stride), RN: int(rTo - ws.head), AN: int(tail - aFrom)}
+					reducers.ShiftEach(ws.moments(wp), wp.moments, &sl)
 					return
 				}
 			}
@@ -458,7 +479,7 @@ func (e *Engine) foldWindow(ws *winState, wp *winPlan, nh, tail uint64) {
 func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 	d := &e.dq
 	wins := e.wins()
-	tail, st := d.tail, d.stride
+	tail, st := d.tail, int(d.stride)
 	if wins[0].added == tail && e.still(cut) {
 		return // see fold
 	}
@@ -548,9 +569,8 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 				blk, i := d.slotOf(nh)
 				if f := &wp.fills[0]; i+int(n)*st <= len(blk) {
 					if lo, hi, ok := ws.mom.FillRunMinMax(blk[i+f.slot:i+f.slot+(int(n)-1)*st+1], st, int(n)); ok {
-						ws.ext.SetValue(lo, true)
-						ws.maxAt(0).SetValue(hi, true)
-						ws.scalarExt = true
+						ws.minAt(wp, 0).SetValue(lo, true)
+						ws.maxAt(wp, 0).SetValue(hi, true)
 						done = true
 					}
 				}
@@ -617,7 +637,7 @@ func (e *Engine) Step() {
 			e.Fold(e.maxT)
 			return
 		}
-		if ws.scalarExt {
+		if ws.scalarExt(wp) {
 			e.buildExtremes(ws, wp, ws.head, ws.added)
 		}
 		e.addRow(ws, wp, a)
@@ -670,7 +690,7 @@ func (e *Engine) dropArrays(low uint64) {
 // it folds.
 func (e *Engine) Prefetch(rows int) {
 	d := &e.dq
-	st := d.stride
+	st := int(d.stride)
 	// Lines of the leaving rows, at most 16 (about 40 rows of 3 slots);
 	// a run into the next block is left to the hardware.
 	span := min(max(rows, 1)*st*8, 16*64)
@@ -720,7 +740,7 @@ func (d *deque) lineRun(a uint64, bytes int) (unsafe.Pointer, int) {
 // (tail if none), reading the times block by block.
 func (e *Engine) scanTo(a, tail uint64, lim int64) uint64 {
 	d := &e.dq
-	st := d.stride
+	st := int(d.stride)
 	for a < tail {
 		blk, i := d.slotOf(a)
 		// Rows run on to the block's end, then on at the next block's
@@ -740,7 +760,7 @@ func (e *Engine) scanTo(a, tail uint64, lim int64) uint64 {
 func (e *Engine) addRow(ws *winState, wp *winPlan, a uint64) {
 	row := e.dq.row(a)
 	for i, s := range wp.moments {
-		ws.moments()[i].Add(math.Float64frombits(row[s]))
+		ws.moments(wp)[i].Add(math.Float64frombits(row[s]))
 	}
 	for i, s := range wp.counts {
 		if e.present(s, row[s]) {
@@ -748,10 +768,10 @@ func (e *Engine) addRow(ws *winState, wp *winPlan, a uint64) {
 		}
 	}
 	for i, s := range wp.mins {
-		ws.mins()[i].Add(a, math.Float64frombits(row[s]))
+		ws.mins(wp)[i].Add(a, math.Float64frombits(row[s]))
 	}
 	for i, s := range wp.maxs {
-		ws.maxs()[i].Add(a, math.Float64frombits(row[s]))
+		ws.maxs(wp)[i].Add(a, math.Float64frombits(row[s]))
 	}
 	for i, g := range wp.generic {
 		ws.generic(wp)[i].Add(a, e.value(g.slot, a, row[g.slot]))
@@ -762,19 +782,19 @@ func (e *Engine) addRow(ws *winState, wp *winPlan, a uint64) {
 func (e *Engine) removeRow(ws *winState, wp *winPlan, a uint64) {
 	row := e.dq.row(a)
 	for i, s := range wp.moments {
-		ws.moments()[i].Remove(math.Float64frombits(row[s]))
+		ws.moments(wp)[i].Remove(math.Float64frombits(row[s]))
 	}
 	for i, s := range wp.counts {
 		if e.present(s, row[s]) {
 			ws.counts(wp)[i]--
 		}
 	}
-	for i := range ws.mins() {
-		x := &ws.mins()[i]
+	for i := range ws.mins(wp) {
+		x := &ws.mins(wp)[i]
 		x.Remove(a)
 	}
-	for i := range ws.maxs() {
-		x := &ws.maxs()[i]
+	for i := range ws.maxs(wp) {
+		x := &ws.maxs(wp)[i]
 		x.Remove(a)
 	}
 	for i, g := range wp.generic {
@@ -804,7 +824,7 @@ func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
 		e.addExcept(ws, wp, from, to, false)
 		return
 	}
-	n, stride := int(to-from), e.dq.stride
+	n, stride := int(to-from), int(e.dq.stride)
 	// One pass per slot with sums or extremes. Every minimum and maximum
 	// is on one of the slots: each is set, as a reset and more would.
 	for k := range wp.fills {
@@ -822,13 +842,12 @@ func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
 			lo, hi, any = reducers.MinMaxSlots(blk, off, stride, n)
 		}
 		if f.min >= 0 {
-			ws.minAt(f.min).SetValue(lo, any)
+			ws.minAt(wp, f.min).SetValue(lo, any)
 		}
 		if f.max >= 0 {
-			ws.maxAt(f.max).SetValue(hi, any)
+			ws.maxAt(wp, f.max).SetValue(hi, any)
 		}
 	}
-	ws.scalarExt = len(wp.extSlots) > 0
 	if len(wp.counts) > 0 {
 		counts := ws.counts(wp)
 		for i, s := range wp.counts {
@@ -852,19 +871,18 @@ func (e *Engine) scanExtremes(ws *winState, wp *winPlan, from, to uint64) {
 	for _, x := range wp.extSlots {
 		lo, hi, ok := e.minMax(x.slot, from, to)
 		if x.min >= 0 {
-			ws.mins()[x.min].SetValue(lo, ok)
+			ws.mins(wp)[x.min].SetValue(lo, ok)
 		}
 		if x.max >= 0 {
-			ws.maxs()[x.max].SetValue(hi, ok)
+			ws.maxs(wp)[x.max].SetValue(hi, ok)
 		}
 	}
-	ws.scalarExt = len(wp.extSlots) > 0
 }
 
 // minMax returns the minimum and maximum of slot s over rows [from, to),
 // block by block, the oldest of equal values first.
 func (e *Engine) minMax(s int, from, to uint64) (lo, hi float64, ok bool) {
-	st := e.dq.stride
+	st := int(e.dq.stride)
 	if blk, base, one := e.run(from, to); one {
 		return reducers.MinMaxSlots(blk, base+s, st, int(to-from))
 	}
@@ -890,9 +908,8 @@ func (e *Engine) minMax(s int, from, to uint64) (lo, hi float64, ok bool) {
 // from its rows [from, to), newest first, one comparison per row; a
 // min and a max of one column in one pass.
 func (e *Engine) buildExtremes(ws *winState, wp *winPlan, from, to uint64) {
-	e.resetExtremes(ws)
-	ws.scalarExt = false
-	if len(ws.mins())+len(ws.maxs()) == 0 || from >= to {
+	e.resetExtremes(ws, wp)
+	if len(ws.mins(wp))+len(ws.maxs(wp)) == 0 || from >= to {
 		return
 	}
 	// Room for the whole window at once, up to 256 rows: a short
@@ -900,13 +917,13 @@ func (e *Engine) buildExtremes(ws *winState, wp *winPlan, from, to uint64) {
 	// not with runs in the data; a long one's grow only as far as the
 	// data needs.
 	k := min(int(to-from), 256)
-	for i := range ws.mins() {
-		ws.mins()[i].Reserve(k)
+	for i := range ws.mins(wp) {
+		ws.mins(wp)[i].Reserve(k)
 	}
-	for i := range ws.maxs() {
-		ws.maxs()[i].Reserve(k)
+	for i := range ws.maxs(wp) {
+		ws.maxs(wp)[i].Reserve(k)
 	}
-	stride := e.dq.stride
+	stride := int(e.dq.stride)
 	// Runs from the newest block to the oldest.
 	a := to
 	for a > from {
@@ -919,16 +936,16 @@ func (e *Engine) buildExtremes(ws *winState, wp *winPlan, from, to uint64) {
 		for i, s := range wp.mins {
 			if j := wp.maxOn(s); j >= 0 {
 				// A min and a max of one column: one pass for both.
-				reducers.PrependMinMax(&ws.mins()[i], &ws.maxs()[j], blk, first*stride+s, stride, n, seq)
+				reducers.PrependMinMax(&ws.mins(wp)[i], &ws.maxs(wp)[j], blk, first*stride+s, stride, n, seq)
 				continue
 			}
-			ws.mins()[i].PrependSlots(blk, first*stride+s, stride, n, seq)
+			ws.mins(wp)[i].PrependSlots(blk, first*stride+s, stride, n, seq)
 		}
 		for i, s := range wp.maxs {
 			if wp.minOn(s) >= 0 {
 				continue // done with its min
 			}
-			ws.maxs()[i].PrependSlots(blk, first*stride+s, stride, n, seq)
+			ws.maxs(wp)[i].PrependSlots(blk, first*stride+s, stride, n, seq)
 		}
 		a = seq
 	}
@@ -942,7 +959,7 @@ func (e *Engine) run(from, to uint64) ([]uint64, int, bool) {
 		return nil, 0, false
 	}
 	blk, i := e.dq.slotOf(from)
-	if int(to-from)*e.dq.stride > len(blk)-i {
+	if int(to-from)*int(e.dq.stride) > len(blk)-i {
 		return nil, 0, false
 	}
 	return blk, i, true
@@ -962,11 +979,11 @@ func (e *Engine) shift(ws *winState, wp *winPlan, rFrom, rTo, aFrom, aTo uint64)
 	}
 	rn, an := int(rTo-rFrom), int(aTo-aFrom)
 	if wp.rest {
-		e.removeExtremes(ws, rTo)
+		e.removeExtremes(ws, wp, rTo)
 		e.removeRest(ws, wp, rem, 0, rn, rFrom)
 	}
-	sl := reducers.Slide{Rem: rem, Add: add, Stride: e.dq.stride, RN: rn, AN: an}
-	reducers.ShiftEach(ws.moments(), wp.moments, &sl)
+	sl := reducers.Slide{Rem: rem, Add: add, Stride: int(e.dq.stride), RN: rn, AN: an}
+	reducers.ShiftEach(ws.moments(wp), wp.moments, &sl)
 	if wp.rest {
 		e.addRest(ws, wp, add, 0, an, aFrom, true)
 	}
@@ -976,7 +993,7 @@ func (e *Engine) shift(ws *winState, wp *winPlan, rFrom, rTo, aFrom, aTo uint64)
 // lie in one block; false when they span blocks.
 func (e *Engine) rows(from, to uint64) ([]uint64, bool) {
 	blk, i := e.dq.slotOf(from)
-	if n := int(to-from) * e.dq.stride; n <= len(blk)-i {
+	if n := int(to-from) * int(e.dq.stride); n <= len(blk)-i {
 		return blk[i : i+n], true
 	}
 	return nil, false
@@ -986,16 +1003,16 @@ func (e *Engine) rows(from, to uint64) ([]uint64, bool) {
 // the window's states other than its sums: counts, extremes (when
 // withExtremes is set) and generic states.
 func (e *Engine) addRest(ws *winState, wp *winPlan, blk []uint64, base, n int, a uint64, withExtremes bool) {
-	stride := e.dq.stride
+	stride := int(e.dq.stride)
 	for i, s := range wp.counts {
 		ws.counts(wp)[i] += countPresent(blk, base+s, stride, n, wp.countNum[i])
 	}
 	if withExtremes {
 		for i, s := range wp.mins {
-			ws.mins()[i].AddSlots(blk, base+s, stride, n, a)
+			ws.mins(wp)[i].AddSlots(blk, base+s, stride, n, a)
 		}
 		for i, s := range wp.maxs {
-			ws.maxs()[i].AddSlots(blk, base+s, stride, n, a)
+			ws.maxs(wp)[i].AddSlots(blk, base+s, stride, n, a)
 		}
 	}
 	if len(wp.generic) > 0 {
@@ -1006,7 +1023,7 @@ func (e *Engine) addRest(ws *winState, wp *winPlan, blk []uint64, base, n int, a
 // removeRest removes n rows as addRest adds them, but for the extremes,
 // which removeExtremes handles by arrival number.
 func (e *Engine) removeRest(ws *winState, wp *winPlan, blk []uint64, base, n int, a uint64) {
-	stride := e.dq.stride
+	stride := int(e.dq.stride)
 	for i, s := range wp.counts {
 		ws.counts(wp)[i] -= countPresent(blk, base+s, stride, n, wp.countNum[i])
 	}
@@ -1017,19 +1034,19 @@ func (e *Engine) removeRest(ws *winState, wp *winPlan, blk []uint64, base, n int
 
 // removeExtremes drops the rows before to from the window's minimums and
 // maximums.
-func (e *Engine) removeExtremes(ws *winState, to uint64) {
-	for i := range ws.mins() {
-		ws.mins()[i].RemoveBefore(to)
+func (e *Engine) removeExtremes(ws *winState, wp *winPlan, to uint64) {
+	for i := range ws.mins(wp) {
+		ws.mins(wp)[i].RemoveBefore(to)
 	}
-	for i := range ws.maxs() {
-		ws.maxs()[i].RemoveBefore(to)
+	for i := range ws.maxs(wp) {
+		ws.maxs(wp)[i].RemoveBefore(to)
 	}
 }
 
 // addGeneric adds n rows from slot base of blk, the first being row a, to
 // the window's generic states.
 func (e *Engine) addGeneric(ws *winState, wp *winPlan, blk []uint64, base, n int, a uint64) {
-	stride := e.dq.stride
+	stride := int(e.dq.stride)
 	for i, g := range wp.generic {
 		for r := range uint64(n) {
 			ws.generic(wp)[i].Add(a+r, e.value(g.slot, a+r, blk[base+int(r)*stride+g.slot]))
@@ -1039,7 +1056,7 @@ func (e *Engine) addGeneric(ws *winState, wp *winPlan, blk []uint64, base, n int
 
 // removeGeneric removes n rows as addGeneric adds them.
 func (e *Engine) removeGeneric(ws *winState, wp *winPlan, blk []uint64, base, n int, a uint64) {
-	stride := e.dq.stride
+	stride := int(e.dq.stride)
 	for i, g := range wp.generic {
 		for r := range uint64(n) {
 			ws.generic(wp)[i].Remove(a+r, e.value(g.slot, a+r, blk[base+int(r)*stride+g.slot]))
@@ -1051,17 +1068,16 @@ func (e *Engine) removeGeneric(ws *winState, wp *winPlan, blk []uint64, base, n 
 // resetStates, with the extremes set to none rather than reset, as a
 // rebuild from no rows leaves them.
 func (e *Engine) emptyStates(ws *winState, wp *winPlan) {
-	for i := range ws.moments() {
-		ws.moments()[i].Reset()
+	for i := range ws.moments(wp) {
+		ws.moments(wp)[i].Reset()
 	}
 	clear(ws.counts(wp))
-	for i := range ws.mins() {
-		ws.mins()[i].SetValue(0, false)
+	for i := range ws.mins(wp) {
+		ws.mins(wp)[i].SetValue(0, false)
 	}
-	for i := range ws.maxs() {
-		ws.maxs()[i].SetValue(0, false)
+	for i := range ws.maxs(wp) {
+		ws.maxs(wp)[i].SetValue(0, false)
 	}
-	ws.scalarExt = len(wp.extSlots) > 0
 	for _, g := range ws.generic(wp) {
 		g.Reset()
 	}
@@ -1069,25 +1085,24 @@ func (e *Engine) emptyStates(ws *winState, wp *winPlan) {
 
 // resetStates empties every state of a window of plan wp.
 func (e *Engine) resetStates(ws *winState, wp *winPlan) {
-	for i := range ws.moments() {
-		ws.moments()[i].Reset()
+	for i := range ws.moments(wp) {
+		ws.moments(wp)[i].Reset()
 	}
 	clear(ws.counts(wp))
-	e.resetExtremes(ws)
+	e.resetExtremes(ws, wp)
 	for _, g := range ws.generic(wp) {
 		g.Reset()
 	}
 }
 
 // resetExtremes empties a window's minimums and maximums.
-func (e *Engine) resetExtremes(ws *winState) {
-	ws.scalarExt = false
-	for i := range ws.mins() {
-		x := &ws.mins()[i]
+func (e *Engine) resetExtremes(ws *winState, wp *winPlan) {
+	for i := range ws.mins(wp) {
+		x := &ws.mins(wp)[i]
 		x.Reset()
 	}
-	for i := range ws.maxs() {
-		x := &ws.maxs()[i]
+	for i := range ws.maxs(wp) {
+		x := &ws.maxs(wp)[i]
 		x.Reset()
 	}
 }
@@ -1099,7 +1114,7 @@ func (e *Engine) runs(from, to uint64, fn func(blk []uint64, base, n int, a uint
 	for from < to {
 		blk, first, n := e.dq.seg(from)
 		n = min(n, int(to-from))
-		fn(blk, first*e.dq.stride, n, from)
+		fn(blk, first*int(e.dq.stride), n, from)
 		from += uint64(n)
 	}
 }
@@ -1111,21 +1126,21 @@ func (e *Engine) add(ws *winState, wp *winPlan, from, to uint64) {
 // addExcept adds rows [from, to) to the window's states, the extremes
 // only when withExtremes is set.
 func (e *Engine) addExcept(ws *winState, wp *winPlan, from, to uint64, withExtremes bool) {
-	stride := e.dq.stride
+	stride := int(e.dq.stride)
 	e.runs(from, to, func(blk []uint64, base, n int, a uint64) {
 		for i, s := range wp.moments {
-			ws.moments()[i].AddSlots(blk, base+s, stride, n)
+			ws.moments(wp)[i].AddSlots(blk, base+s, stride, n)
 		}
 		e.addRest(ws, wp, blk, base, n, a, withExtremes)
 	})
 }
 
 func (e *Engine) remove(ws *winState, wp *winPlan, from, to uint64) {
-	stride := e.dq.stride
-	e.removeExtremes(ws, to)
+	stride := int(e.dq.stride)
+	e.removeExtremes(ws, wp, to)
 	e.runs(from, to, func(blk []uint64, base, n int, a uint64) {
 		for i, s := range wp.moments {
-			ws.moments()[i].RemoveSlots(blk, base+s, stride, n)
+			ws.moments(wp)[i].RemoveSlots(blk, base+s, stride, n)
 		}
 		e.removeRest(ws, wp, blk, base, n, a)
 	})
@@ -1176,7 +1191,7 @@ func (e *Engine) value(slot int, a uint64, bits uint64) schema.Value {
 }
 
 // arrKey is the key of the array in slot of row a.
-func (e *Engine) arrKey(a uint64, slot int) uint64 { return a*uint64(e.dq.stride) + uint64(slot) }
+func (e *Engine) arrKey(a uint64, slot int) uint64 { return a*uint64(int(e.dq.stride)) + uint64(slot) }
 
 // slotOf returns the block holding row a, held or the tail, and the
 // index of the row's first slot in it. The block's length bounds the
@@ -1186,7 +1201,7 @@ func (d *deque) slotOf(a uint64) ([]uint64, int) {
 	if q >= d.cap {
 		q -= d.cap
 	}
-	return d.blocks[q/blockRows], int(q%blockRows) * d.stride
+	return d.blocks[q/blockRows], int(q%blockRows) * int(d.stride)
 }
 
 // present reports whether an encoded slot holds a value.
@@ -1249,7 +1264,7 @@ func writeRows(rows []uint64, in *Input, from, k, st int) {
 // appendInput appends rows [from, to) of in (a plan without array
 // columns), block by block.
 func (e *Engine) appendInput(in *Input, from, to int) {
-	st := e.dq.stride
+	st := int(e.dq.stride)
 	for from < to {
 		blk, o, room := e.dq.room(&e.p.pool)
 		k := min(room, to-from)
@@ -1277,12 +1292,12 @@ func (e *Engine) heldBytes() int {
 	n := e.dq.bytes()
 	wins := e.wins()
 	for w := range wins {
-		ws := &wins[w]
-		for i := range ws.mins() {
-			n += 16 * ws.mins()[i].Cap()
+		ws, wp := &wins[w], &e.p.wins[w]
+		for i := range ws.mins(wp) {
+			n += 16 * ws.mins(wp)[i].Cap()
 		}
-		for i := range ws.maxs() {
-			n += 16 * ws.maxs()[i].Cap()
+		for i := range ws.maxs(wp) {
+			n += 16 * ws.maxs(wp)[i].Cap()
 		}
 	}
 	return n

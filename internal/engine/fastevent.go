@@ -95,7 +95,7 @@ func (s *Stream) pushEvents(in *Input, out *schema.Table) {
 		}
 		// Moments: gather the values leaving, then slide over the batch.
 		for mi, slot := range wp.moments {
-			m := &ws.moments()[mi]
+			m := &ws.moments(wp)[mi]
 			sc.rems = e.gather(sc.rems[:0], ws.head, h, slot)
 			adds := bitsAsFloats(in.enc[slot-1])
 			var so reducers.SlideOut
@@ -203,7 +203,7 @@ func (e *Engine) countsByRow(sc *eventScratch, base, head uint64, rc []int32, sl
 
 // gather appends the values in slot of rows [from, to) to dst.
 func (e *Engine) gather(dst []float64, from, to uint64, slot int) []float64 {
-	st := e.dq.stride
+	st := int(e.dq.stride)
 	e.runs(from, to, func(blk []uint64, base, n int, _ uint64) {
 		for r := base; r < base+n*st; r += st {
 			dst = append(dst, math.Float64frombits(blk[r+slot]))

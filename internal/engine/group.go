@@ -643,7 +643,7 @@ func (g *Group) take(p int32, e *Engine, pool *blockPool) {
 	c := g.chains[p]
 	g.chains[p] = chain{}
 	d := &e.dq
-	st := d.stride
+	st := int(d.stride)
 	rows := g.sorted[int(c.end-c.n)*st : int(c.end)*st]
 	mt, has := e.maxT, e.dq.has
 	for r := 0; r < len(rows); r += st {

@@ -88,6 +88,11 @@ type winPlan struct {
 	// (see arena); set with the plan's record layout, 0 when it keeps
 	// neither.
 	restOff int32
+	// extOff is the offset from the window's winState of its first
+	// extreme (its minimums, then its maximums), the same in every
+	// record of the plan; set with the record layout, 0 when it keeps
+	// none.
+	extOff int32
 }
 
 // winLayout names the window layouts whose common fold the engine does

@@ -169,7 +169,7 @@ func (s *Stream) PushTo(in *Input, out Sink) {
 // only this changes between other pushes.
 func (s *Stream) appendQuiet(in *Input) {
 	e := s.e
-	st := e.dq.stride
+	st := int(e.dq.stride)
 	n := len(in.times)
 	from := 0
 	if k := n * st; s.at+k <= len(s.room) {

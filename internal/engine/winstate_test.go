@@ -41,37 +41,52 @@ func TestWinStatePointsAtItsStatesInTheArena(t *testing.T) {
 	for w := range plan.wins {
 		wp := &plan.wins[w]
 		ws, other := &a.wins()[w], &b.wins()[w]
-		assert.Len(t, ws.moments(), len(wp.moments), "window %s", wp.name)
+		assert.Len(t, ws.moments(wp), len(wp.moments), "window %s", wp.name)
 		assert.Len(t, ws.counts(wp), len(wp.counts), "window %s", wp.name)
-		assert.Len(t, ws.mins(), len(wp.mins), "window %s", wp.name)
-		assert.Len(t, ws.maxs(), len(wp.maxs), "window %s", wp.name)
+		assert.Len(t, ws.mins(wp), len(wp.mins), "window %s", wp.name)
+		assert.Len(t, ws.maxs(wp), len(wp.maxs), "window %s", wp.name)
 		assert.Len(t, ws.generic(wp), len(wp.generic), "window %s", wp.name)
 		for i := range ws.generic(wp) {
 			assert.NotSame(t, ws.generic(wp)[i], other.generic(wp)[i], "engines do not share states")
 		}
-		for i := range ws.maxs() {
-			ws.maxs()[i].Add(uint64(i), float64(i))
-			assert.NotSame(t, &ws.maxs()[i], &other.maxs()[i])
+		for i := range ws.maxs(wp) {
+			ws.maxs(wp)[i].Add(uint64(i), float64(i))
+			assert.NotSame(t, &ws.maxs(wp)[i], &other.maxs(wp)[i])
 		}
-		for i := range ws.mins() {
-			assert.NotSame(t, &ws.mins()[i], &other.mins()[i], "engines do not share states")
+		for i := range ws.mins(wp) {
+			assert.NotSame(t, &ws.mins(wp)[i], &other.mins(wp)[i], "engines do not share states")
 		}
 	}
 	assert.Len(t, a.wins()[0].generic(&plan.wins[0]), 1)
-	assert.Equal(t, 2, len(a.wins()[0].maxs()))
-	x, ok := a.wins()[0].maxs()[1].Value()
+	assert.Equal(t, 2, len(a.wins()[0].maxs(&plan.wins[0])))
+	x, ok := a.wins()[0].maxs(&plan.wins[0])[1].Value()
 	assert.True(t, ok)
 	assert.Equal(t, 1.0, x)
 	// Every partition holds these, for every window: no slice of window
-	// states in the engine, the cold states' place in the plan, an
-	// extreme's ring as a pointer and 32-bit counts.
-	assert.LessOrEqual(t, unsafe.Sizeof(Engine{}), uintptr(112))
-	assert.LessOrEqual(t, unsafe.Sizeof(winState{}), uintptr(40))
+	// states in the engine, the cold states' place in the plan (the
+	// extremes' offset and counts too), an extreme's ring as a pointer
+	// and 32-bit counts, the deque's stride 32-bit.
+	assert.LessOrEqual(t, unsafe.Sizeof(deque{}), uintptr(88))
+	assert.LessOrEqual(t, unsafe.Sizeof(Engine{}), uintptr(104))
+	assert.LessOrEqual(t, unsafe.Sizeof(winState{}), uintptr(24))
 	assert.LessOrEqual(t, unsafe.Sizeof(reducers.Extreme{}), uintptr(32))
+	assert.LessOrEqual(t, unsafe.Sizeof(reducers.Moments{}), uintptr(56))
 	seed, err := NewPlan(benchSchema, seedWindows, rolling.Options{}, nil, nil)
 	require.NoError(t, err)
-	seed.NewEngine()
-	assert.LessOrEqual(t, seed.arena.recordBytes(), 448, "the seed's record: seven cache lines")
+	e := seed.NewEngine()
+	assert.LessOrEqual(t, seed.arena.recordBytes(), 384, "the seed's record: six cache lines")
+	// A partition-tick at a row a second (100,000 hosts) reads the
+	// engine, both window states (the 200 ms window's head and added),
+	// and the minute window's two Moments, of the last all but its outer
+	// pointer (reducers' TestMomentsHotPartIsItsFirst48Bytes): the first
+	// four lines of the record, which starts on one.
+	start := uintptr(unsafe.Pointer(e))
+	minute := &e.wins()[0]
+	require.Equal(t, "1m", seed.wins[0].name)
+	last := minute.moment(len(seed.wins[0].moments) - 1)
+	hot := uintptr(unsafe.Pointer(last)) + unsafe.Sizeof(*last) - 8 - start
+	assert.LessOrEqual(t, hot, uintptr(4*cacheLine), "what a partition-tick reads of the seed's record")
+	assert.Less(t, uintptr(unsafe.Pointer(&e.wins()[1].added))-start, uintptr(4*cacheLine))
 }
 
 func TestPlanRefusesAWindowOfMoreAggregationsThanItsStatesCount(t *testing.T) {
@@ -98,10 +113,10 @@ func TestArenaChunksFillTheirSizeClass(t *testing.T) {
 	need += unsafe.Sizeof(*e)
 	wins := e.wins()
 	for w := range wins {
-		ws := &wins[w]
+		ws, wp := &wins[w], &plan.wins[w]
 		need += unsafe.Sizeof(*ws) +
-			uintptr(len(ws.moments()))*unsafe.Sizeof(reducers.Moments{}) +
-			uintptr(len(ws.mins())+len(ws.maxs()))*unsafe.Sizeof(reducers.Extreme{})
+			uintptr(len(ws.moments(wp)))*unsafe.Sizeof(reducers.Moments{}) +
+			uintptr(len(ws.mins(wp))+len(ws.maxs(wp)))*unsafe.Sizeof(reducers.Extreme{})
 	}
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -152,9 +167,14 @@ func TestEngineStatesLieInItsRecord(t *testing.T) {
 				e := plan.NewEngine()
 				start := uintptr(unsafe.Pointer(e))
 				end := start + uintptr(plan.arena.recordBytes())
+				seen := map[uintptr]string{}
 				in := func(p unsafe.Pointer, size uintptr, what string) {
 					t.Helper()
 					assert.True(t, uintptr(p) >= start && uintptr(p)+size <= end, "%s outside the engine's record", what)
+					// Each state its own: the offsets a window finds its
+					// extremes and rest at do not land on another's.
+					assert.Empty(t, seen[uintptr(p)], "%s at the place of another state", what)
+					seen[uintptr(p)] = what
 				}
 				need := unsafe.Sizeof(*e)
 				wins := e.wins()
@@ -162,16 +182,16 @@ func TestEngineStatesLieInItsRecord(t *testing.T) {
 					ws, wp := &wins[w], &plan.wins[w]
 					in(unsafe.Pointer(ws), unsafe.Sizeof(*ws), "window state")
 					need += unsafe.Sizeof(*ws)
-					for i := range ws.moments() {
-						in(unsafe.Pointer(&ws.moments()[i]), unsafe.Sizeof(reducers.Moments{}), "moments")
+					for i := range ws.moments(wp) {
+						in(unsafe.Pointer(&ws.moments(wp)[i]), unsafe.Sizeof(reducers.Moments{}), "moments")
 						need += unsafe.Sizeof(reducers.Moments{})
 					}
-					for i := range ws.mins() {
-						in(unsafe.Pointer(&ws.mins()[i]), unsafe.Sizeof(reducers.Extreme{}), "minimum")
+					for i := range ws.mins(wp) {
+						in(unsafe.Pointer(&ws.mins(wp)[i]), unsafe.Sizeof(reducers.Extreme{}), "minimum")
 						need += unsafe.Sizeof(reducers.Extreme{})
 					}
-					for i := range ws.maxs() {
-						in(unsafe.Pointer(&ws.maxs()[i]), unsafe.Sizeof(reducers.Extreme{}), "maximum")
+					for i := range ws.maxs(wp) {
+						in(unsafe.Pointer(&ws.maxs(wp)[i]), unsafe.Sizeof(reducers.Extreme{}), "maximum")
 						need += unsafe.Sizeof(reducers.Extreme{})
 					}
 					for i := range ws.counts(wp) {
@@ -240,8 +260,8 @@ func TestAPlansArrayCellsLieInItsRecordsOnly(t *testing.T) {
 
 func TestRecordsOfWholeLinesStartOnALine(t *testing.T) {
 	// A tick at 100,000 partitions loads each record from memory: the
-	// seed's 448-byte record is seven cache lines when it starts on one,
-	// eight or nine when it does not. Records of other sizes are packed.
+	// seed's 384-byte record is six cache lines when it starts on one,
+	// seven when it does not. Records of other sizes are packed.
 	seed, err := NewPlan(benchSchema, seedWindows, rolling.Options{}, nil, nil)
 	require.NoError(t, err)
 	one, err := NewPlan(testSchema, []rolling.Window{{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{
@@ -280,10 +300,10 @@ func TestRecordsOfWholeLinesStartOnALine(t *testing.T) {
 			}
 			assert.Equal(t, size, most, "the records' stride")
 			if c.lines {
-				assert.Equal(t, 448, int(size))
+				assert.Equal(t, 384, int(size))
 				// A 32 KB chunk holds as many records as without the lead.
-				assert.Equal(t, 73, chunkLen(int(size), 73-1))
-				assert.Equal(t, uintptr(56), lineLead(size, 73))
+				assert.Equal(t, 85, chunkLen(int(size), 85-1))
+				assert.Equal(t, uintptr(56), lineLead(size, 85))
 			}
 		})
 	}

@@ -61,14 +61,26 @@ import (
 //
 // Non-finite values (NaN, ±Inf) are ignored by both Add and Remove, so they
 // count as missing, as in pond-ts.
+//
+// # Layout
+//
+// A Moments is 56 bytes, and what [ShiftRun] and the readers of
+// the common case read (the flags and the main band) is its first 48: a
+// rolling engine keeps one per sum of each window of every partition, and
+// a partition-tick at 100,000 hosts reads the seed's minute window's two
+// on lines of its record. So there is no count of all values beside the
+// main band's: values beyond it, and values whose squares are not summed,
+// are counted in the outer bands' state, and rare says that it holds any.
 type Moments struct {
-	n         int         // values held, zeros included
-	anchor    int16       // biased exponent the main band is centred on
-	anchored  bool        // anchor is set; it stays until m is empty again
-	noSquares bool        // Σx² is not kept (see SkipSquares)
-	big       int32       // values held whose squares are not summed (see bigExp)
-	main      band        // the main band
-	outer     *outerBands // the other bands; nil until a value falls outside the main one
+	anchor    int16 // biased exponent the main band is centred on
+	anchored  bool  // anchor is set; it stays until m is empty again
+	noSquares bool  // Σx² is not kept (see SkipSquares)
+	// rare: values outside the main band or with squares not summed are
+	// held (outer.n or outer.big is not 0). Without it, the main band
+	// holds every value and its count is m's.
+	rare  bool
+	main  band        // the main band
+	outer *outerBands // the other bands; nil until a value falls outside the main one or is big
 }
 
 // bigExp is the biased exponent from which a value's square is not added
@@ -92,8 +104,24 @@ func (m *Moments) squareLimit() int {
 // holds the values whose biased exponent is within bandSpan of
 // anchor + k·bandWidth (k ≠ 0). They are kept, emptied, for reuse.
 type outerBands struct {
-	k []int32
-	b []band
+	k   []int32
+	b   []band
+	n   int // values held in the bands of b
+	big int // values held whose squares are not summed (see bigExp)
+}
+
+// rareState returns m's outer state, made on first use.
+func (m *Moments) rareState() *outerBands {
+	if m.outer == nil {
+		m.outer = &outerBands{}
+	}
+	return m.outer
+}
+
+// setRare sets m.rare from the outer state's counts.
+func (m *Moments) setRare() {
+	o := m.outer
+	m.rare = o.n != 0 || o.big != 0
 }
 
 // bandWidth is the number of binary orders of magnitude a band covers.
@@ -125,7 +153,18 @@ func (m *Moments) band(x float64) *band {
 		m.anchor, m.anchored = int16(e), true
 		return &m.main
 	}
-	return m.bandOf(x)
+	return m.addOuter(x)
+}
+
+// addOuter is band for a value that is not in the main band: it counts
+// the value in the outer state.
+func (m *Moments) addOuter(x float64) *band {
+	b := m.bandOf(x)
+	if b != &m.main {
+		m.outer.n++
+		m.rare = true
+	}
+	return b
 }
 
 // bandOf returns the band holding x, opening an outer band if needed.
@@ -141,10 +180,7 @@ func (m *Moments) bandOf(x float64) *band {
 	if k == 0 {
 		return &m.main
 	}
-	if m.outer == nil {
-		m.outer = &outerBands{}
-	}
-	o := m.outer
+	o := m.rareState()
 	for i, ki := range o.k {
 		if ki == k {
 			return &o.b[i]
@@ -156,7 +192,15 @@ func (m *Moments) bandOf(x float64) *band {
 }
 
 // single reports whether only the main band holds values.
-func (m *Moments) single() bool { return m.n == m.main.n }
+func (m *Moments) single() bool { return !m.rare || m.outer.n == 0 }
+
+// big returns the number of values held whose squares are not summed.
+func (m *Moments) big() int {
+	if !m.rare {
+		return 0
+	}
+	return m.outer.big
+}
 
 // empty resets m to hold nothing, keeping its settings and the memory of
 // its outer bands.
@@ -165,6 +209,7 @@ func (m *Moments) empty() {
 	*m = Moments{noSquares: m.noSquares, outer: o}
 	if o != nil {
 		clear(o.b)
+		o.n, o.big = 0, 0
 	}
 }
 
@@ -179,7 +224,6 @@ func (m *Moments) Add(x float64) {
 	if x-x != 0 {
 		return
 	}
-	m.n++
 	b := m.band(x)
 	b.n++
 	t := b.s + x
@@ -190,7 +234,8 @@ func (m *Moments) Add(x float64) {
 		return
 	}
 	if int(math.Float64bits(x)>>52&0x7ff) >= bigExp {
-		m.big++
+		m.rareState().big++
+		m.rare = true
 		return
 	}
 	p := x * x
@@ -204,22 +249,28 @@ func (m *Moments) Add(x float64) {
 // Remove removes x, which must have been added. A non-finite x is ignored.
 // A band that loses its last value is reset to exactly zero.
 func (m *Moments) Remove(x float64) {
-	if x-x != 0 || m.n == 0 {
+	if x-x != 0 {
 		return
 	}
-	m.n--
-	if m.n == 0 {
-		m.empty()
+	if n := m.N(); n <= 1 {
+		if n == 1 {
+			m.empty()
+		}
 		return
 	}
 	ex := int32(math.Float64bits(x) >> 52 & 0x7ff)
 	big := !m.noSquares && int(ex) >= bigExp
 	if big {
-		m.big--
+		m.rareState().big--
 	}
 	b := &m.main
 	if d := ex - int32(m.anchor); (d > bandSpan || d < -bandSpan) && x != 0 {
-		b = m.bandOf(x)
+		if b = m.bandOf(x); b != &m.main {
+			m.outer.n--
+		}
+	}
+	if m.rare {
+		m.setRare()
 	}
 	b.n--
 	if b.n <= 0 {
@@ -245,7 +296,12 @@ func (m *Moments) Remove(x float64) {
 func (m *Moments) Reset() { m.empty() }
 
 // N returns the number of values held.
-func (m *Moments) N() int { return m.n }
+func (m *Moments) N() int {
+	if !m.rare {
+		return m.main.n
+	}
+	return m.main.n + m.outer.n
+}
 
 // totals returns Σx and Σx² over the bands, as normalised double-doubles.
 //
@@ -301,7 +357,7 @@ func fastTwoSum2(a, b float64) (float64, float64) {
 
 // Sum returns the sum of the values; 0 when empty.
 func (m *Moments) Sum() float64 {
-	if m.n == 0 {
+	if m.N() == 0 {
 		return 0
 	}
 	if m.single() {
@@ -313,16 +369,17 @@ func (m *Moments) Sum() float64 {
 
 // Mean returns the mean of the values, or false when there are none.
 func (m *Moments) Mean() (float64, bool) {
-	if m.n == 0 {
+	n := m.N()
+	if n == 0 {
 		return 0, false
 	}
 	if m.single() {
 		// One band: the rounded sum divided, within an ulp of the mean.
 		b := &m.main
-		return (b.s + b.c) / float64(m.n), true
+		return (b.s + b.c) / float64(n), true
 	}
 	s := m.sumTotal()
-	return s.divF(float64(m.n)).hi, true
+	return s.divF(float64(n)).hi, true
 }
 
 // ReadEach reads a run of states at once: for every i it writes the
@@ -351,7 +408,7 @@ func ReadEach(ms []*Moments, k int, n, sum, mean, sd []float64) {
 		m = nth(m, k)
 		s, mu, dev := m.readOne(withSd)
 		if n != nil {
-			n[i] = float64(m.n)
+			n[i] = float64(m.N())
 		}
 		if sum != nil {
 			sum[i] = s
@@ -370,14 +427,15 @@ func readMeanSd(ms []*Moments, k int, mean, sd []float64) {
 	mean, sd = mean[:len(ms)], sd[:len(ms)] // one check for the loop's indices
 	for i, m := range ms {
 		m = nth(m, k)
-		if b := &m.main; m.n >= 2 && m.n == b.n {
-			k := float64(m.n)
+		// Without rare, the main band holds every value, none big.
+		if b := &m.main; !m.rare && b.n >= 2 {
+			k := float64(b.n)
 			mu := (b.s + b.c) / k
-			if v := (b.q+b.qc)/k - mu*mu; !m.noSquares && m.big == 0 && v > 1e-6*mu*mu && v-v == 0 {
+			if v := (b.q+b.qc)/k - mu*mu; !m.noSquares && v > 1e-6*mu*mu && v-v == 0 {
 				mean[i], sd[i] = mu, math.Sqrt(v)
 				continue
 			}
-		} else if m.n == 0 {
+		} else if !m.rare && b.n == 0 {
 			mean[i], sd[i] = math.NaN(), math.NaN() // an empty window
 			continue
 		}
@@ -390,11 +448,11 @@ func readSumMean(ms []*Moments, k int, sum, mean []float64) {
 	sum, mean = sum[:len(ms)], mean[:len(ms)] // one check for the loop's indices
 	for i, m := range ms {
 		m = nth(m, k)
-		if b := &m.main; m.n >= 2 && m.n == b.n {
+		if b := &m.main; !m.rare && b.n >= 2 {
 			s := b.s + b.c
-			sum[i], mean[i] = s, s/float64(m.n)
+			sum[i], mean[i] = s, s/float64(b.n)
 			continue
-		} else if m.n == 0 {
+		} else if !m.rare && b.n == 0 {
 			sum[i], mean[i] = 0, math.NaN() // an empty window
 			continue
 		}
@@ -412,18 +470,18 @@ func nth(m *Moments, k int) *Moments {
 // deviation as NaN.
 func (m *Moments) readOne(sd bool) (s, mu, dev float64) {
 	okMu, okDev := true, sd
-	if b := &m.main; m.n >= 2 && m.n == b.n {
-		k := float64(m.n)
+	if b := &m.main; !m.rare && b.n >= 2 {
+		k := float64(b.n)
 		s = b.s + b.c
 		mu = s / k
 		if sd {
-			if v := (b.q+b.qc)/k - mu*mu; !m.noSquares && m.big == 0 && v > 1e-6*mu*mu && v-v == 0 {
+			if v := (b.q+b.qc)/k - mu*mu; !m.noSquares && v > 1e-6*mu*mu && v-v == 0 {
 				dev = math.Sqrt(v)
 			} else {
 				dev, okDev = m.Stdev()
 			}
 		}
-	} else if m.n == 0 {
+	} else if !m.rare && b.n == 0 {
 		okMu, okDev = false, false // an empty window: sum 0, the rest missing
 	} else {
 		s, mu, okMu, dev, okDev = m.readApart(sd)
@@ -451,16 +509,16 @@ func (m *Moments) readApart(sd bool) (sum, mean float64, okMean bool, dev float6
 // by n): false when there are none or when it is not finite, 0 for one
 // value.
 func (m *Moments) Stdev() (float64, bool) {
-	if m.noSquares || m.big > 0 {
+	if m.noSquares || m.big() > 0 {
 		return 0, false
 	}
-	switch m.n {
+	switch m.N() {
 	case 0:
 		return 0, false
 	case 1:
 		return 0, true
 	}
-	n := float64(m.n)
+	n := float64(m.N())
 	var s, q dd
 	if m.single() {
 		b := &m.main
@@ -514,7 +572,7 @@ func (m *Moments) slots(slots []uint64, off, stride, n int, remove bool) {
 		return
 	}
 	_ = slots[off+(n-1)*stride]
-	if n <= 4 || remove && m.n <= n {
+	if n <= 4 || remove && m.N() <= n {
 		// A short run, or possibly emptying it: go value by value.
 		m.slotsSlow(slots, off, stride, n, remove)
 		return
@@ -580,17 +638,15 @@ func (m *Moments) slots(slots []uint64, off, stride, n int, remove bool) {
 		return
 	}
 	if remove {
-		m.n -= k
 		b.n -= k
 		if b.n <= 0 {
 			*b = band{}
-			if m.n <= 0 {
+			if m.N() <= 0 {
 				m.empty()
 			}
 			return
 		}
 	} else {
-		m.n += k
 		b.n += k
 	}
 	t, e := twoSum(b.s, l0.s)
@@ -692,16 +748,14 @@ func (m *Moments) runFast(slots []uint64, off, stride, n int, remove bool) bool 
 	}
 	b := &m.main
 	if remove {
-		if m.n <= n || b.n <= n {
+		if b.n <= n { // and so m.N() ≥ b.n: the main band would empty
 			return false
 		}
 		s0, c0, s1, c1 = -s0, -c0, -s1, -c1
 		q0, qc0, q1, qc1 = -q0, -qc0, -q1, -qc1
 		vec.S, vec.C, vec.Q, vec.QC = -vec.S, -vec.C, -vec.Q, -vec.QC
-		m.n -= n
 		b.n -= n
 	} else {
-		m.n += n
 		b.n += n
 	}
 	t, e := twoSum(b.s, s0)

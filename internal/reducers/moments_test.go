@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -506,4 +507,85 @@ func TestReadEachMatchesTheReaders(t *testing.T) {
 			require.Equal(t, nan(m.Stdev()), math.Float64bits(sd[0]), "trial %d", trial)
 		}
 	}
+}
+
+// TestMomentsHotPartIsItsFirst48Bytes: a rolling engine keeps a Moments
+// per sum of each window of every partition, side by side in its record,
+// and a partition-tick at 100,000 hosts reads the seed's minute window's
+// two: 56 bytes each, and what the shift and the common readers read
+// (the flags and the main band) before the outer pointer, which is last.
+func TestMomentsHotPartIsItsFirst48Bytes(t *testing.T) {
+	var m Moments
+	assert.Equal(t, uintptr(56), unsafe.Sizeof(m))
+	assert.Equal(t, uintptr(48), unsafe.Offsetof(m.outer), "the outer pointer last")
+	assert.Less(t, unsafe.Offsetof(m.rare), uintptr(48))
+	assert.Less(t, unsafe.Offsetof(m.main)+unsafe.Sizeof(m.main), uintptr(49))
+}
+
+// TestMomentsRareCountsValuesBeyondTheMainBand: values outside the main
+// band and values whose squares are not summed are counted in the outer
+// state, which rare says holds any; N counts every value, and rare
+// clears when the last of them leaves, however it left.
+func TestMomentsRareCountsValuesBeyondTheMainBand(t *testing.T) {
+	x := 58.95465139167753
+	for _, c := range []struct {
+		name     string
+		outlier  float64
+		big, far int // the outlier counted as big, and beyond the main band
+	}{
+		{"beyond the band", 1e16, 0, 1},
+		{"big, beyond the band", 1e200, 1, 1},
+		{"below the band", 1e-20, 0, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := momentsOf(x, x, x)
+			require.False(t, m.rare)
+			m.Add(c.outlier)
+			m.Add(c.outlier)
+			assert.True(t, m.rare)
+			assert.Equal(t, 5, m.N())
+			assert.Equal(t, 3, m.main.n)
+			assert.Equal(t, 2*c.far, m.outer.n)
+			assert.Equal(t, 2*c.big, m.big())
+			m.Remove(c.outlier)
+			assert.True(t, m.rare, "one outlier still held")
+			assert.Equal(t, 4, m.N())
+			m.Remove(c.outlier)
+			assert.False(t, m.rare, "the outliers left")
+			assert.Equal(t, 3, m.N())
+			assert.Equal(t, 0, m.big())
+			sd, ok := m.Stdev()
+			require.True(t, ok)
+			assert.Equal(t, 0.0, sd)
+			// Emptied with outliers held: rare clears with the rest.
+			m.Add(c.outlier)
+			for range 3 {
+				m.Remove(x)
+			}
+			m.Remove(c.outlier)
+			assert.False(t, m.rare)
+			assert.Equal(t, 0, m.N())
+			// A run through AddSlots and RemoveSlots, and a refill.
+			run := []uint64{math.Float64bits(x), math.Float64bits(c.outlier), math.Float64bits(x), math.Float64bits(x), math.Float64bits(x), math.Float64bits(x)}
+			m.AddSlots(run, 0, 1, len(run))
+			assert.True(t, m.rare)
+			assert.Equal(t, 6, m.N())
+			m.RemoveSlots(run, 0, 1, 2)
+			assert.False(t, m.rare)
+			assert.Equal(t, 4, m.N())
+			m.AddSlots(run, 1, 1, 1)
+			m.FillSlots(run, 2, 1, 3)
+			assert.False(t, m.rare, "a refill of the main band's values")
+			assert.Equal(t, 3, m.N())
+		})
+	}
+	// A big value inside the main band (anchored near it): counted big,
+	// in the main band, and rare while held.
+	m := momentsOf(3e200, 1e200)
+	assert.True(t, m.rare)
+	assert.Equal(t, 2, m.main.n)
+	assert.Equal(t, 0, m.outer.n)
+	assert.Equal(t, 2, m.big())
+	_, ok := m.Stdev()
+	assert.False(t, ok)
 }

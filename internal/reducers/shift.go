@@ -31,7 +31,7 @@ func (m *Moments) FillSlots(slots []uint64, off, stride, n int) {
 		// its square summed.
 		if e0 := int(run[0] >> 52 & 0x7ff); e0 != 0 && e0 != 0x7ff {
 			if m.fillRun(run, stride, e0) {
-				m.n, m.anchor, m.anchored, m.big = n, int16(e0), true, 0
+				m.anchor, m.anchored, m.rare = int16(e0), true, false
 				m.main.n = n
 				return
 			}
@@ -101,8 +101,9 @@ func fillRunMinMaxGo(m *Moments, run []uint64, stride, n int) (lo, hi float64, o
 	}
 	if o := m.outer; o != nil {
 		clear(o.b)
+		o.n, o.big = 0, 0
 	}
-	m.n, m.anchor, m.anchored, m.big = n, int16(e0), true, 0
+	m.anchor, m.anchored, m.rare = int16(e0), true, false
 	b := &m.main
 	b.n, b.s, b.c, b.q, b.qc = n, s, c, q, qc
 	return lo, hi, true
@@ -138,6 +139,7 @@ func (m *Moments) fillRun(run []uint64, stride, e0 int) bool {
 	// barrier for the outer pointer, which stays.
 	if o := m.outer; o != nil {
 		clear(o.b)
+		o.n, o.big = 0, 0
 	}
 	b := &m.main
 	b.s, b.c, b.q, b.qc = s, c, q, qc
@@ -268,7 +270,7 @@ func (m *Moments) ShiftSums(sl *Slide, off int) bool {
 	var far uint
 	// Values held in the main band alone, none of them with a square
 	// left out, are all in the band: those leaving need no check.
-	checkRem := m.n != b.n || m.big != 0
+	checkRem := m.rare
 	for i := off; i < len(rem); i += stride {
 		bits := rem[i]
 		if checkRem {
@@ -287,7 +289,6 @@ func (m *Moments) ShiftSums(sl *Slide, off int) bool {
 		return false
 	}
 	d := sl.AN - sl.RN
-	m.n += d
 	b.n, b.s, b.c = b.n+d, s, c
 	return true
 }
@@ -302,7 +303,7 @@ func (m *Moments) ShiftSquares(sl *Slide, off int) bool {
 	rem, add, stride := sl.Rem, sl.Add, sl.Stride
 	s, c, q, qc := b.s, b.c, b.q, b.qc
 	var far uint
-	checkRem := m.n != b.n || m.big != 0 // see ShiftSums
+	checkRem := m.rare // see ShiftSums
 	for i := off; i < len(rem); i += stride {
 		bits := rem[i]
 		if checkRem {
@@ -323,7 +324,6 @@ func (m *Moments) ShiftSquares(sl *Slide, off int) bool {
 		return false
 	}
 	d := sl.AN - sl.RN
-	m.n += d
 	b.n, b.s, b.c, b.q, b.qc = b.n+d, s, c, q, qc
 	return true
 }

@@ -148,13 +148,8 @@ next:
 
 banded:
 
-	// checkRem := m.n != b.n || m.big != 0, in DX.
-	XORL R13, R13
-	CMPQ DX, Moments_n(AX)
-	SETNE R13B
-	MOVL Moments_big(AX), SI
-	ORL SI, R13
-	MOVQ R13, DX
+	// checkRem := m.rare, in DX.
+	MOVBLZX Moments_rare(AX), DX
 	VMOVSD Moments_main+band_s(AX), X0
 	VMOVSD Moments_main+band_c(AX), X1
 	RUN(Slide_Rem)
@@ -266,10 +261,9 @@ sumsend:
 	JPS end
 
 done:
-	// m.n and b.n move by AN − RN; the sums are stored.
+	// b.n moves by AN − RN; the sums are stored.
 	MOVQ Slide_AN(BX), DX
 	SUBQ Slide_RN(BX), DX
-	ADDQ DX, Moments_n(AX)
 	ADDQ DX, Moments_main+band_n(AX)
 	VMOVSD X0, Moments_main+band_s(AX)
 	VMOVSD X1, Moments_main+band_c(AX)
@@ -401,10 +395,9 @@ fillend:
 
 	// The whole state, anchored at e0, in the main band.
 	MOVQ n+40(FP), DX
-	MOVQ DX, Moments_n(AX)
 	MOVW CX, Moments_anchor(AX)
 	MOVB $1, Moments_anchored(AX)
-	MOVL $0, Moments_big(AX)
+	MOVB $0, Moments_rare(AX)
 	MOVQ DX, Moments_main+band_n(AX)
 	VMOVSD X0, Moments_main+band_s(AX)
 	VMOVSD X1, Moments_main+band_c(AX)

@@ -21,7 +21,7 @@ type SlideOut struct {
 func (m *Moments) Slide(adds, rems []float64, remCount []int32, out SlideOut) {
 	r := 0
 	for i := 0; i < len(adds); {
-		if m.anchored && m.single() && m.big == 0 {
+		if m.anchored && !m.rare {
 			if ni, nr := m.slideFast(adds, rems, remCount, out, i, r); ni > i {
 				i, r = ni, nr
 				continue
@@ -44,7 +44,7 @@ func (m *Moments) Slide(adds, rems []float64, remCount []int32, out SlideOut) {
 func (m *Moments) slideFast(adds, rems []float64, remCount []int32, out SlideOut, i, r int) (int, int) {
 	b := &m.main
 	s, c, q, qc := b.s, b.c, b.q, b.qc
-	n, bn := m.n, b.n
+	bn := b.n // the count, as the main band holds every value
 	lo, hi := int(m.anchor)-bandSpan, min(int(m.anchor)+bandSpan, m.squareLimit()-1)
 	sq := !m.noSquares
 	inBand := func(x float64) bool {
@@ -67,7 +67,6 @@ func (m *Moments) slideFast(adds, rems []float64, remCount []int32, out SlideOut
 			break
 		}
 		if x == x {
-			n++
 			bn++
 			t := s + x
 			d := t - s
@@ -86,7 +85,6 @@ func (m *Moments) slideFast(adds, rems []float64, remCount []int32, out SlideOut
 			if y != y {
 				continue
 			}
-			n--
 			bn--
 			t := s - y
 			d := t - s
@@ -107,28 +105,28 @@ func (m *Moments) slideFast(adds, rems []float64, remCount []int32, out SlideOut
 			s, c, q, qc = 0, 0, 0, 0
 		}
 		if out.Count != nil {
-			out.Count[i] = float64(n)
+			out.Count[i] = float64(bn)
 		}
 		if out.Sum != nil {
 			out.Sum[i] = s + c
-			if n == 0 {
+			if bn == 0 {
 				out.Sum[i] = 0
 			}
 		}
 		if out.Mean != nil {
-			if n == 0 {
+			if bn == 0 {
 				out.Mean[i] = math.NaN()
 			} else {
-				out.Mean[i] = (s + c) / float64(n)
+				out.Mean[i] = (s + c) / float64(bn)
 			}
 		}
 		if out.Stdev != nil {
-			b.s, b.c, b.q, b.qc, b.n, m.n = s, c, q, qc, bn, n
+			b.s, b.c, b.q, b.qc, b.n = s, c, q, qc, bn
 			out.Stdev[i] = m.stdevOrNaN()
 		}
 	}
-	b.s, b.c, b.q, b.qc, b.n, m.n = s, c, q, qc, bn, n
-	if n == 0 {
+	b.s, b.c, b.q, b.qc, b.n = s, c, q, qc, bn
+	if bn == 0 {
 		m.empty()
 	}
 	return i, r
@@ -144,7 +142,7 @@ func (m *Moments) stdevOrNaN() float64 {
 // write records the results of row i from m's state.
 func (m *Moments) write(out SlideOut, i int) {
 	if out.Count != nil {
-		out.Count[i] = float64(m.n)
+		out.Count[i] = float64(m.N())
 	}
 	if out.Sum != nil {
 		out.Sum[i] = m.Sum()
