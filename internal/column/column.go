@@ -84,6 +84,10 @@ type Col[V any] struct {
 		flag []uint8
 	}
 	ones []uint8 // all ones, the presence flags of aliased strings
+	// strHeld: str's cells up to here (beyond its length after a reset)
+	// may still hold the strings of the cells before the reset. A reset
+	// clears only those the cells since have not overwritten (see reset).
+	strHeld int
 }
 
 // Make returns an empty column of kind k.
@@ -164,8 +168,7 @@ func (c *Col[V]) reset() {
 	}
 	c.ts = c.ts[:0]
 	c.num = c.num[:0]
-	clear(c.str) // drop references so old strings can be collected
-	c.str = c.str[:0]
+	c.resetStrs()
 	c.flag = c.flag[:0]
 	c.end = c.end[:0]
 	// Elements kept as numbers point to nothing: only values are cleared
@@ -176,6 +179,23 @@ func (c *Col[V]) reset() {
 		c.elems = c.elems[:0]
 		c.wide = !keepsNums[V]()
 	}
+}
+
+// resetStrs empties str and drops the references to strings it no longer
+// holds, so that they can be collected, without writing its cells twice:
+// the cells it holds are kept until the next reset, and the cells appended
+// meanwhile overwrite them, so a reset clears only those beyond the cells
+// appended since the one before (a table of a push's keys, as many every
+// push, is written once a push instead of cleared and written again). A
+// string stays referenced at most until the second reset after the one
+// that emptied its cell.
+func (c *Col[V]) resetStrs() {
+	n := len(c.str)
+	if held := min(c.strHeld, cap(c.str)); held > n {
+		clear(c.str[n:held])
+	}
+	c.strHeld = n
+	c.str = c.str[:0]
 }
 
 // Fit lets go of the room the column's buffers have beyond its cells: a

@@ -202,3 +202,51 @@ func TestEmptyTimesAgreesWithEmptyForATimeColumn(t *testing.T) {
 	c.Reset()
 	assert.Equal(t, c.Empty(), c.EmptyTimes())
 }
+
+// TestResetStringsWritesCellsOnce: a reset keeps the strings its cells
+// held for the cells appended next to overwrite (a column of a push's
+// keys is written once a push, not cleared and written again), and the
+// next reset clears those they left, so that they can be collected.
+func TestResetStringsWritesCellsOnce(t *testing.T) {
+	c := Make[int](String)
+	c.AppendStrs([]string{"a", "b", "c", "d"})
+	c.Reset()
+	assert.Equal(t, 0, c.Len())
+	assert.Equal(t, []string{"a", "b", "c", "d"}, c.str[:4], "kept for the next cells to overwrite")
+
+	c.AppendStrs([]string{"x", "y"})
+	assert.Equal(t, []string{"x", "y"}, c.Strings())
+	c.Reset()
+	assert.Equal(t, []string{"x", "y", "", ""}, c.str[:4], "the cells not overwritten are cleared")
+
+	c.Reset() // empty: nothing to do
+	c.AppendStr("z")
+	c.Reset()
+	assert.Equal(t, []string{"z", "", "", ""}, c.str[:4])
+}
+
+// TestResetStringsAfterFitAndAlias: the cells a reset may still have to
+// clear follow the column's own buffer through a fit (which leaves less
+// room) and a borrow (which keeps the own buffer aside).
+func TestResetStringsAfterFitAndAlias(t *testing.T) {
+	c := Make[int](String)
+	many := make([]string, 200)
+	for i := range many {
+		many[i] = string(rune('a' + i%26))
+	}
+	c.AppendStrs(many)
+	c.Reset()
+	c.AppendStr("q")
+	c.Fit() // a copy of one cell
+	c.Reset()
+	assert.Equal(t, "q", c.str[:1][0])
+	c.AliasStrs([]string{"borrowed"})
+	assert.Equal(t, []string{"borrowed"}, c.Strings())
+	c.Reset()
+	c.AppendStrs([]string{"r", "s"})
+	assert.Equal(t, []string{"r", "s"}, c.Strings())
+	c.Reset()
+	for _, s := range c.str[2:cap(c.str)] {
+		assert.Empty(t, s)
+	}
+}
