@@ -250,3 +250,63 @@ func TestResetStringsAfterFitAndAlias(t *testing.T) {
 		assert.Empty(t, s)
 	}
 }
+
+// TestGrowMissingBorrowsWhileTheColumnHoldsNoOtherCells: missing cells
+// added to a column that holds only such cells are borrowed, the same
+// run for every column, not written; the first other cells copy them into
+// the column's own buffer, and the borrowed run stays missing.
+func TestGrowMissingBorrowsWhileTheColumnHoldsNoOtherCells(t *testing.T) {
+	a, b := Make[int](Number), Make[int](Number)
+	a.GrowMissing(3)
+	a.GrowMissing(2)
+	b.GrowMissing(4)
+	require.Len(t, a.Numbers(), 5)
+	for i := range 5 {
+		assert.True(t, a.IsMissing(i))
+	}
+	assert.Same(t, &a.Numbers()[0], &b.Numbers()[0], "both borrow the same run")
+	assert.False(t, a.Empty())
+
+	col := a.GrowNums(2)
+	col[0], col[1] = 1, 2
+	assert.NotSame(t, &a.Numbers()[0], &b.Numbers()[0], "a copied its cells first")
+	assert.Len(t, b.Numbers(), 4)
+	for i := range 4 {
+		assert.True(t, b.IsMissing(i), "the borrowed run is not written")
+	}
+	x, ok := a.Num(5)
+	assert.True(t, ok)
+	assert.Equal(t, 1.0, x)
+	assert.True(t, a.IsMissing(4))
+
+	a.GrowMissing(1) // a holds other cells: written
+	assert.Len(t, a.Numbers(), 8)
+	assert.True(t, a.IsMissing(7))
+
+	b.AppendNums([]float64{7})
+	assert.Len(t, b.Numbers(), 5)
+	assert.True(t, b.IsMissing(3))
+	x, _ = b.Num(4)
+	assert.Equal(t, 7.0, x)
+
+	c := Make[int](Number)
+	c.GrowMissing(1)
+	c.Reset()
+	assert.True(t, c.Empty(), "a reset gives the run back")
+	c.AppendNum(3)
+	assert.Equal(t, []float64{3}, c.Numbers())
+}
+
+// TestGrowMissingAcrossALongerRun: a column keeps borrowing when a longer
+// run replaces the one it borrows (the runs are alike).
+func TestGrowMissingAcrossALongerRun(t *testing.T) {
+	a := Make[int](Number)
+	a.GrowMissing(1)
+	n := len(*nans.Load())
+	a.GrowMissing(2 * n)
+	require.Len(t, a.Numbers(), 2*n+1)
+	for i := range a.Len() {
+		assert.True(t, a.IsMissing(i))
+	}
+	assert.Equal(t, cap(a.Numbers()), len(a.Numbers()), "borrowed: no room to append into")
+}

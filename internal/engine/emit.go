@@ -212,10 +212,7 @@ func (r *winRun) set(es []*Engine, w int) (empty bool) {
 // the extremes' loops read them, without reading the states: a window
 // that holds no rows has no values in its states.
 func emitEmpty(we *winEmit, n int, dsts []*table.Col) {
-	zero := 0.0
-	if we.minSamples > 0 {
-		zero = math.NaN()
-	}
+	const zero = 0.0
 	fill := func(j int16, x float64) {
 		if j >= 0 {
 			col := dsts[j].GrowNums(n)
@@ -224,17 +221,29 @@ func emitEmpty(we *winEmit, n int, dsts []*table.Col) {
 			}
 		}
 	}
+	// Missing cells are added without being written while a column
+	// holds no others (see table.Col.GrowMissing).
+	missing := func(j int16) {
+		if j >= 0 {
+			dsts[j].GrowMissing(n)
+		}
+	}
 	for _, me := range we.moments {
-		fill(me.n, zero)
-		fill(me.sum, zero)
-		fill(me.avg, math.NaN())
-		fill(me.sd, math.NaN())
+		if we.minSamples > 0 {
+			missing(me.n)
+			missing(me.sum)
+		} else {
+			fill(me.n, zero)
+			fill(me.sum, zero)
+		}
+		missing(me.avg)
+		missing(me.sd)
 	}
 	for _, o := range we.mins {
-		fill(o.out, math.NaN())
+		missing(o.out)
 	}
 	for _, o := range we.maxs {
-		fill(o.out, math.NaN())
+		missing(o.out)
 	}
 }
 
