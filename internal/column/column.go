@@ -23,7 +23,6 @@ package column
 import (
 	"math"
 	"slices"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/pond-go/pond/internal/cell"
@@ -78,9 +77,6 @@ type Col[V any] struct {
 	// aliased: ts, num, str and flag share memory the column does not own
 	// (see [Col.AliasNums]); own keeps the column's buffers meanwhile.
 	aliased bool
-	// missing: num borrows the package's missing cells (see
-	// [Col.GrowMissing]); aliased is set too.
-	missing bool
 	own     struct {
 		ts   []int64
 		num  []float64
@@ -159,7 +155,7 @@ func (c *Col[V]) reset() {
 	if c.aliased {
 		// An aliased column was empty when it borrowed, and borrows the
 		// slices of its kind only: giving those back empties it.
-		c.aliased, c.missing = false, false
+		c.aliased = false
 		switch c.kind {
 		case Time:
 			c.ts = c.own.ts
@@ -386,73 +382,9 @@ func (c *Col[V]) AppendNum(f float64) { c.num = append(c.num, f) }
 // caller to set, each of them (NaN for a missing one): a run of cells
 // written in place, as an emission writes one output of many rows.
 func (c *Col[V]) GrowNums(n int) []float64 {
-	if c.aliased {
-		c.ownNums()
-	}
 	k := len(c.num)
 	c.num = slices.Grow(c.num, n)[:k+n]
 	return c.num[k : k+n : k+n]
-}
-
-// GrowMissing adds n missing cells to a number column. A column that
-// holds missing cells only, all added here, holds them without writing
-// them: it borrows a run of the package's missing cells, which nothing
-// writes to, as [Col.AliasNums] borrows (the outputs of a window that
-// holds no rows, at every partition of a tick, are written once a tick
-// by nobody). The first cells added otherwise ([Col.GrowNums],
-// [Col.AppendNums]) copy them into the column's own buffer first.
-func (c *Col[V]) GrowMissing(n int) {
-	k := len(c.num)
-	if c.missing || c.empty() {
-		c.alias()
-		c.missing = true
-		c.num = missingCells(k + n)
-		return
-	}
-	col := c.GrowNums(n)
-	for i := range col {
-		col[i] = math.NaN()
-	}
-}
-
-// ownNums gives an aliased number column its own copy of the cells it
-// borrows, for cells to be added to them.
-//
-//go:noinline
-func (c *Col[V]) ownNums() {
-	c.own.num = append(c.own.num[:0], c.num...)
-	c.num, c.aliased, c.missing = c.own.num, false, false
-}
-
-// nans is the package's run of missing cells (NaN), borrowed by columns
-// (see [Col.GrowMissing]) and never written: a longer run replaces it, and
-// the columns that borrow the one before keep it.
-var nans atomic.Pointer[[]float64]
-
-// missingCells returns n missing cells that nothing writes to, for a
-// column to borrow.
-func missingCells(n int) []float64 {
-	if p := nans.Load(); p != nil && len(*p) >= n {
-		return (*p)[:n:n]
-	}
-	return moreMissingCells(n)
-}
-
-// moreMissingCells is missingCells when the package's run is shorter
-// than n: it makes a longer one.
-//
-//go:noinline
-func moreMissingCells(n int) []float64 {
-	size := n
-	if p := nans.Load(); p != nil {
-		size = max(n, 2*len(*p))
-	}
-	xs := make([]float64, size)
-	for i := range xs {
-		xs[i] = math.NaN()
-	}
-	nans.Store(&xs)
-	return xs[:n:n]
 }
 
 // DropNums removes the last n cells of a number column: cells grown by
@@ -707,12 +639,7 @@ func (c *Col[V]) AppendRange(src *Col[V], from, to int) {
 func (c *Col[V]) AppendTimes(ts []int64) { c.ts = append(c.ts, ts...) }
 
 // AppendNums appends numbers to a number column (NaN for missing cells).
-func (c *Col[V]) AppendNums(fs []float64) {
-	if c.aliased {
-		c.ownNums()
-	}
-	c.num = append(c.num, fs...)
-}
+func (c *Col[V]) AppendNums(fs []float64) { c.num = append(c.num, fs...) }
 
 // AppendStrs appends present strings to a string column.
 func (c *Col[V]) AppendStrs(ss []string) {
@@ -751,7 +678,6 @@ func (c *Col[V]) AliasTimes(ts []int64) {
 // cells are missing), as [Col.AliasTimes] does.
 func (c *Col[V]) AliasNums(xs []float64) {
 	c.alias()
-	c.missing = false
 	c.num = xs[:len(xs):len(xs)]
 }
 

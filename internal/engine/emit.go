@@ -212,7 +212,10 @@ func (r *winRun) set(es []*Engine, w int) (empty bool) {
 // the extremes' loops read them, without reading the states: a window
 // that holds no rows has no values in its states.
 func emitEmpty(we *winEmit, n int, dsts []*table.Col) {
-	const zero = 0.0
+	zero := 0.0
+	if we.minSamples > 0 {
+		zero = math.NaN()
+	}
 	fill := func(j int16, x float64) {
 		if j >= 0 {
 			col := dsts[j].GrowNums(n)
@@ -221,29 +224,17 @@ func emitEmpty(we *winEmit, n int, dsts []*table.Col) {
 			}
 		}
 	}
-	// Missing cells are added without being written while a column
-	// holds no others (see table.Col.GrowMissing).
-	missing := func(j int16) {
-		if j >= 0 {
-			dsts[j].GrowMissing(n)
-		}
-	}
 	for _, me := range we.moments {
-		if we.minSamples > 0 {
-			missing(me.n)
-			missing(me.sum)
-		} else {
-			fill(me.n, zero)
-			fill(me.sum, zero)
-		}
-		missing(me.avg)
-		missing(me.sd)
+		fill(me.n, zero)
+		fill(me.sum, zero)
+		fill(me.avg, math.NaN())
+		fill(me.sd, math.NaN())
 	}
 	for _, o := range we.mins {
-		missing(o.out)
+		fill(o.out, math.NaN())
 	}
 	for _, o := range we.maxs {
-		missing(o.out)
+		fill(o.out, math.NaN())
 	}
 }
 

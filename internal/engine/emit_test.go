@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
@@ -226,46 +225,4 @@ func TestEmptyWindowsEmitWithoutTheirStates(t *testing.T) {
 	require.Empty(t, s)
 	j, _ = out.Schema().Index("cur_samples")
 	require.True(t, out.Value(0, j).IsMissing())
-}
-
-// TestEmptyWindowsBorrowTheirMissingCells: the missing outputs of a
-// window that holds no rows (the mean, deviation, minimum and maximum; a
-// count and a sum while it warms up) are not written while their columns
-// hold nothing else: they borrow one run of missing cells, the same for
-// every such column; a count and a sum of 0 are written.
-func TestEmptyWindowsBorrowTheirMissingCells(t *testing.T) {
-	windows := []rolling.Window{
-		{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{
-			{Out: "avg", From: "v", Using: reduce.Avg},
-			{Out: "sum", From: "w", Using: reduce.Sum},
-			{Out: "min", From: "v", Using: reduce.Min},
-		}},
-		{Name: "100ms", Span: 100 * time.Millisecond, MinSamples: rolling.Samples(2), Aggs: []reduce.Agg{
-			{Out: "cur_sum", From: "w", Using: reduce.Sum},
-			{Out: "cur_max", From: "v", Using: reduce.Max},
-		}},
-	}
-	plan, err := NewPlan(testSchema, windows, rolling.Options{}, nil, nil)
-	require.NoError(t, err)
-	e := plan.NewEngine()
-	out := schema.NewTable(plan.Schema())
-	for range 3 {
-		table.Column(out, 0).AppendTime(0)
-		e.Emit(out)
-	}
-	first := func(name string) *float64 {
-		j, ok := out.Schema().Index(name)
-		require.True(t, ok, name)
-		xs, _ := out.Numbers(name)
-		require.Len(t, xs, 3, name)
-		for i := range 3 {
-			require.True(t, out.Value(i, j).IsMissing() || name == "sum", name)
-		}
-		return unsafe.SliceData(xs)
-	}
-	run := first("avg")
-	for _, name := range []string{"min", "cur_sum", "cur_max"} {
-		require.Same(t, run, first(name), "%s borrows the missing cells", name)
-	}
-	require.NotSame(t, run, first("sum"), "a sum of 0 is written")
 }
