@@ -84,6 +84,14 @@ type Col[V any] struct {
 		flag []uint8
 	}
 	ones []uint8 // all ones, the presence flags of aliased strings
+	// missAt, missLo, missHi: the cells [missLo, missHi) of the buffer
+	// at missAt hold missing cells (NaN) that [Col.GrowMissing] wrote
+	// and nothing wrote over since: beyond num's length after a reset,
+	// they need not be written again while num is that buffer. Every
+	// write to num but GrowMissing's and GrowNums' sets missHi to 0;
+	// GrowNums cuts the cells it hands out from the range.
+	missAt         *float64
+	missLo, missHi int
 	// strHeld: str's cells up to here (beyond its length after a reset)
 	// may still hold the strings of the cells before the reset. A reset
 	// clears only those the cells since have not overwritten (see reset).
@@ -209,6 +217,7 @@ func (c *Col[V]) resetStrs() {
 func (c *Col[V]) Fit() {
 	c.ts = fit(c.ts)
 	c.num = fit(c.num)
+	c.missAt, c.missLo, c.missHi = nil, 0, 0
 	c.str = fit(c.str)
 	c.flag = fit(c.flag)
 	c.end = fit(c.end)
@@ -376,15 +385,64 @@ func (c *Col[V]) Strings() []string { return c.str }
 func (c *Col[V]) AppendTime(ns int64) { c.ts = append(c.ts, ns) }
 
 // AppendNum appends a number to a number column; NaN appends a missing cell.
-func (c *Col[V]) AppendNum(f float64) { c.num = append(c.num, f) }
+func (c *Col[V]) AppendNum(f float64) {
+	c.num = append(c.num, f)
+	c.missHi = 0
+}
 
 // GrowNums adds n cells to a number column and returns them for the
 // caller to set, each of them (NaN for a missing one): a run of cells
 // written in place, as an emission writes one output of many rows.
 func (c *Col[V]) GrowNums(n int) []float64 {
 	k := len(c.num)
+	if k < c.missHi && c.missLo < k+n {
+		c.cutMissing(k, k+n)
+	}
 	c.num = slices.Grow(c.num, n)[:k+n]
 	return c.num[k : k+n : k+n]
+}
+
+// cutMissing takes the cells [lo, hi), about to be written, out of the
+// cells known to be missing: the larger part of the range that is left.
+func (c *Col[V]) cutMissing(lo, hi int) {
+	if lo-c.missLo >= c.missHi-hi {
+		c.missHi = lo
+	} else {
+		c.missLo = hi
+	}
+	if c.missLo >= c.missHi {
+		c.missLo, c.missHi = 0, 0
+	}
+}
+
+// GrowMissing adds n missing cells to a number column. Cells that hold
+// missing cells already, beyond the column's length after a reset, are
+// not written again: a column that gets missing cells at the same rows
+// every push (the outputs of a window that holds no rows, at most
+// partitions of a tick) writes them once, not once a push. The column
+// keeps the one range of its buffer that it knows holds missing cells
+// only: the cells written here, joined to the range when they touch it.
+func (c *Col[V]) GrowMissing(n int) {
+	k := len(c.num)
+	if c.missLo <= k && k+n <= c.missHi && unsafe.SliceData(c.num) == c.missAt && k+n <= cap(c.num) {
+		c.num = c.num[:k+n]
+		return
+	}
+	prev := unsafe.SliceData(c.num)
+	col := c.GrowNums(n)
+	for i := range col {
+		col[i] = math.NaN()
+	}
+	at := unsafe.SliceData(c.num)
+	if at != prev && prev == c.missAt {
+		// The cells moved to a larger buffer: those below k came along.
+		c.missAt, c.missHi = at, min(c.missHi, k)
+	}
+	if at == c.missAt && c.missLo <= k+n && k <= c.missHi && c.missLo < c.missHi {
+		c.missLo, c.missHi = min(c.missLo, k), max(c.missHi, k+n)
+		return
+	}
+	c.missAt, c.missLo, c.missHi = at, k, k+n
 }
 
 // DropNums removes the last n cells of a number column: cells grown by
@@ -571,6 +629,7 @@ func (c *Col[V]) AppendFrom(src *Col[V], i int) {
 		c.ts = append(c.ts, src.ts[i])
 	case Number:
 		c.num = append(c.num, src.num[i])
+		c.missHi = 0
 	case String:
 		c.str = append(c.str, src.str[i])
 		c.flag = append(c.flag, src.flag[i])
@@ -602,6 +661,7 @@ func (c *Col[V]) AppendRange(src *Col[V], from, to int) {
 		c.ts = append(c.ts, src.ts[from:to]...)
 	case Number:
 		c.num = append(c.num, src.num[from:to]...)
+		c.missHi = 0
 	case String:
 		c.str = append(c.str, src.str[from:to]...)
 		c.flag = append(c.flag, src.flag[from:to]...)
@@ -639,7 +699,10 @@ func (c *Col[V]) AppendRange(src *Col[V], from, to int) {
 func (c *Col[V]) AppendTimes(ts []int64) { c.ts = append(c.ts, ts...) }
 
 // AppendNums appends numbers to a number column (NaN for missing cells).
-func (c *Col[V]) AppendNums(fs []float64) { c.num = append(c.num, fs...) }
+func (c *Col[V]) AppendNums(fs []float64) {
+	c.num = append(c.num, fs...)
+	c.missHi = 0
+}
 
 // AppendStrs appends present strings to a string column.
 func (c *Col[V]) AppendStrs(ss []string) {
