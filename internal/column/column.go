@@ -89,7 +89,7 @@ type Col[V any] struct {
 	// and nothing wrote over since: beyond num's length after a reset,
 	// they need not be written again while num is that buffer. Every
 	// write to num but GrowMissing's and GrowNums' sets missHi to 0;
-	// GrowNums cuts the cells it hands out from the range.
+	// GrowNums raises missLo above the cells it hands out.
 	missAt         *float64
 	missLo, missHi int
 	// strHeld: str's cells up to here (beyond its length after a reset)
@@ -395,24 +395,13 @@ func (c *Col[V]) AppendNum(f float64) {
 // written in place, as an emission writes one output of many rows.
 func (c *Col[V]) GrowNums(n int) []float64 {
 	k := len(c.num)
-	if k < c.missHi && c.missLo < k+n {
-		c.cutMissing(k, k+n)
+	if k < c.missHi {
+		// The cells handed out, and those below, are no longer known
+		// to be missing (cells are written in order).
+		c.missLo = max(c.missLo, k+n)
 	}
 	c.num = slices.Grow(c.num, n)[:k+n]
 	return c.num[k : k+n : k+n]
-}
-
-// cutMissing takes the cells [lo, hi), about to be written, out of the
-// cells known to be missing: the larger part of the range that is left.
-func (c *Col[V]) cutMissing(lo, hi int) {
-	if lo-c.missLo >= c.missHi-hi {
-		c.missHi = lo
-	} else {
-		c.missLo = hi
-	}
-	if c.missLo >= c.missHi {
-		c.missLo, c.missHi = 0, 0
-	}
 }
 
 // GrowMissing adds n missing cells to a number column. Cells that hold
