@@ -53,7 +53,10 @@ func (t *Table) TimeNanos(i int) int64 { return t.cols[0].Time(i) }
 func (t *Table) Time(i int) time.Time { return timeOf(t.cols[0].Time(i)) }
 
 // Numbers returns the named number column without copying, NaN marking a
-// missing cell, and false if there is no number column of that name.
+// missing cell, and false if there is no number column of that name. The
+// slice aliases the table: read it, do not write to it (a series keeps
+// the cells of the tables it hands out from one push to the next, and
+// does not write again a missing cell it finds still missing).
 func (t *Table) Numbers(name string) ([]float64, bool) {
 	c := t.column(name)
 	if c == nil || Kind(c.Kind()) != Number {

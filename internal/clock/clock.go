@@ -5,6 +5,7 @@ package clock
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/pond-go/pond/sequence"
@@ -76,6 +77,29 @@ func (c *ClockState) Observe(t int64) (boundary int64, fired bool) {
 // Quiet reports whether observing t, and so any time up to t, leaves the
 // state as it is and fires nothing: t is before the next boundary.
 func (c *ClockState) Quiet(t int64) bool { return t < c.next }
+
+// NextLoud returns the index of the first time of ts from index from on
+// that is not quiet (see [ClockState.Quiet]), or len(ts) when there is
+// none; ts must be sorted. Observing the times before it changes nothing,
+// so a sorted push observes that one only, without reading the others:
+// it gallops from from (1, 2, 4, … times on), then searches the last
+// step, so that a crossing k times on costs about 2 log2 k reads.
+func (c *ClockState) NextLoud(ts []int64, from int) int {
+	next := c.next
+	if from >= len(ts) || ts[from] >= next {
+		return from
+	}
+	// ts[lo] is quiet; find hi with ts[hi] loud, or the end.
+	lo, step := from, 1
+	hi := lo + step
+	for hi < len(ts) && ts[hi] < next {
+		lo, step = hi, 2*step
+		hi = lo + step
+	}
+	hi = min(hi, len(ts))
+	i, _ := slices.BinarySearch(ts[lo+1:hi], next)
+	return lo + 1 + i
+}
 
 // cross is Observe for a time at or past the next boundary, or the first
 // time: kept apart so that Observe's common case inlines.

@@ -2,10 +2,12 @@ package clock_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/pond-go/pond/internal/allocs"
 	"github.com/pond-go/pond/internal/clock"
@@ -99,5 +101,46 @@ func TestCheckDurationAcceptsPositiveSpansUpToMaxDuration(t *testing.T) {
 		assert.ErrorIs(t, err, sequence.ErrDuration, "%v", d)
 		var de *sequence.DurationError
 		assert.ErrorAs(t, err, &de, "%v", d)
+	}
+}
+
+// TestNextLoudIsTheFirstTimeObserveWouldAct: over sorted times, NextLoud
+// finds the first time that is not quiet, from any index, at any gap:
+// observing every time and observing only those it finds fire the same
+// boundaries at the same rows.
+func TestNextLoudIsTheFirstTimeObserveWouldAct(t *testing.T) {
+	seq := sequence.Every(10 * time.Nanosecond)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := range 300 {
+		ts := make([]int64, rng.IntN(200))
+		x := int64(rng.IntN(50)) - 25
+		for i := range ts {
+			if rng.IntN(4) == 0 {
+				x += int64(rng.IntN(30)) // runs of equal times, gaps of any size
+			}
+			ts[i] = x
+		}
+		all, some := clock.NewClockState(seq), clock.NewClockState(seq)
+		type fire struct {
+			row int
+			b   int64
+		}
+		var want, got []fire
+		for i, tm := range ts {
+			if b, fired := all.Observe(tm); fired {
+				want = append(want, fire{i, b})
+			}
+		}
+		for i := some.NextLoud(ts, 0); i < len(ts); i = some.NextLoud(ts, i+1) {
+			require.False(t, some.Quiet(ts[i]), "round %d row %d", round, i)
+			if i > 0 {
+				require.True(t, some.Quiet(ts[i-1]) || !some.Started(), "round %d row %d: the one before is quiet", round, i)
+			}
+			if b, fired := some.Observe(ts[i]); fired {
+				got = append(got, fire{i, b})
+			}
+		}
+		require.Equal(t, want, got, "round %d", round)
+		require.Equal(t, all, some, "round %d", round)
 	}
 }

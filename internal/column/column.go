@@ -84,6 +84,18 @@ type Col[V any] struct {
 		flag []uint8
 	}
 	ones []uint8 // all ones, the presence flags of aliased strings
+	// missAt, missLo, missHi: the cells [missLo, missHi) of the buffer
+	// at missAt hold missing cells (NaN) that [Col.GrowMissing] wrote
+	// and nothing wrote over since: beyond num's length after a reset,
+	// they need not be written again while num is that buffer. Every
+	// write to num but GrowMissing's and GrowNums' sets missHi to 0;
+	// GrowNums raises missLo above the cells it hands out.
+	missAt         *float64
+	missLo, missHi int
+	// strHeld: str's cells up to here (beyond its length after a reset)
+	// may still hold the strings of the cells before the reset. A reset
+	// clears only those the cells since have not overwritten (see reset).
+	strHeld int
 }
 
 // Make returns an empty column of kind k.
@@ -164,8 +176,7 @@ func (c *Col[V]) reset() {
 	}
 	c.ts = c.ts[:0]
 	c.num = c.num[:0]
-	clear(c.str) // drop references so old strings can be collected
-	c.str = c.str[:0]
+	c.resetStrs()
 	c.flag = c.flag[:0]
 	c.end = c.end[:0]
 	// Elements kept as numbers point to nothing: only values are cleared
@@ -176,6 +187,23 @@ func (c *Col[V]) reset() {
 		c.elems = c.elems[:0]
 		c.wide = !keepsNums[V]()
 	}
+}
+
+// resetStrs empties str and drops the references to strings it no longer
+// holds, so that they can be collected, without writing its cells twice:
+// the cells it holds are kept until the next reset, and the cells appended
+// meanwhile overwrite them, so a reset clears only those beyond the cells
+// appended since the one before (a table of a push's keys, as many every
+// push, is written once a push instead of cleared and written again). A
+// string stays referenced at most until the second reset after the one
+// that emptied its cell.
+func (c *Col[V]) resetStrs() {
+	n := len(c.str)
+	if held := min(c.strHeld, cap(c.str)); held > n {
+		clear(c.str[n:held])
+	}
+	c.strHeld = n
+	c.str = c.str[:0]
 }
 
 // Fit lets go of the room the column's buffers have beyond its cells: a
@@ -189,6 +217,7 @@ func (c *Col[V]) reset() {
 func (c *Col[V]) Fit() {
 	c.ts = fit(c.ts)
 	c.num = fit(c.num)
+	c.missAt, c.missLo, c.missHi = nil, 0, 0
 	c.str = fit(c.str)
 	c.flag = fit(c.flag)
 	c.end = fit(c.end)
@@ -356,15 +385,53 @@ func (c *Col[V]) Strings() []string { return c.str }
 func (c *Col[V]) AppendTime(ns int64) { c.ts = append(c.ts, ns) }
 
 // AppendNum appends a number to a number column; NaN appends a missing cell.
-func (c *Col[V]) AppendNum(f float64) { c.num = append(c.num, f) }
+func (c *Col[V]) AppendNum(f float64) {
+	c.num = append(c.num, f)
+	c.missHi = 0
+}
 
 // GrowNums adds n cells to a number column and returns them for the
 // caller to set, each of them (NaN for a missing one): a run of cells
 // written in place, as an emission writes one output of many rows.
 func (c *Col[V]) GrowNums(n int) []float64 {
 	k := len(c.num)
+	if k < c.missHi {
+		// The cells handed out, and those below, are no longer known
+		// to be missing (cells are written in order).
+		c.missLo = max(c.missLo, k+n)
+	}
 	c.num = slices.Grow(c.num, n)[:k+n]
 	return c.num[k : k+n : k+n]
+}
+
+// GrowMissing adds n missing cells to a number column. Cells that hold
+// missing cells already, beyond the column's length after a reset, are
+// not written again: a column that gets missing cells at the same rows
+// every push (the outputs of a window that holds no rows, at most
+// partitions of a tick) writes them once, not once a push. The column
+// keeps the one range of its buffer that it knows holds missing cells
+// only: the cells written here, joined to the range when they touch it.
+func (c *Col[V]) GrowMissing(n int) {
+	k := len(c.num)
+	if c.missLo <= k && k+n <= c.missHi && unsafe.SliceData(c.num) == c.missAt && k+n <= cap(c.num) {
+		c.num = c.num[:k+n]
+		return
+	}
+	prev := unsafe.SliceData(c.num)
+	col := c.GrowNums(n)
+	for i := range col {
+		col[i] = math.NaN()
+	}
+	at := unsafe.SliceData(c.num)
+	if at != prev && prev == c.missAt {
+		// The cells moved to a larger buffer: those below k came along.
+		c.missAt, c.missHi = at, min(c.missHi, k)
+	}
+	if at == c.missAt && c.missLo <= k+n && k <= c.missHi && c.missLo < c.missHi {
+		c.missLo, c.missHi = min(c.missLo, k), max(c.missHi, k+n)
+		return
+	}
+	c.missAt, c.missLo, c.missHi = at, k, k+n
 }
 
 // DropNums removes the last n cells of a number column: cells grown by
@@ -551,6 +618,7 @@ func (c *Col[V]) AppendFrom(src *Col[V], i int) {
 		c.ts = append(c.ts, src.ts[i])
 	case Number:
 		c.num = append(c.num, src.num[i])
+		c.missHi = 0
 	case String:
 		c.str = append(c.str, src.str[i])
 		c.flag = append(c.flag, src.flag[i])
@@ -582,6 +650,7 @@ func (c *Col[V]) AppendRange(src *Col[V], from, to int) {
 		c.ts = append(c.ts, src.ts[from:to]...)
 	case Number:
 		c.num = append(c.num, src.num[from:to]...)
+		c.missHi = 0
 	case String:
 		c.str = append(c.str, src.str[from:to]...)
 		c.flag = append(c.flag, src.flag[from:to]...)
@@ -619,7 +688,10 @@ func (c *Col[V]) AppendRange(src *Col[V], from, to int) {
 func (c *Col[V]) AppendTimes(ts []int64) { c.ts = append(c.ts, ts...) }
 
 // AppendNums appends numbers to a number column (NaN for missing cells).
-func (c *Col[V]) AppendNums(fs []float64) { c.num = append(c.num, fs...) }
+func (c *Col[V]) AppendNums(fs []float64) {
+	c.num = append(c.num, fs...)
+	c.missHi = 0
+}
 
 // AppendStrs appends present strings to a string column.
 func (c *Col[V]) AppendStrs(ss []string) {

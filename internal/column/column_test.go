@@ -2,6 +2,7 @@ package column
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -201,4 +202,148 @@ func TestEmptyTimesAgreesWithEmptyForATimeColumn(t *testing.T) {
 	assert.Equal(t, c.Empty(), c.EmptyTimes())
 	c.Reset()
 	assert.Equal(t, c.Empty(), c.EmptyTimes())
+}
+
+// TestResetStringsWritesCellsOnce: a reset keeps the strings its cells
+// held for the cells appended next to overwrite (a column of a push's
+// keys is written once a push, not cleared and written again), and the
+// next reset clears those they left, so that they can be collected.
+func TestResetStringsWritesCellsOnce(t *testing.T) {
+	c := Make[int](String)
+	c.AppendStrs([]string{"a", "b", "c", "d"})
+	c.Reset()
+	assert.Equal(t, 0, c.Len())
+	assert.Equal(t, []string{"a", "b", "c", "d"}, c.str[:4], "kept for the next cells to overwrite")
+
+	c.AppendStrs([]string{"x", "y"})
+	assert.Equal(t, []string{"x", "y"}, c.Strings())
+	c.Reset()
+	assert.Equal(t, []string{"x", "y", "", ""}, c.str[:4], "the cells not overwritten are cleared")
+
+	c.Reset() // empty: nothing to do
+	c.AppendStr("z")
+	c.Reset()
+	assert.Equal(t, []string{"z", "", "", ""}, c.str[:4])
+}
+
+// TestResetStringsAfterFitAndAlias: the cells a reset may still have to
+// clear follow the column's own buffer through a fit (which leaves less
+// room) and a borrow (which keeps the own buffer aside).
+func TestResetStringsAfterFitAndAlias(t *testing.T) {
+	c := Make[int](String)
+	many := make([]string, 200)
+	for i := range many {
+		many[i] = string(rune('a' + i%26))
+	}
+	c.AppendStrs(many)
+	c.Reset()
+	c.AppendStr("q")
+	c.Fit() // a copy of one cell
+	c.Reset()
+	assert.Equal(t, "q", c.str[:1][0])
+	c.AliasStrs([]string{"borrowed"})
+	assert.Equal(t, []string{"borrowed"}, c.Strings())
+	c.Reset()
+	c.AppendStrs([]string{"r", "s"})
+	assert.Equal(t, []string{"r", "s"}, c.Strings())
+	c.Reset()
+	for _, s := range c.str[2:cap(c.str)] {
+		assert.Empty(t, s)
+	}
+}
+
+// TestGrowMissingSkipsCellsMissingFromThePushBefore: missing cells added
+// at the rows where the push before added them are not written again,
+// and the cells other writes hand out are written.
+func TestGrowMissingSkipsCellsMissingFromThePushBefore(t *testing.T) {
+	c := Make[int](Number)
+	push := func() {
+		c.Reset()
+		col := c.GrowNums(2)
+		col[0], col[1] = 1, 2
+		c.GrowMissing(3)
+		c.GrowMissing(3)
+	}
+	push()
+	buf := c.num[:cap(c.num)]
+	require.Equal(t, 8, len(c.num))
+	push()
+	buf[5] = 7 // not a missing cell: the next push must not write it
+	c.Reset()
+	col := c.GrowNums(2)
+	col[0], col[1] = 1, 2
+	c.GrowMissing(6)
+	assert.Equal(t, 7.0, c.num[5], "cells 2 to 7 were known missing and not written")
+	buf[5] = math.NaN()
+
+	// A write over the known cells takes them out of the range.
+	c.Reset()
+	c.AppendNum(1)
+	c.AppendNum(2)
+	c.AppendNum(3) // cell 2, in the range: it is no longer known missing
+	c.GrowMissing(5)
+	for i := 3; i < 8; i++ {
+		assert.True(t, c.IsMissing(i), "cell %d", i)
+	}
+	c.Reset()
+	c.GrowNums(3)[2] = 4 // cell 2 again, through GrowNums
+	c.GrowMissing(5)
+	x, _ := c.Num(2)
+	assert.Equal(t, 4.0, x)
+	for i := 3; i < 8; i++ {
+		assert.True(t, c.IsMissing(i), "cell %d", i)
+	}
+}
+
+// TestGrowMissingAgainstAModel: any sequence of writes, resets and fits
+// gives the cells a plain slice model gives (missing cells skipped by
+// GrowMissing must hold NaN).
+func TestGrowMissingAgainstAModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 200 {
+		c := Make[int](Number)
+		var model []float64
+		for step := range 300 {
+			n := rng.IntN(6)
+			switch op := rng.IntN(10); op {
+			case 0:
+				c.Reset()
+				model = model[:0]
+			case 1:
+				c.Fit()
+			case 2, 3, 4:
+				c.GrowMissing(n)
+				for range n {
+					model = append(model, math.NaN())
+				}
+			case 5:
+				col := c.GrowNums(n)
+				for i := range col {
+					col[i] = float64(step*10 + i)
+					model = append(model, col[i])
+				}
+			case 6:
+				x := float64(step)
+				c.AppendNum(x)
+				model = append(model, x)
+			case 7:
+				xs := []float64{float64(step), float64(-step)}[:n%3]
+				c.AppendNums(xs)
+				model = append(model, xs...)
+			case 8:
+				c.AppendMissing()
+				model = append(model, math.NaN())
+			case 9:
+				if k := min(n, len(model)); k > 0 {
+					c.DropNums(k)
+					model = model[:len(model)-k]
+				}
+			}
+			require.Equal(t, len(model), c.Len(), "round %d step %d", round, step)
+			for i, want := range model {
+				got := c.num[i]
+				require.Equal(t, math.Float64bits(want), math.Float64bits(got), "round %d step %d cell %d", round, step, i)
+			}
+		}
+	}
 }

@@ -215,29 +215,34 @@ func (r *winRun) set(es []*Engine, w int) (empty bool) {
 // the extremes' loops read them, without reading the states: a window
 // that holds no rows has no values in its states.
 func emitEmpty(we *winEmit, n int, dsts []*table.Col) {
-	zero := 0.0
-	if we.minSamples > 0 {
-		zero = math.NaN()
-	}
-	fill := func(j int16, x float64) {
+	zero := func(j int16) {
 		if j >= 0 {
-			col := dsts[j].GrowNums(n)
-			for i := range col {
-				col[i] = x
-			}
+			clear(dsts[j].GrowNums(n))
+		}
+	}
+	// Missing cells that the column's buffer holds already, from the
+	// push before, are not written again (see table.Col.GrowMissing).
+	missing := func(j int16) {
+		if j >= 0 {
+			dsts[j].GrowMissing(n)
 		}
 	}
 	for _, me := range we.moments {
-		fill(me.n, zero)
-		fill(me.sum, zero)
-		fill(me.avg, math.NaN())
-		fill(me.sd, math.NaN())
+		if we.minSamples > 0 {
+			missing(me.n)
+			missing(me.sum)
+		} else {
+			zero(me.n)
+			zero(me.sum)
+		}
+		missing(me.avg)
+		missing(me.sd)
 	}
 	for _, o := range we.mins {
-		fill(o.out, math.NaN())
+		missing(o.out)
 	}
 	for _, o := range we.maxs {
-		fill(o.out, math.NaN())
+		missing(o.out)
 	}
 }
 

@@ -235,3 +235,54 @@ func TestEmptyWindowsEmitWithoutTheirStates(t *testing.T) {
 	j, _ = out.Schema().Index("cur_samples")
 	require.True(t, out.Value(0, j).IsMissing())
 }
+
+// TestEmptyWindowsWriteTheirMissingCellsOnce: the missing outputs of a
+// window that holds no rows (here the minimum, and a sum while the window
+// warms up) are not written again at the rows where the push before left
+// them missing; a count or a sum of 0 is written every time. The test
+// overwrites the column's buffer between the pushes: a cell written
+// again would be missing again.
+func TestEmptyWindowsWriteTheirMissingCellsOnce(t *testing.T) {
+	windows := []rolling.Window{
+		{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{
+			{Out: "sum", From: "w", Using: reduce.Sum},
+			{Out: "min", From: "v", Using: reduce.Min},
+		}},
+		{Name: "100ms", Span: 100 * time.Millisecond, MinSamples: rolling.Samples(2), Aggs: []reduce.Agg{
+			{Out: "cur_sum", From: "w", Using: reduce.Sum},
+		}},
+	}
+	plan, err := NewPlan(testSchema, windows, rolling.Options{}, nil, nil)
+	require.NoError(t, err)
+	e := plan.NewEngine()
+	out := schema.NewTable(plan.Schema())
+	push := func() {
+		table.Reset(out)
+		for range 3 {
+			table.Column(out, 0).AppendTime(0)
+			e.Emit(out)
+		}
+	}
+	push()
+	for _, name := range []string{"sum", "min", "cur_sum"} {
+		xs, _ := out.Numbers(name)
+		require.Len(t, xs, 3)
+		xs[1] = 7 // the next push's cell 1 of the same buffer
+	}
+	push()
+	cell := func(name string, i int) (float64, bool) {
+		j, ok := out.Schema().Index(name)
+		require.True(t, ok)
+		return out.Value(i, j).Num()
+	}
+	for _, name := range []string{"min", "cur_sum"} {
+		x, ok := cell(name, 1)
+		require.True(t, ok, "%s: cell 1 was known missing and not written", name)
+		require.Equal(t, 7.0, x, name)
+		_, ok = cell(name, 2)
+		require.False(t, ok, name)
+	}
+	x, ok := cell("sum", 1)
+	require.True(t, ok)
+	require.Zero(t, x, "a sum of 0 is written")
+}

@@ -267,12 +267,25 @@ func (s *Stream) pushRuns(in *Input, out Sink) {
 		return
 	}
 	from := 0
-	for i, t := range in.times {
-		if b, fired := s.clock.Observe(t); fired {
-			r.add(e, in, from, i+1, in.sorted)
-			from = i + 1
-			r.fold(e, t)
-			emit(b)
+	if in.sorted {
+		// Only the times that are not quiet are observed.
+		for i := s.clock.NextLoud(in.times, 0); i < len(in.times); i = s.clock.NextLoud(in.times, i+1) {
+			t := in.times[i]
+			if b, fired := s.clock.Observe(t); fired {
+				r.add(e, in, from, i+1, true)
+				from = i + 1
+				r.fold(e, t)
+				emit(b)
+			}
+		}
+	} else {
+		for i, t := range in.times {
+			if b, fired := s.clock.Observe(t); fired {
+				r.add(e, in, from, i+1, false)
+				from = i + 1
+				r.fold(e, t)
+				emit(b)
+			}
 		}
 	}
 	r.add(e, in, from, len(in.times), in.sorted)
