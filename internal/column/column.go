@@ -760,5 +760,4 @@ func (c *Col[V]) AliasStrs(ss []string) {
 	c.alias()
 	c.str = ss[:len(ss):len(ss)]
 	c.flag = c.ones[:len(ss):len(ss)]
-	c.kept.end()
 }

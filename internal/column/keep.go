@@ -14,7 +14,9 @@ import "unsafe"
 // names its partitions' order with it), at is the cell it counts its
 // writes from (cell at+i holds its i-th string). Every other write to the
 // cells ends the run (hi 0); a reset that clears cells cuts it there; a
-// move to other buffers ends it.
+// move to other buffers ends it. A borrow (see [Col.AliasStrs]) puts the
+// buffers aside untouched: KeepStrs finds nothing while it lasts (other
+// buffers), and the run again once the reset gives them back.
 type keptStrs struct {
 	tag    uint64
 	at     int

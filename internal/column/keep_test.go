@@ -36,6 +36,15 @@ func TestKeepStrsFindsTheCellsOfThePushBefore(t *testing.T) {
 	assert.Equal(t, []string{"x"}, c.Strings())
 
 	c.Reset()
+	c.AppendStrsAs([]string{"a", "b"}, 8, 0)
+	c.Reset()
+	c.AliasStrs([]string{"borrowed"})
+	assert.False(t, c.KeepStrs(8, 0, 1), "borrowing: other buffers")
+	c.Reset()
+	assert.True(t, c.KeepStrs(8, 0, 2), "the own buffers back, untouched")
+	assert.Equal(t, []string{"a", "b"}, c.Strings())
+
+	c.Reset()
 	c.AppendStrsAs([]string{"a", "b", "c"}, 9, 0)
 	c.Reset()
 	c.AppendStrsAs([]string{"a"}, 9, 0) // a shorter push: the reset after it clears the rest
