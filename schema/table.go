@@ -66,7 +66,10 @@ func (t *Table) Numbers(name string) ([]float64, bool) {
 }
 
 // Strings returns the named string column without copying ("" for a missing
-// cell), and false if there is no string column of that name.
+// cell), and false if there is no string column of that name. The slice
+// aliases the table: read it, do not write to it (a series keeps the cells
+// of the tables it hands out from one push to the next, and does not write
+// again the keys of a partitioned rolling's rows that it finds in place).
 func (t *Table) Strings(name string) ([]string, bool) {
 	c := t.column(name)
 	if c == nil || Kind(c.Kind()) != String {

@@ -96,6 +96,9 @@ type Col[V any] struct {
 	// may still hold the strings of the cells before the reset. A reset
 	// clears only those the cells since have not overwritten (see reset).
 	strHeld int
+	// kept: the cells of str and flag that hold, from a push before, the
+	// strings a caller wrote under a tag (see keep.go).
+	kept keptStrs
 }
 
 // Make returns an empty column of kind k.
@@ -201,6 +204,7 @@ func (c *Col[V]) resetStrs() {
 	n := len(c.str)
 	if held := min(c.strHeld, cap(c.str)); held > n {
 		clear(c.str[n:held])
+		c.kept.cut(n)
 	}
 	c.strHeld = n
 	c.str = c.str[:0]
@@ -220,6 +224,7 @@ func (c *Col[V]) Fit() {
 	c.missAt, c.missLo, c.missHi = nil, 0, 0
 	c.str = fit(c.str)
 	c.flag = fit(c.flag)
+	c.kept.end()
 	c.end = fit(c.end)
 	c.nums = fit(c.nums)
 	c.elems = fit(c.elems)
@@ -442,6 +447,7 @@ func (c *Col[V]) DropNums(n int) { c.num = c.num[:len(c.num)-n] }
 func (c *Col[V]) AppendStr(s string) {
 	c.str = append(c.str, s)
 	c.flag = append(c.flag, cell.Present)
+	c.kept.end()
 }
 
 // AppendBool appends a boolean to a boolean column.
@@ -462,6 +468,7 @@ func (c *Col[V]) AppendMissing() {
 	case String:
 		c.str = append(c.str, "")
 		c.flag = append(c.flag, cell.Missing)
+		c.kept.end()
 	case Bool:
 		c.flag = append(c.flag, cell.Missing)
 	case Array:
@@ -622,6 +629,7 @@ func (c *Col[V]) AppendFrom(src *Col[V], i int) {
 	case String:
 		c.str = append(c.str, src.str[i])
 		c.flag = append(c.flag, src.flag[i])
+		c.kept.end()
 	case Bool:
 		c.flag = append(c.flag, src.flag[i])
 	case Array:
@@ -654,6 +662,7 @@ func (c *Col[V]) AppendRange(src *Col[V], from, to int) {
 	case String:
 		c.str = append(c.str, src.str[from:to]...)
 		c.flag = append(c.flag, src.flag[from:to]...)
+		c.kept.end()
 	case Bool:
 		c.flag = append(c.flag, src.flag[from:to]...)
 	case Array:
@@ -695,6 +704,12 @@ func (c *Col[V]) AppendNums(fs []float64) {
 
 // AppendStrs appends present strings to a string column.
 func (c *Col[V]) AppendStrs(ss []string) {
+	c.appendStrs(ss)
+	c.kept.end()
+}
+
+// appendStrs is AppendStrs without ending the kept cells.
+func (c *Col[V]) appendStrs(ss []string) {
 	c.str = append(c.str, ss...)
 	for range ss {
 		c.flag = append(c.flag, cell.Present)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"slices"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -61,6 +62,12 @@ type Group struct {
 	sk      StrKeys
 	engines []*Engine
 	order   []int32
+	// keysTag names the partitions' order to the output's key column
+	// (see [column.Col.KeepStrs]): a tick that finds the keys of the same
+	// order at the same cells of the column after its reset does not
+	// write them again. 0 after the order changed: the next tick takes
+	// a new tag (see keyTag).
+	keysTag uint64
 	clock   clock.ClockState
 	counts  []clock.CountState // under a count trigger, by partition
 
@@ -185,6 +192,7 @@ func (g *Group) Remove(part int32) {
 	}
 	g.engines[part].Release()
 	g.engines[part] = nil
+	g.keysTag = 0
 	keep := g.order[:0]
 	for _, q := range g.order {
 		if q != part {
@@ -232,6 +240,7 @@ func (g *Group) engine(part int32) *Engine {
 			g.counts[part] = clock.NewCountState(g.p.trig.N)
 		}
 		g.order = append(g.order, part)
+		g.keysTag = 0
 	}
 	return e
 }
@@ -340,6 +349,7 @@ func (g *Group) tick(t, b int64, out Sink) {
 		g.par.run(g, t, b, out.Table())
 	} else {
 		g.place()
+		g.keyTag()
 		g.tickRange(0, len(g.order), t, b, out.Table(), &g.sc, &g.p.pool)
 		g.indexed, g.linked = false, false
 	}
@@ -351,6 +361,18 @@ func (g *Group) tick(t, b int64, out Sink) {
 		g.fitBuffer(g.tickRows)
 	}
 	g.spanRows, g.tickRows = g.tickRows, 0
+}
+
+// keyTags hands out the tags of groups' orders (see Group.keysTag),
+// distinct over every group of the process.
+var keyTags atomic.Uint64
+
+// keyTag gives the group's order a tag, a new one after it changed. A
+// tick calls it once its partitions are known, before it emits.
+func (g *Group) keyTag() {
+	if g.keysTag == 0 {
+		g.keysTag = keyTags.Add(1)
+	}
 }
 
 // reserve, with workers, grows every buffer the rows between two ticks
@@ -449,6 +471,9 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, sc *tickScr
 	if !strKeys {
 		sk = nil
 	}
+	// The key of order[i] is written at cell at+i of the key column,
+	// under the order's tag.
+	tag, at := g.keysTag, kc.Len()-lo
 	// Every row's time is the boundary: a run's times are appended at
 	// once.
 	var times [emitRun]int64
@@ -502,18 +527,29 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, sc *tickScr
 			table.AppendValue(kc, v)
 		}
 		if sk != nil {
-			if ps, ks := order[from:from+len(es)], sc.keys[:len(es)]; sk.KeyStrs(ks, ps) {
-				kc.AppendStrs(ks)
-			} else {
-				for _, p := range ps {
-					table.AppendValue(kc, g.keys.KeyValue(p))
-				}
+			// The keys of the same order are found at the same cells
+			// after the column's reset, unless something wrote there.
+			if !kc.KeepStrs(tag, at, len(es)) {
+				g.appendKeys(kc, order[from:from+len(es)], sc.keys[:len(es)], tag, at)
 			}
 		} else if nk == len(es) {
 			kc.AppendStrs(keys[:nk])
 		}
 		tc.AppendTimes(times[:len(es)])
 		p0.emitRows(es, ds)
+	}
+}
+
+// appendKeys appends the keys of partitions ps to the key column kc, as
+// strings at once when the router gives them (into ks, as long as ps),
+// under the order's tag counted from cell at; else one value at a time.
+func (g *Group) appendKeys(kc *table.Col, ps []int32, ks []string, tag uint64, at int) {
+	if g.sk.KeyStrs(ks, ps) {
+		kc.AppendStrsAs(ks, tag, at)
+		return
+	}
+	for _, p := range ps {
+		table.AppendValue(kc, g.keys.KeyValue(p))
 	}
 }
 

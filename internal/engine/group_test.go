@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -289,10 +290,12 @@ func TestClockGroupKeepsNoCountPerPartition(t *testing.T) {
 }
 
 // runKeys are string keys (missing where empty) given a run at a time
-// (StrKeys), counting the partitions asked for one at a time.
+// (StrKeys), counting the partitions asked for one at a time and the runs
+// asked for at once.
 type runKeys struct {
 	names []string
 	one   int
+	runs  int
 }
 
 func (k *runKeys) KeyValue(p int32) schema.Value {
@@ -304,6 +307,7 @@ func (k *runKeys) KeyValue(p int32) schema.Value {
 }
 
 func (k *runKeys) KeyStrs(keys []string, parts []int32) bool {
+	k.runs++
 	for i, p := range parts {
 		if keys[i] = k.names[p]; keys[i] == "" {
 			return false
@@ -359,4 +363,81 @@ func TestTickTakesARunsStringKeysAtOnce(t *testing.T) {
 		require.True(t, keys.KeyValue(p).Equal(out.Value(i, 1)), "row %d", i)
 	}
 	require.True(t, out.Value(emitRun+3, 1).IsMissing())
+}
+
+// TestTickWritesTheKeysOfTheSameOrderOnce: a tick that emits the same
+// partitions in the same order into the same table as the tick before
+// finds their keys in the key column's cells after its reset and does not
+// write them again; once a partition leaves or joins, the keys are
+// written again, and every row has its partition's key.
+func TestTickWritesTheKeysOfTheSameOrderOnce(t *testing.T) {
+	defer SetDirectParts(SetDirectParts(0))
+	const parts = 3*emitRun + 7
+	keys := &runKeys{names: make([]string, parts)}
+	for p := range parts {
+		keys.names[p] = fmt.Sprintf("host-%d", p)
+	}
+	plan, err := NewPlan(testSchema, []rolling.Window{{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{{Out: "avg", From: "v", Using: reduce.Avg}}}},
+		rolling.Options{Trigger: trigger.Clock(sequence.Every(100 * time.Millisecond))}, &Key{Name: "key", Kind: schema.String}, nil)
+	require.NoError(t, err)
+	g := plan.NewGroup(keys)
+	var in Input
+	out := schema.NewTable(plan.Schema())
+	live := make([]int32, parts) // the partitions the pushes have a row of
+	for p := range live {
+		live[p] = int32(p)
+	}
+	tick := 0
+	push := func() {
+		tab := schema.NewTable(testSchema)
+		for _, p := range live {
+			table.Column(tab, 0).AppendTime(int64(tick) * int64(100*time.Millisecond))
+			table.Column(tab, 1).AppendNum(float64(p))
+			table.Column(tab, 2).AppendNum(1)
+		}
+		tick++
+		plan.Bind(&in, tab, nil)
+		table.Reset(out)
+		g.Push(&in, live, out)
+	}
+	check := func(what string) {
+		require.Equal(t, len(g.order), out.Len(), what)
+		for i, p := range g.order {
+			v, ok := out.Value(i, 1).Str()
+			require.True(t, ok, "%s: row %d", what, i)
+			require.Equal(t, keys.names[p], v, "%s: row %d", what, i)
+		}
+	}
+	push()
+	push() // the first tick of every partition
+	check("first tick")
+	require.Equal(t, parts, out.Len())
+	require.Equal(t, 4, keys.runs)
+
+	keys.runs = 0
+	strs, ok := out.Strings("key")
+	require.True(t, ok)
+	strs[1] = "written over" // the next tick's cell 1 of the same buffer
+	push()
+	require.Zero(t, keys.runs, "the same order: no key asked for")
+	v, _ := out.Value(1, 1).Str()
+	require.Equal(t, "written over", v, "cell 1 was not written again")
+	strs, _ = out.Strings("key")
+	strs[1] = keys.names[g.order[1]]
+
+	g.Remove(5)
+	live = slices.Delete(live, 5, 6)
+	push()
+	require.Equal(t, 4, keys.runs, "a partition left: every run written again")
+	check("after a removal")
+	keys.names[5] = "new-5"
+	live = append(live, 5)
+	push() // 5 joins at the tick after its first row
+	push()
+	require.Equal(t, parts, out.Len())
+	check("after a new partition")
+	keys.runs = 0
+	push()
+	require.Zero(t, keys.runs)
+	check("the same order again")
 }

@@ -60,6 +60,7 @@ func (pt *parTick) run(g *Group, t, b int64, out *schema.Table) {
 		pt.wk = append(pt.wk, make([]tickWorker, k-len(pt.wk))...)
 	}
 	g.index()
+	g.keyTag()
 	pt.g, pt.t, pt.b = g, t, b
 	pt.locked.shared, pt.locked.mu = &g.p.pool, &pt.mu
 	pt.chunks = table.Empties(pt.chunks, pt.split.Reset(len(g.order), k, 8), out.Schema())

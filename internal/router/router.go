@@ -200,6 +200,33 @@ func (r *Router) RouteSyms(ids []uint32, times []int64, rows []uint64, parts []i
 	return len(ids)
 }
 
+// RouteSymsAt is [Router.RouteSyms] for rows that all have time t and
+// whose identities run on from first (row i's is first+i): the common
+// push of a tick of every key, whose times and identities it then need
+// not read.
+func (r *Router) RouteSymsAt(ids []uint32, t int64, first uint64, parts []int32) int {
+	bySym, seen := r.bySym, r.seen
+	parts = parts[:len(ids)]
+	for i, id := range ids {
+		if uint64(id) >= uint64(len(bySym)) {
+			return i
+		}
+		p := bySym[id] - 1 // −1 without a partition: out of seen's range, as in RouteSyms
+		if uint32(p) >= uint32(len(seen)) {
+			return i
+		}
+		s := &seen[p]
+		if s.rows == 0 {
+			return i
+		}
+		parts[i] = p
+		s.last = max(s.last, t)
+		s.rows++
+		s.lastRow = first + uint64(i)
+	}
+	return len(ids)
+}
+
 // Touch records t as a time routed to partition i.
 func (r *Router) Touch(i int32, t int64) {
 	if t > r.seen[i].last {

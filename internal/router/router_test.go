@@ -2,6 +2,7 @@ package router_test
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -69,6 +70,58 @@ func TestRouteSymsRoutesKnownKeysAndStopsAtANewOne(t *testing.T) {
 	assert.Equal(t, 2, r.RouteSyms([]uint32{2, 5}, []int64{70, 80}, []uint64{108, 109}, parts))
 	assert.Equal(t, int64(80), r.Last(a))
 	assert.Equal(t, uint64(109), r.LastRow(a))
+}
+
+// TestRouteSymsAtIsRouteSymsAtOneTime: rows of one time whose identities
+// run on from a first one are routed and recorded by RouteSymsAt as
+// RouteSyms routes and records them given that time and those
+// identities, row by row: 300 random pushes of known, new, missing and
+// declared-but-empty keys into two routers, the same partitions, counts,
+// latest times and last rows after each, and the same row to stop at.
+func TestRouteSymsAtIsRouteSymsAtOneTime(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	mk := func() *router.Router {
+		r, err := router.NewRouter(schema.String, partition.Options{Groups: []schema.Value{schema.StringValue("g")}}, func(schema.Value) router.Key {
+			return router.Key{Kind: schema.String, Code: 3}
+		}, nil)
+		require.NoError(t, err)
+		return r
+	}
+	ra, rb := mk(), mk() // RouteSyms, RouteSymsAt
+	first, tm := uint64(1), int64(100)
+	for push := range 300 {
+		n := 1 + rng.IntN(40)
+		ids := make([]uint32, n)
+		for i := range ids {
+			ids[i] = uint32(rng.IntN(12)) // 0 missing, 3 the declared group
+		}
+		tm += int64(rng.IntN(3)) - 1 // now and then earlier than a partition's latest
+		times, rows := make([]int64, n), make([]uint64, n)
+		for i := range times {
+			times[i], rows[i] = tm, first+uint64(i)
+		}
+		pa, pb := make([]int32, n), make([]int32, n)
+		na := ra.RouteSyms(ids, times, rows, pa)
+		nb := rb.RouteSymsAt(ids, tm, first, pb)
+		require.Equal(t, na, nb, "push %d", push)
+		require.Equal(t, pa[:na], pb[:nb], "push %d", push)
+		if na < n {
+			// The row it stopped at goes through Route, in both.
+			k := router.Key{Kind: schema.String, Code: uint64(ids[na])}
+			if ids[na] == 0 {
+				k = router.Key{}
+			}
+			ra.Route(k, schema.StringValue("x"), tm, rows[na])
+			rb.Route(k, schema.StringValue("x"), tm, rows[na])
+		}
+		first += uint64(n)
+		require.Equal(t, ra.Cap(), rb.Cap())
+		for p := range int32(ra.Cap()) {
+			require.Equal(t, ra.Rows(p), rb.Rows(p), "push %d partition %d", push, p)
+			require.Equal(t, ra.Last(p), rb.Last(p), "push %d partition %d", push, p)
+			require.Equal(t, ra.LastRow(p), rb.LastRow(p), "push %d partition %d", push, p)
+		}
+	}
 }
 
 // groupedStringRouter is a router of string keys interned as they come,
