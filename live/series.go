@@ -450,7 +450,9 @@ func (s *Series) PushRows(dst []Output, rows ...schema.Row) ([]Output, error) {
 // watched node's Event output, then every Batch output, then every Evict
 // output. A node contributes at most one Output of each kind per push (all
 // its rows of that kind in one table), and none when it produced no rows.
-// The tables are owned by the series and valid until the next push.
+// The tables are owned by the series and valid until the next push; read
+// them and do not write into their slices, whose cells the series may
+// keep for the next push's rows.
 func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 	if s.busy {
 		return dst, ErrReentrant
