@@ -316,13 +316,11 @@ func (k *runKeys) KeyStrs(keys []string, parts []int32) bool {
 	return true
 }
 
-// TestTickTakesARunsStringKeysAtOnce: with StrKeys, a tick asks for the
-// keys of a run of partitions at once and no key one at a time; a run
-// with a missing key has its keys asked for one at a time. The keys are
-// those KeyValue gives.
-func TestTickTakesARunsStringKeysAtOnce(t *testing.T) {
-	defer SetDirectParts(SetDirectParts(0))
-	const parts = 3*emitRun + 7
+// runKeysGroup returns a group of a 1s average under a 100 ms clock,
+// keyed by strings "host-0" … for parts partitions through runKeys, which
+// counts the keys asked for one at a time.
+func runKeysGroup(t *testing.T, parts int) (*Plan, *Group, *runKeys) {
+	t.Helper()
 	keys := &runKeys{names: make([]string, parts)}
 	for p := range parts {
 		keys.names[p] = fmt.Sprintf("host-%d", p)
@@ -330,7 +328,17 @@ func TestTickTakesARunsStringKeysAtOnce(t *testing.T) {
 	plan, err := NewPlan(testSchema, []rolling.Window{{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{{Out: "avg", From: "v", Using: reduce.Avg}}}},
 		rolling.Options{Trigger: trigger.Clock(sequence.Every(100 * time.Millisecond))}, &Key{Name: "key", Kind: schema.String}, nil)
 	require.NoError(t, err)
-	g := plan.NewGroup(keys)
+	return plan, plan.NewGroup(keys), keys
+}
+
+// TestTickTakesARunsStringKeysAtOnce: with StrKeys, a tick asks for the
+// keys of a run of partitions at once and no key one at a time; a run
+// with a missing key has its keys asked for one at a time. The keys are
+// those KeyValue gives.
+func TestTickTakesARunsStringKeysAtOnce(t *testing.T) {
+	defer SetDirectParts(SetDirectParts(0))
+	const parts = 3*emitRun + 7
+	plan, g, keys := runKeysGroup(t, parts)
 	var in Input
 	push := func(tm int64) *schema.Table {
 		tab := schema.NewTable(testSchema)
@@ -373,14 +381,7 @@ func TestTickTakesARunsStringKeysAtOnce(t *testing.T) {
 func TestTickWritesTheKeysOfTheSameOrderOnce(t *testing.T) {
 	defer SetDirectParts(SetDirectParts(0))
 	const parts = 3*emitRun + 7
-	keys := &runKeys{names: make([]string, parts)}
-	for p := range parts {
-		keys.names[p] = fmt.Sprintf("host-%d", p)
-	}
-	plan, err := NewPlan(testSchema, []rolling.Window{{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{{Out: "avg", From: "v", Using: reduce.Avg}}}},
-		rolling.Options{Trigger: trigger.Clock(sequence.Every(100 * time.Millisecond))}, &Key{Name: "key", Kind: schema.String}, nil)
-	require.NoError(t, err)
-	g := plan.NewGroup(keys)
+	plan, g, keys := runKeysGroup(t, parts)
 	var in Input
 	out := schema.NewTable(plan.Schema())
 	live := make([]int32, parts) // the partitions the pushes have a row of
