@@ -55,9 +55,12 @@ func (g *Group) putKeys(kc *table.Col, sc *closeScratch, e, lo, hi int) {
 			}
 		}
 		sc.keys = slices.Grow(sc.keys[:0], e)[:e]
-		if g.sk.KeyStrs(sc.keys, ps) {
+		ok := g.sk.KeyStrs(sc.keys, ps)
+		if ok {
 			kc.AppendStrsAs(sc.keys, tag, at)
-			clear(sc.keys) // the strings are the router's
+		}
+		clear(sc.keys) // the strings are the keys' own
+		if ok {
 			return
 		}
 	}
