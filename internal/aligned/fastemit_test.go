@@ -103,14 +103,13 @@ func TestGroupedEmissionWritesTheSwitchsRows(t *testing.T) {
 	}
 }
 
-func TestASteadySlideWithOutliersWritesTheGenericRows(t *testing.T) {
-	// The steady closing's one pass over a window's Moments (slideMulti)
-	// against the generic path's enter, emit and leave, on rows whose
-	// outliers make a leaving pane's sums dwarf what stays (a rebuild),
-	// whose squares are too big to sum, whose sums overflow to an
-	// infinity, and whose partitions fall quiet
-	// and wake: the same rows out, bit for bit, and the same running
-	// sums after every push.
+func TestASteadyClosingWithOutliersWritesTheGenericRows(t *testing.T) {
+	// The steady closing (closeSteady) against the generic path, on rows
+	// whose outliers make a leaving pane's sums dwarf what stays (a
+	// rebuild), whose squares are too big to sum, whose sums overflow to
+	// an infinity, whose partitions fall quiet and wake, and one of whose
+	// partitions has its optional column's Moments empty out: the same
+	// rows out, bit for bit, and the same running sums after every push.
 	rng := rand.New(rand.NewPCG(7, 8))
 	fast, out := fastCaseGroup(t, true)
 	slow, want := fastCaseGroup(t, true)
