@@ -105,7 +105,7 @@ func (g *Group) closeSteady(q int32, pt *part, k, b int64, out *schema.Table, ds
 	r := st.rec(sp, q)
 	sc.times[e] = b
 	if g.keys != nil {
-		table.AppendValue(table.Column(out, 1), g.keys.KeyValue(q))
+		sc.parts[e] = q
 	}
 	// Each window's state, cells and columns are its own: a window is
 	// entered, emitted and left in one pass, its plan and state looked up

@@ -1,6 +1,7 @@
 package aligned
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -98,6 +99,65 @@ func TestGroupedEmissionWritesTheSwitchsRows(t *testing.T) {
 				}
 				assert.Equal(t, exp, got, "stepped %v column %d row %d", stepped, c, r)
 			}
+		}
+	}
+}
+
+func TestASteadyClosingWithOutliersWritesTheGenericRows(t *testing.T) {
+	// The steady closing (closeSteady) against the generic path, on rows
+	// whose outliers make a leaving pane's sums dwarf what stays (a
+	// rebuild), whose squares are too big to sum, whose sums overflow to
+	// an infinity, whose partitions fall quiet and wake, and one of whose
+	// partitions has its optional column's Moments empty out: the same
+	// rows out, bit for bit, and the same running sums after every push.
+	rng := rand.New(rand.NewPCG(7, 8))
+	fast, out := fastCaseGroup(t, true)
+	slow, want := fastCaseGroup(t, true)
+	slow.p.steady = steadyPlan{}
+	ts, ps, xs, ys := randomRows(rng, 4, true)
+	for i := range xs {
+		switch rng.IntN(60) {
+		case 0:
+			xs[i] = math.Float64bits(1e12 * (1 + rng.Float64()))
+		case 1:
+			ys[i] = math.Float64bits(-1e200)
+		case 2:
+			xs[i] = math.Float64bits(1e-9)
+		case 3:
+			xs[i] = math.Float64bits(1.5e308) // two in a window overflow its sum
+		}
+		if ps[i] == 3 && rng.IntN(10) > 0 {
+			ys[i] = math.Float64bits(math.NaN()) // its windows' Moments of y empty out
+		}
+	}
+	for i := 0; i < len(ts); {
+		j := min(len(ts), i+1+rng.IntN(40))
+		fast.Push(&Rows{Times: ts[i:j], Enc: [][]uint64{xs[i:j], ys[i:j]}}, ps[i:j], out)
+		slow.Push(&Rows{Times: ts[i:j], Enc: [][]uint64{xs[i:j], ys[i:j]}}, ps[i:j], want)
+		for q, pt := range fast.parts {
+			a, b := &pt.wins[0], &slow.parts[q].wins[0]
+			require.Equal(t, fmt.Sprint(b.sums), fmt.Sprint(a.sums), "partition %d after row %d", q, j)
+			require.Equal(t, b.ns, a.ns)
+			require.Equal(t, b.rows, a.rows)
+		}
+		i = j
+	}
+	require.Equal(t, want.Len(), out.Len())
+	require.Greater(t, out.Len(), 100)
+	for c := range table.Columns(want) {
+		for r := range want.Len() {
+			got, exp := table.Value(table.Column(out, c), r), table.Value(table.Column(want, c), r)
+			if x, ok := exp.Num(); ok {
+				y, _ := got.Num()
+				require.Equal(t, math.Float64bits(x), math.Float64bits(y), "column %d row %d", c, r)
+				continue
+			}
+			if a, ok := exp.Array(); ok {
+				b, _ := got.Array()
+				require.Equal(t, a, b, "column %d row %d", c, r)
+				continue
+			}
+			require.Equal(t, exp, got, "column %d row %d", c, r)
 		}
 	}
 }

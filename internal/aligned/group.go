@@ -30,8 +30,12 @@ type Rows struct {
 // watermark — the latest time accepted minus the lateness the series
 // accepts — reaches it.
 type Group struct {
-	p       *Plan
-	keys    Keys // nil: rows carry no partition column
+	p    *Plan
+	keys Keys    // nil: rows carry no partition column
+	sk   strKeys // keys as a strKeys when it is one (see putKeys)
+	// keysTag names the emission order to the key column (see putKeys);
+	// 0 after the order changed: the next closing takes a new tag.
+	keysTag uint64
 	parts   []*part
 	order   []int32
 	live    int   // partitions whose windows hold or will hold a row
@@ -68,6 +72,7 @@ type part struct {
 // be (the series' grace under reorder, 0 under strict or drop ordering).
 func (p *Plan) NewGroup(keys Keys, first int, lag int64) *Group {
 	g := &Group{p: p, keys: keys, first: first, lag: lag, in: inboxes{w: 1 + len(p.kinds)}}
+	g.sk, _ = keys.(strKeys)
 	for _, k := range p.kinds {
 		g.direct = g.direct || k == schema.Array
 	}
@@ -126,6 +131,7 @@ func (g *Group) part(q int32) *part {
 		}
 		g.parts[q] = pt
 		g.order = append(g.order, q)
+		g.keysTag = 0
 	}
 	return pt
 }
@@ -144,6 +150,7 @@ func (g *Group) Remove(q int32) {
 	g.st.close(&g.p.st, q)
 	g.parts[q] = nil
 	g.free = append(g.free, pt)
+	g.keysTag = 0
 	keep := g.order[:0]
 	for _, x := range g.order {
 		if x != q {
@@ -386,7 +393,7 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 		if held {
 			sc.times[e] = b
 			if g.keys != nil {
-				table.AppendValue(table.Column(out, 1), g.keys.KeyValue(q))
+				sc.parts[e] = q
 			}
 			for w := range pt.wins {
 				wp := &p.wins[w]
@@ -441,6 +448,9 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 			}
 			dormant++
 		}
+	}
+	if g.keys != nil {
+		g.putKeys(table.Column(out, 1), sc, e, lo, hi)
 	}
 	sc.flush(p, out, g.first, e)
 	return dormant

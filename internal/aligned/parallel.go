@@ -30,6 +30,10 @@ type closeScratch struct {
 	cols  [][]float64
 	times []int64
 	n     int // rows grown
+	// parts is the partition of each emitted row, whose key the closing
+	// writes once it is done (see Group.putKeys); keys its scratch.
+	parts []int32
+	keys  []string
 	// A steady closing's bounds (see Group.steadyBounds): whether the
 	// closing can be steady at all, and the base each window of
 	// steadyPlan.multi has in a steady partition.
@@ -47,6 +51,9 @@ func (sc *closeScratch) ready(p *Plan, out *schema.Table, first, n int) {
 	}
 	if len(sc.times) < n {
 		sc.times = make([]int64, n)
+	}
+	if len(sc.parts) < n {
+		sc.parts = make([]int32, n)
 	}
 }
 
@@ -75,11 +82,15 @@ func (sc *closeScratch) reserve(p *Plan, n int) {
 	if len(sc.times) < n {
 		sc.times = make([]int64, n)
 	}
+	if len(sc.parts) < n {
+		sc.parts = make([]int32, n)
+	}
+	sc.keys = slices.Grow(sc.keys[:0], n)
 }
 
 // bytes returns the memory the scratch holds.
 func (sc *closeScratch) bytes() int {
-	return 8*(cap(sc.dsts)+cap(sc.his)+cap(sc.los)+cap(sc.times)) + 24*cap(sc.cols)
+	return 8*(cap(sc.dsts)+cap(sc.his)+cap(sc.los)+cap(sc.times)) + 24*cap(sc.cols) + 4*cap(sc.parts) + 16*cap(sc.keys)
 }
 
 // close emits at boundary b for every live partition whose windows hold
@@ -88,6 +99,7 @@ func (sc *closeScratch) bytes() int {
 func (g *Group) close(b int64, out *schema.Table) {
 	split := g.splitClose()
 	g.since = 0
+	g.keyTag()
 	if split {
 		g.live -= g.par.run(g, b, out)
 		return
