@@ -69,24 +69,18 @@ func sameBits(a, b schema.Value) bool {
 // Between ticks, the rows buffered go to a worker to take once 512 have
 // come and ticks are far enough apart (the default), or after every push
 // (handoff=1); aligned closings are split over the workers when they come
-// after few rows a partition (the default), or all (with handoff=1). The
-// rows a tick finds buffered are sorted in pieces over the workers (with
-// handoff=512, however few; see engine.SetPieceRows).
+// after few rows a partition (the default), or all (with handoff=1).
 func TestSeedWorkersGiveOneWorkersRows(t *testing.T) {
 	defer workers.SetEveryPart(workers.SetEveryPart(true))
 	for _, handOff := range []int{512, 1} {
 		old := engine.SetHandOffRows(handOff)
 		split := aligned.SetCloseSplitRows(1 << 30)
-		pieces := engine.SetPieceRows(1)
 		if handOff != 1 {
 			aligned.SetCloseSplitRows(split)
-		} else {
-			engine.SetPieceRows(pieces)
 		}
 		testSeedWorkersGiveOneWorkersRows(t, handOff)
 		engine.SetHandOffRows(old)
 		aligned.SetCloseSplitRows(split)
-		engine.SetPieceRows(pieces)
 	}
 }
 

@@ -123,10 +123,8 @@ func TestConformance(t *testing.T) {
 	// With workers, every push's buffered rows go to a worker to take
 	// before the tick (by default only runs of 512 or more), and every
 	// aligned closing is split (by default only those with few rows a
-	// partition), and the rows a tick finds buffered are sorted in pieces
-	// over the workers (by default only many rows).
+	// partition).
 	defer engine.SetHandOffRows(engine.SetHandOffRows(1))
-	defer engine.SetPieceRows(engine.SetPieceRows(1))
 	defer aligned.SetCloseSplitRows(aligned.SetCloseSplitRows(1 << 30))
 	defer workers.SetEveryPart(workers.SetEveryPart(true))
 	dir := vectorDir()

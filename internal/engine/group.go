@@ -92,8 +92,6 @@ type Group struct {
 	idx     []int32
 	indexed bool    // this tick's chains are of idx, not of sorted
 	linked  bool    // and idx links each partition's rows (see linkChains)
-	pieced  bool    // this tick's idx is sorted in pieces (see pcs), not by chains
-	pcs     pieces  // a tick over workers: idx sorted in pieces (see indexPieces)
 	seq     []int32 // gatherLinked's scratch: a chain's rows in order
 	sorted  []uint64
 	cnt     []int32 // index's and link's scratch: buffered rows by partition
@@ -457,10 +455,9 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, sc *tickScr
 	for i := range min(far, len(order)) {
 		prefetch.Span(unsafe.Pointer(g.engines[order[i]]), rec)
 	}
-	indexed, linked, pieced, laid := g.indexed, g.linked, g.pieced, p0.laid
 	for i := range min(ahead, len(order)) {
 		q := order[i]
-		g.engines[q].Prefetch(g.tickPending(q, pieced))
+		g.engines[q].Prefetch(g.pending(q))
 	}
 	// The partitions are folded a run at a time and the run's rows
 	// emitted output by output, while their states are still in cache.
@@ -484,8 +481,9 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, sc *tickScr
 		times[k] = b
 	}
 	// Each partition's buffered rows go to its deque before its fold:
-	// from the buffer through the sorted indices (see index and
-	// indexPieces), or the rows laid out by link.
+	// from the buffer through the sorted indices (see index), or the
+	// rows laid out by link.
+	indexed, linked, laid := g.indexed, g.linked, p0.laid
 	for from := 0; from < len(order); from += emitRun {
 		es := run[:min(emitRun, len(order)-from)]
 		nk := 0 // keys gathered, up to the first that is not a string
@@ -496,7 +494,7 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, sc *tickScr
 			}
 			if i+ahead < len(order) {
 				q := order[i+ahead]
-				g.engines[q].Prefetch(g.tickPending(q, pieced))
+				g.engines[q].Prefetch(g.pending(q))
 			}
 			p := order[i]
 			e := g.engines[p]
@@ -504,8 +502,6 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, sc *tickScr
 				g.gatherLinked(p, e, pool)
 			} else if indexed {
 				g.gather(p, e, pool)
-			} else if pieced {
-				g.gatherPieces(p, e, pool)
 			} else {
 				g.take(p, e, pool)
 			}
@@ -709,15 +705,6 @@ func (g *Group) pending(p int32) int {
 		return 0
 	}
 	return int(g.chains[p].n)
-}
-
-// tickPending returns the number of rows buffered for partition p at a
-// tick, whose indices are sorted in pieces when pieced.
-func (g *Group) tickPending(p int32, pieced bool) int {
-	if pieced {
-		return g.pcs.pending(p)
-	}
-	return g.pending(p)
 }
 
 // take appends partition p's buffered rows, laid out by [Group.link], to

@@ -81,9 +81,7 @@ func (m *groupModel) window(p int32, lim float64, c int) []float64 {
 // come and go), and are buffered for the tick otherwise: the rows are the
 // same. Buffered rows are linked by partition at a tick with a few a
 // partition, and sorted otherwise, or sorted at every tick: the rows are
-// the same. With workers and no hand-over (pieces), all the rows wait for
-// the tick, which sorts them in pieces, one a worker: the rows are the
-// same.
+// the same.
 func TestGroupMatchesRecomputation(t *testing.T) {
 	defer SetHandOffRows(SetHandOffRows(1))
 	defer workers.SetEveryPart(workers.SetEveryPart(true))
@@ -92,21 +90,15 @@ func TestGroupMatchesRecomputation(t *testing.T) {
 		workers int
 		direct  int
 		link    int
-		pieces  bool
 	}{
-		{"v and w", 1, 64, 4, false}, {"v only", 1, 64, 4, false}, {"v and w", 1, 0, 4, false}, {"v only", 1, 0, 4, false},
-		{"v and w", 1, 0, 0, false}, {"v only", 1, 0, 0, false},
-		{"v and w", 1, 6, 4, false}, {"v and w", 2, 64, 4, false}, {"v only", 2, 64, 4, false},
-		{"v and w", 2, 64, 4, true}, {"v only", 2, 64, 4, true}, {"v and w", 4, 64, 4, true},
+		{"v and w", 1, 64, 4}, {"v only", 1, 64, 4}, {"v and w", 1, 0, 4}, {"v only", 1, 0, 4},
+		{"v and w", 1, 0, 0}, {"v only", 1, 0, 0},
+		{"v and w", 1, 6, 4}, {"v and w", 2, 64, 4}, {"v only", 2, 64, 4},
 	} {
 		cols := tc.cols
-		t.Run(fmt.Sprintf("%s/workers=%d/direct=%d/link=%d/pieces=%v", cols, tc.workers, tc.direct, tc.link, tc.pieces), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/workers=%d/direct=%d/link=%d", cols, tc.workers, tc.direct, tc.link), func(t *testing.T) {
 			defer SetDirectParts(SetDirectParts(tc.direct))
 			defer SetLinkRows(SetLinkRows(tc.link))
-			if tc.pieces {
-				defer SetHandOffRows(SetHandOffRows(1 << 30))
-				defer SetPieceRows(SetPieceRows(1))
-			}
 			long := []reduce.Agg{
 				{Out: "avg", From: "v", Using: reduce.Avg},
 				{Out: "rows", From: "v", Using: reduce.Count},

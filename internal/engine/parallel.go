@@ -25,10 +25,9 @@ func (g *Group) SetWorkers(p *workers.Pool) {
 // A tick visits the partitions in emission order, and what it does for
 // one partition (take its buffered rows, fold its windows, emit its row)
 // reads and writes only that partition's engine, the plan's read-only
-// description and the buffered rows. So the buffered rows' indices are
-// first sorted by partition (see [Group.index], as a tick on one
-// goroutine does; many rows in pieces over the workers, see
-// [Group.indexPieces]), then the emission order is cut into chunks of
+// description and the buffered rows. So the caller first sorts the
+// buffered rows' indices by partition (see [Group.index], as a tick on
+// one goroutine does), then the emission order is cut into chunks of
 // contiguous partitions that the workers take as they come
 // ([workers.Split]), each chunk emitting into a table of its own; once
 // all have finished, the chunks' tables are appended to the output in
@@ -60,11 +59,7 @@ func (pt *parTick) run(g *Group, t, b int64, out *schema.Table) {
 	if len(pt.wk) < k {
 		pt.wk = append(pt.wk, make([]tickWorker, k-len(pt.wk))...)
 	}
-	if g.usePieces(k) {
-		g.indexPieces(pt.pool, k)
-	} else {
-		g.index()
-	}
+	g.index()
 	g.keyTag()
 	pt.g, pt.t, pt.b = g, t, b
 	pt.locked.shared, pt.locked.mu = &g.p.pool, &pt.mu
@@ -74,7 +69,7 @@ func (pt *parTick) run(g *Group, t, b int64, out *schema.Table) {
 		g.readyScratch(&pt.wk[w].sc, strKeys)
 	}
 	pt.pool.Run(k, pt)
-	g.indexed, g.pieced = false, false
+	g.indexed = false
 	for _, c := range pt.chunks {
 		table.AppendAll(out, c)
 	}

@@ -119,18 +119,13 @@ func (g *Group) gather(p int32, e *Engine, pool *blockPool) {
 	}
 	c := g.chains[p]
 	g.chains[p] = chain{}
-	g.gatherIdx(e, pool, g.idx[c.end-c.n:c.end])
-}
-
-// gatherIdx appends the buffered rows of the indices rows, in order, to
-// e's deque; the common row widths have loops of their own.
-func (g *Group) gatherIdx(e *Engine, pool *blockPool, rows []int32) {
 	r := &g.work
 	ts := r.t
-	if d := &e.dq; len(r.c) == 2 && d.tail-d.front+uint64(len(rows)) <= d.cap {
+	if d := &e.dq; len(r.c) == 2 && d.tail-d.front+uint64(c.n) <= d.cap {
 		// The common case of a tick: rows of three slots that fit in
 		// the ring and in the tail's block, written in place.
-		if blk, o := d.slotOf(d.tail); 3*len(rows) <= len(blk)-o {
+		if blk, o := d.slotOf(d.tail); 3*int(c.n) <= len(blk)-o {
+			rows := g.idx[c.end-c.n : c.end]
 			dst := blk[o:]
 			// The columns cut to the times' length: one check of an
 			// index serves all three.
@@ -139,11 +134,11 @@ func (g *Group) gatherIdx(e *Engine, pool *blockPool, rows []int32) {
 				row := dst[3*k : 3*k+3 : 3*k+3]
 				row[0], row[1], row[2] = uint64(ts[j]), c0[j], c1[j]
 			}
-			d.tail += uint64(len(rows))
+			d.tail += uint64(c.n)
 			return
 		}
 	}
-	g.gatherRows(e, pool, rows)
+	g.gatherRows(e, pool, g.idx[c.end-c.n:c.end])
 }
 
 // gatherLinked is gather for rows linked by [Group.linkChains]: a
