@@ -191,6 +191,10 @@ func (n *rollingNode) push(in *frame) {
 	if n.stream != nil && in.sorted && times[0] == times[k-1] && n.stream.PushAt(times[0], k) {
 		return
 	}
+	// Likewise sorted rows to a group that appends them directly.
+	if n.group != nil && in.sorted && n.group.PushQuiet(in.tab, in.part) {
+		return
+	}
 	n.plan.Bind(&n.in, in.tab, in.syms)
 	n.in.SetSorted(in.sorted)
 	if n.stream != nil {
