@@ -37,7 +37,7 @@ func countWindows() []rolling.Window {
 // the rows the longest window holds (plus the ring's slack).
 //
 // It runs with windows that count rows only, too: a stream that counts no
-// column takes a sorted push at one time in one step (timeRuns.addAt).
+// column takes a sorted push at one time in one step (Stream.addAt).
 func TestCountsByTimeMatchRows(t *testing.T) {
 	triggers := map[string]trigger.Trigger{
 		"clock": trigger.Every(200 * time.Millisecond),

@@ -54,17 +54,18 @@ func (p *Plan) NewStream() *Stream {
 	return s
 }
 
-// PushAt takes n sorted rows, all at time t, when it can without their
-// input: the stream counts rows only (see [Plan.CountsByTime]), under a
-// clock the rows do not cross. It reports whether it took them; when it
-// did not, nothing changed, and the caller binds the rows and pushes
-// them (PushTo), which does the same for those it could have taken.
+// PushAt takes n sorted rows (n > 0), all at time t, when it can without
+// their input: the stream counts rows only (see [Plan.CountsByTime]),
+// under a clock the rows do not cross. It reports whether it took them;
+// when it did not, nothing changed, and the caller binds the rows and
+// pushes them (PushTo), which does the same for those it could have
+// taken. It is small enough to be written where it is called.
 func (s *Stream) PushAt(t int64, n int) bool {
-	if !s.rowsOnly || n <= 0 || !s.clock.Quiet(t) {
-		return false
+	if s.rowsOnly && s.clock.Quiet(t) {
+		s.addAt(t, n)
+		return true
 	}
-	s.runs.addAt(s.e, t, n)
-	return true
+	return false
 }
 
 // SetLateness is [Group.SetLateness] for a stream.
