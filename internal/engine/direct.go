@@ -128,9 +128,9 @@ func (g *Group) appendRoomy(in *Input, part []int32, from int) int {
 }
 
 // appendRoomy2 is appendRoomy for sorted rows of a plan that reads two
-// columns (rows of three slots: the times, c0 and c1), unrolled. Sorted, each row's time is its
-// deque's latest: one flag fewer for the loop to keep (its values then
-// fit in registers) and no test a row.
+// columns (rows of three slots: the times, c0 and c1), unrolled. Sorted,
+// each row's time is its deque's latest: one flag fewer for the loop to
+// keep (its values then fit in registers) and no test a row.
 func (g *Group) appendRoomy2(times []int64, c0, c1 []uint64, part []int32, from int) int {
 	times = times[:len(part)]
 	c0, c1 = c0[:len(part)], c1[:len(part)]
