@@ -285,7 +285,20 @@ func (n *partitionNode) push(in *frame) {
 	i := 0
 	if n.kind == schema.String {
 		if syms := in.syms[n.col]; syms != nil {
-			i = n.routeSyms(in, syms[:len(times)], times, parts)
+			// Routed by their keys' intern ids, as [router.Router.RouteSyms]
+			// does. A push's rows in order whose first and last times are
+			// the same (a push of one time) are routed at that time
+			// without reading their times, and without reading their
+			// identities either: the root's frame, which a push brings,
+			// numbers its rows consecutively (a replay of the rows held
+			// brings another frame). Written here, not in a method: the
+			// call cost more than the test.
+			syms = syms[:len(times)]
+			if k := len(times); in == &n.s.root.out && in.sorted && k > 0 && times[0] == times[k-1] {
+				i = n.router.RouteSymsAt(syms, times[0], in.ids[0], parts)
+			} else {
+				i = n.router.RouteSyms(syms, times, in.ids[:len(times)], parts)
+			}
 		}
 	}
 	if i < len(times) {
@@ -303,20 +316,6 @@ func (n *partitionNode) push(in *frame) {
 	for i, p := range parts {
 		n.store(p, in, i)
 	}
-}
-
-// routeSyms routes the rows of in by their string keys' intern ids syms,
-// as [router.Router.RouteSyms] does, and returns how many it routed. A
-// push's rows in order whose first and last times are the same (a push
-// of one time) are routed at that time without reading their times, and
-// without reading their identities either: the root's frame, which a
-// push brings, numbers its rows consecutively (a replay of the rows held
-// brings another frame).
-func (n *partitionNode) routeSyms(in *frame, syms []uint32, times []int64, parts []int32) int {
-	if k := len(times); in == &n.s.root.out && in.sorted && k > 0 && times[0] == times[k-1] {
-		return n.router.RouteSymsAt(syms, times[0], in.ids[0], parts)
-	}
-	return n.router.RouteSyms(syms, times, in.ids[:len(times)], parts)
 }
 
 // route gives each row of in from row from on its partition in parts

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/pond-go/pond/internal/engine"
+	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
 )
@@ -176,7 +177,22 @@ func (n *rollingNode) push(in *frame) {
 			n.group.Remove(p)
 		}
 	}
-	if in.len() == 0 {
+	if in.tab == nil {
+		return
+	}
+	times := table.Column(in.tab, 0).Times()
+	k := len(times)
+	if k == 0 {
+		return
+	}
+	// A push of sorted rows at one time, to a stream that counts rows
+	// only, needs no binding when it crosses no boundary (most pushes
+	// of a producer that sends a tick of every host at once).
+	if n.stream != nil && in.sorted && times[0] == times[k-1] && n.stream.PushAt(times[0], k) {
+		return
+	}
+	// Likewise sorted rows to a group that appends them directly.
+	if n.group != nil && in.sorted && n.group.PushQuiet(in.tab, in.part) {
 		return
 	}
 	n.plan.Bind(&n.in, in.tab, in.syms)

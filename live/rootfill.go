@@ -143,9 +143,16 @@ func (r *rootNode) borrowAll(b *schema.Batch) {
 	}
 	r.cached = true // until a column misses its cache
 	for _, j := range r.strCols {
-		v := &b.Cols[j-1]
-		cols[j].AliasStrs(v.Str)
-		f.syms[j] = r.internAll(j, v.Str)
+		strs := b.Cols[j-1].Str
+		cols[j].AliasStrs(strs)
+		// internAll, its whole hit written here (internAll is too large
+		// for the compiler to write where it is called).
+		if c := &r.cache[j]; c.hit && headerBytes(strs) == c.hdr {
+			n := len(strs)
+			f.syms[j] = c.ids[:n:n]
+		} else {
+			f.syms[j] = r.internMiss(j, strs)
+		}
 	}
 	r.numberRows(len(b.Time))
 }

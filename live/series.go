@@ -771,7 +771,12 @@ func (r *rootNode) retain() {
 		k = n - s.opts.MaxEvents
 	}
 	if s.opts.MaxAge > 0 {
-		cutoff := s.store.Time(n-1) - int64(s.opts.MaxAge)
+		// The store's last row is at the latest time: rows are held
+		// in time order, commit takes the latest from the last row, and
+		// retention never evicts the last row (MaxAge keeps the rows at
+		// the latest time, MaxEvents at least one). s.latest is read
+		// without reaching into the store's last chunk.
+		cutoff := s.latest - int64(s.opts.MaxAge)
 		k = max(k, s.store.Older(cutoff))
 	}
 	if k == 0 {

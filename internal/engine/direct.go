@@ -1,6 +1,11 @@
 package engine
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/pond-go/pond/internal/table"
+	"github.com/pond-go/pond/schema"
+)
 
 // directParts: a group without workers that knows fewer partitions than
 // this appends a push's rows directly to their deques, rather than
@@ -52,7 +57,7 @@ func (r *tailRoom) slots(at, k int) []uint64 {
 func (g *Group) appendDirect(in *Input, part []int32, from, to int) {
 	for from < to {
 		if len(in.enc) == 2 && in.sorted {
-			from = g.appendRoomy2(in, part[:to], from)
+			from = g.appendRoomy2(in.times, in.enc[0], in.enc[1], part[:to], from)
 		} else {
 			from = g.appendRoomy(in, part[:to], from)
 		}
@@ -60,6 +65,36 @@ func (g *Group) appendDirect(in *Input, part []int32, from, to int) {
 			g.refillRoom(part[from])
 		}
 	}
+}
+
+// PushQuiet is [Group.PushTo] for sorted rows of tab, the plan's source,
+// partitioned by part, when it can take them without binding them: a
+// plan under a clock that reads two number columns, a group that appends
+// directly (see direct), rows that cross no boundary. It reports whether
+// it took them; when it did not, nothing changed, and the caller binds
+// the rows and pushes them (PushTo), which does the same for those it
+// could have taken. This is most pushes of a few rows to a few
+// partitions, whose binding and layers of calls cost more than their
+// rows.
+func (g *Group) PushQuiet(tab *schema.Table, part []int32) bool {
+	if !g.quiet2 || !g.direct() {
+		return false
+	}
+	cols := table.Columns(tab)
+	times := cols[0].Times()
+	n := len(times)
+	if n == 0 || len(part) < n || !g.clock.Quiet(times[n-1]) {
+		return false
+	}
+	at := g.p.cols[:2]
+	c0, c1 := floatBits(cols[at[0]].Numbers()), floatBits(cols[at[1]].Numbers())
+	part = part[:n]
+	for from := 0; from < n; {
+		if from = g.appendRoomy2(times, c0, c1, part, from); from < n {
+			g.refillRoom(part[from])
+		}
+	}
+	return true
 }
 
 // appendRoomy appends rows of in from row from on, while their
@@ -93,12 +128,12 @@ func (g *Group) appendRoomy(in *Input, part []int32, from int) int {
 }
 
 // appendRoomy2 is appendRoomy for sorted rows of a plan that reads two
-// columns (rows of three slots), unrolled. Sorted, each row's time is its
-// deque's latest: one flag fewer for the loop to keep (its values then
-// fit in registers) and no test a row.
-func (g *Group) appendRoomy2(in *Input, part []int32, from int) int {
-	times := in.times[:len(part)]
-	c0, c1 := in.enc[0][:len(part)], in.enc[1][:len(part)]
+// columns (rows of three slots: the times, c0 and c1), unrolled. Sorted,
+// each row's time is its deque's latest: one flag fewer for the loop to
+// keep (its values then fit in registers) and no test a row.
+func (g *Group) appendRoomy2(times []int64, c0, c1 []uint64, part []int32, from int) int {
+	times = times[:len(part)]
+	c0, c1 = c0[:len(part)], c1[:len(part)]
 	rooms := g.room
 	for i := from; i < len(part); i++ {
 		p := uint(part[i])

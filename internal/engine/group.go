@@ -100,6 +100,9 @@ type Group struct {
 	// room[p]: the room left at partition p's deque tail when rows go
 	// there directly (see direct.go), until the next tick or removal.
 	room []tailRoom
+	// quiet2: the plan, not aligned, is under a clock and reads two
+	// number columns, as PushQuiet needs.
+	quiet2 bool
 
 	al   *aligned.Group // the aligned engine, when the plan is aligned
 	rows aligned.Rows
@@ -139,6 +142,7 @@ func (p *Plan) NewGroup(keys Keys) *Group {
 	}
 	if t := p.trig; t.Kind == clock.Clock {
 		g.clock = clock.NewClockState(t.Seq)
+		g.quiet2 = !p.notNum && len(p.cols) == 2
 	}
 	return g
 }

@@ -144,7 +144,8 @@ func (r *timeRuns) add(e *Engine, in *Input, from, to int, sorted bool) {
 // they join the last run when it is at t, else they open one, written
 // here as push writes it (push's loop over the counts has nothing to
 // copy, and its call costs more than it does).
-func (r *timeRuns) addAt(e *Engine, t int64, n int) {
+func (s *Stream) addAt(t int64, n int) {
+	r, e := s.runs, s.e
 	first := e.dq.tail
 	if k := r.tail; k == r.front || r.timeOf(k-1) != t {
 		if k-r.front == uint64(r.runs()) {
@@ -245,7 +246,7 @@ func (s *Stream) pushRuns(in *Input, out Sink) {
 	// only adds its runs: it returns before the emission's closure is made.
 	if n := len(in.times); !count && in.sorted && n > 0 && s.clock.Quiet(in.times[n-1]) {
 		if t := in.times[0]; t == in.times[n-1] && len(in.enc) == 0 {
-			r.addAt(e, t, n)
+			s.addAt(t, n)
 			return
 		}
 		r.add(e, in, 0, n, true)

@@ -37,7 +37,7 @@ func countWindows() []rolling.Window {
 // the rows the longest window holds (plus the ring's slack).
 //
 // It runs with windows that count rows only, too: a stream that counts no
-// column takes a sorted push at one time in one step (timeRuns.addAt).
+// column takes a sorted push at one time in one step (Stream.addAt).
 func TestCountsByTimeMatchRows(t *testing.T) {
 	triggers := map[string]trigger.Trigger{
 		"clock": trigger.Every(200 * time.Millisecond),
@@ -67,21 +67,14 @@ func testCountsByTimeMatchRows(t *testing.T, name string, trig trigger.Trigger, 
 	rng := rand.New(rand.NewPCG(7, uint64(len(name))))
 	tm := int64(1e12)
 	var in Input
-	emitted := 0
+	emitted, at := 0, 0
 	for push := range 3000 {
 		tab := schema.NewTable(testSchema)
 		sorted := true
+		oneTime := rng.IntN(4) == 0 // every row of the push at one time
 		for range rng.IntN(40) {
-			switch rng.IntN(12) {
-			case 0:
-				tm -= int64(rng.IntN(2000)) * int64(time.Millisecond) // late
-				sorted = false
-			case 1:
-				tm += int64(rng.IntN(9000)) * int64(time.Millisecond) // gap
-			case 2, 3, 4, 5, 6:
-				// the same time again
-			default:
-				tm += int64(rng.IntN(150)) * int64(time.Millisecond)
+			if !oneTime {
+				tm = nextTime(rng, tm, &sorted)
 			}
 			table.Column(tab, 0).AppendTime(tm)
 			table.Column(tab, 1).AppendNum(float64(rng.IntN(100)))
@@ -93,9 +86,17 @@ func testCountsByTimeMatchRows(t *testing.T, name string, trig trigger.Trigger, 
 		}
 		sorted = sorted && slices.IsSorted(tab.Times())
 		a, b := schema.NewTable(plan.Schema()), schema.NewTable(plan.Schema())
-		plan.Bind(&in, tab, nil)
-		in.SetSorted(sorted)
-		runs.Push(&in, a)
+		// A push at one time takes PushAt's way when it can (a stream
+		// that counts rows only, under a clock, crossing nothing); the
+		// stream that keeps its rows takes PushTo's.
+		ts := tab.Times()
+		if n := len(ts); !sorted || n == 0 || ts[0] != ts[n-1] || !runs.PushAt(ts[0], n) {
+			plan.Bind(&in, tab, nil)
+			in.SetSorted(sorted)
+			runs.Push(&in, a)
+		} else {
+			at++
+		}
 		plan.Bind(&in, tab, nil)
 		in.SetSorted(sorted)
 		rows.Push(&in, b)
@@ -118,6 +119,11 @@ func testCountsByTimeMatchRows(t *testing.T, name string, trig trigger.Trigger, 
 		require.LessOrEqual(t, held, distinctRuns(rows.e))
 		require.LessOrEqual(t, r.runs(), max(minRuns, 4*held))
 		require.Equal(t, rows.e.Len(), runs.e.Len(), "push %d", push)
+	}
+	if name == "clock" && len(plan.cols) == 0 {
+		require.Greater(t, at, 100, "pushes PushAt took")
+	} else {
+		require.Zero(t, at, "PushAt takes only a clock's rows-only pushes")
 	}
 	require.Greater(t, emitted, 1000)
 }
@@ -187,4 +193,20 @@ func TestCountsByTimeOnlyForCounts(t *testing.T) {
 			require.Equal(t, c.want, plan.CountsByTime())
 		})
 	}
+}
+
+// nextTime returns the time of a test push's next row after tm: late
+// (and then the push is not sorted), after a gap, the same, or a little
+// later.
+func nextTime(rng *rand.Rand, tm int64, sorted *bool) int64 {
+	switch rng.IntN(12) {
+	case 0:
+		*sorted = false
+		return tm - int64(rng.IntN(2000))*int64(time.Millisecond) // late
+	case 1:
+		return tm + int64(rng.IntN(9000))*int64(time.Millisecond) // gap
+	case 2, 3, 4, 5, 6:
+		return tm // the same time again
+	}
+	return tm + int64(rng.IntN(150))*int64(time.Millisecond)
 }

@@ -42,6 +42,9 @@ func TestSortedInputEmitsAsUnsorted(t *testing.T) {
 			defer SetDirectParts(SetDirectParts(direct))
 			sortedS, plainS := streamPlan.NewStream(), streamPlan.NewStream()
 			sortedG, plainG := groupPlan.NewGroup(keys), groupPlan.NewGroup(keys)
+			// quietG takes each push by PushQuiet when that can take it,
+			// else as sortedG does.
+			quietG, quiet := groupPlan.NewGroup(keys), 0
 			rng := rand.New(rand.NewPCG(9, uint64(direct)))
 			tm := int64(0)
 			var in Input
@@ -61,7 +64,7 @@ func TestSortedInputEmitsAsUnsorted(t *testing.T) {
 					table.Column(tab, 2).AppendNum(rng.NormFloat64())
 					part = append(part, int32(rng.IntN(len(keys))))
 				}
-				outs := make([]*schema.Table, 4)
+				outs := make([]*schema.Table, 5)
 				for i := range outs {
 					outs[i] = schema.NewTable(streamPlan.Schema())
 					if i >= 2 {
@@ -80,8 +83,21 @@ func TestSortedInputEmitsAsUnsorted(t *testing.T) {
 					in.SetSorted(i%2 == 0)
 					push()
 				}
+				if quietG.PushQuiet(tab, part) {
+					quiet++
+				} else {
+					groupPlan.Bind(&in, tab, nil)
+					in.SetSorted(true)
+					quietG.Push(&in, part, outs[4])
+				}
 				require.Equal(t, outs[1].String(), outs[0].String(), "push %d: stream", push)
 				require.Equal(t, outs[3].String(), outs[2].String(), "push %d: group", push)
+				require.Equal(t, outs[3].String(), outs[4].String(), "push %d: group by PushQuiet", push)
+			}
+			if direct > 0 {
+				require.Greater(t, quiet, 100, "pushes PushQuiet took")
+			} else {
+				require.Zero(t, quiet, "a group that buffers takes no push by PushQuiet")
 			}
 		})
 	}

@@ -28,6 +28,10 @@ type Stream struct {
 	at   int
 
 	runs *timeRuns // the rows as runs of equal times, when the plan counts by time
+	// rowsOnly: the stream keeps runs, under a clock, and reads no
+	// column (it counts rows only): a push of rows at one time that
+	// crosses no boundary is one run added (see PushAt).
+	rowsOnly bool
 }
 
 // NewStream returns an empty stream for the plan.
@@ -45,8 +49,23 @@ func (p *Plan) NewStream() *Stream {
 	}
 	if p.countsByTime() {
 		s.runs = p.newTimeRuns()
+		s.rowsOnly = p.trig.Kind == clock.Clock && len(p.cols) == 0
 	}
 	return s
+}
+
+// PushAt takes n sorted rows (n > 0), all at time t, when it can without
+// their input: the stream counts rows only (see [Plan.CountsByTime]),
+// under a clock the rows do not cross. It reports whether it took them;
+// when it did not, nothing changed, and the caller binds the rows and
+// pushes them (PushTo), which does the same for those it could have
+// taken. It is small enough to be written where it is called.
+func (s *Stream) PushAt(t int64, n int) bool {
+	if s.rowsOnly && s.clock.Quiet(t) {
+		s.addAt(t, n)
+		return true
+	}
+	return false
 }
 
 // SetLateness is [Group.SetLateness] for a stream.
