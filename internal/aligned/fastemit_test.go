@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pond-go/pond/internal/table"
@@ -84,22 +83,7 @@ func TestGroupedEmissionWritesTheSwitchsRows(t *testing.T) {
 				require.Equal(t, c.wide, col.Wide(), "column %d keeps numbers unless widened", j)
 			}
 		}
-		for c := range table.Columns(want) {
-			for r := range want.Len() {
-				got, exp := table.Value(table.Column(out, c), r+off), table.Value(table.Column(want, c), r)
-				if x, ok := exp.Num(); ok {
-					y, _ := got.Num()
-					assert.Equal(t, math.Float64bits(x), math.Float64bits(y), "stepped %v column %d row %d", stepped, c, r)
-					continue
-				}
-				if a, ok := exp.Array(); ok {
-					b, _ := got.Array()
-					assert.Equal(t, a, b, "stepped %v column %d row %d", stepped, c, r)
-					continue
-				}
-				assert.Equal(t, exp, got, "stepped %v column %d row %d", stepped, c, r)
-			}
-		}
+		sameBits(t, want, out, off, fmt.Sprintf("stepped %v", stepped))
 	}
 }
 
@@ -144,20 +128,27 @@ func TestASteadyClosingWithOutliersWritesTheGenericRows(t *testing.T) {
 	}
 	require.Equal(t, want.Len(), out.Len())
 	require.Greater(t, out.Len(), 100)
+	sameBits(t, want, out, 0, "")
+}
+
+// sameBits requires out's rows from row off on to be want's, numbers
+// bit for bit; what names the case in a failure.
+func sameBits(t *testing.T, want, out *schema.Table, off int, what string) {
+	t.Helper()
 	for c := range table.Columns(want) {
 		for r := range want.Len() {
-			got, exp := table.Value(table.Column(out, c), r), table.Value(table.Column(want, c), r)
+			got, exp := table.Value(table.Column(out, c), r+off), table.Value(table.Column(want, c), r)
 			if x, ok := exp.Num(); ok {
 				y, _ := got.Num()
-				require.Equal(t, math.Float64bits(x), math.Float64bits(y), "column %d row %d", c, r)
+				require.Equal(t, math.Float64bits(x), math.Float64bits(y), "%s column %d row %d", what, c, r)
 				continue
 			}
 			if a, ok := exp.Array(); ok {
 				b, _ := got.Array()
-				require.Equal(t, a, b, "column %d row %d", c, r)
+				require.Equal(t, a, b, "%s column %d row %d", what, c, r)
 				continue
 			}
-			require.Equal(t, exp, got, "column %d row %d", c, r)
+			require.Equal(t, exp, got, "%s column %d row %d", what, c, r)
 		}
 	}
 }
