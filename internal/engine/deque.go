@@ -346,16 +346,14 @@ func (d *deque) blockLen(k int) int {
 
 // block returns the slots of block k.
 func (d *deque) block(k int) []uint64 {
-	return unsafe.Slice((*uint64)(d.blocks[k]), uint32(d.blockLen(k))*d.stride)
+	n := uint32(d.blockLen(k)) * d.stride
+	return (*slotArray)(d.blocks[k])[:n:n]
 }
 
-// slotArray is the type the address of a row's first slot is read as:
-// an array longer than any block, sliced to the slots wanted, which takes
-// one check of the address (a load of the row's first slot, which its
-// reader loads anyway) where unsafe.Slice takes three checks of the
-// length and the address. A block's slots from its start are made with
-// unsafe.Slice: its checks load nothing, where the array's would load
-// the block's first line, most often not the line read.
+// slotArray is the type a block's address is read as: an array longer
+// than any block, sliced to the slots wanted, which takes one bound check
+// where unsafe.Slice takes three (the length's product and sum, and the
+// address).
 type slotArray [1 << 32]uint64
 
 // at returns the address of the first slot of ring position q, below
@@ -376,8 +374,8 @@ func (d *deque) seg(a uint64) (blk []uint64, i, n int) {
 	q := d.pos(a)
 	k := q / blockRows
 	end := d.blockEnd(q)
-	blk = unsafe.Slice((*uint64)(d.blocks[k]), uint32(end-k*blockRows)*d.stride)
-	return blk, int(q % blockRows), int(end - q)
+	sl := uint32(end-k*blockRows) * d.stride
+	return (*slotArray)(d.blocks[k])[:sl:sl], int(q % blockRows), int(end - q)
 }
 
 // row returns the slots of row a.

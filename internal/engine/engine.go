@@ -1204,7 +1204,7 @@ func (d *deque) slotOf(a uint64) ([]uint64, int) {
 	}
 	k := q / blockRows
 	n := uint32(min(q|(blockRows-1)+1, d.cap)-k*blockRows) * d.stride
-	return unsafe.Slice((*uint64)(d.blocks[k]), n), int(q%blockRows) * int(d.stride)
+	return (*slotArray)(d.blocks[k])[:n:n], int(q%blockRows) * int(d.stride)
 }
 
 // slotsTo returns the slots of the rows from a (held) to the earlier of
