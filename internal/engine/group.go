@@ -77,10 +77,9 @@ type Group struct {
 	// after each tick, so that only in grows.
 	in, work pendRows
 	bg       bgTake
-	tickRows int  // rows buffered since the last tick
-	mostRows int  // the most rows a tick has taken from the buffer (see fitBuffer)
-	spilt    bool // a full buffer went to the deques since the last tick (see spillRows)
-	spanRows int  // rows buffered up to the last tick since the one before (see handOff)
+	tickRows int // rows buffered since the last tick
+	mostRows int // the most rows a tick has taken from the buffer (see fitBuffer)
+	spanRows int // rows buffered up to the last tick since the one before (see handOff)
 	// At a tick on one goroutine, the buffered rows' indices sorted by
 	// partition (see index): partition p's end at idx[chains[p].end];
 	// or, linked (see linkChains), p's last row chains[p].end and the
@@ -366,7 +365,6 @@ func (g *Group) tick(t, b int64, out Sink) {
 		g.fitBuffer(g.tickRows)
 	}
 	g.spanRows, g.tickRows = g.tickRows, 0
-	g.spilt = false
 }
 
 // keyTags hands out the tags of groups' orders (see Group.keysTag),
@@ -408,20 +406,9 @@ func (g *Group) reserve(rows int) {
 // rows of 28 bytes: 100 bytes a partition). A buffer is made anew only
 // when the most rows grow (and append has grown it), so a steady stream
 // does not allocate.
-//
-// A bounded buffer (see spillRows) has held at most spillRows rows
-// however many the tick took, and keeps room for no more.
 func (g *Group) fitBuffer(rows int) {
-	lim := -1
-	if g.bounded() {
-		lim = g.spillLimit()
-		rows = min(rows, lim)
-	}
 	g.mostRows = max(g.mostRows, rows)
 	want := g.mostRows + g.mostRows/16
-	if lim >= 0 {
-		want = min(want, lim)
-	}
 	r := &g.in
 	if 8*cap(r.t) <= 9*g.mostRows || len(r.t) > 0 {
 		return
@@ -474,7 +461,7 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, sc *tickScr
 	}
 	for i := range min(ahead, len(order)) {
 		q := order[i]
-		g.prefetchFold(q)
+		g.engines[q].Prefetch(g.pending(q))
 	}
 	// The partitions are folded a run at a time and the run's rows
 	// emitted output by output, while their states are still in cache.
@@ -511,7 +498,7 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, sc *tickScr
 			}
 			if i+ahead < len(order) {
 				q := order[i+ahead]
-				g.prefetchFold(q)
+				g.engines[q].Prefetch(g.pending(q))
 			}
 			p := order[i]
 			e := g.engines[p]
@@ -604,10 +591,6 @@ func (g *Group) buffer(in *Input, part []int32, from, to int) {
 	if len(r.c) != len(in.enc) {
 		r.c = make([][]uint64, len(in.enc))
 		g.work.c = make([][]uint64, len(in.enc))
-	}
-	if g.bounded() {
-		g.bufferBounded(in, part, from, to)
-		return
 	}
 	r.t = append(r.t, in.times[from:to]...)
 	for k, c := range in.enc {
@@ -764,33 +747,14 @@ func (g *Group) take(p int32, e *Engine, pool *blockPool) {
 	}
 }
 
-// flush moves every buffered row into its partition's deque: before a
-// removal, and when a bounded buffer is full (see spillRows).
+// flush moves every buffered row into its partition's deque.
 func (g *Group) flush() {
 	g.settle()
 	g.forgetRoom()
 	g.in, g.work = g.work, g.in
-	if n := len(g.work.part); n > 0 {
-		if linkSpills && g.spilt {
-			g.linkChains()
-		} else {
-			g.place()
-		}
-		// The partitions with rows, through the order or through the
-		// rows, whichever is shorter (a bounded buffer of many
-		// partitions is flushed several times a tick; see spillRows).
-		ps := g.order
-		if len(ps) > n {
-			ps = g.work.part
-		}
-		ahead := len(ps) == len(g.order)
-		for i, p := range ps {
-			if ahead {
-				g.prefetchTail(ps, i)
-			}
-			if g.pending(p) == 0 {
-				continue
-			}
+	if len(g.work.part) > 0 {
+		g.place()
+		for _, p := range g.order {
 			if g.linked {
 				g.gatherLinked(p, g.engines[p], &g.p.pool)
 			} else {

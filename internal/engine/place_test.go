@@ -49,10 +49,8 @@ func TestTickOnOneGoroutineKeepsItsRowsOnceBetweenTicks(t *testing.T) {
 // buffer by a quarter, and the room it leaves unused was held for the
 // group's life. At 1000 partitions and 20 rows each a tick, the buffer
 // keeps room for at most a sixteenth more rows than a tick took, and a
-// steady stream, once the buffer fits, does not make it anew. The buffer
-// here is unbounded (see spillRows), as a group's is without the bound.
+// steady stream, once the buffer fits, does not make it anew.
 func TestTickBufferKeepsLittleRoomBeyondATick(t *testing.T) {
-	defer SetSpillRows(SetSpillRows(0))
 	r := newGroupRig(1000, 100)
 	for range 20 * 10 {
 		r.tick()
