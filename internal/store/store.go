@@ -271,10 +271,19 @@ func (r Room) Nums(j, k int) []float64 { return r.c.cols[j].num()[r.o : r.o+k] }
 // AppendRoom appends rows [0, k) of src whose times and numbers the caller
 // wrote in the room [Store.Room](k) returned, with nothing appended,
 // inserted or evicted since: it copies their other columns (identities,
-// intern ids, booleans, arrays) from src.
+// intern ids, booleans, arrays) from src. A store of numbers and strings
+// without identities, the common one, copies the intern ids alone,
+// without copyRest's tests for the other kinds.
 func (s *Store) AppendRoom(src *Source, k int) {
 	end := uint(s.head + s.n)
-	s.copyRest(s.chunks[end/ChunkRows], int(end%ChunkRows), src, 0, k)
+	c, o := s.chunks[end/ChunkRows], int(end%ChunkRows)
+	if s.ids || len(s.others) > 0 {
+		s.copyRest(c, o, src, 0, k)
+	} else {
+		for _, j := range s.syms {
+			putCells(c.cols[j].p, o, src.Syms[j][:k])
+		}
+	}
 	s.n += k
 	s.added += k
 }
