@@ -270,21 +270,19 @@ func (in *stagedInput) batch() *schema.Batch {
 	n := int(in.next()%48) + 1
 	b := schema.NewBatch(plainSchema, n)
 	for range n {
-		at := in.now
 		switch c := in.next(); c {
 		case 255:
-			at = in.now - 1
+			b.Time = append(b.Time, in.now-1)
 		case 254:
-			at = in.now - int64(time.Minute)
+			b.Time = append(b.Time, in.now-int64(time.Minute))
 		case 253:
-			at = schema.MaxTime + 1
+			b.Time = append(b.Time, schema.MaxTime+1)
 		case 252:
-			at = schema.MinTime - 1
+			b.Time = append(b.Time, schema.MinTime-1)
 		default:
 			in.now += int64(c%8) * int64(time.Millisecond)
-			at = in.now
+			b.Time = append(b.Time, in.now)
 		}
-		b.Time = append(b.Time, at)
 		b.Cols[0].Num = append(b.Cols[0].Num, in.num())
 		b.Cols[1].Num = append(b.Cols[1].Num, in.num())
 		host := "z"
