@@ -11,6 +11,15 @@ import (
 // rows exercise the intern table's sweeps.
 func SweepEveryPush(s *Series) { s.sweepEveryPush = true }
 
+// ValidateAlone makes s validate every push on its own, as a batch that
+// the root cannot check while storing it is, so that a test can compare
+// what the two ways refuse and keep.
+func ValidateAlone(s *Series) { s.validateAlone = true }
+
+// Staged reports whether s's last push was checked while its times and
+// numbers were copied to the store.
+func Staged(s *Series) bool { return s.root.staged }
+
 // RescueByPartitions sets how many partitions per evicted row a partition
 // node looks through their last ids rather than up each row's partition
 // (0: always by row), and returns the setting before.

@@ -58,6 +58,7 @@ type Series struct {
 	closed bool
 
 	sweepEveryPush bool // tests: sweep the intern table after every push
+	validateAlone  bool // tests: validate every push on its own (no stage)
 }
 
 // Stats are the counters of a series. They never decrease.
@@ -466,15 +467,20 @@ func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 	// Under strict ordering the batch's own order is checked with its
 	// cells, in the same pass as its times' range; a batch out of order
 	// is an ordering error, which take reports, unless a cell is invalid.
+	// The common batch is checked while its times and numbers are copied
+	// to the store (stage); any other is validated on its own.
 	inOrder := s.opts.Ordering == Strict
-	if err := s.schema.Validate(b, inOrder); err != nil {
-		if !inOrder || !unsorted(err) {
-			return dst, err
+	s.root.staged = inOrder && !s.validateAlone && s.root.stage(b)
+	if !s.root.staged {
+		if err := s.schema.Validate(b, inOrder); err != nil {
+			if !inOrder || !unsorted(err) {
+				return dst, err
+			}
+			if err := s.schema.Validate(b, false); err != nil {
+				return dst, err
+			}
+			inOrder = false
 		}
-		if err := s.schema.Validate(b, false); err != nil {
-			return dst, err
-		}
-		inOrder = false
 	}
 	s.syms.Begin()
 	if err := s.root.take(b, inOrder); err != nil {
@@ -553,6 +559,9 @@ type rootNode struct {
 	// intern cache whole (see internAll), so rememberStrings has nothing
 	// to do.
 	cached bool
+	// staged: this push's times and numbers are in the store's room
+	// (see stage), for commit to append with the rest of its columns.
+	staged bool
 }
 
 func (r *rootNode) push(*frame)    {}
@@ -728,7 +737,10 @@ func (r *rootNode) commit() {
 	n := len(times)
 	src := &store.Source{Table: f.tab, Syms: f.syms, IDs: f.ids}
 	last := int64(0) // the time of the store's last row, when n > 0
-	if r.sorted {
+	if r.staged {
+		s.store.AppendRoom(src, n)
+		last = times[n-1] // stage took n > 0 rows in order
+	} else if r.sorted {
 		s.store.Append(src, 0, n)
 		if n > 0 {
 			last = times[n-1] // the rows went to the end, in order

@@ -3,6 +3,8 @@ package schema
 import (
 	"fmt"
 	"math"
+
+	"github.com/pond-go/pond/internal/check"
 )
 
 // Batch is a columnar batch of rows to push: the fast way in. Callers fill
@@ -173,7 +175,7 @@ func (s *Schema) Validate(b *Batch, sorted bool) error {
 	// first spares a pass over them.
 	unsorted := 0 // the first row before the one before it, if any
 	if sorted {
-		unsorted = firstUnsorted(b.Time)
+		unsorted = check.FirstUnsorted(b.Time)
 	}
 	lo, hi := int64(0), int64(0)
 	if sorted && unsorted == 0 && n > 0 {
@@ -202,7 +204,7 @@ func (s *Schema) Validate(b *Batch, sorted bool) error {
 		if v.Missing == nil {
 			switch cols[j].Kind {
 			case Number:
-				if len(v.Num) == n && allFinite(v.Num) {
+				if len(v.Num) == n && check.Finite(v.Num) {
 					continue
 				}
 			case String:
@@ -250,7 +252,7 @@ func (s *Schema) validateVec(j int, v *Vec, n int) error {
 	}
 	switch col.Kind {
 	case Number:
-		if v.Missing == nil && allFinite(v.Num) {
+		if v.Missing == nil && check.Finite(v.Num) {
 			break
 		}
 		for i, f := range v.Num {
@@ -366,30 +368,6 @@ func (s *Schema) checkRow(i int, r Row) error {
 	return nil
 }
 
-// firstUnsorted returns the first row of ts whose time is before the one
-// before it, or 0 when the times do not decrease. Four times a turn, the
-// last of a turn kept for the next, test each time with one load; the
-// turn with a decrease is gone over again one time at a time.
-func firstUnsorted(ts []int64) int {
-	if len(ts) < 2 {
-		return 0
-	}
-	i, prev := 1, ts[0]
-	for ; i <= len(ts)-4; i += 4 {
-		x := (*[4]int64)(ts[i : i+4])
-		if x[0] < prev || x[1] < x[0] || x[2] < x[1] || x[3] < x[2] {
-			break
-		}
-		prev = x[3]
-	}
-	for ; i < len(ts); i++ {
-		if ts[i] < ts[i-1] {
-			return i
-		}
-	}
-	return 0
-}
-
 // timeBounds returns the smallest and the largest of ts (0, 0 for none),
 // without a branch per time: the common batch is checked in one pass.
 func timeBounds(ts []int64) (lo, hi int64) {
@@ -401,29 +379,4 @@ func timeBounds(ts []int64) (lo, hi int64) {
 		lo, hi = min(lo, t), max(hi, t)
 	}
 	return lo, hi
-}
-
-// allFinite reports whether every number of fs is finite: f−f is 0 for a
-// finite f and NaN for NaN and ±Inf, and a NaN stays in a sum. Four
-// sums keep the additions independent; eight values a turn, read by
-// index, keep the loop's own work (re-slicing fs cost seven instructions
-// a turn) small beside them.
-func allFinite(fs []float64) bool {
-	var a, b, c, d float64
-	i := 0
-	for ; i <= len(fs)-8; i += 8 {
-		x := (*[8]float64)(fs[i : i+8])
-		a += x[0] - x[0]
-		b += x[1] - x[1]
-		c += x[2] - x[2]
-		d += x[3] - x[3]
-		a += x[4] - x[4]
-		b += x[5] - x[5]
-		c += x[6] - x[6]
-		d += x[7] - x[7]
-	}
-	for _, x := range fs[i:] {
-		a += x - x
-	}
-	return a+b+c+d == 0
 }

@@ -205,11 +205,18 @@ func (s *Store) appendChunks(src *Source, from, to int) {
 func (s *Store) copyIn(c *chunk, o int, src *Source, from, to int) {
 	cols := table.Columns(src.Table)
 	putCells(unsafe.Pointer(unsafe.SliceData(c.t)), o, cols[0].Times()[from:to])
-	if s.ids {
-		putCells(unsafe.Pointer(unsafe.SliceData(c.id)), o, src.IDs[from:to])
-	}
 	for _, j := range s.nums {
 		putCells(c.cols[j].p, o, cols[j].Numbers()[from:to])
+	}
+	s.copyRest(c, o, src, from, to)
+}
+
+// copyRest is copyIn for the columns other than the times and numbers:
+// the identities, intern ids, booleans and arrays.
+func (s *Store) copyRest(c *chunk, o int, src *Source, from, to int) {
+	cols := table.Columns(src.Table)
+	if s.ids {
+		putCells(unsafe.Pointer(unsafe.SliceData(c.id)), o, src.IDs[from:to])
 	}
 	for _, j := range s.syms {
 		putCells(c.cols[j].p, o, src.Syms[j][from:to])
@@ -232,6 +239,53 @@ func (s *Store) copyIn(c *chunk, o int, src *Source, from, to int) {
 			}
 		}
 	}
+}
+
+// Room is where the next rows appended to a store go in its last chunk:
+// a caller may write their times and numbers there, then append them
+// with [Store.AppendRoom].
+type Room struct {
+	c *chunk
+	o int
+}
+
+// Room returns where the next k rows go, when they fit in the last chunk
+// (ok false otherwise: then [Store.Append] adds chunks). Writing there
+// changes nothing the store holds: the cells after the last row are not
+// rows until AppendRoom makes them so.
+func (s *Store) Room(k int) (r Room, ok bool) {
+	end := uint(s.head + s.n)
+	if i, o := end/ChunkRows, int(end%ChunkRows); i < uint(len(s.chunks)) && o+k <= ChunkRows {
+		return Room{s.chunks[i], o}, true
+	}
+	return Room{}, false
+}
+
+// Times returns the cells of the room's first k times.
+func (r Room) Times(k int) []int64 { return r.c.t[r.o : r.o+k] }
+
+// Nums returns the cells of the room's first k numbers in column j, a
+// number column.
+func (r Room) Nums(j, k int) []float64 { return r.c.cols[j].num()[r.o : r.o+k] }
+
+// AppendRoom appends rows [0, k) of src whose times and numbers the caller
+// wrote in the room [Store.Room](k) returned, with nothing appended,
+// inserted or evicted since: it copies their other columns (identities,
+// intern ids, booleans, arrays) from src. A store of numbers and strings
+// without identities, the common one, copies the intern ids alone,
+// without copyRest's tests for the other kinds.
+func (s *Store) AppendRoom(src *Source, k int) {
+	end := uint(s.head + s.n)
+	c, o := s.chunks[end/ChunkRows], int(end%ChunkRows)
+	if s.ids || len(s.others) > 0 {
+		s.copyRest(c, o, src, 0, k)
+	} else {
+		for _, j := range s.syms {
+			putCells(c.cols[j].p, o, src.Syms[j][:k])
+		}
+	}
+	s.n += k
+	s.added += k
 }
 
 // Insert inserts row i of src at position r (0 ≤ r ≤ Len), shifting later

@@ -328,3 +328,67 @@ func TestAppendsOfEverySizeFillEachChunkToItsEnd(t *testing.T) {
 	assert.Zero(t, last.cols[1].num()[o])
 	assert.Zero(t, last.cols[2].sym()[o])
 }
+
+// TestRoomHoldsNothingUntilAppended writes rows' times and numbers in the
+// room for them, which changes nothing the store holds (written twice,
+// as by a push refused after its check and the next one), then appends
+// them with their other columns: the store holds what Append of the same
+// rows holds, for a store of every kind with identities and for one of
+// numbers and strings without. The room runs out at the end of the last
+// chunk.
+func TestRoomHoldsNothingUntilAppended(t *testing.T) {
+	ts := make([]int64, ChunkRows+40)
+	for i := range ts {
+		ts[i] = int64(10 * i)
+	}
+	src := source(ts)
+	for _, every := range []bool{true, false} {
+		ks := kinds()
+		if !every {
+			ks = ks[:3] // the time, a number and a string column
+		}
+		want, s := New(ks, every), New(ks, every)
+		want.Append(src, 0, ChunkRows-30)
+		s.Append(src, 0, ChunkRows-30)
+		pushed := sourceFrom(src, ChunkRows-30, ChunkRows-10)
+		room, ok := s.Room(20)
+		require.True(t, ok)
+		copy(room.Times(20), ts) // a refused push's rows
+		copy(room.Nums(1, 20), []float64{-1, -2, -3})
+		assert.Equal(t, times(want), times(s))
+		copy(room.Times(20), pushed.Table.Times())
+		copy(room.Nums(1, 20), table.Column(pushed.Table, 1).Numbers())
+		s.AppendRoom(pushed, 20)
+		want.Append(src, ChunkRows-30, ChunkRows-10)
+		require.Equal(t, want.Len(), s.Len())
+		for r := range want.Len() {
+			assert.Equal(t, want.Time(r), s.Time(r))
+			assert.Equal(t, want.Num(r, 1), s.Num(r, 1))
+			assert.Equal(t, want.Sym(r, 2), s.Sym(r, 2))
+			assert.Equal(t, want.ID(r), s.ID(r))
+			if every {
+				assert.Equal(t, want.Flag(r, 3), s.Flag(r, 3))
+				assert.Equal(t, want.Arr(r, 4), s.Arr(r, 4))
+			}
+		}
+		assert.Equal(t, uint32(ChunkRows-10), s.Sym(s.Len()-1, 2))
+		_, ok = s.Room(11)
+		assert.False(t, ok, "the last chunk has room for 10 rows")
+		_, ok = s.Room(10)
+		assert.True(t, ok)
+	}
+}
+
+// sourceFrom returns rows [from, to) of src as a source of their own.
+func sourceFrom(src *Source, from, to int) *Source {
+	t := schema.NewTable(sch)
+	syms := make([][]uint32, sch.Len())
+	for i := from; i < to; i++ {
+		table.Column(t, 0).AppendTime(src.Table.TimeNanos(i))
+		for j := 1; j < sch.Len(); j++ {
+			table.AppendValue(table.Column(t, j), src.Table.Value(i, j))
+		}
+	}
+	syms[2] = src.Syms[2][from:to]
+	return &Source{Table: t, Syms: syms, IDs: src.IDs[from:to]}
+}
