@@ -50,7 +50,7 @@ func FuzzPushSplit(f *testing.F) {
 
 // splitFuzzInput is the body of FuzzPushSplit.
 func splitFuzzInput(t *testing.T, data []byte) {
-	g := &fuzzGen{data: data, now: int64(time.Hour), hosts: 6}
+	g := &fuzzGen{fuzzBytes: fuzzBytes{data}, now: int64(time.Hour), hosts: 6}
 	cfg := g.next()
 	split, err := buildPipeline(cfg, splitPartition)
 	if err != nil {

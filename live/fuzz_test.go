@@ -198,21 +198,26 @@ func render(out []live.Output) string {
 	return b.String()
 }
 
-// fuzzGen decodes a fuzz input into pushes: bytes are read one at a time,
-// and zeros once they run out.
-type fuzzGen struct {
-	data  []byte
-	now   int64 // nanoseconds; the time rows are generated around
-	hosts int   // host keys: the first of fuzzStrings; 0 means 5 (no "")
+// fuzzBytes is a fuzz input read a byte at a time, zeros once it runs
+// out; the fuzz targets' decoders read through it.
+type fuzzBytes struct {
+	data []byte
 }
 
-func (g *fuzzGen) next() byte {
-	if len(g.data) == 0 {
+func (f *fuzzBytes) next() byte {
+	if len(f.data) == 0 {
 		return 0
 	}
-	c := g.data[0]
-	g.data = g.data[1:]
+	c := f.data[0]
+	f.data = f.data[1:]
 	return c
+}
+
+// fuzzGen decodes a fuzz input into pushes.
+type fuzzGen struct {
+	fuzzBytes
+	now   int64 // nanoseconds; the time rows are generated around
+	hosts int   // host keys: the first of fuzzStrings; 0 means 5 (no "")
 }
 
 var extremeTimes = []int64{math.MinInt64, math.MaxInt64, schema.MinTime, schema.MaxTime, schema.MinTime - 1, schema.MaxTime + 1, 0, -int64(time.Hour)}
@@ -577,7 +582,7 @@ func FuzzPushMany(f *testing.F) {
 // pushFuzzInput is the body of FuzzPushMany.
 func pushFuzzInput(t *testing.T, data []byte) {
 	{
-		g := &fuzzGen{data: data, now: int64(time.Hour)}
+		g := &fuzzGen{fuzzBytes: fuzzBytes{data}, now: int64(time.Hour)}
 		cfg := g.next()
 		// The series runs on one to four workers, its twin on one: the
 		// outputs must not depend on the number of workers.

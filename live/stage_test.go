@@ -240,17 +240,8 @@ func FuzzPushStaged(f *testing.F) {
 
 // stagedInput decodes FuzzPushStaged's input into batches.
 type stagedInput struct {
-	data []byte
-	now  int64
-}
-
-func (in *stagedInput) next() byte {
-	if len(in.data) == 0 {
-		return 0
-	}
-	c := in.data[0]
-	in.data = in.data[1:]
-	return c
+	fuzzBytes
+	now int64
 }
 
 func (in *stagedInput) num() float64 {
@@ -297,7 +288,7 @@ func (in *stagedInput) batch() *schema.Batch {
 // stagedBody is the body of FuzzPushStaged.
 func stagedBody(t *testing.T, data []byte) {
 	staged, alone := plainTwin(t, false), plainTwin(t, true)
-	in := &stagedInput{data: data, now: int64(time.Hour)}
+	in := &stagedInput{fuzzBytes: fuzzBytes{data}, now: int64(time.Hour)}
 	var outS, outA []live.Output
 	for push := 0; len(in.data) > 0 && push < 64; push++ {
 		b := in.batch()
