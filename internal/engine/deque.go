@@ -3,7 +3,6 @@ package engine
 import (
 	"math"
 	"sync"
-	"unsafe"
 )
 
 // blockRows is the number of rows in a full deque block; a power of two.
@@ -291,22 +290,16 @@ func (p *blockPool) bytes() int {
 // steady size neither allocates nor moves rows, and one that shrank
 // gives its blocks back.
 //
-// The block list holds each block's address, 8 bytes a block: a block's
-// length follows from its place (full blocks, then the last block up to
-// cap), so the list need not repeat it in a slice header (24 bytes a
-// block: 640 bytes a partition for a minute of 100 rows a second). The
-// list of a deque of up to three blocks (a minute of 10 rows a second) is
-// in the deque itself: a tick over many partitions of a few rows each
-// reaches a partition's rows from its engine without first missing the
-// cache on a list of its own, and such a deque holds no list beside its
-// blocks.
+// The block list of a deque of one block is one, in the deque itself: a
+// tick over many partitions of a few rows each reaches a partition's rows
+// from its engine without first missing the cache on a list of its own.
 type deque struct {
-	blocks []unsafe.Pointer  // the address of each block's first slot
-	one    [3]unsafe.Pointer // blocks' array while the deque has few blocks
-	base   uint64            // absolute index of the row at position 0 in the front's lap
-	front  uint64            // absolute index of the first row held
-	tail   uint64            // absolute index after the last row held
-	cap    uint64            // rows the ring has room for
+	blocks [][]uint64
+	one    [1][]uint64 // blocks' array while the deque has one block
+	base   uint64      // absolute index of the row at position 0 in the front's lap
+	front  uint64      // absolute index of the first row held
+	tail   uint64      // absolute index after the last row held
+	cap    uint64      // rows the ring has room for
 	// The last word: the slots a row (1 + the plan's columns), the class
 	// and rows of the last block, and has. 32 bits for the stride keep
 	// the deque at 88 bytes, which makes the seed's record six lines
@@ -345,48 +338,30 @@ func (d *deque) blockLen(k int) int {
 }
 
 // block returns the slots of block k.
-func (d *deque) block(k int) []uint64 {
-	n := uint32(d.blockLen(k)) * d.stride
-	return (*slotArray)(d.blocks[k])[:n:n]
-}
-
-// slotArray is the type a block's address is read as: an array longer
-// than any block, sliced to the slots wanted, which takes one bound check
-// where unsafe.Slice takes three (the length's product and sum, and the
-// address).
-type slotArray [1 << 32]uint64
-
-// at returns the address of the first slot of ring position q, below
-// cap: within its block, as every position below cap is.
-func (d *deque) at(q uint64) unsafe.Pointer {
-	return unsafe.Add(d.blocks[q/blockRows], q%blockRows*uint64(d.stride)*8)
-}
-
-// blockEnd returns the ring position that follows the block holding
-// position q: the next block's first, or cap after the last block. The
-// rows of a run from q that lies in one block are at most blockEnd(q)−q.
-func (d *deque) blockEnd(q uint64) uint64 { return min(q|(blockRows-1)+1, d.cap) }
+func (d *deque) block(k int) []uint64 { return d.blocks[k] }
 
 // seg returns the block that holds row a, the row's index in it and the
 // number of positions from there to the block's end: a run of rows from
 // a that lies in one block has at most n rows.
 func (d *deque) seg(a uint64) (blk []uint64, i, n int) {
 	q := d.pos(a)
-	k := q / blockRows
-	end := d.blockEnd(q)
-	sl := uint32(end-k*blockRows) * d.stride
-	return (*slotArray)(d.blocks[k])[:sl:sl], int(q % blockRows), int(end - q)
+	k := int(q / blockRows)
+	i = int(q % blockRows)
+	return d.blocks[k], i, d.blockLen(k) - i
 }
 
 // row returns the slots of row a.
 func (d *deque) row(a uint64) []uint64 {
-	st := d.stride
-	return (*slotArray)(d.at(d.pos(a)))[:st:st]
+	q := d.pos(a)
+	b := d.blocks[q/blockRows]
+	i := int(q%blockRows) * int(d.stride)
+	return b[i : i+int(d.stride) : i+int(d.stride)]
 }
 
 // time returns the time of row a.
 func (d *deque) time(a uint64) int64 {
-	return *(*int64)(d.at(d.pos(a)))
+	q := d.pos(a)
+	return int64(d.blocks[q/blockRows][int(q%blockRows)*int(d.stride)])
 }
 
 // room returns the block that holds the tail's slots, the tail's first
@@ -407,7 +382,7 @@ func (d *deque) grow(p *blockPool) {
 		if cap(d.blocks) == 0 {
 			d.blocks = d.one[:0]
 		}
-		d.blocks = append(d.blocks[:0], addr(p.get(0)))
+		d.blocks = append(d.blocks[:0], p.get(0))
 		d.setLast(p, 0)
 		d.base, d.cap = d.front, uint64(d.lrows)
 		return
@@ -434,11 +409,11 @@ func (d *deque) grow(p *blockPool) {
 	}
 	d.roomForBlock()
 	if len(d.blocks) >= fullGrowBlocks {
-		d.blocks = append(d.blocks, addr(p.get(p.fullClass())))
+		d.blocks = append(d.blocks, p.get(p.fullClass()))
 		d.cap += blockRows
 		return
 	}
-	d.blocks = append(d.blocks, addr(p.get(0)))
+	d.blocks = append(d.blocks, p.get(0))
 	d.setLast(p, 0)
 	d.cap += uint64(d.lrows)
 }
@@ -463,23 +438,24 @@ const rotateMax = 4 * blockRows
 // the rows from there on (the oldest) move up a block.
 func (d *deque) insertFull(p *blockPool, k, i int) {
 	nb := p.get(p.fullClass())
-	copy(nb[:i*int(d.stride)], d.block(k)[:i*int(d.stride)])
+	copy(nb[:i*int(d.stride)], d.blocks[k][:i*int(d.stride)])
 	d.roomForBlock()
 	d.blocks = append(d.blocks, nil)
 	copy(d.blocks[k+1:], d.blocks[k:])
-	d.blocks[k] = addr(nb)
+	d.blocks[k] = nb
 	d.cap += blockRows
 	d.base -= blockRows
 }
 
 // roomForBlock makes room in the block list for one more block. The list
-// grows by an eighth, not by doubling: the doubled list of a minute of
-// 100 rows a second (24 blocks) would have 64 bytes of spare slots.
+// grows by an eighth, not by doubling: at 24 bytes a block, the doubled
+// list of a minute of 100 rows a second (24 blocks) has 190 bytes of
+// spare slots.
 func (d *deque) roomForBlock() {
 	if len(d.blocks) < cap(d.blocks) {
 		return
 	}
-	nl := make([]unsafe.Pointer, len(d.blocks), len(d.blocks)+1+len(d.blocks)/8)
+	nl := make([][]uint64, len(d.blocks), len(d.blocks)+1+len(d.blocks)/8)
 	copy(nl, d.blocks)
 	d.blocks = nl
 }
@@ -496,7 +472,7 @@ func (d *deque) roomForBlock() {
 func (d *deque) growLast(p *blockPool, i int) int {
 	k := len(d.blocks) - 1
 	c := int(d.last)
-	old, r := d.block(k), int(d.lrows)
+	old, r := d.blocks[k], int(d.lrows)
 	next := c + 1
 	if c == cutClass {
 		for next = 0; p.classRows(next) <= r; next++ {
@@ -513,7 +489,7 @@ func (d *deque) growLast(p *blockPool, i int) int {
 	copy(nb[:i*st], old[:i*st])
 	copy(nb[(i+g)*st:], old[i*st:r*st])
 	p.put(old, c)
-	d.blocks[k] = addr(nb)
+	d.blocks[k] = nb
 	if rows := len(nb) / st; rows == p.classRows(next) {
 		d.setLast(p, next)
 	} else {
@@ -572,11 +548,11 @@ func (d *deque) rotate() {
 
 // reverse reverses the order of the rows at positions [i, j).
 func (d *deque) reverse(i, j uint64) {
-	st := d.stride
+	st := int(d.stride)
 	for j > i+1 {
 		j--
-		x := (*slotArray)(d.at(i))[:st:st]
-		y := (*slotArray)(d.at(j))[:st:st]
+		x := d.blocks[i/blockRows][int(i%blockRows)*st:][:st]
+		y := d.blocks[j/blockRows][int(j%blockRows)*st:][:st]
 		for s := range x {
 			x[s], y[s] = y[s], x[s]
 		}
@@ -624,7 +600,7 @@ func (d *deque) shrink(p *blockPool) {
 		if d.cap-r < 2*n {
 			break
 		}
-		p.put(d.block(k), int(d.last))
+		p.put(d.blocks[k], int(d.last))
 		d.blocks[k] = nil
 		d.blocks = d.blocks[:k]
 		d.setLast(p, p.fullClass())
@@ -634,12 +610,12 @@ func (d *deque) shrink(p *blockPool) {
 
 // release gives every block back to the pool.
 func (d *deque) release(p *blockPool) {
-	for k := range d.blocks {
+	for i, b := range d.blocks {
 		c := p.fullClass()
-		if k == len(d.blocks)-1 {
+		if i == len(d.blocks)-1 {
 			c = int(d.last)
 		}
-		p.put(d.block(k), c)
+		p.put(b, c)
 	}
 	clear(d.blocks)
 	d.blocks = d.one[:0]
@@ -653,21 +629,14 @@ func (d *deque) len() int { return int(d.tail - d.front) }
 // while the list is the deque's own one).
 func (d *deque) bytes() int {
 	n := 0
-	if !d.ownList() {
-		n = 8 * cap(d.blocks)
+	if cap(d.blocks) > len(d.one) {
+		n = 24 * cap(d.blocks)
 	}
-	for k := range d.blocks {
-		n += 8 * d.blockLen(k) * int(d.stride)
+	for _, b := range d.blocks {
+		n += 8 * len(b)
 	}
 	return n
 }
-
-// ownList reports whether the block list is the deque's own array.
-func (d *deque) ownList() bool { return unsafe.SliceData(d.blocks) == &d.one[0] }
-
-// addr returns the address of block b's first slot, as the block list
-// holds it.
-func addr(b []uint64) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(b)) }
 
 // markSlot tells m the slot k (0 the time) of every row held.
 func (d *deque) markSlot(k int, m Marker) {

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -188,9 +187,7 @@ func TestDequeRingHoldsItsRowsPlusAStep(t *testing.T) {
 		}
 		requireRows(t, &d)
 		assert.Less(t, d.cap, uint64(held+32), "held=%d", held)
-		if !d.ownList() {
-			assert.LessOrEqual(t, cap(d.blocks), len(d.blocks)+1+len(d.blocks)/8, "held=%d: block list", held)
-		}
+		assert.LessOrEqual(t, cap(d.blocks), len(d.blocks)+1+len(d.blocks)/8, "held=%d: block list", held)
 		assert.Zero(t, allocs.Count(1000, slide), "held=%d", held)
 	}
 }
@@ -281,37 +278,6 @@ func TestDequeListMovesOutOfTheDequeAndBackWhenReleased(t *testing.T) {
 	requireRows(t, &d)
 	d.release(p)
 	assert.Zero(t, p.inUse)
-}
-
-func TestDequeListsABlockInEightBytes(t *testing.T) {
-	// A minute of 10 rows a second (601 rows, three blocks) lists its
-	// blocks in the deque itself; a minute of 100 (6,021 rows at the
-	// fold's peak, 24 blocks) in a list of 8 bytes a block and an eighth
-	// more, 208 bytes (in 24-byte slice headers, 624).
-	for _, c := range []struct {
-		held   int
-		blocks int
-		own    bool
-	}{{601, 3, true}, {6021, 24, false}} {
-		p := testPool()
-		d := deque{stride: testStride}
-		for range c.held {
-			pushRow(&d, p, d.tail)
-		}
-		requireRows(t, &d)
-		require.Len(t, d.blocks, c.blocks, "%d rows", c.held)
-		assert.Equal(t, c.own, d.ownList(), "%d rows", c.held)
-		list := int(unsafe.Sizeof(d.blocks[0])) * cap(d.blocks)
-		if c.own {
-			list = 0
-		}
-		assert.LessOrEqual(t, list, 8*(c.blocks+1+c.blocks/8), "%d rows", c.held)
-		blocks := 0
-		for k := range d.blocks {
-			blocks += len(d.block(k)) * 8
-		}
-		assert.Equal(t, blocks+list, d.bytes(), "%d rows", c.held)
-	}
 }
 
 func TestAllocClassesAreTheAllocatorsSizes(t *testing.T) {

@@ -337,26 +337,24 @@ func emitSamples(es []*Engine, r *winRun, minSamples int, o slotOut, dst *table.
 		if h > 0 {
 			d := &e.dq
 			st := int(d.stride)
-			// The slots of the window's rows (h of them, to the tail)
-			// that lie in the first one's block.
-			switch blk := d.slotsTo(r.ws[i].head, d.tail); {
-			case h*st > len(blk):
+			switch blk, j := d.slotOf(r.ws[i].head); {
+			case j+h*st > len(blk):
 				k += e.numbersTo(elems[k:], r.ws[i].head, d.tail, slot, o.required)
 			case o.required && h <= shortSamples:
 				// A value in every row: each row's, with no test; a few
 				// rows slot by slot, without cutting runs first.
-				for q := slot; q < h*st; q += st {
+				for q := j + slot; q < j+h*st; q += st {
 					elems[k] = math.Float64frombits(blk[q])
 					k++
 				}
 			case o.required:
-				run, src := elems[k:k+h], blk[slot:slot+(h-1)*st+1]
+				run, src := elems[k:k+h], blk[j+slot:j+slot+(h-1)*st+1]
 				for q := range run {
 					run[q] = math.Float64frombits(src[q*st])
 				}
 				k += h
 			default:
-				for q := slot; q < h*st; q += st {
+				for q := j + slot; q < j+h*st; q += st {
 					if x := math.Float64frombits(blk[q]); x == x {
 						elems[k] = x
 						k++

@@ -498,7 +498,7 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 			lim := cut - wp.span
 			if head == added {
 				if wp.layout == layoutFill {
-					if d.time(added) < lim {
+					if blk, i := d.slotOf(added); int64(blk[i]) < lim {
 						// The row entered and left: the states stay
 						// empty (see below).
 						ws.head, ws.added = tail, tail
@@ -508,8 +508,9 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 			} else if wp.layout == layoutSums && head+3 <= tail {
 				// The head leaves, the row after it (in the same
 				// block) stays, and two rows remain: not a rebuild.
-				if rb := d.slotsTo(head, head+2); len(rb) == 2*st && int64(rb[0]) < lim && int64(rb[st]) >= lim {
-					one.Rem, one.Add = rb[:st], d.row(added)
+				if rb, ri := d.slotOf(head); ri+2*st <= len(rb) && int64(rb[ri]) < lim && int64(rb[ri+st]) >= lim {
+					ab, ai := d.slotOf(added)
+					one.Rem, one.Add = rb[ri:ri+st], ab[ai:ai+st]
 					one.Stride, one.RN, one.AN = st, 1, 1
 					if n := reducers.ShiftRun(ws.mom, wp.moments, &one); n < len(wp.moments) {
 						shiftRest(ws, wp.moments, &one, n)
@@ -521,19 +522,20 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 			}
 		}
 		nh := head
-		// The slots of the rows from the head up to the tail or the
-		// head's block's end, while the window holds rows: a slide's
-		// leaving rows start there; and the new head's slot in them.
+		// The head's block (cut at the tail) and slot, while the
+		// window holds rows: a slide's leaving rows start there.
 		var hblk []uint64
-		i := 0
+		var hslot int
 		if nh < tail {
 			lim := cut - wp.span
-			hblk = d.slotsTo(nh, tail)
+			blk, i := d.slotOf(nh)
+			blk = blk[:min(len(blk), i+int(tail-nh)*st)]
+			hblk, hslot = blk, i
 			// Compared unsigned, i needs no second check as an index.
-			for ; uint(i) < uint(len(hblk)) && int64(hblk[i]) < lim; i += st {
+			for ; uint(i) < uint(len(blk)) && int64(blk[i]) < lim; i += st {
 				nh++
 			}
-			if i >= len(hblk) && nh < tail {
+			if i >= len(blk) && nh < tail {
 				nh = e.scanTo(nh, tail, lim)
 			}
 		}
@@ -543,9 +545,10 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 			// remain (not a rebuild), each run in one block.
 			rn, an := nh-head, tail-added
 			if nh <= added && rn-1 < reducers.ShortRun && an-1 < reducers.ShortRun && tail-nh >= rn+an {
-				// rn > 0: the window held rows, from hblk on.
-				if ab := d.slotsTo(added, tail); int(rn)*st <= len(hblk) && int(an)*st == len(ab) {
-					sl := reducers.Slide{Rem: hblk[:int(rn)*st], Add: ab, Stride: st, RN: int(rn), AN: int(an)}
+				rb, ri := hblk, hslot // rn > 0: the window held rows
+				ab, ai := d.slotOf(added)
+				if ri+int(rn)*st <= len(rb) && ai+int(an)*st <= len(ab) {
+					sl := reducers.Slide{Rem: rb[ri : ri+int(rn)*st], Add: ab[ai : ai+int(an)*st], Stride: st, RN: int(rn), AN: int(an)}
 					// The window's sums side by side, in one call, up
 					// to one whose pass does not apply (see shiftRest).
 					if n := reducers.ShiftRun(ws.mom, wp.moments, &sl); n < len(wp.moments) {
@@ -563,13 +566,8 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 			if n == 0 && head == added {
 				done = true
 			} else if n-1 < reducers.ShortRun {
-				// The new head's rows are in hblk from i when it
-				// reaches the tail; else in the next block, or across.
-				blk := hblk
-				if i+int(n)*st != len(blk) {
-					blk, i = d.slotsTo(nh, tail), 0
-				}
-				if f := &wp.fills[0]; i+int(n)*st == len(blk) {
+				blk, i := d.slotOf(nh)
+				if f := &wp.fills[0]; i+int(n)*st <= len(blk) {
 					if lo, hi, ok := ws.mom.FillRunMinMax(blk[i+f.slot:i+f.slot+(int(n)-1)*st+1], st, int(n)); ok {
 						ws.minAt(wp, 0).SetValue(lo, true)
 						ws.maxAt(wp, 0).SetValue(hi, true)
@@ -732,12 +730,9 @@ const nearRows = 8
 // from there, within a's block: what [prefetch.Lines] asks for, computed
 // where it is called.
 func (d *deque) lineRun(a uint64, bytes int) (unsafe.Pointer, int) {
-	q := a - d.base
-	if q >= d.cap {
-		q -= d.cap
-	}
-	p := unsafe.Add(d.blocks[q/blockRows], q%blockRows*uint64(d.stride)*8)
-	n := uintptr(p)%64 + uintptr(min(uint64(bytes), (min(q|(blockRows-1)+1, d.cap)-q)*uint64(d.stride)*8))
+	blk, i := d.slotOf(a)
+	p := unsafe.Pointer(&blk[i])
+	n := uintptr(p)%64 + uintptr(min(bytes, (len(blk)-i)*8))
 	return p, int((n + 63) / 64)
 }
 
@@ -822,7 +817,7 @@ func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
 		}
 		return
 	}
-	blk, ok := e.rows(from, to)
+	blk, base, ok := e.run(from, to)
 	if !ok {
 		e.resetStates(ws, wp)
 		e.scanExtremes(ws, wp, from, to)
@@ -834,7 +829,7 @@ func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
 	// is on one of the slots: each is set, as a reset and more would.
 	for k := range wp.fills {
 		f := &wp.fills[k]
-		off := f.slot
+		off := base + f.slot
 		var lo, hi float64
 		var any bool
 		switch {
@@ -856,14 +851,14 @@ func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
 	if len(wp.counts) > 0 {
 		counts := ws.counts(wp)
 		for i, s := range wp.counts {
-			counts[i] = countPresent(blk, s, stride, n, wp.countNum[i])
+			counts[i] = countPresent(blk, base+s, stride, n, wp.countNum[i])
 		}
 	}
 	if len(wp.generic) > 0 {
 		for _, g := range ws.generic(wp) {
 			g.Reset()
 		}
-		e.addGeneric(ws, wp, blk, 0, n, from)
+		e.addGeneric(ws, wp, blk, base, n, from)
 	}
 }
 
@@ -888,11 +883,8 @@ func (e *Engine) scanExtremes(ws *winState, wp *winPlan, from, to uint64) {
 // block by block, the oldest of equal values first.
 func (e *Engine) minMax(s int, from, to uint64) (lo, hi float64, ok bool) {
 	st := int(e.dq.stride)
-	if from >= to {
-		return math.Inf(1), math.Inf(-1), false
-	}
-	if blk, one := e.rows(from, to); one {
-		return reducers.MinMaxSlots(blk, s, st, int(to-from))
+	if blk, base, one := e.run(from, to); one {
+		return reducers.MinMaxSlots(blk, base+s, st, int(to-from))
 	}
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for from < to {
@@ -959,6 +951,20 @@ func (e *Engine) buildExtremes(ws *winState, wp *winPlan, from, to uint64) {
 	}
 }
 
+// run returns the block holding rows [from, to), a non-empty range, and
+// the offset of the first row's slots in it; false when the rows span
+// blocks.
+func (e *Engine) run(from, to uint64) ([]uint64, int, bool) {
+	if from >= to {
+		return nil, 0, false
+	}
+	blk, i := e.dq.slotOf(from)
+	if int(to-from)*int(e.dq.stride) > len(blk)-i {
+		return nil, 0, false
+	}
+	return blk, i, true
+}
+
 // shift slides a window: rows [rFrom, rTo) leave it and rows [aFrom, aTo)
 // enter, as remove then add, both ranges non-empty. When each run lies in
 // one block, each sum is updated in one pass (a window sliding by a few
@@ -986,16 +992,11 @@ func (e *Engine) shift(ws *winState, wp *winPlan, rFrom, rTo, aFrom, aTo uint64)
 // rows returns the slots of rows [from, to), a non-empty range, when they
 // lie in one block; false when they span blocks.
 func (e *Engine) rows(from, to uint64) ([]uint64, bool) {
-	d := &e.dq
-	q := from - d.base
-	if q >= d.cap {
-		q -= d.cap
+	blk, i := e.dq.slotOf(from)
+	if n := int(to-from) * int(e.dq.stride); n <= len(blk)-i {
+		return blk[i : i+n], true
 	}
-	if to-from > min(q|(blockRows-1)+1, d.cap)-q {
-		return nil, false
-	}
-	n := uint32(to-from) * d.stride
-	return (*slotArray)(unsafe.Add(d.blocks[q/blockRows], q%blockRows*uint64(d.stride)*8))[:n:n], true
+	return nil, false
 }
 
 // addRest adds n rows from slot base of blk, the first being row a, to
@@ -1194,30 +1195,13 @@ func (e *Engine) arrKey(a uint64, slot int) uint64 { return a*uint64(int(e.dq.st
 
 // slotOf returns the block holding row a, held or the tail, and the
 // index of the row's first slot in it. The block's length bounds the
-// rows that follow a in it (a short last block is shorter). It is
-// written out, not through seg, to stay within the inliner's budget
-// where it is called in the fold's loop.
+// rows that follow a in it (a short last block is shorter).
 func (d *deque) slotOf(a uint64) ([]uint64, int) {
 	q := a - d.base
 	if q >= d.cap {
 		q -= d.cap
 	}
-	k := q / blockRows
-	n := uint32(min(q|(blockRows-1)+1, d.cap)-k*blockRows) * d.stride
-	return (*slotArray)(d.blocks[k])[:n:n], int(q%blockRows) * int(d.stride)
-}
-
-// slotsTo returns the slots of the rows from a (held) to the earlier of
-// row to (a or later, at most the tail) and the end of a's block: the
-// rows from a that lie in one block, up to to. Written out, as slotOf is,
-// so that its callers in the fold's loop inline it.
-func (d *deque) slotsTo(a, to uint64) []uint64 {
-	q := a - d.base
-	if q >= d.cap {
-		q -= d.cap
-	}
-	n := uint32(min(min(q|(blockRows-1)+1, d.cap)-q, to-a)) * d.stride
-	return (*slotArray)(unsafe.Add(d.blocks[q/blockRows], q%blockRows*uint64(d.stride)*8))[:n:n]
+	return d.blocks[q/blockRows], int(q%blockRows) * int(d.stride)
 }
 
 // present reports whether an encoded slot holds a value.
