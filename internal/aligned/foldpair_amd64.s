@@ -33,14 +33,18 @@
 	VMOVHPD X7, (DI)(R13*8); \
 	VMOVSD X4, 8(DI)(R8*8); \
 	VMOVHPD X4, 8(DI)(R13*8); \
-	/* The extremes: the min when !(x >= min), the max when !(x <= max). */ \
-	VUCOMISD (DI)(R9*8), X2; \
-	JCC 2(PC); \
-	VMOVSD X2, (DI)(R9*8); \
+	/* The extremes: the min is x when !(x >= min), the max x when */ \
+	/* !(max >= x), each chosen by a compare's mask (predicate NGE_UQ: */ \
+	/* true when unordered, as the Go loop's negated test) and stored */ \
+	/* either way: no branch to mispredict on values in no order. */ \
+	VMOVSD (DI)(R9*8), X3; \
+	VCMPSD $0x19, X3, X2, X5; \
+	VBLENDVPD X5, X2, X3, X3; \
+	VMOVSD X3, (DI)(R9*8); \
 	VMOVSD 8(DI)(R9*8), X3; \
-	VUCOMISD X2, X3; \
-	JCC 2(PC); \
-	VMOVSD X2, 8(DI)(R9*8); \
+	VCMPSD $0x19, X2, X3, X5; \
+	VBLENDVPD X5, X2, X3, X3; \
+	VMOVSD X3, 8(DI)(R9*8); \
 	/* The squares: sq = x*x; marked when !(sq < 2^1000) or q > max. */ \
 	VMULSD X2, X2, X1; \
 	VMOVSD 16(DI)(R8*8), X3; \

@@ -329,6 +329,21 @@ func TestThePairedFoldKernelWritesTheGoLoopsBits(t *testing.T) {
 		}
 	}
 	assert.Positive(t, nan, "some sums overflowed")
+	// The extremes of equal values of other signs, in both orders, from
+	// none yet: the first of equals stays (the min takes x only when
+	// !(x >= min), the max only when !(max >= x)).
+	z, nz := math.Float64bits(0), math.Float64bits(math.Copysign(0, -1))
+	for _, xs := range [][]uint64{{z, nz, z}, {nz, z, nz}} {
+		parts, ys := []int32{0, 0, 0}, []uint64{z, z, z}
+		kernel, loop := fresh(), fresh()
+		pairKernel = true
+		foldSquaresWith(kernel, w, 4, 2, parts, xs, 0, ys)
+		pairKernel = false
+		foldSquaresWith(loop, w, 4, 2, parts, xs, 0, ys)
+		require.Equal(t, loop, kernel)
+		assert.Equal(t, xs[0], kernel[2], "the min of equals is the first")
+		assert.Equal(t, xs[0], kernel[3], "the max of equals is the first")
+	}
 	pairKernel = true
 	for _, q := range []int32{nparts, -1} {
 		rec, ones := fresh(), []uint64{math.Float64bits(1), math.Float64bits(1)}
