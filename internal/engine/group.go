@@ -502,6 +502,9 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, sc *tickScr
 			}
 			p := order[i]
 			e := g.engines[p]
+			// Rows that do not fit in the ring enter after the
+			// windows evict (see evictFirst).
+			e.roomFor(g.pending(p), t, pool)
 			if indexed && linked {
 				g.gatherLinked(p, e, pool)
 			} else if indexed {
