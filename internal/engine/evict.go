@@ -1,5 +1,7 @@
 package engine
 
+import "math"
+
 // A partition-tick adds the tick's rows to the deque and folds its
 // windows: the rows that leave each window are taken from its states, the
 // rows that arrived are added. Taken in that order, with the rows written
@@ -21,17 +23,27 @@ package engine
 // fold would rebuild from its rows, or that its rows all leave, is left
 // to the fold, its rows kept.
 
-// roomFor makes room for the n rows a tick is about to take into the
-// deque, folding at cut: when they do not fit in the ring, the windows
-// evict first (see evictFirst).
-func (e *Engine) roomFor(n int, cut int64, pool *blockPool) {
-	if d := &e.dq; n > 0 && d.tail-d.front+uint64(n) > d.cap {
-		e.evictFirst(cut, uint64(n), pool)
+// noFold is the cut of a take that no fold follows (rows moved into the
+// deques before a removal, or by a worker between ticks): its rows enter
+// first, the ring growing when they do not fit.
+const noFold = math.MinInt64
+
+// evictFor makes room for n rows about to enter the deque when they do
+// not fit and a fold at cut follows (cut is not noFold), by evictFirst,
+// and reports whether it did: the caller takes the rows again, with
+// the room made.
+func (e *Engine) evictFor(n uint64, cut int64, pool *blockPool) bool {
+	d := &e.dq
+	if cut == noFold || d.tail-d.front+n <= d.cap {
+		return false
 	}
+	e.evictFirst(cut, n, pool)
+	return true
 }
 
 // evictFirst is the first half of a fold at cut that n rows, not yet in
-// the deque, will enter: every time window whose fold would slide
+// the deque and more than it has room for, will enter: every time window
+// that holds rows in their way (the oldest) and whose fold would slide
 // (rows leave it, fewer than remain, and not all of those it holds)
 // removes its leaving rows from its states and moves its head past them,
 // and the deque drops the rows no window holds. The fold, after the rows
@@ -39,48 +51,63 @@ func (e *Engine) roomFor(n int, cut int64, pool *blockPool) {
 // that entered.
 func (e *Engine) evictFirst(cut int64, n uint64, pool *blockPool) {
 	d := &e.dq
+	st := int(d.stride)
 	wins := e.wins()
 	pws := e.p.wins[:len(wins)]
-	// The tail the fold will see: the rules below are the fold's, at it.
+	// The tail the fold will see: the rules are the fold's, at it.
 	tail := d.tail + n
+	// The rows before need are in the way of the tick's: only windows
+	// that hold some of them evict here.
+	need := tail - d.cap
 	low := d.tail
 	for w := range wins {
-		ws, wp := &wins[w], &pws[w]
+		ws := &wins[w]
 		head, added := ws.head, ws.added
-		if wp.count == 0 && head < added {
-			// Only the rows the window held are scanned: a scan that
-			// reaches them all leaves the window to the fold.
-			nh := e.scanTo(head, added, cut-wp.span)
-			// Not a rebuild (see foldWindow): the fold's rule with
-			// the rows that will enter.
-			if nh > head && nh < added && tail-nh >= (tail-added)+(nh-head) {
-				e.evictRows(ws, wp, head, nh)
-				ws.head, head = nh, nh
-			}
-		}
+		before := low
 		low = min(low, head)
+		wp := &pws[w]
+		if head >= need || wp.count > 0 || head >= added {
+			continue
+		}
+		lim := cut - wp.span
+		blk, i := d.slotOf(head)
+		if int64(blk[i]) >= lim || d.time(added-1) < lim {
+			// No row leaves; or every row it held does, and the fold
+			// rebuilds it.
+			continue
+		}
+		// The head's block first, as the fold's scan, then on through
+		// scanTo; the scan stops before added, at a row that stays.
+		nh := head
+		blk = blk[:min(len(blk), i+int(added-nh)*st)]
+		// Compared unsigned, i needs no second check as an index.
+		for ; uint(i) < uint(len(blk)) && int64(blk[i]) < lim; i += st {
+			nh++
+		}
+		if i >= len(blk) && nh < added {
+			nh = e.scanTo(nh, added, lim)
+		}
+		if tail-nh < (tail-added)+(nh-head) {
+			continue // the fold rebuilds it (see foldWindow)
+		}
+		// The rows leave as the fold's slide removes them, before it
+		// adds (see foldWindow and shift): a window of sums alone whose
+		// rows lie in one block one call a sum.
+		if rem, ok := e.rows(head, nh); ok && !wp.rest {
+			for i, s := range wp.moments {
+				ws.moment(i).RemoveSlots(rem, s, st, int(nh-head))
+			}
+		} else {
+			if ws.scalarExt(wp) {
+				// Recomputed at its last fold: its extremes' deques
+				// are built from its rows first.
+				e.buildExtremes(ws, wp, head, added)
+			}
+			e.remove(ws, wp, head, nh)
+		}
+		ws.head = nh
+		low = min(before, nh)
 	}
 	e.dropArrays(low)
 	d.dropTo(low, pool)
-}
-
-// evictRows removes rows [from, to), the oldest the window holds, from
-// its states, as the fold's slide would before adding: a window of sums
-// whose rows lie in one block in one call per sum.
-func (e *Engine) evictRows(ws *winState, wp *winPlan, from, to uint64) {
-	if ws.scalarExt(wp) {
-		// Recomputed at its last fold: its extremes' deques are
-		// built from its rows first, as foldWindow builds them.
-		e.buildExtremes(ws, wp, from, ws.added)
-	}
-	if !wp.rest {
-		if rem, ok := e.rows(from, to); ok {
-			st, rn := int(e.dq.stride), int(to-from)
-			for i, s := range wp.moments {
-				ws.moment(i).RemoveSlots(rem, s, st, rn)
-			}
-			return
-		}
-	}
-	e.remove(ws, wp, from, to)
 }
