@@ -3,6 +3,8 @@ package engine
 import (
 	"math"
 	"sync"
+
+	"github.com/pond-go/pond/internal/reducers"
 )
 
 // blockRows is the number of rows in a full deque block; a power of two.
@@ -506,11 +508,15 @@ const cutMinRows = 16
 // peak (even), when the deque is still filling its windows and the peak needs
 // more than the last block's r rows and at least two fewer than class
 // next has; else 0. The peak foreseen is the rows at the rate of those
-// held (their times, first and last) over the plan's longest window and
-// a 256th of it more (the rows that arrive before a fold evicts, and the
-// window's two ends: 234 ms at 1m, for a 200 ms clock). A peak foreseen
-// short costs a step later, as without the cut; one foreseen long is
-// never more than the class the step would have taken.
+// held (their times, first and last) over the plan's longest window, one
+// for the window's two ends, and room for the rows of a short tick: those
+// that arrive in a 256th of the window (234 ms at 1m, for a 200 ms
+// clock), at most reducers.ShortRun. A tick of more rows than the ring
+// has room for evicts before they enter (see evictFirst), so the ring
+// need not hold them beside the window's; a tick of a few rows fits, and
+// its fold keeps the one-pass slide of the sums. A peak foreseen short
+// costs a step later, as without the cut; one foreseen long is never
+// more than the class the step would have taken.
 func (d *deque) cutRows(p *blockPool, r, next int) int {
 	span := p.windowSpan()
 	n := d.tail - d.front
@@ -522,7 +528,8 @@ func (d *deque) cutRows(p *blockPool, r, next int) int {
 		// Out of order, or the windows are full: the peak is here.
 		return 0
 	}
-	peak := float64(n-1) * (float64(span) + float64(span>>8)) / float64(t1-t0)
+	rate := float64(n-1) / float64(t1-t0)
+	peak := rate*float64(span) + 1 + min(rate*float64(span>>8), reducers.ShortRun)
 	// Even, as the classes' rows are: a ring of an odd number of rows
 	// sliding by two rows a fold (two rows each 200 ms) has every other
 	// lap's pairs across its blocks' ends, which the folds take apart

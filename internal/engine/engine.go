@@ -468,6 +468,17 @@ func (e *Engine) foldWindow(ws *winState, wp *winPlan, nh, tail uint64) {
 	case ws.head < rTo:
 		e.remove(ws, wp, ws.head, rTo)
 	case aFrom < tail:
+		if !wp.rest {
+			// Rows enter a window of sums alone (their leaving rows
+			// were evicted first, see evictFirst): in one call a sum
+			// when they lie in one block, as e.add would.
+			if add, ok := e.rows(aFrom, tail); ok {
+				for i, s := range wp.moments {
+					ws.moment(i).AddSlots(add, s, int(e.dq.stride), int(tail-aFrom))
+				}
+				return
+			}
+		}
 		e.add(ws, wp, aFrom, tail)
 	}
 }
@@ -553,6 +564,17 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 					// to one whose pass does not apply (see shiftRest).
 					if n := reducers.ShiftRun(ws.mom, wp.moments, &sl); n < len(wp.moments) {
 						shiftRest(ws, wp.moments, &sl, n)
+					}
+					done = true
+				}
+			} else if rn == 0 && head < added && an > 0 {
+				// Rows enter and none leave (those that left were
+				// taken out first, see evictFirst): one call a sum
+				// when they lie in one block, as foldWindow's.
+				if ab, ai := d.slotOf(added); ai+int(an)*st <= len(ab) {
+					add := ab[ai : ai+int(an)*st]
+					for i, s := range wp.moments {
+						ws.moment(i).AddSlots(add, s, st, int(an))
 					}
 					done = true
 				}

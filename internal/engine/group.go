@@ -503,11 +503,11 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, sc *tickScr
 			p := order[i]
 			e := g.engines[p]
 			if indexed && linked {
-				g.gatherLinked(p, e, pool)
+				g.gatherLinked(p, e, t, pool)
 			} else if indexed {
-				g.gather(p, e, pool)
+				g.gather(p, e, t, pool)
 			} else {
-				g.take(p, e, pool)
+				g.take(p, e, t, pool)
 			}
 			if laid {
 				e.foldLaid(t, pool)
@@ -712,8 +712,9 @@ func (g *Group) pending(p int32) int {
 }
 
 // take appends partition p's buffered rows, laid out by [Group.link], to
-// its engine's deque.
-func (g *Group) take(p int32, e *Engine, pool *blockPool) {
+// its engine's deque; when they do not fit in the ring and a fold at cut
+// follows (cut is not noFold), after its windows evict (see evictFirst).
+func (g *Group) take(p int32, e *Engine, cut int64, pool *blockPool) {
 	if int(p) >= len(g.chains) || g.chains[p].n == 0 {
 		return
 	}
@@ -729,6 +730,7 @@ func (g *Group) take(p int32, e *Engine, pool *blockPool) {
 		}
 	}
 	e.maxT, e.dq.has = mt, has
+	e.evictFor(uint64(c.n), cut, pool)
 	if d.tail-d.front+uint64(c.n) <= d.cap {
 		// The common case of a tick: rows that fit in the ring and in
 		// the tail's block, copied in place.
@@ -756,9 +758,9 @@ func (g *Group) flush() {
 		g.place()
 		for _, p := range g.order {
 			if g.linked {
-				g.gatherLinked(p, g.engines[p], &g.p.pool)
+				g.gatherLinked(p, g.engines[p], noFold, &g.p.pool)
 			} else {
-				g.gather(p, g.engines[p], &g.p.pool)
+				g.gather(p, g.engines[p], noFold, &g.p.pool)
 			}
 		}
 		g.indexed, g.linked = false, false

@@ -149,7 +149,7 @@ func (b *bgTake) Do(int) {
 	g.link() // their engines exist: no meet
 	for _, p := range g.work.part {
 		if g.chains[p].n > 0 {
-			g.take(p, g.engines[p], &g.p.pool)
+			g.take(p, g.engines[p], noFold, &g.p.pool)
 		}
 	}
 	g.clearPending()

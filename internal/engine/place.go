@@ -111,9 +111,9 @@ func (g *Group) index() {
 }
 
 // gather appends partition p's buffered rows, found through the indices
-// [Group.index] sorted, to its engine's deque; the common row widths have
-// loops of their own.
-func (g *Group) gather(p int32, e *Engine, pool *blockPool) {
+// [Group.index] sorted, to its engine's deque, as take does; the common
+// row widths have loops of their own.
+func (g *Group) gather(p int32, e *Engine, cut int64, pool *blockPool) {
 	if int(p) >= len(g.chains) || g.chains[p].n == 0 {
 		return
 	}
@@ -121,6 +121,7 @@ func (g *Group) gather(p int32, e *Engine, pool *blockPool) {
 	g.chains[p] = chain{}
 	r := &g.work
 	ts := r.t
+again:
 	if d := &e.dq; len(r.c) == 2 && d.tail-d.front+uint64(c.n) <= d.cap {
 		// The common case of a tick: rows of three slots that fit in
 		// the ring and in the tail's block, written in place.
@@ -138,12 +139,16 @@ func (g *Group) gather(p int32, e *Engine, pool *blockPool) {
 			return
 		}
 	}
+	if e.evictFor(uint64(c.n), cut, pool) {
+		cut = noFold
+		goto again
+	}
 	g.gatherRows(e, pool, g.idx[c.end-c.n:c.end])
 }
 
 // gatherLinked is gather for rows linked by [Group.linkChains]: a
 // partition's rows are followed from its last back to its first.
-func (g *Group) gatherLinked(p int32, e *Engine, pool *blockPool) {
+func (g *Group) gatherLinked(p int32, e *Engine, cut int64, pool *blockPool) {
 	if int(p) >= len(g.chains) || g.chains[p].n == 0 {
 		return
 	}
@@ -171,6 +176,13 @@ func (g *Group) gatherLinked(p int32, e *Engine, pool *blockPool) {
 			d.tail += uint64(c.n)
 			return
 		}
+	}
+	if e.evictFor(uint64(c.n), cut, pool) {
+		// Taken again, with the room made (a call, not a jump back:
+		// a cut kept live across the loop above cost it registers).
+		g.chains[p] = c
+		g.gatherLinked(p, e, noFold, pool)
+		return
 	}
 	// Otherwise the chain's indices in arrival order, then as gather.
 	seq := slices.Grow(g.seq[:0], int(c.n))[:c.n]
