@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pond-go/pond/internal/allocs"
 	"github.com/pond-go/pond/live"
 )
 
@@ -141,11 +142,13 @@ func runSeed(b *testing.B, st *SeedStream, warmSecs int, build func() (*SeedPipe
 		feed := st.Feed(warm)
 		// Collect the previous runs' pipelines now, not inside the timed
 		// loop: a long-running process has no such garbage.
+		// The thread is locked before the count starts (see
+		// allocs.LockThread).
+		allocs.LockThread()
 		runtime.GC()
 		runtime.ReadMemStats(&ms)
 		a0, m0 := ms.Mallocs, ms.TotalAlloc
 		var emitted int
-		runtime.LockOSThread()
 		start, c0 := time.Now(), threadCPU()
 		b.StartTimer()
 		// The label lets a CPU profile keep the timed pushes only:

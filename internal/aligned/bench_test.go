@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pond-go/pond/internal/allocs"
 	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/schema"
@@ -93,7 +94,7 @@ func BenchmarkGroupSeed(b *testing.B) {
 			f := newSeedFeed(c.P, c.N)
 			warm, timed := 61*c.N, 7*c.N
 			var total, cpu time.Duration
-			runtime.LockOSThread()
+			allocs.LockThread()
 			defer runtime.UnlockOSThread()
 			for b.Loop() {
 				b.StopTimer()

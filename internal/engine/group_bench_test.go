@@ -124,7 +124,7 @@ func BenchmarkGroupTick(b *testing.B) {
 			b.ReportAllocs()
 			// On one thread, so that callgrind, which follows each
 			// thread's calls, counts every groupTicks call whole.
-			runtime.LockOSThread()
+			allocs.LockThread()
 			defer runtime.UnlockOSThread()
 			for b.Loop() {
 				groupTicks(r, 1)
