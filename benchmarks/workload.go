@@ -130,8 +130,8 @@ func (f *Feed) Next() (*schema.Batch, bool) {
 	return f.b, true
 }
 
-// seedRow draws one row's cpu and requests: 15 uniforms, as WORKLOAD.md
-// says.
+// seedRow draws one row's cpu and requests: 15 uniforms, as
+// docs/workload.md says.
 func seedRow(rng *Mulberry32) (cpu, req float64) {
 	var u [15]float64
 	for j := range u {
@@ -222,7 +222,7 @@ type SeedPipeline struct {
 func NewSeedPipeline() (*SeedPipeline, error) { return NewSeedPipelineWith(false, 0) }
 
 // NewSeedAlignedPipeline is [NewSeedPipeline] with both rollings in
-// aligned mode (rolling.Options.Aligned): the rows of WORKLOAD.md's
+// aligned mode (rolling.Options.Aligned): the rows of docs/workload.md's
 // pipeline, but each host's windows are [b − span, b) of its own rows.
 func NewSeedAlignedPipeline() (*SeedPipeline, error) { return NewSeedPipelineWith(true, 0) }
 

@@ -24,8 +24,9 @@ import (
 	"github.com/pond-go/pond/sequence"
 )
 
-// The conformance test runs every case of the shared vectors (see
-// ../../shared/vectors/FORMAT.md), or of the folder named by POND_VECTORS.
+// The conformance test runs every case of the vectors shared with pond-ts
+// (their format: testdata/vectors/FORMAT.md), or of the folder named by
+// POND_VECTORS.
 
 type vector struct {
 	Name     string `json:"name"`

@@ -27,7 +27,7 @@ var Schema = schema.MustNew(
 // TickEvery is the period of the per-host clock.
 const TickEvery = 200 * time.Millisecond
 
-// pipeline is the seed pipeline (WORKLOAD.md, the same nodes as
+// pipeline is the seed pipeline (docs/workload.md, the same nodes as
 // benchmarks.NewSeedPipeline) with the example's two additions: an
 // optional per-host stride sampler between the partition and the rolling,
 // and an idle TTL that forgets a host quiet for longer than the 1m window.

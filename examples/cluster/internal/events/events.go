@@ -1,5 +1,5 @@
 // Package events is the cluster's input: the seed workload's synthetic
-// stream (shared/spec/WORKLOAD.md, the stream benchmarks.NewSeedStream
+// stream (docs/workload.md, the stream benchmarks.NewSeedStream
 // builds) computed tick by tick from any starting tick, and the Kafka
 // record that carries one event.
 //
@@ -46,7 +46,7 @@ func DecodeValue(v []byte) (cpu, requests float64, err error) {
 		math.Float64frombits(binary.LittleEndian.Uint64(v[8:])), nil
 }
 
-// drawsPerRow is the number of uniforms each row draws (WORKLOAD.md).
+// drawsPerRow is the number of uniforms each row draws (docs/workload.md).
 const drawsPerRow = 15
 
 // Stream is the seed stream of P hosts at N events per second per host,

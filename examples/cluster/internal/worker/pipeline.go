@@ -40,7 +40,7 @@ func rollingOptions() rolling.Options {
 	return rolling.Options{Trigger: trigger.Clock(sequence.Every(TickEvery)), Aligned: true}
 }
 
-// windows are the seed's two windows (WORKLOAD.md), in the column order of
+// windows are the seed's two windows (docs/workload.md), in the column order of
 // rows.Row.
 func windows() []rolling.Window {
 	return []rolling.Window{
