@@ -144,7 +144,7 @@ func TestDecodeReadsBackEveryFrame(t *testing.T) {
 }
 
 func TestAggregateAppendMatchesTheSpecExample(t *testing.T) {
-	// The illustrative append of aggregator-example.md §3.9, byte for byte.
+	// The wire format's illustrative aggregate-append message, byte for byte.
 	const want = `{"type":"aggregate-append","rows":[{"ts":1714000000200,"host":"api-1","cpu_avg":0.551,"cpu_sd":0.118,"cpu_n":480,"n_current":2,"anomalies_above":[1,0,0,0,0],"anomalies_below":[0,0,0,0,0],"requests_avg":99.2,"requests_sum":47616,"requests_n":480,"window_age_seconds":60,"cpu_min":0.49,"cpu_max":0.71,"current_avg":0.6,"current_sd":0.11}],"globals":{"ts":1714000000200,"events_ingested_total":123456,"events_per_sec":32,"evicted_total":120000,"requests_ingested_total":12222222}}`
 	ticks := sampleTicks()
 	g := sampleGlobals()

@@ -1,8 +1,8 @@
-// Command bench races aggregators (spec §5): for every hosts × events/s
+// Command bench races aggregators: for every hosts × events/s
 // cell of the sweep it starts a fresh producer and a fresh aggregator as
 // child processes, waits for their ready lines, opens WebSocket probes on
 // /live and /live-agg, warms up, then reads the aggregator's /metrics and
-// /proc once a second over the measured window, and prints the §5.2 table:
+// /proc once a second over the measured window, and prints a table of
 // rows/s taken, CPU cores, RSS, Go heap, dropped rows/s (from the
 // producer's /metrics) and batchDone p50/p99.
 //
@@ -470,7 +470,7 @@ func rssMB(pid int) float64 {
 }
 
 // aggMetrics is the part of an aggregator's /metrics the bench reads
-// (the Node shape of spec §3.11).
+// (the shape the family's Node aggregator serves as well).
 type aggMetrics struct {
 	Events struct {
 		Ingested float64 `json:"ingested"`

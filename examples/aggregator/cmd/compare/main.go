@@ -1,6 +1,5 @@
 // Command compare subscribes to two aggregators' /live-agg streams for a
-// while and compares their rows by (ts, host) with a tolerance (spec
-// §3.12). Point both aggregators at one producer; an aggregator that
+// while and compares their rows by (ts, host) with a tolerance. Point both aggregators at one producer; an aggregator that
 // subscribed later differs in the first ticks (-skip), and running sums
 // that started at different points agree only to about 1e-12 (-tol).
 //

@@ -1,5 +1,5 @@
 // Command producer runs the aggregator example's synthetic gRPC producer on
-// its own (spec §2): one EventBatch per tick with one event per host,
+// its own: one EventBatch per tick with one event per host,
 // streamed to every subscriber of /pond.experiment.v1.Producer/Subscribe,
 // with Prometheus /metrics, JSON /metrics.json and /health on a second
 // port.

@@ -14,7 +14,7 @@ import (
 )
 
 // Run subscribes to the producer and pushes every batch until ctx ends,
-// reconnecting with the backoff of spec §3.2: after a stream ends or
+// reconnecting with the schedule of package backoff: after a stream ends or
 // fails it waits Backoff.Delay(attempt) and counts the attempt; the count
 // goes back to zero on the first batch of a new stream (not on every
 // batch, so a stream that keeps opening and dropping does not look

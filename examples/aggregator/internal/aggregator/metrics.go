@@ -155,7 +155,7 @@ func (m *counters) batchDone(d time.Duration) {
 }
 
 // MetricsDoc is the JSON /metrics document, in the shape of the Node
-// aggregator (spec §3.11) so that one scraper reads every implementation,
+// aggregator, so that one scraper reads every implementation,
 // plus pond-go extras (stats, upstream, ticks).
 type MetricsDoc struct {
 	UptimeSec float64 `json:"uptimeSec"`

@@ -130,7 +130,7 @@ func newPipeline(o pipelineOptions) (*pipeline, error) {
 }
 
 // CountAnomalies counts the samples of a 200 ms slice beyond each σ
-// threshold of the 1m baseline (spec §3.5): with diff = v − avg and
+// threshold of the 1m baseline: with diff = v − avg and
 // cut = t·sd, a sample counts above when diff > cut, else below when
 // −diff > cut; the comparisons are strict. When avg or sd is missing (NaN)
 // or there are no samples, the counts stay zero. above and below must have

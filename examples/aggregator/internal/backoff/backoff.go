@@ -1,5 +1,5 @@
 // Package backoff is the reconnect schedule the aggregator and the
-// dashboard share (spec §3.2): 1 s, 2 s, 4 s, … capped at 30 s, each
+// dashboard share: 1 s, 2 s, 4 s, … capped at 30 s, each
 // ±20 %.
 package backoff
 

@@ -1,5 +1,5 @@
 // Package compare checks two aggregators' /live-agg rows against each
-// other (spec §3.12): rows are matched by (ts, host) and compared field by
+// other: rows are matched by (ts, host) and compared field by
 // field with a tolerance, since running sums that started at different
 // points agree only to about 1e-12.
 package compare

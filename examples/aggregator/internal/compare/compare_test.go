@@ -37,7 +37,7 @@ func TestCompareMatchesRowsByTimeAndHostWithinTolerance(t *testing.T) {
 	assert.Contains(t, rep.String(), "3 y: cpu_avg 0.5 vs 0.6")
 }
 
-// TestTwoAggregatorsOnOneProducerAgree is the parity test of §3.12: two
+// TestTwoAggregatorsOnOneProducerAgree is the example's parity test: two
 // aggregators subscribe to the same producer before it starts ticking, so
 // both see the same batches, and every row of every tick they both sent
 // agrees. One runs on one worker and the other on two: the frames do not

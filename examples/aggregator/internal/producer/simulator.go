@@ -1,5 +1,5 @@
 // Package producer is the synthetic gRPC producer of the aggregator
-// example (spec §2): a seeded simulator of N hosts, one EventBatch per tick
+// example: a seeded simulator of N hosts, one EventBatch per tick
 // with one event per host, fanned out to every subscriber through a
 // bounded drop-oldest queue, with its own /metrics (Prometheus),
 // /metrics.json and /health.
@@ -24,7 +24,7 @@ const (
 // HostName returns the name of host i (0-based): api-1, api-2, …
 func HostName(i int) string { return "api-" + strconv.Itoa(i+1) }
 
-// Simulator is the signal model of spec §2.3: per host a mean that random
+// Simulator is the producer's signal model: per host a mean that random
 // walks towards its base once per wall second, anomaly bursts, and uniform
 // per-event noise. One uniform source drives every draw in a fixed order,
 // so a seeded simulator is reproducible.

@@ -229,7 +229,7 @@ func hostTick(r *rows.Row, firstTS int64) *wire.HostTick {
 	return h
 }
 
-// countAnomalies is the aggregator's CountAnomalies (spec §3.5; in
+// countAnomalies is the aggregator's CountAnomalies (in
 // examples/aggregator/internal/aggregator, which this package may not
 // import): samples beyond each σ threshold of the 1m baseline, strictly.
 func countAnomalies(samples []float64, avg, sd float64, thresholds []float64, above, below []int) {
