@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/pond-go/pond/examples/internal/seed"
 	"github.com/pond-go/pond/examples/internal/wire"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/partition"
@@ -17,15 +18,10 @@ import (
 
 // Schema is the raw series' schema, in the order of the proto's Event
 // fields.
-var Schema = schema.MustNew(
-	schema.Column{Name: "time", Kind: schema.Time},
-	schema.Column{Name: "cpu", Kind: schema.Number},
-	schema.Column{Name: "requests", Kind: schema.Number},
-	schema.Column{Name: "host", Kind: schema.String},
-)
+var Schema = seed.Schema
 
 // TickEvery is the period of the per-host clock.
-const TickEvery = 200 * time.Millisecond
+const TickEvery = seed.TickEvery
 
 // pipeline is the seed pipeline (docs/workload.md, the same nodes as
 // benchmarks.NewSeedPipeline) with the example's two additions: an
@@ -36,15 +32,8 @@ type pipeline struct {
 	byHost    live.NodeID // the partitioning by host
 	hosts     live.NodeID // the partitioned two-window rolling
 	perSec    live.NodeID // the unpartitioned 1s count
-	cols      hostCols
+	cols      seed.Cols   // the per-host rolling's output columns
 	perSecCol schema.Ref
-}
-
-// hostCols are the columns of the per-host rolling's output, resolved
-// when the pipeline is built.
-type hostCols struct {
-	host, cpuAvg, cpuSd, cpuN, reqAvg, reqSum, reqN,
-	samples, cpuMin, cpuMax, curAvg, curSd schema.Ref
 }
 
 // pipelineOptions are the knobs of the pipeline.
@@ -74,23 +63,7 @@ func newPipeline(o pipelineOptions) (*pipeline, error) {
 			return nil, err
 		}
 	}
-	hosts, err := s.Rolling(src, []rolling.Window{
-		{Name: "1m", Span: time.Minute, Aggs: []reduce.Agg{
-			{Out: "cpu_avg", From: "cpu", Using: reduce.Avg},
-			{Out: "cpu_sd", From: "cpu", Using: reduce.Stdev},
-			{Out: "cpu_n", From: "cpu", Using: reduce.Count},
-			{Out: "requests_avg", From: "requests", Using: reduce.Avg},
-			{Out: "requests_sum", From: "requests", Using: reduce.Sum},
-			{Out: "requests_n", From: "requests", Using: reduce.Count},
-		}},
-		{Name: "200ms", Span: TickEvery, Aggs: []reduce.Agg{
-			{Out: "cpu_samples", From: "cpu", Using: reduce.Samples},
-			{Out: "cpu_min", From: "cpu", Using: reduce.Min},
-			{Out: "cpu_max", From: "cpu", Using: reduce.Max},
-			{Out: "current_avg", From: "cpu", Using: reduce.Avg},
-			{Out: "current_sd", From: "cpu", Using: reduce.Stdev},
-		}},
-	}, rolling.Options{Trigger: clock, Aligned: o.Aligned})
+	hosts, err := s.Rolling(src, seed.Windows(), rolling.Options{Trigger: clock, Aligned: o.Aligned})
 	if err != nil {
 		return nil, err
 	}
@@ -110,23 +83,14 @@ func newPipeline(o pipelineOptions) (*pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	ref := func(sch *schema.Schema, name string, k schema.Kind) schema.Ref {
-		r, rerr := sch.Ref(name, k)
-		if rerr != nil && err == nil {
-			err = fmt.Errorf("aggregator: %w", rerr)
-		}
-		return r
-	}
-	num := func(name string) schema.Ref { return ref(hs, name, schema.Number) }
-	p.cols = hostCols{
-		host: ref(hs, "host", schema.String), cpuAvg: num("cpu_avg"), cpuSd: num("cpu_sd"), cpuN: num("cpu_n"),
-		reqAvg: num("requests_avg"), reqSum: num("requests_sum"), reqN: num("requests_n"),
-		samples: ref(hs, "cpu_samples", schema.Array), cpuMin: num("cpu_min"), cpuMax: num("cpu_max"),
-		curAvg: num("current_avg"), curSd: num("current_sd"),
+	if p.cols, err = seed.OutputCols(hs); err != nil {
+		return nil, fmt.Errorf("aggregator: %w", err)
 	}
 	ps, _ := s.NodeSchema(perSec)
-	p.perSecCol = ref(ps, "events_per_sec", schema.Number)
-	return p, err
+	if p.perSecCol, err = ps.Ref("events_per_sec", schema.Number); err != nil {
+		return nil, fmt.Errorf("aggregator: %w", err)
+	}
+	return p, nil
 }
 
 // CountAnomalies counts the samples of a 200 ms slice beyond each σ
@@ -170,20 +134,20 @@ type tickBuilder struct {
 // rolling's output) to dst. Hosts whose 1m window is empty are left out.
 // firstMs is the time of the first event ever taken, for
 // window_age_seconds.
-func (tb *tickBuilder) build(dst []wire.HostTick, tab *schema.Table, c *hostCols, from, to int, tsMs, firstMs int64) []wire.HostTick {
+func (tb *tickBuilder) build(dst []wire.HostTick, tab *schema.Table, c *seed.Cols, from, to int, tsMs, firstMs int64) []wire.HostTick {
 	// A missing number reads as NaN, as the wire format wants it.
 	num := func(r schema.Ref, i int) float64 { x, _ := tab.Num(r, i); return x }
 	age := math.Max(0, math.Min(60, float64(tsMs-firstMs)/1000))
 	k := len(tb.thresholds)
 	counts := make([]int, 2*k*(to-from))
 	for i := from; i < to; i++ {
-		n := int(num(c.cpuN, i))
+		n := int(num(c.CPUN, i))
 		if n == 0 {
 			continue
 		}
-		tb.samples, _ = tab.AppendNums(tb.samples[:0], c.samples, i)
-		host, _ := tab.Str(c.host, i)
-		cpuAvg, cpuSd := num(c.cpuAvg, i), num(c.cpuSd, i)
+		tb.samples, _ = tab.AppendNums(tb.samples[:0], c.Samples, i)
+		host, _ := tab.Str(c.Host, i)
+		cpuAvg, cpuSd := num(c.CPUAvg, i), num(c.CPUSd, i)
 		above, below := counts[:k:k], counts[k:2*k:2*k]
 		counts = counts[2*k:]
 		CountAnomalies(tb.samples, cpuAvg, cpuSd, tb.thresholds, above, below)
@@ -191,9 +155,9 @@ func (tb *tickBuilder) build(dst []wire.HostTick, tab *schema.Table, c *hostCols
 			TS: tsMs, Host: host,
 			CPUAvg: cpuAvg, CPUSd: cpuSd, CPUN: n,
 			NCurrent: len(tb.samples), AnomaliesAbove: above, AnomaliesBelow: below,
-			RequestsAvg: num(c.reqAvg, i), RequestsSum: zeroIfMissing(num(c.reqSum, i)), RequestsN: int(num(c.reqN, i)),
+			RequestsAvg: num(c.ReqAvg, i), RequestsSum: zeroIfMissing(num(c.ReqSum, i)), RequestsN: int(num(c.ReqN, i)),
 			WindowAgeSeconds: age,
-			CPUMin:           num(c.cpuMin, i), CPUMax: num(c.cpuMax, i), CurrentAvg: num(c.curAvg, i), CurrentSd: num(c.curSd, i),
+			CPUMin:           num(c.CPUMin, i), CPUMax: num(c.CPUMax, i), CurrentAvg: num(c.CurAvg, i), CurrentSd: num(c.CurSd, i),
 		})
 	}
 	return dst

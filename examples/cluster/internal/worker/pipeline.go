@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"github.com/pond-go/pond/examples/cluster/internal/rows"
+	"github.com/pond-go/pond/examples/internal/seed"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/partition"
-	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/sequence"
@@ -15,19 +15,14 @@ import (
 )
 
 // Schema is the schema of the events a partition's series takes.
-var Schema = schema.MustNew(
-	schema.Column{Name: "time", Kind: schema.Time},
-	schema.Column{Name: "cpu", Kind: schema.Number},
-	schema.Column{Name: "requests", Kind: schema.Number},
-	schema.Column{Name: "host", Kind: schema.String},
-)
+var Schema = seed.Schema
 
 // TickEvery is the period of the clock the rows are emitted on.
-const TickEvery = 200 * time.Millisecond
+const TickEvery = seed.TickEvery
 
 // LongestWindow is the longest window of the pipeline: a rebuilt series
 // needs the events of this much event time before the last committed one.
-const LongestWindow = time.Minute
+const LongestWindow = seed.LongestWindow
 
 // rollingOptions is the one place the clock mode is chosen: aligned
 // windows. Boundary b's row for a host covers that host's events with
@@ -40,28 +35,6 @@ func rollingOptions() rolling.Options {
 	return rolling.Options{Trigger: trigger.Clock(sequence.Every(TickEvery)), Aligned: true}
 }
 
-// windows are the seed's two windows (docs/workload.md), in the column order of
-// rows.Row.
-func windows() []rolling.Window {
-	return []rolling.Window{
-		{Name: "1m", Span: LongestWindow, Aggs: []reduce.Agg{
-			{Out: "cpu_avg", From: "cpu", Using: reduce.Avg},
-			{Out: "cpu_sd", From: "cpu", Using: reduce.Stdev},
-			{Out: "cpu_n", From: "cpu", Using: reduce.Count},
-			{Out: "requests_avg", From: "requests", Using: reduce.Avg},
-			{Out: "requests_sum", From: "requests", Using: reduce.Sum},
-			{Out: "requests_n", From: "requests", Using: reduce.Count},
-		}},
-		{Name: "200ms", Span: TickEvery, Aggs: []reduce.Agg{
-			{Out: "cpu_samples", From: "cpu", Using: reduce.Samples},
-			{Out: "cpu_min", From: "cpu", Using: reduce.Min},
-			{Out: "cpu_max", From: "cpu", Using: reduce.Max},
-			{Out: "current_avg", From: "cpu", Using: reduce.Avg},
-			{Out: "current_sd", From: "cpu", Using: reduce.Stdev},
-		}},
-	}
-}
-
 // Pipeline is one series of the seed pipeline's per-host part: partition
 // by host, then the two-window rolling on the 200 ms clock. A worker keeps
 // one per assigned Kafka partition; the oracle test runs one over all
@@ -69,17 +42,10 @@ func windows() []rolling.Window {
 type Pipeline struct {
 	s     *live.Series
 	hosts live.NodeID
-	cols  cols
+	cols  seed.Cols // the rolling's output columns
 	batch *schema.Batch
 	out   []live.Output
 	names map[string]string // interned host names
-}
-
-// cols are the columns of the rolling's output, resolved when the pipeline
-// is built.
-type cols struct {
-	host, cpuAvg, cpuSd, cpuN, reqAvg, reqSum, reqN,
-	samples, cpuMin, cpuMax, curAvg, curSd schema.Ref
 }
 
 // NewPipeline builds an empty pipeline.
@@ -94,7 +60,7 @@ func NewPipeline() (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	hosts, err := s.Rolling(byHost, windows(), rollingOptions())
+	hosts, err := s.Rolling(byHost, seed.Windows(), rollingOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -105,22 +71,11 @@ func NewPipeline() (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	ref := func(name string, k schema.Kind) schema.Ref {
-		r, rerr := hs.Ref(name, k)
-		if rerr != nil && err == nil {
-			err = fmt.Errorf("worker: %w", rerr)
-		}
-		return r
-	}
-	idx := func(name string) schema.Ref { return ref(name, schema.Number) }
 	p := &Pipeline{s: s, hosts: hosts, batch: schema.NewBatch(Schema, 1024), names: map[string]string{}}
-	p.cols = cols{
-		host: ref("host", schema.String), cpuAvg: idx("cpu_avg"), cpuSd: idx("cpu_sd"), cpuN: idx("cpu_n"),
-		reqAvg: idx("requests_avg"), reqSum: idx("requests_sum"), reqN: idx("requests_n"),
-		samples: ref("cpu_samples", schema.Array), cpuMin: idx("cpu_min"), cpuMax: idx("cpu_max"),
-		curAvg: idx("current_avg"), curSd: idx("current_sd"),
+	if p.cols, err = seed.OutputCols(hs); err != nil {
+		return nil, fmt.Errorf("worker: %w", err)
 	}
-	return p, err
+	return p, nil
 }
 
 // Add stages one event for the next Flush.
@@ -188,18 +143,18 @@ func (p *Pipeline) appendRows(dst []rows.Row, tab *schema.Table) []rows.Row {
 	// A missing number reads as NaN.
 	num := func(r schema.Ref, i int) float64 { x, _ := tab.Num(r, i); return x }
 	for i := range times {
-		cpuN := num(c.cpuN, i)
+		cpuN := num(c.CPUN, i)
 		if cpuN == 0 {
 			continue
 		}
-		host, _ := tab.Str(c.host, i)
+		host, _ := tab.Str(c.Host, i)
 		r := rows.Row{
 			BoundaryMs: times[i] / int64(time.Millisecond), Host: host,
-			CPUAvg: num(c.cpuAvg, i), CPUSd: num(c.cpuSd, i), CPUN: int64(cpuN),
-			RequestsAvg: num(c.reqAvg, i), RequestsSum: num(c.reqSum, i), RequestsN: int64(num(c.reqN, i)),
-			CPUMin: num(c.cpuMin, i), CPUMax: num(c.cpuMax, i), CurrentAvg: num(c.curAvg, i), CurrentSd: num(c.curSd, i),
+			CPUAvg: num(c.CPUAvg, i), CPUSd: num(c.CPUSd, i), CPUN: int64(cpuN),
+			RequestsAvg: num(c.ReqAvg, i), RequestsSum: num(c.ReqSum, i), RequestsN: int64(num(c.ReqN, i)),
+			CPUMin: num(c.CPUMin, i), CPUMax: num(c.CPUMax, i), CurrentAvg: num(c.CurAvg, i), CurrentSd: num(c.CurSd, i),
 		}
-		if xs, ok := tab.AppendNums(nil, c.samples, i); ok {
+		if xs, ok := tab.AppendNums(nil, c.Samples, i); ok {
 			if xs == nil {
 				xs = []float64{}
 			}
