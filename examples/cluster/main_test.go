@@ -1,66 +1,23 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
-	"regexp"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/pond-go/pond/examples/internal/cmdtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// started runs the command in-process and returns the dashboard URL once
-// its ready line is printed, and a stop function returning the rest of
-// its output.
+// started runs the command in-process (what go run ./examples/cluster
+// does) and returns the dashboard URL once its ready line is printed, and
+// a function that stops it and returns the rest of its output.
 func started(t *testing.T, args ...string) (url string, stop func() string) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, args, pw, io.Discard)
-		pw.Close()
-	}()
-	lines := bufio.NewScanner(pr)
-	dash := regexp.MustCompile(`^dashboard: (http://127\.0\.0\.1:\d+/)$`)
-	var out strings.Builder
-	for url == "" {
-		require.True(t, lines.Scan(), "the command ended before its ready line: %s", out.String())
-		out.WriteString(lines.Text() + "\n")
-		if m := dash.FindStringSubmatch(lines.Text()); m != nil {
-			url = m[1]
-		}
-	}
-	rest := make(chan string, 1)
-	go func() {
-		var b strings.Builder
-		for lines.Scan() {
-			b.WriteString(lines.Text() + "\n")
-		}
-		rest <- b.String()
-	}()
-	stopped := false
-	stop = func() string {
-		if stopped {
-			return ""
-		}
-		stopped = true
-		cancel()
-		select {
-		case err := <-done:
-			require.NoError(t, err)
-		case <-time.After(30 * time.Second):
-			t.Fatal("the command did not stop")
-		}
-		return <-rest
-	}
-	t.Cleanup(func() { stop() })
+	url, _, stop = cmdtest.Start(t, run, args...)
 	return url, stop
 }
 
