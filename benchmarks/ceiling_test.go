@@ -53,17 +53,7 @@ func benchTwoSeries(b *testing.B, half *SeedStream, warmSecs int, meet bool) {
 		b.StopTimer()
 		var ps [2]*SeedPipeline
 		for i := range ps {
-			p, err := NewSeedPipeline()
-			if err != nil {
-				b.Fatal(err)
-			}
-			var out []live.Output
-			for _, x := range half.Batches[:warm] {
-				if out, err = p.Series.PushMany(out[:0], x); err != nil {
-					b.Fatal(err)
-				}
-			}
-			ps[i] = p
+			ps[i] = warmed(b, NewSeedPipeline, half.Batches[:warm])
 		}
 		runtime.GC()
 		var pushed atomic.Int64 // pushes both halves have finished

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pond-go/pond/internal/allocs"
 	"github.com/pond-go/pond/live"
+	"github.com/pond-go/pond/schema"
 )
 
 // seedConfigs are the five configurations of docs/workload.md.
@@ -132,13 +133,7 @@ func runSeed(b *testing.B, st *SeedStream, warmSecs int, build func() (*SeedPipe
 			r.last.Series.Close()
 			r.last = nil
 		}
-		p, err := build()
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, x := range st.Batches[:warm] {
-			out, _ = p.Series.PushMany(out[:0], x)
-		}
+		p := warmed(b, build, st.Batches[:warm])
 		feed := st.Feed(warm)
 		// Collect the previous runs' pipelines now, not inside the timed
 		// loop: a long-running process has no such garbage.
@@ -149,6 +144,7 @@ func runSeed(b *testing.B, st *SeedStream, warmSecs int, build func() (*SeedPipe
 		runtime.ReadMemStats(&ms)
 		a0, m0 := ms.Mallocs, ms.TotalAlloc
 		var emitted int
+		var err error
 		start, c0 := time.Now(), threadCPU()
 		b.StartTimer()
 		// The label lets a CPU profile keep the timed pushes only:
@@ -171,6 +167,24 @@ func runSeed(b *testing.B, st *SeedStream, warmSecs int, build func() (*SeedPipe
 		b.StartTimer()
 	}
 	return r
+}
+
+// warmed builds a pipeline and pushes batches into it, failing tb if
+// either fails.
+func warmed(tb testing.TB, build func() (*SeedPipeline, error), batches []*schema.Batch) *SeedPipeline {
+	tb.Helper()
+	p, err := build()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []live.Output
+	for _, x := range batches {
+		if out, err = p.Series.PushMany(out[:0], x); err != nil {
+			p.Series.Close()
+			tb.Fatal(err)
+		}
+	}
+	return p
 }
 
 // pushTimed pushes the timed batches and counts the rows emitted. It is a

@@ -230,15 +230,10 @@ func steadyAllocs(t *testing.T, st *SeedStream, warmSecs int, aligned bool, work
 // push it counts.
 func steadyAllocsThen(t *testing.T, st *SeedStream, warmSecs int, aligned bool, workers int, then func()) uint64 {
 	t.Helper()
-	p, err := NewSeedPipelineWith(aligned, workers)
-	require.NoError(t, err)
+	warm := warmSecs * st.N
+	p := warmed(t, func() (*SeedPipeline, error) { return NewSeedPipelineWith(aligned, workers) }, st.Batches[:warm])
 	defer p.Series.Close()
 	var out []live.Output
-	warm := warmSecs * st.N
-	for _, b := range st.Batches[:warm] {
-		out, err = p.Series.PushMany(out[:0], b)
-		require.NoError(t, err)
-	}
 	next := warm
 	calls := 0
 	return allocs.Count(len(st.Batches)-warm-1, func() {
