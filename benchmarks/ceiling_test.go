@@ -53,7 +53,7 @@ func benchTwoSeries(b *testing.B, half *SeedStream, warmSecs int, meet bool) {
 		b.StopTimer()
 		var ps [2]*SeedPipeline
 		for i := range ps {
-			ps[i] = warmed(b, NewSeedPipeline, half.Batches[:warm])
+			ps[i], _ = warmed(b, NewSeedPipeline, half.Batches[:warm], nil)
 		}
 		runtime.GC()
 		var pushed atomic.Int64 // pushes both halves have finished

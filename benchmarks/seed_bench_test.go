@@ -133,7 +133,8 @@ func runSeed(b *testing.B, st *SeedStream, warmSecs int, build func() (*SeedPipe
 			r.last.Series.Close()
 			r.last = nil
 		}
-		p := warmed(b, build, st.Batches[:warm])
+		var p *SeedPipeline
+		p, out = warmed(b, build, st.Batches[:warm], out)
 		feed := st.Feed(warm)
 		// Collect the previous runs' pipelines now, not inside the timed
 		// loop: a long-running process has no such garbage.
@@ -169,22 +170,22 @@ func runSeed(b *testing.B, st *SeedStream, warmSecs int, build func() (*SeedPipe
 	return r
 }
 
-// warmed builds a pipeline and pushes batches into it, failing tb if
-// either fails.
-func warmed(tb testing.TB, build func() (*SeedPipeline, error), batches []*schema.Batch) *SeedPipeline {
+// warmed builds a pipeline and pushes batches into it through out,
+// failing tb if either fails. It returns the pipeline and out, grown to
+// hold a push's outputs, so that the pushes after do not grow it.
+func warmed(tb testing.TB, build func() (*SeedPipeline, error), batches []*schema.Batch, out []live.Output) (*SeedPipeline, []live.Output) {
 	tb.Helper()
 	p, err := build()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var out []live.Output
 	for _, x := range batches {
 		if out, err = p.Series.PushMany(out[:0], x); err != nil {
 			p.Series.Close()
 			tb.Fatal(err)
 		}
 	}
-	return p
+	return p, out
 }
 
 // pushTimed pushes the timed batches and counts the rows emitted. It is a

@@ -231,9 +231,8 @@ func steadyAllocs(t *testing.T, st *SeedStream, warmSecs int, aligned bool, work
 func steadyAllocsThen(t *testing.T, st *SeedStream, warmSecs int, aligned bool, workers int, then func()) uint64 {
 	t.Helper()
 	warm := warmSecs * st.N
-	p := warmed(t, func() (*SeedPipeline, error) { return NewSeedPipelineWith(aligned, workers) }, st.Batches[:warm])
+	p, out := warmed(t, func() (*SeedPipeline, error) { return NewSeedPipelineWith(aligned, workers) }, st.Batches[:warm], nil)
 	defer p.Series.Close()
-	var out []live.Output
 	next := warm
 	calls := 0
 	return allocs.Count(len(st.Batches)-warm-1, func() {
