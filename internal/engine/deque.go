@@ -8,22 +8,27 @@ import (
 )
 
 // blockRows is the number of rows in a full deque block; a power of two.
-const blockRows = 256
+// A minute at 100 rows a second is 5 full blocks and a last one, whose
+// list takes 144 bytes (at 256 rows, 24 blocks took 640 bytes a
+// partition); a minute at 10 rows a second is one block, listed in the
+// deque itself.
+const blockRows = 1024
 
 // A deque is a ring of full blocks and one last block that grows a step
 // at a time, so that the ring holds at most its high-water mark of rows
 // plus one step: a host with a few dozen rows in its windows does not pay
-// for a full block (at 3 slots a row, a full block is 6 KB), and one with
+// for a full block (at 3 slots a row, a full block is 24 KB), and one with
 // thousands does not hold a partly-used block at each end. The steps are
 // the pool's classes (see blockPool.setStride): 8, 16, 32 and 64 rows,
 // then each size the allocator has for objects between 64 rows and a full
 // block, at least minStep rows apart, so that a last block has no room
-// the allocator rounds away and the ring no more than a step (an eighth
+// the allocator rounds away and the ring no more than a step (a seventh
 // or less above 64 rows) beyond its rows.
 
 // sizeClasses is the most block sizes a pool has: the short ones, then
-// full.
-const sizeClasses = 24
+// full (rows of one slot have the most: 32 short classes up to 1,024
+// rows).
+const sizeClasses = 34
 
 // firstRows are the rows of the first short classes, in doublings.
 var firstRows = [...]int{8, 16, 32, 64}
@@ -85,9 +90,8 @@ type blockPool struct {
 	span int64
 	// slab is room that last blocks cut to a deque's peak are taken
 	// from (see cut): they are sized to the row, not to the allocator's
-	// classes, and are not pooled. cuts counts the blocks cut.
+	// classes, and are not pooled.
 	slab []uint64
-	cuts int
 }
 
 // cutClass is the class of a last block cut to a deque's peak (see
@@ -97,22 +101,28 @@ const cutClass = -1
 // cutSlabMax is the most blocks a slab of cut blocks is made for.
 const cutSlabMax = 64
 
-// cut returns a block of rows rows, from the slab. A new slab holds as
-// many blocks as were cut before it (up to cutSlabMax), so that the room
-// a slab leaves unused is at most the blocks already cut, and a plan of
-// a few partitions takes a few blocks at a time; of about that many, the
-// number the allocator's rounding of the slab wastes least on.
-func (p *blockPool) cut(rows int) []uint64 {
+// cut returns a block of rows rows, from the slab, for a deque whose last
+// block is of class c (cutClass for a cut one). A new slab holds a block
+// for each deque whose last block is of that class (up to cutSlabMax):
+// deques that fill their windows in step leave a class together and cut
+// blocks of about the same rows, so the last slab of a burst holds about
+// the blocks still to cut, and leaves little room unused once the deques
+// are full. Of about that many, the number the allocator's rounding of
+// the slab wastes least on.
+func (p *blockPool) cut(rows, c int) []uint64 {
 	if p.shared != nil {
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		return p.shared.cut(rows)
+		return p.shared.cut(rows, c)
 	}
 	n := rows * p.stride
 	if len(p.slab) < n {
-		p.slab = make([]uint64, n*slabBlocks(8*n, min(p.cuts+1, cutSlabMax)))
+		want := 1
+		if c != cutClass {
+			want = min(max(p.inUse[c], 1), cutSlabMax)
+		}
+		p.slab = make([]uint64, n*slabBlocks(8*n, want))
 	}
-	p.cuts++
 	b := p.slab[:n:n]
 	p.slab = p.slab[n:]
 	return b
@@ -195,15 +205,26 @@ func (p *blockPool) fullClass() int {
 	return p.full
 }
 
+// spareFullRows and spareShortRows are the rows of spare blocks of one
+// class a pool keeps whatever the blocks in use: full blocks for 16,384
+// rows (16 blocks; it was 64 blocks of 256 rows), and blocks of a short
+// class for 256 rows, at most 2 of them (2 of each class up to 128 rows,
+// 1 up to 256, none above). Short classes rise to a full block, and a
+// size that deques outgrew during their warm-up is not used again: 2 of
+// each class up to a 1,024-row block held 494 bytes a partition at
+// 1,000 partitions (8 of each up to 256 rows, 150 bytes).
+const (
+	spareFullRows  = 16384
+	spareShortRows = 256
+)
+
 // minSpare returns the number of spare blocks of class c a pool may keep
-// whatever the blocks in use: 64 full blocks, 2 of each smaller size (a
-// size that deques outgrew during their warm-up is not used again, and
-// 8 of each held 150 bytes a partition at 1,000 partitions).
+// whatever the blocks in use (see spareFullRows).
 func (p *blockPool) minSpare(c int) int {
 	if c == p.full {
-		return 64
+		return spareFullRows / blockRows
 	}
-	return 2
+	return min(2, spareShortRows/p.rows[c])
 }
 
 // get returns a block of class c.
@@ -240,9 +261,9 @@ func (p *blockPool) put(b []uint64, c int) {
 	// reuses its own room), so spares are the blocks of partitions
 	// removed or shrunk, for those created or growing, and last blocks
 	// outgrown while deques fill in step. Keep at most as many spare
-	// blocks of a size as are in use, and at least 64 full blocks or 2
-	// of each smaller size; a surplus left by blocks that went out of
-	// use is let go as blocks come back.
+	// blocks of a size as are in use, and at least minSpare; a surplus
+	// left by blocks that went out of use is let go as blocks come
+	// back.
 	limit := max(p.minSpare(c), p.inUse[c])
 	f := p.free[c]
 	for len(f) > limit {
@@ -429,9 +450,10 @@ func (d *deque) grow(p *blockPool) {
 const fullGrowBlocks = 32
 
 // rotateMax is the largest ring, in rows, that grows while wrapped by
-// moving its rows (at most 2,048 row swaps for a step of 32 rows); a
-// larger one takes a full block at its tail instead (at most 255 rows
-// copied, and room for up to 255 rows beyond a step).
+// moving its rows (three reversals, at most 4,096 row swaps, for a step
+// of at least 32 rows); a larger one takes a full block at its tail
+// instead (at most 1,023 rows copied, and room for up to 1,023 rows
+// beyond a step).
 const rotateMax = 4 * blockRows
 
 // insertFull opens room for a full block at the tail of a wrapped ring,
@@ -451,8 +473,8 @@ func (d *deque) insertFull(p *blockPool, k, i int) {
 
 // roomForBlock makes room in the block list for one more block. The list
 // grows by an eighth, not by doubling: at 24 bytes a block, the doubled
-// list of a minute of 100 rows a second (24 blocks) has 190 bytes of
-// spare slots.
+// list of a long window (24 blocks, 25 minutes at 100 rows a second) has
+// 190 bytes of spare slots.
 func (d *deque) roomForBlock() {
 	if len(d.blocks) < cap(d.blocks) {
 		return
@@ -468,8 +490,8 @@ func (d *deque) roomForBlock() {
 //
 // While the deque fills its windows, the step may be cut short to the
 // peak it foresees (see cutRows): the allocator's classes are up to a
-// seventh apart (a 603-row peak in 256-row blocks took a 96-row last
-// block for 91 rows), and a cut block has no room beyond the peak. A
+// seventh apart (a 603-row peak took a 682-row block, the class above
+// 597 rows), and a cut block has no room beyond the peak. A
 // cut block that is outgrown steps to the next class above it.
 func (d *deque) growLast(p *blockPool, i int) int {
 	k := len(d.blocks) - 1
@@ -483,7 +505,7 @@ func (d *deque) growLast(p *blockPool, i int) int {
 	var nb []uint64
 	var g int
 	if rows := d.cutRows(p, r, next); rows > 0 {
-		nb, g = p.cut(rows), rows-r
+		nb, g = p.cut(rows, c), rows-r
 	} else {
 		nb, g = p.get(next), p.classRows(next)-r
 	}
@@ -511,12 +533,15 @@ const cutMinRows = 16
 // held (their times, first and last) over the plan's longest window, one
 // for the window's two ends, and room for the rows of a short tick: those
 // that arrive in a 256th of the window (234 ms at 1m, for a 200 ms
-// clock), at most reducers.ShortRun. A tick of more rows than the ring
-// has room for evicts before they enter (see evictFirst), so the ring
-// need not hold them beside the window's; a tick of a few rows fits, and
-// its fold keeps the one-pass slide of the sums. A peak foreseen short
-// costs a step later, as without the cut; one foreseen long is never
-// more than the class the step would have taken.
+// clock), when they are reducers.ShortRun or fewer. A tick of more rows
+// than the ring has room for evicts before they enter (see evictFirst),
+// so the ring need not hold them beside the window's; a tick of a few
+// rows fits, and its fold keeps the one-pass slide of the sums. Where a
+// 256th of the window brings more rows than that, ticks evict first
+// whatever room is kept (at 100 rows a second, 23 rows a 256th of a
+// minute: 4 rows of room were 96 bytes a partition never used). A peak
+// foreseen short costs a step later, as without the cut; one foreseen
+// long is never more than the class the step would have taken.
 func (d *deque) cutRows(p *blockPool, r, next int) int {
 	span := p.windowSpan()
 	n := d.tail - d.front
@@ -529,7 +554,10 @@ func (d *deque) cutRows(p *blockPool, r, next int) int {
 		return 0
 	}
 	rate := float64(n-1) / float64(t1-t0)
-	peak := rate*float64(span) + 1 + min(rate*float64(span>>8), reducers.ShortRun)
+	peak := rate*float64(span) + 1
+	if short := rate * float64(span>>8); short <= reducers.ShortRun {
+		peak += short
+	}
 	// Even, as the classes' rows are: a ring of an odd number of rows
 	// sliding by two rows a fold (two rows each 200 ms) has every other
 	// lap's pairs across its blocks' ends, which the folds take apart

@@ -15,14 +15,15 @@
 // An [Engine] keeps one arrival-ordered deque of rows, shared by all the
 // windows of the node: a row is stored once, row-major (its time and the
 // columns the windows read side by side, one cache line), in blocks drawn
-// from a pool. The deque is a ring: full blocks of 256 rows and a last
+// from a pool. The deque is a ring: full blocks of 1,024 rows and a last
 // block that grows through the allocator's size classes (8, 16, 32 and
-// 64 rows, then steps of an eighth or less), so that a window sliding at
+// 64 rows, then steps of a seventh or less), so that a window sliding at
 // a steady size reuses its own room, and a partition holds its rows'
 // high-water mark plus less than a step, not a partly-used block at each
 // end and spares in the pool. While a deque fills its time windows, the
 // step that would pass the peak its rate foresees is cut to that peak,
-// from a slab shared by the plan's deques. Each window has
+// from a slab shared by the plan's deques, made for the deques that
+// leave the same class. Each window has
 // a head into the deque and reducer states.
 // Eviction is from the front, in arrival order, and stops at the first row
 // still inside the window, so a late row (under reorder ordering) stays
