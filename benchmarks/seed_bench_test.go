@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"runtime/debug"
 	"runtime/pprof"
 	"testing"
 	"time"
@@ -140,12 +139,9 @@ func runSeed(b *testing.B, st *SeedStream, warmSecs int, build func() (*SeedPipe
 		// Collect the previous runs' pipelines now, not inside the timed
 		// loop: a long-running process has no such garbage.
 		// The thread is locked before the count starts (see
-		// allocs.LockThread). The collection also gives the freed memory
-		// back to the system now: otherwise the runtime's scavenger does
-		// so during the timed pushes, and now and then grows its timer
-		// heap there (an allocation that is not the pipeline's).
+		// allocs.LockThread).
 		allocs.LockThread()
-		debug.FreeOSMemory()
+		runtime.GC()
 		runtime.ReadMemStats(&ms)
 		a0, m0 := ms.Mallocs, ms.TotalAlloc
 		var emitted int
