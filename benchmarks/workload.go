@@ -226,20 +226,12 @@ func NewSeedPipeline() (*SeedPipeline, error) { return NewSeedPipelineWith(false
 // pipeline, but each host's windows are [b − span, b) of its own rows.
 func NewSeedAlignedPipeline() (*SeedPipeline, error) { return NewSeedPipelineWith(true, 0) }
 
-// NewSeedPipelineWith is [NewSeedPipeline] (aligned false) or
-// [NewSeedAlignedPipeline] (aligned true) on a series with the given
-// number of workers (live.Options.Workers). Close the series when done.
-func NewSeedPipelineWith(aligned bool, workers int) (*SeedPipeline, error) {
-	s, err := live.New("metrics", SeedSchema, live.Options{MaxAge: 30 * time.Second, Workers: workers})
-	if err != nil {
-		return nil, err
-	}
-	clock := trigger.Clock(sequence.Every(200 * time.Millisecond))
-	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
-	if err != nil {
-		return nil, err
-	}
-	hosts, err := s.Rolling(byHost, []rolling.Window{
+// SeedWindows returns the windows of the seed pipeline's partitioned
+// rolling (docs/workload.md): over the last minute, the mean, standard
+// deviation and count of cpu and of requests, and the requests' sum; over
+// the last 200 ms, cpu's samples, extremes, mean and standard deviation.
+func SeedWindows() []rolling.Window {
+	return []rolling.Window{
 		{Name: "1m", Span: time.Minute, Aggs: []reduce.Agg{
 			{Out: "cpu_avg", From: "cpu", Using: reduce.Avg},
 			{Out: "cpu_sd", From: "cpu", Using: reduce.Stdev},
@@ -255,7 +247,23 @@ func NewSeedPipelineWith(aligned bool, workers int) (*SeedPipeline, error) {
 			{Out: "current_avg", From: "cpu", Using: reduce.Avg},
 			{Out: "current_sd", From: "cpu", Using: reduce.Stdev},
 		}},
-	}, rolling.Options{Trigger: clock, Aligned: aligned})
+	}
+}
+
+// NewSeedPipelineWith is [NewSeedPipeline] (aligned false) or
+// [NewSeedAlignedPipeline] (aligned true) on a series with the given
+// number of workers (live.Options.Workers). Close the series when done.
+func NewSeedPipelineWith(aligned bool, workers int) (*SeedPipeline, error) {
+	s, err := live.New("metrics", SeedSchema, live.Options{MaxAge: 30 * time.Second, Workers: workers})
+	if err != nil {
+		return nil, err
+	}
+	clock := trigger.Clock(sequence.Every(200 * time.Millisecond))
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
+	if err != nil {
+		return nil, err
+	}
+	hosts, err := s.Rolling(byHost, SeedWindows(), rolling.Options{Trigger: clock, Aligned: aligned})
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package allocs
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
@@ -33,15 +34,17 @@ func handOff() uint64 {
 	return ms.Mallocs - before
 }
 
-// TestLockThreadChild is one process of
-// TestLockThreadLeavesNothingToAllocate.
-func TestLockThreadChild(t *testing.T) {
-	if os.Getenv("ALLOCS_LOCK_CHILD") == "" {
-		t.Skip("run by TestLockThreadLeavesNothingToAllocate in a process of its own")
+// TestMain runs the child process of TestLockThreadLeavesNothingToAllocate
+// when the environment names it, and the tests otherwise.
+func TestMain(m *testing.M) {
+	if os.Getenv("ALLOCS_LOCK_CHILD") != "" {
+		LockThread()
+		n := handOff()
+		runtime.UnlockOSThread()
+		fmt.Printf("allocs=%d\n", n)
+		os.Exit(0)
 	}
-	LockThread()
-	defer runtime.UnlockOSThread()
-	t.Logf("allocs=%d", handOff())
+	os.Exit(m.Run())
 }
 
 // TestLockThreadLeavesNothingToAllocate hands a locked goroutine's
@@ -54,7 +57,7 @@ func TestLockThreadLeavesNothingToAllocate(t *testing.T) {
 		t.Skip("LockThread makes spare threads on Linux only (see sleepInKernel)")
 	}
 	for range 4 {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestLockThreadChild$", "-test.v")
+		cmd := exec.Command(os.Args[0])
 		cmd.Env = append(os.Environ(), "ALLOCS_LOCK_CHILD=1", "GOMAXPROCS=1")
 		out, err := cmd.CombinedOutput()
 		if err != nil {

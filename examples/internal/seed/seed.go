@@ -8,18 +8,13 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/benchmarks"
 	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
 )
 
 // Schema is the events' schema.
-var Schema = schema.MustNew(
-	schema.Column{Name: "time", Kind: schema.Time},
-	schema.Column{Name: "cpu", Kind: schema.Number},
-	schema.Column{Name: "requests", Kind: schema.Number},
-	schema.Column{Name: "host", Kind: schema.String},
-)
+var Schema = benchmarks.SeedSchema
 
 // TickEvery is the period of the clock the per-host rows are emitted on.
 const TickEvery = 200 * time.Millisecond
@@ -30,26 +25,8 @@ const LongestWindow = time.Minute
 // Windows returns the per-host rolling's windows: over the last minute,
 // the mean, standard deviation and count of cpu and of requests, and the
 // requests' sum; over the last 200 ms, cpu's samples, extremes, mean and
-// standard deviation.
-func Windows() []rolling.Window {
-	return []rolling.Window{
-		{Name: "1m", Span: LongestWindow, Aggs: []reduce.Agg{
-			{Out: "cpu_avg", From: "cpu", Using: reduce.Avg},
-			{Out: "cpu_sd", From: "cpu", Using: reduce.Stdev},
-			{Out: "cpu_n", From: "cpu", Using: reduce.Count},
-			{Out: "requests_avg", From: "requests", Using: reduce.Avg},
-			{Out: "requests_sum", From: "requests", Using: reduce.Sum},
-			{Out: "requests_n", From: "requests", Using: reduce.Count},
-		}},
-		{Name: "200ms", Span: TickEvery, Aggs: []reduce.Agg{
-			{Out: "cpu_samples", From: "cpu", Using: reduce.Samples},
-			{Out: "cpu_min", From: "cpu", Using: reduce.Min},
-			{Out: "cpu_max", From: "cpu", Using: reduce.Max},
-			{Out: "current_avg", From: "cpu", Using: reduce.Avg},
-			{Out: "current_sd", From: "cpu", Using: reduce.Stdev},
-		}},
-	}
-}
+// standard deviation (those of the library's seed benchmarks).
+func Windows() []rolling.Window { return benchmarks.SeedWindows() }
 
 // Cols are the columns of the per-host rolling's output.
 type Cols struct {

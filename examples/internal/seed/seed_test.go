@@ -37,3 +37,15 @@ func TestOutputColsResolveEveryColumn(t *testing.T) {
 	_, err = OutputCols(Schema)
 	require.ErrorContains(t, err, "seed: ")
 }
+
+// TestTheConstantsAreTheWindows: the longest window is LongestWindow and
+// the short one TickEvery, which the examples' replays and clocks use.
+func TestTheConstantsAreTheWindows(t *testing.T) {
+	ws := Windows()
+	longest := ws[0].Span
+	for _, w := range ws {
+		longest = max(longest, w.Span)
+	}
+	require.Equal(t, LongestWindow, longest)
+	require.Equal(t, TickEvery, ws[len(ws)-1].Span)
+}
