@@ -136,11 +136,11 @@ func runSeed(b *testing.B, st *SeedStream, warmSecs int, build func() (*SeedPipe
 		var p *SeedPipeline
 		p, out = warmed(b, build, st.Batches[:warm], out)
 		feed := st.Feed(warm)
-		// Collect the previous runs' pipelines now, not inside the timed
-		// loop: a long-running process has no such garbage.
 		// The thread is locked before the count starts (see
 		// allocs.LockThread).
 		allocs.LockThread()
+		// Collect the previous runs' pipelines now, not inside the timed
+		// loop: a long-running process has no such garbage.
 		runtime.GC()
 		runtime.ReadMemStats(&ms)
 		a0, m0 := ms.Mallocs, ms.TotalAlloc
