@@ -277,8 +277,9 @@ func (s *Series) register(n node) {
 }
 
 // HeldBytes returns the memory the root's storage holds (its chunks,
-// spare ones included), for sizing a series: about 8 bytes per row for
-// the time, 8 per number, 4 per string (an intern id), 1 per boolean.
+// spare ones included), for sizing a series: 8 bytes per row for the
+// time, 8 per number, 4 per string (an intern id), 1 per boolean, and
+// about a sixteenth of a byte per row for the chunks' headers.
 func (s *Series) HeldBytes() int { return s.store.Bytes() }
 
 // Describe returns a one-line description of a node: its operation and,

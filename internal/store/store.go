@@ -461,7 +461,13 @@ func (s *Store) MarkSyms(t *intern.Table) {
 // whatever the size of its pushes.
 const minSpare = 2
 
-// Bytes estimates the memory the store holds, spare chunks included.
+// Bytes returns the memory the store holds, spare chunks included: a
+// chunk's cells (8 bytes a row for the time and for an identity, 8 for a
+// number, 4 for a string's intern id, 1 for a boolean, 24 for an array
+// cell's slice header) and its header — the chunk itself, its list of
+// columns and its entry in the store's list, 120 bytes for four columns,
+// a sixteenth of a byte a row, which at 30 s of 100,000 rows a second is
+// 180 KB — as the allocator sizes them.
 func (s *Store) Bytes() int {
 	per := 8
 	if s.ids {
@@ -479,5 +485,17 @@ func (s *Store) Bytes() int {
 			per += 24
 		}
 	}
-	return (len(s.chunks) + len(s.free)) * ChunkRows * per
+	head := allocSize(unsafe.Sizeof(chunk{})) + allocSize(uintptr(len(s.kinds))*unsafe.Sizeof(ccol{})) + unsafe.Sizeof((*chunk)(nil))
+	return (len(s.chunks) + len(s.free)) * (ChunkRows*per + int(head))
+}
+
+// allocSize returns the bytes the allocator takes for a small object of
+// n bytes: its size class, n rounded up to 8 bytes up to 32 and to 16
+// above, as the classes are up to 256 bytes (the list of columns of a
+// schema of more than 32 columns is a few bytes short).
+func allocSize(n uintptr) uintptr {
+	if n <= 32 {
+		return (n + 7) &^ 7
+	}
+	return (n + 15) &^ 15
 }

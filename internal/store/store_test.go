@@ -188,7 +188,7 @@ func TestSparesNeverExceedTheChunksHeld(t *testing.T) {
 	s.Evict(rows - ChunkRows)
 	assert.Len(t, s.chunks, 1)
 	assert.LessOrEqual(t, len(s.free), max(minSpare, len(s.chunks)))
-	assert.Equal(t, (len(s.chunks)+len(s.free))*ChunkRows*16, s.Bytes())
+	assert.Equal(t, (len(s.chunks)+len(s.free))*(ChunkRows*16+80+16+8), s.Bytes())
 }
 
 func TestOlderCountsAsLowerBoundDoes(t *testing.T) {
@@ -391,4 +391,30 @@ func sourceFrom(src *Source, from, to int) *Source {
 	}
 	syms[2] = src.Syms[2][from:to]
 	return &Source{Table: t, Syms: syms, IDs: src.IDs[from:to]}
+}
+
+func TestBytesIsTheHeapTheStoreHolds(t *testing.T) {
+	// A store of a number, a string and a boolean with identities, its
+	// chunks full: the heap it takes is its cells and its chunks' headers,
+	// which Bytes counts, and the store itself with the room of its lists,
+	// a few hundred bytes.
+	const rows = 64 * ChunkRows
+	ts := make([]int64, rows)
+	for i := range ts {
+		ts[i] = int64(i)
+	}
+	src := source(ts)
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	before := ms.HeapAlloc
+	s := New(kinds()[:4], true)
+	s.Append(src, 0, rows)
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	held := int64(ms.HeapAlloc) - int64(before)
+	runtime.KeepAlive(src)
+	// The headers are 64 × 120 bytes: without them Bytes is 7.5 KB short.
+	assert.InDelta(t, held, s.Bytes(), 2048, "held %d, Bytes %d", held, s.Bytes())
+	runtime.KeepAlive(s)
 }
