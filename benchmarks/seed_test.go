@@ -203,6 +203,7 @@ func waitSome() {
 // readied with the first tick or closing split for two, whoever did it.
 func TestWorkersTakingPartLateDoNotAllocate(t *testing.T) {
 	defer aligned.SetCloseSplitRows(aligned.SetCloseSplitRows(1 << 30))
+	defer workers.SetGateForce(workers.SetGateForce(1))
 	defer workers.SetEveryPart(workers.SetEveryPart(false))
 	defer workers.SetAlone(workers.SetAlone(true))
 	for _, al := range []bool{false, true} {
@@ -310,9 +311,12 @@ func TestSeedAlignedSteadyDoesNotAllocate(t *testing.T) {
 			assert.Zero(t, n, "P=%d N=%d, %d workers: allocations over a minute of aligned pushes in steady state", c.P, c.N, workers)
 		}
 	}
-	// Two workers splitting every closing (by default, only those after
-	// fewer than eight rows a partition: here at N=10, not at N=100).
+	// Two workers splitting every other closing and closing the others
+	// alone (by default, only closings after fewer than eight rows a
+	// partition may be split: here at N=10, not at N=100, and then as the
+	// workers' gate finds pays): neither way nor a switch allocates.
 	defer aligned.SetCloseSplitRows(aligned.SetCloseSplitRows(1 << 30))
+	defer workers.SetGateForce(workers.SetGateForce(2))
 	defer workers.SetEveryPart(workers.SetEveryPart(true))
 	for _, c := range []struct{ P, N int }{{20, 100}, {50, 10}} {
 		n := steadyAllocs(t, NewSeedStream(c.P, c.N, 140), 75, true, 2)

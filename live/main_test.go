@@ -9,13 +9,16 @@ import (
 )
 
 // TestMain makes every worker of every pool take part in every tick and
-// run every hand-over it is given, and every aligned closing split over
-// the workers, so that the tests comparing several workers with one (the
-// fuzz twins, the aligned properties) go through the workers' paths
-// however busy the machine is and however many rows a partition gets. No
-// benchmark of this package uses workers.
+// run every hand-over it is given, and every aligned closing one the
+// workers may split, with every other tick and such closing split and
+// the others done alone (as the workers' gate may choose), so that the
+// tests comparing several workers with one (the fuzz twins, the aligned
+// properties) go through the workers' paths and the switches between
+// them however busy the machine is and however many rows a partition
+// gets. No benchmark of this package uses workers.
 func TestMain(m *testing.M) {
 	workers.SetEveryPart(true)
+	workers.SetGateForce(2)
 	aligned.SetCloseSplitRows(1 << 30)
 	os.Exit(m.Run())
 }

@@ -97,14 +97,20 @@ func (sc *closeScratch) bytes() int {
 // a row, in emission order, then slides their windows to the next
 // boundary.
 func (g *Group) close(b int64, out *schema.Table) {
-	split := g.splitClose()
+	gated := g.splitClose()
+	items := len(g.order) + g.since
 	g.since = 0
 	g.keyTag()
-	if split {
+	// A closing that may be split is split when the gate finds that
+	// pays (see workers.Gate).
+	if gated && g.par.gate.Begin(items) {
 		g.live -= g.par.run(g, b, out)
-		return
+	} else {
+		g.live -= g.closeRange(0, len(g.order), b, out, &g.sc)
 	}
-	g.live -= g.closeRange(0, len(g.order), b, out, &g.sc)
+	if gated {
+		g.par.gate.End()
+	}
 }
 
 // closeSplitRows is the most rows a partition, on average, taken since
@@ -150,6 +156,7 @@ func SetCloseSplitRows(n int) int {
 // summed afterwards.
 type parClose struct {
 	pool   *workers.Pool
+	gate   workers.Gate // whether a closing is split
 	g      *Group
 	b      int64
 	split  workers.Split

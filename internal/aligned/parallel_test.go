@@ -39,6 +39,7 @@ func TestAClosingIsSplitOnlyAfterFewRowsAPartition(t *testing.T) {
 	}{{25 * ms, false}, {100 * ms, true}} {
 		one, two := p.NewGroup(hostKeys{}, 2, 0), p.NewGroup(hostKeys{}, 2, 0)
 		pool := workers.New(2)
+		defer workers.SetGateForce(workers.SetGateForce(1))
 		two.SetWorkers(pool)
 		splits, closings := 0, 0
 		for k := range int64(400) {

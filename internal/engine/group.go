@@ -349,13 +349,28 @@ func (g *Group) tick(t, b int64, out Sink) {
 	g.forgetRoom()
 	g.in, g.work = g.work, g.in
 	par := g.par.pool != nil && g.par.pool.N() > 1
-	if par && len(g.order)+len(g.work.part) > 1 {
+	// With workers, a tick is split over them. Where the ticks are close
+	// enough that no rows are handed over between them (see handOff), the
+	// tick is all the workers share, and the gate chooses whether it is
+	// split, from what ticks took each way (see workers.Gate). Where rows
+	// are handed over, the tick is split: a worker that took a
+	// partition's rows between ticks finds its lines again in the tick,
+	// which a tick's own time does not show.
+	split := par && len(g.order)+len(g.work.part) > 1
+	gated := split && g.spanRows < handOffSpan
+	if gated {
+		split = g.par.gate.Begin(len(g.order) + len(g.work.part))
+	}
+	if split {
 		g.par.run(g, t, b, out.Table())
 	} else {
 		g.place()
 		g.keyTag()
 		g.tickRange(0, len(g.order), t, b, out.Table(), &g.sc, &g.p.pool)
 		g.indexed, g.linked = false, false
+	}
+	if gated {
+		g.par.gate.End()
 	}
 	g.clearPending()
 	if par {

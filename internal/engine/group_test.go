@@ -75,7 +75,9 @@ func (m *groupModel) window(p int32, lim float64, c int) []float64 {
 // emitted cell with the windows recomputed from the rows.
 //
 // With two workers, each push's rows are handed to the second to take
-// between ticks, and each tick is split: the rows are the same. With one,
+// between ticks, and every other tick is split (the others done by the
+// pushing goroutine alone, as the workers' gate may choose): the rows are
+// the same. With one,
 // the rows go straight to their deques while there are fewer than
 // directParts partitions (all, none, or some of the time as partitions
 // come and go), and are buffered for the tick otherwise: the rows are the
@@ -84,6 +86,7 @@ func (m *groupModel) window(p int32, lim float64, c int) []float64 {
 // the same.
 func TestGroupMatchesRecomputation(t *testing.T) {
 	defer SetHandOffRows(SetHandOffRows(1))
+	defer workers.SetGateForce(workers.SetGateForce(2))
 	defer workers.SetEveryPart(workers.SetEveryPart(true))
 	for _, tc := range []struct {
 		cols    string

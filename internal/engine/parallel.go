@@ -40,6 +40,7 @@ func (g *Group) SetWorkers(p *workers.Pool) {
 // ticks allocate none, however the chunks fall.
 type parTick struct {
 	pool   *workers.Pool
+	gate   workers.Gate // whether a tick is split
 	g      *Group
 	t, b   int64
 	split  workers.Split
