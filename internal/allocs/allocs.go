@@ -9,6 +9,7 @@ package allocs
 
 import (
 	"runtime"
+	"runtime/pprof"
 	"sync"
 	"time"
 )
@@ -49,15 +50,28 @@ var spareOnce sync.Once
 
 // spareThreads blocks several goroutines in a system call at once: the
 // runtime takes the processor of each and runs the others on new threads,
-// which go idle, not away, when the calls return.
+// which go idle, not away, when the calls return. The runtime's monitor
+// takes a processor from a blocked thread only when it looks, which on a
+// busy machine can come after the calls returned: so the round is done
+// again, with longer calls, until the runtime has made two threads more
+// than before (or a few rounds failed to).
 func spareThreads() {
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sleepInKernel(5 * time.Millisecond)
-		}()
+	threads := pprof.Lookup("threadcreate")
+	want := threads.Count() + 2
+	d := 5 * time.Millisecond
+	for range 6 {
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sleepInKernel(d)
+			}()
+		}
+		wg.Wait()
+		if threads.Count() >= want {
+			return
+		}
+		d *= 2
 	}
-	wg.Wait()
 }
