@@ -3,15 +3,16 @@ package engine
 import (
 	"math"
 	"sync"
+	"unsafe"
 
 	"github.com/pond-go/pond/internal/reducers"
 )
 
 // blockRows is the number of rows in a full deque block; a power of two.
 // A minute at 100 rows a second is 5 full blocks and a last one, whose
-// list takes 144 bytes (at 256 rows, 24 blocks took 640 bytes a
-// partition); a minute at 10 rows a second is one block, listed in the
-// deque itself.
+// list takes 48 bytes (at 256 rows, 24 blocks of 24-byte slices took
+// 640 bytes a partition); a minute at 10 rows a second is one block,
+// listed in the deque itself.
 const blockRows = 1024
 
 // A deque is a ring of full blocks and one last block that grows a step
@@ -313,20 +314,25 @@ func (p *blockPool) bytes() int {
 // steady size neither allocates nor moves rows, and one that shrank
 // gives its blocks back.
 //
+// The block list holds each block's first slot, not a slice: every block
+// but the last has blockRows rows, and the last the rest of the ring's
+// cap, so a block's length is known without a slice header of its own,
+// and a list takes 8 bytes a block, not 24 (see blockLen).
+//
 // The block list of a deque of one block is one, in the deque itself: a
 // tick over many partitions of a few rows each reaches a partition's rows
 // from its engine without first missing the cache on a list of its own.
 type deque struct {
-	blocks [][]uint64
-	one    [1][]uint64 // blocks' array while the deque has one block
-	base   uint64      // absolute index of the row at position 0 in the front's lap
-	front  uint64      // absolute index of the first row held
-	tail   uint64      // absolute index after the last row held
-	cap    uint64      // rows the ring has room for
+	blocks []*uint64  // each block's first slot, in ring order
+	one    [1]*uint64 // blocks' array while the deque has one block
+	base   uint64     // absolute index of the row at position 0 in the front's lap
+	front  uint64     // absolute index of the first row held
+	tail   uint64     // absolute index after the last row held
+	cap    uint64     // rows the ring has room for
 	// The last word: the slots a row (1 + the plan's columns), the class
 	// and rows of the last block, and has. 32 bits for the stride keep
-	// the deque at 88 bytes, which makes the seed's record six lines
-	// and what a partition-tick reads of it four (see winState);
+	// the deque at 72 bytes, which keeps the seed's record within six
+	// lines and what a partition-tick reads of it in four (see winState);
 	// unsigned, its conversion to int is a plain load (a signed one took
 	// a few more instructions at 1000 × 10 in callgrind).
 	stride uint32
@@ -352,16 +358,23 @@ func (d *deque) pos(a uint64) uint64 {
 	return q
 }
 
-// blockLen returns the rows of block k.
+// blockLen returns the rows of block k: blockRows, but for the last
+// block, which has the ring's rows beyond the full blocks before it
+// (lrows).
 func (d *deque) blockLen(k int) int {
-	if k == len(d.blocks)-1 {
-		return int(d.lrows)
-	}
-	return blockRows
+	return int(min(blockRows, d.cap-uint64(k)*blockRows))
 }
 
 // block returns the slots of block k.
-func (d *deque) block(k int) []uint64 { return d.blocks[k] }
+func (d *deque) block(k int) []uint64 {
+	return slots(d.blocks[k], d.blockLen(k)*int(d.stride))
+}
+
+// slots returns the n slots from p, the first slot of a block.
+func slots(p *uint64, n int) []uint64 { return unsafe.Slice(p, n) }
+
+// first returns the first slot of block b, which the block list holds.
+func first(b []uint64) *uint64 { return &b[0] }
 
 // seg returns the block that holds row a, the row's index in it and the
 // number of positions from there to the block's end: a run of rows from
@@ -370,21 +383,19 @@ func (d *deque) seg(a uint64) (blk []uint64, i, n int) {
 	q := d.pos(a)
 	k := int(q / blockRows)
 	i = int(q % blockRows)
-	return d.blocks[k], i, d.blockLen(k) - i
+	return d.block(k), i, d.blockLen(k) - i
 }
 
 // row returns the slots of row a.
 func (d *deque) row(a uint64) []uint64 {
-	q := d.pos(a)
-	b := d.blocks[q/blockRows]
-	i := int(q%blockRows) * int(d.stride)
+	b, i := d.slotOf(a)
 	return b[i : i+int(d.stride) : i+int(d.stride)]
 }
 
 // time returns the time of row a.
 func (d *deque) time(a uint64) int64 {
-	q := d.pos(a)
-	return int64(d.blocks[q/blockRows][int(q%blockRows)*int(d.stride)])
+	b, i := d.slotOf(a)
+	return int64(b[i])
 }
 
 // room returns the block that holds the tail's slots, the tail's first
@@ -405,7 +416,7 @@ func (d *deque) grow(p *blockPool) {
 		if cap(d.blocks) == 0 {
 			d.blocks = d.one[:0]
 		}
-		d.blocks = append(d.blocks[:0], p.get(0))
+		d.blocks = append(d.blocks[:0], first(p.get(0)))
 		d.setLast(p, 0)
 		d.base, d.cap = d.front, uint64(d.lrows)
 		return
@@ -432,11 +443,11 @@ func (d *deque) grow(p *blockPool) {
 	}
 	d.roomForBlock()
 	if len(d.blocks) >= fullGrowBlocks {
-		d.blocks = append(d.blocks, p.get(p.fullClass()))
+		d.blocks = append(d.blocks, first(p.get(p.fullClass())))
 		d.cap += blockRows
 		return
 	}
-	d.blocks = append(d.blocks, p.get(0))
+	d.blocks = append(d.blocks, first(p.get(0)))
 	d.setLast(p, 0)
 	d.cap += uint64(d.lrows)
 }
@@ -462,24 +473,24 @@ const rotateMax = 4 * blockRows
 // the rows from there on (the oldest) move up a block.
 func (d *deque) insertFull(p *blockPool, k, i int) {
 	nb := p.get(p.fullClass())
-	copy(nb[:i*int(d.stride)], d.blocks[k][:i*int(d.stride)])
+	copy(nb[:i*int(d.stride)], d.block(k)[:i*int(d.stride)])
 	d.roomForBlock()
 	d.blocks = append(d.blocks, nil)
 	copy(d.blocks[k+1:], d.blocks[k:])
-	d.blocks[k] = nb
+	d.blocks[k] = first(nb)
 	d.cap += blockRows
 	d.base -= blockRows
 }
 
 // roomForBlock makes room in the block list for one more block. The list
-// grows by an eighth, not by doubling: at 24 bytes a block, the doubled
-// list of a long window (24 blocks, 25 minutes at 100 rows a second) has
-// 190 bytes of spare slots.
+// grows by an eighth, not by doubling: the doubled list of a long window
+// (24 blocks, 25 minutes at 100 rows a second) has 64 bytes of spare
+// slots.
 func (d *deque) roomForBlock() {
 	if len(d.blocks) < cap(d.blocks) {
 		return
 	}
-	nl := make([][]uint64, len(d.blocks), len(d.blocks)+1+len(d.blocks)/8)
+	nl := make([]*uint64, len(d.blocks), len(d.blocks)+1+len(d.blocks)/8)
 	copy(nl, d.blocks)
 	d.blocks = nl
 }
@@ -496,7 +507,7 @@ func (d *deque) roomForBlock() {
 func (d *deque) growLast(p *blockPool, i int) int {
 	k := len(d.blocks) - 1
 	c := int(d.last)
-	old, r := d.blocks[k], int(d.lrows)
+	old, r := d.block(k), int(d.lrows)
 	next := c + 1
 	if c == cutClass {
 		for next = 0; p.classRows(next) <= r; next++ {
@@ -513,7 +524,7 @@ func (d *deque) growLast(p *blockPool, i int) int {
 	copy(nb[:i*st], old[:i*st])
 	copy(nb[(i+g)*st:], old[i*st:r*st])
 	p.put(old, c)
-	d.blocks[k] = nb
+	d.blocks[k] = first(nb)
 	if rows := len(nb) / st; rows == p.classRows(next) {
 		d.setLast(p, next)
 	} else {
@@ -586,8 +597,8 @@ func (d *deque) reverse(i, j uint64) {
 	st := int(d.stride)
 	for j > i+1 {
 		j--
-		x := d.blocks[i/blockRows][int(i%blockRows)*st:][:st]
-		y := d.blocks[j/blockRows][int(j%blockRows)*st:][:st]
+		x := d.block(int(i / blockRows))[int(i%blockRows)*st:][:st]
+		y := d.block(int(j / blockRows))[int(j%blockRows)*st:][:st]
 		for s := range x {
 			x[s], y[s] = y[s], x[s]
 		}
@@ -635,7 +646,7 @@ func (d *deque) shrink(p *blockPool) {
 		if d.cap-r < 2*n {
 			break
 		}
-		p.put(d.blocks[k], int(d.last))
+		p.put(d.block(k), int(d.last))
 		d.blocks[k] = nil
 		d.blocks = d.blocks[:k]
 		d.setLast(p, p.fullClass())
@@ -645,12 +656,12 @@ func (d *deque) shrink(p *blockPool) {
 
 // release gives every block back to the pool.
 func (d *deque) release(p *blockPool) {
-	for i, b := range d.blocks {
+	for k := range d.blocks {
 		c := p.fullClass()
-		if i == len(d.blocks)-1 {
+		if k == len(d.blocks)-1 {
 			c = int(d.last)
 		}
-		p.put(b, c)
+		p.put(d.block(k), c)
 	}
 	clear(d.blocks)
 	d.blocks = d.one[:0]
@@ -665,12 +676,9 @@ func (d *deque) len() int { return int(d.tail - d.front) }
 func (d *deque) bytes() int {
 	n := 0
 	if cap(d.blocks) > len(d.one) {
-		n = 24 * cap(d.blocks)
+		n = 8 * cap(d.blocks)
 	}
-	for _, b := range d.blocks {
-		n += 8 * len(b)
-	}
-	return n
+	return n + 8*int(d.cap)*int(d.stride)
 }
 
 // markSlot tells m the slot k (0 the time) of every row held.

@@ -191,10 +191,11 @@ func (e *Engine) win(w int) *winState {
 // followed by its generic states, lie at offsets from it that are the
 // same in every record of the plan (winPlan.extOff, winPlan.restOff), and
 // as many as its plan has. That is 24 bytes a window: with 56-byte
-// Moments and an 88-byte deque, what a partition-tick at a row a second
+// Moments and a 72-byte deque, what a partition-tick at a row a second
 // reads of the seed's record (the engine, both window states, the minute
-// window's two Moments but the last one's outer pointer) lies in its
-// first four lines, and the record is six (see arena).
+// window's two Moments but the last one's outer pointer: 240 bytes) lies
+// in its first four lines, and the record, 368 bytes padded to 384, is
+// six (see arena).
 type winState struct {
 	head, added uint64
 	mom         *reducers.Moments
@@ -1223,7 +1224,7 @@ func (d *deque) slotOf(a uint64) ([]uint64, int) {
 	if q >= d.cap {
 		q -= d.cap
 	}
-	return d.blocks[q/blockRows], int(q%blockRows) * int(d.stride)
+	return d.block(int(q / blockRows)), int(q%blockRows) * int(d.stride)
 }
 
 // present reports whether an encoded slot holds a value.
