@@ -140,15 +140,16 @@ const cacheLine = 64
 
 // linePadMax is the most bytes a record is padded with to whole cache
 // lines (see linePad).
-const linePadMax = 16
+const linePadMax = 8
 
 // linePad returns the bytes that round a record of size bytes up to
 // whole cache lines, when they are at most linePadMax; else 0. The
-// seed's record is 368 bytes as its states fall: padded to 384 it starts
+// seed's record is 376 bytes as its states fall: padded to 384 it starts
 // on a line and is six, and what a partition-tick reads of it its first
-// four; packed, three records in four would be seven lines, and their
-// reads would cross a fifth. A record further from a line is packed: its
-// padding would cost more bytes a partition than the lines it saves.
+// four; packed, six records in eight would be seven lines, and five in
+// eight would have their reads cross a fifth. A record further from a
+// line is packed: its padding would cost more bytes a partition than the
+// lines it saves.
 func linePad(size uintptr) uintptr {
 	if pad := -size & (cacheLine - 1); pad <= linePadMax {
 		return pad

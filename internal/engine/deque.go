@@ -10,7 +10,7 @@ import (
 
 // blockRows is the number of rows in a full deque block; a power of two.
 // A minute at 100 rows a second is 5 full blocks and a last one, whose
-// list takes 48 bytes (at 256 rows, 24 blocks of 24-byte slices took
+// list takes 96 bytes (at 256 rows, 24 blocks of 24-byte slices took
 // 640 bytes a partition); a minute at 10 rows a second is one block,
 // listed in the deque itself.
 const blockRows = 1024
@@ -314,24 +314,22 @@ func (p *blockPool) bytes() int {
 // steady size neither allocates nor moves rows, and one that shrank
 // gives its blocks back.
 //
-// The block list holds each block's first slot, not a slice: every block
-// but the last has blockRows rows, and the last the rest of the ring's
-// cap, so a block's length is known without a slice header of its own,
-// and a list takes 8 bytes a block, not 24 (see blockLen).
+// The block list holds each block's first slot and length, not a slice
+// (16 bytes a block, not 24: a block's capacity is its length).
 //
 // The block list of a deque of one block is one, in the deque itself: a
 // tick over many partitions of a few rows each reaches a partition's rows
 // from its engine without first missing the cache on a list of its own.
 type deque struct {
-	blocks []*uint64  // each block's first slot, in ring order
-	one    [1]*uint64 // blocks' array while the deque has one block
-	base   uint64     // absolute index of the row at position 0 in the front's lap
-	front  uint64     // absolute index of the first row held
-	tail   uint64     // absolute index after the last row held
-	cap    uint64     // rows the ring has room for
+	blocks []blockRef  // the blocks, in ring order
+	one    [1]blockRef // blocks' array while the deque has one block
+	base   uint64      // absolute index of the row at position 0 in the front's lap
+	front  uint64      // absolute index of the first row held
+	tail   uint64      // absolute index after the last row held
+	cap    uint64      // rows the ring has room for
 	// The last word: the slots a row (1 + the plan's columns), the class
 	// and rows of the last block, and has. 32 bits for the stride keep
-	// the deque at 72 bytes, which keeps the seed's record within six
+	// the deque at 80 bytes, which keeps the seed's record within six
 	// lines and what a partition-tick reads of it in four (see winState);
 	// unsigned, its conversion to int is a plain load (a signed one took
 	// a few more instructions at 1000 × 10 in callgrind).
@@ -358,23 +356,40 @@ func (d *deque) pos(a uint64) uint64 {
 	return q
 }
 
-// blockLen returns the rows of block k: blockRows, but for the last
-// block, which has the ring's rows beyond the full blocks before it
-// (lrows).
+// blockLen returns the rows of block k.
 func (d *deque) blockLen(k int) int {
-	return int(min(blockRows, d.cap-uint64(k)*blockRows))
+	if k == len(d.blocks)-1 {
+		return int(d.lrows)
+	}
+	return blockRows
 }
 
 // block returns the slots of block k.
-func (d *deque) block(k int) []uint64 {
-	return slots(d.blocks[k], d.blockLen(k)*int(d.stride))
+func (d *deque) block(k int) []uint64 { return d.blocks[k].slots() }
+
+// A blockRef is a block in a deque's list: its slots (typed as an array
+// larger than any block) and its length in slots.
+type blockRef struct {
+	p *[maxBlockSlots]uint64
+	n int
 }
 
-// slots returns the n slots from p, the first slot of a block.
-func slots(p *uint64, n int) []uint64 { return unsafe.Slice(p, n) }
+// ref returns the reference to block b (not empty).
+func ref(b []uint64) blockRef {
+	return blockRef{(*[maxBlockSlots]uint64)(unsafe.Pointer(&b[0])), len(b)}
+}
 
-// first returns the first slot of block b, which the block list holds.
-func first(b []uint64) *uint64 { return &b[0] }
+// slots returns the block's slots: an array's slice, one check of the
+// length against maxBlockSlots, where unsafe.Slice checks the length's
+// sign, the pointer and the product's size (3 % more instructions at
+// 1000 × 10, where each fold reaches its rows through a few of them).
+func (b blockRef) slots() []uint64 { return b.p[:b.n:b.n] }
+
+// maxBlockSlots is more slots than a block can have: 2^40 on 64-bit
+// machines (1,024 rows of up to 2^30 slots), 2^28 on 32-bit ones (an
+// object of 2 GB, more than the allocator hands out there); an array
+// type of it fits in either's address space.
+const maxBlockSlots = 1<<(28+12*(^uintptr(0)>>63)) - 1
 
 // seg returns the block that holds row a, the row's index in it and the
 // number of positions from there to the block's end: a run of rows from
@@ -416,7 +431,7 @@ func (d *deque) grow(p *blockPool) {
 		if cap(d.blocks) == 0 {
 			d.blocks = d.one[:0]
 		}
-		d.blocks = append(d.blocks[:0], first(p.get(0)))
+		d.blocks = append(d.blocks[:0], ref(p.get(0)))
 		d.setLast(p, 0)
 		d.base, d.cap = d.front, uint64(d.lrows)
 		return
@@ -443,11 +458,11 @@ func (d *deque) grow(p *blockPool) {
 	}
 	d.roomForBlock()
 	if len(d.blocks) >= fullGrowBlocks {
-		d.blocks = append(d.blocks, first(p.get(p.fullClass())))
+		d.blocks = append(d.blocks, ref(p.get(p.fullClass())))
 		d.cap += blockRows
 		return
 	}
-	d.blocks = append(d.blocks, first(p.get(0)))
+	d.blocks = append(d.blocks, ref(p.get(0)))
 	d.setLast(p, 0)
 	d.cap += uint64(d.lrows)
 }
@@ -475,22 +490,22 @@ func (d *deque) insertFull(p *blockPool, k, i int) {
 	nb := p.get(p.fullClass())
 	copy(nb[:i*int(d.stride)], d.block(k)[:i*int(d.stride)])
 	d.roomForBlock()
-	d.blocks = append(d.blocks, nil)
+	d.blocks = append(d.blocks, blockRef{})
 	copy(d.blocks[k+1:], d.blocks[k:])
-	d.blocks[k] = first(nb)
+	d.blocks[k] = ref(nb)
 	d.cap += blockRows
 	d.base -= blockRows
 }
 
 // roomForBlock makes room in the block list for one more block. The list
-// grows by an eighth, not by doubling: the doubled list of a long window
-// (24 blocks, 25 minutes at 100 rows a second) has 64 bytes of spare
-// slots.
+// grows by an eighth, not by doubling: at 16 bytes a block, the doubled
+// list of a long window (24 blocks, 25 minutes at 100 rows a second) has
+// 128 bytes of spare slots.
 func (d *deque) roomForBlock() {
 	if len(d.blocks) < cap(d.blocks) {
 		return
 	}
-	nl := make([]*uint64, len(d.blocks), len(d.blocks)+1+len(d.blocks)/8)
+	nl := make([]blockRef, len(d.blocks), len(d.blocks)+1+len(d.blocks)/8)
 	copy(nl, d.blocks)
 	d.blocks = nl
 }
@@ -524,7 +539,7 @@ func (d *deque) growLast(p *blockPool, i int) int {
 	copy(nb[:i*st], old[:i*st])
 	copy(nb[(i+g)*st:], old[i*st:r*st])
 	p.put(old, c)
-	d.blocks[k] = first(nb)
+	d.blocks[k] = ref(nb)
 	if rows := len(nb) / st; rows == p.classRows(next) {
 		d.setLast(p, next)
 	} else {
@@ -647,7 +662,7 @@ func (d *deque) shrink(p *blockPool) {
 			break
 		}
 		p.put(d.block(k), int(d.last))
-		d.blocks[k] = nil
+		d.blocks[k] = blockRef{}
 		d.blocks = d.blocks[:k]
 		d.setLast(p, p.fullClass())
 		d.cap -= r
@@ -676,9 +691,12 @@ func (d *deque) len() int { return int(d.tail - d.front) }
 func (d *deque) bytes() int {
 	n := 0
 	if cap(d.blocks) > len(d.one) {
-		n = 8 * cap(d.blocks)
+		n = 16 * cap(d.blocks)
 	}
-	return n + 8*int(d.cap)*int(d.stride)
+	for _, b := range d.blocks {
+		n += 8 * b.n
+	}
+	return n
 }
 
 // markSlot tells m the slot k (0 the time) of every row held.

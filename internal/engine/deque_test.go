@@ -42,10 +42,11 @@ func requireRows(t *testing.T, d *deque) {
 	}
 }
 
-// requireBlocks checks the lengths the deque gives its blocks, which its
-// list does not hold: blockRows rows each, but the last block's lrows,
-// all of them the ring's cap; and that the run seg gives from each row
-// held is the rows that follow it in its block, up to the block's end.
+// requireBlocks checks the lengths of the deque's blocks, which its list
+// holds beside their first slots: blockRows rows each, but the last
+// block's lrows, all of them the ring's cap; and that the run seg gives
+// from each row held is the rows that follow it in its block, up to the
+// block's end.
 func requireBlocks(t *testing.T, d *deque) {
 	t.Helper()
 	st := int(d.stride)
@@ -56,7 +57,7 @@ func requireBlocks(t *testing.T, d *deque) {
 			want = int(d.lrows)
 		}
 		require.Len(t, d.block(k), want*st, "block %d of %d", k, len(d.blocks))
-		require.Same(t, d.blocks[k], &d.block(k)[0], "block %d", k)
+		require.Same(t, &d.blocks[k].p[0], &d.block(k)[0], "block %d", k)
 		rows += want
 	}
 	require.Equal(t, uint64(rows), d.cap, "the blocks' rows")
