@@ -20,12 +20,11 @@ import (
 // and an 8-byte chunk header in each kind's chunk put a 64-byte
 // Moments across two lines.
 //
-// A record whose size is a whole number of cache lines, or a few bytes
-// short of one and padded to it (see linePad), starts on a line (see
-// lineLead): the seed's is then six lines, not seven as it falls, and
-// what a partition-tick at a row a second reads of it (see winState) its
-// first four. Other records are packed; rounding them up to a line would
-// cost bytes a partition.
+// A record whose size is a whole number of cache lines starts on a line
+// (see lineLead): the seed's is then six lines, not seven as it falls,
+// and what a partition-tick at a row a second reads of it (see winState)
+// its first four. Other records are packed; rounding them up to a line
+// would cost bytes a partition.
 //
 // A record's layout depends on the plan (how many states of each kind
 // its windows keep), so its type is made when the plan makes its first
@@ -96,9 +95,6 @@ func newLayout(p *Plan) *recordLayout {
 		// The array cells of the rows held (see Engine.arrs).
 		fields = append(fields, reflect.StructField{Name: "A", Type: reflect.TypeFor[map[uint64][]schema.Value]()})
 	}
-	if pad := linePad(reflect.StructOf(fields).Size()); pad > 0 {
-		fields = append(fields, reflect.StructField{Name: "P", Type: reflect.ArrayOf(int(pad), reflect.TypeFor[byte]())})
-	}
 	l.typ = reflect.StructOf(fields)
 	l.size = l.typ.Size()
 	off := func(name string) uintptr {
@@ -137,25 +133,6 @@ func newLayout(p *Plan) *recordLayout {
 // cacheLine is the bytes of a cache line on the machines the library
 // is tuned for.
 const cacheLine = 64
-
-// linePadMax is the most bytes a record is padded with to whole cache
-// lines (see linePad).
-const linePadMax = 8
-
-// linePad returns the bytes that round a record of size bytes up to
-// whole cache lines, when they are at most linePadMax; else 0. The
-// seed's record is 376 bytes as its states fall: padded to 384 it starts
-// on a line and is six, and what a partition-tick reads of it its first
-// four; packed, six records in eight would be seven lines, and five in
-// eight would have their reads cross a fifth. A record further from a
-// line is packed: its padding would cost more bytes a partition than the
-// lines it saves.
-func linePad(size uintptr) uintptr {
-	if pad := -size & (cacheLine - 1); pad <= linePadMax {
-		return pad
-	}
-	return 0
-}
 
 // mallocHeader is the bytes of the header the allocator puts at the
 // start of an object with pointers of more than 512 bytes up to 32 KB,

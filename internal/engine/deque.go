@@ -3,16 +3,15 @@ package engine
 import (
 	"math"
 	"sync"
-	"unsafe"
 
 	"github.com/pond-go/pond/internal/reducers"
 )
 
 // blockRows is the number of rows in a full deque block; a power of two.
 // A minute at 100 rows a second is 5 full blocks and a last one, whose
-// list takes 96 bytes (at 256 rows, 24 blocks of 24-byte slices took
-// 640 bytes a partition); a minute at 10 rows a second is one block,
-// listed in the deque itself.
+// list takes 144 bytes (at 256 rows, 24 blocks took 640 bytes a
+// partition); a minute at 10 rows a second is one block, listed in the
+// deque itself.
 const blockRows = 1024
 
 // A deque is a ring of full blocks and one last block that grows a step
@@ -314,23 +313,20 @@ func (p *blockPool) bytes() int {
 // steady size neither allocates nor moves rows, and one that shrank
 // gives its blocks back.
 //
-// The block list holds each block's first slot and length, not a slice
-// (16 bytes a block, not 24: a block's capacity is its length).
-//
 // The block list of a deque of one block is one, in the deque itself: a
 // tick over many partitions of a few rows each reaches a partition's rows
 // from its engine without first missing the cache on a list of its own.
 type deque struct {
-	blocks []blockRef  // the blocks, in ring order
-	one    [1]blockRef // blocks' array while the deque has one block
+	blocks [][]uint64
+	one    [1][]uint64 // blocks' array while the deque has one block
 	base   uint64      // absolute index of the row at position 0 in the front's lap
 	front  uint64      // absolute index of the first row held
 	tail   uint64      // absolute index after the last row held
 	cap    uint64      // rows the ring has room for
 	// The last word: the slots a row (1 + the plan's columns), the class
 	// and rows of the last block, and has. 32 bits for the stride keep
-	// the deque at 80 bytes, which keeps the seed's record within six
-	// lines and what a partition-tick reads of it in four (see winState);
+	// the deque at 88 bytes, which makes the seed's record six lines
+	// and what a partition-tick reads of it four (see winState);
 	// unsigned, its conversion to int is a plain load (a signed one took
 	// a few more instructions at 1000 × 10 in callgrind).
 	stride uint32
@@ -365,31 +361,7 @@ func (d *deque) blockLen(k int) int {
 }
 
 // block returns the slots of block k.
-func (d *deque) block(k int) []uint64 { return d.blocks[k].slots() }
-
-// A blockRef is a block in a deque's list: its slots (typed as an array
-// larger than any block) and its length in slots.
-type blockRef struct {
-	p *[maxBlockSlots]uint64
-	n int
-}
-
-// ref returns the reference to block b (not empty).
-func ref(b []uint64) blockRef {
-	return blockRef{(*[maxBlockSlots]uint64)(unsafe.Pointer(&b[0])), len(b)}
-}
-
-// slots returns the block's slots: an array's slice, one check of the
-// length against maxBlockSlots, where unsafe.Slice checks the length's
-// sign, the pointer and the product's size (3 % more instructions at
-// 1000 × 10, where each fold reaches its rows through a few of them).
-func (b blockRef) slots() []uint64 { return b.p[:b.n:b.n] }
-
-// maxBlockSlots is more slots than a block can have: 2^40 on 64-bit
-// machines (1,024 rows of up to 2^30 slots), 2^28 on 32-bit ones (an
-// object of 2 GB, more than the allocator hands out there); an array
-// type of it fits in either's address space.
-const maxBlockSlots = 1<<(28+12*(^uintptr(0)>>63)) - 1
+func (d *deque) block(k int) []uint64 { return d.blocks[k] }
 
 // seg returns the block that holds row a, the row's index in it and the
 // number of positions from there to the block's end: a run of rows from
@@ -398,19 +370,21 @@ func (d *deque) seg(a uint64) (blk []uint64, i, n int) {
 	q := d.pos(a)
 	k := int(q / blockRows)
 	i = int(q % blockRows)
-	return d.block(k), i, d.blockLen(k) - i
+	return d.blocks[k], i, d.blockLen(k) - i
 }
 
 // row returns the slots of row a.
 func (d *deque) row(a uint64) []uint64 {
-	b, i := d.slotOf(a)
+	q := d.pos(a)
+	b := d.blocks[q/blockRows]
+	i := int(q%blockRows) * int(d.stride)
 	return b[i : i+int(d.stride) : i+int(d.stride)]
 }
 
 // time returns the time of row a.
 func (d *deque) time(a uint64) int64 {
-	b, i := d.slotOf(a)
-	return int64(b[i])
+	q := d.pos(a)
+	return int64(d.blocks[q/blockRows][int(q%blockRows)*int(d.stride)])
 }
 
 // room returns the block that holds the tail's slots, the tail's first
@@ -431,7 +405,7 @@ func (d *deque) grow(p *blockPool) {
 		if cap(d.blocks) == 0 {
 			d.blocks = d.one[:0]
 		}
-		d.blocks = append(d.blocks[:0], ref(p.get(0)))
+		d.blocks = append(d.blocks[:0], p.get(0))
 		d.setLast(p, 0)
 		d.base, d.cap = d.front, uint64(d.lrows)
 		return
@@ -458,11 +432,11 @@ func (d *deque) grow(p *blockPool) {
 	}
 	d.roomForBlock()
 	if len(d.blocks) >= fullGrowBlocks {
-		d.blocks = append(d.blocks, ref(p.get(p.fullClass())))
+		d.blocks = append(d.blocks, p.get(p.fullClass()))
 		d.cap += blockRows
 		return
 	}
-	d.blocks = append(d.blocks, ref(p.get(0)))
+	d.blocks = append(d.blocks, p.get(0))
 	d.setLast(p, 0)
 	d.cap += uint64(d.lrows)
 }
@@ -488,24 +462,24 @@ const rotateMax = 4 * blockRows
 // the rows from there on (the oldest) move up a block.
 func (d *deque) insertFull(p *blockPool, k, i int) {
 	nb := p.get(p.fullClass())
-	copy(nb[:i*int(d.stride)], d.block(k)[:i*int(d.stride)])
+	copy(nb[:i*int(d.stride)], d.blocks[k][:i*int(d.stride)])
 	d.roomForBlock()
-	d.blocks = append(d.blocks, blockRef{})
+	d.blocks = append(d.blocks, nil)
 	copy(d.blocks[k+1:], d.blocks[k:])
-	d.blocks[k] = ref(nb)
+	d.blocks[k] = nb
 	d.cap += blockRows
 	d.base -= blockRows
 }
 
 // roomForBlock makes room in the block list for one more block. The list
-// grows by an eighth, not by doubling: at 16 bytes a block, the doubled
+// grows by an eighth, not by doubling: at 24 bytes a block, the doubled
 // list of a long window (24 blocks, 25 minutes at 100 rows a second) has
-// 128 bytes of spare slots.
+// 190 bytes of spare slots.
 func (d *deque) roomForBlock() {
 	if len(d.blocks) < cap(d.blocks) {
 		return
 	}
-	nl := make([]blockRef, len(d.blocks), len(d.blocks)+1+len(d.blocks)/8)
+	nl := make([][]uint64, len(d.blocks), len(d.blocks)+1+len(d.blocks)/8)
 	copy(nl, d.blocks)
 	d.blocks = nl
 }
@@ -522,7 +496,7 @@ func (d *deque) roomForBlock() {
 func (d *deque) growLast(p *blockPool, i int) int {
 	k := len(d.blocks) - 1
 	c := int(d.last)
-	old, r := d.block(k), int(d.lrows)
+	old, r := d.blocks[k], int(d.lrows)
 	next := c + 1
 	if c == cutClass {
 		for next = 0; p.classRows(next) <= r; next++ {
@@ -539,7 +513,7 @@ func (d *deque) growLast(p *blockPool, i int) int {
 	copy(nb[:i*st], old[:i*st])
 	copy(nb[(i+g)*st:], old[i*st:r*st])
 	p.put(old, c)
-	d.blocks[k] = ref(nb)
+	d.blocks[k] = nb
 	if rows := len(nb) / st; rows == p.classRows(next) {
 		d.setLast(p, next)
 	} else {
@@ -612,8 +586,8 @@ func (d *deque) reverse(i, j uint64) {
 	st := int(d.stride)
 	for j > i+1 {
 		j--
-		x := d.block(int(i / blockRows))[int(i%blockRows)*st:][:st]
-		y := d.block(int(j / blockRows))[int(j%blockRows)*st:][:st]
+		x := d.blocks[i/blockRows][int(i%blockRows)*st:][:st]
+		y := d.blocks[j/blockRows][int(j%blockRows)*st:][:st]
 		for s := range x {
 			x[s], y[s] = y[s], x[s]
 		}
@@ -661,8 +635,8 @@ func (d *deque) shrink(p *blockPool) {
 		if d.cap-r < 2*n {
 			break
 		}
-		p.put(d.block(k), int(d.last))
-		d.blocks[k] = blockRef{}
+		p.put(d.blocks[k], int(d.last))
+		d.blocks[k] = nil
 		d.blocks = d.blocks[:k]
 		d.setLast(p, p.fullClass())
 		d.cap -= r
@@ -671,12 +645,12 @@ func (d *deque) shrink(p *blockPool) {
 
 // release gives every block back to the pool.
 func (d *deque) release(p *blockPool) {
-	for k := range d.blocks {
+	for i, b := range d.blocks {
 		c := p.fullClass()
-		if k == len(d.blocks)-1 {
+		if i == len(d.blocks)-1 {
 			c = int(d.last)
 		}
-		p.put(d.block(k), c)
+		p.put(b, c)
 	}
 	clear(d.blocks)
 	d.blocks = d.one[:0]
@@ -691,10 +665,10 @@ func (d *deque) len() int { return int(d.tail - d.front) }
 func (d *deque) bytes() int {
 	n := 0
 	if cap(d.blocks) > len(d.one) {
-		n = 16 * cap(d.blocks)
+		n = 24 * cap(d.blocks)
 	}
 	for _, b := range d.blocks {
-		n += 8 * b.n
+		n += 8 * len(b)
 	}
 	return n
 }

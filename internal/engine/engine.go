@@ -191,11 +191,10 @@ func (e *Engine) win(w int) *winState {
 // followed by its generic states, lie at offsets from it that are the
 // same in every record of the plan (winPlan.extOff, winPlan.restOff), and
 // as many as its plan has. That is 24 bytes a window: with 56-byte
-// Moments and an 80-byte deque, what a partition-tick at a row a second
+// Moments and an 88-byte deque, what a partition-tick at a row a second
 // reads of the seed's record (the engine, both window states, the minute
-// window's two Moments but the last one's outer pointer: 240 bytes) lies
-// in its first four lines, and the record, 376 bytes padded to 384, is
-// six (see arena).
+// window's two Moments but the last one's outer pointer) lies in its
+// first four lines, and the record is six (see arena).
 type winState struct {
 	head, added uint64
 	mom         *reducers.Moments
@@ -755,8 +754,8 @@ const nearRows = 8
 func (d *deque) lineRun(a uint64, bytes int) (unsafe.Pointer, int) {
 	blk, i := d.slotOf(a)
 	p := unsafe.Pointer(&blk[i])
-	n := int(uintptr(p)%64) + min(bytes, (len(blk)-i)*8)
-	return p, (n + 63) / 64
+	n := uintptr(p)%64 + uintptr(min(bytes, (len(blk)-i)*8))
+	return p, int((n + 63) / 64)
 }
 
 // scanTo returns the first row from a on whose time is not before lim
@@ -978,12 +977,14 @@ func (e *Engine) buildExtremes(ws *winState, wp *winPlan, from, to uint64) {
 // the offset of the first row's slots in it; false when the rows span
 // blocks.
 func (e *Engine) run(from, to uint64) ([]uint64, int, bool) {
-	if from < to {
-		if blk, i := e.dq.slotOf(from); int(to-from)*int(e.dq.stride) <= len(blk)-i {
-			return blk, i, true
-		}
+	if from >= to {
+		return nil, 0, false
 	}
-	return nil, 0, false
+	blk, i := e.dq.slotOf(from)
+	if int(to-from)*int(e.dq.stride) > len(blk)-i {
+		return nil, 0, false
+	}
+	return blk, i, true
 }
 
 // shift slides a window: rows [rFrom, rTo) leave it and rows [aFrom, aTo)
@@ -1015,7 +1016,7 @@ func (e *Engine) shift(ws *winState, wp *winPlan, rFrom, rTo, aFrom, aTo uint64)
 func (e *Engine) rows(from, to uint64) ([]uint64, bool) {
 	blk, i := e.dq.slotOf(from)
 	if n := int(to-from) * int(e.dq.stride); n <= len(blk)-i {
-		return blk[i:][:n], true
+		return blk[i : i+n], true
 	}
 	return nil, false
 }
@@ -1219,8 +1220,10 @@ func (e *Engine) arrKey(a uint64, slot int) uint64 { return a*uint64(int(e.dq.st
 // rows that follow a in it (a short last block is shorter).
 func (d *deque) slotOf(a uint64) ([]uint64, int) {
 	q := a - d.base
-	q = min(q, q-d.cap) // less cap when that is cap or more (see pos)
-	return d.blocks[q/blockRows].slots(), int(q%blockRows) * int(d.stride)
+	if q >= d.cap {
+		q -= d.cap
+	}
+	return d.blocks[q/blockRows], int(q%blockRows) * int(d.stride)
 }
 
 // present reports whether an encoded slot holds a value.

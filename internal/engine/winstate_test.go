@@ -102,9 +102,9 @@ func TestPlanRefusesAWindowOfMoreAggregationsThanItsStatesCount(t *testing.T) {
 
 func TestArenaChunksFillTheirSizeClass(t *testing.T) {
 	// The seed plan's engines, made by the thousand as partitions appear:
-	// the heap they take is what their states need, padded to whole
-	// lines, within 2 % (chunks sized to the allocator's classes, with
-	// room for its header, and the last chunk of each kind part-used).
+	// the heap they take is what their states need, within 2 % (chunks
+	// sized to the allocator's classes, with room for its header, and
+	// the last chunk of each kind part-used).
 	plan, err := NewPlan(benchSchema, seedWindows, rolling.Options{}, nil, nil)
 	require.NoError(t, err)
 	const engines = 20000
@@ -118,7 +118,6 @@ func TestArenaChunksFillTheirSizeClass(t *testing.T) {
 			uintptr(len(ws.moments(wp)))*unsafe.Sizeof(reducers.Moments{}) +
 			uintptr(len(ws.mins(wp))+len(ws.maxs(wp)))*unsafe.Sizeof(reducers.Extreme{})
 	}
-	need += linePad(need)
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -212,7 +211,7 @@ func TestEngineStatesLieInItsRecord(t *testing.T) {
 						assert.Nil(t, ws.counts(wp), "window %d's counts", w)
 					}
 				}
-				assert.Equal(t, need+linePad(need), end-start, "the record holds the states and nothing more but the padding to a line")
+				assert.Equal(t, need, end-start, "the record holds the states and nothing more")
 			}
 		})
 	}
@@ -261,9 +260,8 @@ func TestAPlansArrayCellsLieInItsRecordsOnly(t *testing.T) {
 
 func TestRecordsOfWholeLinesStartOnALine(t *testing.T) {
 	// A tick at 100,000 partitions loads each record from memory: the
-	// seed's 384-byte record (376 bytes of states, padded) is six cache
-	// lines when it starts on one, seven when it does not. Records of
-	// other sizes are packed.
+	// seed's 384-byte record is six cache lines when it starts on one,
+	// seven when it does not. Records of other sizes are packed.
 	seed, err := NewPlan(benchSchema, seedWindows, rolling.Options{}, nil, nil)
 	require.NoError(t, err)
 	one, err := NewPlan(testSchema, []rolling.Window{{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{
@@ -308,25 +306,5 @@ func TestRecordsOfWholeLinesStartOnALine(t *testing.T) {
 				assert.Equal(t, uintptr(56), lineLead(size, 85))
 			}
 		})
-	}
-}
-
-func TestRecordsAFewBytesShortOfALineArePaddedToIt(t *testing.T) {
-	// Up to linePadMax bytes short of whole lines, a record is padded to
-	// them; further short, it is packed (its padding would cost more
-	// bytes than the lines it saves).
-	for _, c := range []struct {
-		size, pad uintptr
-	}{
-		{384, 0},
-		{376, 8}, // the seed's states
-		{368, 0},
-		{320, 0},
-		{64 + 56, 8},
-		{176, 0}, // one window of one sum
-		{56, 8},
-		{40, 0},
-	} {
-		assert.Equal(t, c.pad, linePad(c.size), "size %d", c.size)
 	}
 }
