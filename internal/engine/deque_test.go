@@ -30,13 +30,47 @@ func pushRow(d *deque, p *blockPool, v uint64) {
 }
 
 // requireRows checks that d holds exactly the rows front … tail−1, row a
-// holding a, a+1, a+2.
+// holding a, a+1, a+2, and that its blocks have the lengths the ring
+// gives them (see requireBlocks).
 func requireRows(t *testing.T, d *deque) {
 	t.Helper()
+	requireBlocks(t, d)
 	for a := d.front; a < d.tail; a++ {
 		r := d.row(a)
 		require.Equal(t, []uint64{a, a + 1, a + 2}, r, "row %d", a)
 		require.Equal(t, int64(a), d.time(a))
+	}
+}
+
+// requireBlocks checks the deque's blocks against its ring: blockRows
+// rows each, but the last block's lrows, all of them the ring's cap; and
+// that the run seg gives from each row held is the rows that follow it
+// in its block, up to the block's end.
+func requireBlocks(t *testing.T, d *deque) {
+	t.Helper()
+	st := int(d.stride)
+	rows := 0
+	for k := range d.blocks {
+		want := blockRows
+		if k == len(d.blocks)-1 {
+			want = int(d.lrows)
+		}
+		require.Len(t, d.block(k), want*st, "block %d of %d", k, len(d.blocks))
+		rows += want
+	}
+	require.Equal(t, uint64(rows), d.cap, "the blocks' rows")
+	for a := d.front; a < d.tail; a++ {
+		blk, i, n := d.seg(a)
+		q := d.pos(a)
+		end := blockRows
+		if int(q/blockRows) == len(d.blocks)-1 {
+			end = int(d.lrows)
+		}
+		require.Equal(t, end-int(q%blockRows), n, "row %d: rows to its block's end", a)
+		require.Same(t, &d.row(a)[0], &blk[i*st], "row %d", a)
+		if last := a + uint64(n) - 1; last < d.tail {
+			require.Same(t, &d.row(last)[0], &blk[(i+n-1)*st], "row %d: the last of the run from row %d", last, a)
+		}
 	}
 }
 

@@ -587,7 +587,7 @@ const emitRun = 32
 // to find still in cache from the tick before (a core's 1 MB second-level
 // cache on the machines measured): up to it, prefetching the records
 // costs instructions and hides nothing (1,000 of the seed's records are
-// 448 KB); beyond it, each record is prefetched whole a few partitions
+// 384 KB); beyond it, each record is prefetched whole a few partitions
 // ahead.
 const cachedRecordBytes = 1 << 20
 
