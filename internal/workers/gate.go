@@ -20,8 +20,8 @@ import (
 // processor freed, the tasks grown) is seen.
 //
 // The choice never shows in what a task produces (a split task's chunks
-// are joined in chunk order; see [Split]), only in how long it takes. A Gate is used
-// by one goroutine, the caller's.
+// are joined in chunk order; see [Split]), only in how long it takes. A
+// Gate is used by one goroutine, the caller's.
 type Gate struct {
 	cost  [2]float64 // smoothed ns per item alone, split; 0: not measured yet
 	tasks uint32     // tasks decided
@@ -84,10 +84,10 @@ func (g *Gate) End() {
 // that way's smoothed cost: by a gateSmooth-th for the way chosen as the
 // cheaper, which runs every task but the probes, and at most twice the
 // smoothed cost, so that slow tasks (the machine busy for a moment) do not
-// turn the gate; a probe's cost
-// is taken as it is, so that a way that became the cheaper is taken at
-// once (and should the probe have been lucky, the tasks that follow it
-// soon show it). It then sets the next probe.
+// turn the gate; a probe's cost is taken as it is, so that a way that
+// became the cheaper is taken at once (and should the probe have been
+// lucky, the tasks that follow it soon show it). It then sets the next
+// probe.
 func (g *Gate) record(split bool, items int, d time.Duration) {
 	i := 0
 	if split {
