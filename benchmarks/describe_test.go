@@ -12,7 +12,7 @@ func TestSeedAlignedDescribesItsWindows(t *testing.T) {
 	require.NoError(t, err)
 	d, err := p.Series.Describe(p.Hosts)
 	require.NoError(t, err)
-	assert.Equal(t, "rolling aligned: 1m: panes of 200ms; 200ms: panes of 200ms + raw rows", d)
+	assert.Equal(t, "rolling aligned: 1m: panes of 200ms; 200ms: panes of 200ms + samples read from the series' rows", d)
 	p, err = NewSeedPipeline()
 	require.NoError(t, err)
 	d, err = p.Series.Describe(p.Hosts)

@@ -75,6 +75,7 @@ func (s *Series) Rolling(source NodeID, windows []rolling.Window, opts rolling.O
 		n.group = plan.NewGroup(pn.router)
 		n.group.SetLateness(lateness)
 		n.group.SetWorkers(s.pool)
+		s.holdSamples(n, source)
 		// Declared groups are known from the start; other partitions join
 		// as the node first sees their rows (in the replay below, by
 		// arrival).
@@ -128,6 +129,9 @@ type rollingNode struct {
 	// aligned: the plan's windows are aligned (its engine asks for the
 	// table at every push), read without copying the plan's options.
 	aligned bool
+	// held: the aligned group reads its samples from the series' rows
+	// through it, and each push tells it the identity of its first row.
+	held *heldRows
 }
 
 // settle empties the node's output for the next push, keeping the rows
@@ -197,6 +201,9 @@ func (n *rollingNode) push(in *frame) {
 	}
 	n.plan.Bind(&n.in, in.tab, in.syms)
 	n.in.SetSorted(in.sorted)
+	if n.held != nil {
+		n.in.SetFirst(in.ids[0])
+	}
 	if n.stream != nil {
 		n.stream.PushTo(&n.in, n)
 		return
@@ -224,5 +231,9 @@ func (n *rollingNode) heldBytes() int {
 	if n.stream != nil {
 		return n.stream.HeldBytes()
 	}
-	return n.group.HeldBytes()
+	b := n.group.HeldBytes()
+	if n.held != nil {
+		b += 4 * cap(n.held.parts) // the run's partitions
+	}
+	return b
 }

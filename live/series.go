@@ -286,7 +286,10 @@ func (s *Series) HeldBytes() int { return s.store.Bytes() }
 // for a rolling, how each window is kept — "rolling: 1m, 200ms" for the
 // default mode, "rolling aligned: 1m: panes of 200ms; 200ms: panes of
 // 200ms + raw rows" under aligned windows (panes of mergeable partial
-// states; raw rows only for outputs that need every value), and "rolling:
+// states; raw rows only for outputs that need every value, or "+ samples
+// read from the series' rows" where a window of one step reads its
+// samples from the rows the series holds instead of keeping them; see the
+// rolling package's "Aligned windows"), and "rolling:
 // 1s (counts by time)" for an unpartitioned rolling under a clock or
 // count trigger whose time windows only count (rows, or a column's
 // present values), which keeps a time and counts per run of rows with
@@ -301,7 +304,7 @@ func (s *Series) Describe(id NodeID) (string, error) {
 	if !ok {
 		return n.base().op, nil
 	}
-	if aligned, wins := r.plan.Aligned(); aligned {
+	if aligned, wins := r.plan.Aligned(r.held != nil); aligned {
 		return "rolling aligned: " + strings.Join(wins, "; "), nil
 	}
 	d := "rolling: " + strings.Join(r.plan.WindowNames(), ", ")

@@ -37,9 +37,15 @@
 // the panes when an outlier or an overflow leaves so that no residue
 // stays; min and max slide over the panes' extremes in a monotone deque.
 // samples, median, p<q>, keep, unique and top<N> keep the raw values
-// they read, for their own window only. The series' Describe says which
-// representation each window of a node has. A span needing more than 2^20 panes is a
-// build error.
+// they read, for their own window only — with one exception, so that the
+// state does not grow with the event rate there either: a window one step
+// long whose only such output is the samples of a required number column
+// reads them, at each closing, from the rows the series holds, when the
+// node partitions the root by a required string column, rows are never
+// reordered, and the series keeps at least a step of rows (no MaxEvents,
+// no MaxAge shorter than the step) and held none when the node was built.
+// The series' Describe says which representation each window of a node
+// has. A span needing more than 2^20 panes is a build error.
 //
 // [live.Series.Rolling]: https://pkg.go.dev/github.com/pond-go/pond/live#Series.Rolling
 package rolling

@@ -235,6 +235,13 @@ func (g *Group) emitStepFast(w int, ws *winState, q int32, dsts []*table.Col, co
 		x := math.Float64frombits(r[c.idx])
 		cols[c.cell][e] = opt(x, x == x)
 	}
+	if g.hold != nil {
+		// The one raw output: its cell is filled after the closing.
+		for _, x := range fo.samples {
+			heldCell(dsts[x.out], q, n)
+		}
+		return
+	}
 	raw := st.raws(q, len(sp.raw))
 	for _, x := range fo.samples {
 		emitStepSamples(dsts[x.out], raw, len(sp.raw), x.at, x.required)

@@ -23,6 +23,9 @@ type Rows struct {
 	Times []int64
 	Enc   [][]uint64
 	Arrs  []*table.Col
+	// First is the identity of the first row in the series (the rows'
+	// are consecutive), read in held mode only (see Held).
+	First uint64
 }
 
 // Group is the aligned state of a node: one set of windows per
@@ -54,6 +57,8 @@ type Group struct {
 	zeros []int32  // the partition of every row when rows carry none
 	// rawCols is a push's columns of the step's raw slots (scratch).
 	rawCols [][]uint64
+
+	hold *heldState // held mode: the samples are read from the series' rows (see Held)
 
 	direct  bool // the plan reads an array column: rows are added as they come
 	stepped bool // rows are folded into open-step records (else they wait in inboxes)
@@ -131,6 +136,9 @@ func (g *Group) part(q int32) *part {
 		}
 		g.parts[q] = pt
 		g.order = append(g.order, q)
+		if g.hold != nil {
+			g.heldMade(q)
+		}
 		g.keysTag = 0
 	}
 	return pt
@@ -165,6 +173,17 @@ func (g *Group) Remove(q int32) {
 // whose windows hold a row at each boundary the rows close: boundaries in
 // time order, partitions in first-seen order within a boundary.
 func (g *Group) Push(in *Rows, part []int32, out *schema.Table) {
+	if h := g.hold; h != nil {
+		if !g.started {
+			h.stepFrom = in.First
+		}
+		h.at = in.First
+		defer func() {
+			if g.hold != nil {
+				g.hold.at = in.First + uint64(len(in.Times))
+			}
+		}()
+	}
 	if n := len(in.Times); g.started && g.lag == 0 && n > 0 {
 		// Without lateness the rows come in time order: when the last is
 		// before the next boundary, none closes one.
@@ -187,6 +206,9 @@ func (g *Group) Push(in *Rows, part []int32, out *schema.Table) {
 			// Row i closes boundaries: the rows before it go first.
 			g.buffer(in, part, from, i)
 			from = i
+			if g.hold != nil {
+				g.hold.closeID = in.First + uint64(i)
+			}
 			g.closeTo(wm, out)
 		}
 	}
@@ -262,6 +284,9 @@ func (g *Group) closeTo(wm int64, out *schema.Table) {
 	for g.next <= wm {
 		if g.live == 0 {
 			g.next = g.after(wm)
+			if g.hold != nil {
+				g.hold.stepFrom = g.hold.closeID
+			}
 			return
 		}
 		g.close(g.next, out)
@@ -625,6 +650,9 @@ func opt(x float64, ok bool) float64 {
 // rows, extreme deques, aggregates and the structures around them.
 func (g *Group) Bytes() int {
 	n := int(unsafe.Sizeof(*g)) + g.sc.bytes() + 8*cap(g.parts) + 4*cap(g.order) + g.in.bytes() + g.st.bytes()
+	if h := g.hold; h != nil {
+		n += int(unsafe.Sizeof(*h)) + 8*cap(h.from) + 8*cap(h.cur) + 4*cap(h.filled)
+	}
 	for _, pt := range g.parts {
 		if pt == nil {
 			continue

@@ -101,6 +101,12 @@ func (g *Group) close(b int64, out *schema.Table) {
 	items := len(g.order) + g.since
 	g.since = 0
 	g.keyTag()
+	e0 := out.Len()
+	if g.hold != nil && table.Column(out, g.first+g.hold.out).Wide() {
+		// Cells that keep values, not numbers, cannot be filled in
+		// place (never a series' table).
+		g.leaveHeld(g.hold.closeID)
+	}
 	// A closing that may be split is split when the gate finds that
 	// pays (see workers.Gate).
 	if gated && g.par.gate.Begin(items) {
@@ -110,6 +116,9 @@ func (g *Group) close(b int64, out *schema.Table) {
 	}
 	if gated {
 		g.par.gate.End()
+	}
+	if g.hold != nil {
+		g.fill(out, e0)
 	}
 }
 

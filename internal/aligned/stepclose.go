@@ -151,6 +151,9 @@ func (rr *rawRows) pushStep(vals []uint64, w int, cols []int, k int64) {
 // records when no row can be late and every window's panes are a step
 // wide, into inboxes otherwise (arrays: row by row).
 func (g *Group) settle() {
+	if g.hold != nil {
+		g.leaveHeld(g.hold.at)
+	}
 	k := floorDiv(g.stepStart()-g.p.anchor, g.p.step)
 	for _, q := range g.order {
 		pt := g.parts[q]
@@ -254,6 +257,10 @@ func (g *Group) emitStep(w int, ws *winState, q int32, dsts []*table.Col, cols [
 			}
 			p.putSlot(o, wp.fls[o.idx], bits, dsts, cols, e)
 		case oRaw:
+			if g.hold != nil {
+				heldCell(dsts[o.out], q, n)
+				continue
+			}
 			g.emitStepRaw(w, ws, o.idx, st.raws(q, len(sp.raw)), dsts[o.out])
 		}
 	}

@@ -89,7 +89,7 @@ func (g *Group) bufferStep(in *Rows, parts []int32, from, to int) {
 		c := int(st.n[q])
 		st.n[q]++
 		sp.take(st.rec(sp, q), in.Enc, i, t)
-		if w := len(sp.raw); w > 0 {
+		if w := len(sp.raw); w > 0 && g.hold == nil {
 			st.roomRaw(q, c*w, (c+1)*w)
 			for j, s := range sp.raw {
 				st.raw[q][c*w+j] = in.Enc[s-1][i]
@@ -113,6 +113,11 @@ func (g *Group) stepStart() int64 {
 // first; a row before the open step (which ordered rows never are) goes
 // straight into its panes instead.
 func (g *Group) stepSlow(q int32, in *Rows, i int, t, lo int64) bool {
+	if g.hold != nil && (t < lo || int(q) < len(g.st.n) && g.st.n[q] != stepShut) {
+		// Rows go into panes before their closing: the steps keep
+		// their raw values from now on.
+		g.leaveHeld(in.First + uint64(i))
+	}
 	switch {
 	case t < lo:
 		g.add(g.part(q), in, i, t)
@@ -151,7 +156,7 @@ func (g *Group) stepColumns(in *Rows, parts []int32, from, to int, one bool) int
 	// one word.
 	limit := uint32(stepFlushAt - len(parts))
 	done := 0
-	if !one && g.p.st.pairRaw && pairKernel {
+	if !one && g.p.st.pairRaw && pairKernel && g.hold == nil {
 		// Rows counted and folded in one pass, up to one that needs more
 		// (a partition waking, a raw buffer growing, a record near
 		// saturation); the rest go the way of the others.
@@ -162,8 +167,10 @@ func (g *Group) stepColumns(in *Rows, parts []int32, from, to int, one bool) int
 		parts, times, from = parts[done:], times[done:], from+done
 	}
 	cols := g.rawCols[:0]
-	for _, s := range g.p.st.raw {
-		cols = append(cols, in.Enc[s-1][from:to])
+	if g.hold == nil {
+		for _, s := range g.p.st.raw {
+			cols = append(cols, in.Enc[s-1][from:to])
+		}
 	}
 	g.rawCols = cols
 	if one && len(parts) > 0 {

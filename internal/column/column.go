@@ -531,6 +531,17 @@ func (c *Col[V]) GrowNumElems(n int) []float64 {
 // elements grown by [Col.GrowNumElems] and not set.
 func (c *Col[V]) DropNumElems(n int) { c.nums = c.nums[:len(c.nums)-n] }
 
+// ArrayNums returns, for an array column that keeps its elements as
+// numbers (not [Col.Wide]), the end of each cell in its elements and the
+// elements, for the caller to read and set in place. A wide column
+// returns nil elements.
+func (c *Col[V]) ArrayNums() (ends []int32, nums []float64) {
+	if c.wide {
+		return c.end, nil
+	}
+	return c.end, c.nums
+}
+
 // ElemsLen returns the number of array elements the column holds, the end
 // of its last array cell or of the one being built.
 func (c *Col[V]) ElemsLen() int {

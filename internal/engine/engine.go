@@ -23,7 +23,14 @@ type Input struct {
 	tmp   [][]uint64
 	// sorted: the times are in non-decreasing order (see SetSorted).
 	sorted bool
+	// first is the identity of the first row (see SetFirst).
+	first uint64
 }
+
+// SetFirst tells the identity of the first row bound in its series, the
+// rows' being consecutive, for a group that reads its samples from the
+// series' rows ([Group.SetHeld]).
+func (in *Input) SetFirst(id uint64) { in.first = id }
 
 // SetSorted tells whether the rows bound are in non-decreasing time
 // order, as a series' accepted rows are unless reordered; false is always

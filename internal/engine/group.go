@@ -168,6 +168,13 @@ func (g *Group) SetLateness(d time.Duration) {
 	}
 }
 
+// SetHeld makes an aligned group read its samples from the series' rows
+// through src (see [aligned.Held]), before it takes a row, and reports
+// whether it does: when the plan's [Plan.HeldColumn] is ok.
+func (g *Group) SetHeld(src aligned.Held) bool {
+	return g.al != nil && g.al.SetHeld(src)
+}
+
 // HeldBytes returns the memory the group's windows hold.
 func (g *Group) HeldBytes() int {
 	if g.al != nil {
@@ -259,7 +266,7 @@ func (g *Group) Push(in *Input, part []int32, out *schema.Table) {
 // first row is emitted (an aligned group asks at once).
 func (g *Group) PushTo(in *Input, part []int32, out Sink) {
 	if g.al != nil {
-		g.rows = aligned.Rows{Times: in.times, Enc: in.enc, Arrs: in.arrs}
+		g.rows = aligned.Rows{Times: in.times, Enc: in.enc, Arrs: in.arrs, First: in.first}
 		g.al.Push(&g.rows, part, out.Table())
 		return
 	}

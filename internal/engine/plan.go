@@ -444,8 +444,10 @@ func (p *Plan) WindowNames() []string {
 
 // Aligned reports whether the plan's windows are aligned, and describes
 // how each window is kept: "panes of 200ms", with "+ raw rows" when some
-// output needs every value.
-func (p *Plan) Aligned() (bool, []string) {
+// output needs every value, or, for a group that reads its samples from
+// the series' rows (held, see [Group.SetHeld]), "+ samples read from the
+// series' rows".
+func (p *Plan) Aligned(held bool) (bool, []string) {
 	if p.al == nil {
 		return false, nil
 	}
@@ -453,12 +455,29 @@ func (p *Plan) Aligned() (bool, []string) {
 	for i, wp := range p.wins {
 		width, raw := p.al.Describe(i)
 		s := wp.name + ": panes of " + formatSpan(time.Duration(width))
-		if raw {
+		switch {
+		case raw && held:
+			s += " + samples read from the series' rows"
+		case raw:
 			s += " + raw rows"
 		}
 		d = append(d, s)
 	}
 	return true, d
+}
+
+// HeldColumn reports whether an aligned plan's groups can read their
+// samples from the series' rows ([Group.SetHeld]): which source column
+// they are of, and the clock's step, which the series must keep rows for.
+func (p *Plan) HeldColumn() (col int, step int64, ok bool) {
+	if p.al == nil {
+		return 0, 0, false
+	}
+	slot, ok := p.al.HeldSlot()
+	if !ok {
+		return 0, 0, false
+	}
+	return p.cols[slot-1], p.al.Step(), true
 }
 
 // Schema returns the schema of the emitted rows: the time, the partition

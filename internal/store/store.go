@@ -151,6 +151,15 @@ func (s *Store) SymRuns(j, from, to int, fn func(first int, syms []uint32)) {
 	}
 }
 
+// SymNumRun returns, from row from up to row to or the end of its chunk,
+// the intern ids of string column sj and the values of number column nj:
+// the rows of one chunk, read in place.
+func (s *Store) SymNumRun(sj, nj, from, to int) ([]uint32, []float64) {
+	c, o := s.loc(from)
+	n := min(ChunkRows-o, to-from)
+	return c.cols[sj].sym()[o : o+n], c.cols[nj].num()[o : o+n]
+}
+
 // Flag returns boolean column j of row r: 0 missing, 1 false, 2 true.
 func (s *Store) Flag(r, j int) uint8 {
 	c, o := s.loc(r)

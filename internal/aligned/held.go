@@ -1,0 +1,220 @@
+package aligned
+
+import (
+	"math"
+
+	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/internal/table"
+	"github.com/pond-go/pond/schema"
+)
+
+// Samples read from the series' rows.
+//
+// A window of one pane, the step's, with a samples output keeps the step's
+// raw values: per partition, every value of the step, so its state grows
+// with the event rate (2,000 values a partition at 10,000 rows a second
+// and a 200ms step). The series holds those rows anyway when its root
+// keeps at least a step of them. In held mode the group keeps no raw
+// values: a closing writes each partition's samples cell with the room
+// its row count needs, and then fills every cell in one pass over the
+// series' rows of the closing step, each row to its partition's cell.
+//
+// Rows are named by their identity in the series, which counts the rows
+// it accepted: a push's rows are consecutive from [Rows.First]. The step
+// that a boundary closes holds the rows from the one that closed the
+// boundary before (stepFrom) to the one that closes it (closeID). A
+// partition made anew (after its key's partition was removed) takes only
+// the rows from the push that made it (from).
+
+// Held reads the rows a series holds, for a group in held mode.
+type Held interface {
+	// HeldRun returns the rows from identity from on, up to to (at least
+	// one, at most to − from, which must be held): the partition of each
+	// (−1: none now) and the held slot's value of each.
+	HeldRun(from, to uint64) (parts []int32, vals []float64)
+}
+
+// heldState is a group's held mode (see Held).
+type heldState struct {
+	src Held
+	out int // the samples output's column, counted from the group's first
+	// from is the identity of the first row partition q may take: that
+	// of the push that made it.
+	from []uint64
+	// cur is where the fill writes partition q's next value, while a
+	// closing's cells are filled; −1 otherwise.
+	cur []int
+	// at is the identity of the current push's first row during a push,
+	// after the last push's last row between pushes.
+	at       uint64
+	stepFrom uint64 // the open step's first row
+	closeID  uint64 // the row that closes boundaries now
+	filled   []int32
+}
+
+// HeldSlot reports whether the plan can read its raw values from the
+// series' rows (see [Group.SetHeld]), and which slot they are of: every
+// window's panes are a step wide, and the only raw output is the samples
+// of a required number slot in a window of one pane, the step's.
+func (p *Plan) HeldSlot() (slot int, ok bool) {
+	if !p.st.ok || len(p.st.raw) != 1 {
+		return 0, false
+	}
+	n := 0
+	for w := range p.wins {
+		wp := &p.wins[w]
+		for i := range wp.raws {
+			rp := &wp.raws[i]
+			n++
+			if rp.red.Op != reducers.OpSamples || rp.kind != schema.Number || !rp.required || !p.st.wins[w].view {
+				return 0, false
+			}
+		}
+	}
+	return p.st.raw[0], n == 1
+}
+
+// Step returns the plan's step, in nanoseconds.
+func (p *Plan) Step() int64 { return p.step }
+
+// SetHeld makes the group read its samples from src (see Held), for a
+// plan whose [Plan.HeldSlot] is ok, before the group takes a row. It
+// reports whether the group is in held mode: not when the plan cannot,
+// the group takes rows otherwise (a lateness, arrays), or it holds rows.
+func (g *Group) SetHeld(src Held) bool {
+	if _, ok := g.p.HeldSlot(); !ok || !g.stepped || g.started || src == nil {
+		return false
+	}
+	out := -1
+	for w := range g.p.wins {
+		for _, rp := range g.p.wins[w].raws {
+			out = rp.out
+		}
+	}
+	g.hold = &heldState{src: src, out: out}
+	for range g.parts {
+		g.hold.from = append(g.hold.from, 0)
+		g.hold.cur = append(g.hold.cur, -1)
+	}
+	return true
+}
+
+// Held reports whether the group is in held mode.
+func (g *Group) Held() bool { return g.hold != nil }
+
+// heldMade notes that partition q was made now.
+func (g *Group) heldMade(q int32) {
+	h := g.hold
+	for len(h.from) <= int(q) {
+		h.from = append(h.from, 0)
+		h.cur = append(h.cur, -1)
+	}
+	h.from[q] = h.at
+}
+
+// heldCell appends partition q's samples cell, n values to be filled
+// after the closing (fill): the first holds q until then.
+func heldCell(dst *table.Col, q int32, n int64) {
+	dst.BeginArray()
+	if n > 0 {
+		dst.GrowNumElems(int(n))[0] = math.Float64frombits(uint64(uint32(q)))
+	}
+	dst.EndArray()
+}
+
+// fill writes the samples of the closing that appended rows [e0, e1) of
+// out: each non-empty cell of the samples column names its partition in
+// its first value; one pass over the step's rows writes each partition's
+// values into its cell, in arrival order.
+func (g *Group) fill(out *schema.Table, e0 int) {
+	h := g.hold
+	defer func() { h.stepFrom = h.closeID }()
+	if h.stepFrom >= h.closeID {
+		return
+	}
+	ends, nums := table.Column(out, g.first+h.out).ArrayNums()
+	h.filled = h.filled[:0]
+	for e := e0; e < len(ends); e++ {
+		lo := 0
+		if e > 0 {
+			lo = int(ends[e-1])
+		}
+		if int(ends[e]) > lo {
+			q := int32(math.Float64bits(nums[lo]))
+			h.cur[q] = lo
+			h.filled = append(h.filled, q)
+		}
+	}
+	if len(h.filled) == 0 {
+		return
+	}
+	from, cur := h.from, h.cur
+	for id := h.stepFrom; id < h.closeID; {
+		parts, vals := h.src.HeldRun(id, h.closeID)
+		vals = vals[:len(parts)]
+		for i, q := range parts {
+			if uint(q) >= uint(len(cur)) {
+				continue
+			}
+			c := cur[q]
+			if c < 0 || id+uint64(i) < from[q] {
+				continue
+			}
+			nums[c] = vals[i]
+			cur[q] = c + 1
+		}
+		id += uint64(len(parts))
+	}
+	// Every cell must be full: each row of a partition's step is one of
+	// its values.
+	k := 0
+	for e := e0; e < len(ends); e++ {
+		if e > 0 && ends[e] == ends[e-1] || e == 0 && ends[e] == 0 {
+			continue
+		}
+		q := h.filled[k]
+		k++
+		if h.cur[q] != int(ends[e]) {
+			panic("aligned: the series' rows of a step do not match its partitions' counts")
+		}
+		h.cur[q] = -1
+	}
+}
+
+// leaveHeld ends held mode: every partition's open step gets its raw
+// values from the series' rows taken so far, up to identity end, as if
+// it had kept them, for what reads them from the step (a record merged
+// into its panes before its closing).
+func (g *Group) leaveHeld(end uint64) {
+	h := g.hold
+	if h == nil {
+		return
+	}
+	g.hold = nil
+	st := &g.st
+	if h.stepFrom >= end {
+		return
+	}
+	for q := range st.n {
+		if n := int(st.rows(int32(q))); n > 0 {
+			st.roomRaw(int32(q), 0, n)
+			h.cur[q] = 0
+		}
+	}
+	for id := h.stepFrom; id < end; {
+		parts, vals := h.src.HeldRun(id, end)
+		vals = vals[:len(parts)]
+		for i, q := range parts {
+			if uint(q) >= uint(len(st.n)) || uint(q) >= uint(len(h.cur)) {
+				continue
+			}
+			c := h.cur[q]
+			if c < 0 || id+uint64(i) < h.from[q] || c >= int(st.rows(q)) {
+				continue
+			}
+			st.raw[q][c] = math.Float64bits(vals[i])
+			h.cur[q] = c + 1
+		}
+		id += uint64(len(parts))
+	}
+}

@@ -1,0 +1,159 @@
+package aligned
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/internal/table"
+	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/schema"
+)
+
+// fakeHeld is a series' rows for a group in held mode: every row pushed,
+// by identity, with its partition and its first slot's value, read back in
+// runs of random lengths.
+type fakeHeld struct {
+	parts []int32
+	vals  []float64
+	rng   *rand.Rand
+}
+
+func (f *fakeHeld) HeldRun(from, to uint64) ([]int32, []float64) {
+	n := min(to-from, 1+uint64(f.rng.IntN(50)))
+	return f.parts[from : from+n], f.vals[from : from+n]
+}
+
+// heldPlan is a plan a group can hold: sums, extremes and counts of a
+// required and an optional slot over 1s, and over one 200ms step the
+// required slot's samples beside them.
+func heldPlan(t *testing.T, minSamples int) (*Plan, []Window) {
+	t.Helper()
+	wins := []Window{
+		{Span: 1000 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Sum}, {Slot: 2, Using: reduce.Stdev}, {Slot: 2, Using: reduce.Count}}},
+		{Span: 200 * ms, MinSamples: minSamples, Aggs: []Agg{{Slot: 1, Using: reduce.Samples}, {Slot: 1, Using: reduce.Min}, {Slot: 1, Using: reduce.Stdev}, {Slot: 2, Using: reduce.Max}}},
+	}
+	p, err := NewPlan(Spec{Step: 200 * ms, Kinds: []schema.Kind{schema.Number, schema.Number}, Required: []bool{true, false}, Windows: wins})
+	require.NoError(t, err)
+	slot, ok := p.HeldSlot()
+	require.True(t, ok)
+	require.Equal(t, 1, slot)
+	return p, wins
+}
+
+func TestHeldSlotNeedsOneSamplesOfARequiredNumberInAStep(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		wins []Window
+		req  bool
+		ok   bool
+	}{
+		{"samples of a step", []Window{{Span: 200 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Samples}}}}, true, true},
+		{"optional slot", []Window{{Span: 200 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Samples}}}}, false, false},
+		{"a median", []Window{{Span: 200 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Median}}}}, true, false},
+		{"samples over two steps", []Window{{Span: 400 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Samples}}}}, true, false},
+		{"two samples", []Window{{Span: 200 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Samples}, {Slot: 1, Using: reduce.Samples}}}}, true, false},
+		{"no raw output", []Window{{Span: 200 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Sum}}}}, true, false},
+	} {
+		p, err := NewPlan(Spec{Step: 200 * ms, Kinds: []schema.Kind{schema.Number}, Required: []bool{c.req}, Windows: c.wins})
+		require.NoError(t, err)
+		_, ok := p.HeldSlot()
+		require.Equal(t, c.ok, ok, c.name)
+		if !c.ok {
+			require.False(t, p.NewGroup(nil, 1, 0).SetHeld(&fakeHeld{}), c.name)
+		}
+	}
+}
+
+func TestHeldGroupWritesTheRowsOfOneThatKeepsItsSamples(t *testing.T) {
+	// The same rows, batches and removals into a group in held mode and
+	// one that keeps its samples: the same rows out, bit for bit. Midway,
+	// a change of lateness or an output column that keeps values makes
+	// the held group take its steps' values from the series' rows and
+	// keep them from then on.
+	for _, turn := range []string{"none", "lateness", "wide"} {
+		for seed := range uint64(8) {
+			rng := rand.New(rand.NewPCG(seed, 9))
+			p, wins := heldPlan(t, rng.IntN(3))
+			held, plain := p.NewGroup(nil, 1, 0), p.NewGroup(nil, 1, 0)
+			src := &fakeHeld{rng: rng}
+			require.True(t, held.SetHeld(src))
+			hout, pout := outTable(wins), outTable(wins)
+			ts, ps, xs, ys := randomRows(rng, 6, true)
+			at := len(ts) / 2
+			label := fmt.Sprintf("%s seed %d", turn, seed)
+			for i := 0; i < len(ts); {
+				j := min(len(ts), i+1+rng.IntN(60))
+				if i <= at && at < j {
+					switch turn {
+					case "lateness":
+						require.NoError(t, p.SetLateness(ms))
+						held.SetLag(ms)
+						plain.SetLag(ms)
+						require.False(t, held.Held(), label)
+					case "wide":
+						require.True(t, table.Widen(hout))
+						require.True(t, table.Widen(pout))
+					}
+				}
+				if rng.IntN(10) == 0 {
+					q := int32(rng.IntN(6))
+					held.Remove(q)
+					plain.Remove(q)
+				}
+				for k := i; k < j; k++ {
+					src.parts = append(src.parts, ps[k])
+					src.vals = append(src.vals, math.Float64frombits(xs[k]))
+				}
+				first := uint64(i)
+				held.Push(&Rows{Times: ts[i:j], Enc: [][]uint64{xs[i:j], ys[i:j]}, First: first}, ps[i:j], hout)
+				plain.Push(&Rows{Times: ts[i:j], Enc: [][]uint64{xs[i:j], ys[i:j]}}, ps[i:j], pout)
+				i = j
+			}
+			require.Equal(t, turn != "none", !held.Held(), label)
+			require.Equal(t, pout.Len(), hout.Len(), label)
+			require.Greater(t, hout.Len(), 100, label)
+			sameBits(t, pout, hout, 0, label)
+		}
+	}
+}
+
+func TestHeldGroupKeepsNoValues(t *testing.T) {
+	// A group in held mode holds the same bytes at 10 rows a partition a
+	// step as at 2,000; one that keeps its samples holds 8 bytes a value
+	// more.
+	bytesAt := func(perStep int, hold bool) int {
+		p, wins := heldPlan(t, 0)
+		g := p.NewGroup(nil, 1, 0)
+		src := &fakeHeld{rng: rand.New(rand.NewPCG(1, 2))}
+		if hold {
+			require.True(t, g.SetHeld(src))
+		}
+		out := outTable(wins)
+		id := uint64(0)
+		for step := range int64(8) {
+			var ts []int64
+			var ps []int32
+			var xs, ys []uint64
+			for k := range perStep {
+				for q := range int32(4) {
+					ts = append(ts, step*200*ms+int64(k)*(200*ms/int64(perStep)))
+					ps = append(ps, q)
+					xs = append(xs, math.Float64bits(float64(k)))
+					ys = append(ys, math.Float64bits(1))
+					src.parts = append(src.parts, q)
+					src.vals = append(src.vals, float64(k))
+				}
+			}
+			table.Reset(out)
+			g.Push(&Rows{Times: ts, Enc: [][]uint64{xs, ys}, First: id}, ps, out)
+			id += uint64(len(ts))
+		}
+		return g.Bytes()
+	}
+	require.Equal(t, bytesAt(10, true), bytesAt(2000, true))
+	require.GreaterOrEqual(t, bytesAt(2000, false)-bytesAt(10, false), 4*8*(2000-10))
+}
