@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/pond-go/pond/internal/router"
-	"github.com/pond-go/pond/internal/store"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -16,30 +15,20 @@ type heldRows struct {
 	router *router.Router
 	key    int // the partition column
 	val    int // the samples' column
-	parts  []int32
 }
 
 // HeldRun returns the rows from identity from on, up to to or the end of
-// their chunk of the store.
-func (h *heldRows) HeldRun(from, to uint64) ([]int32, []float64) {
+// their chunk of the store: their keys' intern ids and their values.
+func (h *heldRows) HeldRun(from, to uint64) ([]uint32, []float64) {
 	s := h.s
 	if from < s.evicted || to-s.evicted > uint64(s.store.Len()) || from >= to {
 		panic("live: the rows of an aligned step are not held")
 	}
-	if cap(h.parts) < store.ChunkRows {
-		h.parts = make([]int32, store.ChunkRows)
-	}
-	syms, vals := s.store.SymNumRun(h.key, h.val, int(from-s.evicted), int(to-s.evicted))
-	parts := h.parts[:len(syms)]
-	for i, id := range syms {
-		p, ok := h.router.FindSym(id)
-		if !ok {
-			p = -1
-		}
-		parts[i] = p
-	}
-	return parts, vals
+	return s.store.SymNumRun(h.key, h.val, int(from-s.evicted), int(to-s.evicted))
 }
+
+// HeldParts returns the partition of each intern id, plus one.
+func (h *heldRows) HeldParts() []int32 { return h.router.SymIndex() }
 
 // holdSamples makes the aligned rolling n read its samples from the
 // series' rows when it can (see aligned.Held): it partitions the root by

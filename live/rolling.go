@@ -231,9 +231,5 @@ func (n *rollingNode) heldBytes() int {
 	if n.stream != nil {
 		return n.stream.HeldBytes()
 	}
-	b := n.group.HeldBytes()
-	if n.held != nil {
-		b += 4 * cap(n.held.parts) // the run's partitions
-	}
-	return b
+	return n.group.HeldBytes()
 }

@@ -28,3 +28,9 @@ func foldPair(base unsafe.Pointer, size uintptr, nrec uint, parts []int32, xs, y
 //
 //go:noescape
 func foldPairCount(base unsafe.Pointer, size uintptr, nrec uint, parts []int32, xs, ys []float64, off, ext, off2 int, n []uint32, limit uint32, raw [][]uint64) int
+
+// foldPairCountOnly is foldPairCount for a group that keeps no raw
+// values (held mode, see Held): it counts and folds.
+//
+//go:noescape
+func foldPairCountOnly(base unsafe.Pointer, size uintptr, nrec uint, parts []int32, xs, ys []float64, off, ext, off2 int, n []uint32, limit uint32) int

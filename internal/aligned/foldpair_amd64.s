@@ -180,3 +180,54 @@ cmark:
 	VMOVSD X14, 16(DI)(R8*8)
 	MOVQ $0, 24(DI)(R8*8)
 	JMP cnext
+
+// func foldPairCountOnly(base unsafe.Pointer, size uintptr, nrec uint, parts []int32, xs, ys []float64, off, ext, off2 int, n []uint32, limit uint32) int
+//
+// foldPairCount without raw values: while q is below nrec (which is not
+// above len(n)) and its count c = n[q] is not above limit, n[q] is c + 1
+// and the row is folded (FOLDROW).
+//
+// AX base, DX size, SI parts, R11 xs, R12 ys, R8 off, R9 ext, R13 off2,
+// R10 n, BX row, DI partition then record, R15 its count.
+TEXT ·foldPairCountOnly(SB), NOSPLIT, $0-160
+	MOVQ base+0(FP), AX
+	MOVQ size+8(FP), DX
+	MOVQ parts_base+24(FP), SI
+	MOVQ xs_base+48(FP), R11
+	MOVQ ys_base+72(FP), R12
+	MOVQ off+96(FP), R8
+	MOVQ ext+104(FP), R9
+	MOVQ off2+112(FP), R13
+	MOVQ n_base+120(FP), R10
+	CONSTS
+	XORQ BX, BX
+	CMPQ BX, parts_len+32(FP)
+	JEQ odone
+
+oloop:
+	MOVLQSX (SI)(BX*4), DI
+	CMPQ DI, nrec+16(FP)
+	JAE odone // past the records (a negative q too)
+	MOVL (R10)(DI*4), R15
+	CMPL R15, limit+144(FP)
+	JHI odone // the record near saturation (or shut)
+	VMOVSD (R11)(BX*8), X2
+	INCL R15
+	MOVL R15, (R10)(DI*4)
+	IMULQ DX, DI
+	ADDQ AX, DI
+	FOLDROW(omark)
+
+onext:
+	INCQ BX
+	CMPQ BX, parts_len+32(FP)
+	JLT oloop
+
+odone:
+	MOVQ BX, ret+152(FP)
+	RET
+
+omark:
+	VMOVSD X14, 16(DI)(R8*8)
+	MOVQ $0, 24(DI)(R8*8)
+	JMP onext

@@ -14,3 +14,7 @@ func foldPair(unsafe.Pointer, uintptr, uint, []int32, []float64, []float64, int,
 func foldPairCount(unsafe.Pointer, uintptr, uint, []int32, []float64, []float64, int, int, int, []uint32, uint32, [][]uint64) int {
 	return 0
 }
+
+func foldPairCountOnly(unsafe.Pointer, uintptr, uint, []int32, []float64, []float64, int, int, int, []uint32, uint32) int {
+	return 0
+}

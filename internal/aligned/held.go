@@ -29,9 +29,12 @@ import (
 // Held reads the rows a series holds, for a group in held mode.
 type Held interface {
 	// HeldRun returns the rows from identity from on, up to to (at least
-	// one, at most to − from, which must be held): the partition of each
-	// (−1: none now) and the held slot's value of each.
-	HeldRun(from, to uint64) (parts []int32, vals []float64)
+	// one, at most to − from, which must be held): the key of each and
+	// the held slot's value of each.
+	HeldRun(from, to uint64) (keys []uint32, vals []float64)
+	// HeldParts returns the partition of each key, plus one (0: none
+	// now), as a table indexed by key (a key past it has none).
+	HeldParts() []int32
 }
 
 // heldState is a group's held mode (see Held).
@@ -43,7 +46,10 @@ type heldState struct {
 	from []uint64
 	// cur is where the fill writes partition q's next value, while a
 	// closing's cells are filled; −1 otherwise.
-	cur []int
+	cur []int32
+	// made is the greatest of from: when it is not past the step's
+	// first row, no partition was made during the step.
+	made uint64
 	// at is the identity of the current push's first row during a push,
 	// after the last push's last row between pushes.
 	at       uint64
@@ -110,6 +116,7 @@ func (g *Group) heldMade(q int32) {
 		h.cur = append(h.cur, -1)
 	}
 	h.from[q] = h.at
+	h.made = max(h.made, h.at)
 }
 
 // heldCell appends partition q's samples cell, n values to be filled
@@ -141,29 +148,22 @@ func (g *Group) fill(out *schema.Table, e0 int) {
 		}
 		if int(ends[e]) > lo {
 			q := int32(math.Float64bits(nums[lo]))
-			h.cur[q] = lo
+			h.cur[q] = int32(lo)
 			h.filled = append(h.filled, q)
 		}
 	}
 	if len(h.filled) == 0 {
 		return
 	}
-	from, cur := h.from, h.cur
+	byKey := h.src.HeldParts()
 	for id := h.stepFrom; id < h.closeID; {
-		parts, vals := h.src.HeldRun(id, h.closeID)
-		vals = vals[:len(parts)]
-		for i, q := range parts {
-			if uint(q) >= uint(len(cur)) {
-				continue
-			}
-			c := cur[q]
-			if c < 0 || id+uint64(i) < from[q] {
-				continue
-			}
-			nums[c] = vals[i]
-			cur[q] = c + 1
+		keys, vals := h.src.HeldRun(id, h.closeID)
+		if h.made > h.stepFrom {
+			h.fillFrom(id, keys, vals, byKey, nums)
+		} else {
+			fillCells(keys, vals, byKey, h.cur, nums)
 		}
-		id += uint64(len(parts))
+		id += uint64(len(keys))
 	}
 	// Every cell must be full: each row of a partition's step is one of
 	// its values.
@@ -174,10 +174,49 @@ func (g *Group) fill(out *schema.Table, e0 int) {
 		}
 		q := h.filled[k]
 		k++
-		if h.cur[q] != int(ends[e]) {
+		if h.cur[q] != ends[e] {
 			panic("aligned: the series' rows of a step do not match its partitions' counts")
 		}
 		h.cur[q] = -1
+	}
+}
+
+// fillCells writes each row's value vals[i] into the cell of its key's
+// partition (byKey[keys[i]] − 1) at cur, which it moves on; rows of
+// partitions without a cell (cur −1) are not the closing's.
+func fillCells(keys []uint32, vals []float64, byKey, cur []int32, nums []float64) {
+	vals = vals[:len(keys)]
+	for i, k := range keys {
+		if uint(k) >= uint(len(byKey)) {
+			continue
+		}
+		q := byKey[k] - 1
+		if uint(q) >= uint(len(cur)) {
+			continue
+		}
+		if c := cur[q]; c >= 0 {
+			nums[c] = vals[i]
+			cur[q] = c + 1
+		}
+	}
+}
+
+// fillFrom is fillCells for a step during which a partition was made: a
+// row before its partition's from is another's (see Held).
+func (h *heldState) fillFrom(id uint64, keys []uint32, vals []float64, byKey []int32, nums []float64) {
+	vals = vals[:len(keys)]
+	for i, k := range keys {
+		if uint(k) >= uint(len(byKey)) {
+			continue
+		}
+		q := byKey[k] - 1
+		if uint(q) >= uint(len(h.cur)) || id+uint64(i) < h.from[q] {
+			continue
+		}
+		if c := h.cur[q]; c >= 0 {
+			nums[c] = vals[i]
+			h.cur[q] = c + 1
+		}
 	}
 }
 
@@ -201,20 +240,22 @@ func (g *Group) leaveHeld(end uint64) {
 			h.cur[q] = 0
 		}
 	}
+	byKey := h.src.HeldParts()
 	for id := h.stepFrom; id < end; {
-		parts, vals := h.src.HeldRun(id, end)
-		vals = vals[:len(parts)]
-		for i, q := range parts {
-			if uint(q) >= uint(len(st.n)) || uint(q) >= uint(len(h.cur)) {
+		keys, vals := h.src.HeldRun(id, end)
+		for i, k := range keys {
+			if uint(k) >= uint(len(byKey)) {
 				continue
 			}
-			c := h.cur[q]
-			if c < 0 || id+uint64(i) < h.from[q] || c >= int(st.rows(q)) {
+			q := byKey[k] - 1
+			if uint(q) >= uint(len(st.n)) || uint(q) >= uint(len(h.cur)) || id+uint64(i) < h.from[q] {
 				continue
 			}
-			st.raw[q][c] = math.Float64bits(vals[i])
-			h.cur[q] = c + 1
+			if c := h.cur[q]; c >= 0 && int64(c) < st.rows(q) {
+				st.raw[q][c] = math.Float64bits(vals[i])
+				h.cur[q] = c + 1
+			}
 		}
-		id += uint64(len(parts))
+		id += uint64(len(keys))
 	}
 }

@@ -14,30 +14,50 @@ import (
 )
 
 // fakeHeld is a series' rows for a group in held mode: every row pushed,
-// by identity, with its partition and its first slot's value, read back in
-// runs of random lengths.
+// by identity, with its partition as its key (partition q's key is q, its
+// partition q + 1 in parts) and its first slot's value, read back in runs
+// of random lengths.
 type fakeHeld struct {
-	parts []int32
+	keys  []uint32
 	vals  []float64
+	parts []int32
 	rng   *rand.Rand
 }
 
-func (f *fakeHeld) HeldRun(from, to uint64) ([]int32, []float64) {
+func (f *fakeHeld) HeldRun(from, to uint64) ([]uint32, []float64) {
 	n := min(to-from, 1+uint64(f.rng.IntN(50)))
-	return f.parts[from : from+n], f.vals[from : from+n]
+	return f.keys[from : from+n], f.vals[from : from+n]
+}
+
+func (f *fakeHeld) HeldParts() []int32 {
+	if f.parts == nil {
+		for q := range int32(16) {
+			f.parts = append(f.parts, q+1)
+		}
+	}
+	return f.parts
 }
 
 // heldPlan is a plan a group can hold: sums, extremes and counts of a
 // required and an optional slot over 1s, and over one 200ms step the
 // required slot's samples beside them.
-func heldPlan(t *testing.T, minSamples int) (*Plan, []Window) {
+// With pair, both slots are required and the plan has the seed's shape,
+// whose rows are counted and folded in one pass (see stepPlan.pairRaw).
+func heldPlan(t *testing.T, minSamples int, pair bool) (*Plan, []Window) {
 	t.Helper()
 	wins := []Window{
 		{Span: 1000 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Sum}, {Slot: 2, Using: reduce.Stdev}, {Slot: 2, Using: reduce.Count}}},
 		{Span: 200 * ms, MinSamples: minSamples, Aggs: []Agg{{Slot: 1, Using: reduce.Samples}, {Slot: 1, Using: reduce.Min}, {Slot: 1, Using: reduce.Stdev}, {Slot: 2, Using: reduce.Max}}},
 	}
-	p, err := NewPlan(Spec{Step: 200 * ms, Kinds: []schema.Kind{schema.Number, schema.Number}, Required: []bool{true, false}, Windows: wins})
+	if pair {
+		wins = []Window{
+			{Span: 1000 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Avg}, {Slot: 1, Using: reduce.Stdev}, {Slot: 2, Using: reduce.Sum}}},
+			{Span: 200 * ms, MinSamples: minSamples, Aggs: []Agg{{Slot: 1, Using: reduce.Samples}, {Slot: 1, Using: reduce.Min}, {Slot: 1, Using: reduce.Max}, {Slot: 1, Using: reduce.Stdev}}},
+		}
+	}
+	p, err := NewPlan(Spec{Step: 200 * ms, Kinds: []schema.Kind{schema.Number, schema.Number}, Required: []bool{true, pair}, Windows: wins})
 	require.NoError(t, err)
+	require.Equal(t, pair, p.st.pairRaw)
 	slot, ok := p.HeldSlot()
 	require.True(t, ok)
 	require.Equal(t, 1, slot)
@@ -75,14 +95,14 @@ func TestHeldGroupWritesTheRowsOfOneThatKeepsItsSamples(t *testing.T) {
 	// the held group take its steps' values from the series' rows and
 	// keep them from then on.
 	for _, turn := range []string{"none", "lateness", "wide"} {
-		for seed := range uint64(8) {
+		for seed := range uint64(12) {
 			rng := rand.New(rand.NewPCG(seed, 9))
-			p, wins := heldPlan(t, rng.IntN(3))
+			p, wins := heldPlan(t, rng.IntN(3), seed%2 == 0)
 			held, plain := p.NewGroup(nil, 1, 0), p.NewGroup(nil, 1, 0)
 			src := &fakeHeld{rng: rng}
 			require.True(t, held.SetHeld(src))
 			hout, pout := outTable(wins), outTable(wins)
-			ts, ps, xs, ys := randomRows(rng, 6, true)
+			ts, ps, xs, ys := randomRows(rng, 6, seed%2 == 1)
 			at := len(ts) / 2
 			label := fmt.Sprintf("%s seed %d", turn, seed)
 			for i := 0; i < len(ts); {
@@ -105,7 +125,7 @@ func TestHeldGroupWritesTheRowsOfOneThatKeepsItsSamples(t *testing.T) {
 					plain.Remove(q)
 				}
 				for k := i; k < j; k++ {
-					src.parts = append(src.parts, ps[k])
+					src.keys = append(src.keys, uint32(ps[k]))
 					src.vals = append(src.vals, math.Float64frombits(xs[k]))
 				}
 				first := uint64(i)
@@ -126,7 +146,7 @@ func TestHeldGroupKeepsNoValues(t *testing.T) {
 	// step as at 2,000; one that keeps its samples holds 8 bytes a value
 	// more.
 	bytesAt := func(perStep int, hold bool) int {
-		p, wins := heldPlan(t, 0)
+		p, wins := heldPlan(t, 0, true)
 		g := p.NewGroup(nil, 1, 0)
 		src := &fakeHeld{rng: rand.New(rand.NewPCG(1, 2))}
 		if hold {
@@ -144,7 +164,7 @@ func TestHeldGroupKeepsNoValues(t *testing.T) {
 					ps = append(ps, q)
 					xs = append(xs, math.Float64bits(float64(k)))
 					ys = append(ys, math.Float64bits(1))
-					src.parts = append(src.parts, q)
+					src.keys = append(src.keys, uint32(q))
 					src.vals = append(src.vals, float64(k))
 				}
 			}

@@ -156,7 +156,7 @@ func (g *Group) stepColumns(in *Rows, parts []int32, from, to int, one bool) int
 	// one word.
 	limit := uint32(stepFlushAt - len(parts))
 	done := 0
-	if !one && g.p.st.pairRaw && pairKernel && g.hold == nil {
+	if !one && g.p.st.pairRaw && pairKernel {
 		// Rows counted and folded in one pass, up to one that needs more
 		// (a partition waking, a raw buffer growing, a record near
 		// saturation); the rest go the way of the others.
@@ -191,7 +191,8 @@ func (g *Group) stepColumns(in *Rows, parts []int32, from, to int, one bool) int
 }
 
 // countFoldPair counts rows [from, from+len(parts)) of in, of partitions
-// parts, into their records, writes their raw values and folds them, in
+// parts, into their records, writes their raw values (none in held mode)
+// and folds them, in
 // one pass (foldPairCount), for a plan of the pairRaw shape: what
 // countIn and foldColumns do, up to the first row that needs more than a
 // count and a value written (a partition not live or without a record, a
@@ -208,6 +209,11 @@ func (g *Group) countFoldPair(in *Rows, parts []int32, from int, limit uint32) i
 	xs, ys := in.Enc[f.slot-1][from:], in.Enc[o.slot-1][from:]
 	xs, ys = xs[:len(parts)], ys[:len(parts)]
 	nrec := min(uint(len(st.recs)/w), uint(len(st.n)))
+	if g.hold != nil {
+		// The raw values are the series' rows (see Held).
+		return foldPairCountOnly(unsafe.Pointer(unsafe.SliceData(st.recs)), uintptr(w)*8, nrec,
+			parts, floats(xs), floats(ys), m.off, f.ext, o.off, st.n, limit)
+	}
 	raw := st.raw[:len(st.n)]
 	return foldPairCount(unsafe.Pointer(unsafe.SliceData(st.recs)), uintptr(w)*8, nrec,
 		parts, floats(xs), floats(ys), m.off, f.ext, o.off, st.n, limit, raw)

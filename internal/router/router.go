@@ -154,6 +154,11 @@ func (s *seen) note(t int64, row uint64) {
 	s.lastRow = row
 }
 
+// SymIndex returns the table of string keys' partitions by intern id:
+// index + 1 of the live partition of id's key, 0 for none (an id past it
+// has none). It is the router's own, valid until the next route.
+func (r *Router) SymIndex() []int32 { return r.bySym }
+
 // FindSym returns the index of the live partition of string key id (an
 // intern id), the routing fast path: one slice lookup.
 func (r *Router) FindSym(id uint32) (int32, bool) {
