@@ -17,9 +17,10 @@ import (
 // BenchmarkSeedAlignedState streams the aligned seed pipeline for 61 s
 // (the 1m windows full) at several rates, without holding the stream, and
 // reports the partitioned rolling's held bytes per partition at the end:
-// state that does not grow with the rate is the point of the panes. Only
-// the rate of the 200ms window's samples, which keep their values, shows.
-// One op is one run; use -benchtime 1x.
+// state that does not grow with the rate is the point of the panes. The
+// 200ms window's samples are read from the series' rows at each closing,
+// not kept (Describe: "samples read from the series' rows"), so no part of
+// it shows the rate. One op is one run; use -benchtime 1x.
 func BenchmarkSeedAlignedState(b *testing.B) {
 	for _, c := range []struct{ P, N int }{{100, 100}, {100, 1000}, {100, 10000}, {1000, 100}, {1000, 1000}} {
 		b.Run(fmt.Sprintf("P=%d/N=%d", c.P, c.N), func(b *testing.B) {
