@@ -46,7 +46,7 @@ type heldState struct {
 	from []uint64
 	// cur is where the fill writes partition q's next value, while a
 	// closing's cells are filled; −1 otherwise.
-	cur []int32
+	cur []int
 	// made is the greatest of from: when it is not past the step's
 	// first row, no partition was made during the step.
 	made uint64
@@ -148,7 +148,7 @@ func (g *Group) fill(out *schema.Table, e0 int) {
 		}
 		if int(ends[e]) > lo {
 			q := int32(math.Float64bits(nums[lo]))
-			h.cur[q] = int32(lo)
+			h.cur[q] = lo
 			h.filled = append(h.filled, q)
 		}
 	}
@@ -174,7 +174,7 @@ func (g *Group) fill(out *schema.Table, e0 int) {
 		}
 		q := h.filled[k]
 		k++
-		if h.cur[q] != ends[e] {
+		if h.cur[q] != int(ends[e]) {
 			panic("aligned: the series' rows of a step do not match its partitions' counts")
 		}
 		h.cur[q] = -1
@@ -184,20 +184,25 @@ func (g *Group) fill(out *schema.Table, e0 int) {
 // fillCells writes each row's value vals[i] into the cell of its key's
 // partition (byKey[keys[i]] − 1) at cur, which it moves on; rows of
 // partitions without a cell (cur −1) are not the closing's.
-func fillCells(keys []uint32, vals []float64, byKey, cur []int32, nums []float64) {
+func fillCells(keys []uint32, vals []float64, byKey []int32, cur []int, nums []float64) {
 	vals = vals[:len(keys)]
 	for i, k := range keys {
 		if uint(k) >= uint(len(byKey)) {
 			continue
 		}
-		q := byKey[k] - 1
-		if uint(q) >= uint(len(cur)) {
+		// A key without a partition (0) makes q past cur, as a
+		// partition without a cell (−1) makes c past nums: one test for
+		// each, which are the bounds checks too.
+		q := uint(byKey[k] - 1)
+		if q >= uint(len(cur)) {
 			continue
 		}
-		if c := cur[q]; c >= 0 {
-			nums[c] = vals[i]
-			cur[q] = c + 1
+		c := cur[q]
+		if uint(c) >= uint(len(nums)) {
+			continue
 		}
+		nums[c] = vals[i]
+		cur[q] = c + 1
 	}
 }
 
