@@ -158,37 +158,63 @@ func TestHeldSamplesGiveTheRowsOfKeptOnes(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 77))
 		c := newHeldCase(rng)
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			held, hby, _ := c.build(t, false)
-			defer held.Close()
-			twin, tby, _ := c.build(t, true)
-			defer twin.Close()
-			var hout, tout []live.Output
-			emitted := 0
-			for i := 0; i < len(c.rows); {
-				if i >= c.late && c.late >= 0 {
-					// A rolling built on rows already held starts from a
-					// replay of them.
-					c.rolling(t, held, hby, false)
-					c.rolling(t, twin, tby, true)
-					c.late = -1
-				}
-				n := min(1+rng.IntN(40), len(c.rows)-i)
-				batch := c.rows[i : i+n]
-				i += n
-				var herr, terr error
-				hout, herr = held.PushRows(hout[:0], batch...)
-				tout, terr = twin.PushRows(tout[:0], batch...)
-				require.Equal(t, terr, herr)
-				require.Equal(t, heldOutputs(tout), heldOutputs(hout), "push ending at row %d", i)
-				for _, o := range hout {
-					if o.Events != nil {
-						emitted += o.Events.Len()
-					}
-				}
-			}
-			require.Greater(t, emitted, 0)
+			require.Greater(t, c.compare(t, func() int { return 1 + rng.IntN(40) }), 0)
 		})
 	}
+}
+
+// FuzzHeldSamples is TestHeldSamplesGiveTheRowsOfKeptOnes with the case
+// drawn from seed and the pushes' sizes from sizes.
+func FuzzHeldSamples(f *testing.F) {
+	f.Add(uint64(1), []byte{3, 40, 1, 7})
+	f.Add(uint64(9), []byte{1})
+	f.Fuzz(func(t *testing.T, seed uint64, sizes []byte) {
+		c := newHeldCase(rand.New(rand.NewPCG(seed, 77)))
+		k := 0
+		// A case may emit nothing: every push refused (MaxPartitions).
+		c.compare(t, func() int {
+			if len(sizes) == 0 {
+				return 16
+			}
+			k++
+			return 1 + int(sizes[k%len(sizes)])
+		})
+	})
+}
+
+// compare pushes the case's rows, in pushes of the sizes next gives, into
+// the held series and its twin, requires the same outputs of every push
+// and returns how many rows the held series emitted.
+func (c heldCase) compare(t *testing.T, next func() int) int {
+	held, hby, _ := c.build(t, false)
+	defer held.Close()
+	twin, tby, _ := c.build(t, true)
+	defer twin.Close()
+	var hout, tout []live.Output
+	emitted := 0
+	for i := 0; i < len(c.rows); {
+		if i >= c.late && c.late >= 0 {
+			// A rolling built on rows already held starts from a replay
+			// of them.
+			c.rolling(t, held, hby, false)
+			c.rolling(t, twin, tby, true)
+			c.late = -1
+		}
+		n := min(next(), len(c.rows)-i)
+		batch := c.rows[i : i+n]
+		i += n
+		var herr, terr error
+		hout, herr = held.PushRows(hout[:0], batch...)
+		tout, terr = twin.PushRows(tout[:0], batch...)
+		require.Equal(t, terr, herr)
+		require.Equal(t, heldOutputs(tout), heldOutputs(hout), "push ending at row %d", i)
+		for _, o := range hout {
+			if o.Events != nil {
+				emitted += o.Events.Len()
+			}
+		}
+	}
+	return emitted
 }
 
 func TestHeldSamplesOfAPartitionMadeAnewAreItsOwn(t *testing.T) {
