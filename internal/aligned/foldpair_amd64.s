@@ -76,6 +76,41 @@
 	MOVQ $0x7ff0000000000000, BX; \
 	VMOVQ BX, X14
 
+// COUNTARGS loads foldPairCount's and foldPairCountOnly's common
+// arguments (AX base, DX size, SI parts, R11 xs, R12 ys, R8 off, R9 ext,
+// R13 off2, R10 n) and the constants, and jumps to done without rows.
+#define COUNTARGS(done) \
+	MOVQ base+0(FP), AX; \
+	MOVQ size+8(FP), DX; \
+	MOVQ parts_base+24(FP), SI; \
+	MOVQ xs_base+48(FP), R11; \
+	MOVQ ys_base+72(FP), R12; \
+	MOVQ off+96(FP), R8; \
+	MOVQ ext+104(FP), R9; \
+	MOVQ off2+112(FP), R13; \
+	MOVQ n_base+120(FP), R10; \
+	CONSTS; \
+	XORQ BX, BX; \
+	CMPQ BX, parts_len+32(FP); \
+	JEQ done
+
+// COUNTROW reads row BX's partition into DI and its count into R15, and
+// jumps to done when the partition is not below nrec (a negative one
+// neither) or its count is above limit (near saturation, or shut).
+#define COUNTROW(done) \
+	MOVLQSX (SI)(BX*4), DI; \
+	CMPQ DI, nrec+16(FP); \
+	JAE done; \
+	MOVL (R10)(DI*4), R15; \
+	CMPL R15, limit+144(FP); \
+	JHI done
+
+// NEXTROW moves to the next row, back to loop while there is one.
+#define NEXTROW(loop) \
+	INCQ BX; \
+	CMPQ BX, parts_len+32(FP); \
+	JLT loop
+
 // func foldPair(base unsafe.Pointer, size uintptr, nrec uint, parts []int32, xs, ys []float64, off, ext, off2 int) int
 //
 // Row i, of partition q = parts[i], is folded into the record at
@@ -133,28 +168,11 @@ mark:
 // R10 n, R14 raw, BX row, DI partition then record, R15 its count, CX
 // its raw values.
 TEXT ·foldPairCount(SB), NOSPLIT, $0-184
-	MOVQ base+0(FP), AX
-	MOVQ size+8(FP), DX
-	MOVQ parts_base+24(FP), SI
-	MOVQ xs_base+48(FP), R11
-	MOVQ ys_base+72(FP), R12
-	MOVQ off+96(FP), R8
-	MOVQ ext+104(FP), R9
-	MOVQ off2+112(FP), R13
-	MOVQ n_base+120(FP), R10
 	MOVQ raw_base+152(FP), R14
-	CONSTS
-	XORQ BX, BX
-	CMPQ BX, parts_len+32(FP)
-	JEQ cdone
+	COUNTARGS(cdone)
 
 cloop:
-	MOVLQSX (SI)(BX*4), DI
-	CMPQ DI, nrec+16(FP)
-	JAE cdone // past the records (a negative q too)
-	MOVL (R10)(DI*4), R15
-	CMPL R15, limit+144(FP)
-	JHI cdone // the record near saturation (or shut)
+	COUNTROW(cdone)
 	LEAQ (DI)(DI*2), CX
 	CMPQ R15, 8(R14)(CX*8)
 	JAE cdone // no room for its raw value
@@ -168,9 +186,7 @@ cloop:
 	FOLDROW(cmark)
 
 cnext:
-	INCQ BX
-	CMPQ BX, parts_len+32(FP)
-	JLT cloop
+	NEXTROW(cloop)
 
 cdone:
 	MOVQ BX, ret+176(FP)
@@ -190,27 +206,10 @@ cmark:
 // AX base, DX size, SI parts, R11 xs, R12 ys, R8 off, R9 ext, R13 off2,
 // R10 n, BX row, DI partition then record, R15 its count.
 TEXT ·foldPairCountOnly(SB), NOSPLIT, $0-160
-	MOVQ base+0(FP), AX
-	MOVQ size+8(FP), DX
-	MOVQ parts_base+24(FP), SI
-	MOVQ xs_base+48(FP), R11
-	MOVQ ys_base+72(FP), R12
-	MOVQ off+96(FP), R8
-	MOVQ ext+104(FP), R9
-	MOVQ off2+112(FP), R13
-	MOVQ n_base+120(FP), R10
-	CONSTS
-	XORQ BX, BX
-	CMPQ BX, parts_len+32(FP)
-	JEQ odone
+	COUNTARGS(odone)
 
 oloop:
-	MOVLQSX (SI)(BX*4), DI
-	CMPQ DI, nrec+16(FP)
-	JAE odone // past the records (a negative q too)
-	MOVL (R10)(DI*4), R15
-	CMPL R15, limit+144(FP)
-	JHI odone // the record near saturation (or shut)
+	COUNTROW(odone)
 	VMOVSD (R11)(BX*8), X2
 	INCL R15
 	MOVL R15, (R10)(DI*4)
@@ -219,9 +218,7 @@ oloop:
 	FOLDROW(omark)
 
 onext:
-	INCQ BX
-	CMPQ BX, parts_len+32(FP)
-	JLT oloop
+	NEXTROW(oloop)
 
 odone:
 	MOVQ BX, ret+152(FP)
