@@ -67,6 +67,11 @@ func newHeldCase(rng *rand.Rand) heldCase {
 	step := time.Duration(c.step) * time.Millisecond
 	mergeable := []reduce.Reducer{reduce.Count, reduce.Sum, reduce.Avg, reduce.Stdev, reduce.Min, reduce.Max}
 	one := rolling.Window{Name: "one", Span: step, Aggs: []reduce.Agg{{Out: "samples", From: "x", Using: reduce.Samples}}}
+	if rng.IntN(3) == 0 {
+		// The samples of a column that may be missing, whose present
+		// values a count tells.
+		one.Aggs = []reduce.Agg{{Out: "samples", From: "y", Using: reduce.Samples}, {Out: "yn", From: "y", Using: []reduce.Reducer{reduce.Count, reduce.Avg}[rng.IntN(2)]}}
+	}
 	for k := range rng.IntN(4) {
 		one.Aggs = append(one.Aggs, reduce.Agg{Out: fmt.Sprintf("o%d", k), From: []string{"x", "y"}[rng.IntN(2)], Using: mergeable[rng.IntN(len(mergeable))]})
 	}

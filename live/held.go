@@ -31,13 +31,13 @@ func (h *heldRows) HeldRun(from, to uint64) ([]uint32, []float64) {
 func (h *heldRows) HeldParts() []int32 { return h.router.SymIndex() }
 
 // holdSamples makes the aligned rolling n read its samples from the
-// series' rows when it can (see aligned.Held): it partitions the root by
-// a required string column and reads the partitions straight (source),
-// rows are never reordered, and the root keeps
-// every row of the clock's step (no MaxEvents, no MaxAge shorter than the
-// step), so that a step's rows are held until its closing. A rolling
-// built on a series that holds rows keeps its samples: it starts from a
-// replay of the partitions' rows, which are not the series' in order.
+// series' rows when its plan can (engine.Plan.HeldColumn) and the series
+// keeps them: n reads a partitioning of the root (source) by a required
+// string column, rows are never reordered, and the root keeps every row
+// of the clock's step (no MaxEvents, no MaxAge shorter than the step), so
+// that a step's rows are held until its closing. A rolling built on a
+// series that holds rows keeps its samples: it starts from a replay of
+// the partitions' rows, which are not the series' in order.
 func (s *Series) holdSamples(n *rollingNode, source NodeID) {
 	pn := n.part
 	if pn == nil || !n.aligned || pn.base().src != s.Root() || s.nodes[source] != node(pn) || s.store.Len() > 0 {

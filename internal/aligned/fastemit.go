@@ -238,7 +238,7 @@ func (g *Group) emitStepFast(w int, ws *winState, q int32, dsts []*table.Col, co
 	if g.hold != nil {
 		// The one raw output: its cell is filled after the closing.
 		for _, x := range fo.samples {
-			heldCell(dsts[x.out], q, n)
+			heldCell(dsts[x.out], q, g.hold.heldN(r, n))
 		}
 		return
 	}

@@ -41,6 +41,10 @@ type Held interface {
 type heldState struct {
 	src Held
 	out int // the samples output's column, counted from the group's first
+	// cnt is the record word counting the slot's present values, for a
+	// slot that may be missing (missing values are not samples); −1: the
+	// slot is required, every row is a sample.
+	cnt int
 	// from is the identity of the first row partition q may take: that
 	// of the push that made it.
 	from []uint64
@@ -61,7 +65,10 @@ type heldState struct {
 // HeldSlot reports whether the plan can read its raw values from the
 // series' rows (see [Group.SetHeld]), and which slot they are of: every
 // window's panes are a step wide, and the only raw output is the samples
-// of a required number slot in a window of one pane, the step's.
+// of a number slot in a window of one pane, the step's; a slot that may
+// be missing must have its values counted in the step's record (a count,
+// or the count of a sum, avg or stdev of it), so that a closing knows
+// how many of its rows are samples.
 func (p *Plan) HeldSlot() (slot int, ok bool) {
 	if !p.st.ok || len(p.st.raw) != 1 {
 		return 0, false
@@ -72,12 +79,32 @@ func (p *Plan) HeldSlot() (slot int, ok bool) {
 		for i := range wp.raws {
 			rp := &wp.raws[i]
 			n++
-			if rp.red.Op != reducers.OpSamples || rp.kind != schema.Number || !rp.required || !p.st.wins[w].view {
+			if rp.red.Op != reducers.OpSamples || rp.kind != schema.Number || !p.st.wins[w].view {
+				return 0, false
+			}
+			if !rp.required && p.st.presentCount(p.st.raw[0]) < 0 {
 				return 0, false
 			}
 		}
 	}
 	return p.st.raw[0], n == 1
+}
+
+// presentCount returns the record word that counts the present values of
+// number slot s, −1 for none. A series' values are finite or missing, so
+// the count of a sum's values is the count of the present ones.
+func (sp *stepPlan) presentCount(s int) int {
+	for _, c := range sp.counts {
+		if c.slot == s && c.number {
+			return c.off
+		}
+	}
+	for _, m := range sp.moms {
+		if m.slot == s && m.nOff >= 0 {
+			return m.nOff
+		}
+	}
+	return -1
 }
 
 // Step returns the plan's step, in nanoseconds.
@@ -97,7 +124,14 @@ func (g *Group) SetHeld(src Held) bool {
 			out = rp.out
 		}
 	}
-	g.hold = &heldState{src: src, out: out}
+	g.hold = &heldState{src: src, out: out, cnt: -1}
+	for w := range g.p.wins {
+		for _, rp := range g.p.wins[w].raws {
+			if !rp.required {
+				g.hold.cnt = g.p.st.presentCount(g.p.st.raw[0])
+			}
+		}
+	}
 	for range g.parts {
 		g.hold.from = append(g.hold.from, 0)
 		g.hold.cur = append(g.hold.cur, -1)
@@ -117,6 +151,15 @@ func (g *Group) heldMade(q int32) {
 	}
 	h.from[q] = h.at
 	h.made = max(h.made, h.at)
+}
+
+// heldN returns how many samples partition q's step of n rows, record
+// r, holds.
+func (h *heldState) heldN(r []uint64, n int64) int64 {
+	if h.cnt < 0 {
+		return n
+	}
+	return min(int64(r[h.cnt]), countMax)
 }
 
 // heldCell appends partition q's samples cell, n values to be filled
@@ -158,7 +201,7 @@ func (g *Group) fill(out *schema.Table, e0 int) {
 	byKey := h.src.HeldParts()
 	for id := h.stepFrom; id < h.closeID; {
 		keys, vals := h.src.HeldRun(id, h.closeID)
-		if h.made > h.stepFrom {
+		if h.made > h.stepFrom || h.cnt >= 0 {
 			h.fillFrom(id, keys, vals, byKey, nums)
 		} else {
 			fillCells(keys, vals, byKey, h.cur, nums)
@@ -206,8 +249,9 @@ func fillCells(keys []uint32, vals []float64, byKey []int32, cur []int, nums []f
 	}
 }
 
-// fillFrom is fillCells for a step during which a partition was made: a
-// row before its partition's from is another's (see Held).
+// fillFrom is fillCells for a step during which a partition was made (a
+// row before its partition's from is another's, see Held) or for a slot
+// that may be missing (a missing value, NaN, is no sample).
 func (h *heldState) fillFrom(id uint64, keys []uint32, vals []float64, byKey []int32, nums []float64) {
 	vals = vals[:len(keys)]
 	for i, k := range keys {
@@ -215,7 +259,7 @@ func (h *heldState) fillFrom(id uint64, keys []uint32, vals []float64, byKey []i
 			continue
 		}
 		q := byKey[k] - 1
-		if uint(q) >= uint(len(h.cur)) || id+uint64(i) < h.from[q] {
+		if uint(q) >= uint(len(h.cur)) || id+uint64(i) < h.from[q] || vals[i] != vals[i] {
 			continue
 		}
 		if c := h.cur[q]; c >= 0 {

@@ -41,6 +41,22 @@ func (f *fakeHeld) HeldParts() []int32 {
 // heldPlan is a plan a group can hold: sums, extremes and counts of a
 // required and an optional slot over 1s, and over one 200ms step the
 // required slot's samples beside them.
+// heldOptionalPlan is heldPlan with the samples of the optional slot,
+// whose present values its stdev counts.
+func heldOptionalPlan(t *testing.T, minSamples int) (*Plan, []Window) {
+	t.Helper()
+	wins := []Window{
+		{Span: 1000 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Sum}, {Slot: 2, Using: reduce.Max}}},
+		{Span: 200 * ms, MinSamples: minSamples, Aggs: []Agg{{Slot: 2, Using: reduce.Samples}, {Slot: 1, Using: reduce.Min}, {Slot: 2, Using: reduce.Stdev}}},
+	}
+	p, err := NewPlan(Spec{Step: 200 * ms, Kinds: []schema.Kind{schema.Number, schema.Number}, Required: []bool{true, false}, Windows: wins})
+	require.NoError(t, err)
+	slot, ok := p.HeldSlot()
+	require.True(t, ok)
+	require.Equal(t, 2, slot)
+	return p, wins
+}
+
 // With pair, both slots are required and the plan has the seed's shape,
 // whose rows are counted and folded in one pass (see stepPlan.pairRaw).
 func heldPlan(t *testing.T, minSamples int, pair bool) (*Plan, []Window) {
@@ -73,6 +89,8 @@ func TestHeldSlotNeedsOneSamplesOfARequiredNumberInAStep(t *testing.T) {
 	}{
 		{"samples of a step", []Window{{Span: 200 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Samples}}}}, true, true},
 		{"optional slot", []Window{{Span: 200 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Samples}}}}, false, false},
+		{"optional slot counted", []Window{{Span: 200 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Samples}}}, {Span: 400 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Count}}}}, false, true},
+		{"optional slot summed", []Window{{Span: 200 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Samples}, {Slot: 1, Using: reduce.Avg}}}}, false, true},
 		{"a median", []Window{{Span: 200 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Median}}}}, true, false},
 		{"samples over two steps", []Window{{Span: 400 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Samples}}}}, true, false},
 		{"two samples", []Window{{Span: 200 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Samples}, {Slot: 1, Using: reduce.Samples}}}}, true, false},
@@ -95,14 +113,20 @@ func TestHeldGroupWritesTheRowsOfOneThatKeepsItsSamples(t *testing.T) {
 	// the held group take its steps' values from the series' rows and
 	// keep them from then on.
 	for _, turn := range []string{"none", "lateness", "wide"} {
-		for seed := range uint64(12) {
+		for seed := range uint64(18) {
 			rng := rand.New(rand.NewPCG(seed, 9))
-			p, wins := heldPlan(t, rng.IntN(3), seed%2 == 0)
+			p, wins := heldPlan(t, rng.IntN(3), seed%3 == 0)
+			slot := 0 // the held slot's column in Enc
+			if seed%3 == 2 {
+				p, wins = heldOptionalPlan(t, rng.IntN(3))
+				slot = 1
+			}
 			held, plain := p.NewGroup(nil, 1, 0), p.NewGroup(nil, 1, 0)
 			src := &fakeHeld{rng: rng}
 			require.True(t, held.SetHeld(src))
 			hout, pout := outTable(wins), outTable(wins)
-			ts, ps, xs, ys := randomRows(rng, 6, seed%2 == 1)
+			ts, ps, xs, ys := randomRows(rng, 6, seed%3 != 0)
+			held1 := [][]uint64{xs, ys}[slot]
 			at := len(ts) / 2
 			label := fmt.Sprintf("%s seed %d", turn, seed)
 			for i := 0; i < len(ts); {
@@ -126,7 +150,7 @@ func TestHeldGroupWritesTheRowsOfOneThatKeepsItsSamples(t *testing.T) {
 				}
 				for k := i; k < j; k++ {
 					src.keys = append(src.keys, uint32(ps[k]))
-					src.vals = append(src.vals, math.Float64frombits(xs[k]))
+					src.vals = append(src.vals, math.Float64frombits(held1[k]))
 				}
 				first := uint64(i)
 				held.Push(&Rows{Times: ts[i:j], Enc: [][]uint64{xs[i:j], ys[i:j]}, First: first}, ps[i:j], hout)

@@ -258,7 +258,7 @@ func (g *Group) emitStep(w int, ws *winState, q int32, dsts []*table.Col, cols [
 			p.putSlot(o, wp.fls[o.idx], bits, dsts, cols, e)
 		case oRaw:
 			if g.hold != nil {
-				heldCell(dsts[o.out], q, n)
+				heldCell(dsts[o.out], q, g.hold.heldN(r, n))
 				continue
 			}
 			g.emitStepRaw(w, ws, o.idx, st.raws(q, len(sp.raw)), dsts[o.out])
