@@ -113,7 +113,8 @@ func (p *Plan) Step() int64 { return p.step }
 // SetHeld makes the group read its samples from src (see Held), for a
 // plan whose [Plan.HeldSlot] is ok, before the group takes a row. It
 // reports whether the group is in held mode: not when the plan cannot,
-// the group takes rows otherwise (a lateness, arrays), or it holds rows.
+// the group takes rows otherwise (a lateness, arrays), or it has taken
+// rows already.
 func (g *Group) SetHeld(src Held) bool {
 	if _, ok := g.p.HeldSlot(); !ok || !g.stepped || g.started || src == nil {
 		return false
@@ -153,8 +154,7 @@ func (g *Group) heldMade(q int32) {
 	h.made = max(h.made, h.at)
 }
 
-// heldN returns how many samples partition q's step of n rows, record
-// r, holds.
+// heldN returns how many samples a step of n rows, record r, holds.
 func (h *heldState) heldN(r []uint64, n int64) int64 {
 	if h.cnt < 0 {
 		return n
@@ -209,7 +209,8 @@ func (g *Group) fill(out *schema.Table, e0 int) {
 		id += uint64(len(keys))
 	}
 	// Every cell must be full: each row of a partition's step is one of
-	// its values.
+	// its values. A cell that is not is the engine's fault, never the
+	// rows': a bug to stop at, not an error to return.
 	k := 0
 	for e := e0; e < len(ends); e++ {
 		if e > 0 && ends[e] == ends[e-1] || e == 0 && ends[e] == 0 {
