@@ -191,9 +191,9 @@ func FuzzHeldSamples(f *testing.F) {
 // the held series and its twin, requires the same outputs of every push
 // and returns how many rows the held series emitted.
 func (c heldCase) compare(t *testing.T, next func() int) int {
-	held, hby, _ := c.build(t, false)
+	held, hby, hr := c.build(t, false)
 	defer held.Close()
-	twin, tby, _ := c.build(t, true)
+	twin, tby, tr := c.build(t, true)
 	defer twin.Close()
 	var hout, tout []live.Output
 	emitted := 0
@@ -213,6 +213,12 @@ func (c heldCase) compare(t *testing.T, next func() int) int {
 		tout, terr = twin.PushRows(tout[:0], batch...)
 		require.Equal(t, terr, herr)
 		require.Equal(t, heldOutputs(tout), heldOutputs(hout), "push ending at row %d", i)
+		// The latest row of each partition, read after the push.
+		hv, err := held.Value(hr)
+		require.NoError(t, err)
+		tv, err := twin.Value(tr)
+		require.NoError(t, err)
+		require.Equal(t, heldOutputs([]live.Output{{Events: tv}}), heldOutputs([]live.Output{{Events: hv}}), "value after row %d", i)
 		for _, o := range hout {
 			if o.Events != nil {
 				emitted += o.Events.Len()
