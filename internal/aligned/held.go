@@ -119,20 +119,16 @@ func (g *Group) SetHeld(src Held) bool {
 	if _, ok := g.p.HeldSlot(); !ok || !g.stepped || g.started || src == nil {
 		return false
 	}
-	out := -1
+	h := &heldState{src: src, cnt: -1}
 	for w := range g.p.wins {
-		for _, rp := range g.p.wins[w].raws {
-			out = rp.out
-		}
-	}
-	g.hold = &heldState{src: src, out: out, cnt: -1}
-	for w := range g.p.wins {
-		for _, rp := range g.p.wins[w].raws {
+		for _, rp := range g.p.wins[w].raws { // the one samples output
+			h.out = rp.out
 			if !rp.required {
-				g.hold.cnt = g.p.st.presentCount(g.p.st.raw[0])
+				h.cnt = g.p.st.presentCount(g.p.st.raw[0])
 			}
 		}
 	}
+	g.hold = h
 	for range g.parts {
 		g.hold.from = append(g.hold.from, 0)
 		g.hold.cur = append(g.hold.cur, -1)
