@@ -59,7 +59,7 @@ func p99(ds []time.Duration) time.Duration {
 // TestChurnLeavesIngestUntouched fills five minutes of tick history, then
 // has clients connect to /live-agg and leave (some at once, some after a
 // piece of their snapshot, half with a top-N cut) while a real producer
-// streams over gRPC. Ingest must not notice: batch-done p99 within 25×
+// streams over gRPC. Ingest must not notice: batch-done p99 within 100×
 // that of the same stream without clients (measured first, for as long),
 // no batch dropped by the producer, and goroutines and heap back to their
 // baseline (after one client of each kind) within 5 s of the end.
@@ -183,8 +183,11 @@ func TestChurnLeavesIngestUntouched(t *testing.T) {
 	// snapshot of five minutes of ticks would stop batches for as long as
 	// the snapshot takes, hundreds of times a batch's own cost. The
 	// reference is floored at 1 ms: a scheduler's hiccup alone can cost
-	// that much.
-	bound := 25 * max(base, time.Millisecond)
+	// that much. The factor is 100: the lock held through a snapshot read
+	// 1.34 s against a 4.5 ms reference (about 300×), while a fine run
+	// beside the other packages' tests (the README's test command runs
+	// them at once) read 49× (71.6 ms against 1.45 ms).
+	bound := 100 * max(base, time.Millisecond)
 	assert.Less(t, got, bound, "batch-done p99 during the churn against %v without clients", base)
 	assert.EqualValues(t, dropped0, p.Metrics().DroppedBatchesTotal, "no batch dropped by the producer")
 
