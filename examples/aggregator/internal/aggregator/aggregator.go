@@ -205,6 +205,9 @@ type Aggregator struct {
 	m counters
 	// onBatchDone, when set before Run, sees every batchDone time (tests).
 	onBatchDone func(time.Duration)
+	// onSnapshotPiece, when set before clients connect, runs after each
+	// piece of a snapshot is written, outside every lock (tests).
+	onSnapshotPiece func()
 }
 
 // refusals count the rows the aggregator refused, by reason.

@@ -392,7 +392,7 @@ func (a *Aggregator) writeSnapshot(conn *websocket.Conn, c *client) error {
 	}
 	buf := piecePool.Get().(*[]byte)
 	defer piecePool.Put(buf)
-	pw := pieceWriter{w: w, stop: c.stop, buf: (*buf)[:0]}
+	pw := pieceWriter{w: w, stop: c.stop, buf: (*buf)[:0], piece: a.onSnapshotPiece}
 	rows := 0
 	if c.agg {
 		rows = a.streamAggSnapshot(&pw, c)
@@ -421,6 +421,7 @@ type pieceWriter struct {
 	buf   []byte
 	total int
 	err   error
+	piece func() // when set, runs after each piece (tests)
 }
 
 // flush writes the buffer when it holds a piece (or always when final).
@@ -437,6 +438,9 @@ func (p *pieceWriter) flush(final bool) {
 	_, p.err = p.w.Write(p.buf)
 	p.total += len(p.buf)
 	p.buf = p.buf[:0]
+	if p.piece != nil {
+		p.piece()
+	}
 	// Let ingest run first between pieces: a snapshot can wait, a batch
 	// should not.
 	runtime.Gosched()

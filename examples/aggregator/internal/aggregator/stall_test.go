@@ -1,0 +1,100 @@
+package aggregator
+
+import (
+	"testing"
+	"time"
+
+	"github.com/pond-go/pond/examples/internal/wire"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestAStalledSnapshotLeavesIngestRunning stops a client's snapshot after
+// its first piece, in the middle of five minutes of tick history (or of
+// the raw window), and pushes 40 batches while it waits: every push
+// returns, because a snapshot is streamed outside the aggregator's lock.
+// Then the snapshot goes on, and the client gets every tick (or batch)
+// pushed while it waited, once and in order, after it. A lock held
+// through the snapshot would stop the pushes for as long as the snapshot
+// takes; this test does not measure how long pushes take, it holds the
+// snapshot and sees whether they return at all.
+func TestAStalledSnapshotLeavesIngestRunning(t *testing.T) {
+	const hosts, history, during = 50, 1500, 40
+	for _, path := range []string{"/live", "/live-agg"} {
+		t.Run(path[1:], func(t *testing.T) {
+			a := newTestAggregator(t, Config{Logger: quietLogger})
+			stalled, release := make(chan struct{}), make(chan struct{})
+			pieces := 0
+			a.onSnapshotPiece = func() {
+				if pieces++; pieces == 1 {
+					close(stalled)
+					<-release
+				}
+			}
+			ws, _ := serve(t, a)
+			base := time.Now().Add(-time.Second).Truncate(TickEvery).Add(-(history + during) * TickEvery)
+			push := func(k int) {
+				b := batchOf(hostRows(0, hosts)...)
+				for i := range b.Time {
+					b.Time[i] = base.Add(time.Duration(k) * TickEvery).UnixNano()
+				}
+				require.NoError(t, a.Push(b, time.Now()))
+			}
+			for k := range history {
+				push(k)
+			}
+
+			c := dial(t, ws+path)
+			select {
+			case <-stalled:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the snapshot's first piece was never written")
+			}
+			pushed := make(chan struct{})
+			go func() {
+				defer close(pushed)
+				for k := history; k < history+during; k++ {
+					push(k)
+				}
+			}()
+			select {
+			case <-pushed:
+			case <-time.After(30 * time.Second):
+				close(release)
+				t.Fatal("pushes waited on a snapshot held after its first piece")
+			}
+			close(release)
+
+			snap := c.next()
+			assert.Greater(t, pieces, 1, "the snapshot took more than one piece")
+			if path == "/live" {
+				require.Equal(t, wire.TypeSnapshot, snap.Type)
+				require.NotEmpty(t, snap.RawRows)
+				prev := snap.RawRows[len(snap.RawRows)-1].TimeMs
+				for range during {
+					f := c.next()
+					require.Equal(t, wire.TypeAppend, f.Type)
+					require.Len(t, f.RawRows, hosts)
+					require.Equal(t, prev+TickEvery.Milliseconds(), f.RawRows[0].TimeMs, "the next batch, once")
+					prev = f.RawRows[0].TimeMs
+				}
+				assert.Equal(t, base.Add((history+during-1)*TickEvery).UnixMilli(), prev, "the last batch pushed")
+				assert.Equal(t, 1, a.Stats().LiveClients, "the client is still served")
+				return
+			}
+			require.Equal(t, wire.TypeAggregateSnapshot, snap.Type)
+			require.NotEmpty(t, snap.Rows)
+			prev := snap.Rows[len(snap.Rows)-1].TS
+			// Each push crosses a boundary and emits the tick before it.
+			for range during {
+				f := c.next()
+				require.Equal(t, wire.TypeAggregateAppend, f.Type)
+				require.Len(t, f.Rows, hosts)
+				require.Equal(t, prev+TickEvery.Milliseconds(), f.Rows[0].TS, "the next tick, once")
+				prev = f.Rows[0].TS
+			}
+			assert.Equal(t, base.Add((history+during-1)*TickEvery).UnixMilli(), prev, "the tick of the last push")
+			assert.Equal(t, 1, a.Stats().AggClients, "the client is still served")
+		})
+	}
+}
