@@ -45,7 +45,7 @@ type Pipeline struct {
 	cols  seed.Cols // the rolling's output columns
 	batch *schema.Batch
 	out   []live.Output
-	names map[string]string // interned host names
+	names map[string]string // interned host names, at most maxNames
 }
 
 // NewPipeline builds an empty pipeline.
@@ -83,11 +83,20 @@ func (p *Pipeline) Add(timeMs int64, cpu, requests float64, host string) {
 	p.add(timeMs, cpu, requests, host)
 }
 
+// maxNames bounds the names AddKey keeps: a stream whose hosts come and
+// go (containers, autoscaled machines) must not grow the table without
+// end. When it is full it starts over; a name then costs one allocation
+// again, the first time it is seen after.
+const maxNames = 1 << 16
+
 // AddKey stages one event whose host is a record key; each distinct name
-// is allocated once.
+// is allocated once while it is in the table of names.
 func (p *Pipeline) AddKey(timeMs int64, cpu, requests float64, key []byte) {
 	host, ok := p.names[string(key)]
 	if !ok {
+		if len(p.names) >= maxNames {
+			clear(p.names)
+		}
 		host = string(key)
 		p.names[host] = host
 	}

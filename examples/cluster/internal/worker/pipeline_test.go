@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/pond-go/pond/benchmarks"
@@ -27,5 +28,22 @@ func TestPipelineEmitsOneRowPerHostAndBoundary(t *testing.T) {
 		require.False(t, seen[r.Key()], "duplicate %v", r.Key())
 		seen[r.Key()] = true
 		t.Logf("%d %s n=%d samples=%v", r.BoundaryMs-benchmarks.T0.UnixMilli(), r.Host, r.CPUN, r.CPUSamples)
+	}
+}
+
+// TestHostNamesAreBounded: hosts that come and go, three times as many
+// as the table of names holds, leave it no larger than maxNames.
+func TestHostNamesAreBounded(t *testing.T) {
+	p, err := NewPipeline()
+	require.NoError(t, err)
+	t0 := benchmarks.T0.UnixMilli()
+	var out []rows.Row
+	for i := range 3 * maxNames {
+		p.AddKey(t0+int64(i/1000), 0.5, 1, []byte("host-"+strconv.Itoa(i)))
+		if i%1000 == 999 {
+			out, err = p.Flush(out[:0])
+			require.NoError(t, err)
+		}
+		require.LessOrEqual(t, len(p.names), maxNames)
 	}
 }
