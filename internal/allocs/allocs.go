@@ -10,6 +10,7 @@ package allocs
 import (
 	"runtime"
 	"runtime/pprof"
+	"strings"
 	"sync"
 	"time"
 )
@@ -19,35 +20,117 @@ import (
 // testing.AllocsPerRun it runs with GOMAXPROCS set to 1, so that other
 // goroutines disturb the count as little as possible.
 //
-// The count is of the whole process, so the runtime's own work can land
-// in it now and then: its timer heap growing when its scavenger goes to
-// sleep, a thread it starts. So when a count is not zero, Count measures
-// again, up to [Attempts] times in all, and returns the smallest count.
-// Code that allocates on its steady path does so in every measurement
-// (as long as runs covers the period of a rare allocation), so it still
-// reads as allocating.
+// The heap's count is the whole process's, so the runtime's own work can
+// land in it: its scavenger growing the timer heap of the one processor
+// left when it goes to sleep, a thread it starts. Count profiles every
+// allocation of the runs (runtime.MemProfileRate 1 while they run), and
+// when the count is not zero it leaves out those made wholly inside the
+// runtime, with no frame of any other package on their stack: no code
+// that f calls, on any goroutine, allocates on such a stack.
 func Count(runs int, f func()) uint64 {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	rate := runtime.MemProfileRate
+	defer func() { runtime.MemProfileRate = rate }()
+	// Only the runs are profiled: nothing before them waits to show in
+	// the profile, nothing after them is added to it, and the runs lie
+	// within the count, so every allocation left out was counted.
+	profileOff()
+	publish()
+	before := profile(nil)
 	f()
 	var ms runtime.MemStats
-	least := ^uint64(0)
-	for range Attempts {
-		runtime.ReadMemStats(&ms)
-		before := ms.Mallocs
-		for range runs {
-			f()
-		}
-		runtime.ReadMemStats(&ms)
-		least = min(least, ms.Mallocs-before)
-		if least == 0 {
-			break
+	runtime.ReadMemStats(&ms)
+	mallocs := ms.Mallocs
+	runtime.MemProfileRate = 1
+	for range runs {
+		f()
+	}
+	profileOff()
+	runtime.ReadMemStats(&ms)
+	n := ms.Mallocs - mallocs - 1 // profileOff's allocation
+	if n == 0 {
+		return 0
+	}
+	publish()
+	for stack, objs := range profile(before) {
+		if runtimeOnly(stack) {
+			n -= min(n, uint64(objs))
 		}
 	}
-	return least
+	return n
 }
 
-// Attempts is how many times Count measures at most.
-const Attempts = 3
+// profileOff stops profiling allocations, and makes one. The runtime
+// profiles the first allocation after a change of MemProfileRate whatever
+// the new rate: that is this one, unless another goroutine's came first.
+func profileOff() {
+	runtime.MemProfileRate = 0
+	offSink = new([16]byte)
+}
+
+var offSink *[16]byte
+
+// publish collects until the memory profile shows every allocation
+// profiled so far: it shows one once two collections have ended after it.
+func publish() {
+	for range 3 {
+		runtime.GC()
+	}
+}
+
+// profile returns the memory profile's allocations by stack, less those
+// of since, when it is not nil.
+func profile(since map[[32]uintptr]int64) map[[32]uintptr]int64 {
+	var recs []runtime.MemProfileRecord
+	for {
+		n, ok := runtime.MemProfile(recs, true)
+		if ok {
+			recs = recs[:n]
+			break
+		}
+		recs = make([]runtime.MemProfileRecord, n+n/4+16)
+	}
+	m := make(map[[32]uintptr]int64, len(recs))
+	for _, r := range recs {
+		m[r.Stack0] += r.AllocObjects
+	}
+	for stack, objs := range since {
+		if m[stack] -= objs; m[stack] <= 0 {
+			delete(m, stack)
+		}
+	}
+	return m
+}
+
+// runtimeOnly reports whether every frame of stack is the runtime's.
+func runtimeOnly(stack [32]uintptr) bool {
+	var pcs []uintptr
+	for _, pc := range stack {
+		if pc == 0 {
+			break
+		}
+		pcs = append(pcs, pc)
+	}
+	if len(pcs) == 0 {
+		return false
+	}
+	frames := runtime.CallersFrames(pcs)
+	for {
+		fr, more := frames.Next()
+		if !runtimeFunc(fr.Function) {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
+}
+
+// runtimeFunc reports whether the function named fn is the runtime's:
+// of package runtime or of the runtime's internal packages.
+func runtimeFunc(fn string) bool {
+	return strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "internal/runtime/")
+}
 
 // LockThread wires the calling goroutine to its OS thread, as
 // runtime.LockOSThread does (undo it with runtime.UnlockOSThread), for a

@@ -1,6 +1,10 @@
 package allocs
 
-import "testing"
+import (
+	"runtime"
+	"sync"
+	"testing"
+)
 
 var sink []byte
 
@@ -23,33 +27,64 @@ func TestCountSeesRareAllocations(t *testing.T) {
 	}
 }
 
-// TestCountMeasuresAgainWhenItSawAllocations: a one-off allocation (here
-// in the code, in the runtime's place) makes Count measure again, so it
-// does not fail a steady path; code that allocates on every run reads as
-// allocating in every measurement.
-func TestCountMeasuresAgainWhenItSawAllocations(t *testing.T) {
-	i := 0
-	once := func() {
-		if i++; i == 3 {
-			sink = make([]byte, 64)
-		}
-	}
-	if got := Count(5, once); got != 0 {
-		t.Fatalf("Count with a one-off allocation = %d, want 0", got)
-	}
-	if i != 1+2*5 {
-		t.Fatalf("f ran %d times, want a warm-up and two measurements of 5", i)
-	}
-	i = 0
-	each := func() {
-		if i++; i%5 == 3 {
-			sink = make([]byte, 64)
-		}
-	}
-	if got := Count(5, each); got != 1 {
-		t.Fatalf("Count with an allocation in each measurement = %d, want 1", got)
-	}
+// TestCountKeepsTheCodesOwnAllocations: allocations made by f, on its
+// goroutine or another it starts and waits for, all count, also rare
+// ones; profiling them does not change the count.
+func TestCountKeepsTheCodesOwnAllocations(t *testing.T) {
+	rate := runtime.MemProfileRate
 	if got := Count(5, func() { sink = make([]byte, 64) }); got != 5 {
 		t.Fatalf("Count of a run that allocates = %d, want 5", got)
+	}
+	var wg sync.WaitGroup
+	if got := Count(5, func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sink = make([]byte, 64)
+		}()
+		wg.Wait()
+	}); got < 5 {
+		t.Fatalf("Count of a run whose goroutine allocates = %d, want at least 5", got)
+	}
+	if runtime.MemProfileRate != rate {
+		t.Fatalf("MemProfileRate left at %d, was %d", runtime.MemProfileRate, rate)
+	}
+}
+
+// TestRuntimeOnlyStacks: a stack is the runtime's when every frame is of
+// package runtime or internal/runtime/…; the stacks the profile gives for
+// the code's own allocations are not.
+func TestRuntimeOnlyStacks(t *testing.T) {
+	for fn, want := range map[string]bool{
+		"runtime.bgscavenge":                true,
+		"runtime.(*timers).addHeap":         true,
+		"internal/runtime/maps.newarray":    true,
+		"runtime/pprof.(*Profile).Count":    false,
+		"runtime/metrics.Read":              false,
+		"github.com/pond-go/pond/live.Push": false,
+		"testing.tRunner":                   false,
+		"internal/poll.(*FD).Write":         false,
+		"sync.(*Pool).Get":                  false,
+	} {
+		if got := runtimeFunc(fn); got != want {
+			t.Errorf("runtimeFunc(%q) = %v, want %v", fn, got, want)
+		}
+	}
+	before := profile(nil)
+	rate := runtime.MemProfileRate
+	runtime.MemProfileRate = 1
+	sink = make([]byte, 64)
+	runtime.MemProfileRate = rate
+	for range 3 {
+		runtime.GC()
+	}
+	mine := 0
+	for stack, objs := range profile(before) {
+		if !runtimeOnly(stack) {
+			mine += int(objs)
+		}
+	}
+	if mine < 1 {
+		t.Fatalf("the test's own allocation is not in the profile, or reads as the runtime's")
 	}
 }
