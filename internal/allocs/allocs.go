@@ -12,6 +12,7 @@ import (
 	"runtime/pprof"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -65,10 +66,10 @@ func Count(runs int, f func()) uint64 {
 // the new rate: that is this one, unless another goroutine's came first.
 func profileOff() {
 	runtime.MemProfileRate = 0
-	offSink = new([16]byte)
+	offSink.Store(new([16]byte))
 }
 
-var offSink *[16]byte
+var offSink atomic.Pointer[[16]byte]
 
 // publish collects until the memory profile shows every allocation
 // profiled so far: it shows one once two collections have ended after it.
