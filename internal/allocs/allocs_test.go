@@ -28,8 +28,8 @@ func TestCountSeesRareAllocations(t *testing.T) {
 }
 
 // TestCountKeepsTheCodesOwnAllocations: allocations made by f, on its
-// goroutine or another it starts and waits for, all count, also rare
-// ones; profiling them does not change the count.
+// goroutine or on another it starts and waits for, all count; profiling
+// them leaves the profile's rate as it was.
 func TestCountKeepsTheCodesOwnAllocations(t *testing.T) {
 	rate := runtime.MemProfileRate
 	if got := Count(5, func() { sink = make([]byte, 64) }); got != 5 {
