@@ -39,12 +39,13 @@
 // samples, median, p<q>, keep, unique and top<N> keep the raw values
 // they read, for their own window only — with one exception, so that the
 // state does not grow with the event rate there either: a window one step
-// long whose only such output is the samples of a number column (required,
-// or with its values counted in the step by a count, sum, avg or stdev)
-// reads them, at each closing, from the rows the series holds, when the
-// node partitions the root by a required string column, rows are never
-// reordered, and the series keeps at least a step of rows (no MaxEvents,
-// no MaxAge shorter than the step) and held none when the node was built.
+// long whose only such output is the samples of a number column reads
+// them, at each closing, from the rows the series holds (for a column
+// that may be missing, the step counts its present values, which a
+// closing needs to know), when the node partitions the root by a required
+// string column, rows are never reordered, and the series keeps at least
+// a step of rows (no MaxEvents, no MaxAge shorter than the step) and held
+// none when the node was built.
 // The series' Describe says which representation each window of a node
 // has. A span needing more than 2^20 panes is a build error.
 //

@@ -65,13 +65,21 @@ type heldState struct {
 // HeldSlot reports whether the plan can read its raw values from the
 // series' rows (see [Group.SetHeld]), and which slot they are of: every
 // window's panes are a step wide, and the only raw output is the samples
-// of a number slot in a window of one pane, the step's; a slot that may
-// be missing must have its values counted in the step's record (a count,
-// or the count of a sum, avg or stdev of it), so that a closing knows
-// how many of its rows are samples.
+// of a number slot in a window of one pane, the step's. A closing needs
+// to know how many of a partition's rows are samples: for a slot that may
+// be missing, the count of its present values in the step's record, which
+// an output's count, sum, avg or stdev keeps, or the plan adds when none
+// does (heldCount).
 func (p *Plan) HeldSlot() (slot int, ok bool) {
-	if !p.st.ok || len(p.st.raw) != 1 {
-		return 0, false
+	slot, required, ok := p.heldShape(&p.st)
+	return slot, ok && (required || p.st.presentCount(slot) >= 0)
+}
+
+// heldShape reports whether step plan st has the shape HeldSlot needs,
+// which slot the samples are of and whether it is required.
+func (p *Plan) heldShape(st *stepPlan) (slot int, required, ok bool) {
+	if !st.ok || len(st.raw) != 1 {
+		return 0, false, false
 	}
 	n := 0
 	for w := range p.wins {
@@ -79,15 +87,25 @@ func (p *Plan) HeldSlot() (slot int, ok bool) {
 		for i := range wp.raws {
 			rp := &wp.raws[i]
 			n++
-			if rp.red.Op != reducers.OpSamples || rp.kind != schema.Number || !p.st.wins[w].view {
-				return 0, false
+			if rp.red.Op != reducers.OpSamples || rp.kind != schema.Number || !st.wins[w].view {
+				return 0, false, false
 			}
-			if !rp.required && p.st.presentCount(p.st.raw[0]) < 0 {
-				return 0, false
-			}
+			required = rp.required
 		}
 	}
-	return p.st.raw[0], n == 1
+	return st.raw[0], required, n == 1
+}
+
+// heldCount adds to step plan st, laid out up to words, the count of the
+// held slot's present values when the slot may be missing and no output
+// counts them, and returns the words it takes.
+func (p *Plan) heldCount(st *stepPlan, words int) int {
+	slot, required, ok := p.heldShape(st)
+	if !ok || required || st.presentCount(slot) >= 0 {
+		return words
+	}
+	st.counts = append(st.counts, stepCount{slot: slot, number: true, off: words})
+	return words + 1
 }
 
 // presentCount returns the record word that counts the present values of

@@ -42,12 +42,16 @@ func (f *fakeHeld) HeldParts() []int32 {
 // required and an optional slot over 1s, and over one 200ms step the
 // required slot's samples beside them.
 // heldOptionalPlan is heldPlan with the samples of the optional slot,
-// whose present values its stdev counts.
-func heldOptionalPlan(t *testing.T, minSamples int) (*Plan, []Window) {
+// whose present values its stdev counts, or (when !counted) that only its
+// extremes read beside them, so that the record counts them itself.
+func heldOptionalPlan(t *testing.T, minSamples int, counted bool) (*Plan, []Window) {
 	t.Helper()
 	wins := []Window{
 		{Span: 1000 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Sum}, {Slot: 2, Using: reduce.Max}}},
 		{Span: 200 * ms, MinSamples: minSamples, Aggs: []Agg{{Slot: 2, Using: reduce.Samples}, {Slot: 1, Using: reduce.Min}, {Slot: 2, Using: reduce.Stdev}}},
+	}
+	if !counted {
+		wins[1].Aggs = []Agg{{Slot: 2, Using: reduce.Samples}, {Slot: 1, Using: reduce.Min}, {Slot: 2, Using: reduce.Min}, {Slot: 2, Using: reduce.Max}}
 	}
 	p, err := NewPlan(Spec{Step: 200 * ms, Kinds: []schema.Kind{schema.Number, schema.Number}, Required: []bool{true, false}, Windows: wins})
 	require.NoError(t, err)
@@ -88,7 +92,8 @@ func TestHeldSlotNeedsOneSamplesOfARequiredNumberInAStep(t *testing.T) {
 		ok   bool
 	}{
 		{"samples of a step", []Window{{Span: 200 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Samples}}}}, true, true},
-		{"optional slot", []Window{{Span: 200 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Samples}}}}, false, false},
+		{"optional slot, counted by the record", []Window{{Span: 200 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Samples}}}}, false, true},
+		{"optional slot with its extremes, counted by the record", []Window{{Span: 200 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Samples}, {Slot: 1, Using: reduce.Max}}}}, false, true},
 		{"optional slot counted", []Window{{Span: 200 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Samples}}}, {Span: 400 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Count}}}}, false, true},
 		{"optional slot summed", []Window{{Span: 200 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Samples}, {Slot: 1, Using: reduce.Avg}}}}, false, true},
 		{"a median", []Window{{Span: 200 * ms, Aggs: []Agg{{Slot: 1, Using: reduce.Median}}}}, true, false},
@@ -118,7 +123,7 @@ func TestHeldGroupWritesTheRowsOfOneThatKeepsItsSamples(t *testing.T) {
 			p, wins := heldPlan(t, rng.IntN(3), seed%3 == 0)
 			slot := 0 // the held slot's column in Enc
 			if seed%3 == 2 {
-				p, wins = heldOptionalPlan(t, rng.IntN(3))
+				p, wins = heldOptionalPlan(t, rng.IntN(3), seed%2 == 0)
 				slot = 1
 			}
 			held, plain := p.NewGroup(nil, 1, 0), p.NewGroup(nil, 1, 0)

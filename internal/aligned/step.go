@@ -183,6 +183,7 @@ func newStepPlan(p *Plan) stepPlan {
 		sw.paneWords, sw.paneCounts = st.paneCopy(wp, &sw)
 		st.wins = append(st.wins, sw)
 	}
+	words = p.heldCount(&st, words)
 	st.words = words
 	for j, m := range st.moms {
 		st.folds = append(st.folds, stepFold{slot: m.slot, mom: j, ext: -1, with: -1})
