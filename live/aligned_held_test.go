@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pond-go/pond/internal/allocs"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/reduce"
@@ -32,6 +33,7 @@ var heldSchema = schema.MustNew(
 	schema.Column{Name: "x", Kind: schema.Number},
 	schema.Column{Name: "y", Kind: schema.Number, Optional: true},
 	schema.Column{Name: "host", Kind: schema.String},
+	schema.Column{Name: "shard", Kind: schema.Number},
 )
 
 // heldCase is a random held-eligible configuration and stream.
@@ -41,11 +43,12 @@ type heldCase struct {
 	step    int64 // ms
 	windows []rolling.Window
 	rows    []schema.Row
-	late    int // the row from which a second rolling is built (a replay)
+	late    int    // the row from which a second rolling is built (a replay)
+	key     string // the partition column: host (strings) or shard (numbers)
 }
 
 func newHeldCase(rng *rand.Rand) heldCase {
-	c := heldCase{step: []int64{100, 200, 500}[rng.IntN(3)]}
+	c := heldCase{step: []int64{100, 200, 500}[rng.IntN(3)], key: []string{"host", "shard"}[rng.IntN(2)]}
 	if rng.IntN(2) == 0 {
 		c.opts.Ordering = live.Drop
 	}
@@ -108,7 +111,10 @@ func newHeldCase(rng *rand.Rand) heldCase {
 			y = schema.NumberValue(float64(rng.IntN(100)))
 		}
 		x := math.Round(rng.NormFloat64()*1e4) / 16
-		c.rows = append(c.rows, schema.Row{schema.MillisValue(rt), schema.NumberValue(x), y, schema.StringValue(fmt.Sprintf("h%d", rng.IntN(keys)))})
+		k := rng.IntN(keys)
+		// Shard numbers -0 and 0 are one key, as are 1.5 and 1.5.
+		shard := []float64{math.Copysign(0, -1), 0, 1.5, 7, -3, 1e300, 42, 9}[k]
+		c.rows = append(c.rows, schema.Row{schema.MillisValue(rt), schema.NumberValue(x), y, schema.StringValue(fmt.Sprintf("h%d", k)), schema.NumberValue(shard)})
 	}
 	c.late = rng.IntN(len(c.rows))
 	return c
@@ -123,7 +129,7 @@ func (c *heldCase) build(t *testing.T, twin bool) (*live.Series, live.NodeID, li
 	}
 	s, err := live.New("held", heldSchema, opts)
 	require.NoError(t, err)
-	by, err := s.PartitionBy(s.Root(), "host", c.part)
+	by, err := s.PartitionBy(s.Root(), c.key, c.part)
 	require.NoError(t, err)
 	r := c.rolling(t, s, by, twin)
 	return s, by, r
@@ -235,39 +241,85 @@ func (c heldCase) compare(t *testing.T, next func() int) int {
 func TestHeldSamplesOfAPartitionMadeAnewAreItsOwn(t *testing.T) {
 	// Host a's partition is removed (idle for more than IdleTTL) and made
 	// anew within one step: its samples at the step's closing are the
-	// rows since, not the series' rows of the key in the step.
-	for _, twin := range []bool{false, true} {
-		c := heldCase{step: 1000, part: partition.Options{IdleTTL: 100 * time.Millisecond}}
-		c.windows = []rolling.Window{{Name: "one", Span: time.Second, Aggs: []reduce.Agg{
-			{Out: "samples", From: "x", Using: reduce.Samples},
-			{Out: "n", From: "x", Using: reduce.Count},
-		}}}
-		s, _, r := c.build(t, twin)
-		row := func(ms int64, x float64, host string) schema.Row {
-			return schema.Row{schema.MillisValue(ms), schema.NumberValue(x), schema.Value{}, schema.StringValue(host)}
-		}
-		var last *schema.Table
-		for _, push := range [][]schema.Row{
-			{row(0, 1, "a"), row(10, 2, "a"), row(20, 3, "b")},
-			{row(150, 4, "b")}, // a removed: idle since 10
-			{row(300, 5, "a"), row(310, 6, "b")},
-			{row(1000, 7, "b")}, // closes 1000
-		} {
-			out, err := s.PushRows(nil, push...)
-			require.NoError(t, err)
-			for _, o := range out {
-				if o.Node == r && o.Events != nil && o.Events.Len() > 0 {
-					last = o.Events.Clone()
+	// rows since, not the series' rows of the key in the step. The same
+	// with the hosts as numbered shards (a number key).
+	for _, key := range []string{"host", "shard"} {
+		for _, twin := range []bool{false, true} {
+			c := heldCase{step: 1000, key: key, part: partition.Options{IdleTTL: 100 * time.Millisecond}}
+			c.windows = []rolling.Window{{Name: "one", Span: time.Second, Aggs: []reduce.Agg{
+				{Out: "samples", From: "x", Using: reduce.Samples},
+				{Out: "n", From: "x", Using: reduce.Count},
+			}}}
+			s, _, r := c.build(t, twin)
+			row := func(ms int64, x float64, host string) schema.Row {
+				shard := map[string]float64{"a": 1, "b": 2}[host]
+				return schema.Row{schema.MillisValue(ms), schema.NumberValue(x), schema.Value{}, schema.StringValue(host), schema.NumberValue(shard)}
+			}
+			var last *schema.Table
+			for _, push := range [][]schema.Row{
+				{row(0, 1, "a"), row(10, 2, "a"), row(20, 3, "b")},
+				{row(150, 4, "b")}, // a removed: idle since 10
+				{row(300, 5, "a"), row(310, 6, "b")},
+				{row(1000, 7, "b")}, // closes 1000
+			} {
+				out, err := s.PushRows(nil, push...)
+				require.NoError(t, err)
+				for _, o := range out {
+					if o.Node == r && o.Events != nil && o.Events.Len() > 0 {
+						last = o.Events.Clone()
+					}
 				}
 			}
+			require.NotNil(t, last)
+			got := map[string]string{}
+			for i := range last.Len() {
+				row := last.Row(i)
+				got[row[1].String()] = fmt.Sprint(row[2], " ", row[3])
+			}
+			want := map[string]string{`"a"`: "[5] 1", `"b"`: "[3, 4, 6] 3"}
+			if key == "shard" {
+				want = map[string]string{"1": "[5] 1", "2": "[3, 4, 6] 3"}
+			}
+			require.Equal(t, want, got, "%s, twin %v", key, twin)
+			s.Close()
 		}
-		require.NotNil(t, last)
-		got := map[string]string{}
-		for i := range last.Len() {
-			row := last.Row(i)
-			got[row[1].String()] = fmt.Sprint(row[2], " ", row[3])
-		}
-		require.Equal(t, map[string]string{`"a"`: "[5] 1", `"b"`: "[3, 4, 6] 3"}, got, "twin %v", twin)
-		s.Close()
 	}
+}
+
+// TestHeldSamplesByANumberKeyDoNotAllocate: once warm, pushes into an
+// aligned rolling partitioned by a number column, whose samples it reads
+// from the series' rows, allocate nothing, closings included (the root
+// keeps a second of rows, so its chunks are reused).
+func TestHeldSamplesByANumberKeyDoNotAllocate(t *testing.T) {
+	c := heldCase{step: 100, key: "shard", opts: live.Options{MaxAge: time.Second}}
+	c.windows = []rolling.Window{{Name: "one", Span: 100 * time.Millisecond, Aggs: []reduce.Agg{
+		{Out: "samples", From: "x", Using: reduce.Samples},
+		{Out: "max", From: "x", Using: reduce.Max},
+	}}}
+	s, _, r := c.build(t, false)
+	defer s.Close()
+	d, err := s.Describe(r)
+	require.NoError(t, err)
+	require.Contains(t, d, heldDescribe)
+	b := schema.NewBatch(heldSchema, 50)
+	next := int64(0)
+	var out []live.Output
+	push := func() {
+		b.Reset()
+		for i := range 50 {
+			next += 7 // a closing every two or three pushes
+			b.Time = append(b.Time, next*int64(time.Millisecond))
+			b.Cols[0].Num = append(b.Cols[0].Num, float64(i))
+			b.Cols[1].Num = append(b.Cols[1].Num, float64(i))
+			b.Cols[2].Str = append(b.Cols[2].Str, "h")
+			b.Cols[3].Num = append(b.Cols[3].Num, float64(i%20))
+		}
+		if out, err = s.PushMany(out[:0], b); err != nil {
+			panic(err)
+		}
+	}
+	for range 50 {
+		push()
+	}
+	require.Zero(t, allocs.Count(100, push))
 }

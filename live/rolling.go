@@ -231,5 +231,9 @@ func (n *rollingNode) heldBytes() int {
 	if n.stream != nil {
 		return n.stream.HeldBytes()
 	}
-	return n.group.HeldBytes()
+	b := n.group.HeldBytes()
+	if n.held != nil {
+		b += 4*cap(n.held.parts) + 4*cap(n.held.self)
+	}
+	return b
 }

@@ -43,9 +43,9 @@
 // them, at each closing, from the rows the series holds (for a column
 // that may be missing, the step counts its present values, which a
 // closing needs to know), when the node partitions the root by a required
-// string column, rows are never reordered, and the series keeps at least
-// a step of rows (no MaxEvents, no MaxAge shorter than the step) and held
-// none when the node was built.
+// string or number column, rows are never reordered, and the series keeps
+// at least a step of rows (no MaxEvents, no MaxAge shorter than the step)
+// and held none when the node was built.
 // The series' Describe says which representation each window of a node
 // has. A span needing more than 2^20 panes is a build error.
 //

@@ -160,6 +160,15 @@ func (s *Store) SymNumRun(sj, nj, from, to int) ([]uint32, []float64) {
 	return c.cols[sj].sym()[o : o+n], c.cols[nj].num()[o : o+n]
 }
 
+// NumNumRun is SymNumRun for a number column kj in place of the string
+// one: the numbers of columns kj and nj of rows from on, up to to or the
+// end of from's chunk.
+func (s *Store) NumNumRun(kj, nj, from, to int) ([]float64, []float64) {
+	c, o := s.loc(from)
+	n := min(ChunkRows-o, to-from)
+	return c.cols[kj].num()[o : o+n], c.cols[nj].num()[o : o+n]
+}
+
 // Flag returns boolean column j of row r: 0 missing, 1 false, 2 true.
 func (s *Store) Flag(r, j int) uint8 {
 	c, o := s.loc(r)
