@@ -61,9 +61,9 @@ func (h *heldRows) HeldParts() []int32 {
 // holdSamples makes the aligned rolling n read its samples from the
 // series' rows when its plan can (engine.Plan.HeldColumn) and the series
 // keeps them: n reads a partitioning of the root (source) by a required
-// string or number column, rows are never reordered, and the root keeps every row
-// of the clock's step (no MaxEvents, no MaxAge shorter than the step), so
-// that a step's rows are held until its closing. A rolling built on a
+// string or number column, rows are never reordered, and the root keeps
+// every row of the clock's step (no MaxEvents, no MaxAge shorter than the
+// step), so that a step's rows are held until its closing. A rolling built on a
 // series that holds rows keeps its samples: it starts from a replay of
 // the partitions' rows, which are not the series' in order.
 func (s *Series) holdSamples(n *rollingNode, source NodeID) {
