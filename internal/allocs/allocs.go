@@ -26,8 +26,12 @@ import (
 // left when it goes to sleep, a thread it starts. Count profiles every
 // allocation of the runs (runtime.MemProfileRate 1 while they run), and
 // when the count is not zero it leaves out those made wholly inside the
-// runtime, with no frame of any other package on their stack: no code
-// that f calls, on any goroutine, allocates on such a stack.
+// runtime, with no frame of any other package on their stack. What f's
+// code allocates has its frames on the stack and counts; what the
+// runtime allocates on its own stack for it may not (the descriptor of a
+// goroutine f starts, when none is free to reuse, can be such), so a
+// guard over code that starts goroutines counts their work, not their
+// descriptors.
 func Count(runs int, f func()) uint64 {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	rate := runtime.MemProfileRate
