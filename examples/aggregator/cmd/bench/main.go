@@ -363,14 +363,15 @@ type proc struct {
 	cmd    *exec.Cmd
 	name   string
 	stderr *os.File
-	pipe   *io.PipeWriter
-	ready  string // the line that matched the ready pattern
+	ready  string        // the line that matched the ready pattern
+	exited chan struct{} // closed once the process has exited and its output is read
 }
 
 // start runs command through sh -c "exec …" (so the pid is the program's)
 // in its own process group and waits up to 15 s for ready on its stdout
-// or stderr. Its stderr is also kept whole in stderrPath, where a race
-// report or a panic can be read after the run.
+// or stderr; a child that exits before its ready line fails the start at
+// once, with the last lines it wrote. Its stderr is also kept whole in
+// stderrPath, where a race report or a panic can be read after the run.
 func start(name, command string, env []string, ready *regexp.Regexp, stderrPath string) (*proc, error) {
 	cmd := exec.Command("sh", "-c", "exec "+command)
 	cmd.Env = append(os.Environ(), env...)
@@ -386,11 +387,13 @@ func start(name, command string, env []string, ready *regexp.Regexp, stderrPath 
 		errFile.Close()
 		return nil, err
 	}
-	p := &proc{cmd: cmd, name: name, stderr: errFile, pipe: pw}
+	p := &proc{cmd: cmd, name: name, stderr: errFile, exited: make(chan struct{})}
 	found := make(chan struct{})
+	read := make(chan struct{})
 	var tail []string
 	var mu sync.Mutex
 	go func() {
+		defer close(read)
 		sc := bufio.NewScanner(pr)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		once := false
@@ -410,14 +413,28 @@ func start(name, command string, env []string, ready *regexp.Regexp, stderrPath 
 		}
 		io.Copy(io.Discard, pr) // a line too long for the scanner: keep the child unblocked
 	}()
+	go func() {
+		// Wait returns once the child has exited and its output has been
+		// copied into the pipe; closing the pipe then ends the reader.
+		cmd.Wait()
+		pw.Close()
+		<-read
+		close(p.exited)
+	}()
+	lastLines := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Join(tail, " / ")
+	}
 	select {
 	case <-found:
 		return p, nil
+	case <-p.exited:
+		p.stderr.Close()
+		return nil, fmt.Errorf("%s: exited before its ready line; last output: %s", name, lastLines())
 	case <-time.After(15 * time.Second):
 		p.stop()
-		mu.Lock()
-		defer mu.Unlock()
-		return nil, fmt.Errorf("%s: no ready line in 15 s; last output: %s", name, strings.Join(tail, " / "))
+		return nil, fmt.Errorf("%s: no ready line in 15 s; last output: %s", name, lastLines())
 	}
 }
 
@@ -427,19 +444,17 @@ func (p *proc) raced() bool {
 	return err == nil && bytes.Contains(data, []byte("WARNING: DATA RACE"))
 }
 
-// stop sends SIGTERM to the process group, then SIGKILL after 5 s.
+// stop sends SIGTERM to the process group, then SIGKILL after 5 s, and
+// waits for the process to exit.
 func (p *proc) stop() {
 	pgid := p.cmd.Process.Pid
 	syscall.Kill(-pgid, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { p.cmd.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-p.exited:
 	case <-time.After(5 * time.Second):
 		syscall.Kill(-pgid, syscall.SIGKILL)
-		<-done
+		<-p.exited
 	}
-	p.pipe.Close()
 	p.stderr.Close()
 }
 
@@ -550,27 +565,60 @@ func (p *probe) run(ctx context.Context, url string) {
 	}
 }
 
-func (r *runner) run(a aggSpec, hosts, rate, round int) (res result, err error) {
-	res = result{agg: a.name, hosts: hosts, rate: rate, round: round}
-	gport, err := freePort()
-	if err != nil {
-		return res, err
-	}
-	mport, err := freePort()
-	if err != nil {
-		return res, err
-	}
-	aport, err := freePort()
-	if err != nil {
-		return res, err
-	}
+// startTries is how many times startBoth picks ports and starts the two
+// children before it gives up.
+const startTries = 3
+
+// startBoth starts the producer, then the aggregator, on ports the kernel
+// reported free, and returns them with the producer's metrics port and
+// the aggregator's port. A port found free can be taken before the child
+// binds it (an outgoing connection's local port comes from the same
+// range, the aggregator's own dial to the producer among them), so a
+// child that exits on "address already in use" is started again, both
+// on new ports, up to startTries times.
+func (r *runner) startBoth(a aggSpec, hosts, rate, round int) (prod, agg *proc, mport, aport int, err error) {
 	logf := func(who string) string {
 		return filepath.Join(r.logs, fmt.Sprintf("%s-%dx%d-r%d.stderr", who, hosts, rate, round))
 	}
-	prod, err := start("producer", r.producer, []string{
-		"GRPC_PORT=" + strconv.Itoa(gport), "METRICS_PORT=" + strconv.Itoa(mport),
-		"HOST_COUNT=" + strconv.Itoa(hosts), "EVENTS_PER_SEC=" + strconv.Itoa(rate),
-	}, r.prodReady, logf("producer"))
+	for try := 1; ; try++ {
+		var gport int
+		if gport, err = freePort(); err != nil {
+			return nil, nil, 0, 0, err
+		}
+		if mport, err = freePort(); err != nil {
+			return nil, nil, 0, 0, err
+		}
+		if aport, err = freePort(); err != nil {
+			return nil, nil, 0, 0, err
+		}
+		prod, err = start("producer", r.producer, []string{
+			"GRPC_PORT=" + strconv.Itoa(gport), "METRICS_PORT=" + strconv.Itoa(mport),
+			"HOST_COUNT=" + strconv.Itoa(hosts), "EVENTS_PER_SEC=" + strconv.Itoa(rate),
+		}, r.prodReady, logf("producer"))
+		if err == nil {
+			agg, err = start(a.name, a.cmd, []string{
+				"AGGREGATOR_PORT=" + strconv.Itoa(aport), "PRODUCER_URL=127.0.0.1:" + strconv.Itoa(gport),
+			}, r.aggReady, logf(a.name))
+			if err == nil {
+				return prod, agg, mport, aport, nil
+			}
+			prod.stop()
+		}
+		if try == startTries || !addrInUse(err) {
+			return nil, nil, 0, 0, err
+		}
+	}
+}
+
+// addrInUse reports whether a child failed to start because its port was
+// taken.
+func addrInUse(err error) bool {
+	return strings.Contains(err.Error(), "address already in use")
+}
+
+func (r *runner) run(a aggSpec, hosts, rate, round int) (res result, err error) {
+	res = result{agg: a.name, hosts: hosts, rate: rate, round: round}
+	prod, agg, mport, aport, err := r.startBoth(a, hosts, rate, round)
 	if err != nil {
 		return res, err
 	}
@@ -580,12 +628,6 @@ func (r *runner) run(a aggSpec, hosts, rate, round int) (res result, err error) 
 			res, err = result{agg: a.name, hosts: hosts, rate: rate, round: round}, fmt.Errorf("data race in the producer: %s", prod.stderr.Name())
 		}
 	}()
-	agg, err := start(a.name, a.cmd, []string{
-		"AGGREGATOR_PORT=" + strconv.Itoa(aport), "PRODUCER_URL=127.0.0.1:" + strconv.Itoa(gport),
-	}, r.aggReady, logf(a.name))
-	if err != nil {
-		return res, err
-	}
 	defer func() {
 		agg.stop()
 		if agg.raced() {
