@@ -367,6 +367,10 @@ type proc struct {
 	exited chan struct{} // closed once the process has exited and its output is read
 }
 
+// beforeSelect, when set (by the tests), is called by start with the
+// child's exited channel before start waits for its ready line.
+var beforeSelect func(exited <-chan struct{})
+
 // start runs command through sh -c "exec …" (so the pid is the program's)
 // in its own process group and waits up to 15 s for ready on its stdout
 // or stderr; a child that exits before its ready line fails the start at
@@ -426,10 +430,18 @@ func start(name, command string, env []string, ready *regexp.Regexp, stderrPath 
 		defer mu.Unlock()
 		return strings.Join(tail, " / ")
 	}
+	if beforeSelect != nil {
+		beforeSelect(p.exited)
+	}
 	select {
 	case <-found:
 		return p, nil
 	case <-p.exited:
+		select {
+		case <-found: // its ready line came before it exited
+			return p, nil
+		default:
+		}
 		p.stderr.Close()
 		return nil, fmt.Errorf("%s: exited before its ready line; last output: %s", name, lastLines())
 	case <-time.After(15 * time.Second):
