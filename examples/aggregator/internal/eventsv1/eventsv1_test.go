@@ -118,6 +118,30 @@ func TestCodecPassesRawBytesThroughAndDelegatesTheRest(t *testing.T) {
 	assert.Equal(t, "proto", Codec.Name())
 }
 
+// givenBack is a mem.BufferPool that counts the buffers given back.
+type givenBack int
+
+func (g *givenBack) Get(n int) *[]byte { b := make([]byte, n); return &b }
+func (g *givenBack) Put(*[]byte)       { *g++ }
+
+// TestMarshalOfAPooledRawTakesAReference: gRPC frees what Marshal returns
+// once the bytes are written, so Marshal takes a reference of its own and
+// the sender may let go of its reference as soon as the send returns.
+func TestMarshalOfAPooledRawTakesAReference(t *testing.T) {
+	var pool givenBack
+	data := pool.Get(4096) // pooled buffers start at 1 KB
+	(*data)[0] = 7
+	buf := mem.NewBuffer(data, &pool)
+	out, err := Codec.Marshal(&Raw{Buf: buf})
+	require.NoError(t, err)
+	buf.Free() // the sender's reference
+	assert.Zero(t, pool, "gRPC's reference keeps the bytes")
+	assert.Equal(t, byte(7), out.Materialize()[0])
+	assert.Equal(t, 4096, out.Len())
+	out.Free()
+	assert.EqualValues(t, 1, pool, "back once gRPC let go too")
+}
+
 // TestGeneratedCodeIsUpToDate regenerates the Go code from the proto with
 // protoc and the plugins on PATH and compares it with the committed files.
 func TestGeneratedCodeIsUpToDate(t *testing.T) {

@@ -16,7 +16,16 @@ import (
 // EventBatch once and sends the same bytes to every subscriber; the
 // aggregator receives the bytes and decodes them straight into columns
 // with [DecodeEvents], without building an Event per row.
-type Raw struct{ Data []byte }
+//
+// The bytes are Data, or Buf when they are a reference-counted buffer (the
+// producer's, recycled once every subscriber has sent or dropped them):
+// sending takes a reference to Buf for gRPC, which releases it once the
+// bytes are written, so the sender may release its own as soon as the
+// send returns. Receiving fills Data.
+type Raw struct {
+	Data []byte
+	Buf  mem.Buffer
+}
 
 // Codec is gRPC's proto codec, except that a [*Raw] passes through as its
 // bytes. It keeps the name "proto", so the wire is plain gRPC+protobuf and
@@ -29,6 +38,11 @@ func protoCodec() encoding.CodecV2 { return encoding.GetCodecV2("proto") }
 
 func (rawCodec) Marshal(v any) (mem.BufferSlice, error) {
 	if r, ok := v.(*Raw); ok {
+		if r.Buf != nil {
+			// gRPC frees what Marshal returns once it is done with it.
+			r.Buf.Ref()
+			return mem.BufferSlice{r.Buf}, nil
+		}
 		return mem.BufferSlice{mem.SliceBuffer(r.Data)}, nil
 	}
 	return protoCodec().Marshal(v)

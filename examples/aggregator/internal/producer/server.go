@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/mem"
 )
 
 // QueueBatches is the capacity of each subscriber's queue.
@@ -59,6 +60,12 @@ type Producer struct {
 
 	ticks, skipped, batches, rows, droppedBatches, droppedRows atomic.Uint64
 	lastSize                                                   int // bytes of the last tick, for the next one's buffer (tick loop only)
+	// bufs recycles the ticks' encoded batches: a batch's buffer comes
+	// back once every subscriber has sent or dropped it, so that ticking
+	// allocates nothing (at 2,000 ticks a second of 1,000 hosts, a new
+	// buffer a tick was about 60 MB/s of garbage and a collection every
+	// 40 ms).
+	bufs batchPool
 
 	stopOnce  sync.Once
 	stopTicks chan struct{}
@@ -66,29 +73,51 @@ type Producer struct {
 	paused    atomic.Bool
 }
 
-// subscriber is one Subscribe stream and its bounded queue.
+// batchPool is the [mem.BufferPool] of the producer's encoded batches.
+type batchPool struct{ pool sync.Pool }
+
+// Get returns a buffer of n bytes, a recycled one when it has room. A new
+// one has a quarter more room: the next tick's batch, a few bytes longer
+// or shorter, fits in it.
+func (p *batchPool) Get(n int) *[]byte {
+	if b, _ := p.pool.Get().(*[]byte); b != nil && cap(*b) >= n {
+		*b = (*b)[:n]
+		return b
+	}
+	b := make([]byte, n, n+n/4)
+	return &b
+}
+
+// Put takes a buffer back.
+func (p *batchPool) Put(b *[]byte) { p.pool.Put(b) }
+
+// subscriber is one Subscribe stream and its bounded queue. The queue
+// holds a reference to each batch in it.
 type subscriber struct {
 	mu      sync.Mutex
-	ring    [QueueBatches]*eventsv1.Raw
+	ring    [QueueBatches]mem.Buffer
 	rows    [QueueBatches]int
 	head, n int
 	wake    chan struct{}
 	dropped uint64
 }
 
-// enqueue adds a batch, dropping the oldest when the queue is full. It
-// reports the rows dropped.
-func (s *subscriber) enqueue(r *eventsv1.Raw, rows int) (droppedRows int) {
+// enqueue adds a batch (taking a reference to it), dropping the oldest
+// (and its reference) when the queue is full. It reports the rows
+// dropped.
+func (s *subscriber) enqueue(b mem.Buffer, rows int) (droppedRows int) {
+	b.Ref()
 	s.mu.Lock()
 	if s.n == QueueBatches {
 		droppedRows = s.rows[s.head]
+		s.ring[s.head].Free()
 		s.ring[s.head] = nil
 		s.head = (s.head + 1) % QueueBatches
 		s.n--
 		s.dropped++
 	}
 	i := (s.head + s.n) % QueueBatches
-	s.ring[i], s.rows[i] = r, rows
+	s.ring[i], s.rows[i] = b, rows
 	s.n++
 	s.mu.Unlock()
 	select {
@@ -98,17 +127,30 @@ func (s *subscriber) enqueue(r *eventsv1.Raw, rows int) (droppedRows int) {
 	return droppedRows
 }
 
-func (s *subscriber) pop() (*eventsv1.Raw, int, bool) {
+// pop takes the oldest batch out, with the queue's reference to it, which
+// the caller releases.
+func (s *subscriber) pop() (mem.Buffer, int, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.n == 0 {
 		return nil, 0, false
 	}
-	r, rows := s.ring[s.head], s.rows[s.head]
+	b, rows := s.ring[s.head], s.rows[s.head]
 	s.ring[s.head] = nil
 	s.head = (s.head + 1) % QueueBatches
 	s.n--
-	return r, rows, true
+	return b, rows, true
+}
+
+// drain releases the batches left in the queue of a stream that ended.
+func (s *subscriber) drain() {
+	for {
+		b, _, ok := s.pop()
+		if !ok {
+			return
+		}
+		b.Free()
+	}
 }
 
 func (s *subscriber) depth() int {
@@ -228,23 +270,27 @@ func (p *Producer) tickLoop() {
 // emit builds, encodes and fans out one tick.
 func (p *Producer) emit(nowMs int64) {
 	b := p.sim.Tick(nowMs)
-	// A buffer of its own per tick: subscribers' queues hold it.
-	data, err := eventsv1.AppendEvents(make([]byte, 0, p.lastSize+p.lastSize/8), b.Events)
+	// A buffer of its own per tick, which subscribers' queues hold: a
+	// recycled one, back in the pool once the last of them let go.
+	buf := p.bufs.Get(p.lastSize)
+	data, err := eventsv1.AppendEvents((*buf)[:0], b.Events)
 	if err != nil {
 		panic(err) // the simulator's host names are ASCII
 	}
+	*buf = data
 	p.lastSize = len(data)
-	raw := &eventsv1.Raw{Data: data}
+	batch := mem.NewBuffer(buf, &p.bufs)
 	rows := len(b.Events)
 	p.ticks.Add(1)
 	p.mu.Lock()
 	for s := range p.subs {
-		if d := s.enqueue(raw, rows); d > 0 {
+		if d := s.enqueue(batch, rows); d > 0 {
 			p.droppedBatches.Add(1)
 			p.droppedRows.Add(uint64(d))
 		}
 	}
 	p.mu.Unlock()
+	batch.Free()
 }
 
 type service struct {
@@ -263,10 +309,13 @@ func (s service) Subscribe(_ *eventsv1.SubscribeRequest, stream eventsv1.Produce
 		p.mu.Lock()
 		delete(p.subs, sub)
 		p.mu.Unlock()
+		// No tick enqueues here any more.
+		sub.drain()
 	}()
 	ctx := stream.Context()
+	var msg eventsv1.Raw
 	for {
-		raw, rows, ok := sub.pop()
+		b, rows, ok := sub.pop()
 		if !ok {
 			select {
 			case <-ctx.Done():
@@ -275,7 +324,12 @@ func (s service) Subscribe(_ *eventsv1.SubscribeRequest, stream eventsv1.Produce
 				continue
 			}
 		}
-		if err := stream.SendMsg(raw); err != nil {
+		// The send holds its own reference until the bytes are written.
+		msg.Buf = b
+		err := stream.SendMsg(&msg)
+		msg.Buf = nil
+		b.Free()
+		if err != nil {
 			return err
 		}
 		p.batches.Add(1)
