@@ -73,7 +73,10 @@ type Producer struct {
 	paused    atomic.Bool
 }
 
-// batchPool is the [mem.BufferPool] of the producer's encoded batches.
+// batchPool is the [mem.BufferPool] of the producer's encoded batches,
+// sized to the batch: gRPC's default pool rounds up to its tiers, and a
+// batch just over 32 KB (a little over 1,000 hosts) would take 1 MB
+// buffers there, 64 of them a subscriber's queue.
 type batchPool struct{ pool sync.Pool }
 
 // Get returns a buffer of n bytes, a recycled one when it has room. A new
