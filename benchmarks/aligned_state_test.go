@@ -51,45 +51,77 @@ func BenchmarkSeedAlignedState(b *testing.B) {
 // state does not depend on the number of hosts, so 10 hosts stand for
 // 1000. Use -benchtime 1x.
 func BenchmarkAligned15m(b *testing.B) {
-	const hosts, rate, secs = 10, 100, 910
 	for _, aligned := range []bool{true, false} {
 		b.Run(fmt.Sprintf("aligned=%v", aligned), func(b *testing.B) {
 			for b.Loop() {
-				s, err := live.New("metrics", SeedSchema, live.Options{MaxAge: 30 * time.Second})
-				if err != nil {
-					b.Fatal(err)
-				}
-				by, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
-				if err != nil {
-					b.Fatal(err)
-				}
-				r, err := s.Rolling(by, []rolling.Window{{Name: "15m", Span: 15 * time.Minute, Aggs: []reduce.Agg{
-					{Out: "cpu_avg", From: "cpu", Using: reduce.Avg},
-					{Out: "cpu_sd", From: "cpu", Using: reduce.Stdev},
-					{Out: "cpu_n", From: "cpu", Using: reduce.Count},
-					{Out: "requests_avg", From: "requests", Using: reduce.Avg},
-					{Out: "requests_sum", From: "requests", Using: reduce.Sum},
-					{Out: "requests_n", From: "requests", Using: reduce.Count},
-				}}}, rolling.Options{Trigger: trigger.Clock(sequence.Every(200 * time.Millisecond)), Aligned: aligned})
-				if err != nil {
-					b.Fatal(err)
-				}
-				var out []live.Output
-				err = EachSeedBatch(hosts, rate, secs, func(x *schema.Batch) error {
-					out, err = s.PushMany(out[:0], x)
-					return err
-				})
-				if err != nil {
-					b.Fatal(err)
-				}
-				held, _ := s.NodeBytes(r)
-				b.ReportMetric(float64(held)/hosts, "state-B/partition")
+				held := held15m(b, 200*time.Millisecond, aligned)
+				b.ReportMetric(held, "state-B/partition")
 				if aligned {
 					// What a partition holds per pane of its window,
 					// fixed costs included: 4,500 panes of 200 ms.
-					b.ReportMetric(float64(held)/hosts/float64(15*time.Minute/(200*time.Millisecond)), "state-B/pane")
+					b.ReportMetric(held/float64(15*time.Minute/(200*time.Millisecond)), "state-B/pane")
 				}
 			}
 		})
 	}
+}
+
+// BenchmarkAligned15mSteps is BenchmarkAligned15m over the clock's step:
+// an aligned window keeps one partial state per pane, gcd(span, step)
+// wide, so its state is the window's pane count times a pane's bytes,
+// while the default mode holds every row of the last 15 minutes at any
+// step. Each step runs both modes and reports the aligned state per
+// partition and per pane, the default mode's per partition, and the
+// first as a percentage of the second (aligned-%-of-raw). Use
+// -benchtime 1x.
+func BenchmarkAligned15mSteps(b *testing.B) {
+	for _, step := range []time.Duration{200 * time.Millisecond, time.Second, 2 * time.Second, 3 * time.Second, 5 * time.Second, 10 * time.Second, time.Minute} {
+		b.Run("step="+step.String(), func(b *testing.B) {
+			for b.Loop() {
+				aligned, raw := held15m(b, step, true), held15m(b, step, false)
+				b.ReportMetric(aligned, "state-B/partition")
+				b.ReportMetric(aligned/float64(15*time.Minute/step), "state-B/pane")
+				b.ReportMetric(raw, "raw-B/partition")
+				b.ReportMetric(100*aligned/raw, "aligned-%-of-raw")
+			}
+		})
+	}
+}
+
+// held15m streams 15 min 10 s of 10 hosts at 100 events/s through a
+// partitioned rolling with one 15m window of the seed's 1m outputs on a
+// clock of the given step, and returns the rolling's held bytes per
+// partition at the end.
+func held15m(b *testing.B, step time.Duration, aligned bool) float64 {
+	b.Helper()
+	const hosts, rate, secs = 10, 100, 910
+	s, err := live.New("metrics", SeedSchema, live.Options{MaxAge: 30 * time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	by, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := s.Rolling(by, []rolling.Window{{Name: "15m", Span: 15 * time.Minute, Aggs: []reduce.Agg{
+		{Out: "cpu_avg", From: "cpu", Using: reduce.Avg},
+		{Out: "cpu_sd", From: "cpu", Using: reduce.Stdev},
+		{Out: "cpu_n", From: "cpu", Using: reduce.Count},
+		{Out: "requests_avg", From: "requests", Using: reduce.Avg},
+		{Out: "requests_sum", From: "requests", Using: reduce.Sum},
+		{Out: "requests_n", From: "requests", Using: reduce.Count},
+	}}}, rolling.Options{Trigger: trigger.Clock(sequence.Every(step)), Aligned: aligned})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var out []live.Output
+	err = EachSeedBatch(hosts, rate, secs, func(x *schema.Batch) error {
+		out, err = s.PushMany(out[:0], x)
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	held, _ := s.NodeBytes(r)
+	return float64(held) / hosts
 }
