@@ -7,7 +7,6 @@ import (
 
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/partition"
-	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/sequence"
@@ -103,14 +102,9 @@ func held15m(b testing.TB, hosts int, step time.Duration, aligned bool) float64 
 	if err != nil {
 		b.Fatal(err)
 	}
-	r, err := s.Rolling(by, []rolling.Window{{Name: "15m", Span: 15 * time.Minute, Aggs: []reduce.Agg{
-		{Out: "cpu_avg", From: "cpu", Using: reduce.Avg},
-		{Out: "cpu_sd", From: "cpu", Using: reduce.Stdev},
-		{Out: "cpu_n", From: "cpu", Using: reduce.Count},
-		{Out: "requests_avg", From: "requests", Using: reduce.Avg},
-		{Out: "requests_sum", From: "requests", Using: reduce.Sum},
-		{Out: "requests_n", From: "requests", Using: reduce.Count},
-	}}}, rolling.Options{Trigger: trigger.Clock(sequence.Every(step)), Aligned: aligned})
+	w := SeedWindows()[0] // the seed's 1m outputs, over 15 minutes
+	w.Name, w.Span = "15m", 15*time.Minute
+	r, err := s.Rolling(by, []rolling.Window{w}, rolling.Options{Trigger: trigger.Clock(sequence.Every(step)), Aligned: aligned})
 	if err != nil {
 		b.Fatal(err)
 	}
