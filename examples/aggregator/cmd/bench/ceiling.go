@@ -170,14 +170,14 @@ func (c ceilingRun) markdown(label string) string {
 	if c.aggReady != "" {
 		fmt.Fprintf(&b, "- Aggregator's ready line: `%s`.\n", c.aggReady)
 	}
-	b.WriteString("\n| Hosts × ev/s | Offered rows/s | Rows/s taken | Dropped/s | Dropped in warm-up (rows) | batchDone p99 ms | CPU cores | Producer cores |\n|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n| Hosts × ev/s | Offered rows/s | Rows/s taken | Dropped/s | Drop bursts (readings rising) | Dropped in warm-up (rows) | batchDone p99 ms | CPU cores | Producer cores |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, l := range c.levels {
 		if l.err != "" {
-			fmt.Fprintf(&b, "| %d × %d | %s | error: %s | | | | | |\n", l.hosts, l.rate, comma(float64(l.hosts*l.rate)), l.err)
+			fmt.Fprintf(&b, "| %d × %d | %s | error: %s | | | | | | |\n", l.hosts, l.rate, comma(float64(l.hosts*l.rate)), l.err)
 			continue
 		}
-		fmt.Fprintf(&b, "| %d × %d | %s | %s | %s | %s | %.2f | %.2f | %.2f |\n", l.hosts, l.rate,
-			comma(float64(l.hosts*l.rate)), comma(l.taken), comma(l.droppedPerSec), comma(l.warmDropped), l.p99, l.cores, l.prodCPU)
+		fmt.Fprintf(&b, "| %d × %d | %s | %s | %s | %s | %s | %.2f | %.2f | %.2f |\n", l.hosts, l.rate,
+			comma(float64(l.hosts*l.rate)), comma(l.taken), comma(l.droppedPerSec), l.bursts.cell(), comma(l.warmDropped), l.p99, l.cores, l.prodCPU)
 	}
 	b.WriteString("\n" + c.verdict() + "\n")
 	return b.String()
@@ -196,7 +196,11 @@ func (c ceilingRun) verdict() string {
 	last := c.levels[len(c.levels)-1]
 	switch c.stop {
 	case stopDropped:
-		fmt.Fprintf(&b, " Stopped at %d × %d: %s rows/s dropped.", last.hosts, last.rate, comma(last.droppedPerSec))
+		fmt.Fprintf(&b, " Stopped at %d × %d: %s rows/s dropped", last.hosts, last.rate, comma(last.droppedPerSec))
+		if last.bursts.readings > 1 {
+			fmt.Fprintf(&b, ", in %s", last.bursts.words())
+		}
+		b.WriteString(".")
 	case stopShort:
 		fmt.Fprintf(&b, " Stopped at %d × %d: %s of %s rows/s taken with nothing dropped, so the producer did not offer the load.",
 			last.hosts, last.rate, comma(last.taken), comma(float64(last.hosts*last.rate)))
@@ -206,4 +210,22 @@ func (c ceilingRun) verdict() string {
 		fmt.Fprintf(&b, " Every level was taken; the ceiling is higher (add rates).")
 	}
 	return b.String()
+}
+
+// cell is a level's drop bursts in its table: "0 (0 of 301)", or "–"
+// when the counter was not read through the window.
+func (b dropBursts) cell() string {
+	if b.readings < 2 {
+		return "–"
+	}
+	return fmt.Sprintf("%d (%d of %d)", b.n, b.rising, b.readings-1)
+}
+
+// words is the same in a sentence.
+func (b dropBursts) words() string {
+	s := "bursts"
+	if b.n == 1 {
+		s = "burst"
+	}
+	return fmt.Sprintf("%d %s (%d of %d readings %s apart rising)", b.n, s, b.rising, b.readings-1, dropPoll)
 }

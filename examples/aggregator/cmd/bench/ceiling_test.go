@@ -99,7 +99,8 @@ func TestTheCeilingReportNamesTheCeilingAndWhyItStopped(t *testing.T) {
 		levels: []result{
 			{hosts: 1000, rate: 1000, taken: 1_000_010, p99: 0.98, cores: 0.61, prodCPU: 0.2},
 			{hosts: 1000, rate: 2000, taken: 1_999_000, warmDropped: 120_000, p99: 1.5, cores: 1.2, prodCPU: 0.4},
-			{hosts: 1000, rate: 4000, taken: 2_500_000, droppedPerSec: 1_500_000, p99: 30, cores: 1.4, prodCPU: 0.6},
+			{hosts: 1000, rate: 4000, taken: 2_500_000, droppedPerSec: 1_500_000, p99: 30, cores: 1.4, prodCPU: 0.6,
+				bursts: dropBursts{n: 1, rising: 299, readings: 301}},
 		},
 		best: 1, stop: stopDropped,
 	}
@@ -110,11 +111,11 @@ func TestTheCeilingReportNamesTheCeilingAndWhyItStopped(t *testing.T) {
 		"flags passed through: `-workers 2`",
 		"- Aggregator command: `/tmp/aggregator '-workers' '2'`.",
 		"`aggregator listening on :1 (producer=x, sampleStride=1, ordering=strict)`",
-		"| 1000 × 1000 | 1,000,000 | 1,000,010 | 0 | 0 | 0.98 | 0.61 | 0.20 |",
-		"| 1000 × 2000 | 2,000,000 | 1,999,000 | 0 | 120,000 | 1.50 | 1.20 | 0.40 |",
-		"| 1000 × 4000 | 4,000,000 | 2,500,000 | 1,500,000 | 0 | 30.00 | 1.40 | 0.60 |",
+		"| 1000 × 1000 | 1,000,000 | 1,000,010 | 0 | – | 0 | 0.98 | 0.61 | 0.20 |",
+		"| 1000 × 2000 | 2,000,000 | 1,999,000 | 0 | – | 120,000 | 1.50 | 1.20 | 0.40 |",
+		"| 1000 × 4000 | 4,000,000 | 2,500,000 | 1,500,000 | 1 (299 of 300) | 0 | 30.00 | 1.40 | 0.60 |",
 		"**Ceiling: 1,999,000 rows/s taken with nothing dropped** (offered 1000 × 2000), batchDone p99 1.50 ms, 1.20 aggregator cores (producer 0.40).",
-		"Stopped at 1000 × 4000: 1,500,000 rows/s dropped.",
+		"Stopped at 1000 × 4000: 1,500,000 rows/s dropped, in 1 burst (299 of 300 readings 100ms apart rising).",
 	} {
 		assert.Contains(t, md, want)
 	}
@@ -126,7 +127,7 @@ func TestTheCeilingReportNamesTheCeilingAndWhyItStopped(t *testing.T) {
 	assert.Contains(t, c.verdict(), "Stopped at 1000 × 1000: 7 rows/s dropped.")
 
 	c.levels, c.best, c.stop = []result{{hosts: 5, rate: 10, err: "no ready line"}}, -1, stopError
-	assert.Contains(t, c.markdown(""), "| 5 × 10 | 50 | error: no ready line | | | | |")
+	assert.Contains(t, c.markdown(""), "| 5 × 10 | 50 | error: no ready line | | | | | | |")
 	assert.Contains(t, c.verdict(), "Stopped at 5 × 10: no ready line.")
 }
 
@@ -191,6 +192,9 @@ func TestCeilingAtATinyScale(t *testing.T) {
 		require.Empty(t, l.err)
 		assert.Positive(t, l.taken, "%d × %d", l.hosts, l.rate)
 		assert.Positive(t, l.p99, "%d × %d", l.hosts, l.rate)
+		// The producer's drops were read through the 2 s window, not only
+		// at its ends.
+		assert.GreaterOrEqual(t, l.bursts.readings, 10, "%d × %d", l.hosts, l.rate)
 	}
 	assert.NotEqual(t, stopError, c.stop)
 	if c.stop == stopExhausted {
@@ -207,4 +211,22 @@ func TestCeilingAtATinyScale(t *testing.T) {
 	if c.best >= 0 {
 		assert.Contains(t, md, "**Ceiling: ")
 	}
+}
+
+func TestDropBurstsTellStallsFromOverload(t *testing.T) {
+	var b dropBursts
+	for _, total := range []float64{120, 120, 180, 240, 240, 240, 300, 300} {
+		b.add(total)
+	}
+	// 120 before the window; rising 180, 240 (one burst) and 300 (another).
+	assert.Equal(t, dropBursts{n: 2, rising: 3, readings: 8, last: 300}, b)
+	assert.Equal(t, "2 (3 of 7)", b.cell())
+	assert.Equal(t, "2 bursts (3 of 7 readings 100ms apart rising)", b.words())
+
+	var none dropBursts
+	for range 5 {
+		none.add(7)
+	}
+	assert.Equal(t, "0 (0 of 4)", none.cell())
+	assert.Equal(t, "–", dropBursts{}.cell())
 }

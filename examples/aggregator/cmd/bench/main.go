@@ -25,7 +25,10 @@
 // and measured,
 // stopping at the first level that drops a row. It reports the highest
 // rate taken with nothing dropped, its batchDone p99 and the aggregator's
-// CPU cores, with the machine's load average. A level that is taken
+// CPU cores, with the machine's load average, and for each level the
+// producer's drops in bursts (its counter read every 100 ms: a few short
+// bursts are stalls, drops in nearly every reading an aggregator too slow
+// for the load). A level that is taken
 // holds its 30 s window in memory, about 2 GB per million rows/s here.
 //
 //	go run ./examples/aggregator/cmd/bench -ceiling -out examples/aggregator/BENCH.md
@@ -306,7 +309,8 @@ type result struct {
 	taken, cores, prodCPU float64
 	rssMB, heapMB         float64
 	droppedPerSec         float64
-	warmDropped           float64 // rows the producer dropped before the measured window
+	warmDropped           float64    // rows the producer dropped before the measured window
+	bursts                dropBursts // the producer's drops over the measured window, read every dropPoll
 	p50, p99              float64
 	aggFPS                float64
 	probeDrops            int64
@@ -496,6 +500,36 @@ func rssMB(pid int) float64 {
 	return float64(st.ResidentMemory()) / (1 << 20)
 }
 
+// dropPoll is how often the measured window reads the producer's drop
+// counter. At 2,000 batches a second the producer's queue holds 32 ms,
+// so the rows one stall costs are counted within one or two readings.
+const dropPoll = 100 * time.Millisecond
+
+// dropBursts reads a drop counter's series of readings: a burst is a run
+// of readings each higher than the one before. Rows lost to a few stalls
+// of the producer read as a few short bursts; an aggregator too slow for
+// the load drops in nearly every reading.
+type dropBursts struct {
+	n        int // bursts
+	rising   int // readings higher than the one before
+	readings int // readings, the first included
+	last     float64
+	dropping bool
+}
+
+// add takes the next reading of the counter.
+func (b *dropBursts) add(total float64) {
+	up := b.readings > 0 && total > b.last
+	if up {
+		b.rising++
+		if !b.dropping {
+			b.n++
+		}
+	}
+	b.readings++
+	b.dropping, b.last = up, total
+}
+
 // aggMetrics is the part of an aggregator's /metrics the bench reads
 // (the shape the family's Node aggregator serves as well).
 type aggMetrics struct {
@@ -683,8 +717,18 @@ func (r *runner) run(a aggSpec, hosts, rate, round int) (res result, err error) 
 		aggFrames0 = p.frames.Load()
 	}
 	t0 := time.Now()
-	for time.Since(t0) < r.window {
-		time.Sleep(time.Second)
+	prodBase := fmt.Sprintf("http://127.0.0.1:%d", mport)
+	var bursts dropBursts
+	bursts.add(d0.DroppedRowsTotal)
+	for i := 1; time.Since(t0) < r.window; i++ {
+		time.Sleep(dropPoll)
+		var d prodMetrics
+		if err := getMetrics(prodBase, &d); err == nil {
+			bursts.add(d.DroppedRowsTotal)
+		}
+		if i%int(time.Second/dropPoll) != 0 {
+			continue
+		}
 		res.rssMB = max(res.rssMB, rssMB(agg.cmd.Process.Pid))
 		var m aggMetrics
 		if err := getMetrics(base, &m); err == nil {
@@ -694,9 +738,11 @@ func (r *runner) run(a aggSpec, hosts, rate, round int) (res result, err error) 
 	if err := getMetrics(base, &m1); err != nil {
 		return res, err
 	}
-	if err := getMetrics(fmt.Sprintf("http://127.0.0.1:%d", mport), &d1); err != nil {
+	if err := getMetrics(prodBase, &d1); err != nil {
 		return res, fmt.Errorf("the producer's drops: %w", err)
 	}
+	bursts.add(d1.DroppedRowsTotal)
+	res.bursts = bursts
 	c1, _ := cpuSeconds(agg.cmd.Process.Pid)
 	pc1, _ := cpuSeconds(prod.cmd.Process.Pid)
 	wall := time.Since(t0).Seconds()
