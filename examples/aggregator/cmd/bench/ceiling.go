@@ -170,14 +170,18 @@ func (c ceilingRun) markdown(label string) string {
 	if c.aggReady != "" {
 		fmt.Fprintf(&b, "- Aggregator's ready line: `%s`.\n", c.aggReady)
 	}
-	b.WriteString("\n| Hosts × ev/s | Offered rows/s | Rows/s taken | Dropped/s | Drop bursts (readings rising) | Dropped in warm-up (rows) | batchDone p99 ms | CPU cores | Producer cores |\n|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n| Hosts × ev/s | Offered rows/s | Rows/s taken | Dropped/s | Drop bursts (readings rising) | Half-full enqueues | Dropped in warm-up (rows) | batchDone p99 ms | CPU cores | Producer cores |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, l := range c.levels {
 		if l.err != "" {
-			fmt.Fprintf(&b, "| %d × %d | %s | error: %s | | | | | | |\n", l.hosts, l.rate, comma(float64(l.hosts*l.rate)), l.err)
+			fmt.Fprintf(&b, "| %d × %d | %s | error: %s | | | | | | | |\n", l.hosts, l.rate, comma(float64(l.hosts*l.rate)), l.err)
 			continue
 		}
-		fmt.Fprintf(&b, "| %d × %d | %s | %s | %s | %s | %s | %.2f | %.2f | %.2f |\n", l.hosts, l.rate,
-			comma(float64(l.hosts*l.rate)), comma(l.taken), comma(l.droppedPerSec), l.bursts.cell(), comma(l.warmDropped), l.p99, l.cores, l.prodCPU)
+		half := "–"
+		if l.halfFull >= 0 {
+			half = comma(l.halfFull)
+		}
+		fmt.Fprintf(&b, "| %d × %d | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %.2f |\n", l.hosts, l.rate,
+			comma(float64(l.hosts*l.rate)), comma(l.taken), comma(l.droppedPerSec), l.bursts.cell(), half, comma(l.warmDropped), l.p99, l.cores, l.prodCPU)
 	}
 	b.WriteString("\n" + c.verdict() + "\n")
 	return b.String()

@@ -98,9 +98,9 @@ func TestTheCeilingReportNamesTheCeilingAndWhyItStopped(t *testing.T) {
 		aggReady: "aggregator listening on :1 (producer=x, sampleStride=1, ordering=strict)",
 		levels: []result{
 			{hosts: 1000, rate: 1000, taken: 1_000_010, p99: 0.98, cores: 0.61, prodCPU: 0.2},
-			{hosts: 1000, rate: 2000, taken: 1_999_000, warmDropped: 120_000, p99: 1.5, cores: 1.2, prodCPU: 0.4},
+			{hosts: 1000, rate: 2000, taken: 1_999_000, warmDropped: 120_000, p99: 1.5, cores: 1.2, prodCPU: 0.4, halfFull: 1234},
 			{hosts: 1000, rate: 4000, taken: 2_500_000, droppedPerSec: 1_500_000, p99: 30, cores: 1.4, prodCPU: 0.6,
-				bursts: dropBursts{n: 1, rising: 299, readings: 301}},
+				bursts: dropBursts{n: 1, rising: 299, readings: 301}, halfFull: -1},
 		},
 		best: 1, stop: stopDropped,
 	}
@@ -111,9 +111,9 @@ func TestTheCeilingReportNamesTheCeilingAndWhyItStopped(t *testing.T) {
 		"flags passed through: `-workers 2`",
 		"- Aggregator command: `/tmp/aggregator '-workers' '2'`.",
 		"`aggregator listening on :1 (producer=x, sampleStride=1, ordering=strict)`",
-		"| 1000 × 1000 | 1,000,000 | 1,000,010 | 0 | – | 0 | 0.98 | 0.61 | 0.20 |",
-		"| 1000 × 2000 | 2,000,000 | 1,999,000 | 0 | – | 120,000 | 1.50 | 1.20 | 0.40 |",
-		"| 1000 × 4000 | 4,000,000 | 2,500,000 | 1,500,000 | 1 (299 of 300) | 0 | 30.00 | 1.40 | 0.60 |",
+		"| 1000 × 1000 | 1,000,000 | 1,000,010 | 0 | – | 0 | 0 | 0.98 | 0.61 | 0.20 |",
+		"| 1000 × 2000 | 2,000,000 | 1,999,000 | 0 | – | 1,234 | 120,000 | 1.50 | 1.20 | 0.40 |",
+		"| 1000 × 4000 | 4,000,000 | 2,500,000 | 1,500,000 | 1 (299 of 300) | – | 0 | 30.00 | 1.40 | 0.60 |",
 		"**Ceiling: 1,999,000 rows/s taken with nothing dropped** (offered 1000 × 2000), batchDone p99 1.50 ms, 1.20 aggregator cores (producer 0.40).",
 		"Stopped at 1000 × 4000: 1,500,000 rows/s dropped, in 1 burst (299 of 300 readings 100ms apart rising).",
 	} {
@@ -127,7 +127,7 @@ func TestTheCeilingReportNamesTheCeilingAndWhyItStopped(t *testing.T) {
 	assert.Contains(t, c.verdict(), "Stopped at 1000 × 1000: 7 rows/s dropped.")
 
 	c.levels, c.best, c.stop = []result{{hosts: 5, rate: 10, err: "no ready line"}}, -1, stopError
-	assert.Contains(t, c.markdown(""), "| 5 × 10 | 50 | error: no ready line | | | | | | |")
+	assert.Contains(t, c.markdown(""), "| 5 × 10 | 50 | error: no ready line | | | | | | | |")
 	assert.Contains(t, c.verdict(), "Stopped at 5 × 10: no ready line.")
 }
 
@@ -195,6 +195,7 @@ func TestCeilingAtATinyScale(t *testing.T) {
 		// The producer's drops were read through the 2 s window, not only
 		// at its ends.
 		assert.GreaterOrEqual(t, l.bursts.readings, 10, "%d × %d", l.hosts, l.rate)
+		assert.GreaterOrEqual(t, l.halfFull, 0.0, "this example's producer counts its half-full enqueues")
 	}
 	assert.NotEqual(t, stopError, c.stop)
 	if c.stop == stopExhausted {

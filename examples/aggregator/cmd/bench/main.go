@@ -28,7 +28,8 @@
 // CPU cores, with the machine's load average, and for each level the
 // producer's drops in bursts (its counter read every 100 ms: a few short
 // bursts are stalls, drops in nearly every reading an aggregator too slow
-// for the load). A level that is taken
+// for the load) and its batches queued behind half a queue or more (how
+// near a level that dropped nothing came to dropping). A level that is taken
 // holds its 30 s window in memory, about 2 GB per million rows/s here.
 //
 //	go run ./examples/aggregator/cmd/bench -ceiling -out examples/aggregator/BENCH.md
@@ -311,6 +312,7 @@ type result struct {
 	droppedPerSec         float64
 	warmDropped           float64    // rows the producer dropped before the measured window
 	bursts                dropBursts // the producer's drops over the measured window, read every dropPoll
+	halfFull              float64    // batches queued behind half a queue or more in the window; -1: not reported
 	p50, p99              float64
 	aggFPS                float64
 	probeDrops            int64
@@ -549,6 +551,8 @@ type aggMetrics struct {
 
 type prodMetrics struct {
 	DroppedRowsTotal float64 `json:"dropped_rows_total"`
+	// HalfFullTotal is nil for a producer that does not count it.
+	HalfFullTotal *float64 `json:"queued_half_full_total"`
 }
 
 // getMetrics reads the JSON metrics at base: /metrics.json (this
@@ -743,6 +747,11 @@ func (r *runner) run(a aggSpec, hosts, rate, round int) (res result, err error) 
 	}
 	bursts.add(d1.DroppedRowsTotal)
 	res.bursts = bursts
+	if d0.HalfFullTotal != nil && d1.HalfFullTotal != nil {
+		res.halfFull = *d1.HalfFullTotal - *d0.HalfFullTotal
+	} else {
+		res.halfFull = -1
+	}
 	c1, _ := cpuSeconds(agg.cmd.Process.Pid)
 	pc1, _ := cpuSeconds(prod.cmd.Process.Pid)
 	wall := time.Since(t0).Seconds()

@@ -93,7 +93,9 @@ func TestQueueDropsTheOldestAndCountsIt(t *testing.T) {
 	var dropped int
 	for i := range QueueBatches + 6 {
 		b := pooled(&pool, byte(i))
-		dropped += s.enqueue(b, 10)
+		d, ahead := s.enqueue(b, 10)
+		dropped += d
+		assert.Equal(t, min(i, QueueBatches-1), ahead, "batch %d waits behind the rest of a queue at most full", i)
 		b.Free() // the ticker's reference; the queue keeps its own
 	}
 	assert.Equal(t, 60, dropped, "six batches of ten rows")
@@ -252,6 +254,10 @@ func TestAPausedSubscriberLosesBatchesNotMemory(t *testing.T) {
 	assert.Equal(t, 2, m.Subscribers)
 	assert.Equal(t, m.DroppedBatchesTotal*50, m.DroppedRowsTotal)
 	assert.Contains(t, m.QueueDepth, QueueBatches, "the paused queue stays full, no larger")
+	// Every batch the paused queue took while at least half full counts
+	// as queued behind half a queue: the drops and more.
+	assert.GreaterOrEqual(t, m.HalfFullTotal, m.DroppedBatchesTotal)
+	assert.Contains(t, string(prom), "pond_producer_queued_half_full_total ")
 	// The reader lost at most a few batches in flight.
 	assert.Greater(t, float64(read.Load()), 0.9*float64(m.TicksEmittedTotal)-float64(QueueBatches))
 }

@@ -59,7 +59,11 @@ type Producer struct {
 	subs map[*subscriber]struct{}
 
 	ticks, skipped, batches, rows, droppedBatches, droppedRows atomic.Uint64
-	lastSize                                                   int // bytes of the last tick, for the next one's buffer (tick loop only)
+	// halfFull counts batches queued behind at least half a queue: a
+	// subscriber that far behind is one stall of that length from
+	// dropping, so the count shows how near a run came to a drop.
+	halfFull atomic.Uint64
+	lastSize int // bytes of the last tick, for the next one's buffer (tick loop only)
 	// bufs recycles the ticks' encoded batches: a batch's buffer comes
 	// back once every subscriber has sent or dropped it, so that ticking
 	// allocates nothing (at 2,000 ticks a second of 1,000 hosts, a new
@@ -107,8 +111,8 @@ type subscriber struct {
 
 // enqueue adds a batch (taking a reference to it), dropping the oldest
 // (and its reference) when the queue is full. It reports the rows
-// dropped.
-func (s *subscriber) enqueue(b mem.Buffer, rows int) (droppedRows int) {
+// dropped and how many batches the new one waits behind.
+func (s *subscriber) enqueue(b mem.Buffer, rows int) (droppedRows, ahead int) {
 	b.Ref()
 	s.mu.Lock()
 	if s.n == QueueBatches {
@@ -121,13 +125,14 @@ func (s *subscriber) enqueue(b mem.Buffer, rows int) (droppedRows int) {
 	}
 	i := (s.head + s.n) % QueueBatches
 	s.ring[i], s.rows[i] = b, rows
+	ahead = s.n
 	s.n++
 	s.mu.Unlock()
 	select {
 	case s.wake <- struct{}{}:
 	default:
 	}
-	return droppedRows
+	return droppedRows, ahead
 }
 
 // pop takes the oldest batch out, with the queue's reference to it, which
@@ -287,9 +292,13 @@ func (p *Producer) emit(nowMs int64) {
 	p.ticks.Add(1)
 	p.mu.Lock()
 	for s := range p.subs {
-		if d := s.enqueue(batch, rows); d > 0 {
+		d, ahead := s.enqueue(batch, rows)
+		if d > 0 {
 			p.droppedBatches.Add(1)
 			p.droppedRows.Add(uint64(d))
+		}
+		if ahead >= QueueBatches/2 {
+			p.halfFull.Add(1)
 		}
 	}
 	p.mu.Unlock()
@@ -352,8 +361,12 @@ type Metrics struct {
 	RowsSentTotal       uint64  `json:"rows_sent_total"`
 	DroppedBatchesTotal uint64  `json:"dropped_batches_total"`
 	DroppedRowsTotal    uint64  `json:"dropped_rows_total"`
-	Subscribers         int     `json:"subscribers"`
-	QueueDepth          []int   `json:"queue_depth"`
+	// HalfFullTotal counts batches queued behind at least half of a
+	// subscriber's queue (32 of its 64 batches): how near the queues came
+	// to dropping.
+	HalfFullTotal uint64 `json:"queued_half_full_total"`
+	Subscribers   int    `json:"subscribers"`
+	QueueDepth    []int  `json:"queue_depth"`
 }
 
 // Metrics returns the producer's counters.
@@ -368,6 +381,7 @@ func (p *Producer) Metrics() Metrics {
 		RowsSentTotal:       p.rows.Load(),
 		DroppedBatchesTotal: p.droppedBatches.Load(),
 		DroppedRowsTotal:    p.droppedRows.Load(),
+		HalfFullTotal:       p.halfFull.Load(),
 		QueueDepth:          []int{},
 	}
 	m.EventsEmittedTotal = m.TicksEmittedTotal * uint64(p.cfg.Hosts)
@@ -398,6 +412,7 @@ func (p *Producer) promHandler() http.Handler {
 		counter("rows_sent_total", "Rows sent to subscribers.", func(m Metrics) uint64 { return m.RowsSentTotal }),
 		counter("dropped_batches_total", "Batches dropped from full subscriber queues.", func(m Metrics) uint64 { return m.DroppedBatchesTotal }),
 		counter("dropped_rows_total", "Rows dropped from full subscriber queues.", func(m Metrics) uint64 { return m.DroppedRowsTotal }),
+		counter("queued_half_full_total", "Batches queued behind at least half of a subscriber's queue.", func(m Metrics) uint64 { return m.HalfFullTotal }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "pond_producer_subscribers", Help: "Open Subscribe streams."},
 			func() float64 { return float64(p.Metrics().Subscribers) }),
 	)
