@@ -215,21 +215,3 @@ func (c ceilingRun) verdict() string {
 	}
 	return b.String()
 }
-
-// cell is a level's drop bursts in its table: "0 (0 of 301)", or "–"
-// when the counter was not read through the window.
-func (b dropBursts) cell() string {
-	if b.readings < 2 {
-		return "–"
-	}
-	return fmt.Sprintf("%d (%d of %d)", b.n, b.rising, b.readings-1)
-}
-
-// words is the same in a sentence.
-func (b dropBursts) words() string {
-	s := "bursts"
-	if b.n == 1 {
-		s = "burst"
-	}
-	return fmt.Sprintf("%d %s (%d of %d readings %s apart rising)", b.n, s, b.rising, b.readings-1, dropPoll)
-}

@@ -532,6 +532,25 @@ func (b *dropBursts) add(total float64) {
 	b.dropping, b.last = up, total
 }
 
+// cell is a level's drop bursts in its table, "2 (3 of 300)": the
+// bursts, then the readings that rose of those after the first; "–" when
+// the counter was not read through the window.
+func (b dropBursts) cell() string {
+	if b.readings < 2 {
+		return "–"
+	}
+	return fmt.Sprintf("%d (%d of %d)", b.n, b.rising, b.readings-1)
+}
+
+// words is the same in a sentence.
+func (b dropBursts) words() string {
+	s := "bursts"
+	if b.n == 1 {
+		s = "burst"
+	}
+	return fmt.Sprintf("%d %s (%d of %d readings %s apart rising)", b.n, s, b.rising, b.readings-1, dropPoll)
+}
+
 // aggMetrics is the part of an aggregator's /metrics the bench reads
 // (the shape the family's Node aggregator serves as well).
 type aggMetrics struct {
