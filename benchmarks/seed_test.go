@@ -323,3 +323,29 @@ func TestSeedAlignedSteadyDoesNotAllocate(t *testing.T) {
 		assert.Zero(t, n, "P=%d N=%d, 2 workers, every closing split: allocations over a minute of aligned pushes in steady state", c.P, c.N)
 	}
 }
+
+// TestWorkersHandOverHoldNoSpareBlock: rows handed to a worker between
+// ticks enter their deques before the tick evicts for them, so a deque
+// holds up to a step of rows beside its 1m window. Deques filling their
+// windows make room for those rows when their last block is cut; before
+// they did, a ring that outgrew its block while wrapped took a full
+// block of 1,024 rows (24 KB at 24 bytes a row) for the step's few rows,
+// at 200 hosts × 100 events a second and at 100 × 200. Two workers,
+// every push's rows handed over, now hold what one worker holds plus the
+// buffers of a tick's rows (1.7 and 3.3 KB a partition here) and the
+// step's rows in the rings, well under a full block.
+func TestWorkersHandOverHoldNoSpareBlock(t *testing.T) {
+	defer engine.SetHandOffRows(engine.SetHandOffRows(1))
+	for _, c := range []struct{ P, N int }{{200, 100}, {100, 200}} {
+		st := NewSeedStream(c.P, c.N, 70)
+		held := func(workers int) float64 {
+			p, _ := warmed(t, func() (*SeedPipeline, error) { return NewSeedPipelineWith(false, workers) }, st.Batches, nil)
+			defer p.Series.Close()
+			n, err := p.Series.NodeBytes(p.Hosts)
+			require.NoError(t, err)
+			return float64(n) / float64(st.P)
+		}
+		one, two := held(1), held(2)
+		assert.Less(t, two-one, 8192.0, "P=%d N=%d: bytes a partition, two workers (every push handed over) %.0f, one worker %.0f", c.P, c.N, two, one)
+	}
+}

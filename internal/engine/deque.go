@@ -88,6 +88,16 @@ type blockPool struct {
 	// when its windows are time windows (else 0): from it a deque that
 	// is still filling its windows foresees its peak (see cutRows).
 	span int64
+	// ahead is how much later than the fold that evicts for them rows
+	// may enter the deques, in nanoseconds: 0, or the clock's step once
+	// a group has handed rows to a worker between ticks (see
+	// Group.handOffTo), where a deque holds the rows of up to a step
+	// beside its windows' until the tick evicts. A deque filling its
+	// windows foresees its peak over span + ahead (see cutRows); without
+	// it, every deque of the seed's 1000 × 100 outgrew its cut block by
+	// the step's 20 rows in a wrapped ring, which took a full block of
+	// 1,024 rows (24 KB a partition) to hold them.
+	ahead int64
 	// slab is room that last blocks cut to a deque's peak are taken
 	// from (see cut): they are sized to the row, not to the allocator's
 	// classes, and are not pooled.
@@ -156,12 +166,13 @@ func allocBytes(n int) int {
 	return n
 }
 
-// windowSpan returns the span deques foresee their peak from, 0 for none.
-func (p *blockPool) windowSpan() int64 {
+// windowSpan returns the span deques foresee their peak from, 0 for none,
+// and how much later than their fold rows may enter (see ahead).
+func (p *blockPool) windowSpan() (span, ahead int64) {
 	if p.shared != nil {
-		return p.shared.span
+		return p.shared.span, p.shared.ahead
 	}
-	return p.span
+	return p.span, p.ahead
 }
 
 // setStride sizes the pool's blocks for rows of stride slots, and
@@ -530,7 +541,8 @@ const cutMinRows = 16
 // peak (even), when the deque is still filling its windows and the peak needs
 // more than the last block's r rows and at least two fewer than class
 // next has; else 0. The peak foreseen is the rows at the rate of those
-// held (their times, first and last) over the plan's longest window, one
+// held (their times, first and last) over the plan's longest window and
+// the pool's ahead (rows handed to a worker before their tick), one
 // for the window's two ends, and room for the rows of a short tick: those
 // that arrive in a 256th of the window (234 ms at 1m, for a 200 ms
 // clock), when they are reducers.ShortRun or fewer. A tick of more rows
@@ -543,7 +555,7 @@ const cutMinRows = 16
 // foreseen short costs a step later, as without the cut; one foreseen
 // long is never more than the class the step would have taken.
 func (d *deque) cutRows(p *blockPool, r, next int) int {
-	span := p.windowSpan()
+	span, ahead := p.windowSpan()
 	n := d.tail - d.front
 	if span <= 0 || n < cutMinRows {
 		return 0
@@ -554,7 +566,7 @@ func (d *deque) cutRows(p *blockPool, r, next int) int {
 		return 0
 	}
 	rate := float64(n-1) / float64(t1-t0)
-	peak := rate*float64(span) + 1
+	peak := rate*float64(span+ahead) + 1
 	if short := rate * float64(span>>8); short <= reducers.ShortRun {
 		peak += short
 	}
@@ -563,7 +575,15 @@ func (d *deque) cutRows(p *blockPool, r, next int) int {
 	// lap's pairs across its blocks' ends, which the folds take apart
 	// row by row (1 % more instructions at 1,000 hosts).
 	need := 2*math.Ceil(peak/2) - float64(d.cap-uint64(d.lrows))
-	if need <= float64(r) || need+2 > float64(p.classRows(next)) {
+	top := p.classRows(next)
+	if ahead > 0 {
+		// Rows taken before their fold may fill the ring after it has
+		// wrapped, when the only room it can make is a full block at its
+		// tail (see grow): cut to the peak now, above the next class if
+		// need be.
+		top = p.classRows(p.fullClass())
+	}
+	if need <= float64(r) || need+2 > float64(top) {
 		return 0
 	}
 	return int(need)

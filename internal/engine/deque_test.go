@@ -530,3 +530,53 @@ func TestPlanGivesItsPoolTheLongestSpan(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, count.pool.span, "a count window foresees nothing")
 }
+
+func TestRowsTakenBeforeTheirFoldFitTheCutRing(t *testing.T) {
+	// A row every 100 units, as the seed's hosts at 100 (and 200) rows a
+	// second: a 1m window of 6,000 (12,000) rows and a 200 ms step of 20
+	// (40). First ticks take their rows, evicting first; then the rows
+	// are handed to a worker between ticks and enter before the tick
+	// evicts, so the ring holds a step's rows beside the window's. With
+	// the pool's ahead at the step, the filling deque cuts its last block
+	// to that peak (6,022 and 12,042 rows, even), also above the class
+	// after its block (the 768-row one, at 12,042), and the wrapped ring
+	// then slides without growing. Without ahead both rings, cut to the
+	// window alone, took a full block of 1,024 rows at the first step
+	// handed over.
+	for _, c := range []struct {
+		span, step int64
+		wantCap    uint64
+	}{{600000, 2000, 6022}, {1200000, 4000, 12042}} {
+		p := testPool()
+		p.span, p.ahead = c.span, c.step
+		span, per := uint64(c.span), uint64(c.step/100)
+		d := deque{stride: testStride}
+		drop := func(newest uint64) {
+			if newest <= span {
+				return
+			}
+			a := d.front
+			for a < d.tail && uint64(d.time(a)) < newest-span {
+				a++
+			}
+			d.dropTo(a, p)
+		}
+		for d.tail < span/100+2000 { // ticks take their rows: evict first
+			drop(100 * (d.tail + per - 1))
+			for range per {
+				pushTimed(&d, p)
+			}
+		}
+		handOver := func() { // rows in before the tick evicts
+			for range per {
+				pushTimed(&d, p)
+			}
+			drop(100 * (d.tail - 1))
+		}
+		n := allocs.Count(int(2*span/100/per), handOver)
+		requireTimed(t, &d)
+		assert.Equal(t, c.wantCap, d.cap, "span %d: the ring", c.span)
+		assert.Equal(t, int8(cutClass), d.last, "span %d: its last block cut", c.span)
+		assert.Zero(t, n, "span %d: allocations of rings sliding with rows handed over", c.span)
+	}
+}

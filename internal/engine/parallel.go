@@ -184,6 +184,9 @@ func (g *Group) handOffTo(pool *workers.Pool) {
 	}
 	g.settle()
 	pool.Wait(1) // another group's task, if it was the last: done, checked
+	// From now on rows of up to a step enter the deques before the fold
+	// that evicts for them: deques still filling make room for them.
+	g.p.pool.ahead = int64(g.p.trig.Seq.Step())
 	g.meetIn(g.in.part)
 	g.in, g.work = g.work, g.in
 	g.bg.g, g.bg.busy = g, true
