@@ -5,11 +5,14 @@ import (
 	"testing"
 
 	"github.com/pond-go/pond/internal/aligned"
+	"github.com/pond-go/pond/internal/engine"
 	"github.com/pond-go/pond/internal/workers"
 )
 
 // TestMain makes every worker of every pool take part in every tick and
-// run every hand-over it is given, and every aligned closing one the
+// run every hand-over it is given, hands over every push's rows between
+// ticks (however few and however close the ticks), and every aligned
+// closing one the
 // workers may split, with every other tick and such closing split and
 // the others done alone (as the workers' gate may choose), so that the
 // tests comparing several workers with one (the fuzz twins, the aligned
@@ -18,6 +21,7 @@ import (
 // gets. No benchmark of this package uses workers.
 func TestMain(m *testing.M) {
 	workers.SetEveryPart(true)
+	engine.SetHandOffRows(1)
 	workers.SetGateForce(2)
 	aligned.SetCloseSplitRows(1 << 30)
 	os.Exit(m.Run())
