@@ -540,7 +540,7 @@ const cutMinRows = 16
 // cutRows returns the rows of a last block cut to the deque's foreseen
 // peak (even), when the deque is still filling its windows and the peak needs
 // more than the last block's r rows and at least two fewer than class
-// next has; else 0. The peak foreseen is the rows at the rate of those
+// next has (than a full block, once the pool's ahead is set); else 0. The peak foreseen is the rows at the rate of those
 // held (their times, first and last) over the plan's longest window and
 // the pool's ahead (rows handed to a worker before their tick), one
 // for the window's two ends, and room for the rows of a short tick: those
@@ -553,7 +553,9 @@ const cutMinRows = 16
 // whatever room is kept (at 100 rows a second, 23 rows a 256th of a
 // minute: 4 rows of room were 96 bytes a partition never used). A peak
 // foreseen short costs a step later, as without the cut; one foreseen
-// long is never more than the class the step would have taken.
+// long is never more than the class the step would have taken, but
+// where rows are handed over (ahead), which may cost up to a full block
+// once, against a full block for certain after the ring has wrapped.
 func (d *deque) cutRows(p *blockPool, r, next int) int {
 	span, ahead := p.windowSpan()
 	n := d.tail - d.front
