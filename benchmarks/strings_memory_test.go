@@ -95,6 +95,24 @@ func liveHeap() uint64 {
 	return ms.HeapAlloc
 }
 
+// pushRequests pushes the first n rows of the request stream into s and
+// returns the live heap above base after the first at rows and after all
+// n.
+func pushRequests(t *testing.T, s *live.Series, base uint64, n, at int) (early, late uint64) {
+	t.Helper()
+	st := &requestStream{}
+	var out []live.Output
+	var err error
+	for st.next < n {
+		out, err = st.push(s, out)
+		require.NoError(t, err)
+		if st.next == at {
+			early = liveHeap() - base
+		}
+	}
+	return early, liveHeap() - base
+}
+
 // TestDistinctStringsMemoryIsBounded: with a new string in every row, the
 // heap a series holds is bounded by what it holds, not by the strings it
 // has seen. After N rows (10 M; 1 M under -race or -short) the heap is
@@ -112,20 +130,7 @@ func TestDistinctStringsMemoryIsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := &requestStream{}
-	var out []live.Output
-	var early uint64
-	for st.next < n {
-		if out, err = st.push(s, out); err != nil {
-			t.Fatal(err)
-		}
-		if st.next == n/10 {
-			out = out[:0]
-			early = liveHeap() - base
-		}
-	}
-	out = out[:0]
-	late := liveHeap() - base
+	early, late := pushRequests(t, s, base, n, n/10)
 
 	// What the held rows need: a new pipeline given the last 70 s.
 	fresh, err := newRequestPipeline()
@@ -134,6 +139,7 @@ func TestDistinctStringsMemoryIsBounded(t *testing.T) {
 	}
 	tail := &requestStream{next: n - 70_000}
 	before := liveHeap()
+	var out []live.Output
 	for tail.next < n {
 		if out, err = tail.push(fresh, out); err != nil {
 			t.Fatal(err)
@@ -169,18 +175,7 @@ func TestChurnOnWorkersHoldsFlatMemory(t *testing.T) {
 	s, err := newRequestPipelineWith(2)
 	require.NoError(t, err)
 	defer s.Close()
-	st := &requestStream{}
-	var out []live.Output
-	var early uint64
-	for st.next < n {
-		out, err = st.push(s, out)
-		require.NoError(t, err)
-		if st.next == steady {
-			out = out[:0]
-			early = liveHeap() - base
-		}
-	}
-	late := liveHeap() - base
+	early, late := pushRequests(t, s, base, n, steady)
 	t.Logf("heap %.1f MB after %d rows, %.1f MB after %d", float64(early)/1e6, steady, float64(late)/1e6, n)
 	assert.LessOrEqual(t, float64(late), 1.2*float64(early), "heap after %d rows against after %d", n, steady)
 }
