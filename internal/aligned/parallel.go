@@ -159,17 +159,19 @@ func SetCloseSplitRows(n int) int {
 // partition's state only, beside the plan's read-only description. So the
 // emission order is cut into chunks of contiguous partitions that the
 // workers take as they come ([workers.Split]), each chunk emitting into a
-// table of its own; once all have finished, the chunks' tables are
-// appended to the output in chunk order, so the output is row for row what
-// one worker emits. Partitions that go dormant are counted per worker and
-// summed afterwards.
+// table of its own but those the caller takes in order from the first,
+// which it emits straight into the output; once all have finished, the
+// chunks' tables are appended to the output in chunk order
+// ([table.Chunks]), so the output is row for row what one worker emits.
+// Partitions that go dormant are counted per worker and summed
+// afterwards.
 type parClose struct {
 	pool   *workers.Pool
 	gate   workers.Gate // whether a closing is split
 	g      *Group
 	b      int64
 	split  workers.Split
-	chunks []*schema.Table // the rows of each chunk
+	chunks table.Chunks // where each chunk's rows go
 	wk     []closeWorker
 }
 
@@ -187,7 +189,7 @@ func (pc *parClose) run(g *Group, b int64, out *schema.Table) int {
 		pc.wk = append(pc.wk, make([]closeWorker, k-len(pc.wk))...)
 	}
 	pc.g, pc.b = g, b
-	pc.chunks = table.Empties(pc.chunks, pc.split.Reset(len(g.order), k, 8), out.Schema())
+	pc.chunks.Reset(out, pc.split.Reset(len(g.order), k, 8))
 	// Every worker's scratch is readied here, for the largest chunk: a
 	// worker taking part for the first time (which depends on when its
 	// core is free) allocates nothing.
@@ -200,9 +202,7 @@ func (pc *parClose) run(g *Group, b int64, out *schema.Table) int {
 	for w := range k {
 		dormant += pc.wk[w].dormant
 	}
-	for _, t := range pc.chunks {
-		table.AppendAll(out, t)
-	}
+	pc.chunks.Join()
 	pc.g = nil
 	return dormant
 }
@@ -215,6 +215,6 @@ func (pc *parClose) Do(w int) {
 		if !ok {
 			return
 		}
-		wk.dormant += pc.g.closeRange(lo, hi, pc.b, pc.chunks[c], &wk.sc)
+		wk.dormant += pc.g.closeRange(lo, hi, pc.b, pc.chunks.For(w, c), &wk.sc)
 	}
 }

@@ -704,6 +704,42 @@ func (c *Col[V]) AppendRange(src *Col[V], from, to int) {
 	}
 }
 
+// Reserve makes room in the column, empty and not aliased, for cells
+// [from, to) of src, which must have the same kind, so that appending as
+// many cells later does not grow its buffers. An array column makes room
+// for a quarter more elements than those cells hold, in src's form: the
+// same rows written another time (a window's samples) may hold a few
+// more.
+func (c *Col[V]) Reserve(src *Col[V], from, to int) {
+	n := to - from
+	if n <= 0 || c.aliased {
+		return
+	}
+	switch c.kind {
+	case Time:
+		c.ts = slices.Grow(c.ts, n)
+	case Number:
+		c.num = slices.Grow(c.num, n)
+	case String:
+		c.str = slices.Grow(c.str, n)
+		c.flag = slices.Grow(c.flag, n)
+	case Bool:
+		c.flag = slices.Grow(c.flag, n)
+	case Array:
+		c.flag = slices.Grow(c.flag, n)
+		c.end = slices.Grow(c.end, n)
+		start := int32(0)
+		if from > 0 {
+			start = src.end[from-1]
+		}
+		if m := int(src.end[to-1]-start) * 5 / 4; src.wide {
+			c.elems = slices.Grow(c.elems, m)
+		} else {
+			c.nums = slices.Grow(c.nums, m)
+		}
+	}
+}
+
 // AppendTimes appends times in nanoseconds to a time column.
 func (c *Col[V]) AppendTimes(ts []int64) { c.ts = append(c.ts, ts...) }
 

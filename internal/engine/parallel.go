@@ -29,10 +29,12 @@ func (g *Group) SetWorkers(p *workers.Pool) {
 // buffered rows' indices by partition (see [Group.index], as a tick on
 // one goroutine does), then the emission order is cut into chunks of
 // contiguous partitions that the workers take as they come
-// ([workers.Split]), each chunk emitting into a table of its own; once
-// all have finished, the chunks' tables are appended to the output in
-// chunk order. The output is then row for row what one worker emits,
-// whoever took which chunk — the caller alone, if no worker joins in time.
+// ([workers.Split]), each chunk emitting into a table of its own but
+// those the caller takes in order from the first, which it emits straight
+// into the output; once all have finished, the chunks' tables are appended
+// to the output in chunk order ([table.Chunks]). The output is then row
+// for row what one worker emits, whoever took which chunk — the caller
+// alone, if no worker joins in time.
 //
 // Deque blocks: every worker gets and puts them in the plan's pool under
 // one lock (rare: a block changes hands every 256 rows a partition takes
@@ -44,7 +46,7 @@ type parTick struct {
 	g      *Group
 	t, b   int64
 	split  workers.Split
-	chunks []*schema.Table // the rows of each chunk
+	chunks table.Chunks // where each chunk's rows go
 	wk     []tickWorker
 	mu     sync.Mutex // guards the plan's pool during the tick
 	locked blockPool  // the plan's pool seen through mu, shared by the workers
@@ -64,16 +66,14 @@ func (pt *parTick) run(g *Group, t, b int64, out *schema.Table) {
 	g.keyTag()
 	pt.g, pt.t, pt.b = g, t, b
 	pt.locked.shared, pt.locked.mu = &g.p.pool, &pt.mu
-	pt.chunks = table.Empties(pt.chunks, pt.split.Reset(len(g.order), k, 8), out.Schema())
+	pt.chunks.Reset(out, pt.split.Reset(len(g.order), k, 8))
 	strKeys := table.Column(out, 1).Kind() == column.String
 	for w := range k {
 		g.readyScratch(&pt.wk[w].sc, strKeys)
 	}
 	pt.pool.Run(k, pt)
 	g.indexed = false
-	for _, c := range pt.chunks {
-		table.AppendAll(out, c)
-	}
+	pt.chunks.Join()
 	pt.g = nil
 }
 
@@ -86,7 +86,7 @@ func (pt *parTick) Do(w int) {
 		if !ok {
 			return
 		}
-		pt.g.tickRange(lo, hi, pt.t, pt.b, pt.chunks[c], &wk.sc, &pt.locked)
+		pt.g.tickRange(lo, hi, pt.t, pt.b, pt.chunks.For(w, c), &wk.sc, &pt.locked)
 	}
 }
 

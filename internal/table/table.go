@@ -150,6 +150,16 @@ func AppendAll(dst, src *schema.Table) {
 	}
 }
 
+// Reserve makes room in dst, empty, for rows [from, to) of src, whose
+// schema must have the same column kinds in the same order, so that
+// appending as many rows later grows none of its columns (see
+// [column.Col.Reserve]).
+func Reserve(dst, src *schema.Table, from, to int) {
+	for j := range src.Schema().Len() {
+		Column(dst, j).Reserve(Column(src, j), from, to)
+	}
+}
+
 // Empties returns n empty tables of schema s, reusing (and emptying)
 // those of ts.
 func Empties(ts []*schema.Table, n int, s *schema.Schema) []*schema.Table {
