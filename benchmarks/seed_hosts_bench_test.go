@@ -60,6 +60,22 @@ func BenchmarkSeedHosts(b *testing.B) {
 	}
 }
 
+// BenchmarkSeedHostsRate is BenchmarkSeedHosts at 1,000 hosts and other
+// rates, N events a second a host: its B/partition splits into what a
+// partition costs whatever its rate and what grows with the rows it gets
+// between two ticks (N/5 under the 200 ms clock): the tick buffer's
+// partition column and sorted indices, 4 bytes a row each, the samples
+// of the 200 ms window in the output kept for the next tick, 8 bytes a
+// row, and the room beside them. Only B/partition is meant to be read
+// from it; it measures deterministically, so -benchtime 1x will do.
+func BenchmarkSeedHostsRate(b *testing.B) {
+	for _, n := range []int{5, 10, 20, 50, 100, 200} {
+		b.Run(fmt.Sprintf("P=1000/N=%d", n), func(b *testing.B) {
+			benchSeedHosts(b, stream(1000, n, 70))
+		})
+	}
+}
+
 func benchSeedHosts(b *testing.B, st *SeedStream) {
 	r := runSeed(b, st, 63, NewSeedPipeline)
 	runs := float64(b.N)
