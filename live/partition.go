@@ -363,6 +363,11 @@ func (n *partitionNode) routeOne(in *frame, i int, parts []int32, lazy bool) {
 // column by column into encoded columns (numbers read in place), so that
 // each row is then written in one go, one partition's slot at a time.
 func (n *partitionNode) storeLast(in *frame, parts []int32) {
+	if len(parts) == 0 {
+		// A push of no rows (which reorder ordering passes on): with no
+		// partition yet there is no slot to index.
+		return
+	}
 	cols := n.lastCols[:0]
 	for j := 1; j < n.sch.Len(); j++ {
 		c := table.Column(in.tab, j)

@@ -211,3 +211,39 @@ func TestPartitionKeepingOneRowHasNoRings(t *testing.T) {
 	assert.Zero(t, rings)
 	assert.Equal(t, 3, marks, "b's and c's indices went to d and e")
 }
+
+// A push of no rows is no change, under every ordering, into a
+// partitioning that keeps one row per partition, before its first
+// partition and after: reorder ordering passes such a push on to the
+// partitioning, which panicked indexing a slot when it had none yet.
+func TestEmptyPushIntoPartitionsKeepingOneRow(t *testing.T) {
+	for _, opts := range []live.Options{
+		{},
+		{Ordering: live.Drop},
+		{Ordering: live.Reorder, Grace: time.Second},
+	} {
+		for _, watch := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%v/watched=%v", opts.Ordering, watch), func(t *testing.T) {
+				s := newSeries(t, opts)
+				p, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
+				require.NoError(t, err)
+				if watch {
+					require.NoError(t, s.Watch(p, live.Event))
+				}
+				empty := schema.NewBatch(metricsSchema, 0)
+				var out []live.Output
+				require.NotPanics(t, func() { out, err = s.PushMany(nil, empty) })
+				require.NoError(t, err)
+				assert.Empty(t, out)
+				_, err = s.PushRows(nil, r(0, 1, "a"), r(1, 2, "b"), r(2, 3, "a"))
+				require.NoError(t, err)
+				require.NotPanics(t, func() { out, err = s.PushMany(nil, empty) })
+				require.NoError(t, err)
+				assert.Empty(t, out)
+				snap, err := s.Snapshot(p)
+				require.NoError(t, err)
+				assert.Equal(t, []float64{2, 3}, values(snap), "each host's last row")
+			})
+		}
+	}
+}
