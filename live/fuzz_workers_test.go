@@ -25,15 +25,21 @@ var hostsSchema = schema.MustNew(
 
 // buildHostsSeries builds FuzzWorkersManyHosts' pipeline on a series of
 // the given workers: partitioned by host, a rolling on a 500 ms clock
-// (aligned when cfg's bit 0 is set, under reorder with a 1 s grace when
-// bit 1 is) with a 2 s window of the moments and extremes and a 500 ms
-// window of the samples, the last host and the count, and idle hosts
-// dropped after 3 s when bit 2 is set. It returns the series and the
-// rolling.
+// with a 2 s window of the moments and extremes and a 500 ms window of
+// the samples, the last host and the count. cfg's bits choose: aligned
+// windows (0), reorder with a 1 s grace (1) or else drop ordering (4),
+// idle hosts dropped after 3 s (2), at most 16 hosts (3), a root kept to
+// 50 rows rather than 10 s (5). It returns the series and the rolling.
 func buildHostsSeries(cfg byte, workers int) (*live.Series, live.NodeID, error) {
 	opts := live.Options{MaxAge: 10 * time.Second, Workers: workers}
-	if cfg&2 != 0 {
+	switch {
+	case cfg&2 != 0:
 		opts.Ordering, opts.Grace = live.Reorder, time.Second
+	case cfg&16 != 0:
+		opts.Ordering = live.Drop
+	}
+	if cfg&32 != 0 {
+		opts.MaxAge, opts.MaxEvents = 0, 50
 	}
 	s, err := live.New("hosts", hostsSchema, opts)
 	if err != nil {
@@ -42,6 +48,9 @@ func buildHostsSeries(cfg byte, workers int) (*live.Series, live.NodeID, error) 
 	popts := partition.Options{MaxEvents: 1}
 	if cfg&4 != 0 {
 		popts.IdleTTL = 3 * time.Second
+	}
+	if cfg&8 != 0 {
+		popts.MaxPartitions = 16
 	}
 	byHost, err := s.PartitionBy(s.Root(), "host", popts)
 	if err != nil {
@@ -73,10 +82,11 @@ func buildHostsSeries(cfg byte, workers int) (*live.Series, live.NodeID, error) 
 // worker and into series on two and four, with up to 64 hosts, so that
 // a tick or closing is cut into several chunks, some written straight
 // into the output by the pushing goroutine and some copied after the
-// join (TestMain makes every worker take part): every push must give
-// the same outputs, cell for cell, and the same error.
+// join (TestMain makes every worker take part), under every ordering
+// and with the partitions and the root bounded or not: every push must
+// give the same outputs, cell for cell, and the same error.
 func FuzzWorkersManyHosts(f *testing.F) {
-	for cfg := range 8 {
+	for cfg := range 64 {
 		rng := rand.New(rand.NewPCG(uint64(cfg), 11))
 		data := []byte{byte(cfg), byte(16 + 8*cfg)}
 		for range 400 {
