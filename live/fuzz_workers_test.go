@@ -2,6 +2,7 @@ package live_test
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -16,11 +17,13 @@ import (
 )
 
 // hostsSchema is the schema of FuzzWorkersManyHosts: a time, a number and
-// the host it is partitioned by.
+// the two keys it is partitioned by, a host's name or its number (which
+// may be missing).
 var hostsSchema = schema.MustNew(
 	schema.Column{Name: "time", Kind: schema.Time},
 	schema.Column{Name: "cpu", Kind: schema.Number},
 	schema.Column{Name: "host", Kind: schema.String},
+	schema.Column{Name: "zone", Kind: schema.Number, Optional: true},
 )
 
 // buildHostsSeries builds FuzzWorkersManyHosts' pipeline on a series of
@@ -29,7 +32,8 @@ var hostsSchema = schema.MustNew(
 // the samples, the last host and the count. cfg's bits choose: aligned
 // windows (0), reorder with a 1 s grace (1) or else drop ordering (4),
 // idle hosts dropped after 3 s (2), at most 16 hosts (3), a root kept to
-// 50 rows rather than 10 s (5). It returns the series and the rolling.
+// 50 rows rather than 10 s (5), hosts keyed by number rather than by
+// name (6). It returns the series and the rolling.
 func buildHostsSeries(cfg byte, workers int) (*live.Series, live.NodeID, error) {
 	opts := live.Options{MaxAge: 10 * time.Second, Workers: workers}
 	switch {
@@ -52,7 +56,11 @@ func buildHostsSeries(cfg byte, workers int) (*live.Series, live.NodeID, error) 
 	if cfg&8 != 0 {
 		popts.MaxPartitions = 16
 	}
-	byHost, err := s.PartitionBy(s.Root(), "host", popts)
+	key := "host"
+	if cfg&64 != 0 {
+		key = "zone"
+	}
+	byHost, err := s.PartitionBy(s.Root(), key, popts)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -86,7 +94,7 @@ func buildHostsSeries(cfg byte, workers int) (*live.Series, live.NodeID, error) 
 // and with the partitions and the root bounded or not: every push must
 // give the same outputs, cell for cell, and the same error.
 func FuzzWorkersManyHosts(f *testing.F) {
-	for cfg := range 64 {
+	for cfg := range 128 {
 		rng := rand.New(rand.NewPCG(uint64(cfg), 11))
 		data := []byte{byte(cfg), byte(16 + 8*cfg)}
 		for range 400 {
@@ -125,7 +133,13 @@ func FuzzWorkersManyHosts(f *testing.F) {
 				}
 				b.Time = append(b.Time, at)
 				b.Cols[0].Num = append(b.Cols[0].Num, float64(int(g.next())-128)/8)
-				b.Cols[1].Str = append(b.Cols[1].Str, fmt.Sprintf("h%02d", int(g.next())%hosts))
+				h := int(g.next()) % hosts
+				b.Cols[1].Str = append(b.Cols[1].Str, fmt.Sprintf("h%02d", h))
+				zone := float64(h)
+				if c == 255 {
+					zone = math.NaN() // missing
+				}
+				b.Cols[2].Num = append(b.Cols[2].Num, zone)
 			}
 			var want string
 			var wantErr error
