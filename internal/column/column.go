@@ -706,10 +706,10 @@ func (c *Col[V]) AppendRange(src *Col[V], from, to int) {
 
 // Reserve makes room in the column, empty and not aliased, for cells
 // [from, to) of src, which must have the same kind, so that appending as
-// many cells later does not grow its buffers. An array column makes room
-// for a quarter more elements than those cells hold, in src's form: the
-// same rows written another time (a window's samples) may hold a few
-// more.
+// many cells later does not grow its buffers (an array column: as many
+// elements as those cells hold). A buffer with the room already is left
+// as it is; one without is grown to a quarter beyond, as the same rows
+// written another time may hold a few more (a window's samples).
 func (c *Col[V]) Reserve(src *Col[V], from, to int) {
 	n := to - from
 	if n <= 0 || c.aliased {
@@ -717,27 +717,36 @@ func (c *Col[V]) Reserve(src *Col[V], from, to int) {
 	}
 	switch c.kind {
 	case Time:
-		c.ts = slices.Grow(c.ts, n)
+		c.ts = roomFor(c.ts, n)
 	case Number:
-		c.num = slices.Grow(c.num, n)
+		c.num = roomFor(c.num, n)
 	case String:
-		c.str = slices.Grow(c.str, n)
-		c.flag = slices.Grow(c.flag, n)
+		c.str = roomFor(c.str, n)
+		c.flag = roomFor(c.flag, n)
 	case Bool:
-		c.flag = slices.Grow(c.flag, n)
+		c.flag = roomFor(c.flag, n)
 	case Array:
-		c.flag = slices.Grow(c.flag, n)
-		c.end = slices.Grow(c.end, n)
+		c.flag = roomFor(c.flag, n)
+		c.end = roomFor(c.end, n)
 		start := int32(0)
 		if from > 0 {
 			start = src.end[from-1]
 		}
-		if m := int(src.end[to-1]-start) * 5 / 4; src.wide {
-			c.elems = slices.Grow(c.elems, m)
+		if m := int(src.end[to-1] - start); src.wide {
+			c.elems = roomFor(c.elems, m)
 		} else {
-			c.nums = slices.Grow(c.nums, m)
+			c.nums = roomFor(c.nums, m)
 		}
 	}
+}
+
+// roomFor returns s with room for n more cells: s itself when it has it,
+// else s grown to room for a quarter more than n.
+func roomFor[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	return slices.Grow(s, n+n/4)
 }
 
 // AppendTimes appends times in nanoseconds to a time column.

@@ -2,6 +2,7 @@ package column
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 
@@ -10,8 +11,8 @@ import (
 
 // TestReserveMakesRoomForTheCells: after Reserve of a range of another
 // column, an empty column of every kind takes the same cells with no
-// allocation, and an array column an eighth more elements in them; a
-// range of no cells reserves nothing.
+// allocation, and an array column grown for them an eighth more
+// elements in them; a range of no cells reserves nothing.
 func TestReserveMakesRoomForTheCells(t *testing.T) {
 	const n, from, to = 200, 40, 160
 	for _, k := range []uint8{Time, Number, String, Bool, Array} {
@@ -64,4 +65,24 @@ func TestReserveMakesRoomForTheCells(t *testing.T) {
 		assert.Zero(t, got, "kind %d: allocations after Reserve", k)
 		assert.Equal(t, to-from, dsts[runs].Len(), "kind %d", k)
 	}
+}
+
+// TestReserveKeepsABufferWithRoom: a column whose buffers already have
+// room for the cells (grown by appends before a reset) keeps them, so a
+// reservation made again at every push grows nothing once the column
+// has held the most it takes.
+func TestReserveKeepsABufferWithRoom(t *testing.T) {
+	src := Make[elem](Number)
+	for i := range 100 {
+		src.AppendNum(float64(i))
+	}
+	c := Make[elem](Number)
+	c.AppendRange(&src, 0, 100)
+	c.Reset()
+	before := unsafe.SliceData(c.num)
+	c.Reserve(&src, 0, 100)
+	assert.Equal(t, before, unsafe.SliceData(c.num), "a buffer with room is kept")
+	grown := Make[elem](Number)
+	grown.Reserve(&src, 0, 100)
+	assert.GreaterOrEqual(t, cap(grown.num), 125, "a buffer grown takes a quarter more")
 }
