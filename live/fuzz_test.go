@@ -46,11 +46,16 @@ type fuzzPipeline struct {
 // buildFuzzPipeline builds the pipeline that cfg selects: the ordering
 // (strict, drop, reorder with a 2 s grace), the trigger of the
 // per-host rolling (event, count(3), clock every 1 s), a count limit on
-// the series, and a partitioning with declared groups.
+// the series, a partitioning with declared groups, and hosts that keep
+// one row each rather than two (bit 0x80).
 func buildFuzzPipeline(cfg byte, workers int) (*fuzzPipeline, error) {
 	// At most four hosts, two rows each, dropped after 3 s of quiet: a
 	// fifth host rejects its push after the push has interned its strings.
-	return buildPipelineWith(cfg, partition.Options{MaxEvents: 2, MaxPartitions: 4, IdleTTL: 3 * time.Second}, workers)
+	byHost := partition.Options{MaxEvents: 2, MaxPartitions: 4, IdleTTL: 3 * time.Second}
+	if cfg&0x80 != 0 {
+		byHost.MaxEvents = 1
+	}
+	return buildPipelineWith(cfg, byHost, workers)
 }
 
 // buildPipeline is buildFuzzPipeline with the options of the partitioning
@@ -566,7 +571,7 @@ func FuzzPushMany(f *testing.F) {
 	for cfg := range 24 {
 		// Mostly valid rows: bytes below 160.
 		rng := rand.New(rand.NewPCG(uint64(cfg), 7))
-		data := []byte{byte(cfg) | byte(cfg%2)<<6 | byte(cfg/12)<<5}
+		data := []byte{byte(cfg) | byte(cfg%2)<<6 | byte(cfg/12)<<5 | byte(cfg/6%2)<<7}
 		for range 160 + cfg%4 { // the length picks the number of workers
 			c := byte(rng.IntN(160))
 			if rng.IntN(30) == 0 {
