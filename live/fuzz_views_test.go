@@ -23,8 +23,9 @@ type viewsPipeline struct {
 // buildViewsPipeline builds, on FuzzPushMany's schema, a pipeline of the
 // views: a filter, a map and a select on the root; a partitioning by
 // host with, per partition, a fill and a diff, gathered back into a
-// reduce on a count trigger; an aggregate of 1 s buckets; a reduce on
-// the root and a rate. cfg picks the ordering (strict, drop, reorder with a
+// reduce on a count trigger, and a sample, a count window, a running
+// maximum and its change, gathered too; an aggregate of 1 s buckets; a
+// reduce on the root, one on its last 2 s, and a rate. cfg picks the ordering (strict, drop, reorder with a
 // 2 s grace), the root's retention (10 s, or 16 rows), the hosts' (one
 // row or three, at most four hosts or any number, idle after 3 s) and the
 // aggregate's grace. Every node is watched.
@@ -96,6 +97,41 @@ func buildViewsPipeline(cfg byte) (*viewsPipeline, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A second chain per partition: every second row, the last three of
+	// those, their running maximum and its change.
+	chain2, err := s.PerPartition(byHost, func(s *live.Series, part live.NodeID) (live.NodeID, error) {
+		sampled, err := add(s.Sample(part, 2))
+		if err != nil {
+			return 0, err
+		}
+		last3, err := add(s.WindowCount(sampled, 3))
+		if err != nil {
+			return 0, err
+		}
+		running, err := add(s.Cumulative(last3, live.Running{Column: "num", Using: reduce.Max}))
+		if err != nil {
+			return 0, err
+		}
+		return add(s.PctChange(running, "num"))
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := add(s.Gather(chain2)); err != nil {
+		return nil, err
+	}
+	// A reduce over the root's last 2 s, which sees the window's
+	// evictions.
+	last2s, err := add(s.Window(root, 2*time.Second))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := add(s.Reduce(last2s, []reduce.Agg{
+		{Out: "sum", From: "num", Using: reduce.Sum},
+		{Out: "min", From: "opt", Using: reduce.Min},
+	}, trigger.Event())); err != nil {
+		return nil, err
+	}
 	if _, err := add(s.Reduce(gathered, []reduce.Agg{
 		{Out: "sum", From: "num", Using: reduce.Sum},
 		{Out: "last", From: "name", Using: reduce.Last},
@@ -130,8 +166,8 @@ func buildViewsPipeline(cfg byte) (*viewsPipeline, error) {
 	return p, nil
 }
 
-// state is what the series shows between pushes: its counts, its rows
-// and the snapshot of every node that has one.
+// state is what the series shows between pushes: its counts, its rows,
+// and the snapshot and current value of every node that has them.
 func (p *viewsPipeline) state() string {
 	out := fmt.Sprintf("%+v %d\n", p.s.Stats(), p.s.Len())
 	for i, row := range p.s.All() {
@@ -140,6 +176,9 @@ func (p *viewsPipeline) state() string {
 	for _, id := range p.nodes {
 		if tab, err := p.s.Snapshot(id); err == nil {
 			out += fmt.Sprintf("node %d\n%s\n", id, tab)
+		}
+		if tab, err := p.s.Value(id); err == nil {
+			out += fmt.Sprintf("value of node %d\n%s\n", id, tab)
 		}
 	}
 	return out
