@@ -4,7 +4,9 @@
 //
 // Numbers are written in their shortest round-trip form ('g', -1), so a
 // row read back is bit for bit the one written; a missing (NaN) number is
-// null. The field order is fixed:
+// null, as is an infinity, which JSON cannot hold. The host is a JSON
+// string, any key included: a byte of it that is not UTF-8 is read back
+// as U+FFFD. The field order is fixed:
 //
 //	{"ts":1735689600200,"host":"host-0001","cpu_avg":…,"cpu_sd":…,"cpu_n":…,
 //	 "requests_avg":…,"requests_sum":…,"requests_n":…,"cpu_samples":[…],
@@ -17,6 +19,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/pond-go/pond/examples/internal/wire"
 )
 
 // Header keys of an output record.
@@ -68,7 +72,10 @@ func (r *Row) AppendJSON(b []byte) []byte {
 	b = append(b, `{"ts":`...)
 	b = strconv.AppendInt(b, r.BoundaryMs, 10)
 	b = append(b, `,"host":`...)
-	b = strconv.AppendQuote(b, r.Host)
+	// JSON's quoting, not strconv's: Go's \x escapes are not JSON, and a
+	// host with a control character in its key made a row no reader
+	// could parse.
+	b = wire.AppendString(b, r.Host)
 	b = append(b, `,"cpu_avg":`...)
 	b = appendNum(b, r.CPUAvg)
 	b = append(b, `,"cpu_sd":`...)
