@@ -2,6 +2,7 @@ package worker
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/pond-go/pond/examples/cluster/internal/rows"
@@ -46,13 +47,19 @@ type Pipeline struct {
 	batch *schema.Batch
 	out   []live.Output
 	names map[string]string // interned host names, at most maxNames
+	// skipped counts the events not staged: a value that is not a finite
+	// number, which the series would reject with the rest of the push.
+	skipped uint64
 }
 
 // NewPipeline builds an empty pipeline.
 func NewPipeline() (*Pipeline, error) {
 	// The root keeps nothing the rows need (the rolling has its own
-	// window store), so its retention is short.
-	s, err := live.New("metrics", Schema, live.Options{MaxAge: time.Second})
+	// window store), so its retention is short. An event older than the
+	// latest (a producer's own timestamps may go back) is dropped and
+	// counted (Stats.Rejected), not the push it came in: under strict
+	// ordering one such record cost every event of its fetch.
+	s, err := live.New("metrics", Schema, live.Options{MaxAge: time.Second, Ordering: live.Drop})
 	if err != nil {
 		return nil, err
 	}
@@ -104,12 +111,23 @@ func (p *Pipeline) AddKey(timeMs int64, cpu, requests float64, key []byte) {
 }
 
 func (p *Pipeline) add(timeMs int64, cpu, requests float64, host string) {
+	if !finite(cpu) || !finite(requests) {
+		p.skipped++
+		return
+	}
 	b := p.batch
 	b.Time = append(b.Time, timeMs*int64(time.Millisecond))
 	b.Cols[0].Num = append(b.Cols[0].Num, cpu)
 	b.Cols[1].Num = append(b.Cols[1].Num, requests)
 	b.Cols[2].Str = append(b.Cols[2].Str, host)
 }
+
+// finite reports whether x is a number the series takes.
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// Dropped returns the events left out so far: those whose value was not
+// a finite number, and those older than the latest event when they came.
+func (p *Pipeline) Dropped() uint64 { return p.skipped + p.s.Stats().Rejected }
 
 // Flush pushes the staged events as one batch and appends the rows it
 // emits to dst. Rows of hosts whose 1m window is empty are left out: they

@@ -1,12 +1,14 @@
 package worker
 
 import (
+	"math"
 	"strconv"
 	"testing"
 
 	"github.com/pond-go/pond/benchmarks"
 	"github.com/pond-go/pond/examples/cluster/internal/events"
 	"github.com/pond-go/pond/examples/cluster/internal/rows"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -46,4 +48,46 @@ func TestHostNamesAreBounded(t *testing.T) {
 		}
 		require.LessOrEqual(t, len(p.names), maxNames)
 	}
+}
+
+// TestPipelineDropsOnlyTheBadEvents: an event whose value is not a
+// finite number, or older than the latest (a producer's timestamps may go
+// back), is left out and counted, and the events of its push are not:
+// the rows are those of the same stream without the bad events.
+func TestPipelineDropsOnlyTheBadEvents(t *testing.T) {
+	st, err := events.NewStream(3, 10, benchmarks.T0.UnixMilli(), 42)
+	require.NoError(t, err)
+	clean, err := NewPipeline()
+	require.NoError(t, err)
+	dirty, err := NewPipeline()
+	require.NoError(t, err)
+	var want, got []rows.Row
+	for k := range int64(40) {
+		es := st.Tick(nil, k)
+		for i, e := range es {
+			clean.Add(e.TimeMs, e.CPU, e.Requests, e.Host)
+			dirty.Add(e.TimeMs, e.CPU, e.Requests, e.Host)
+			if i == 1 {
+				switch k % 4 {
+				case 1:
+					dirty.Add(e.TimeMs, math.Inf(1), e.Requests, e.Host)
+				case 2:
+					dirty.Add(e.TimeMs, e.CPU, math.NaN(), e.Host)
+				case 3:
+					dirty.Add(e.TimeMs-500, e.CPU, e.Requests, e.Host) // late
+				}
+			}
+		}
+		want, err = clean.Flush(want)
+		require.NoError(t, err)
+		got, err = dirty.Flush(got)
+		require.NoError(t, err, "tick %d", k)
+	}
+	require.NotEmpty(t, want)
+	require.Equal(t, len(want), len(got))
+	for i := range want {
+		require.Equal(t, string(want[i].AppendJSON(nil)), string(got[i].AppendJSON(nil)), "row %d", i)
+	}
+	assert.Equal(t, uint64(30), dirty.Dropped(), "ten of each kind")
+	assert.Zero(t, clean.Dropped())
 }

@@ -88,7 +88,8 @@ type part struct {
 	// committedBoundary is the last boundary a committed transaction wrote:
 	// rows up to it are never written again.
 	committedBoundary int64
-	touched           bool // processed in the open transaction
+	touched           bool   // processed in the open transaction
+	dropped           uint64 // input events left out, as last logged
 }
 
 // New connects a worker and joins the group.
@@ -300,6 +301,11 @@ func (w *Worker) transact(ctx context.Context, fs kgo.Fetches) error {
 		w.out, err = pt.pipe.Flush(w.out[:0])
 		if err != nil {
 			w.log.Error("push rejected", "partition", fp.Partition, "err", err)
+		}
+		if d := pt.pipe.Dropped(); d > pt.dropped {
+			w.log.Warn("input events left out: not finite, or older than the partition's latest",
+				"partition", fp.Partition, "events", d-pt.dropped, "since start", d)
+			pt.dropped = d
 		}
 		part := []byte(strconv.Itoa(int(fp.Partition)))
 		for i := range w.out {
