@@ -2,8 +2,10 @@ package wire
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // Frame is any frame read back from JSON. Raw frames fill RawRows;
@@ -76,18 +78,21 @@ func Decode(data []byte) (*Frame, error) {
 	case TypeSnapshot, TypeAppend:
 		f.RawRows = make([]RawRow, len(jf.Rows))
 		for i, r := range jf.Rows {
-			var cells [4]any
-			if err := json.Unmarshal(r, &cells); err != nil {
-				return nil, fmt.Errorf("wire: raw row %d: %w", i, err)
+			// The time as an integer (a float64 holds exactly only those
+			// up to 2^53), a missing number (null) as NaN, as the host
+			// rows read theirs.
+			var cells [4]json.RawMessage
+			var cpu, req *float64
+			var host *string
+			err := json.Unmarshal(r, &cells)
+			if err == nil {
+				err = errors.Join(json.Unmarshal(cells[1], &cpu), json.Unmarshal(cells[2], &req), json.Unmarshal(cells[3], &host))
 			}
-			t, ok1 := cells[0].(float64)
-			cpu, ok2 := cells[1].(float64)
-			req, ok3 := cells[2].(float64)
-			host, ok4 := cells[3].(string)
-			if !ok1 || !ok2 || !ok3 || !ok4 {
-				return nil, fmt.Errorf("wire: raw row %d: %s is not [number, number, number, string]", i, r)
+			t, terr := strconv.ParseInt(string(cells[0]), 10, 64)
+			if err != nil || terr != nil || host == nil {
+				return nil, fmt.Errorf("wire: raw row %d: %.80s is not [integer, number, number, string]", i, r)
 			}
-			f.RawRows[i] = RawRow{TimeMs: int64(t), CPU: cpu, Requests: req, Host: host}
+			f.RawRows[i] = RawRow{TimeMs: t, CPU: num(cpu), Requests: num(req), Host: *host}
 		}
 	case TypeAggregateSnapshot, TypeAggregateAppend:
 		f.Rows = make([]HostTick, len(jf.Rows))
