@@ -580,3 +580,77 @@ func TestRowsTakenBeforeTheirFoldFitTheCutRing(t *testing.T) {
 		assert.Zero(t, n, "span %d: allocations of rings sliding with rows handed over", c.span)
 	}
 }
+
+func TestAFillingDequeMovesItsRowsAtMostTwice(t *testing.T) {
+	// Windows filling at a steady rate, two rows a tick, each tick
+	// evicting first (600 and 6,000 rows, the seed's minute at 10 and
+	// 100 rows a second): foreseeing its peak, the ring doubles its short
+	// last block rather than stepping through every class (a seventh
+	// apart above 64 rows), and starts each block after a full one at the
+	// rows it foresees; so its rows move, in all, fewer than twice the
+	// rows the ring ends with (its first block's doublings from 8 rows to
+	// 512), and it still ends cut to its peak. Stepping through the
+	// classes moved them about ten times (the first minute of the seed at
+	// 1,000 hosts spent three quarters of its time moving rows).
+	for _, c := range []struct {
+		span    uint64
+		wantCap uint64
+	}{{60000, 604}, {600000, 6002}} {
+		p := testPool()
+		p.span = int64(c.span)
+		d := deque{stride: testStride}
+		moved := 0
+		for d.tail < 2*c.span/100 {
+			if newest := 100 * (d.tail + 1); newest > c.span {
+				a := d.front
+				for a < d.tail && uint64(d.time(a)) < newest-c.span {
+					a++
+				}
+				d.dropTo(a, p)
+			}
+			for range 2 {
+				k, lrows := len(d.blocks), int(d.lrows)
+				var last *uint64
+				if k > 0 {
+					last = &d.blocks[k-1][0]
+				}
+				pushTimed(&d, p)
+				if k > 0 && k == len(d.blocks) && last != &d.blocks[k-1][0] {
+					moved += lrows
+				}
+			}
+		}
+		requireTimed(t, &d)
+		assert.Equal(t, c.wantCap, d.cap, "span %d: the ring cut to its peak", c.span)
+		assert.Less(t, moved, 2*int(c.wantCap), "span %d: rows moved while the ring filled", c.span)
+		d.release(p)
+		assert.Zero(t, p.inUse, "span %d: every class block back", c.span)
+	}
+}
+
+func TestADequeMisforeseeingItsPeakHoldsNoMoreRoomThanRows(t *testing.T) {
+	// A burst, then a trickle: the rate of the rows held foresees a peak
+	// far above what the window will hold. The ring takes more room than
+	// the classes' steps would, but never more than the rows it holds
+	// (the first classes aside), and keeps its rows.
+	const span = 600000
+	p := testPool()
+	p.span = span
+	d := deque{stride: testStride}
+	at := int64(0)
+	for a := range 6000 {
+		if a < 3000 {
+			at++ // 3,000 rows in 3,000 units: a peak of 600,000 foreseen
+		} else {
+			at += 1000
+		}
+		r := d.push(p)
+		r[0], r[1], r[2] = uint64(at), uint64(a), uint64(a)+1
+		require.LessOrEqual(t, d.cap-uint64(d.len()), uint64(max(d.len(), 64)), "after row %d", a)
+	}
+	for a := d.front; a < d.tail; a++ {
+		require.Equal(t, []uint64{a, a + 1}, d.row(a)[1:], "row %d", a)
+	}
+	d.release(p)
+	assert.Zero(t, p.inUse)
+}
