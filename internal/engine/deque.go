@@ -540,20 +540,28 @@ func (d *deque) growLast(p *blockPool, i int) int {
 	need := d.foresee(p) - float64(d.cap-uint64(d.lrows))
 	if need > float64(p.classRows(next)) {
 		// Still filling, and foreseen past the next class: the step
-		// skips classes, up to twice the block's rows or the rows
-		// foreseen, whichever is the fewer. The classes are a seventh
-		// apart above 64 rows, so stepping through each moved a block's
-		// rows about seven times as it filled (the first minute of the
-		// seed at 1,000 hosts spent three quarters of its time moving
-		// rows); doubling moves them about once, and leaves room for at
-		// most as many rows as the block holds.
-		for next < p.fullClass() && float64(p.classRows(next)) < min(float64(2*r), need) {
-			next++
+		// skips classes, to the class of the rows foreseen if that is
+		// at most twice the block's rows (the block then cut to them),
+		// else to the largest class of at most twice its rows. The
+		// classes are a seventh apart above 64 rows, so stepping through
+		// each moved a block's rows about seven times as it filled (the
+		// first minute of the seed at 1,000 hosts spent three quarters
+		// of its time moving rows); doubling moves them about once, and
+		// leaves room for no more rows than the block holds.
+		if need <= float64(2*r) {
+			for next < p.fullClass() && float64(p.classRows(next)) < need {
+				next++
+			}
+		} else {
+			for next < p.fullClass() && p.classRows(next+1) <= 2*r {
+				next++
+			}
 		}
 	}
 	var nb []uint64
 	var g int
-	if rows := d.cutRows(p, r, next, need); rows > 0 {
+	rows := d.cutRows(p, r, next, need)
+	if rows > 0 {
 		nb, g = p.cut(rows, c), rows-r
 	} else {
 		nb, g = p.get(next), p.classRows(next)-r
@@ -563,9 +571,11 @@ func (d *deque) growLast(p *blockPool, i int) int {
 	copy(nb[(i+g)*st:], old[i*st:r*st])
 	p.put(old, c)
 	d.blocks[k] = nb
-	if rows := len(nb) / st; rows == p.classRows(next) {
+	if rows == 0 {
 		d.setLast(p, next)
 	} else {
+		// Cut, even to a class's rows: the block is the slab's, not the
+		// class's, and goes back to no free list.
 		d.last, d.lrows = cutClass, int16(rows)
 	}
 	d.cap += uint64(g)
