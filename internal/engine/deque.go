@@ -25,7 +25,8 @@ const blockRows = 1024
 // the allocator rounds away and the ring no more than a step (a seventh
 // or less above 64 rows) beyond its rows. While a deque fills time
 // windows, it foresees the rows it will hold (see foresee) and steps
-// faster: its last block at least doubles until it reaches them, and a
+// faster: its last block about doubles (to the largest class of at most
+// twice its rows) until it reaches them, cut to them at the last, and a
 // block after a full one starts at a full block or half the rows
 // foreseen for it. Stepping a class at a time moved each row about ten
 // times as a window filled; so the room a filling ring holds is at most
