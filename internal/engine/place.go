@@ -59,6 +59,7 @@ func (g *Group) linkChains() {
 	// no look at its engine to tell whether it is new.
 	ne, holes := len(g.engines), len(g.engines) != len(g.order)
 	unknown := false
+	long := int32(0) // the longest chain
 	for i, p := range r.part {
 		if int(p) >= len(ch) {
 			g.growChains(int(p) + 1)
@@ -70,10 +71,16 @@ func (g *Group) linkChains() {
 		}
 		idx[i] = c.end // a partition's first row: unused
 		c.end, c.n = int32(i), c.n+1
+		long = max(long, c.n)
 	}
 	if unknown {
 		g.meet()
 	}
+	// gatherLinked's scratch, sized here for every chain of every tick,
+	// not only those that take its slow path: a ring's tail block
+	// rarely ends inside a chain, so the longest chain to do so could
+	// come long after the warm-up, and grow the scratch there.
+	g.seq = slices.Grow(g.seq[:0], int(long))
 	g.indexed, g.linked = true, true
 }
 

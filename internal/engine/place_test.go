@@ -188,3 +188,23 @@ func TestLinkedTicksMatchSortedTicks(t *testing.T) {
 		})
 	}
 }
+
+func TestLinkedTickSizesTheScratchOfItsSlowPath(t *testing.T) {
+	// 1,000 partitions at 10 rows a second, two rows each a 200 ms tick:
+	// the ticks link their rows. gatherLinked's slow path (a chain that
+	// crosses its ring's tail block) needs a scratch as long as the
+	// chain; every linked tick sizes it for its longest chain, so that
+	// the first chain to take that path after the warm-up finds it made
+	// (TestSeedSteadyDoesNotAllocate once counted it growing there). With
+	// the scratch let go, a tick in which no chain takes that path makes
+	// it again.
+	r := newGroupRig(1000, 10)
+	for range 12 { // the first tick meets the partitions; the next link
+		r.tick()
+	}
+	r.g.seq = nil
+	for range 2 { // one more tick
+		r.tick()
+	}
+	assert.GreaterOrEqual(t, cap(r.g.seq), 2, "the scratch of two rows a chain")
+}
