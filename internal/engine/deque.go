@@ -23,10 +23,12 @@ const blockRows = 1024
 // then each size the allocator has for objects between 64 rows and a full
 // block, at least minStep rows apart, so that a last block has no room
 // the allocator rounds away and the ring no more than a step (a seventh
-// or less above 64 rows) beyond its rows. While a deque fills time
-// windows, it foresees the rows it will hold (see foresee) and steps
-// faster: its last block about doubles (to the largest class of at most
-// twice its rows) until it reaches them, cut to them at the last, and a
+// or less above 64 rows) beyond its rows. While a deque fills its
+// windows (time windows with rows in order, or a count window), it
+// foresees the rows it will hold (see foresee) and steps faster: its
+// last block about doubles (to the largest class of at most twice its
+// rows) until it reaches them, cut to them at the last for time
+// windows, and a
 // block after a full one starts at a full block or half the rows
 // foreseen for it. Stepping a class at a time moved each row about ten
 // times as a window filled; so the room a filling ring holds is at most
@@ -106,6 +108,10 @@ type blockPool struct {
 	// the step's 20 rows in a wrapped ring, which took a full block of
 	// 1,024 rows (24 KB a partition) to hold them.
 	ahead int64
+	// count is the rows of the plan's window when it is a count window
+	// (else 0): a deque filling it foresees its peak from it (see
+	// foresee).
+	count int
 	// slab is room that last blocks cut to a deque's peak are taken
 	// from (see cut): they are sized to the row, not to the allocator's
 	// classes, and are not pooled.
@@ -181,6 +187,14 @@ func (p *blockPool) windowSpan() (span, ahead int64) {
 		return p.shared.span, p.shared.ahead
 	}
 	return p.span, p.ahead
+}
+
+// windowCount returns the rows of the plan's count window, 0 for none.
+func (p *blockPool) windowCount() int {
+	if p.shared != nil {
+		return p.shared.count
+	}
+	return p.count
 }
 
 // setStride sizes the pool's blocks for rows of stride slots, and
@@ -465,7 +479,8 @@ func (d *deque) grow(p *blockPool) {
 	// allocator's size (882 rows of 24 bytes took 21,760 bytes, 592
 	// more, a partition of the seed at 1,000 hosts).
 	c := 0
-	if need := d.foresee(p) - float64(d.cap); need >= blockRows {
+	peak, _ := d.foresee(p)
+	if need := peak - float64(d.cap); need >= blockRows {
 		c = p.fullClass()
 	} else {
 		for c < p.fullClass() && float64(2*p.classRows(c)) < need {
@@ -479,8 +494,8 @@ func (d *deque) grow(p *blockPool) {
 
 // fullGrowBlocks is the number of full blocks from which a ring grows by
 // a full block instead of a short last block that grows a step at a
-// time. A window that fills without foreseeing its peak (a count window,
-// rows out of order) moves each of its rows several times as its last
+// time. A window that fills without foreseeing its peak (rows out of
+// order) moves each of its rows several times as its last
 // block steps from 8 rows to a full one; a ring of this many blocks
 // moves none, and its room beyond its rows is at most 1/32 of them.
 const fullGrowBlocks = 32
@@ -538,7 +553,8 @@ func (d *deque) growLast(p *blockPool, i int) int {
 		for next = 0; p.classRows(next) <= r; next++ {
 		}
 	}
-	need := d.foresee(p) - float64(d.cap-uint64(d.lrows))
+	peak, cut := d.foresee(p)
+	need := peak - float64(d.cap-uint64(d.lrows))
 	if need > float64(p.classRows(next)) {
 		// Still filling, and foreseen past the next class: the step
 		// skips classes, to the class of the rows foreseen if that is
@@ -561,7 +577,10 @@ func (d *deque) growLast(p *blockPool, i int) int {
 	}
 	var nb []uint64
 	var g int
-	rows := d.cutRows(p, r, next, need)
+	rows := 0
+	if cut {
+		rows = d.cutRows(p, r, next, need)
+	}
 	if rows > 0 {
 		nb, g = p.cut(rows, c), rows-r
 	} else {
@@ -623,21 +642,34 @@ func (d *deque) cutRows(p *blockPool, r, next int, need float64) int {
 }
 
 // foresee returns the rows the deque is foreseen to hold at its peak
-// (even; see cutRows) while it is still filling its time windows, from
-// the rate of the rows it holds; else 0.
-func (d *deque) foresee(p *blockPool) float64 {
+// (even; see cutRows) while it is still filling its windows, and whether
+// its last block may be cut to them; else 0. Time windows foresee from
+// the rate of the rows held, and may cut. A count window foresees its
+// count and one row more, but is not cut: the rows of a tick may enter
+// before its fold evicts, and the room of the class above the peak
+// holds them, as it did when the ring stepped a class at a time.
+func (d *deque) foresee(p *blockPool) (peak float64, cut bool) {
 	span, ahead := p.windowSpan()
 	n := d.tail - d.front
-	if span <= 0 || n < cutMinRows {
-		return 0
+	if n < cutMinRows {
+		return 0, false
+	}
+	if c := p.windowCount(); c > 0 {
+		if n >= uint64(c) {
+			return 0, false // full: the peak is here
+		}
+		return float64(c + 1 + (c+1)&1), false
+	}
+	if span <= 0 {
+		return 0, false
 	}
 	t0, t1 := d.time(d.front), d.time(d.tail-1)
 	if t1 <= t0 || t1-t0 >= span {
 		// Out of order, or the windows are full: the peak is here.
-		return 0
+		return 0, false
 	}
 	rate := float64(n-1) / float64(t1-t0)
-	peak := rate*float64(span+ahead) + 1
+	peak = rate*float64(span+ahead) + 1
 	if short := rate * float64(span>>8); short <= reducers.ShortRun {
 		peak += short
 	}
@@ -645,7 +677,7 @@ func (d *deque) foresee(p *blockPool) float64 {
 	// sliding by two rows a fold (two rows each 200 ms) has every other
 	// lap's pairs across its blocks' ends, which the folds take apart
 	// row by row (1 % more instructions at 1,000 hosts).
-	return 2 * math.Ceil(peak/2)
+	return 2 * math.Ceil(peak/2), true
 }
 
 // rotate moves the rows so that the front is at position 0 (three

@@ -6,13 +6,13 @@ import (
 
 // FuzzDequeGrowth drives one deque with rows whose times the input
 // chooses (steady, bursts, gaps, out of order), drops from its front now
-// and then, under a pool that foresees its peak over a span (or not) and
-// may have rows handed over (ahead). After every step the deque holds
-// exactly the rows pushed and not dropped, in order, its blocks agree
-// with its ring, and a push that grew the ring left no more room than the
-// rows it holds (the first classes aside; up to a full block once rows
-// are handed over, as cutRows allows). Every block goes back to the pool
-// when it is released.
+// and then, under a pool that foresees its peak over a span or a count
+// (or not) and may have rows handed over (ahead). After every step the
+// deque holds exactly the rows pushed and not dropped, in order, its
+// blocks agree with its ring, and a push that grew the ring left no more
+// room than the rows it holds (the first classes aside; up to a full
+// block once rows are handed over, as cutRows allows). Every block goes
+// back to the pool when it is released.
 func FuzzDequeGrowth(f *testing.F) {
 	f.Add(uint8(0), uint8(0), []byte{1, 1, 1, 1, 1, 1, 1, 1})
 	f.Add(uint8(6), uint8(0), []byte{0, 0, 0, 0, 200, 7, 7, 7, 7, 0x80, 9, 9})
@@ -26,6 +26,9 @@ func dequeGrowthCase(t *testing.T, spanLog, aheadLog uint8, ops []byte) {
 	p := testPool()
 	if spanLog%16 != 0 {
 		p.span = 1 << (spanLog % 16) * 100
+	}
+	if spanLog&0x80 != 0 { // a count window instead
+		p.span, p.count = 0, 16+int(spanLog&0x7f)*50
 	}
 	if aheadLog%4 != 0 {
 		p.ahead = int64(aheadLog%4) * 200

@@ -528,7 +528,8 @@ func TestPlanGivesItsPoolTheLongestSpan(t *testing.T) {
 	assert.Equal(t, int64(time.Minute), plan.pool.span, "the seed's 1m window")
 	count, err := NewPlan(testSchema, []rolling.Window{{Count: 5, Aggs: []reduce.Agg{{Out: "s", From: "v", Using: reduce.Sum}}}}, rolling.Options{}, nil, nil)
 	require.NoError(t, err)
-	assert.Zero(t, count.pool.span, "a count window foresees nothing")
+	assert.Zero(t, count.pool.span, "a count window foresees no span")
+	assert.Equal(t, 5, count.pool.count, "but its count")
 }
 
 func TestRowsTakenBeforeTheirFoldFitTheCutRing(t *testing.T) {
@@ -625,6 +626,44 @@ func TestAFillingDequeMovesItsRowsAtMostTwice(t *testing.T) {
 		assert.Less(t, moved, 2*int(c.wantCap), "span %d: rows moved while the ring filled", c.span)
 		d.release(p)
 		assert.Zero(t, p.inUse, "span %d: every class block back", c.span)
+	}
+}
+
+func TestAFillingCountWindowMovesItsRowsAtMostTwice(t *testing.T) {
+	// A count window of 600 and of 6,000 rows, filling: the ring foresees
+	// its count, steps as a time window's does, and ends on the same
+	// class as a ring that stepped through every class (its room above
+	// the count holds the rows of a tick that enter before the fold
+	// evicts), having moved fewer than twice its rows, not ten times.
+	for _, c := range []struct {
+		count   int
+		wantCap uint64
+	}{{600, 682}, {6000, 6026}} {
+		p := testPool()
+		p.count = c.count
+		d := deque{stride: testStride}
+		moved := 0
+		for d.len() < c.count {
+			k, lrows := len(d.blocks), int(d.lrows)
+			var last *uint64
+			if k > 0 {
+				last = &d.blocks[k-1][0]
+			}
+			pushTimed(&d, p)
+			if k > 0 && k == len(d.blocks) && last != &d.blocks[k-1][0] {
+				moved += lrows
+			}
+		}
+		for range 3 * c.count { // sliding at its count
+			pushTimed(&d, p)
+			d.dropTo(d.tail-uint64(c.count), p)
+		}
+		requireTimed(t, &d)
+		assert.Equal(t, c.wantCap, d.cap, "count %d: the ring", c.count)
+		assert.NotEqual(t, int8(cutClass), d.last, "count %d: its last block of a class", c.count)
+		assert.Less(t, moved, 2*int(c.wantCap), "count %d: rows moved while the ring filled", c.count)
+		d.release(p)
+		assert.Zero(t, p.inUse, "count %d: every class block back", c.count)
 	}
 }
 

@@ -363,7 +363,7 @@ func NewPlan(src *schema.Schema, windows []rolling.Window, opts rolling.Options,
 	p.pool.setStride(1 + len(p.cols))
 	for _, wp := range p.wins {
 		if wp.count > 0 {
-			p.pool.span = 0
+			p.pool.span, p.pool.count = 0, wp.count
 			break
 		}
 		p.pool.span = max(p.pool.span, wp.span)
