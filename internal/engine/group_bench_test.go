@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/pond-go/pond/internal/allocs"
 	"github.com/pond-go/pond/internal/table"
+	"github.com/pond-go/pond/internal/workers"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
@@ -228,4 +231,81 @@ func (k keyNames) KeyStrs(keys []string, parts []int32) bool {
 		keys[i] = s
 	}
 	return true
+}
+
+// BenchmarkGroupTickSplit measures how well a tick split over two
+// workers uses the second core, against two groups that share nothing,
+// in steady state (one op is one batch of one row per partition; a tick
+// every second batch at N=10, every twentieth at N=100):
+//
+//   - split=none: one group, no workers;
+//   - split=tick: one group with two workers, every tick split over them
+//     (no rows handed over between ticks), as a series with
+//     live.Options.Workers = 2 does where its ticks are close;
+//   - split=halves: two groups of half the partitions each, each fed its
+//     own half of every batch on its own goroutine, the two meeting after
+//     every batch: a split with nothing shared, the most two cores can
+//     give this work.
+//
+// rows/s counts the rows of every group; compare the three within one
+// run (BENCH.md, "Session 34: what a split tick shares").
+func BenchmarkGroupTickSplit(b *testing.B) {
+	for _, c := range []struct{ parts, perSec int }{{1000, 10}, {1000, 100}} {
+		name := fmt.Sprintf("P=%d/N=%d", c.parts, c.perSec)
+		b.Run(name+"/split=none", func(b *testing.B) { benchTickSplit(b, c.parts, c.perSec, 1) })
+		b.Run(name+"/split=tick", func(b *testing.B) { benchTickSplit(b, c.parts, c.perSec, 2) })
+		b.Run(name+"/split=halves", func(b *testing.B) { benchTickHalves(b, c.parts, c.perSec) })
+	}
+}
+
+func benchTickSplit(b *testing.B, parts, perSec, w int) {
+	defer SetHandOffRows(SetHandOffRows(1 << 30))
+	defer workers.SetGateForce(workers.SetGateForce(1))
+	r := newGroupRig(parts, perSec)
+	if w > 1 {
+		p := workers.New(w)
+		defer p.Close()
+		r.g.SetWorkers(p)
+	}
+	for range 61 * perSec { // fill the 1m windows
+		r.tick()
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		groupTicks(r, 1)
+	}
+	b.ReportMetric(float64(b.N*parts)/b.Elapsed().Seconds(), "rows/s")
+}
+
+func benchTickHalves(b *testing.B, parts, perSec int) {
+	rs := [2]*groupRig{newGroupRig(parts/2, perSec), newGroupRig(parts-parts/2, perSec)}
+	for _, r := range rs {
+		for range 61 * perSec {
+			r.tick()
+		}
+	}
+	b.ReportAllocs()
+	var done atomic.Int64 // batches both halves have pushed, counted once each
+	n := b.N
+	half := func(r *groupRig) {
+		for i := 1; i <= n; i++ {
+			r.tick()
+			done.Add(1)
+			for spins := 0; done.Load() < int64(2*i); spins++ {
+				if spins%1024 == 1023 {
+					runtime.Gosched()
+				}
+			}
+		}
+	}
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		half(rs[1])
+	}()
+	half(rs[0])
+	wg.Wait()
+	b.ReportMetric(float64(n*parts)/b.Elapsed().Seconds(), "rows/s")
 }
