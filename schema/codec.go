@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unsafe"
@@ -319,7 +320,8 @@ func NewCodec[T any](sch *Schema) (*Codec[T], error) {
 
 // Encode fills dst (emptied first; a new batch when nil) with rows, a
 // column at a time, and returns it. It does not validate: pushing the
-// batch does.
+// batch does. Number columns are float64: an integer field beyond ±2^53
+// takes the nearest float64, as any conversion to float64 does.
 func (c *Codec[T]) Encode(dst *Batch, rows []T) *Batch {
 	n := len(rows)
 	if dst == nil {
@@ -549,12 +551,20 @@ func encNum[N number](dst []float64, miss []bool, f *typedField, base unsafe.Poi
 // column the table lacks keeps its zero value. A missing cell leaves a
 // pointer field nil, and a float field NaN, other fields their zero
 // value. A column whose kind its field cannot hold is an error wrapping
-// [ErrSchema], and then dst is returned unchanged.
+// [ErrSchema]. A number its field cannot hold exactly (a fraction or a
+// value out of range for an integer field, a value beyond float32's range
+// for a float32 field) is a [*RowError] ([WrongType], naming the row,
+// the column and the field) wrapping [ErrValidation], as encoding/json
+// refuses 2.5 for an int; a float32 field otherwise takes the nearest
+// float32. On either error dst is returned unchanged.
 func (c *Codec[T]) Decode(dst []T, tab *Table) ([]T, error) {
 	if tab.Schema() != c.decSch {
 		if err := c.bind(tab.Schema()); err != nil {
 			return dst, err
 		}
+	}
+	if err := c.checkNumbers(tab); err != nil {
+		return dst, err
 	}
 	n := tab.Len()
 	first := len(dst)
@@ -628,6 +638,85 @@ func (c *Codec[T]) Decode(dst []T, tab *Table) ([]T, error) {
 		}
 	}
 	return dst, nil
+}
+
+// checkNumbers returns a [*RowError] for the first number of tab, column
+// by column, that its field (of a type narrower than float64) cannot
+// hold, or nil.
+func (c *Codec[T]) checkNumbers(tab *Table) error {
+	for k := range c.fields {
+		f := &c.fields[k]
+		j := c.decCols[k]
+		if j < 0 || f.isTime || f.colKind() != Number || f.kind == fFloat64 {
+			continue
+		}
+		for i, x := range tab.cols[j].Numbers() {
+			if x != x || f.kind.holds(x) {
+				continue // missing, or fits
+			}
+			return tab.schema.rowErr(i, j, WrongType,
+				fmt.Sprintf("%v does not fit field %s of type %s", x, f.goName, f.kind))
+		}
+	}
+	return nil
+}
+
+// holds reports whether a number field of kind k holds x (not NaN)
+// exactly, or for float32 as a finite float32.
+func (k fieldKind) holds(x float64) bool {
+	if k == fFloat32 {
+		return !math.IsInf(float64(float32(x)), 0)
+	}
+	if x != math.Trunc(x) {
+		return false // a fraction, or ±Inf
+	}
+	lo, hi := k.intRange()
+	return x >= lo && x < hi
+}
+
+// intRange returns the range [lo, hi) of the integer field kind k as
+// float64s: each bound is a power of two, so exact.
+func (k fieldKind) intRange() (lo, hi float64) {
+	bits, signed := 64, true
+	switch k {
+	case fInt8:
+		bits = 8
+	case fInt16:
+		bits = 16
+	case fInt32:
+		bits = 32
+	case fInt:
+		bits = strconv.IntSize
+	case fUint8:
+		bits, signed = 8, false
+	case fUint16:
+		bits, signed = 16, false
+	case fUint32:
+		bits, signed = 32, false
+	case fUint:
+		bits, signed = strconv.IntSize, false
+	case fUint64:
+		signed = false
+	}
+	if signed {
+		return -math.Ldexp(1, bits-1), math.Ldexp(1, bits-1)
+	}
+	return 0, math.Ldexp(1, bits)
+}
+
+// String returns the Go type of a field kind ("int8", "float32"…).
+func (k fieldKind) String() string {
+	if int(k) < len(fieldKindNames) && fieldKindNames[k] != "" {
+		return fieldKindNames[k]
+	}
+	return fmt.Sprintf("fieldKind(%d)", uint8(k))
+}
+
+var fieldKindNames = [...]string{
+	fTime: "time.Time", fNanos: "int64", fFloat64: "float64", fFloat32: "float32",
+	fInt: "int", fInt8: "int8", fInt16: "int16", fInt32: "int32", fInt64: "int64",
+	fUint: "uint", fUint8: "uint8", fUint16: "uint16", fUint32: "uint32", fUint64: "uint64",
+	fString: "string", fBool: "bool", fFloats: "[]float64", fStrings: "[]string",
 }
 
 // bind maps the fields to the columns of a table

@@ -1,0 +1,259 @@
+package schema_test
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/schema"
+)
+
+// numbersRow is a row of one number column per Go number type a Codec
+// field can have.
+type numbersRow struct {
+	At  time.Time `pond:"time"`
+	I   int       `pond:"i"`
+	I8  int8      `pond:"i8"`
+	I16 int16     `pond:"i16"`
+	I32 int32     `pond:"i32"`
+	I64 int64     `pond:"i64"`
+	U   uint      `pond:"u"`
+	U8  uint8     `pond:"u8"`
+	U16 uint16    `pond:"u16"`
+	U32 uint32    `pond:"u32"`
+	U64 uint64    `pond:"u64"`
+	F32 float32   `pond:"f32"`
+	F64 float64   `pond:"f64"`
+	P8  *int8     `pond:"p8"`
+}
+
+var numberColumns = []string{"i", "i8", "i16", "i32", "i64", "u", "u8", "u16", "u32", "u64", "f32", "f64", "p8"}
+
+// numbersTable returns a table of numbersRow's schema whose rows hold 0
+// in every number column but the cells set, by column name and row.
+func numbersTable(t *testing.T, rows int, set map[string]map[int]float64) *schema.Table {
+	t.Helper()
+	cols := []schema.Column{{Name: "time", Kind: schema.Time}}
+	for _, name := range numberColumns {
+		cols = append(cols, schema.Column{Name: name, Kind: schema.Number, Optional: true})
+	}
+	tab := schema.NewTable(schema.MustNew(cols...))
+	for i := range rows {
+		row := schema.Row{schema.NanosValue(int64(i))}
+		for _, name := range numberColumns {
+			v := schema.NumberValue(0)
+			if x, ok := set[name][i]; ok {
+				v = schema.NumberValue(x)
+				if math.IsNaN(x) {
+					v = schema.Missing()
+				}
+			}
+			row = append(row, v)
+		}
+		require.True(t, tab.AppendRowValues(row))
+	}
+	return tab
+}
+
+func newNumbersCodec(t *testing.T) *schema.Codec[numbersRow] {
+	t.Helper()
+	c, err := schema.NewCodec[numbersRow](nil)
+	require.NoError(t, err)
+	return c
+}
+
+// TestDecodeTakesEveryNumberItsFieldHolds decodes the bounds of every
+// integer type, and numbers far apart in float32, exactly.
+func TestDecodeTakesEveryNumberItsFieldHolds(t *testing.T) {
+	two := func(e int) float64 { return math.Ldexp(1, e) }
+	set := map[string]map[int]float64{
+		"i8":  {0: -128, 1: 127},
+		"i16": {0: -32768, 1: 32767},
+		"i32": {0: -two(31), 1: two(31) - 1},
+		"i64": {0: -two(63), 1: two(63) - 1024}, // the largest float64 below 2^63
+		"i":   {0: -two(31), 1: two(31) - 1},
+		"u8":  {0: 0, 1: 255},
+		"u16": {0: 0, 1: 65535},
+		"u32": {0: 0, 1: two(32) - 1},
+		"u64": {0: 0, 1: two(64) - 2048}, // the largest float64 below 2^64
+		"u":   {0: 0, 1: two(32) - 1},
+		"f32": {0: -math.MaxFloat32, 1: 0.1},
+		"f64": {0: -math.MaxFloat64, 1: math.MaxFloat64},
+		"p8":  {0: math.NaN(), 1: -7},
+	}
+	rows, err := newNumbersCodec(t).Decode(nil, numbersTable(t, 2, set))
+	require.NoError(t, err)
+	require.Len(t, rows, 2)
+	assert.Equal(t, []int8{-128, 127}, []int8{rows[0].I8, rows[1].I8})
+	assert.Equal(t, []int16{-32768, 32767}, []int16{rows[0].I16, rows[1].I16})
+	assert.Equal(t, []int32{math.MinInt32, math.MaxInt32}, []int32{rows[0].I32, rows[1].I32})
+	assert.Equal(t, []int64{math.MinInt64, math.MaxInt64 - 1023}, []int64{rows[0].I64, rows[1].I64})
+	assert.Equal(t, []int{math.MinInt32, math.MaxInt32}, []int{rows[0].I, rows[1].I})
+	assert.Equal(t, []uint8{0, 255}, []uint8{rows[0].U8, rows[1].U8})
+	assert.Equal(t, []uint16{0, 65535}, []uint16{rows[0].U16, rows[1].U16})
+	assert.Equal(t, []uint32{0, math.MaxUint32}, []uint32{rows[0].U32, rows[1].U32})
+	assert.Equal(t, []uint64{0, math.MaxUint64 - 2047}, []uint64{rows[0].U64, rows[1].U64})
+	assert.Equal(t, []uint{0, math.MaxUint32}, []uint{rows[0].U, rows[1].U})
+	assert.Equal(t, []float32{-math.MaxFloat32, 0.1}, []float32{rows[0].F32, rows[1].F32})
+	assert.Equal(t, []float64{-math.MaxFloat64, math.MaxFloat64}, []float64{rows[0].F64, rows[1].F64})
+	assert.Nil(t, rows[0].P8, "a missing cell leaves a pointer nil")
+	require.NotNil(t, rows[1].P8)
+	assert.Equal(t, int8(-7), *rows[1].P8)
+}
+
+// TestDecodeRefusesANumberItsFieldCannotHold: a fraction or a number out
+// of range for an integer field, or beyond float32's range, is an error
+// that names the row, the column and the field; dst is unchanged, and
+// the codec decodes the next table as if nothing had happened. Before,
+// 300 decoded into an int8 as 44, -1 into a uint as 2^64 − 1, 2.5 into
+// an int as 2.
+func TestDecodeRefusesANumberItsFieldCannotHold(t *testing.T) {
+	two := func(e int) float64 { return math.Ldexp(1, e) }
+	cases := []struct {
+		col   string
+		x     float64
+		field string
+	}{
+		{"i8", 128, "I8 of type int8"},
+		{"i8", -129, "I8 of type int8"},
+		{"i8", 2.5, "I8 of type int8"},
+		{"i16", 32768, "I16 of type int16"},
+		{"i32", two(31), "I32 of type int32"},
+		{"i32", -two(31) - 1, "I32 of type int32"},
+		{"i64", two(63), "I64 of type int64"},
+		{"i64", 1e300, "I64 of type int64"},
+		{"i64", -0.5, "I64 of type int64"},
+		{"i", 0.25, "I of type int"},
+		{"u8", 256, "U8 of type uint8"},
+		{"u8", -1, "U8 of type uint8"},
+		{"u16", -1, "U16 of type uint16"},
+		{"u32", two(32), "U32 of type uint32"},
+		{"u64", two(64), "U64 of type uint64"},
+		{"u64", -1, "U64 of type uint64"},
+		{"u", -1, "U of type uint"},
+		{"f32", 1e39, "F32 of type float32"},
+		{"f32", -math.MaxFloat64, "F32 of type float32"},
+		{"p8", 1000, "P8 of type int8"},
+	}
+	c := newNumbersCodec(t)
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%s=%v", tc.col, tc.x), func(t *testing.T) {
+			tab := numbersTable(t, 3, map[string]map[int]float64{tc.col: {2: tc.x}})
+			dst := []numbersRow{{I: 41}}
+			got, err := c.Decode(dst, tab)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, schema.ErrValidation)
+			var re *schema.RowError
+			require.True(t, errors.As(err, &re))
+			assert.Equal(t, 2, re.Row)
+			assert.Equal(t, tc.col, re.Name)
+			j, _ := tab.Schema().Index(tc.col)
+			assert.Equal(t, j, re.Column)
+			assert.Equal(t, schema.WrongType, re.Reason)
+			assert.Contains(t, err.Error(), "does not fit field "+tc.field)
+			assert.Equal(t, []numbersRow{{I: 41}}, got, "dst unchanged")
+
+			ok, err := c.Decode(got, numbersTable(t, 2, nil))
+			require.NoError(t, err)
+			assert.Len(t, ok, 3)
+		})
+	}
+}
+
+// FuzzDecodeNumbers decodes one number into each number field of
+// numbersRow and checks, against exact arithmetic (math/big), that
+// Decode either takes it exactly (the nearest float32 for a float32
+// field) or refuses it because the field cannot hold it.
+func FuzzDecodeNumbers(f *testing.F) {
+	for _, x := range []float64{0, -1, 2.5, 127, 128, -129, 255, 256, 1 << 31, 1 << 32, 1 << 53, 1 << 63, 1 << 64, -(1 << 63), 1e39, 1e300, math.Copysign(0, -1), math.SmallestNonzeroFloat64} {
+		f.Add(math.Float64bits(x))
+	}
+	c, err := schema.NewCodec[numbersRow](nil)
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, bits uint64) {
+		x := math.Float64frombits(bits)
+		if math.IsInf(x, 0) {
+			return // a table holds finite numbers only
+		}
+		for _, col := range numberColumns {
+			tab := numbersTable(t, 1, map[string]map[int]float64{col: {0: x}})
+			rows, err := c.Decode(nil, tab)
+			if math.IsNaN(x) {
+				require.NoError(t, err, "%s: a missing cell", col)
+				continue
+			}
+			want, fits := exactly(col, x)
+			if !fits {
+				require.ErrorIs(t, err, schema.ErrValidation, "%s = %v", col, x)
+				require.Empty(t, rows)
+				continue
+			}
+			require.NoError(t, err, "%s = %v", col, x)
+			require.Equal(t, want, fieldOf(rows[0], col), "%s = %v", col, x)
+		}
+	})
+}
+
+// exactly returns what field col of numbersRow should hold after decoding
+// x, as a float64, and whether it can: computed with math/big, apart
+// from Codec.
+func exactly(col string, x float64) (float64, bool) {
+	switch col {
+	case "f64":
+		return x, true
+	case "f32":
+		y := float32(x)
+		return float64(y), !math.IsInf(float64(y), 0)
+	}
+	b := new(big.Float).SetFloat64(x)
+	if !b.IsInt() {
+		return 0, false
+	}
+	i, _ := b.Int(nil)
+	bits := map[string]int{"i": strconv.IntSize, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "p8": 8,
+		"u": strconv.IntSize, "u8": 8, "u16": 16, "u32": 32, "u64": 64}[col]
+	lo, hi := new(big.Int), new(big.Int).Lsh(big.NewInt(1), uint(bits)) // unsigned: [0, 2^bits)
+	if col[0] != 'u' {
+		hi.Rsh(hi, 1) // 2^(bits−1)
+		lo.Neg(hi)    // −2^(bits−1)
+	}
+	return x, i.Cmp(lo) >= 0 && i.Cmp(hi) < 0
+}
+
+// fieldOf returns field col of r as a float64.
+func fieldOf(r numbersRow, col string) float64 {
+	switch col {
+	case "i":
+		return float64(r.I)
+	case "i8":
+		return float64(r.I8)
+	case "i16":
+		return float64(r.I16)
+	case "i32":
+		return float64(r.I32)
+	case "i64":
+		return float64(r.I64)
+	case "u":
+		return float64(r.U)
+	case "u8":
+		return float64(r.U8)
+	case "u16":
+		return float64(r.U16)
+	case "u32":
+		return float64(r.U32)
+	case "u64":
+		return float64(r.U64)
+	case "f32":
+		return float64(r.F32)
+	case "p8":
+		return float64(*r.P8)
+	}
+	return r.F64
+}
