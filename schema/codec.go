@@ -420,7 +420,7 @@ func encTime(dst []int64, f *typedField, base unsafe.Pointer, n int, size uintpt
 		return dst
 	}
 	for i := range out {
-		out[i] = (*time.Time)(at(base, i, size, f.off)).UnixNano()
+		out[i] = nanosOf(*(*time.Time)(at(base, i, size, f.off)))
 	}
 	return dst
 }

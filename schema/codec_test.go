@@ -257,3 +257,57 @@ func fieldOf(r numbersRow, col string) float64 {
 	}
 	return r.F64
 }
+
+// TestEncodeLeavesATimeOutsideTheRangeOutsideIt: time.Time.UnixNano wraps
+// around for times outside the years 1678 to 2262, into the range a
+// series accepts for some of them (3000-01-01 came out as 1830-11-23 and
+// was pushed as such). Encode gives such a time a value that validation
+// rejects, and keeps the range's own bounds exact.
+func TestEncodeLeavesATimeOutsideTheRangeOutsideIt(t *testing.T) {
+	type row struct {
+		At  time.Time `pond:"time"`
+		CPU float64   `pond:"cpu"`
+	}
+	sch, err := schema.For[row]()
+	require.NoError(t, err)
+	c, err := schema.NewCodec[row](sch)
+	require.NoError(t, err)
+	date := func(y int) time.Time { return time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC) }
+	for _, at := range []time.Time{{}, date(100), date(1500), date(1822), date(2117), date(2300), date(3000), date(9999)} {
+		b := c.Encode(nil, []row{{At: time.Unix(0, 0)}, {At: at}})
+		err := sch.Validate(b, false)
+		var re *schema.RowError
+		require.True(t, errors.As(err, &re), "%v: %v", at, err)
+		assert.Equal(t, schema.TimeRange, re.Reason, "%v", at)
+		assert.Equal(t, 1, re.Row, "%v", at)
+	}
+	lo, hi := time.Unix(0, schema.MinTime), time.Unix(0, schema.MaxTime)
+	b := c.Encode(nil, []row{{At: lo}, {At: hi}})
+	require.NoError(t, sch.Validate(b, true))
+	assert.Equal(t, []int64{schema.MinTime, schema.MaxTime}, b.Time)
+}
+
+// TestTimeValuesOutsideTheRangeStayOutsideIt: TimeValue and MillisValue
+// wrapped around as UnixNano and a multiplication by 10^6 do (3000-01-01
+// became 1830-11-23); now a time outside the years 1823 to 2116 gives a
+// key outside [MinTime, MaxTime], which validation rejects, and the
+// bounds themselves stay exact.
+func TestTimeValuesOutsideTheRangeStayOutsideIt(t *testing.T) {
+	outside := func(v schema.Value) bool {
+		ns, ok := v.Nanos()
+		return ok && (ns < schema.MinTime || ns > schema.MaxTime)
+	}
+	for _, y := range []int{1, 100, 1500, 1822, 2117, 2300, 3000, 9999} {
+		at := time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
+		assert.True(t, outside(schema.TimeValue(at)), "TimeValue, year %d", y)
+		assert.True(t, outside(schema.MillisValue(at.Unix()*1000)), "MillisValue, year %d", y)
+	}
+	for _, ns := range []int64{schema.MinTime, schema.MaxTime, 0} {
+		got, _ := schema.TimeValue(time.Unix(0, ns)).Nanos()
+		assert.Equal(t, ns, got)
+	}
+	for _, ms := range []int64{schema.MinTime / 1_000_000, schema.MaxTime / 1_000_000, -1, 1714000000250} {
+		got, _ := schema.MillisValue(ms).Nanos()
+		assert.Equal(t, ms*1e6, got)
+	}
+}

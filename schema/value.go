@@ -71,15 +71,46 @@ func ArrayValue(elems ...Value) Value {
 	return Value{kind: Array, ptr: unsafe.Pointer(unsafe.SliceData(elems)), bits: uint64(len(elems))}
 }
 
-// TimeValue returns a time key.
-func TimeValue(t time.Time) Value { return Value{kind: Time, bits: uint64(t.UnixNano())} }
+// TimeValue returns a time key. A time outside the years 1823 to 2116
+// ([MinTime], [MaxTime]) gives a key that validation rejects
+// ([TimeRange]).
+func TimeValue(t time.Time) Value { return Value{kind: Time, bits: uint64(nanosOf(t))} }
+
+// The times a series accepts, as time.Time.
+var (
+	minTime = time.Unix(0, MinTime)
+	maxTime = time.Unix(0, MaxTime)
+)
+
+// nanosOf returns t in nanoseconds since the epoch, or, for a t outside
+// [MinTime, MaxTime], the int64 bound on its side, which validation
+// rejects ([TimeRange]). (t.UnixNano wraps around outside the years 1678
+// to 2262, for some years into the range: 3000-01-01 to 1830-11-23.)
+func nanosOf(t time.Time) int64 {
+	switch {
+	case t.Before(minTime):
+		return math.MinInt64
+	case t.After(maxTime):
+		return math.MaxInt64
+	}
+	return t.UnixNano()
+}
 
 // NanosValue returns a time key given in nanoseconds since the Unix epoch.
 func NanosValue(ns int64) Value { return Value{kind: Time, bits: uint64(ns)} }
 
 // MillisValue returns a time key given in milliseconds since the Unix epoch,
-// the unit pond-ts uses.
-func MillisValue(ms int64) Value { return NanosValue(ms * int64(time.Millisecond)) }
+// the unit pond-ts uses. A time outside the years 1823 to 2116 gives a key
+// that validation rejects ([TimeRange]), not one wrapped around into them.
+func MillisValue(ms int64) Value {
+	switch {
+	case ms < MinTime/int64(time.Millisecond):
+		return NanosValue(math.MinInt64)
+	case ms > MaxTime/int64(time.Millisecond):
+		return NanosValue(math.MaxInt64)
+	}
+	return NanosValue(ms * int64(time.Millisecond))
+}
 
 // Of converts a plain Go value: nil is missing; float64, float32, int,
 // int32, int64, uint32 and uint64 are numbers; string; bool; time.Time is

@@ -3,6 +3,7 @@ package sequence
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 )
@@ -112,9 +113,17 @@ func ParseEvery(step string) (Sequence, error) {
 }
 
 // WithAnchor returns the sequence with its boundaries shifted to pass
-// through t.
+// through t. A t outside the years 1823 to 2116 gives a sequence whose Err
+// says so.
 func (s Sequence) WithAnchor(t time.Time) Sequence {
-	s.anchor = t.UnixNano()
+	switch {
+	case t.Before(time.Unix(0, -maxTime)):
+		s.anchor = math.MinInt64
+	case t.After(time.Unix(0, maxTime)):
+		s.anchor = math.MaxInt64
+	default:
+		s.anchor = t.UnixNano()
+	}
 	return s
 }
 

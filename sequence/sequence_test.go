@@ -114,3 +114,21 @@ func ExampleSequence_Start() {
 	fmt.Println(time.Duration(s.Start(t)))
 	// Output: 1m30s
 }
+
+// TestAnAnchorOutsideTheRangeIsAnError: time.Time.UnixNano wraps around
+// outside the years 1678 to 2262, into the accepted range for some years
+// (an anchor at 3000-01-01 became 1830-11-23, a silently other phase).
+// WithAnchor gives such an anchor a value Err reports; the range's own
+// bounds stay exact.
+func TestAnAnchorOutsideTheRangeIsAnError(t *testing.T) {
+	every := sequence.Every(time.Second)
+	for _, y := range []int{1, 100, 1500, 1822, 2117, 2300, 3000, 9999} {
+		s := every.WithAnchor(time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC))
+		require.ErrorIs(t, s.Err(), sequence.ErrSequence, "year %d", y)
+	}
+	lo, hi := time.Unix(0, schema.MinTime), time.Unix(0, schema.MaxTime)
+	require.NoError(t, every.WithAnchor(lo).Err())
+	require.NoError(t, every.WithAnchor(hi).Err())
+	assert.Equal(t, int64(schema.MinTime), every.WithAnchor(lo).Anchor())
+	assert.Equal(t, int64(schema.MaxTime), every.WithAnchor(hi).Anchor())
+}
