@@ -48,7 +48,8 @@ type Pipeline struct {
 	out   []live.Output
 	names map[string]string // interned host names, at most maxNames
 	// skipped counts the events not staged: a value that is not a finite
-	// number, which the series would reject with the rest of the push.
+	// number, or a timestamp beyond ±maxTimeMs, which the series would
+	// reject with the rest of the push.
 	skipped uint64
 }
 
@@ -111,7 +112,7 @@ func (p *Pipeline) AddKey(timeMs int64, cpu, requests float64, key []byte) {
 }
 
 func (p *Pipeline) add(timeMs int64, cpu, requests float64, host string) {
-	if !finite(cpu) || !finite(requests) {
+	if !finite(cpu) || !finite(requests) || timeMs > maxTimeMs || timeMs < -maxTimeMs {
 		p.skipped++
 		return
 	}
@@ -122,11 +123,18 @@ func (p *Pipeline) add(timeMs int64, cpu, requests float64, host string) {
 	b.Cols[2].Str = append(b.Cols[2].Str, host)
 }
 
+// maxTimeMs is the latest timestamp the series takes, either way from
+// 1970 (schema.MaxTime, the year 2116), in milliseconds; beyond it the
+// series would reject the push it came in, and beyond about 9.2e12 its
+// nanoseconds would overflow.
+const maxTimeMs = schema.MaxTime / int64(time.Millisecond)
+
 // finite reports whether x is a number the series takes.
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // Dropped returns the events left out so far: those whose value was not
-// a finite number, and those older than the latest event when they came.
+// a finite number or whose timestamp was beyond ±maxTimeMs, and those
+// older than the latest event when they came.
 func (p *Pipeline) Dropped() uint64 { return p.skipped + p.s.Stats().Rejected }
 
 // Flush pushes the staged events as one batch and appends the rows it

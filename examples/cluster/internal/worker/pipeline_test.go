@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/pond-go/pond/benchmarks"
 	"github.com/pond-go/pond/examples/cluster/internal/events"
@@ -51,9 +52,12 @@ func TestHostNamesAreBounded(t *testing.T) {
 }
 
 // TestPipelineDropsOnlyTheBadEvents: an event whose value is not a
-// finite number, or older than the latest (a producer's timestamps may go
-// back), is left out and counted, and the events of its push are not:
-// the rows are those of the same stream without the bad events.
+// finite number, older than the latest (a producer's timestamps may go
+// back), or whose timestamp the series cannot hold (after 2116, or so far
+// out that it overflows nanoseconds) is left out and counted, and the
+// events of its push are not: the rows are those of the same stream
+// without the bad events. (An event timestamped in 2200 used to fail its
+// whole push, and every event of its fetch was lost.)
 func TestPipelineDropsOnlyTheBadEvents(t *testing.T) {
 	st, err := events.NewStream(3, 10, benchmarks.T0.UnixMilli(), 42)
 	require.NoError(t, err)
@@ -68,13 +72,17 @@ func TestPipelineDropsOnlyTheBadEvents(t *testing.T) {
 			clean.Add(e.TimeMs, e.CPU, e.Requests, e.Host)
 			dirty.Add(e.TimeMs, e.CPU, e.Requests, e.Host)
 			if i == 1 {
-				switch k % 4 {
+				switch k % 6 {
 				case 1:
 					dirty.Add(e.TimeMs, math.Inf(1), e.Requests, e.Host)
 				case 2:
 					dirty.Add(e.TimeMs, e.CPU, math.NaN(), e.Host)
 				case 3:
 					dirty.Add(e.TimeMs-500, e.CPU, e.Requests, e.Host) // late
+				case 4:
+					dirty.Add(time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli(), e.CPU, e.Requests, e.Host)
+				case 5:
+					dirty.Add(math.MinInt64/3, e.CPU, e.Requests, e.Host) // ×10^6 overflows
 				}
 			}
 		}
@@ -88,6 +96,6 @@ func TestPipelineDropsOnlyTheBadEvents(t *testing.T) {
 	for i := range want {
 		require.Equal(t, string(want[i].AppendJSON(nil)), string(got[i].AppendJSON(nil)), "row %d", i)
 	}
-	assert.Equal(t, uint64(30), dirty.Dropped(), "ten of each kind")
+	assert.Equal(t, uint64(7+7+7+6+6), dirty.Dropped(), "one in each tick k with k%6 ≠ 0")
 	assert.Zero(t, clean.Dropped())
 }

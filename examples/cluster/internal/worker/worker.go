@@ -303,7 +303,7 @@ func (w *Worker) transact(ctx context.Context, fs kgo.Fetches) error {
 			w.log.Error("push rejected", "partition", fp.Partition, "err", err)
 		}
 		if d := pt.pipe.Dropped(); d > pt.dropped {
-			w.log.Warn("input events left out: not finite, or older than the partition's latest",
+			w.log.Warn("input events left out: not finite, timestamp out of range, or older than the partition's latest",
 				"partition", fp.Partition, "events", d-pt.dropped, "since start", d)
 			pt.dropped = d
 		}
