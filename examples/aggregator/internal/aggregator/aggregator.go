@@ -217,6 +217,7 @@ type refusals struct {
 	BadTime    uint64    `json:"badTime"`   // a time_ms outside the range the series holds
 	HostLimit  uint64    `json:"hostLimit"` // a new host past MaxHosts
 	HostLen    uint64    `json:"hostLen"`   // a host name longer than MaxHostLen
+	BadValue   uint64    `json:"badValue"`  // a cpu or requests that is not a finite number
 	Pushes     uint64    `json:"pushes"`    // whole batches refused by the series
 	LastLogged time.Time `json:"-"`
 }
@@ -332,16 +333,19 @@ func (a *Aggregator) push(b *schema.Batch, started time.Time, own *owned) error 
 }
 
 // admit returns b without the rows dated more than MaxSkew ahead of the
-// wall clock and the rows whose host name is longer than MaxHostLen; they
-// are counted and logged. One bad row must not poison the stream: a row
-// from the far future would evict the whole raw window and, under strict
-// ordering, make every later batch out of order.
+// wall clock, the rows whose host name is longer than MaxHostLen and the
+// rows whose cpu or requests is not a finite number; they are counted and
+// logged. One bad row must not poison the stream: a row from the far
+// future would evict the whole raw window and, under strict ordering, make
+// every later batch out of order, and the series rejects a batch with a
+// NaN or an infinity whole.
 func (a *Aggregator) admit(b *schema.Batch) *schema.Batch {
 	limit := a.cfg.Now().Add(a.cfg.MaxSkew).UnixNano()
 	hosts := b.Cols[2].Str
+	cpu, req := b.Cols[0].Num, b.Cols[1].Num
 	bad := false
 	for i, t := range b.Time {
-		if t > limit || len(hosts[i]) > a.cfg.MaxHostLen {
+		if t > limit || len(hosts[i]) > a.cfg.MaxHostLen || !finite(cpu[i]) || !finite(req[i]) {
 			bad = true
 			break
 		}
@@ -349,7 +353,7 @@ func (a *Aggregator) admit(b *schema.Batch) *schema.Batch {
 	if !bad {
 		return b
 	}
-	var future, long uint64
+	var future, long, value uint64
 	var example string
 	a.admitted = filterBatch(a.admitted, b, func(i int) bool {
 		switch {
@@ -365,14 +369,24 @@ func (a *Aggregator) admit(b *schema.Batch) *schema.Batch {
 				example = fmt.Sprintf("host of %d bytes", len(hosts[i]))
 			}
 			return false
+		case !finite(cpu[i]) || !finite(req[i]):
+			value++
+			if example == "" {
+				example = fmt.Sprintf("cpu %v, requests %v", cpu[i], req[i])
+			}
+			return false
 		}
 		return true
 	})
 	a.refused.Future += future
 	a.refused.HostLen += long
-	a.logRefusal("rows refused", "future", future, "host_too_long", long, "max_skew", a.cfg.MaxSkew, "max_host_len", a.cfg.MaxHostLen, "example", example)
+	a.refused.BadValue += value
+	a.logRefusal("rows refused", "future", future, "host_too_long", long, "not_finite", value, "max_skew", a.cfg.MaxSkew, "max_host_len", a.cfg.MaxHostLen, "example", example)
 	return a.admitted
 }
+
+// finite reports whether x is a number the series takes.
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // pushWithinHostLimit retries a push refused for creating too many
 // partitions: it keeps the rows of the hosts the series tracks and of as
@@ -560,7 +574,7 @@ func (a *Aggregator) Stats() Stats {
 	r.BadTime = a.m.badTime.Load()
 	return Stats{
 		Series: a.p.s.Stats(), TicksEmitted: a.ticksEmitted, Refused: r,
-		RejectedRows:   r.Order + r.Future + r.BadTime + r.HostLimit + r.HostLen,
+		RejectedRows:   r.Order + r.Future + r.BadTime + r.HostLimit + r.HostLen + r.BadValue,
 		RejectedPushes: r.Pushes, LiveClients: len(a.liveClients), AggClients: len(a.aggClients),
 		HistoryTicks: len(a.hist.all()), LastTickMs: a.lastTickMs,
 	}

@@ -385,6 +385,26 @@ func TestBadTimesAreRefusedWhileIngestGoesOn(t *testing.T) {
 	assert.Equal(t, 9, st.Series.Length, "the raw window was not evicted by a far-future row")
 }
 
+// TestNonFiniteValuesAreRefusedWhileIngestGoesOn: a producer may send a
+// cpu of NaN or ±Inf (a protobuf double holds them), which the series
+// would reject with the rest of its batch; such a row is refused alone
+// and counted (bad_value), and the batch's other rows are taken.
+func TestNonFiniteValuesAreRefusedWhileIngestGoesOn(t *testing.T) {
+	a := newTestAggregator(t, Config{Logger: quietLogger})
+	require.NoError(t, a.Push(batchOf(hostRows(0, 3)...), time.Now()))
+	rows := hostRows(100*time.Millisecond, 3)
+	rows = append(rows,
+		row{100 * time.Millisecond, math.NaN(), 1, "host-0"},
+		row{100 * time.Millisecond, math.Inf(1), 1, "host-1"},
+		row{100 * time.Millisecond, math.Inf(-1), 1, "host-2"})
+	require.NoError(t, a.Push(batchOf(rows...), time.Now()))
+	st := a.Stats()
+	assert.EqualValues(t, 3, st.Refused.BadValue)
+	assert.EqualValues(t, 0, st.RejectedPushes, "no batch refused whole")
+	assert.EqualValues(t, 3+3, st.Series.Ingested)
+	assert.EqualValues(t, 3, st.RejectedRows)
+}
+
 // TestAHostFloodIsBounded sends 100,000 new hosts in one batch beside the
 // known ones, then a 10 MB host name: the known hosts' rows are taken, new
 // hosts fill the room left under MaxHosts and the rest are refused and

@@ -115,7 +115,7 @@ func (m *counters) init(a *Aggregator) {
 // refusedVec exports the refused rows by reason.
 func refusedVec(a *Aggregator) prometheus.Collector {
 	return refusedCollector{a: a, desc: prometheus.NewDesc("pond_aggregator_rows_refused_total",
-		"Rows refused, by reason: order (out of order or past the grace), future (beyond the clock skew), bad_time (time_ms out of range), host_limit (a new host past the bound), host_length (an over-long host name).",
+		"Rows refused, by reason: order (out of order or past the grace), future (beyond the clock skew), bad_time (time_ms out of range), host_limit (a new host past the bound), host_length (an over-long host name), bad_value (a cpu or requests that is not a finite number).",
 		[]string{"reason"}, nil)}
 }
 
@@ -131,7 +131,7 @@ func (c refusedCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, kv := range []struct {
 		reason string
 		n      uint64
-	}{{"order", r.Order}, {"future", r.Future}, {"bad_time", r.BadTime}, {"host_limit", r.HostLimit}, {"host_length", r.HostLen}} {
+	}{{"order", r.Order}, {"future", r.Future}, {"bad_time", r.BadTime}, {"host_limit", r.HostLimit}, {"host_length", r.HostLen}, {"bad_value", r.BadValue}} {
 		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.CounterValue, float64(kv.n), kv.reason)
 	}
 }
