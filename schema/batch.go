@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/pond-go/pond/internal/check"
 )
@@ -151,6 +152,19 @@ func (e *RowError) Error() string {
 // Unwrap returns [ErrValidation].
 func (e *RowError) Unwrap() error { return ErrValidation }
 
+// outOfRange is the detail of a TimeRange error: the time as nanoseconds
+// and as a date, or, for the int64 bounds TimeValue gives a time.Time
+// outside the range, which side it was on.
+func outOfRange(t int64) string {
+	switch t {
+	case math.MinInt64:
+		return "a time before 1823"
+	case math.MaxInt64:
+		return "a time after 2116"
+	}
+	return fmt.Sprintf("%d ns (%s)", t, time.Unix(0, t).UTC().Format(time.RFC3339Nano))
+}
+
 func (s *Schema) rowErr(row, col int, r Reason, detail string) *RowError {
 	e := &RowError{Row: row, Column: col, Reason: r, Detail: detail}
 	if col >= 0 {
@@ -186,7 +200,7 @@ func (s *Schema) Validate(b *Batch, sorted bool) error {
 	if lo < MinTime || hi > MaxTime {
 		for i, t := range b.Time {
 			if t < MinTime || t > MaxTime {
-				return s.rowErr(i, 0, TimeRange, fmt.Sprintf("%d ns", t))
+				return s.rowErr(i, 0, TimeRange, outOfRange(t))
 			}
 		}
 	}
@@ -349,7 +363,7 @@ func (s *Schema) checkRow(i int, r Row) error {
 		}
 		if c.kind == Time {
 			if t := int64(c.bits); t < MinTime || t > MaxTime {
-				return s.rowErr(i, j, TimeRange, fmt.Sprintf("%d ns", t))
+				return s.rowErr(i, j, TimeRange, outOfRange(t))
 			}
 		}
 		switch c.kind {

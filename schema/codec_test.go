@@ -280,9 +280,19 @@ func TestEncodeLeavesATimeOutsideTheRangeOutsideIt(t *testing.T) {
 		require.True(t, errors.As(err, &re), "%v: %v", at, err)
 		assert.Equal(t, schema.TimeRange, re.Reason, "%v", at)
 		assert.Equal(t, 1, re.Row, "%v", at)
+		side := "a time after 2116"
+		if at.Year() < 1823 {
+			side = "a time before 1823"
+		}
+		assert.Equal(t, side, re.Detail, "%v", at)
 	}
+	// A time in nanoseconds out of the range is told as a date.
+	b := schema.NewBatch(sch, 1)
+	b.Time = append(b.Time, schema.MaxTime+1)
+	b.Cols[0].Num = append(b.Cols[0].Num, 0.5)
+	assert.ErrorContains(t, sch.Validate(b, true), "4611686018427387904 ns (2116-02-20T23:53:38.427387904Z)")
 	lo, hi := time.Unix(0, schema.MinTime), time.Unix(0, schema.MaxTime)
-	b := c.Encode(nil, []row{{At: lo}, {At: hi}})
+	b = c.Encode(nil, []row{{At: lo}, {At: hi}})
 	require.NoError(t, sch.Validate(b, true))
 	assert.Equal(t, []int64{schema.MinTime, schema.MaxTime}, b.Time)
 }
