@@ -70,10 +70,13 @@ type Options struct {
 	Grace time.Duration
 	// Workers is the number of goroutines the series spreads the work of
 	// its partitions over: every partitioned rolling's clock ticks (and,
-	// with aligned windows, its closings) are cut into contiguous ranges of
-	// partitions, one per worker, and the rows they emit are merged in the
+	// with aligned windows, its closings) are cut into chunks of
+	// contiguous partitions, about eight per worker, which the workers
+	// take as they come, and the rows they emit are joined in the
 	// partitions' order, so the outputs are exactly those of one worker,
-	// row for row and bit for bit. The calling goroutine is worker 0; the
+	// row for row and bit for bit. Whether it pays depends on the machine
+	// and the stream: measure it (docs/workers.md says how the work is
+	// split and what limits it). The calling goroutine is worker 0; the
 	// others start on the first push that needs them and stop in
 	// [Series.Close]. Zero or one means no goroutine of the series' own;
 	// at most [MaxWorkers].

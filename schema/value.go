@@ -116,7 +116,9 @@ func MillisValue(ms int64) Value {
 // int32, int64, uint32 and uint64 are numbers; string; bool; time.Time is
 // a time; []any and []Value are arrays (their elements converted the same
 // way); a Value is returned as it is. Any other type (int8, uint, …) is an
-// error wrapping [ErrValidation].
+// error wrapping [ErrValidation]. Numbers are float64: an integer beyond
+// ±2^53 takes the nearest float64; a time outside the years 1823 to 2116
+// gives a key validation rejects (see [TimeValue]).
 func Of(x any) (Value, error) {
 	switch x := x.(type) {
 	case nil:
