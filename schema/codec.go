@@ -553,17 +553,18 @@ func encNum[N number](dst []float64, miss []bool, f *typedField, base unsafe.Poi
 // value. A column whose kind its field cannot hold is an error wrapping
 // [ErrSchema]. A number its field cannot hold exactly (a fraction or a
 // value out of range for an integer field, a value beyond float32's range
-// for a float32 field) is a [*RowError] ([WrongType], naming the row,
-// the column and the field) wrapping [ErrValidation], as encoding/json
-// refuses 2.5 for an int; a float32 field otherwise takes the nearest
-// float32. On either error dst is returned unchanged.
+// for a float32 field), or an array element of another kind than its
+// slice field's (a string for a []float64), is a [*RowError] ([WrongType],
+// naming the row, the column and the field) wrapping [ErrValidation], as
+// encoding/json refuses 2.5 for an int; a float32 field otherwise takes
+// the nearest float32. On either error dst is returned unchanged.
 func (c *Codec[T]) Decode(dst []T, tab *Table) ([]T, error) {
 	if tab.Schema() != c.decSch {
 		if err := c.bind(tab.Schema()); err != nil {
 			return dst, err
 		}
 	}
-	if err := c.checkNumbers(tab); err != nil {
+	if err := c.checkCells(tab); err != nil {
 		return dst, err
 	}
 	n := tab.Len()
@@ -640,25 +641,63 @@ func (c *Codec[T]) Decode(dst []T, tab *Table) ([]T, error) {
 	return dst, nil
 }
 
-// checkNumbers returns a [*RowError] for the first number of tab, column
-// by column, that its field (of a type narrower than float64) cannot
-// hold, or nil.
-func (c *Codec[T]) checkNumbers(tab *Table) error {
+// checkCells returns a [*RowError] for the first cell of tab, column by
+// column, that its field cannot hold, or nil: a number its field (of a
+// type narrower than float64) cannot hold, or an array element of
+// another kind than its slice field's ([]float64 or []string).
+func (c *Codec[T]) checkCells(tab *Table) error {
 	for k := range c.fields {
 		f := &c.fields[k]
 		j := c.decCols[k]
-		if j < 0 || f.isTime || f.colKind() != Number || f.kind == fFloat64 {
+		if j < 0 || f.isTime {
 			continue
 		}
-		for i, x := range tab.cols[j].Numbers() {
-			if x != x || f.kind.holds(x) {
-				continue // missing, or fits
+		col := &tab.cols[j]
+		switch {
+		case f.kind == fFloats || f.kind == fStrings:
+			if i, e, bad := f.kind.strayElement(col, tab.Len()); bad {
+				return tab.schema.rowErr(i, j, WrongType,
+					fmt.Sprintf("an element %s does not fit field %s of type %s", e, f.goName, f.kind))
 			}
-			return tab.schema.rowErr(i, j, WrongType,
-				fmt.Sprintf("%v does not fit field %s of type %s", x, f.goName, f.kind))
+		case f.colKind() != Number || f.kind == fFloat64:
+		default:
+			for i, x := range col.Numbers() {
+				if x != x || f.kind.holds(x) {
+					continue // missing, or fits
+				}
+				return tab.schema.rowErr(i, j, WrongType,
+					fmt.Sprintf("%v does not fit field %s of type %s", x, f.goName, f.kind))
+			}
 		}
 	}
 	return nil
+}
+
+// strayElement returns the first row of the n of the array column col
+// with an element that a field of kind k ([]float64 or []string) cannot
+// hold, that element's kind and value for the message, and whether there
+// is one.
+func (k fieldKind) strayElement(col *col, n int) (row int, elem string, found bool) {
+	want := Number
+	if k == fStrings {
+		want = String
+	}
+	for i := range n {
+		if !col.Wide() {
+			// Numbers only.
+			if xs, _ := col.Nums(i); want != Number && len(xs) > 0 {
+				return i, fmt.Sprintf("%v (number)", xs[0]), true
+			}
+			continue
+		}
+		elems, _ := col.Array(i)
+		for _, e := range elems {
+			if e.Kind() != want {
+				return i, fmt.Sprintf("%v (%s)", e, e.Kind()), true
+			}
+		}
+	}
+	return 0, "", false
 }
 
 // holds reports whether a number field of kind k holds x (not NaN)

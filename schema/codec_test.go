@@ -321,3 +321,68 @@ func TestTimeValuesOutsideTheRangeStayOutsideIt(t *testing.T) {
 		assert.Equal(t, ms*1e6, got)
 	}
 }
+
+// TestDecodeRefusesAnArrayElementItsSliceCannotHold: an array cell with a
+// string decoded into a []float64 field (or a number into a []string)
+// was left out of the slice without a word (an array of strings read as
+// empty); it is now an error naming the row, the column and the field,
+// and dst is unchanged. Arrays of the field's own kind, empty arrays and
+// missing cells decode as before.
+func TestDecodeRefusesAnArrayElementItsSliceCannotHold(t *testing.T) {
+	type row struct {
+		At   time.Time `pond:"time"`
+		Nums []float64 `pond:"nums"`
+		Strs []string  `pond:"strs"`
+	}
+	sch := schema.MustNew(schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "nums", Kind: schema.Array, Optional: true},
+		schema.Column{Name: "strs", Kind: schema.Array, Optional: true})
+	c, err := schema.NewCodec[row](sch)
+	require.NoError(t, err)
+	num, str := schema.NumberValue, schema.StringValue
+	arr := schema.ArrayValue
+	table := func(cells ...[2]schema.Value) *schema.Table {
+		tab := schema.NewTable(sch)
+		for i, cs := range cells {
+			require.True(t, tab.AppendRowValues(schema.Row{schema.NanosValue(int64(i)), cs[0], cs[1]}))
+		}
+		return tab
+	}
+	good := table([2]schema.Value{arr(num(1), num(2)), arr(str("a"))},
+		[2]schema.Value{arr(), arr()},
+		[2]schema.Value{schema.Missing(), schema.Missing()})
+	rows, err := c.Decode(nil, good)
+	require.NoError(t, err)
+	require.Len(t, rows, 3)
+	assert.Equal(t, []float64{1, 2}, rows[0].Nums)
+	assert.Equal(t, []string{"a"}, rows[0].Strs)
+	assert.Equal(t, []float64{}, rows[1].Nums)
+	assert.Equal(t, []string{}, rows[1].Strs)
+	assert.Nil(t, rows[2].Nums)
+	assert.Nil(t, rows[2].Strs)
+
+	for _, tc := range []struct {
+		name  string
+		tab   *schema.Table
+		col   string
+		field string
+	}{
+		{"a string in []float64", table([2]schema.Value{arr(num(1)), arr()}, [2]schema.Value{arr(num(2), str("x")), arr()}), "nums", "Nums of type []float64"},
+		{"strings only in []float64", table([2]schema.Value{arr(), arr()}, [2]schema.Value{arr(str("x")), arr()}), "nums", "Nums of type []float64"},
+		{"a number in []string", table([2]schema.Value{arr(), arr(str("a"))}, [2]schema.Value{arr(), arr(str("b"), num(3))}), "strs", "Strs of type []string"},
+		{"numbers only in []string", table([2]schema.Value{arr(), arr()}, [2]schema.Value{arr(), arr(num(3))}), "strs", "Strs of type []string"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dst := []row{{Strs: []string{"kept"}}}
+			got, err := c.Decode(dst, tc.tab)
+			require.ErrorIs(t, err, schema.ErrValidation)
+			var re *schema.RowError
+			require.True(t, errors.As(err, &re))
+			assert.Equal(t, 1, re.Row)
+			assert.Equal(t, tc.col, re.Name)
+			assert.Equal(t, schema.WrongType, re.Reason)
+			assert.Contains(t, err.Error(), "does not fit field "+tc.field)
+			assert.Equal(t, []row{{Strs: []string{"kept"}}}, got, "dst unchanged")
+		})
+	}
+}
