@@ -108,6 +108,19 @@ func TestDecodeTakesEveryNumberItsFieldHolds(t *testing.T) {
 	assert.Equal(t, int8(-7), *rows[1].P8)
 }
 
+// requireWrongType fails t unless err is Decode's refusal of a cell of
+// tab at row and column col, for the field described as field ("I8 of
+// type int8").
+func requireWrongType(t *testing.T, err error, tab *schema.Table, row int, col, field string) {
+	t.Helper()
+	require.ErrorIs(t, err, schema.ErrValidation)
+	var re *schema.RowError
+	require.True(t, errors.As(err, &re))
+	j, _ := tab.Schema().Index(col)
+	assert.Equal(t, schema.RowError{Row: row, Column: j, Name: col, Reason: schema.WrongType, Detail: re.Detail}, *re)
+	assert.Contains(t, re.Detail, "does not fit field "+field)
+}
+
 // TestDecodeRefusesANumberItsFieldCannotHold: a fraction or a number out
 // of range for an integer field, or beyond float32's range, is an error
 // that names the row, the column and the field; dst is unchanged, and
@@ -148,16 +161,7 @@ func TestDecodeRefusesANumberItsFieldCannotHold(t *testing.T) {
 			tab := numbersTable(t, 3, map[string]map[int]float64{tc.col: {2: tc.x}})
 			dst := []numbersRow{{I: 41}}
 			got, err := c.Decode(dst, tab)
-			require.Error(t, err)
-			assert.ErrorIs(t, err, schema.ErrValidation)
-			var re *schema.RowError
-			require.True(t, errors.As(err, &re))
-			assert.Equal(t, 2, re.Row)
-			assert.Equal(t, tc.col, re.Name)
-			j, _ := tab.Schema().Index(tc.col)
-			assert.Equal(t, j, re.Column)
-			assert.Equal(t, schema.WrongType, re.Reason)
-			assert.Contains(t, err.Error(), "does not fit field "+tc.field)
+			requireWrongType(t, err, tab, 2, tc.col, tc.field)
 			assert.Equal(t, []numbersRow{{I: 41}}, got, "dst unchanged")
 
 			ok, err := c.Decode(got, numbersTable(t, 2, nil))
@@ -375,13 +379,7 @@ func TestDecodeRefusesAnArrayElementItsSliceCannotHold(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dst := []row{{Strs: []string{"kept"}}}
 			got, err := c.Decode(dst, tc.tab)
-			require.ErrorIs(t, err, schema.ErrValidation)
-			var re *schema.RowError
-			require.True(t, errors.As(err, &re))
-			assert.Equal(t, 1, re.Row)
-			assert.Equal(t, tc.col, re.Name)
-			assert.Equal(t, schema.WrongType, re.Reason)
-			assert.Contains(t, err.Error(), "does not fit field "+tc.field)
+			requireWrongType(t, err, tc.tab, 1, tc.col, tc.field)
 			assert.Equal(t, []row{{Strs: []string{"kept"}}}, got, "dst unchanged")
 		})
 	}
