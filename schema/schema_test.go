@@ -115,6 +115,27 @@ func TestOfConvertsPlainValues(t *testing.T) {
 	assert.ErrorIs(t, err, schema.ErrValidation)
 }
 
+// TestOfTakesBackWhatAnyGives: for a value of every kind (arrays of
+// them included), Of(v.Any()) is v again.
+func TestOfTakesBackWhatAnyGives(t *testing.T) {
+	at := time.Date(2026, 12, 6, 16, 0, 0, 123456789, time.UTC)
+	scalars := []schema.Value{
+		schema.Missing(), schema.NumberValue(-2.5), schema.NumberValue(0), schema.StringValue(""),
+		schema.StringValue("host-7"), schema.BoolValue(true), schema.BoolValue(false),
+		schema.TimeValue(at), schema.NanosValue(schema.MinTime), schema.NanosValue(schema.MaxTime),
+	}
+	values := append(scalars, schema.ArrayValue(), schema.ArrayValue(scalars...))
+	for _, v := range values {
+		got, err := schema.Of(v.Any())
+		require.NoError(t, err, "%v", v)
+		assert.True(t, v.Equal(got), "%v came back as %v", v, got)
+		assert.Equal(t, v.Kind(), got.Kind(), "%v", v)
+	}
+	tm, ok := schema.TimeValue(at).Any().(time.Time)
+	require.True(t, ok)
+	assert.True(t, at.Equal(tm), "nanoseconds kept")
+}
+
 func row(cells ...any) schema.Row {
 	r := make(schema.Row, len(cells))
 	for i, c := range cells {
