@@ -582,6 +582,21 @@ func TestRowsTakenBeforeTheirFoldFitTheCutRing(t *testing.T) {
 	}
 }
 
+// pushCountingMoves pushes the next timed row into d and returns the rows
+// the push moved: those of the last block, when it grew into a new one.
+func pushCountingMoves(d *deque, p *blockPool) int {
+	k, lrows := len(d.blocks), int(d.lrows)
+	var last *uint64
+	if k > 0 {
+		last = &d.blocks[k-1][0]
+	}
+	pushTimed(d, p)
+	if k > 0 && k == len(d.blocks) && last != &d.blocks[k-1][0] {
+		return lrows
+	}
+	return 0
+}
+
 func TestAFillingDequeMovesItsRowsAtMostTwice(t *testing.T) {
 	// Windows filling at a steady rate, two rows a tick, each tick
 	// evicting first (600 and 6,000 rows, the seed's minute at 10 and
@@ -610,15 +625,7 @@ func TestAFillingDequeMovesItsRowsAtMostTwice(t *testing.T) {
 				d.dropTo(a, p)
 			}
 			for range 2 {
-				k, lrows := len(d.blocks), int(d.lrows)
-				var last *uint64
-				if k > 0 {
-					last = &d.blocks[k-1][0]
-				}
-				pushTimed(&d, p)
-				if k > 0 && k == len(d.blocks) && last != &d.blocks[k-1][0] {
-					moved += lrows
-				}
+				moved += pushCountingMoves(&d, p)
 			}
 		}
 		requireTimed(t, &d)
@@ -644,15 +651,7 @@ func TestAFillingCountWindowMovesItsRowsAtMostTwice(t *testing.T) {
 		d := deque{stride: testStride}
 		moved := 0
 		for d.len() < c.count {
-			k, lrows := len(d.blocks), int(d.lrows)
-			var last *uint64
-			if k > 0 {
-				last = &d.blocks[k-1][0]
-			}
-			pushTimed(&d, p)
-			if k > 0 && k == len(d.blocks) && last != &d.blocks[k-1][0] {
-				moved += lrows
-			}
+			moved += pushCountingMoves(&d, p)
 		}
 		for range 3 * c.count { // sliding at its count
 			pushTimed(&d, p)
