@@ -420,7 +420,14 @@ func encTime(dst []int64, f *typedField, base unsafe.Pointer, n int, size uintpt
 		return dst
 	}
 	for i := range out {
-		out[i] = nanosOf(*(*time.Time)(at(base, i, size, f.off)))
+		// nanosOf, written out: a call a row cost the typed push a
+		// quarter of its rows a second.
+		t := (*time.Time)(at(base, i, size, f.off))
+		if s := t.Unix(); s > MinTime/1_000_000_000 && s < MaxTime/1_000_000_000 {
+			out[i] = s*1_000_000_000 + int64(t.Nanosecond())
+		} else {
+			out[i] = farNanos(*t)
+		}
 	}
 	return dst
 }

@@ -87,6 +87,18 @@ var (
 // rejects ([TimeRange]). (t.UnixNano wraps around outside the years 1678
 // to 2262, for some years into the range: 3000-01-01 to 1830-11-23.)
 func nanosOf(t time.Time) int64 {
+	// Seconds well inside the range take the one conversion UnixNano
+	// makes, inlined; only a time near a bound or beyond compares as
+	// time.Time (farNanos).
+	if s := t.Unix(); s > MinTime/1_000_000_000 && s < MaxTime/1_000_000_000 {
+		return s*1_000_000_000 + int64(t.Nanosecond())
+	}
+	return farNanos(t)
+}
+
+// farNanos is nanosOf for a time within a second of the range's bounds or
+// beyond.
+func farNanos(t time.Time) int64 {
 	switch {
 	case t.Before(minTime):
 		return math.MinInt64
