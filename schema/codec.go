@@ -164,8 +164,10 @@ func fieldsOf(t reflect.Type) ([]typedField, error) {
 			switch {
 			case !sf.IsExported():
 				return codecErr(sf.Name, "a tagged field must be exported")
-			case f.isTime && f.ptr:
-				return codecErr(sf.Name, "the time field cannot be a pointer")
+			case f.ptr && (f.isTime || k == fTime):
+				// A *time.Time field would otherwise become the time
+				// field below and be read as a time.Time.
+				return codecErr(sf.Name, fmt.Sprintf("the time field cannot be a pointer (%s)", sf.Type))
 			case f.isTime && k != fTime && k != fInt64:
 				return codecErr(sf.Name, fmt.Sprintf("a time field is a time.Time or an int64 of nanoseconds, not %s", sf.Type))
 			case f.isTime && f.opt:
@@ -243,7 +245,8 @@ func For[T any]() (*Schema, error) {
 //
 // The time column is the field tagged with the option "time"
 // (`pond:"ts,time"`), or else the one field of type [time.Time]; it is a
-// time.Time or an int64 of nanoseconds since the epoch. Value fields are
+// time.Time or an int64 of nanoseconds since the epoch, never a pointer
+// (a *time.Time field is an error). Value fields are
 // float64, float32, any integer type (number columns), string or bool, or
 // a pointer to one of those for an optional column (nil is missing), or a
 // []float64 or []string for an array column such as a samples reducer's

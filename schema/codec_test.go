@@ -384,3 +384,36 @@ func TestDecodeRefusesAnArrayElementItsSliceCannotHold(t *testing.T) {
 		})
 	}
 }
+
+// TestForRejectsAPointerToATime: a *time.Time field without the option
+// time was taken for the time field (the one time.Time field) and then
+// read as a time.Time where the pointer was, so that Encode pushed the
+// pointer's bits and the next fields' as a time. Like a *time.Time (or
+// *int64) tagged with the option time, it is now an error naming the
+// field.
+func TestForRejectsAPointerToATime(t *testing.T) {
+	type untagged struct {
+		At  *time.Time `pond:"at"`
+		CPU float64    `pond:"cpu"`
+	}
+	type tagged struct {
+		At  *time.Time `pond:"at,time"`
+		CPU float64    `pond:"cpu"`
+	}
+	type nanos struct {
+		At  *int64  `pond:"at,time"`
+		CPU float64 `pond:"cpu"`
+	}
+	for name, f := range map[string]func() error{
+		"untagged *time.Time": func() error { _, err := schema.For[untagged](); return err },
+		"codec of it":         func() error { _, err := schema.NewCodec[untagged](nil); return err },
+		"tagged *time.Time":   func() error { _, err := schema.For[tagged](); return err },
+		"tagged *int64":       func() error { _, err := schema.For[nanos](); return err },
+	} {
+		err := f()
+		var se *schema.SchemaError
+		require.ErrorAs(t, err, &se, name)
+		assert.ErrorIs(t, err, schema.ErrSchema, name)
+		assert.Contains(t, se.Reason, "At: the time field cannot be a pointer", name)
+	}
+}
