@@ -264,7 +264,7 @@ func For[T any]() (*Schema, error) {
 type Codec[T any] struct {
 	sch    *Schema
 	fields []typedField // in schema column order
-	miss   [][]bool     // per column: missing flags being built
+	miss   [][]bool     // per column: a spare buffer of missing flags, held by no batch
 
 	// decoding: the table schema last seen and where each field reads
 	decSch  *Schema
@@ -323,7 +323,8 @@ func NewCodec[T any](sch *Schema) (*Codec[T], error) {
 
 // Encode fills dst (emptied first; a new batch when nil) with rows, a
 // column at a time, and returns it. It does not validate: pushing the
-// batch does. Number columns are float64: an integer field beyond ±2^53
+// batch does. The batch's cells are its own: encoding into another batch
+// leaves them as they are. Number columns are float64: an integer field beyond ±2^53
 // takes the nearest float64, as any conversion to float64 does.
 func (c *Codec[T]) Encode(dst *Batch, rows []T) *Batch {
 	n := len(rows)
@@ -351,7 +352,14 @@ func (c *Codec[T]) Encode(dst *Batch, rows []T) *Batch {
 	for j := 1; j < len(c.fields); j++ {
 		f := &c.fields[j]
 		v := &dst.Cols[j-1]
-		miss := c.miss[j][:0]
+		// The flags are the batch's own: its buffer, else the codec's
+		// spare, which the batch keeps while it has a missing cell and
+		// which comes back when it has none, so that no two batches
+		// share flags and a steady push allocates none.
+		miss, owned := v.Missing[:0], v.Missing != nil
+		if !owned {
+			miss = c.miss[j][:0]
+		}
 		some := false
 		switch f.kind {
 		case fString:
@@ -363,10 +371,13 @@ func (c *Codec[T]) Encode(dst *Batch, rows []T) *Batch {
 		default:
 			v.Num, miss, some = encNumber(v.Num, miss, f, base, n, size)
 		}
-		c.miss[j] = miss
-		v.Missing = nil
 		if some {
 			v.Missing = miss
+			if !owned {
+				c.miss[j] = nil
+			}
+		} else {
+			v.Missing, c.miss[j] = nil, miss
 		}
 	}
 	return dst

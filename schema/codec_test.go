@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pond-go/pond/internal/allocs"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -416,4 +417,48 @@ func TestForRejectsAPointerToATime(t *testing.T) {
 		assert.ErrorIs(t, err, schema.ErrSchema, name)
 		assert.Contains(t, se.Reason, "At: the time field cannot be a pointer", name)
 	}
+}
+
+// TestEncodeIntoTwoBatchesKeepsEachOnesMissingCells: the missing flags
+// of an encoded batch were the codec's buffer, so that encoding into a
+// second batch rewrote the first one's: a cell the first batch held went
+// missing, and a missing one came back as 0. Each batch now has flags of
+// its own, and a batch encoded again keeps no stale flag.
+func TestEncodeIntoTwoBatchesKeepsEachOnesMissingCells(t *testing.T) {
+	type row struct {
+		At   int64    `pond:"time,time"`
+		CPU  *float64 `pond:"cpu"`
+		Host string   `pond:"host,optional"`
+	}
+	c, err := schema.NewCodec[row](nil)
+	require.NoError(t, err)
+	one := 1.0
+	first := c.Encode(nil, []row{{At: 1}, {At: 2, CPU: &one, Host: "a"}})
+	second := c.Encode(nil, []row{{At: 1, CPU: &one, Host: "b"}, {At: 2}})
+	assert.Equal(t, []bool{true, false}, first.Cols[0].Missing, "first batch, cpu")
+	assert.Equal(t, []bool{true, false}, first.Cols[1].Missing, "first batch, host")
+	assert.Equal(t, []bool{false, true}, second.Cols[0].Missing, "second batch, cpu")
+	assert.Equal(t, []bool{false, true}, second.Cols[1].Missing, "second batch, host")
+
+	// Encoded again, a batch drops its flags when no cell is missing,
+	// and takes flags again, not shared with the other batch, when one is.
+	c.Encode(first, []row{{At: 3, CPU: &one, Host: "c"}})
+	assert.Nil(t, first.Cols[0].Missing)
+	c.Encode(first, []row{{At: 4}, {At: 5, CPU: &one, Host: "d"}})
+	c.Encode(second, []row{{At: 4, CPU: &one, Host: "e"}, {At: 5}})
+	assert.Equal(t, []bool{true, false}, first.Cols[0].Missing, "first batch, cpu")
+	assert.Equal(t, []bool{false, true}, second.Cols[0].Missing, "second batch, cpu")
+
+	// One batch encoded again and again, with missing cells and without,
+	// allocates nothing once grown.
+	some, none := []row{{At: 1}, {At: 2, CPU: &one}}, []row{{At: 1, CPU: &one, Host: "a"}}
+	k := 0
+	encode := func() {
+		if k++; k%2 == 0 {
+			c.Encode(first, some)
+		} else {
+			c.Encode(first, none)
+		}
+	}
+	assert.Zero(t, allocs.Count(20, encode))
 }
