@@ -295,6 +295,30 @@ func TestTableCells(t *testing.T) {
 	assert.Equal(t, 3, n)
 }
 
+// TestTableAppendRowValuesRefusesARowWithoutATime: a row whose time cell
+// was missing (or not a time) appended a cell to every column but the
+// time column, which cannot hold a missing cell, and reported success:
+// every later row read the cells of the row before. Such a row is now
+// refused whole.
+func TestTableAppendRowValuesRefusesARowWithoutATime(t *testing.T) {
+	for name, bad := range map[string]schema.Row{
+		"a missing time":   {schema.Missing(), schema.NumberValue(1), schema.StringValue("a"), schema.Missing(), schema.Missing()},
+		"a number as time": {schema.NumberValue(5), schema.NumberValue(1), schema.StringValue("a"), schema.Missing(), schema.Missing()},
+		"an empty row":     {},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tab := schema.NewTable(metrics())
+			assert.False(t, tab.AppendRowValues(bad))
+			require.True(t, tab.AppendRowValues(row(1000, 2.0, "b", true, nil)))
+			require.Equal(t, 1, tab.Len())
+			assert.Equal(t, `time=1970-01-01T00:00:01Z cpu=2 host="b" up=true tags=null`, tab.String())
+			for j := range metrics().Len() {
+				assert.Equal(t, 1, table.Column(tab, j).Len(), "column %d", j)
+			}
+		})
+	}
+}
+
 func TestTableAppendDoesNotAllocateOnceGrown(t *testing.T) {
 	s := metrics()
 	tab := schema.NewTable(s)

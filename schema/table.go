@@ -108,8 +108,13 @@ func (t *Table) All() iter.Seq2[int, Row] {
 
 // AppendRowValues appends a row of values, one per column, the time first.
 // Cells whose kind does not match the column are stored as missing; the
-// result reports whether every cell fit.
+// result reports whether every cell fit. A row whose first cell is not a
+// time (missing, or of another kind) is not appended at all, and the
+// result is false: a time cell cannot be missing.
 func (t *Table) AppendRowValues(r Row) bool {
+	if len(r) == 0 || r[0].kind != Time {
+		return false
+	}
 	ok := len(r) == len(t.cols)
 	for j := range t.cols {
 		if j < len(r) {
