@@ -125,10 +125,14 @@ func fieldsOf(t reflect.Type) ([]typedField, error) {
 			sf := t.Field(i)
 			tag, tagged := sf.Tag.Lookup("pond")
 			if !tagged {
-				if sf.Anonymous && sf.Type.Kind() == reflect.Struct && sf.Type != timeType {
+				switch {
+				case !sf.Anonymous:
+				case sf.Type.Kind() == reflect.Struct && sf.Type != timeType:
 					if err := walk(sf.Type, base+sf.Offset); err != nil {
 						return err
 					}
+				case sf.Type.Kind() == reflect.Pointer && hasColumns(sf.Type.Elem(), nil):
+					return codecErr(sf.Name, fmt.Sprintf("an embedded pointer (%s) cannot hold columns; embed the struct itself", sf.Type))
 				}
 				continue
 			}
@@ -209,6 +213,37 @@ func fieldsOf(t reflect.Type) ([]typedField, error) {
 	return append([]typedField{tf}, fields...), nil
 }
 
+// hasColumns reports whether the struct type t has a tagged field, or
+// embeds a struct (or a pointer to one) that has; seen holds the struct
+// types looked at already, for types that embed pointers to each other.
+func hasColumns(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if t.Kind() != reflect.Struct || t == timeType || seen[t] {
+		return false
+	}
+	if seen == nil {
+		seen = map[reflect.Type]bool{}
+	}
+	seen[t] = true
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if tag, tagged := sf.Tag.Lookup("pond"); tagged {
+			if tag != "-" {
+				return true
+			}
+			continue
+		}
+		if et := sf.Type; sf.Anonymous {
+			if et.Kind() == reflect.Pointer {
+				et = et.Elem()
+			}
+			if hasColumns(et, seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // For derives a schema from the tagged fields of the struct type T
 // (see [Codec]). Errors wrap [ErrSchema].
 func For[T any]() (*Schema, error) {
@@ -253,8 +288,9 @@ func For[T any]() (*Schema, error) {
 // output (an optional column: nil is missing). The
 // option "optional" makes a float column optional with NaN as missing, a
 // string column with "" as missing. Untagged fields and fields tagged
-// "-" are not columns; embedded structs contribute their fields. Columns
-// come in field order, the time first.
+// "-" are not columns; embedded structs contribute their fields (an
+// embedded pointer to a struct with tagged fields is an error: embed the
+// struct itself). Columns come in field order, the time first.
 //
 // A tag is the column name, then options after commas: `pond:"name"`,
 // `pond:"name,time"`, `pond:"name,optional"`; an empty name takes the

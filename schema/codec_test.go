@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -461,4 +462,59 @@ func TestEncodeIntoTwoBatchesKeepsEachOnesMissingCells(t *testing.T) {
 		}
 	}
 	assert.Zero(t, allocs.Count(20, encode))
+}
+
+// Memory is a struct of tagged fields, embedded in rows by pointer in
+// TestForRejectsAnEmbeddedPointerWithColumns.
+type Memory struct {
+	Used float64 `pond:"used"`
+}
+
+// Host embeds Memory.
+type Host struct {
+	Name string
+	Memory
+}
+
+// Loop embeds a pointer to itself, with no tagged field.
+type Loop struct {
+	*Loop
+	Note string
+}
+
+// TestForRejectsAnEmbeddedPointerWithColumns: the tagged fields of a
+// struct embedded by pointer were left out without a word (a schema
+// without the column "used", rows encoded without it). Such a field is
+// now an error naming it; an embedded pointer to a struct without
+// tagged fields is still passed over, as an untagged field is.
+func TestForRejectsAnEmbeddedPointerWithColumns(t *testing.T) {
+	type direct struct {
+		At time.Time `pond:"time"`
+		*Memory
+	}
+	type nested struct {
+		At time.Time `pond:"time"`
+		*Host
+	}
+	for name, f := range map[string]func() error{
+		"embedded *Memory":        func() error { _, err := schema.For[direct](); return err },
+		"codec of it":             func() error { _, err := schema.NewCodec[direct](nil); return err },
+		"Memory embedded further": func() error { _, err := schema.For[nested](); return err },
+	} {
+		err := f()
+		var se *schema.SchemaError
+		require.ErrorAs(t, err, &se, name)
+		assert.ErrorIs(t, err, schema.ErrSchema, name)
+		assert.Contains(t, se.Reason, "cannot hold columns; embed the struct itself", name)
+	}
+
+	type untagged struct {
+		At time.Time `pond:"time"`
+		X  float64   `pond:"x"`
+		*Loop
+		*strings.Builder
+	}
+	sch, err := schema.For[untagged]()
+	require.NoError(t, err)
+	assert.Equal(t, "time:time, x:number", sch.String())
 }
