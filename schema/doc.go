@@ -7,7 +7,8 @@
 // kind [Time]; the others are values of kind [Number], [String], [Bool] or
 // [Array] (an array of scalars). Columns are required unless marked
 // Optional. [New] rejects an empty schema, a first column that is not a
-// time, empty or duplicate names and unknown kinds.
+// time, empty or duplicate names, names that are not valid UTF-8 and
+// unknown kinds.
 //
 // # Rows in
 //

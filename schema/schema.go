@@ -4,13 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Errors returned by this package. Use [errors.Is] to test for them; the
 // typed errors [*SchemaError] and [*RowError] carry the details.
 var (
 	// ErrSchema reports a schema that cannot be built: no columns, a first
-	// column that is not time, an empty or duplicate name, an unknown kind.
+	// column that is not time, an empty or duplicate name, a name that is
+	// not valid UTF-8, an unknown kind.
 	ErrSchema = errors.New("schema: invalid schema")
 	// ErrValidation reports data that does not fit a schema: a cell of the
 	// wrong type, a missing required cell, a non-finite number, a row of
@@ -54,7 +56,8 @@ func (e *SchemaError) Error() string {
 func (e *SchemaError) Unwrap() error { return ErrSchema }
 
 // New builds a schema. The first column must be of kind [Time] and no other
-// column may be; names must be non-empty and distinct; kinds must be valid.
+// column may be; names must be non-empty, valid UTF-8 and distinct; kinds
+// must be valid.
 // The time column is always required.
 func New(cols ...Column) (*Schema, error) {
 	if len(cols) == 0 {
@@ -65,6 +68,10 @@ func New(cols ...Column) (*Schema, error) {
 		switch {
 		case c.Name == "":
 			return nil, &SchemaError{Column: i, Reason: "empty column name"}
+		case !utf8.ValidString(c.Name):
+			// JSON (and pond-ts) cannot hold such a name: AppendJSON
+			// would write it with U+FFFD, perhaps as another column's.
+			return nil, &SchemaError{Column: i, Name: c.Name, Reason: "column name is not valid UTF-8"}
 		case !c.Kind.valid():
 			return nil, &SchemaError{Column: i, Name: c.Name, Reason: fmt.Sprintf("unknown kind %s", c.Kind)}
 		case i == 0 && c.Kind != Time:

@@ -40,6 +40,10 @@ func TestNewRejectsBadSchemas(t *testing.T) {
 		{"duplicate name", []schema.Column{col("time", schema.Time), col("a", schema.Number), col("a", schema.String)}, 2},
 		{"unknown kind", []schema.Column{col("time", schema.Time), col("a", schema.Kind(42))}, 1},
 		{"zero kind", []schema.Column{col("time", schema.Time), col("a", 0)}, 1},
+		// JSON writes invalid UTF-8 as U+FFFD: "a\xff" and "a\xfe" were
+		// both the key "a\ufffd", and one column's cells were lost.
+		{"name not UTF-8", []schema.Column{col("time", schema.Time), col("a\xff", schema.Number), col("a\xfe", schema.Number)}, 1},
+		{"time name not UTF-8", []schema.Column{col("t\xc3", schema.Time)}, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
