@@ -182,8 +182,8 @@ func (s *Schema) rowErr(row, col int, r Reason, detail string) *RowError {
 // is not always in the earliest bad row.
 func (s *Schema) Validate(b *Batch, sorted bool) error {
 	n := len(b.Time)
-	if len(b.Cols) != len(s.cols)-1 {
-		return s.rowErr(-1, -1, RowLength, fmt.Sprintf("batch has %d value columns, schema has %d", len(b.Cols), len(s.cols)-1))
+	if err := s.checkShape(b); err != nil {
+		return err
 	}
 	// Sorted times have their bounds at their ends: checking the order
 	// first spares a pass over them.
@@ -234,6 +234,15 @@ func (s *Schema) Validate(b *Batch, sorted bool) error {
 		if err := s.validateVec(j+1, v, n); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkShape returns a [RowLength] error for the batch as a whole if b
+// has another number of value columns than s, or nil.
+func (s *Schema) checkShape(b *Batch) error {
+	if len(b.Cols) != len(s.cols)-1 {
+		return s.rowErr(-1, -1, RowLength, fmt.Sprintf("batch has %d value columns, schema has %d", len(b.Cols), len(s.cols)-1))
 	}
 	return nil
 }
@@ -312,9 +321,14 @@ func checkElem(e Value) string {
 // AppendRows validates rows against the schema and appends them to b, which
 // must be shaped for s (see [NewBatch]). Each row has one cell per column,
 // the time first. On error nothing is appended and the error is a
-// [*RowError] naming the row (its index in rows) and the column. Times are
-// not checked for order here; [Schema.Validate] does that.
+// [*RowError] naming the row (its index in rows) and the column, or, for
+// a batch with another number of value columns than s, the batch as a
+// whole ([RowLength]). Times are not checked for order here;
+// [Schema.Validate] does that.
 func (s *Schema) AppendRows(b *Batch, rows []Row) error {
+	if err := s.checkShape(b); err != nil {
+		return err
+	}
 	for i, r := range rows {
 		if err := s.checkRow(i, r); err != nil {
 			return err

@@ -197,6 +197,32 @@ func TestAppendRowsNamesTheBadCell(t *testing.T) {
 	}
 }
 
+// TestAppendRowsRefusesABatchOfAnotherShape: a batch with fewer value
+// columns than the schema (the zero Batch, or one made for another
+// schema) panicked with an index out of range, after the time of the
+// first row was appended. It is now a RowLength error for the batch as
+// a whole, and the batch is left as it was.
+func TestAppendRowsRefusesABatchOfAnotherShape(t *testing.T) {
+	s := metrics()
+	for name, b := range map[string]*schema.Batch{
+		"the zero batch":              {},
+		"a batch for another schema":  schema.NewBatch(schema.MustNew(col("time", schema.Time), col("cpu", schema.Number)), 1),
+		"a batch with a column extra": {Cols: make([]schema.Vec, s.Len())},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cols := len(b.Cols)
+			err := s.AppendRows(b, []schema.Row{row(0, 1.0, "a", true, nil)})
+			var re *schema.RowError
+			require.ErrorAs(t, err, &re)
+			assert.ErrorIs(t, err, schema.ErrValidation)
+			assert.Equal(t, schema.RowLength, re.Reason)
+			assert.Equal(t, -1, re.Row)
+			assert.Zero(t, b.Len(), "the batch is left as it was")
+			assert.Len(t, b.Cols, cols)
+		})
+	}
+}
+
 func TestValidateBatch(t *testing.T) {
 	s := metrics()
 	ok := func() *schema.Batch {
