@@ -357,8 +357,8 @@ func NewCodec[T any](sch *Schema) (*Codec[T], error) {
 	return c, nil
 }
 
-// Encode fills dst (emptied first; a new batch when nil) with rows, a
-// column at a time, and returns it. It does not validate: pushing the
+// Encode fills dst (emptied first, and shaped for the codec's schema; a
+// new batch when nil) with rows, a column at a time, and returns it. It does not validate: pushing the
 // batch does. The batch's cells are its own: encoding into another batch
 // leaves them as they are. Number columns are float64: an integer field beyond ±2^53
 // takes the nearest float64, as any conversion to float64 does.
@@ -366,6 +366,11 @@ func (c *Codec[T]) Encode(dst *Batch, rows []T) *Batch {
 	n := len(rows)
 	if dst == nil {
 		dst = NewBatch(c.sch, n)
+	}
+	if len(dst.Cols) != len(c.fields)-1 {
+		// The zero Batch, or one of another schema: its columns are
+		// emptied below in any case.
+		dst.Cols = slices.Grow(dst.Cols[:0], len(c.fields)-1)[:len(c.fields)-1]
 	}
 	// Every cell is written below, so the batch is emptied without
 	// clearing, except string cells past the new rows, which would keep

@@ -518,3 +518,42 @@ func TestForRejectsAnEmbeddedPointerWithColumns(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "time:time, x:number", sch.String())
 }
+
+// TestEncodeShapesABatchOfAnotherShape: Encode into the zero Batch (or
+// one made for a schema with fewer columns) panicked with an index out
+// of range. It empties the batch in any case, and now shapes it for the
+// codec's schema too.
+func TestEncodeShapesABatchOfAnotherShape(t *testing.T) {
+	type row struct {
+		At   int64    `pond:"time,time"`
+		CPU  *float64 `pond:"cpu"`
+		Host string   `pond:"host"`
+	}
+	c, err := schema.NewCodec[row](nil)
+	require.NoError(t, err)
+	sch, err := schema.For[row]()
+	require.NoError(t, err)
+	one := 1.0
+	rows := []row{{At: 1, Host: "a"}, {At: 2, CPU: &one, Host: "b"}}
+	other := schema.MustNew(schema.Column{Name: "time", Kind: schema.Time}, schema.Column{Name: "up", Kind: schema.Bool},
+		schema.Column{Name: "x", Kind: schema.Number, Optional: true}, schema.Column{Name: "y", Kind: schema.Number})
+	wide := schema.NewBatch(other, 1)
+	require.NoError(t, other.AppendRows(wide, []schema.Row{{schema.NanosValue(9), schema.BoolValue(true), schema.Missing(), schema.NumberValue(3)}}))
+	for name, b := range map[string]*schema.Batch{
+		"the zero batch":            {},
+		"a batch of a narrower one": schema.NewBatch(schema.MustNew(schema.Column{Name: "time", Kind: schema.Time}), 1),
+		"a batch of a wider one":    wide,
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := c.Encode(b, rows)
+			assert.Same(t, b, got)
+			require.NoError(t, sch.Validate(got, true))
+			assert.Equal(t, []int64{1, 2}, got.Time)
+			require.Len(t, got.Cols, 2)
+			assert.Equal(t, []bool{true, false}, got.Cols[0].Missing)
+			assert.Equal(t, 1.0, got.Cols[0].Num[1])
+			assert.Equal(t, []string{"a", "b"}, got.Cols[1].Str)
+			assert.Nil(t, got.Cols[1].Missing)
+		})
+	}
+}
