@@ -119,6 +119,30 @@ func TestOfConvertsPlainValues(t *testing.T) {
 	assert.ErrorIs(t, err, schema.ErrValidation)
 }
 
+// TestOfRefusesAnArrayThatHoldsItself: a []any holding itself (or a
+// slice of itself), at any depth, made Of recurse until the stack
+// overflowed, a fatal error no recover catches. It is now an error; the
+// same []any twice side by side, or nested arrays without a cycle, are
+// converted as before.
+func TestOfRefusesAnArrayThatHoldsItself(t *testing.T) {
+	self := []any{1.0, nil}
+	self[1] = self
+	tail := []any{1.0, nil}
+	tail[1] = tail[1:]
+	deep := []any{"a", []any{[]any{nil}}}
+	deep[1].([]any)[0].([]any)[0] = deep
+	for name, x := range map[string][]any{"itself": self, "a slice of itself": tail, "itself two arrays down": deep} {
+		_, err := schema.Of(x)
+		assert.ErrorIs(t, err, schema.ErrValidation, name)
+		assert.ErrorContains(t, err, "holds itself", name)
+	}
+
+	inner := []any{1.0}
+	v, err := schema.Of([]any{inner, inner, []any{inner[:0]}})
+	require.NoError(t, err)
+	assert.Equal(t, "[[1], [1], [[]]]", v.String())
+}
+
 // TestOfTakesBackWhatAnyGives: for a value of every kind (arrays of
 // them included), Of(v.Any()) is v again.
 func TestOfTakesBackWhatAnyGives(t *testing.T) {

@@ -130,8 +130,15 @@ func MillisValue(ms int64) Value {
 // way); a Value is returned as it is. Any other type (int8, uint, …) is an
 // error wrapping [ErrValidation]. Numbers are float64: an integer beyond
 // ±2^53 takes the nearest float64; a time outside the years 1823 to 2116
-// gives a key validation rejects (see [TimeValue]).
-func Of(x any) (Value, error) {
+// gives a key validation rejects (see [TimeValue]). A []any that holds
+// itself, at any depth, is an error wrapping [ErrValidation].
+func Of(x any) (Value, error) { return of(x, nil) }
+
+// of is [Of] for a value inside the arrays outer, the []any being
+// converted around it: one of them met again is a cycle, which would
+// recurse without end. (A []any is met again exactly when its elements
+// and length are: a slice of it is another one.)
+func of(x any, outer [][]any) (Value, error) {
 	switch x := x.(type) {
 	case nil:
 		return Value{}, nil
@@ -160,9 +167,15 @@ func Of(x any) (Value, error) {
 	case []Value:
 		return ArrayValue(x...), nil
 	case []any:
+		for _, o := range outer {
+			if len(o) == len(x) && unsafe.SliceData(o) == unsafe.SliceData(x) {
+				return Value{}, fmt.Errorf("%w: cannot convert a []any that holds itself", ErrValidation)
+			}
+		}
 		elems := make([]Value, len(x))
+		path := append(outer, x)
 		for i, e := range x {
-			v, err := Of(e)
+			v, err := of(e, path)
 			if err != nil {
 				return Value{}, err
 			}
