@@ -34,8 +34,10 @@ type Vec struct {
 	Missing []bool
 }
 
-// NewBatch returns an empty batch shaped for s, with room for capacity rows.
+// NewBatch returns an empty batch shaped for s, with room for capacity rows
+// (none for a negative capacity).
 func NewBatch(s *Schema, capacity int) *Batch {
+	capacity = max(capacity, 0)
 	b := &Batch{Time: make([]int64, 0, capacity), Cols: make([]Vec, s.Len()-1)}
 	for j := 1; j < s.Len(); j++ {
 		v := &b.Cols[j-1]

@@ -221,6 +221,17 @@ func TestAppendRowsNamesTheBadCell(t *testing.T) {
 	}
 }
 
+// TestNewBatchTakesANegativeCapacityAsNone: a negative capacity (a
+// length computed as a difference, say) panicked in make.
+func TestNewBatchTakesANegativeCapacityAsNone(t *testing.T) {
+	s := metrics()
+	b := schema.NewBatch(s, -1)
+	assert.Zero(t, b.Len())
+	require.Len(t, b.Cols, s.Len()-1)
+	require.NoError(t, s.AppendRows(b, []schema.Row{row(0, 1.0, "a", true, nil)}))
+	assert.NoError(t, s.Validate(b, true))
+}
+
 // TestAppendRowsRefusesABatchOfAnotherShape: a batch with fewer value
 // columns than the schema (the zero Batch, or one made for another
 // schema) panicked with an index out of range, after the time of the
