@@ -425,8 +425,10 @@ func (s *Series) appendStored(f *frame, r int) {
 // per column, the time first. It is the convenient path for generic code;
 // the columnar batch is the fast one.
 func (s *Series) PushRows(dst []Output, rows ...schema.Row) ([]Output, error) {
-	if s.closed {
-		return dst, ErrClosed
+	// Checked before the batch is touched: a push from inside a push
+	// would overwrite the running push's batch, which its outputs borrow.
+	if err := s.canPush(); err != nil {
+		return dst, err
 	}
 	if s.rowsBuf == nil {
 		s.rowsBuf = schema.NewBatch(s.schema, len(rows))
@@ -459,11 +461,8 @@ func (s *Series) PushRows(dst []Output, rows ...schema.Row) ([]Output, error) {
 // them and do not write into their slices, whose cells the series may
 // keep for the next push's rows.
 func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
-	if s.busy {
-		return dst, ErrReentrant
-	}
-	if s.closed {
-		return dst, ErrClosed
+	if err := s.canPush(); err != nil {
+		return dst, err
 	}
 	s.busy = true
 	defer func() { s.busy = false }()
@@ -525,6 +524,18 @@ func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 	}
 	s.sweepSyms()
 	return s.collect(dst), nil
+}
+
+// canPush reports why a push cannot start now: [ErrReentrant] from
+// inside a push, [ErrClosed] after [Series.Close].
+func (s *Series) canPush() error {
+	if s.busy {
+		return ErrReentrant
+	}
+	if s.closed {
+		return ErrClosed
+	}
+	return nil
 }
 
 // checker is a node that must approve a push before it commits (a

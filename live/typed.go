@@ -26,6 +26,11 @@ func (t *Typed[T]) Codec() *schema.Codec[T] { return t.codec }
 // Push encodes rows and pushes them as one batch: [Series.PushMany] for
 // typed rows, atomic like it. Steady pushes do not allocate.
 func (t *Typed[T]) Push(dst []Output, rows []T) ([]Output, error) {
+	// A push from inside a push must not overwrite the batch the running
+	// push (its outputs) may be reading.
+	if err := t.s.canPush(); err != nil {
+		return dst, err
+	}
 	t.batch = t.codec.Encode(t.batch, rows)
 	return t.s.PushMany(dst, t.batch)
 }

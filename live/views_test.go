@@ -477,6 +477,48 @@ func TestPushFromInsideAViewFails(t *testing.T) {
 	assert.Equal(t, 1, s.Len())
 }
 
+func TestPushFromInsideAPushLeavesItsBatchAlone(t *testing.T) {
+	// The outer push's outputs borrow the batch PushRows and Typed.Push
+	// fill; a refused inner push must not have refilled it first.
+	type row struct {
+		At    time.Time `pond:"time"`
+		Value float64   `pond:"value"`
+		Host  string    `pond:"host,optional"`
+	}
+	s := newSeries(t, live.Options{})
+	typed, err := live.NewTyped[row](s)
+	require.NoError(t, err)
+	var inner []error
+	f, err := s.Filter(s.Root(), func(schema.Row) bool {
+		_, e1 := s.PushRows(nil, r(50, 99, "z"), r(60, 98, "z"))
+		_, e2 := typed.Push(nil, []row{{time.UnixMilli(50), 99, "z"}, {time.UnixMilli(60), 98, "z"}})
+		inner = append(inner, e1, e2)
+		return true
+	})
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(s.Root()))
+	require.NoError(t, s.Watch(f))
+
+	out, err := s.PushRows(nil, r(0, 1, "a"), r(1, 2, "b"))
+	require.NoError(t, err)
+	rootRows, _ := live.Find(out, s.Root(), live.Event)
+	kept, _ := live.Find(out, f, live.Event)
+	assert.Equal(t, []float64{1, 2}, values(rootRows))
+	assert.Equal(t, []float64{1, 2}, values(kept))
+
+	out, err = typed.Push(nil, []row{{time.UnixMilli(2), 3, "a"}, {time.UnixMilli(3), 4, "b"}})
+	require.NoError(t, err)
+	rootRows, _ = live.Find(out, s.Root(), live.Event)
+	kept, _ = live.Find(out, f, live.Event)
+	assert.Equal(t, []float64{3, 4}, values(rootRows))
+	assert.Equal(t, []float64{3, 4}, values(kept))
+
+	for _, err := range inner {
+		assert.ErrorIs(t, err, live.ErrReentrant)
+	}
+	assert.Equal(t, 4, s.Len())
+}
+
 func TestViewsSteadyPushDoesNotAllocate(t *testing.T) {
 	s := newSeries(t, live.Options{MaxAge: time.Second})
 	even, err := s.Filter(s.Root(), func(row schema.Row) bool {
