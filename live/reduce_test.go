@@ -221,3 +221,57 @@ func BenchmarkReduceMedian(b *testing.B) {
 		})
 	}
 }
+
+// TestSpreadBeyondFloatRangeGivesNoInfinity pins results over two finite
+// values whose difference is beyond the float64 range: a difference that
+// is not finite is missing, as every non-finite result is.
+func TestSpreadBeyondFloatRangeGivesNoInfinity(t *testing.T) {
+	aggs := []reduce.Agg{
+		{Out: "diff", From: "value", Using: reduce.Difference},
+	}
+	hi := math.Ldexp(1, 1023) // hi − (−hi) is 2^1024, beyond MaxFloat64
+	lo := -hi
+	cases := []struct {
+		name  string
+		opts  live.Options
+		build func(s *live.Series) (live.NodeID, error)
+	}{
+		{"rolling over a count", live.Options{}, func(s *live.Series) (live.NodeID, error) {
+			return s.Rolling(s.Root(), []rolling.Window{{Count: 3, Aggs: aggs}}, rolling.Options{Trigger: trigger.Count(2)})
+		}},
+		{"rolling over a time", live.Options{}, func(s *live.Series) (live.NodeID, error) {
+			return s.Rolling(s.Root(), []rolling.Window{{Span: time.Minute, Aggs: aggs}}, rolling.Options{Trigger: trigger.Count(2)})
+		}},
+		{"rolling under reorder", live.Options{Ordering: live.Reorder}, func(s *live.Series) (live.NodeID, error) {
+			return s.Rolling(s.Root(), []rolling.Window{{Span: time.Minute, Aggs: aggs}}, rolling.Options{Trigger: trigger.Count(2)})
+		}},
+		{"aligned rolling", live.Options{}, func(s *live.Series) (live.NodeID, error) {
+			return s.Rolling(s.Root(), []rolling.Window{{Span: time.Second, Aggs: aggs}},
+				rolling.Options{Trigger: trigger.Clock(sequence.Every(time.Second)), Aligned: true})
+		}},
+		{"reduce", live.Options{MaxAge: time.Hour}, func(s *live.Series) (live.NodeID, error) {
+			return s.Reduce(s.Root(), aggs, trigger.Event())
+		}},
+		{"reduce under reorder", live.Options{Ordering: live.Reorder, MaxAge: time.Hour}, func(s *live.Series) (live.NodeID, error) {
+			return s.Reduce(s.Root(), aggs, trigger.Event())
+		}},
+		{"aggregate", live.Options{}, func(s *live.Series) (live.NodeID, error) {
+			return s.Aggregate(s.Root(), sequence.Every(time.Second), aggs, 0)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSeries(t, c.opts)
+			n, err := c.build(s)
+			require.NoError(t, err)
+			// The later push closes the buckets of an aggregate and an
+			// aligned rolling; the others emit in the first.
+			got := pushAll(t, s, n, rows(r(0, lo, "a"), r(1, hi, "a")), rows(r(1000, 0, "a")))
+			if got[0] == nil {
+				got[0] = got[1]
+			}
+			require.NotNil(t, got[0])
+			assert.Equal(t, []any{nil}, cells(t, got[0], "diff")[:1])
+		})
+	}
+}

@@ -44,8 +44,8 @@
 // non-finite number (NaN, ±Inf, which only computed steps can produce) is
 // missing too, as in pond-ts: the sum of [1, NaN, 2, Inf] is 3 and its count
 // is 2. Numeric reducers also skip values that are not numbers. A numeric
-// result that is not finite (a sum beyond the float64 range) is written as
-// missing.
+// result that is not finite (a sum beyond the float64 range, or a
+// difference: max − min of −1e308 and 1e308) is written as missing.
 //
 // # Scalar order
 //

@@ -111,7 +111,7 @@ func (b *extremeBucket) Append(dst *table.Col) {
 	case b.op == OpMax:
 		dst.AppendNum(b.hi)
 	default:
-		dst.AppendNum(b.hi - b.lo)
+		appendNum(dst, b.hi-b.lo) // beyond the float64 range: missing
 	}
 }
 

@@ -188,7 +188,7 @@ func (w *diffWin) Append(dst *table.Col) {
 	lo, ok := w.lo.Value()
 	hi, _ := w.hi.Value()
 	if ok {
-		dst.AppendNum(hi - lo)
+		appendNum(dst, hi-lo) // beyond the float64 range: missing
 	} else {
 		dst.AppendMissing()
 	}
@@ -267,7 +267,7 @@ func (w *sortedWin) Append(dst *table.Col) {
 	case OpMax:
 		dst.AppendNum(w.tree.Kth(n - 1))
 	case OpDifference:
-		dst.AppendNum(w.tree.Kth(n-1) - w.tree.Kth(0))
+		appendNum(dst, w.tree.Kth(n-1)-w.tree.Kth(0))
 	default:
 		lo, hi, f := rank(n, w.q)
 		dst.AppendNum(between(w.tree.Kth(lo), w.tree.Kth(hi), f))
@@ -292,7 +292,7 @@ func appendSorted(dst *table.Col, op Op, q float64, s []float64) {
 	case OpMax:
 		dst.AppendNum(s[len(s)-1])
 	case OpDifference:
-		dst.AppendNum(s[len(s)-1] - s[0])
+		appendNum(dst, s[len(s)-1]-s[0]) // beyond the float64 range: missing
 	default:
 		dst.AppendNum(percentile(s, q))
 	}
