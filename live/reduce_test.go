@@ -224,10 +224,13 @@ func BenchmarkReduceMedian(b *testing.B) {
 
 // TestSpreadBeyondFloatRangeGivesNoInfinity pins results over two finite
 // values whose difference is beyond the float64 range: a difference that
-// is not finite is missing, as every non-finite result is.
+// is not finite is missing, as every non-finite result is, and a
+// percentile between them is interpolated without overflowing.
 func TestSpreadBeyondFloatRangeGivesNoInfinity(t *testing.T) {
 	aggs := []reduce.Agg{
 		{Out: "diff", From: "value", Using: reduce.Difference},
+		{Out: "p50", From: "value", Using: reduce.Median},
+		{Out: "p25", From: "value", Using: reduce.Percentile(25)},
 	}
 	hi := math.Ldexp(1, 1023) // hi − (−hi) is 2^1024, beyond MaxFloat64
 	lo := -hi
@@ -272,6 +275,8 @@ func TestSpreadBeyondFloatRangeGivesNoInfinity(t *testing.T) {
 			}
 			require.NotNil(t, got[0])
 			assert.Equal(t, []any{nil}, cells(t, got[0], "diff")[:1])
+			assert.Equal(t, []any{0.0}, cells(t, got[0], "p50")[:1])
+			assert.Equal(t, []any{lo / 2}, cells(t, got[0], "p25")[:1])
 		})
 	}
 }

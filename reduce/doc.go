@@ -73,7 +73,9 @@
 // rank = q/100·(n−1), lo = ⌊rank⌋, hi = ⌈rank⌉, and the result is s[lo]
 // when lo = hi, else s[lo] + (s[hi] − s[lo])·(rank − lo). So p95 of 1…10 is
 // 9.549999999999999, p99.9 of 1…10 is 9.991000000000001, and the median of
-// [4, 1, 3, 2] is 2.5.
+// [4, 1, 3, 2] is 2.5. Where s[hi] − s[lo] is beyond the float64 range
+// (−1e308 and 1e308) the result is s[lo]·(1 − f) + s[hi]·f, f = rank − lo,
+// which is finite: the median of [−1e308, 1e308] is 0.
 //
 // # Numerics
 //

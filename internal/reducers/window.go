@@ -318,9 +318,15 @@ func between(a, b, frac float64) float64 {
 	if frac == 0 {
 		return a
 	}
+	d := b - a
+	if d-d != 0 {
+		// b − a is beyond the float64 range (a and b are finite, of
+		// opposite signs): weigh the ends instead, which cannot overflow.
+		return a*(1-frac) + b*frac
+	}
 	// The conversion keeps the product rounded on its own (no FMA), as in
 	// JavaScript.
-	return a + float64((b-a)*frac)
+	return a + float64(d*frac)
 }
 
 // seqWin holds defined values in arrival order: first, last and samples.
