@@ -124,6 +124,7 @@ type partitionNode struct {
 	hasArrays bool // the schema has an array column
 	arrays    map[uint64]schema.Value
 	expired   []int32
+	spare     []uint64 // store's room for a row that leaves at once
 	seenNew   map[router.Key]bool
 	// makeRoom: the push checked needs the partitions IdleTTL removes at
 	// its time removed before its rows are routed (see check).
@@ -473,19 +474,17 @@ func (n *partitionNode) storeOne(p int32, in *frame, i int) {
 	if n.one[p] && (n.wantGone || n.arrays != nil) {
 		n.evictFront(p, 1) // reported, or its arrays dropped
 	}
-	row := n.slot(p)
-	row[0] = uint64(in.tab.TimeNanos(i))
-	row[1] = in.ids[i]
-	for j := 1; j < n.sch.Len(); j++ {
-		row[1+j] = n.encode(in, i, j)
-	}
+	n.encodeRow(n.slot(p), in, i)
 	n.one[p] = true
 	// A row older than MaxAge before its own time is never kept: the row
 	// just stored is the only one.
 }
 
 // store appends row i of in to partition p's rows and applies the
-// partition's retention to them.
+// partition's retention to them. A partition holds its rows in time order,
+// as the series does: a late row (reorder ordering, and then in is not
+// sorted) goes after the rows not later than it, MaxAge counts from the
+// partition's latest time and MaxEvents keeps its newest rows.
 func (n *partitionNode) store(p int32, in *frame, i int) {
 	if n.oneRow() {
 		n.storeOne(p, in, i)
@@ -497,7 +496,16 @@ func (n *partitionNode) store(p int32, in *frame, i int) {
 	r := &n.rings[p]
 	opts := &n.opts
 	st := n.stride
+	t := in.tab.TimeNanos(i)
+	late := !in.sorted && r.n > 0 && t < int64(r.row(r.n-1, st)[0])
 	if opts.MaxEvents > 0 && r.n == opts.MaxEvents {
+		if late && t < int64(r.row(0, st)[0]) {
+			// Older than every row the partition keeps: it leaves at once.
+			n.spare = slices.Grow(n.spare[:0], st)[:st]
+			n.encodeRow(n.spare, in, i)
+			n.dropRow(p, n.spare)
+			return
+		}
 		n.evictFront(p, 1)
 	}
 	if r.n*st == len(r.buf) {
@@ -515,20 +523,32 @@ func (n *partitionNode) store(p int32, in *frame, i int) {
 		r.buf, r.head = grown, 0
 	}
 	r.n++
-	row := r.row(r.n-1, st)
-	t := in.tab.TimeNanos(i)
-	row[0] = uint64(t)
-	row[1] = in.ids[i]
-	for j := 1; j < n.sch.Len(); j++ {
-		row[1+j] = n.encode(in, i, j)
+	k, latest := r.n-1, t
+	if late {
+		// The later rows move up one.
+		for ; k > 0 && int64(r.row(k-1, st)[0]) > t; k-- {
+			copy(r.row(k, st), r.row(k-1, st))
+		}
+		latest = int64(r.row(r.n-1, st)[0])
 	}
+	n.encodeRow(r.row(k, st), in, i)
 	if opts.MaxAge > 0 {
-		cut := t - int64(opts.MaxAge)
+		cut := latest - int64(opts.MaxAge)
 		k := 0
 		for k < r.n && int64(r.row(k, st)[0]) < cut {
 			k++
 		}
 		n.evictFront(p, k)
+	}
+}
+
+// encodeRow writes row i of in into row, a partition's encoded row:
+// [time, id, cells…].
+func (n *partitionNode) encodeRow(row []uint64, in *frame, i int) {
+	row[0] = uint64(in.tab.TimeNanos(i))
+	row[1] = in.ids[i]
+	for j := 1; j < n.sch.Len(); j++ {
+		row[1+j] = n.encode(in, i, j)
 	}
 }
 

@@ -247,3 +247,67 @@ func TestEmptyPushIntoPartitionsKeepingOneRow(t *testing.T) {
 		}
 	}
 }
+
+// Under reorder ordering a partition keeps its rows as the series keeps
+// its own: in time order, MaxAge measured from the partition's latest
+// time and MaxEvents keeping its newest rows, so that with one key the
+// partition holds exactly the series' rows and lets go of the same ones.
+// Before, a late row was kept in arrival order at the end of its
+// partition: MaxAge let it stay after later rows had made it too old,
+// and MaxEvents let a newer row go in its place.
+func TestPartitionRetentionUnderReorderFollowsTime(t *testing.T) {
+	cases := []struct {
+		name   string
+		opts   live.Options
+		pushes []int64 // one row a push, at these times in ms
+		held   []int64
+		gone   [][]int64 // the partition's evictions, push by push
+	}{
+		{"max age from the latest, not the late row", live.Options{MaxAge: 100 * time.Millisecond},
+			[]int64{100, 50, 160}, []int64{100, 160}, [][]int64{nil, nil, {50}}},
+		{"a late row too old at once", live.Options{MaxAge: 100 * time.Millisecond},
+			[]int64{200, 90}, []int64{200}, [][]int64{nil, {90}}},
+		{"max events keeps the newest", live.Options{MaxEvents: 2},
+			[]int64{100, 50, 160}, []int64{100, 160}, [][]int64{nil, nil, {50}}},
+		{"max events lets a late row older than all go", live.Options{MaxEvents: 2},
+			[]int64{100, 120, 50}, []int64{100, 120}, [][]int64{nil, nil, {50}}},
+		{"max events with a late row among the held", live.Options{MaxEvents: 3},
+			[]int64{100, 120, 140, 110, 130}, []int64{120, 130, 140}, [][]int64{nil, nil, nil, {100}, {110}}},
+		{"equal times keep arrival order", live.Options{MaxEvents: 2},
+			[]int64{100, 120, 100}, []int64{100, 120}, [][]int64{nil, nil, {100}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.opts.Ordering = live.Reorder
+			s := newSeries(t, c.opts)
+			p, err := s.PartitionBy(s.Root(), "host", partition.Options{})
+			require.NoError(t, err)
+			require.NoError(t, s.Watch(p, live.Evict))
+			require.NoError(t, s.Watch(s.Root(), live.Evict))
+			for i, at := range c.pushes {
+				out, err := s.PushRows(nil, r(at, float64(i), "a"))
+				require.NoError(t, err)
+				var gone, rootGone []int64
+				if tab, ok := live.Find(out, p, live.Evict); ok {
+					gone = times(tab)
+				}
+				if tab, ok := live.Find(out, s.Root(), live.Evict); ok {
+					rootGone = times(tab)
+				}
+				assert.Equal(t, c.gone[i], gone, "push %d", i)
+				assert.Equal(t, rootGone, gone, "push %d: the series let go of the same rows", i)
+			}
+			snap, err := s.Snapshot(p)
+			require.NoError(t, err)
+			assert.Equal(t, c.held, times(snap))
+			rootSnap, err := s.Snapshot(s.Root())
+			require.NoError(t, err)
+			assert.Equal(t, times(rootSnap), times(snap))
+			ps, err := s.Partitions(p)
+			require.NoError(t, err)
+			require.Len(t, ps, 1)
+			assert.Equal(t, len(c.held), ps[0].Length)
+			assert.Equal(t, uint64(len(c.pushes)-len(c.held)), ps[0].Evicted)
+		})
+	}
+}

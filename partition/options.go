@@ -72,7 +72,10 @@ type Options struct {
 	// rejects its push. Values must have the column's kind and be
 	// distinct; a missing value declares the partition of missing keys.
 	Groups []schema.Value
-	// MaxEvents and MaxAge are the retention of each partition's own rows.
+	// MaxEvents and MaxAge are the retention of each partition's own rows,
+	// which a partition keeps as the series keeps its rows: in time order
+	// (a late row of a reorder series takes its place), MaxAge counted
+	// from the partition's latest time, MaxEvents keeping the newest.
 	// Zero inherits the source series' setting, as pond-ts does.
 	// MaxEvents: 1 keeps only the row being routed, which is all a rolling
 	// needs (each rolling keeps its own window).
