@@ -28,7 +28,7 @@ var (
 	ErrNode = errors.New("live: unknown node or output")
 	// ErrReentrant reports a push or a snapshot asked for while a push of
 	// the same series is running (from inside a map or filter function);
-	// the builders of views, reduces and aggregates return it too.
+	// every builder of a node returns it too.
 	ErrReentrant = errors.New("live: push during push")
 	// ErrClosed reports a call on a series after [Series.Close].
 	ErrClosed = errors.New("live: series closed")

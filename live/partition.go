@@ -33,7 +33,7 @@ import (
 // output the rows its per-partition retention let go.
 func (s *Series) PartitionBy(source NodeID, column string, opts partition.Options) (NodeID, error) {
 	const op = "partitionBy"
-	if _, err := s.node(source); err != nil {
+	if _, err := s.checkSource(source); err != nil {
 		return 0, err
 	}
 	if source != s.Root() {

@@ -37,7 +37,7 @@ import (
 // arrival order; what it emits while doing so is dropped.
 func (s *Series) Rolling(source NodeID, windows []rolling.Window, opts rolling.Options) (NodeID, error) {
 	const op = "rolling"
-	if _, err := s.node(source); err != nil {
+	if _, err := s.checkSource(source); err != nil {
 		return 0, err
 	}
 	src := s.nodes[source].base()

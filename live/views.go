@@ -413,7 +413,8 @@ func (n *viewNode) holdings() (frame, bool) {
 }
 
 // checkSource returns the node's base, or an error for an unknown node or
-// a push in progress.
+// a push in progress: every builder starts with it, as a node built
+// during a push would replay rows the push's retention is about to evict.
 func (s *Series) checkSource(source NodeID) (*nodeBase, error) {
 	if s.busy {
 		return nil, ErrReentrant

@@ -519,6 +519,42 @@ func TestPushFromInsideAPushLeavesItsBatchAlone(t *testing.T) {
 	assert.Equal(t, 4, s.Len())
 }
 
+func TestBuildingFromInsideAPushFails(t *testing.T) {
+	// A node built from inside a push would replay rows that the push's
+	// retention is about to evict, and start from another state than one
+	// built after it: every builder refuses.
+	aggs := []reduce.Agg{{Out: "n", From: "value", Using: reduce.Count}}
+	builds := []struct {
+		name  string
+		build func(s *live.Series) (live.NodeID, error)
+	}{
+		{"rolling", func(s *live.Series) (live.NodeID, error) {
+			return s.Rolling(s.Root(), []rolling.Window{{Span: time.Second, Aggs: aggs}}, rolling.Options{})
+		}},
+		{"partitionBy", func(s *live.Series) (live.NodeID, error) {
+			return s.PartitionBy(s.Root(), "host", partition.Options{})
+		}},
+		{"reduce", func(s *live.Series) (live.NodeID, error) { return s.Reduce(s.Root(), aggs, trigger.Event()) }},
+		{"window", func(s *live.Series) (live.NodeID, error) { return s.Window(s.Root(), time.Second) }},
+	}
+	for _, c := range builds {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSeries(t, live.Options{MaxEvents: 1})
+			var buildErr error
+			f, err := s.Filter(s.Root(), func(schema.Row) bool {
+				_, buildErr = c.build(s)
+				return true
+			})
+			require.NoError(t, err)
+			_, err = s.PushRows(nil, r(0, 1, "a"), r(1, 2, "b"))
+			require.NoError(t, err)
+			assert.ErrorIs(t, buildErr, live.ErrReentrant)
+			_, err = s.NodeSchema(f + 1)
+			assert.ErrorIs(t, err, live.ErrNode, "no node was added")
+		})
+	}
+}
+
 func TestViewsSteadyPushDoesNotAllocate(t *testing.T) {
 	s := newSeries(t, live.Options{MaxAge: time.Second})
 	even, err := s.Filter(s.Root(), func(row schema.Row) bool {
