@@ -58,7 +58,9 @@ func (o *selectOp) forget(int32) {}
 // arrays, are reused from call to call: copy what you keep of them.
 //
 // out must have a time column first; it need not contain the partition
-// column of a partitioned source (the rows stay partitioned). Like a
+// column of a partitioned source (the rows stay partitioned). Its other
+// columns are optional in the node's schema ([Series.NodeSchema]), as any
+// cell may be missing. Like a
 // filter's function, fn must neither push to the series nor panic.
 func (s *Series) Map(source NodeID, out *schema.Schema, fn func(in, out schema.Row) bool) (NodeID, error) {
 	if _, err := s.checkSource(source); err != nil {
@@ -70,8 +72,19 @@ func (s *Series) Map(source NodeID, out *schema.Schema, fn func(in, out schema.R
 	case fn == nil:
 		return 0, configErr("map", "fn", "a map needs a function", nil)
 	}
+	// Any cell may be missing (fn leaves it out, or gives a wrong kind or
+	// a non-finite number), whatever out says: the nodes built on the map
+	// must not take a column for one that has a value in every row.
+	cols := out.Columns()
+	for j := 1; j < len(cols); j++ {
+		cols[j].Optional = true
+	}
+	sch, err := schema.New(cols...)
+	if err != nil {
+		return 0, configErr("map", "out", "bad output schema", err)
+	}
 	op := &mapOp{fn: fn, outRow: make(schema.Row, out.Len())}
-	return s.addView("map", source, out, viewComputes, op, true), nil
+	return s.addView("map", source, sch, viewComputes, op, true), nil
 }
 
 // Select adds a view that keeps only the given value columns of source,

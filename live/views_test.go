@@ -212,6 +212,65 @@ func TestMap(t *testing.T) {
 	assert.Equal(t, []int64{2000, 3000}, times(snapshot(t, s, n)))
 }
 
+// A map stores a cell fn leaves out, or gives a wrong kind or a
+// non-finite number, as missing, so its rows may miss a cell of any
+// column: its node's columns are optional whatever out says, and the
+// windows built on it count only present values. Before, a column out
+// declared required was taken at its word, and a rolling counted every
+// row (an aligned one divided its average by them too).
+func TestMapColumnsAreOptional(t *testing.T) {
+	out := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "v", Kind: schema.Number},
+	)
+	aggs := []reduce.Agg{
+		{Out: "n", From: "v", Using: reduce.Count},
+		{Out: "sum", From: "v", Using: reduce.Sum},
+		{Out: "avg", From: "v", Using: reduce.Avg},
+	}
+	every := trigger.Clock(sequence.Every(10 * time.Millisecond))
+	cases := []struct {
+		name         string
+		opts         rolling.Options
+		n, sum, mean float64 // at 10 ms
+	}{
+		// [0, 10] ms: 0, 2, 4, 6, 8, 10 present.
+		{"rolling", rolling.Options{Trigger: every}, 6, 30, 5},
+		// [0, 10) ms: 0, 2, 4, 6, 8 present.
+		{"aligned rolling", rolling.Options{Trigger: every, Aligned: true}, 5, 20, 4},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSeries(t, live.Options{})
+			m, err := s.Map(s.Root(), out, func(in, out schema.Row) bool {
+				x, _ := in[1].Num()
+				switch {
+				case int(x)%2 == 0:
+					out[1] = in[1]
+				case int(x)%3 == 0:
+					out[1] = schema.NumberValue(math.Inf(1)) // stored missing
+				} // else left out: missing
+				return true
+			})
+			require.NoError(t, err)
+			sch, err := s.NodeSchema(m)
+			require.NoError(t, err)
+			assert.True(t, sch.Column(1).Optional)
+			n, err := s.Rolling(m, []rolling.Window{{Span: 10 * time.Millisecond, Aggs: aggs}}, c.opts)
+			require.NoError(t, err)
+			var rs []schema.Row
+			for i := range 11 {
+				rs = append(rs, r(int64(i), float64(i), ""))
+			}
+			tab := emitted(t, s, n, rs...)
+			require.Equal(t, 1, tab.Len())
+			assert.Equal(t, []any{c.n}, cells(t, tab, "n"))
+			assert.Equal(t, []any{c.sum}, cells(t, tab, "sum"))
+			assert.Equal(t, []any{c.mean}, cells(t, tab, "avg"))
+		})
+	}
+}
+
 // TestFilterFollowsEvictions pins pond-ts's reference case 26 (first bullet).
 func TestFilterFollowsEvictions(t *testing.T) {
 	s := newSeries(t, live.Options{MaxEvents: 3})
