@@ -11,8 +11,12 @@ type Typed[T any] struct {
 }
 
 // NewTyped returns a typed pusher of T for s; T's tagged fields must
-// match s's schema ([schema.NewCodec]). Errors wrap [ErrConfig].
+// match s's schema ([schema.NewCodec]). Errors wrap [ErrConfig], or are
+// [ErrClosed] for a series closed already.
 func NewTyped[T any](s *Series) (*Typed[T], error) {
+	if s.closed {
+		return nil, ErrClosed
+	}
 	c, err := schema.NewCodec[T](s.Schema())
 	if err != nil {
 		return nil, configErr("typed", "", "cannot encode the type", err)

@@ -107,6 +107,8 @@ func TestCallsAfterCloseReturnErrClosed(t *testing.T) {
 	s, r := newHostRolling(t, live.Options{Workers: 2}, false)
 	out, err := s.PushRows(nil, hostRows(0, 3)...)
 	require.NoError(t, err)
+	typed, err := live.NewTyped[metric](s)
+	require.NoError(t, err)
 	require.NoError(t, s.Close())
 
 	dst := []live.Output{{Node: -1}}
@@ -117,6 +119,10 @@ func TestCallsAfterCloseReturnErrClosed(t *testing.T) {
 	require.NoError(t, hostSchema.AppendRows(b, hostRows(300, 1)))
 	_, err = s.PushMany(nil, b)
 	assert.ErrorIs(t, err, live.ErrClosed, "PushMany")
+	_, err = typed.Push(nil, []metric{{At: time.Unix(0, 400), CPU: 1, Host: "a"}})
+	assert.ErrorIs(t, err, live.ErrClosed, "Typed.Push")
+	_, err = live.NewTyped[metric](s)
+	assert.ErrorIs(t, err, live.ErrClosed, "NewTyped")
 	_, err = s.Rolling(s.Root(), []rolling.Window{{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{{Out: "n", From: "cpu", Using: reduce.Count}}}}, rolling.Options{})
 	assert.ErrorIs(t, err, live.ErrClosed, "Rolling")
 	_, err = s.PartitionBy(s.Root(), "host", partition.Options{})
