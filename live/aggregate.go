@@ -30,8 +30,10 @@ import (
 // grace given to a live aggregate, pond-go honours it. On a
 // partitioned source the buckets hold the rows of every partition.
 //
-// A series that already holds rows replays them into the node; buckets
-// that close during the replay are not emitted. A bad sequence, a
+// A series that already holds rows replays the rows source holds into the
+// node (on a partitioned source, the partitions' rows, under the
+// partitioning's retention); buckets that close during the replay are
+// not emitted. A bad sequence, a
 // negative grace, no aggregation, an unknown or time source column, a
 // reducer that does not fit its column or a duplicate output is an error
 // wrapping [ErrConfig].

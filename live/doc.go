@@ -26,7 +26,10 @@
 // order, which is also the order in which nodes run in a push, and they
 // are not always consecutive (a rolling with a history takes one more id
 // for it). A node built on a series that already holds rows starts from
-// them, replayed in arrival order; what it would emit then is dropped.
+// the rows its source holds, replayed in arrival order; what it would
+// emit then is dropped. Built on a partitioning, those are the rows the
+// partitions hold under its own retention, which with MaxEvents 1 is
+// each partition's last row: build such nodes before the first push.
 // [Series.NodeSchema] gives the schema of a node's rows.
 //
 // # Pushes and outputs

@@ -311,3 +311,40 @@ func TestPartitionRetentionUnderReorderFollowsTime(t *testing.T) {
 		})
 	}
 }
+
+// A node built on a partitioning after rows have arrived starts from the
+// rows the partitions hold, under the partitioning's own retention, not
+// from every row the series holds: a partitioning that keeps one row per
+// partition (MaxEvents 1) gives a rolling built late the last row of each
+// partition only. Build rollings before pushing to have them see every
+// row.
+func TestNodesBuiltLateOnAPartitioningStartFromItsRows(t *testing.T) {
+	aggs := []reduce.Agg{{Out: "n", From: "value", Using: reduce.Count}}
+	for _, c := range []struct {
+		maxEvents int
+		late      float64 // the late rolling's count at 1 s
+	}{{0, 11}, {1, 2}} {
+		t.Run(fmt.Sprintf("MaxEvents %d", c.maxEvents), func(t *testing.T) {
+			s := newSeries(t, live.Options{MaxAge: time.Minute})
+			p, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: c.maxEvents})
+			require.NoError(t, err)
+			early, err := s.Rolling(p, []rolling.Window{{Span: time.Second, Aggs: aggs}}, rolling.Options{})
+			require.NoError(t, err)
+			for i := range 10 {
+				_, err = s.PushRows(nil, r(int64(i*100), 1, "a"))
+				require.NoError(t, err)
+			}
+			late, err := s.Rolling(p, []rolling.Window{{Span: time.Second, Aggs: aggs}}, rolling.Options{})
+			require.NoError(t, err)
+			require.NoError(t, s.Watch(early))
+			require.NoError(t, s.Watch(late))
+			out, err := s.PushRows(nil, r(1000, 1, "a"))
+			require.NoError(t, err)
+			e, _ := live.Find(out, early, live.Event)
+			l, _ := live.Find(out, late, live.Event)
+			assert.Equal(t, []any{11.0}, cells(t, e, "n"))
+			assert.Equal(t, []any{c.late}, cells(t, l, "n"))
+			assert.Equal(t, 11, s.Len())
+		})
+	}
+}

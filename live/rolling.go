@@ -33,8 +33,12 @@ import (
 // hold a row emits one row keyed at b over its own rows in
 // [b − span, b). See the rolling package's "Aligned windows".
 //
-// A series that already holds rows replays them into the new node, in
-// arrival order; what it emits while doing so is dropped.
+// A series that already holds rows replays the rows source holds into the
+// new node, in arrival order; what it emits while doing so is dropped. On
+// a partitioned source those are the partitions' rows, under the
+// partitioning's retention: a partitioning with MaxEvents 1 replays each
+// partition's last row only, so windows built after the first push miss
+// the rows before it.
 func (s *Series) Rolling(source NodeID, windows []rolling.Window, opts rolling.Options) (NodeID, error) {
 	const op = "rolling"
 	if _, err := s.checkSource(source); err != nil {

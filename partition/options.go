@@ -78,7 +78,8 @@ type Options struct {
 	// from the partition's latest time, MaxEvents keeping the newest.
 	// Zero inherits the source series' setting, as pond-ts does.
 	// MaxEvents: 1 keeps only the row being routed, which is all a rolling
-	// needs (each rolling keeps its own window).
+	// built before the first push needs (each rolling keeps its own
+	// window); one built later starts from those rows alone.
 	MaxEvents int
 	MaxAge    time.Duration
 	// MaxPartitions caps the number of live partitions; zero means no cap.
