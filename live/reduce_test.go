@@ -222,6 +222,20 @@ func BenchmarkReduceMedian(b *testing.B) {
 	}
 }
 
+// TestMomentsBeyondFloatRangeAreMissing pins what reduce/doc.go says of
+// avg and stdev over values whose running sums overflow: missing, though
+// the result would be finite.
+func TestMomentsBeyondFloatRangeAreMissing(t *testing.T) {
+	aggs := []reduce.Agg{{Out: "avg", From: "value", Using: reduce.Avg}, {Out: "sd", From: "value", Using: reduce.Stdev}}
+	s := newSeries(t, live.Options{})
+	n, err := s.Reduce(s.Root(), aggs, trigger.Event())
+	require.NoError(t, err)
+	got := pushAll(t, s, n, rows(r(0, 1e200, "")), rows(r(1, 1e308, ""), r(2, 1e308, "")))
+	assert.Equal(t, []any{1e200}, cells(t, got[0], "avg"))
+	assert.Equal(t, []any{nil}, cells(t, got[0], "sd"), "Σx² of 1e200 overflows")
+	assert.Equal(t, []any{nil}, cells(t, got[1], "avg"), "Σx overflows")
+}
+
 // TestSpreadBeyondFloatRangeGivesNoInfinity pins results over two finite
 // values whose difference is beyond the float64 range: a difference that
 // is not finite is missing, as every non-finite result is, and a

@@ -45,7 +45,12 @@
 // missing too, as in pond-ts: the sum of [1, NaN, 2, Inf] is 3 and its count
 // is 2. Numeric reducers also skip values that are not numbers. A numeric
 // result that is not finite (a sum beyond the float64 range, or a
-// difference: max − min of −1e308 and 1e308) is written as missing.
+// difference: max − min of −1e308 and 1e308) is written as missing. So
+// are avg and stdev where their running sums leave the float64 range,
+// although the result itself would not: avg builds on Σx (the avg of
+// [1e308, 1e308] is missing) and stdev on Σx² (a stdev over a value whose
+// square is beyond the float64 range, such as 1e200, is missing, even of
+// that value alone).
 //
 // # Scalar order
 //
