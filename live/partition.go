@@ -75,6 +75,21 @@ func (s *Series) PartitionBy(source NodeID, column string, opts partition.Option
 	return id, nil
 }
 
+// partOf returns the partition of row i of f, a frame of a node built on
+// n. Rows carry it, except those of a partitioned rolling, whose
+// partition is found from the key column they carry after the time (0
+// when the key has no live partition).
+func (n *partitionNode) partOf(f *frame, i int) int32 {
+	if len(f.part) == f.len() {
+		return f.part[i]
+	}
+	k := n.s.keyOf(f.tab.Value(i, 1))
+	if p, ok := n.router.Find(k); ok {
+		return p
+	}
+	return 0
+}
+
 // keyOf returns the routing key of a value (interning strings).
 func (s *Series) keyOf(v schema.Value) router.Key {
 	switch v.Kind() {

@@ -348,3 +348,59 @@ func TestNodesBuiltLateOnAPartitioningStartFromItsRows(t *testing.T) {
 		})
 	}
 }
+
+// A rolling built on a partitioned rolling keeps its windows per
+// partition: the rows it reads carry their partition's key, not the
+// partition, which it finds from the key. It panicked on its first row.
+func TestRollingOnAPartitionedRolling(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	p, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
+	require.NoError(t, err)
+	first, err := s.Rolling(p, []rolling.Window{{Count: 2, Aggs: []reduce.Agg{{Out: "n", From: "value", Using: reduce.Count}}}}, rolling.Options{})
+	require.NoError(t, err)
+	second, err := s.Rolling(first, []rolling.Window{{Count: 2, Aggs: []reduce.Agg{{Out: "sum", From: "n", Using: reduce.Sum}}}}, rolling.Options{})
+	require.NoError(t, err)
+	var tab *schema.Table
+	require.NotPanics(t, func() {
+		tab = emitted(t, s, second, r(0, 1, "a"), r(1, 1, "b"), r(2, 1, "a"), r(3, 1, "a"))
+	})
+	hosts, _ := tab.Strings("host")
+	assert.Equal(t, []string{"a", "b", "a", "a"}, hosts)
+	// a's counts are 1, 2, 2; b's 1: each partition sums its own.
+	assert.Equal(t, []any{1.0, 1.0, 3.0, 4.0}, cells(t, tab, "sum"))
+}
+
+func TestRollingOnAPartitionedRollingUnderEveryTrigger(t *testing.T) {
+	every := trigger.Clock(sequence.Every(10 * time.Millisecond))
+	for _, c := range []struct {
+		name          string
+		first, second rolling.Options
+	}{
+		{"event on clock", rolling.Options{Trigger: every}, rolling.Options{}},
+		{"clock on event", rolling.Options{}, rolling.Options{Trigger: every}},
+		{"aligned on event", rolling.Options{}, rolling.Options{Trigger: every, Aligned: true}},
+		{"count on clock", rolling.Options{Trigger: every}, rolling.Options{Trigger: trigger.Count(2)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSeries(t, live.Options{})
+			p, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1, IdleTTL: 30 * time.Millisecond})
+			require.NoError(t, err)
+			first, err := s.Rolling(p, []rolling.Window{{Span: 5 * time.Millisecond, Aggs: []reduce.Agg{{Out: "n", From: "value", Using: reduce.Count}}}}, c.first)
+			require.NoError(t, err)
+			second, err := s.Rolling(first, []rolling.Window{{Span: 20 * time.Millisecond, Aggs: []reduce.Agg{{Out: "sum", From: "n", Using: reduce.Sum}}}}, c.second)
+			require.NoError(t, err)
+			require.NoError(t, s.Watch(second))
+			for i := range 200 {
+				host := []string{"a", "b", "c"}[i%3]
+				if i > 100 {
+					host = []string{"a", "b"}[i%2] // c goes quiet and expires
+				}
+				require.NotPanics(t, func() { _, err = s.PushRows(nil, r(int64(i), 1, host)) })
+				require.NoError(t, err)
+			}
+			v, err := s.Value(second)
+			require.NoError(t, err)
+			assert.Positive(t, v.Len())
+		})
+	}
+}

@@ -136,6 +136,10 @@ type rollingNode struct {
 	// held: the aligned group reads its samples from the series' rows
 	// through it, and each push tells it the identity of its first row.
 	held *heldRows
+	// withParts' frame and partitions, for a source whose rows carry
+	// their partition's key but not the partition (a partitioned rolling).
+	inParts frame
+	parts   []int32
 }
 
 // settle empties the node's output for the next push, keeping the rows
@@ -193,6 +197,9 @@ func (n *rollingNode) push(in *frame) {
 	if k == 0 {
 		return
 	}
+	if n.group != nil && len(in.part) != k {
+		in = n.withParts(in)
+	}
 	// A push of sorted rows at one time, to a stream that counts rows
 	// only, needs no binding when it crosses no boundary (most pushes
 	// of a producer that sends a tick of every host at once).
@@ -213,6 +220,19 @@ func (n *rollingNode) push(in *frame) {
 		return
 	}
 	n.group.PushTo(&n.in, in.part, n)
+}
+
+// withParts returns in with the partition of each row, for the rows of a
+// partitioned rolling, which carry their key instead.
+func (n *rollingNode) withParts(in *frame) *frame {
+	f := *in
+	n.parts = n.parts[:0]
+	for i := range f.len() {
+		n.parts = append(n.parts, n.part.partOf(in, i))
+	}
+	f.part = n.parts
+	n.inParts = f
+	return &n.inParts
 }
 
 func (n *rollingNode) evicted(*frame) {}

@@ -186,19 +186,8 @@ func (s *Series) replayFrame(id NodeID) (frame, bool) {
 	return sortedFrame(&f, byArrival(&f)), true
 }
 
-// partOf returns the partition of row i of f. Rows carry it, except
-// those of a partitioned rolling, whose partition is found from the key
-// column they carry after the time.
-func (n *viewNode) partOf(f *frame, i int) int32 {
-	if len(f.part) == f.len() {
-		return f.part[i]
-	}
-	k := n.s.keyOf(f.tab.Value(i, 1))
-	if p, ok := n.pn.router.Find(k); ok {
-		return p
-	}
-	return 0
-}
+// partOf returns the partition of row i of f (see partitionNode.partOf).
+func (n *viewNode) partOf(f *frame, i int) int32 { return n.pn.partOf(f, i) }
 
 // enter makes room for partition p and forgets its state if the index now
 // belongs to a new partition.
