@@ -1,8 +1,6 @@
 package live
 
 import (
-	"math"
-
 	"github.com/pond-go/pond/internal/cell"
 	"github.com/pond-go/pond/internal/router"
 	"github.com/pond-go/pond/schema"
@@ -109,7 +107,9 @@ func (n *partitionNode) rescue(k int) {
 	s := n.s
 	lo, hi := s.evicted, s.evicted+uint64(k)
 	if len(n.one) <= rescueByPartitions*k {
-		floor := uint64(math.MaxUint64)
+		// Rows not yet stored take ids from s.ingested on: with every
+		// partition's last row saved, the floor is the next row's id.
+		floor := s.ingested
 		for p, has := range n.one {
 			switch id := n.router.LastRow(int32(p)); {
 			case !has || n.oneSlot(int32(p))[1] == id:

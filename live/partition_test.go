@@ -404,3 +404,32 @@ func TestRollingOnAPartitionedRollingUnderEveryTrigger(t *testing.T) {
 		})
 	}
 }
+
+// A partition keeping one row (MaxEvents 1) whose last row is still in
+// the series' store keeps only its id, and saves the row before retention
+// evicts it. Once a retention had saved every partition's last row, no
+// later one looked again: the next last row left the store unsaved, and
+// reading the partition panicked ("a partition's last row left the store
+// before it was saved").
+func TestPartitionSavesLastRowsAfterAllWereSaved(t *testing.T) {
+	for _, ord := range []live.Ordering{live.Strict, live.Drop} {
+		t.Run(ord.String(), func(t *testing.T) {
+			s := newSeries(t, live.Options{MaxAge: 10 * time.Millisecond, Ordering: ord})
+			p, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
+			require.NoError(t, err)
+			for _, row := range []schema.Row{
+				r(0, 1, "a"), r(0, 2, "b"),
+				r(100, 3, "c"), // evicts a's and b's last rows: both saved
+				r(101, 4, "a"),
+				r(200, 5, "b"), // evicts c's row and a's new last row
+			} {
+				_, err = s.PushRows(nil, row)
+				require.NoError(t, err)
+			}
+			var snap *schema.Table
+			require.NotPanics(t, func() { snap, err = s.Snapshot(p) })
+			require.NoError(t, err)
+			assert.Equal(t, []float64{3, 4, 5}, values(snap), "each partition's last row")
+		})
+	}
+}
