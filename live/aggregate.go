@@ -72,6 +72,7 @@ func (s *Series) Aggregate(source NodeID, seq sequence.Sequence, aggs []reduce.A
 	if f, ok := s.replayFrame(source); ok {
 		n.push(&f)
 		n.out.reset()
+		n.stats.Closed = 0 // closed by the replay, not emitted
 	}
 	return id, nil
 }
@@ -80,7 +81,7 @@ func (s *Series) Aggregate(source NodeID, seq sequence.Sequence, aggs []reduce.A
 type AggregateStats struct {
 	Observed uint64 // rows added to a bucket
 	Dropped  uint64 // rows dropped because their bucket had closed
-	Closed   uint64 // buckets closed and emitted
+	Closed   uint64 // buckets closed and emitted (not those a replay closed)
 	Open     int    // buckets open now
 }
 

@@ -117,3 +117,25 @@ func TestAggregateConfigErrors(t *testing.T) {
 	_, err = s.Aggregate(s.Root(), sequence.Every(time.Second), []reduce.Agg{{Out: "x", From: "host", Using: reduce.Avg}}, 0)
 	assert.ErrorIs(t, err, live.ErrConfig)
 }
+
+// An aggregate built on a series that holds rows closes the buckets its
+// replay passes without emitting them: Closed counts the buckets it
+// emitted, so those are not among them.
+func TestAggregateStatsCountOnlyEmittedBucketsAsClosed(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	for i := range 5 {
+		_, err := s.PushRows(nil, r(int64(i*1000), 1, "a"))
+		require.NoError(t, err)
+	}
+	n, err := s.Aggregate(s.Root(), sequence.Every(time.Second), sumAgg, 0)
+	require.NoError(t, err)
+	st, err := s.AggregateStats(n)
+	require.NoError(t, err)
+	assert.Equal(t, live.AggregateStats{Observed: 5, Closed: 0, Open: 1}, st)
+
+	got := closed(t, s, n, rows(r(5000, 1, "a")))
+	assert.Equal(t, [][2]float64{{4000, 1}}, got)
+	st, err = s.AggregateStats(n)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(len(got)), st.Closed)
+}
