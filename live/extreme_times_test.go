@@ -15,6 +15,7 @@ import (
 	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/sequence"
+	"github.com/pond-go/pond/trigger"
 )
 
 func at(ns int64, x float64) schema.Row {
@@ -82,4 +83,63 @@ func TestTimeArithmeticAtTheEdges(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, 2, snap.Len())
 	})
+}
+
+// An aligned clock's boundaries are anchor + k·step for every k, wherever
+// the anchor is: one anchored at the end of the range, or a lateness as
+// long as the range, closes the boundaries near the other end as the same
+// grid anchored at the epoch would.
+func TestAlignedBoundariesAcrossTheRange(t *testing.T) {
+	const step = 1 << 61
+	sumOver := func(span int64) []rolling.Window {
+		return []rolling.Window{{Span: time.Duration(span), Aggs: []reduce.Agg{{Out: "sum", From: "value", Using: reduce.Sum}}}}
+	}
+	cases := []struct {
+		name   string
+		opts   live.Options
+		anchor int64
+		span   int64
+		rows   []schema.Row
+		times  []int64
+		sums   []float64
+	}{{
+		name:   "an anchor at the maximum time closes boundaries near the minimum",
+		anchor: schema.MaxTime,
+		span:   2 * step,
+		rows:   []schema.Row{at(schema.MinTime, 1), at(-step, 2), at(0, 4), at(schema.MaxTime, 8)},
+		times:  []int64{-step - 1, -1, step - 1, schema.MaxTime},
+		sums:   []float64{1, 3, 6, 4},
+	}, {
+		name:   "a grace as long as the range closes what the watermark passed",
+		opts:   live.Options{Ordering: live.Reorder, Grace: sequence.MaxDuration},
+		anchor: -1,
+		span:   step,
+		rows:   []schema.Row{at(schema.MinTime, 1), at(schema.MaxTime, 2)},
+		times:  []int64{-step - 1},
+		sums:   []float64{1},
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSeries(t, c.opts)
+			seq := sequence.Every(step).WithAnchorNanos(c.anchor)
+			id, err := s.Rolling(s.Root(), sumOver(c.span), rolling.Options{Trigger: trigger.Clock(seq), Aligned: true})
+			require.NoError(t, err)
+			require.NoError(t, s.Watch(id))
+			var times []int64
+			var sums []float64
+			for _, row := range c.rows {
+				out, err := s.PushRows(nil, row)
+				require.NoError(t, err)
+				for _, o := range out {
+					for i := range o.Events.Len() {
+						times = append(times, o.Events.TimeNanos(i))
+					}
+					got, _ := o.Events.Numbers("sum")
+					sums = append(sums, got...)
+				}
+			}
+			assert.Equal(t, c.times, times)
+			assert.Equal(t, c.sums, sums)
+		})
+	}
 }

@@ -269,9 +269,13 @@ func (g *Group) admit(q int32, t int64) {
 	g.in.open(q)
 }
 
-// after returns the first boundary later than t.
+// after returns the first boundary later than t, or the first at or
+// after [schema.MinTime] for a t before it (a watermark the lateness takes
+// below the range): no window closed at such a boundary holds a row, and
+// t − anchor then stays within an int64.
 func (g *Group) after(t int64) int64 {
 	p := g.p
+	t = max(t, schema.MinTime-1)
 	b := p.anchor + floorDiv(t-p.anchor, p.step)*p.step
 	if b > math.MaxInt64-p.step {
 		return math.MaxInt64
@@ -340,7 +344,8 @@ func (g *Group) wake(pt *part, t int64) {
 	pt.maxT = t
 	for w := range pt.wins {
 		wp := &p.wins[w]
-		pt.wins[w].reset(wp, floorDiv(g.next-wp.span-p.anchor, wp.width), floorDiv(g.next-p.step-p.anchor, wp.width))
+		k := p.paneOf(g.next, wp.width)
+		pt.wins[w].reset(wp, k-wp.spanPanes, k-wp.stepPanes)
 	}
 }
 
@@ -363,14 +368,15 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 	his, los := sc.his[:0], sc.los[:0]
 	for w := range p.wins {
 		wp := &p.wins[w]
-		his = append(his, floorDiv(b-p.anchor, wp.width))
-		los = append(los, floorDiv(b+p.step-wp.span-p.anchor, wp.width))
+		k := p.paneOf(b, wp.width)
+		his = append(his, k)
+		los = append(los, k+wp.stepPanes-wp.spanPanes)
 	}
 	sc.his, sc.los = his, los
 	order := g.order[lo:hi]
 	sc.ready(p, out, g.first, len(order))
-	e := 0                                   // rows emitted
-	k := floorDiv(b-p.step-p.anchor, p.step) // the closing step's pane, when stepped
+	e := 0                       // rows emitted
+	k := p.paneOf(b, p.step) - 1 // the closing step's pane, when stepped
 	if g.stepped && p.steady.ok {
 		g.steadyBounds(k, sc)
 	}

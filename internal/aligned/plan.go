@@ -101,7 +101,9 @@ type outPlan struct {
 // seed's 1m window is 48 + 4 bytes, not 56.
 type winPlan struct {
 	span, width int64
-	single      bool // the window is one pane (span = width): its outputs read that pane, not running sums and deques
+	spanPanes   int64 // span / width (see paneOf)
+	stepPanes   int64 // step / width
+	single      bool  // the window is one pane (span = width): its outputs read that pane, not running sums and deques
 	minSamples  int
 	stride      int
 	nCounts     int  // rows (when kept) + moments + counts
@@ -164,13 +166,21 @@ func NewPlan(s Spec) (*Plan, error) {
 	if s.Step <= 0 {
 		return nil, fmt.Errorf("aligned: step %d must be positive", s.Step)
 	}
-	p := &Plan{step: s.Step, anchor: s.Anchor, kinds: s.Kinds, syms: s.Syms}
+	// The boundaries are anchor + k·step for every k: the plan keeps the
+	// one in [0, step), so that a time minus the anchor stays within an
+	// int64 however far from the epoch the anchor given is.
+	anchor := s.Anchor % s.Step
+	if anchor < 0 {
+		anchor += s.Step
+	}
+	p := &Plan{step: s.Step, anchor: anchor, kinds: s.Kinds, syms: s.Syms}
 	out := 0
 	for _, w := range s.Windows {
 		if w.Span <= 0 {
 			return nil, fmt.Errorf("aligned: span %d must be positive", w.Span)
 		}
 		wp := winPlan{span: w.Span, width: gcd(w.Span, s.Step), minSamples: w.MinSamples}
+		wp.spanPanes, wp.stepPanes = wp.span/wp.width, s.Step/wp.width
 		wp.single = wp.width == wp.span
 		p.maxSpan = max(p.maxSpan, w.Span)
 		needsMoments := map[int]bool{}

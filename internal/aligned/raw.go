@@ -146,7 +146,8 @@ func (rr *rawRows) bytes() int {
 
 // window returns the pane range [lo, hi) of window wp at boundary b.
 func (p *Plan) window(wp *winPlan, b int64) (lo, hi int64) {
-	return floorDiv(b-wp.span-p.anchor, wp.width), floorDiv(b-p.anchor, wp.width)
+	hi = p.paneOf(b, wp.width)
+	return hi - wp.spanPanes, hi
 }
 
 // emitRaw appends a holistic output: its state is filled from the raw

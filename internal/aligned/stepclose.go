@@ -154,7 +154,7 @@ func (g *Group) settle() {
 	if g.hold != nil {
 		g.leaveHeld(g.hold.at)
 	}
-	k := floorDiv(g.stepStart()-g.p.anchor, g.p.step)
+	k := g.stepIndex()
 	for _, q := range g.order {
 		pt := g.parts[q]
 		if g.stepped {

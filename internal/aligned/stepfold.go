@@ -107,6 +107,15 @@ func (g *Group) stepStart() int64 {
 	return g.next - g.p.step
 }
 
+// stepIndex returns the index of the open step's pane of a step's width:
+// the pane holding stepStart.
+func (g *Group) stepIndex() int64 {
+	if g.next == math.MaxInt64 {
+		return g.p.paneOf(math.MaxInt64, g.p.step)
+	}
+	return g.p.paneOf(g.next, g.p.step) - 1
+}
+
 // stepSlow readies partition q's record for row i of in, at t, and
 // reports whether the record takes it: a partition not live wakes with an
 // empty record; a record about to saturate is merged into its panes
@@ -126,7 +135,7 @@ func (g *Group) stepSlow(q int32, in *Rows, i int, t, lo int64) bool {
 		g.wake(g.part(q), t)
 		g.st.open(q)
 	default:
-		g.flushStep(q, g.parts[q], floorDiv(lo-g.p.anchor, g.p.step))
+		g.flushStep(q, g.parts[q], g.stepIndex())
 	}
 	return true
 }

@@ -51,6 +51,14 @@ const noPane = math.MinInt64
 // reducers.Extreme.
 func seqOf(k int64) uint64 { return uint64(k) ^ 1<<63 }
 
+// paneOf returns the index of the pane of width w (a divisor of the step)
+// that holds time t: floor((t − anchor) / w). A pane's bounds are
+// reckoned from it by whole panes (a span and a step are multiples of w),
+// never by subtracting a span from a time: with the anchor in [0, step)
+// and t a time of the range, a boundary within a step of it or the end
+// of time, t − anchor cannot overflow, where t − span − anchor can.
+func (p *Plan) paneOf(t, w int64) int64 { return floorDiv(t-p.anchor, w) }
+
 func floorDiv(a, b int64) int64 {
 	q := a / b
 	if a%b != 0 && (a < 0) != (b < 0) {
