@@ -143,3 +143,22 @@ func TestAlignedBoundariesAcrossTheRange(t *testing.T) {
 		})
 	}
 }
+
+// The longest grace and the longest step fit in a few panes: an aligned
+// rolling builds on them, and its ring holds the rows a boundary needs.
+func TestAlignedLongestGraceAndStep(t *testing.T) {
+	s := newSeries(t, live.Options{Ordering: live.Reorder, Grace: sequence.MaxDuration})
+	seq := sequence.Every(sequence.MaxDuration).WithAnchorNanos(-1)
+	id, err := s.Rolling(s.Root(), []rolling.Window{{Span: sequence.MaxDuration / 2, Aggs: []reduce.Agg{{Out: "sum", From: "value", Using: reduce.Sum}}}},
+		rolling.Options{Trigger: trigger.Clock(seq), Aligned: true})
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(id))
+	_, err = s.PushRows(nil, at(schema.MinTime, 1), at(-5, 2))
+	require.NoError(t, err)
+	out, err := s.PushRows(nil, at(schema.MaxTime, 4))
+	require.NoError(t, err)
+	require.Len(t, out, 1, "the watermark, latest − grace, reaches the boundary at −1 ns")
+	assert.Equal(t, []int64{-1}, []int64{out[0].Events.TimeNanos(0)})
+	sums, _ := out[0].Events.Numbers("sum")
+	assert.Equal(t, []float64{2}, sums, "the window [−1 − 2^61, −1) holds the row at −5 ns")
+}

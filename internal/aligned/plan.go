@@ -343,13 +343,19 @@ const MaxPanes = 1 << 22
 // SetLateness sizes the windows' rings for rows up to lag late and
 // reports whether any ring would need more than MaxPanes panes.
 func (p *Plan) SetLateness(lag int64) error {
+	if lag < 0 {
+		return fmt.Errorf("aligned: lateness %d ns must not be negative", lag)
+	}
 	for i := range p.wins {
 		wp := &p.wins[i]
-		n := wp.span/wp.width + (p.step+lag)/wp.width + 2
-		if lag < 0 || n > MaxPanes || n < 0 {
+		// Each term is at most 2^62 (a span, a step, a lateness of one
+		// nanosecond panes): their sum is exact in a uint64, where a step
+		// plus a lateness can leave the int64 range.
+		n := uint64(wp.spanPanes) + uint64(wp.stepPanes) + uint64(lag/wp.width) + 2
+		if n > MaxPanes {
 			return fmt.Errorf("aligned: a lateness of %d ns needs %d panes of %d ns (at most %d)", lag, n, wp.width, MaxPanes)
 		}
-		wp.maxRing = n
+		wp.maxRing = int64(n)
 	}
 	return nil
 }
