@@ -584,3 +584,41 @@ func TestRollingBuildErrors(t *testing.T) {
 		})
 	}
 }
+
+// A rolling refused for a bad option or window says which, and quotes
+// the bad value.
+func TestRollingBuildErrorsQuoteTheBadValue(t *testing.T) {
+	cases := []struct {
+		name    string
+		windows []rolling.Window
+		opts    rolling.Options
+		window  string // the SpecError's Window
+		reason  string // its Reason
+	}{
+		{
+			name:    "a negative history MaxEvents",
+			windows: []rolling.Window{win(1000, sumOf())}, opts: rolling.Options{History: rolling.History{MaxEvents: -1}},
+			reason: "History.MaxEvents -1 must not be negative",
+		},
+		{
+			name:    "a negative history MaxAge",
+			windows: []rolling.Window{win(1000, sumOf())}, opts: rolling.Options{History: rolling.History{MaxAge: -time.Second}},
+			reason: "History.MaxAge -1s must not be negative",
+		},
+		{
+			name:    "a history MaxAge longer than the longest duration",
+			windows: []rolling.Window{win(1000, sumOf())}, opts: rolling.Options{History: rolling.History{MaxAge: sequence.MaxDuration + 1}},
+			reason: "History.MaxAge 1281023h53m38.427387905s is longer than 1281023h53m38.427387904s",
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSeries(t, live.Options{})
+			_, err := s.Rolling(s.Root(), c.windows, c.opts)
+			var se *rolling.SpecError
+			require.True(t, errors.As(err, &se), "%v", err)
+			assert.Equal(t, c.window, se.Window)
+			assert.Equal(t, c.reason, se.Reason)
+		})
+	}
+}

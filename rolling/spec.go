@@ -91,7 +91,9 @@ type Options struct {
 
 // History bounds the emitted rows a rolling node keeps. It is off when
 // both fields are zero. MaxEvents keeps the newest rows; MaxAge keeps the
-// rows no older than the newest emitted time minus MaxAge.
+// rows no older than the newest emitted time minus MaxAge. Neither may be
+// negative, and MaxAge may be at most 2^62 ns
+// ([github.com/pond-go/pond/sequence.MaxDuration]).
 type History struct {
 	MaxEvents int
 	MaxAge    time.Duration

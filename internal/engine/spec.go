@@ -51,8 +51,13 @@ func checkOptions(o rolling.Options) error {
 	if o.Aligned && clock.SpecOf(o.Trigger).Kind != clock.Clock {
 		return &rolling.SpecError{Reason: fmt.Sprintf("Aligned needs a clock trigger, not %s", o.Trigger)}
 	}
-	if o.History.MaxEvents < 0 || o.History.MaxAge < 0 || o.History.MaxAge > sequence.MaxDuration {
-		return &rolling.SpecError{Reason: fmt.Sprintf("history bounds (%d, %v) must not be negative", o.History.MaxEvents, o.History.MaxAge)}
+	switch h := o.History; {
+	case h.MaxEvents < 0:
+		return &rolling.SpecError{Reason: fmt.Sprintf("History.MaxEvents %d must not be negative", h.MaxEvents)}
+	case h.MaxAge < 0:
+		return &rolling.SpecError{Reason: fmt.Sprintf("History.MaxAge %v must not be negative", h.MaxAge)}
+	case h.MaxAge > sequence.MaxDuration:
+		return &rolling.SpecError{Reason: fmt.Sprintf("History.MaxAge %v is longer than %v", h.MaxAge, sequence.MaxDuration)}
 	}
 	return nil
 }
