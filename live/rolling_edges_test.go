@@ -596,6 +596,21 @@ func TestRollingBuildErrorsQuoteTheBadValue(t *testing.T) {
 		reason  string // its Reason
 	}{
 		{
+			name:    "a negative count",
+			windows: []rolling.Window{{Count: -3, Aggs: []reduce.Agg{sumOf()}}},
+			window:  "-3", reason: "count -3 must be positive",
+		},
+		{
+			name:    "a negative span",
+			windows: []rolling.Window{{Span: -time.Second, Aggs: []reduce.Agg{sumOf()}}},
+			window:  "-1s", reason: "span -1s must be positive",
+		},
+		{
+			name:    "a named window with a negative count",
+			windows: []rolling.Window{{Name: "last", Count: -1, Aggs: []reduce.Agg{sumOf()}}},
+			window:  "last", reason: "count -1 must be positive",
+		},
+		{
 			name:    "a negative history MaxEvents",
 			windows: []rolling.Window{win(1000, sumOf())}, opts: rolling.Options{History: rolling.History{MaxEvents: -1}},
 			reason: "History.MaxEvents -1 must not be negative",

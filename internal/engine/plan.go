@@ -220,8 +220,10 @@ func NewPlan(src *schema.Schema, windows []rolling.Window, opts rolling.Options,
 	for wi, w := range windows {
 		name := spanName(w)
 		switch {
-		case w.Span < 0 || w.Count < 0:
-			return nil, &rolling.SpecError{Window: name, Reason: "span and count must be positive"}
+		case w.Span < 0:
+			return nil, &rolling.SpecError{Window: name, Reason: fmt.Sprintf("span %v must be positive", w.Span)}
+		case w.Count < 0:
+			return nil, &rolling.SpecError{Window: name, Reason: fmt.Sprintf("count %d must be positive", w.Count)}
 		case w.Span > sequence.MaxDuration:
 			return nil, &rolling.SpecError{Window: name, Reason: fmt.Sprintf("span %v is longer than %v", w.Span, sequence.MaxDuration)}
 		case w.Span == 0 && w.Count == 0:

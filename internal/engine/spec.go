@@ -22,7 +22,7 @@ func spanName(w rolling.Window) string {
 	if w.Name != "" {
 		return w.Name
 	}
-	if w.Count > 0 {
+	if w.Count != 0 {
 		return strconv.Itoa(w.Count)
 	}
 	return formatSpan(w.Span)
