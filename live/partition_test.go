@@ -1,6 +1,7 @@
 package live_test
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -430,6 +431,37 @@ func TestPartitionSavesLastRowsAfterAllWereSaved(t *testing.T) {
 			require.NotPanics(t, func() { snap, err = s.Snapshot(p) })
 			require.NoError(t, err)
 			assert.Equal(t, []float64{3, 4, 5}, values(snap), "each partition's last row")
+		})
+	}
+}
+
+// Options a partitioning cannot use are refused when it is built, with
+// an error naming the option and quoting its value.
+func TestPartitionByRefusesBadOptions(t *testing.T) {
+	cases := []struct {
+		name string
+		opts partition.Options
+		want string
+	}{
+		{
+			name: "a MaxAge longer than the longest duration",
+			opts: partition.Options{MaxAge: sequence.MaxDuration + 1},
+			want: "partition: invalid options: MaxAge 1281023h53m38.427387905s is longer than 1281023h53m38.427387904s",
+		},
+		{
+			name: "an IdleTTL longer than the longest duration",
+			opts: partition.Options{IdleTTL: sequence.MaxDuration + 1},
+			want: "partition: invalid options: IdleTTL 1281023h53m38.427387905s is longer than 1281023h53m38.427387904s",
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSeries(t, live.Options{})
+			_, err := s.PartitionBy(s.Root(), "host", c.opts)
+			require.ErrorIs(t, err, partition.ErrOptions)
+			var ce *live.ConfigError
+			require.True(t, errors.As(err, &ce))
+			assert.EqualError(t, ce.Err, c.want)
 		})
 	}
 }

@@ -43,7 +43,10 @@ func (e *KeyError) Error() string {
 // Unwrap returns [ErrUnknownGroup] or [ErrLimit].
 func (e *KeyError) Unwrap() error { return e.Err }
 
-// Options configure a partitioning.
+// Options configure a partitioning. None of its counts and durations may
+// be negative, and MaxAge and IdleTTL may be at most 2^62 ns
+// ([github.com/pond-go/pond/sequence.MaxDuration]): a partitioning built
+// with others is an error wrapping [ErrOptions] that names the option.
 //
 // # Limits
 //

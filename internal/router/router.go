@@ -23,8 +23,10 @@ func CheckOptions(o partition.Options, k schema.Kind) error {
 		return fmt.Errorf("%w: MaxPartitions %d must not be negative", partition.ErrOptions, o.MaxPartitions)
 	case o.IdleTTL < 0:
 		return fmt.Errorf("%w: IdleTTL %v must not be negative", partition.ErrOptions, o.IdleTTL)
-	case o.MaxAge > sequence.MaxDuration || o.IdleTTL > sequence.MaxDuration:
-		return fmt.Errorf("%w: MaxAge %v or IdleTTL %v is longer than %v", partition.ErrOptions, o.MaxAge, o.IdleTTL, sequence.MaxDuration)
+	case o.MaxAge > sequence.MaxDuration:
+		return fmt.Errorf("%w: MaxAge %v is longer than %v", partition.ErrOptions, o.MaxAge, sequence.MaxDuration)
+	case o.IdleTTL > sequence.MaxDuration:
+		return fmt.Errorf("%w: IdleTTL %v is longer than %v", partition.ErrOptions, o.IdleTTL, sequence.MaxDuration)
 	case o.MaxPartitions > 0 && len(o.Groups) > o.MaxPartitions:
 		return fmt.Errorf("%w: %d declared groups exceed MaxPartitions %d", partition.ErrOptions, len(o.Groups), o.MaxPartitions)
 	}
