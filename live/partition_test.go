@@ -1,8 +1,10 @@
 package live_test
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -439,9 +441,10 @@ func TestPartitionSavesLastRowsAfterAllWereSaved(t *testing.T) {
 // an error naming the option and quoting its value.
 func TestPartitionByRefusesBadOptions(t *testing.T) {
 	cases := []struct {
-		name string
-		opts partition.Options
-		want string
+		name   string
+		column string // the partition column; "host" when empty
+		opts   partition.Options
+		want   string
 	}{
 		{
 			name: "a MaxAge longer than the longest duration",
@@ -453,11 +456,17 @@ func TestPartitionByRefusesBadOptions(t *testing.T) {
 			opts: partition.Options{IdleTTL: sequence.MaxDuration + 1},
 			want: "partition: invalid options: IdleTTL 1281023h53m38.427387905s is longer than 1281023h53m38.427387904s",
 		},
+		{
+			name:   "a group that is not a finite number",
+			column: "value",
+			opts:   partition.Options{Groups: []schema.Value{schema.NumberValue(1), schema.NumberValue(math.Inf(-1))}},
+			want:   "partition: invalid options: group 1 (-Inf) is not finite",
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := newSeries(t, live.Options{})
-			_, err := s.PartitionBy(s.Root(), "host", c.opts)
+			_, err := s.PartitionBy(s.Root(), cmp.Or(c.column, "host"), c.opts)
 			require.ErrorIs(t, err, partition.ErrOptions)
 			var ce *live.ConfigError
 			require.True(t, errors.As(err, &ce))

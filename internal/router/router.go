@@ -35,7 +35,7 @@ func CheckOptions(o partition.Options, k schema.Kind) error {
 			return fmt.Errorf("%w: group %d (%s) is a %s, the column is %s", partition.ErrOptions, i, g, g.Kind(), k)
 		}
 		if f, ok := g.Num(); ok && (math.IsInf(f, 0) || f != f) {
-			return fmt.Errorf("%w: group %d is not finite", partition.ErrOptions, i)
+			return fmt.Errorf("%w: group %d (%s) is not finite", partition.ErrOptions, i, g)
 		}
 		for j := range i {
 			if o.Groups[j].Equal(g) {
