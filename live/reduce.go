@@ -40,6 +40,9 @@ func compileAggs(op string, src *schema.Schema, aggs []reduce.Agg) ([]int, *sche
 			return nil, nil, configErr(op, a.Out, fmt.Sprintf("source %q is the time column, not a value column", a.From), nil)
 		}
 		kind := src.Column(j).Kind
+		if err := reducers.ErrOf(a.Using); err != nil {
+			return nil, nil, configErr(op, a.Out, "bad reducer", err)
+		}
 		if err := a.Using.Check(kind); err != nil {
 			return nil, nil, configErr(op, a.Out, fmt.Sprintf("reducer %s does not fit column %q", a.Using, a.From), err)
 		}

@@ -1,6 +1,7 @@
 package live_test
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"testing"
@@ -167,6 +168,35 @@ func TestReduceConfigErrors(t *testing.T) {
 			_, err := s.Reduce(s.Root(), c.aggs, c.trig)
 			assert.ErrorIs(t, err, live.ErrConfig)
 		})
+	}
+}
+
+// A reducer that is invalid whatever it reads (p101, top0, the zero
+// Reducer) is reported as such by Reduce and Aggregate, not as one that
+// does not fit its column.
+func TestReduceAndAggregateReportAnInvalidReducer(t *testing.T) {
+	build := map[string]func(*live.Series, []reduce.Agg) error{
+		"reduce": func(s *live.Series, aggs []reduce.Agg) error {
+			_, err := s.Reduce(s.Root(), aggs, trigger.Event())
+			return err
+		},
+		"aggregate": func(s *live.Series, aggs []reduce.Agg) error {
+			_, err := s.Aggregate(s.Root(), sequence.Every(time.Second), aggs, 0)
+			return err
+		},
+	}
+	for op, f := range build {
+		for _, r := range []reduce.Reducer{reduce.Percentile(101), reduce.Top(0), {}} {
+			t.Run(op+" "+r.String(), func(t *testing.T) {
+				err := f(newSeries(t, live.Options{}), []reduce.Agg{{Out: "x", From: "value", Using: r}})
+				require.ErrorIs(t, err, reduce.ErrReducer)
+				var ce *live.ConfigError
+				require.True(t, errors.As(err, &ce))
+				assert.Equal(t, op, ce.Op)
+				assert.Equal(t, "x", ce.Field)
+				assert.Equal(t, "bad reducer", ce.Reason)
+			})
+		}
 	}
 }
 
