@@ -73,7 +73,10 @@ func ParseDuration(s string) (time.Duration, error) {
 		}
 		return time.Duration(n) * u.unit, nil
 	}
-	return 0, &DurationError{Input: s, Reason: "the unit is not one of ms, s, m, h, d"}
+	if suffix[0] == '.' {
+		return 0, &DurationError{Input: s, Reason: "it must be a whole number"}
+	}
+	return 0, &DurationError{Input: s, Reason: fmt.Sprintf("the unit %q is not one of ms, s, m, h, d", suffix)}
 }
 
 // MaxDuration is the longest duration pond-go accepts anywhere (a window,

@@ -44,6 +44,27 @@ func TestParseDurationRejectsAnythingElse(t *testing.T) {
 	}
 }
 
+// The reason a duration is refused names the part that is wrong.
+func TestParseDurationSaysWhatIsWrong(t *testing.T) {
+	cases := map[string]string{
+		"1.5s":   "it must be a whole number",
+		"1e3ms":  `the unit "e3ms" is not one of ms, s, m, h, d`,
+		"1m30s":  `the unit "m30s" is not one of ms, s, m, h, d`,
+		"1min":   `the unit "min" is not one of ms, s, m, h, d`,
+		"1s ":    `the unit "s " is not one of ms, s, m, h, d`,
+		" 1s":    "it must start with a whole number",
+		"1":      "the unit is missing",
+		"0s":     "it must be positive",
+		"53376d": "it is too large",
+	}
+	for in, reason := range cases {
+		_, err := sequence.ParseDuration(in)
+		var de *sequence.DurationError
+		require.True(t, errors.As(err, &de), "%q", in)
+		assert.Equal(t, reason, de.Reason, "%q", in)
+	}
+}
+
 func TestParseDurationLargestDay(t *testing.T) {
 	d, err := sequence.ParseDuration("53375d")
 	require.NoError(t, err)
@@ -105,7 +126,7 @@ func ExampleParseDuration() {
 	fmt.Println(err)
 	// Output:
 	// 200ms <nil>
-	// sequence: invalid duration "1m30s": the unit is not one of ms, s, m, h, d
+	// sequence: invalid duration "1m30s": the unit "m30s" is not one of ms, s, m, h, d
 }
 
 func ExampleSequence_Start() {
