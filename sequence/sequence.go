@@ -100,6 +100,10 @@ const maxTime = 1<<62 - 1
 type Sequence struct {
 	step   int64
 	anchor int64
+	// far is the Unix second of a time WithAnchor was given outside the
+	// range (anchor is then math.MinInt64 or math.MaxInt64), for Err to
+	// quote; 0 otherwise.
+	far int64
 }
 
 // Every returns the sequence of boundaries every step, anchored at the
@@ -119,11 +123,12 @@ func ParseEvery(step string) (Sequence, error) {
 // through t. A t outside the years 1823 to 2116 gives a sequence whose Err
 // says so.
 func (s Sequence) WithAnchor(t time.Time) Sequence {
+	s.far = 0
 	switch {
 	case t.Before(time.Unix(0, -maxTime)):
-		s.anchor = math.MinInt64
+		s.anchor, s.far = math.MinInt64, t.Unix()
 	case t.After(time.Unix(0, maxTime)):
-		s.anchor = math.MaxInt64
+		s.anchor, s.far = math.MaxInt64, t.Unix()
 	default:
 		s.anchor = t.UnixNano()
 	}
@@ -133,7 +138,7 @@ func (s Sequence) WithAnchor(t time.Time) Sequence {
 // WithAnchorNanos returns the sequence with its boundaries shifted to pass
 // through ns (nanoseconds since the epoch).
 func (s Sequence) WithAnchorNanos(ns int64) Sequence {
-	s.anchor = ns
+	s.anchor, s.far = ns, 0
 	return s
 }
 
@@ -144,6 +149,9 @@ func (s Sequence) Err() error {
 	}
 	if s.step > int64(MaxDuration) {
 		return fmt.Errorf("%w: step %v is longer than %v", ErrSequence, time.Duration(s.step), MaxDuration)
+	}
+	if s.far != 0 {
+		return fmt.Errorf("%w: anchor %s is outside the years 1823 to 2116", ErrSequence, time.Unix(s.far, 0).UTC().Format(time.RFC3339))
 	}
 	if s.anchor > maxTime || s.anchor < -maxTime {
 		return fmt.Errorf("%w: anchor %d ns is outside ±%d ns of the epoch", ErrSequence, s.anchor, int64(maxTime))

@@ -147,6 +147,11 @@ func TestAnAnchorOutsideTheRangeIsAnError(t *testing.T) {
 		s := every.WithAnchor(time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC))
 		require.ErrorIs(t, s.Err(), sequence.ErrSequence, "year %d", y)
 	}
+	assert.EqualError(t, every.WithAnchor(time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)).Err(),
+		"sequence: invalid sequence: anchor 3000-01-01T00:00:00Z is outside the years 1823 to 2116", "the time given, not a stand-in")
+	assert.EqualError(t, every.WithAnchor(time.Date(1700, 6, 1, 0, 0, 0, 0, time.UTC)).Err(),
+		"sequence: invalid sequence: anchor 1700-06-01T00:00:00Z is outside the years 1823 to 2116")
+	assert.NoError(t, every.WithAnchor(time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)).WithAnchorNanos(0).Err(), "a later anchor replaces it")
 	lo, hi := time.Unix(0, schema.MinTime), time.Unix(0, schema.MaxTime)
 	require.NoError(t, every.WithAnchor(lo).Err())
 	require.NoError(t, every.WithAnchor(hi).Err())
