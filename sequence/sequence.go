@@ -14,7 +14,8 @@ var (
 	// <digits><ms|s|m|h|d>, a zero or negative duration, or one too large
 	// for an int64 count of nanoseconds.
 	ErrDuration = errors.New("sequence: invalid duration")
-	// ErrSequence reports a sequence with a zero or negative step.
+	// ErrSequence reports a sequence with a zero or negative step, a step
+	// longer than MaxDuration, or an anchor outside the years 1823 to 2116.
 	ErrSequence = errors.New("sequence: invalid sequence")
 )
 
@@ -107,7 +108,8 @@ type Sequence struct {
 }
 
 // Every returns the sequence of boundaries every step, anchored at the
-// epoch. A zero or negative step gives a sequence whose Err is not nil.
+// epoch. A zero or negative step, or one longer than [MaxDuration], gives
+// a sequence whose Err is not nil.
 func Every(step time.Duration) Sequence { return Sequence{step: int64(step)} }
 
 // ParseEvery is [Every] on a duration string ([ParseDuration]).

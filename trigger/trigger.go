@@ -46,8 +46,9 @@ func Clock(seq sequence.Sequence) Trigger { return Trigger{kind: clock.Clock, se
 
 // Every is the [Clock] trigger on boundaries every step from the Unix
 // epoch: Every(200*time.Millisecond) ticks at …, 0.2s, 0.4s, …. A zero or
-// negative step gives a trigger whose Err is not nil. For another anchor,
-// build the sequence ([sequence.Every] and its WithAnchor) and use Clock.
+// negative step, or one longer than [sequence.MaxDuration], gives a
+// trigger whose Err is not nil. For another anchor, build the sequence
+// ([sequence.Every] and its WithAnchor) and use Clock.
 func Every(step time.Duration) Trigger { return Clock(sequence.Every(step)) }
 
 // Err returns nil for a usable trigger, or an error wrapping [ErrTrigger].
