@@ -2,7 +2,11 @@ package live_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"math/big"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -161,4 +165,115 @@ func TestAlignedLongestGraceAndStep(t *testing.T) {
 	assert.Equal(t, []int64{-1}, []int64{out[0].Events.TimeNanos(0)})
 	sums, _ := out[0].Events.Numbers("sum")
 	assert.Equal(t, []float64{2}, sums, "the window [−1 − 2^61, −1) holds the row at −5 ns")
+}
+
+// edgeCase is a random aligned rolling whose clock, grace and rows reach
+// the ends of the range: long steps, anchors anywhere in it, times at and
+// near its bounds.
+type edgeCase struct {
+	step, span, anchor, grace int64
+	times                     []int64 // accepted, in arrival order; row i has value i+1, host a or b by parity
+}
+
+func newEdgeCase(rng *rand.Rand) edgeCase {
+	steps := []int64{1 << 60, 3 << 59, 1 << 61, 3 << 60, 1<<61 + 1, 1<<62 - 1, 1 << 62}
+	c := edgeCase{step: steps[rng.IntN(len(steps))]}
+	c.span = c.step
+	if rng.IntN(2) == 0 && c.step <= 1<<61 {
+		c.span = 2 * c.step
+	}
+	anywhere := func(ends ...int64) int64 {
+		if rng.IntN(3) == 0 {
+			return ends[rng.IntN(len(ends))]
+		}
+		return rng.Int64N(2*schema.MaxTime+1) - schema.MaxTime
+	}
+	c.anchor = anywhere(schema.MinTime, schema.MaxTime, -1, 1)
+	if rng.IntN(3) == 0 {
+		c.grace = 1 + rng.Int64N(int64(sequence.MaxDuration))
+	}
+	var times []int64
+	for range 2 + rng.IntN(8) {
+		times = append(times, anywhere(schema.MinTime, schema.MinTime+1, -1, 0, schema.MaxTime-1, schema.MaxTime))
+	}
+	slices.Sort(times)
+	if c.grace > 0 && rng.IntN(2) == 0 {
+		rng.Shuffle(len(times), func(i, j int) { times[i], times[j] = times[j], times[i] })
+	}
+	for i, t := range times { // the rows a reorder series accepts
+		if i == 0 || new(big.Int).Sub(big.NewInt(slices.Max(times[:i])), big.NewInt(t)).Cmp(big.NewInt(c.grace)) <= 0 {
+			c.times = append(c.times, t)
+		}
+	}
+	return c
+}
+
+// brute gives, in exact arithmetic, every row the rolling must emit:
+// "<boundary> <host> <sum> <count>" for each boundary the watermark
+// passed and each host whose rows meet [b − span, b).
+func (c edgeCase) brute() []string {
+	wm := new(big.Int).Sub(big.NewInt(slices.Max(c.times)), big.NewInt(c.grace))
+	step := big.NewInt(c.step)
+	k := new(big.Int).Div(new(big.Int).Sub(big.NewInt(schema.MinTime), big.NewInt(c.anchor)), step) // Euclidean: a floor
+	var rows []string
+	for b := new(big.Int).Add(big.NewInt(c.anchor), k.Mul(k, step)); b.Cmp(wm) <= 0; b.Add(b, step) {
+		lo := new(big.Int).Sub(b, big.NewInt(c.span))
+		for _, h := range []string{"a", "b"} {
+			sum, n := 0.0, 0
+			for i, t := range c.times {
+				if bt := big.NewInt(t); []string{"a", "b"}[i%2] == h && bt.Cmp(lo) >= 0 && bt.Cmp(b) < 0 {
+					sum += float64(i + 1)
+					n++
+				}
+			}
+			if n > 0 {
+				rows = append(rows, fmt.Sprint(b.Int64(), " ", h, " ", sum, " ", n))
+			}
+		}
+	}
+	return rows
+}
+
+// At the ends of the range, under the longest steps and graces and with
+// anchors anywhere, an aligned rolling emits exactly the rows exact
+// arithmetic gives (its samples here, which every path keeps).
+func TestAlignedAtTheEdgesMatchesExactArithmetic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(62, 63))
+	for range 2000 {
+		c := newEdgeCase(rng)
+		opts := live.Options{Workers: 1 + rng.IntN(3)}
+		if c.grace > 0 {
+			opts.Ordering, opts.Grace = live.Reorder, time.Duration(c.grace)
+		}
+		s := newSeries(t, opts)
+		by, err := s.PartitionBy(s.Root(), "host", partition.Options{})
+		require.NoError(t, err)
+		seq := sequence.Every(time.Duration(c.step)).WithAnchorNanos(c.anchor)
+		aggs := []reduce.Agg{{Out: "samples", From: "value", Using: reduce.Samples}}
+		if rng.IntN(2) == 0 {
+			aggs = append(aggs, reduce.Agg{Out: "min", From: "value", Using: reduce.Min})
+		}
+		id, err := s.Rolling(by, []rolling.Window{{Span: time.Duration(c.span), Aggs: aggs}}, rolling.Options{Trigger: trigger.Clock(seq), Aligned: true})
+		require.NoError(t, err)
+		require.NoError(t, s.Watch(id))
+		var got []string
+		for i, ts := range c.times {
+			out, err := s.PushRows(nil, schema.Row{schema.NanosValue(ts), schema.NumberValue(float64(i + 1)), schema.StringValue([]string{"a", "b"}[i%2])})
+			require.NoError(t, err)
+			for _, o := range out {
+				for r := range o.Events.Len() {
+					samples, _ := o.Events.Value(r, 2).Array()
+					sum := 0.0
+					for _, v := range samples {
+						x, _ := v.Num()
+						sum += x
+					}
+					host, _ := o.Events.Value(r, 1).Str()
+					got = append(got, fmt.Sprint(o.Events.TimeNanos(r), " ", host, " ", sum, " ", len(samples)))
+				}
+			}
+		}
+		require.NoError(t, s.Close())
+		require.Equal(t, c.brute(), got, "%+v", c)
+	}
 }
