@@ -12,13 +12,15 @@ import (
 
 // Checkpoint is what a committed transaction records for one input
 // partition, beside its offset, in the offset commit's metadata: the time
-// of the last event it covers and the last boundary whose rows it wrote.
+// of the latest event the partition's series took (not of the last record
+// read, which the series may have left out) and the last boundary whose
+// rows it wrote.
 // A worker that takes the partition over replays from the events of
 // (LastEventMs − LongestWindow) up to Offset and emits nothing for
 // boundaries up to LastBoundaryMs.
 type Checkpoint struct {
 	Offset         int64 // the next input offset to process
-	LastEventMs    int64 // -1 when no event was processed
+	LastEventMs    int64 // -1 when no event was taken
 	LastBoundaryMs int64 // -1 when no row was written
 }
 

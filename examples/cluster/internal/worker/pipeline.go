@@ -137,6 +137,13 @@ func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 // older than the latest event when they came.
 func (p *Pipeline) Dropped() uint64 { return p.skipped + p.s.Stats().Rejected }
 
+// LatestMs returns the time of the latest event the series has taken, in
+// ms, and false when it has taken none.
+func (p *Pipeline) LatestMs() (int64, bool) {
+	ns, ok := p.s.LatestNanos()
+	return ns / int64(time.Millisecond), ok
+}
+
 // Flush pushes the staged events as one batch and appends the rows it
 // emits to dst. Rows of hosts whose 1m window is empty are left out: they
 // carry nothing, and whether a series still remembers such a host depends

@@ -288,9 +288,7 @@ func (w *Worker) transact(ctx context.Context, fs kgo.Fetches) error {
 				w.log.Warn("bad input record", "partition", fp.Partition, "offset", r.Offset, "err", err)
 				continue
 			}
-			t := r.Timestamp.UnixMilli()
-			pt.pipe.AddKey(t, cpu, req, r.Key)
-			pt.cp.LastEventMs = t
+			pt.pipe.AddKey(r.Timestamp.UnixMilli(), cpu, req, r.Key)
 		}
 		last := fp.Records[len(fp.Records)-1]
 		pt.cp.Offset = last.Offset + 1
@@ -301,6 +299,13 @@ func (w *Worker) transact(ctx context.Context, fs kgo.Fetches) error {
 		w.out, err = pt.pipe.Flush(w.out[:0])
 		if err != nil {
 			w.log.Error("push rejected", "partition", fp.Partition, "err", err)
+		}
+		// The replay starts a window before the latest event the series
+		// took, not the last record read: that one may have been left out
+		// (a timestamp after 2116 put the start past every record, one
+		// before 1970 skipped the replay).
+		if ms, ok := pt.pipe.LatestMs(); ok {
+			pt.cp.LastEventMs = ms
 		}
 		if d := pt.pipe.Dropped(); d > pt.dropped {
 			w.log.Warn("input events left out: not finite, timestamp out of range, or older than the partition's latest",
