@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -51,4 +53,20 @@ func TestTheOneCommandCommitsRowsAndGetsReady(t *testing.T) {
 	resp.Body.Close()
 	assert.Contains(t, string(body), "# TYPE pond_cluster_consumer_lag gauge")
 	assert.Contains(t, stop(), "cluster stopped")
+}
+
+// TestHelpExitsZero: -help prints the flags and is not a failure (it
+// used to print "cluster: flag: help requested" and exit 1).
+func TestHelpExitsZero(t *testing.T) {
+	if os.Getenv("POND_CLUSTER_MAIN") == "1" {
+		os.Args = []string{"cluster", "-help"}
+		main()
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelpExitsZero$")
+	cmd.Env = append(os.Environ(), "POND_CLUSTER_MAIN=1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "-workers int")
+	assert.NotContains(t, string(out), "help requested")
 }
