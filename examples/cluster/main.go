@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -85,10 +86,30 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q (flags start with -; see -help)", fs.Arg(0))
+	}
 	switch o.role {
 	case "all", "worker", "producer", "dashboard":
 	default:
 		return o, fmt.Errorf("-role %q: want all, worker, producer or dashboard", o.role)
+	}
+	if o.workers < 0 {
+		return o, fmt.Errorf("-workers %d: want at least 1 (0: the default)", o.workers)
+	}
+	if o.partitions < 1 || o.partitions > math.MaxInt32 {
+		return o, fmt.Errorf("-partitions %d: want 1 to %d", o.partitions, math.MaxInt32)
+	}
+	if o.seed > math.MaxUint32 {
+		return o, fmt.Errorf("-seed %d: want 0 to %d", o.seed, uint64(math.MaxUint32))
+	}
+	if o.role == "all" || o.role == "producer" {
+		if o.hosts < 1 {
+			return o, fmt.Errorf("-hosts %d: want at least 1", o.hosts)
+		}
+		if o.rate <= 0 || 1000%o.rate != 0 {
+			return o, fmt.Errorf("-rate %d: want events per second per host that divide 1000 (1, 2, 4, 5, 8, 10, …)", o.rate)
+		}
 	}
 	if o.workers == 0 {
 		o.workers = map[string]int{"all": 3, "worker": 1}[o.role]
@@ -231,9 +252,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // startLiveProducer starts the paced producer at wall time; a restarted one
 // goes on after the last committed tick.
 func startLiveProducer(ctx context.Context, o options, seeds []string) (*producer.Producer, error) {
-	if o.rate <= 0 || 1000%o.rate != 0 {
-		return nil, fmt.Errorf("-rate %d must divide 1000", o.rate)
-	}
 	tick := int64(1000 / o.rate)
 	t0 := time.Now().UnixMilli() / tick * tick
 	last, err := producer.LastCommittedTime(ctx, seeds)

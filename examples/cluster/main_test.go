@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,4 +70,38 @@ func TestHelpExitsZero(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	assert.Contains(t, string(out), "-workers int")
 	assert.NotContains(t, string(out), "help requested")
+}
+
+// TestBadFlagsAreRefused: a flag value the command cannot use stops it
+// before anything starts, with a message naming the flag; each of these
+// used to be taken silently (no workers, a partition count cut to 32
+// bits, a seed cut to 32 bits, a stray word ignored).
+func TestBadFlagsAreRefused(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-workers", "-2"}, "-workers -2"},
+		{[]string{"-partitions", "0"}, "-partitions 0"},
+		{[]string{"-partitions", "-3"}, "-partitions -3"},
+		{[]string{"-partitions", "5000000000"}, "-partitions 5000000000"},
+		{[]string{"-seed", "4294967296"}, "-seed 4294967296"},
+		{[]string{"-hosts", "0"}, "-hosts 0"},
+		{[]string{"-rate", "7"}, "-rate 7"},
+		{[]string{"stray"}, `unexpected argument "stray"`},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			_, err := parse(tc.args, io.Discard)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+	for _, args := range [][]string{
+		{"-role", "worker", "-hosts", "0", "-rate", "7"}, // the producer's flags, unused
+		{"-role", "producer", "-workers", "0"},
+		{"-seed", "4294967295", "-partitions", "1", "-workers", "1"},
+	} {
+		_, err := parse(args, io.Discard)
+		assert.NoError(t, err, "%q", args)
+	}
 }
