@@ -78,10 +78,14 @@ func TestALeftOutLastEventDoesNotMoveTheCheckpoint(t *testing.T) {
 }
 
 // runUntilCommitted runs a worker until the input's committed offset is
-// at least end, then stops it.
-func runUntilCommitted(ctx context.Context, t *testing.T, seeds []string, adm *kadm.Client, id string, end int64) {
+// at least end, then stops it and returns its counters.
+func runUntilCommitted(ctx context.Context, t *testing.T, seeds []string, adm *kadm.Client, id string, end int64, opts ...func(*Config)) Stats {
 	t.Helper()
-	w, err := New(Config{Brokers: seeds, ID: id, SessionTimeout: time.Second, RebalanceTimeout: 3 * time.Second})
+	cfg := Config{Brokers: seeds, ID: id, SessionTimeout: time.Second, RebalanceTimeout: 3 * time.Second}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	w, err := New(cfg)
 	require.NoError(t, err)
 	defer w.Close()
 	runCtx, stop := context.WithCancel(ctx)
@@ -98,6 +102,7 @@ func runUntilCommitted(ctx context.Context, t *testing.T, seeds []string, adm *k
 	}
 	stop()
 	require.NoError(t, <-done)
+	return w.Stats()
 }
 
 // oneSeriesRows returns the rows of one pipeline over the first ticks of

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/pond-go/pond/examples/cluster/internal/events"
 	"github.com/pond-go/pond/examples/cluster/internal/rows"
 	"github.com/pond-go/pond/examples/internal/seed"
 	"github.com/pond-go/pond/live"
@@ -13,6 +14,7 @@ import (
 	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/sequence"
 	"github.com/pond-go/pond/trigger"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // Schema is the schema of the events a partition's series takes.
@@ -47,9 +49,9 @@ type Pipeline struct {
 	batch *schema.Batch
 	out   []live.Output
 	names map[string]string // interned host names, at most maxNames
-	// skipped counts the events not staged: a value that is not a finite
-	// number, or a timestamp beyond ±maxTimeMs, which the series would
-	// reject with the rest of the push.
+	// skipped counts the events not staged: a record value that is not
+	// 16 bytes or not finite numbers, or a timestamp beyond ±maxTimeMs,
+	// which the series would reject with the rest of the push.
 	skipped uint64
 }
 
@@ -111,6 +113,17 @@ func (p *Pipeline) AddKey(timeMs int64, cpu, requests float64, key []byte) {
 	p.add(timeMs, cpu, requests, host)
 }
 
+// AddRecord stages the event an input record carries (see package
+// events); a value that is not one is left out and counted.
+func (p *Pipeline) AddRecord(r *kgo.Record) {
+	cpu, req, err := events.DecodeValue(r.Value)
+	if err != nil {
+		p.skipped++
+		return
+	}
+	p.AddKey(r.Timestamp.UnixMilli(), cpu, req, r.Key)
+}
+
 func (p *Pipeline) add(timeMs int64, cpu, requests float64, host string) {
 	if !finite(cpu) || !finite(requests) || timeMs > maxTimeMs || timeMs < -maxTimeMs {
 		p.skipped++
@@ -133,7 +146,7 @@ const maxTimeMs = schema.MaxTime / int64(time.Millisecond)
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // Dropped returns the events left out so far: those whose value was not
-// a finite number or whose timestamp was beyond ±maxTimeMs, and those
+// 16 bytes or not finite numbers or whose timestamp was beyond ±maxTimeMs, and those
 // older than the latest event when they came.
 func (p *Pipeline) Dropped() uint64 { return p.skipped + p.s.Stats().Rejected }
 

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/pond-go/pond/examples/cluster/internal/brokers"
-	"github.com/pond-go/pond/examples/cluster/internal/events"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -133,11 +132,7 @@ func (w *Worker) replay(ctx context.Context, p int32, pipe *Pipeline, cp Checkpo
 				done = true
 				return
 			}
-			cpu, req, err := events.DecodeValue(r.Value)
-			if err != nil {
-				return
-			}
-			pipe.AddKey(r.Timestamp.UnixMilli(), cpu, req, r.Key)
+			pipe.AddRecord(r)
 			n++
 			if r.Offset == cp.Offset-1 {
 				done = true

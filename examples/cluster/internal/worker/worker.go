@@ -28,7 +28,6 @@ import (
 	"time"
 
 	"github.com/pond-go/pond/examples/cluster/internal/brokers"
-	"github.com/pond-go/pond/examples/cluster/internal/events"
 	"github.com/pond-go/pond/examples/cluster/internal/rows"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -88,8 +87,7 @@ type part struct {
 	// committedBoundary is the last boundary a committed transaction wrote:
 	// rows up to it are never written again.
 	committedBoundary int64
-	touched           bool   // processed in the open transaction
-	dropped           uint64 // input events left out, as last logged
+	touched           bool // processed in the open transaction
 }
 
 // New connects a worker and joins the group.
@@ -267,6 +265,7 @@ func (w *Worker) transact(ctx context.Context, fs kgo.Fetches) error {
 		errMu      sync.Mutex
 		nRows      int
 		suppressed uint64
+		leftOut    uint64 // counted once the transaction commits
 		boundaries []int64
 	)
 	promise := func(_ *kgo.Record, err error) {
@@ -282,13 +281,9 @@ func (w *Worker) transact(ctx context.Context, fs kgo.Fetches) error {
 			return // revoked meanwhile: the session aborts this transaction
 		}
 		pt.touched = true
+		dropped := pt.pipe.Dropped()
 		for _, r := range fp.Records {
-			cpu, req, err := events.DecodeValue(r.Value)
-			if err != nil {
-				w.log.Warn("bad input record", "partition", fp.Partition, "offset", r.Offset, "err", err)
-				continue
-			}
-			pt.pipe.AddKey(r.Timestamp.UnixMilli(), cpu, req, r.Key)
+			pt.pipe.AddRecord(r)
 		}
 		last := fp.Records[len(fp.Records)-1]
 		pt.cp.Offset = last.Offset + 1
@@ -307,10 +302,10 @@ func (w *Worker) transact(ctx context.Context, fs kgo.Fetches) error {
 		if ms, ok := pt.pipe.LatestMs(); ok {
 			pt.cp.LastEventMs = ms
 		}
-		if d := pt.pipe.Dropped(); d > pt.dropped {
-			w.log.Warn("input events left out: not finite, timestamp out of range, or older than the partition's latest",
-				"partition", fp.Partition, "events", d-pt.dropped, "since start", d)
-			pt.dropped = d
+		if d := pt.pipe.Dropped() - dropped; d > 0 {
+			w.log.Warn("input events left out: a value not 16 bytes or not finite, a timestamp out of range, or older than the partition's latest",
+				"partition", fp.Partition, "events", d, "offsets", fmt.Sprintf("%d-%d", fp.Records[0].Offset, last.Offset))
+			leftOut += d
 		}
 		part := []byte(strconv.Itoa(int(fp.Partition)))
 		for i := range w.out {
@@ -363,6 +358,7 @@ func (w *Worker) transact(ctx context.Context, fs kgo.Fetches) error {
 	if committed {
 		w.m.committedTxns++
 		w.m.rowsOut += uint64(nRows)
+		w.m.leftOut += leftOut
 		for _, b := range boundaries {
 			w.m.latency.add(float64(now.UnixMilli() - b))
 		}
