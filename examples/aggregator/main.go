@@ -139,8 +139,8 @@ func parseFlags(args []string, stderr io.Writer) (*settings, error) {
 		if st.hosts < 1 {
 			return nil, fmt.Errorf("-hosts %d: want at least 1", st.hosts)
 		}
-		if !(st.rate > 0) || math.IsInf(st.rate, 0) {
-			return nil, fmt.Errorf("-rate %v: want a positive number of events per second per host", st.rate)
+		if !(st.rate >= producer.MinEventsPerSec && st.rate <= producer.MaxEventsPerSec) {
+			return nil, fmt.Errorf("-rate %v: want events per second per host from %g to %g", st.rate, producer.MinEventsPerSec, producer.MaxEventsPerSec)
 		}
 		if *seed != "" {
 			s, err := strconv.ParseUint(*seed, 10, 32)

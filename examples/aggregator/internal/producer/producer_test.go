@@ -261,3 +261,21 @@ func TestAPausedSubscriberLosesBatchesNotMemory(t *testing.T) {
 	// The reader lost at most a few batches in flight.
 	assert.Greater(t, float64(read.Load()), 0.9*float64(m.TicksEmittedTotal)-float64(QueueBatches))
 }
+
+// TestARateWithoutATickPeriodIsRefused: a rate whose tick period is not a
+// whole number of nanoseconds from 1 ns up (above 1e9 per second the
+// period was 0, and the tick loop divided by it once a second behind and
+// crashed the process; below about 1e-10 it overflowed to a negative
+// period) is refused by Start; the bounds themselves are taken.
+func TestARateWithoutATickPeriodIsRefused(t *testing.T) {
+	for _, rate := range []float64{5e9, 1e-11, 0, -1} {
+		_, err := Start(Config{GRPCAddr: "127.0.0.1:0", Hosts: 1, EventsPerSec: rate})
+		assert.Error(t, err, "rate %v", rate)
+	}
+	for _, rate := range []float64{MinEventsPerSec, MaxEventsPerSec} {
+		p, err := Start(Config{GRPCAddr: "127.0.0.1:0", Hosts: 1, EventsPerSec: rate})
+		require.NoError(t, err, "rate %v", rate)
+		p.Pause(true)
+		p.Stop()
+	}
+}

@@ -24,6 +24,14 @@ import (
 // QueueBatches is the capacity of each subscriber's queue.
 const QueueBatches = 64
 
+// MinEventsPerSec and MaxEventsPerSec bound Config.EventsPerSec, so that
+// the tick period is from 1 ns to 1e18 ns (about 32 years): above 1e9 a
+// second it would be 0, below about 1e-10 it would overflow.
+const (
+	MinEventsPerSec = 1e-9
+	MaxEventsPerSec = 1e9
+)
+
 // Config configures a producer.
 type Config struct {
 	// GRPCAddr is the gRPC listen address ("127.0.0.1:50051"; port 0
@@ -34,7 +42,7 @@ type Config struct {
 	// serves none.
 	MetricsAddr  string
 	Hosts        int     // number of hosts
-	EventsPerSec float64 // ticks per second (one event per host per tick)
+	EventsPerSec float64 // ticks per second (one event per host per tick), from MinEventsPerSec to MaxEventsPerSec
 	Variability  float64 // full width of the uniform per-event noise
 	// Seed seeds the simulator when HasSeed is set; otherwise the seed is
 	// random.
@@ -172,8 +180,8 @@ func Start(cfg Config) (*Producer, error) {
 	if cfg.Hosts < 1 {
 		return nil, fmt.Errorf("producer: hosts %d must be at least 1", cfg.Hosts)
 	}
-	if !(cfg.EventsPerSec > 0) {
-		return nil, fmt.Errorf("producer: events per second %v must be positive", cfg.EventsPerSec)
+	if !(cfg.EventsPerSec >= MinEventsPerSec && cfg.EventsPerSec <= MaxEventsPerSec) {
+		return nil, fmt.Errorf("producer: events per second %v: want %g to %g", cfg.EventsPerSec, MinEventsPerSec, MaxEventsPerSec)
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
