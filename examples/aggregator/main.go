@@ -142,6 +142,9 @@ func parseFlags(args []string, stderr io.Writer) (*settings, error) {
 		if !(st.rate >= producer.MinEventsPerSec && st.rate <= producer.MaxEventsPerSec) {
 			return nil, fmt.Errorf("-rate %v: want events per second per host from %g to %g", st.rate, producer.MinEventsPerSec, producer.MaxEventsPerSec)
 		}
+		if math.IsNaN(st.variability) || math.IsInf(st.variability, 0) {
+			return nil, fmt.Errorf("-variability %v: want a finite width such as 0.4", st.variability)
+		}
 		if *seed != "" {
 			s, err := strconv.ParseUint(*seed, 10, 32)
 			if err != nil {

@@ -97,6 +97,7 @@ func TestBadFlagsSayWhatWouldDo(t *testing.T) {
 		{[]string{"-rate", "0"}, `-rate 0: want events per second per host from 1e-09 to 1e+09`},
 		{[]string{"-rate", "5e9"}, `-rate 5e+09: want events per second per host from 1e-09 to 1e+09`},
 		{[]string{"-hosts", "0"}, `-hosts 0: want at least 1`},
+		{[]string{"-variability", "NaN"}, `-variability NaN: want a finite width such as 0.4`},
 		{[]string{"-seed", "x"}, `-seed "x": want an integer from 0 to 4294967295`},
 		{[]string{"-addr", "8080"}, `-addr "8080": want host:port, e.g. 127.0.0.1:8080`},
 		{[]string{"-max-hosts", "0"}, `-max-hosts 0: want at least 1`},

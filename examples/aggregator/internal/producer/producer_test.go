@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -277,5 +278,15 @@ func TestARateWithoutATickPeriodIsRefused(t *testing.T) {
 		require.NoError(t, err, "rate %v", rate)
 		p.Pause(true)
 		p.Stop()
+	}
+}
+
+// TestAVariabilityThatIsNotANumberIsRefused: a NaN or infinite noise width
+// is refused by Start (NaN made every cpu NaN, and the aggregator refused
+// every row the producer sent).
+func TestAVariabilityThatIsNotANumberIsRefused(t *testing.T) {
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		_, err := Start(Config{GRPCAddr: "127.0.0.1:0", Hosts: 1, EventsPerSec: 1, Variability: v})
+		assert.Error(t, err, "variability %v", v)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -182,6 +183,9 @@ func Start(cfg Config) (*Producer, error) {
 	}
 	if !(cfg.EventsPerSec >= MinEventsPerSec && cfg.EventsPerSec <= MaxEventsPerSec) {
 		return nil, fmt.Errorf("producer: events per second %v: want %g to %g", cfg.EventsPerSec, MinEventsPerSec, MaxEventsPerSec)
+	}
+	if math.IsNaN(cfg.Variability) || math.IsInf(cfg.Variability, 0) {
+		return nil, fmt.Errorf("producer: variability %v: want a finite width such as 0.4", cfg.Variability)
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
