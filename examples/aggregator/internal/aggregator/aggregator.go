@@ -212,7 +212,7 @@ type Aggregator struct {
 
 // refusals count the rows the aggregator refused, by reason.
 type refusals struct {
-	Order      uint64    `json:"order"`     // out of order or past the grace
+	Order      uint64    `json:"order"`     // out of order (dropped under drop ordering) or past the grace
 	Future     uint64    `json:"future"`    // dated further ahead than MaxSkew
 	BadTime    uint64    `json:"badTime"`   // a time_ms outside the range the series holds
 	HostLimit  uint64    `json:"hostLimit"` // a new host past MaxHosts
@@ -572,8 +572,10 @@ func (a *Aggregator) Stats() Stats {
 	defer a.mu.Unlock()
 	r := a.refused
 	r.BadTime = a.m.badTime.Load()
+	series := a.p.s.Stats()
+	r.Order += series.Rejected // the late rows the series drops under Drop ordering
 	return Stats{
-		Series: a.p.s.Stats(), TicksEmitted: a.ticksEmitted, Refused: r,
+		Series: series, TicksEmitted: a.ticksEmitted, Refused: r,
 		RejectedRows:   r.Order + r.Future + r.BadTime + r.HostLimit + r.HostLen + r.BadValue,
 		RejectedPushes: r.Pushes, LiveClients: len(a.liveClients), AggClients: len(a.aggClients),
 		HistoryTicks: len(a.hist.all()), LastTickMs: a.lastTickMs,

@@ -97,7 +97,7 @@ func (m *counters) init(a *Aggregator) {
 		m.batchDoneHist, m.pushManyHist,
 		counter("pond_aggregator_events_ingested_total", "Rows taken into the live series.", stats(func(s Stats) float64 { return float64(s.Series.Ingested) })),
 		counter("pond_aggregator_events_evicted_total", "Rows evicted from the raw window.", stats(func(s Stats) float64 { return float64(s.Series.Evicted) })),
-		counter("pond_aggregator_rows_rejected_total", "Rows refused for any reason.", stats(func(s Stats) float64 { return float64(s.RejectedRows + s.Series.Rejected) })),
+		counter("pond_aggregator_rows_rejected_total", "Rows refused for any reason.", stats(func(s Stats) float64 { return float64(s.RejectedRows) })),
 		refusedVec(a),
 		counter("pond_aggregator_ticks_emitted_total", "200 ms ticks emitted on /live-agg.", stats(func(s Stats) float64 { return float64(s.TicksEmitted) })),
 		counter("pond_aggregator_push_many_calls_total", "PushMany calls.", u(&m.pushCalls)),
@@ -222,7 +222,7 @@ func (a *Aggregator) Metrics() MetricsDoc {
 	d.UptimeSec = time.Since(a.start).Seconds()
 	s := a.Stats()
 	st := s.Series
-	d.Stats.Rejected = st.Rejected + s.RejectedRows
+	d.Stats.Rejected = s.RejectedRows
 	d.Stats.Refused = s.Refused
 	d.Stats.Ticks = s.TicksEmitted
 	d.WS.BufferedAmount = []int64{}

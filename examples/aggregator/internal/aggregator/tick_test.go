@@ -2,10 +2,13 @@ package aggregator
 
 import (
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/pond-go/pond/examples/internal/wire"
+	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -184,6 +187,40 @@ func TestReorderDropsOnlyTheRowsPastTheGrace(t *testing.T) {
 	st := a.Stats()
 	assert.EqualValues(t, 3, st.Series.Ingested)
 	assert.EqualValues(t, 1, st.RejectedRows)
+}
+
+// TestDropCountsItsDroppedRowsAsOrderRefusals: under drop ordering the
+// rows the series drops for being late are refused rows of reason
+// "order", in Stats, /metrics.json and /metrics alike, and the total of
+// refused rows counts each once. (They were in the total only, and
+// refused{order} stayed 0.)
+func TestDropCountsItsDroppedRowsAsOrderRefusals(t *testing.T) {
+	a := newTestAggregator(t, Config{Ordering: live.Drop})
+	require.NoError(t, a.Push(batchOf(row{5 * time.Second, 0.5, 1, "a"}), time.Now()))
+	require.NoError(t, a.Push(batchOf(
+		row{6 * time.Second, 0.5, 1, "a"},
+		row{1 * time.Second, 0.5, 1, "b"}, // late: dropped
+		row{2 * time.Second, 0.5, 1, "c"}, // late: dropped
+	), time.Now()))
+	st := a.Stats()
+	assert.EqualValues(t, 2, st.Series.Ingested)
+	assert.EqualValues(t, 2, st.Refused.Order)
+	assert.EqualValues(t, 2, st.RejectedRows)
+	m := a.Metrics()
+	assert.EqualValues(t, 2, m.Stats.Refused.Order)
+	assert.EqualValues(t, 2, m.Stats.Rejected)
+	prom := scrape(t, a)
+	assert.Contains(t, prom, `pond_aggregator_rows_refused_total{reason="order"} 2`)
+	assert.Contains(t, prom, "pond_aggregator_rows_rejected_total 2\n")
+}
+
+// scrape returns the aggregator's /metrics text.
+func scrape(t *testing.T, a *Aggregator) string {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	a.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	require.Equal(t, http.StatusOK, rec.Code)
+	return rec.Body.String()
 }
 
 func TestStrictRejectsAnOutOfOrderBatchWhole(t *testing.T) {
