@@ -84,7 +84,13 @@ func (a *Aggregator) stream(ctx context.Context, attempt *int) error {
 			a.cfg.Logger.Info("producer stream open", "producer", a.cfg.ProducerAddr)
 		}
 		if d.err != nil {
-			a.cfg.Logger.Error("bad batch from the producer", "err", d.err)
+			// Not an EventBatch: left out whole, as a proto decoder
+			// would refuse it, counted, and logged at most once a
+			// second so that a broken producer does not flood the log.
+			a.m.malformed.Add(1)
+			a.mu.Lock()
+			a.logRefusal("malformed batch from the producer left out", "batches_since_start", a.m.malformed.Load(), "err", d.err)
+			a.mu.Unlock()
 			continue
 		}
 		if d.bad > 0 {

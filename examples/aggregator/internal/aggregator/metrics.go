@@ -70,6 +70,7 @@ type counters struct {
 	upstreamConnected, lastTickHosts atomic.Int64
 	downSinceMs                      atomic.Int64 // when the producer was last lost, 0 while connected
 	badTime                          atomic.Uint64
+	malformed                        atomic.Uint64 // batches that are not an EventBatch
 	batchDoneMs, pushManyMs          LatencyRing
 	batchDoneHist, pushManyHist      prometheus.Histogram
 	reg                              *prometheus.Registry
@@ -99,6 +100,7 @@ func (m *counters) init(a *Aggregator) {
 		counter("pond_aggregator_events_evicted_total", "Rows evicted from the raw window.", stats(func(s Stats) float64 { return float64(s.Series.Evicted) })),
 		counter("pond_aggregator_rows_rejected_total", "Rows refused for any reason.", stats(func(s Stats) float64 { return float64(s.RejectedRows) })),
 		refusedVec(a),
+		counter("pond_aggregator_batches_malformed_total", "Batches from the producer that are not an EventBatch, left out whole.", u(&m.malformed)),
 		counter("pond_aggregator_ticks_emitted_total", "200 ms ticks emitted on /live-agg.", stats(func(s Stats) float64 { return float64(s.TicksEmitted) })),
 		counter("pond_aggregator_push_many_calls_total", "PushMany calls.", u(&m.pushCalls)),
 		counter("pond_aggregator_rows_fanned_out_total", "Rows handed to WebSocket clients.", u(&m.fannedOut)),
@@ -199,6 +201,9 @@ type MetricsDoc struct {
 		Hosts      int64  `json:"hosts"`
 		Ticks      uint64 `json:"ticks"`
 		SlowClient uint64 `json:"slowDisconnects"`
+		// MalformedBatches counts the producer's messages that are not
+		// an EventBatch, left out whole.
+		MalformedBatches uint64 `json:"malformedBatches"`
 		// Refused breaks Rejected down by reason.
 		Refused refusals `json:"refused"`
 	} `json:"stats"`
@@ -267,6 +272,7 @@ func (a *Aggregator) Metrics() MetricsDoc {
 	d.Stats.Ingested, d.Stats.Evicted, d.Stats.Length = st.Ingested, st.Evicted, st.Length
 	d.Stats.Hosts = m.lastTickHosts.Load()
 	d.Stats.SlowClient = m.slowDisconnects.Load()
+	d.Stats.MalformedBatches = m.malformed.Load()
 	d.Upstream.Producer = a.cfg.ProducerAddr
 	d.Upstream.Connected = m.upstreamConnected.Load() == 1
 	d.Upstream.Reconnects = m.reconnects.Load()
