@@ -340,7 +340,13 @@ func (a *Aggregator) push(b *schema.Batch, started time.Time, own *owned) error 
 // every later batch out of order, and the series rejects a batch with a
 // NaN or an infinity whole.
 func (a *Aggregator) admit(b *schema.Batch) *schema.Batch {
-	limit := a.cfg.Now().Add(a.cfg.MaxSkew).UnixNano()
+	// Past the year 2262 the nanoseconds would overflow: such a skew
+	// refuses nothing.
+	now := a.cfg.Now().UnixNano()
+	limit := int64(math.MaxInt64)
+	if a.cfg.MaxSkew < time.Duration(math.MaxInt64-now) {
+		limit = now + int64(a.cfg.MaxSkew)
+	}
 	hosts := b.Cols[2].Str
 	cpu, req := b.Cols[0].Num, b.Cols[1].Num
 	bad := false

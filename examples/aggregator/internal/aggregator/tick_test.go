@@ -223,6 +223,23 @@ func scrape(t *testing.T, a *Aggregator) string {
 	return rec.Body.String()
 }
 
+// TestAHugeMaxSkewRefusesNothing: a -max-skew that reaches past the
+// year 2262 (the largest Go duration, say, to turn the check off) refuses
+// no row. (The clock plus the skew overflowed int64 nanoseconds and came
+// out negative, so every row was refused as dated in the future.)
+func TestAHugeMaxSkewRefusesNothing(t *testing.T) {
+	for _, skew := range []time.Duration{250 * 365 * 24 * time.Hour, math.MaxInt64} {
+		now := time.Now()
+		a := newTestAggregator(t, Config{Logger: quietLogger, MaxSkew: skew, Now: func() time.Time { return now }})
+		b := batchOf(row{0, 0.5, 1, "a"})
+		b.Time[0] = now.UnixNano()
+		require.NoError(t, a.Push(b, now))
+		st := a.Stats()
+		assert.EqualValues(t, 1, st.Series.Ingested, "max skew %v", skew)
+		assert.Zero(t, st.Refused.Future, "max skew %v", skew)
+	}
+}
+
 func TestStrictRejectsAnOutOfOrderBatchWhole(t *testing.T) {
 	a := newTestAggregator(t, Config{})
 	require.NoError(t, a.Push(batchOf(row{5 * time.Second, 0.5, 1, "a"}), time.Now()))
