@@ -330,16 +330,23 @@ func (w *Worker) transact(ctx context.Context, fs kgo.Fetches) error {
 	if w.beforeEnd != nil {
 		w.beforeEnd(nRows)
 	}
+	// A row the broker refuses fails its promise when its produce request
+	// is answered, after Produce has returned, and End does not look at
+	// promises: flush first, so that the choice to commit sees every row's
+	// answer. (A refusal that came after the choice was committed over,
+	// with the offsets of the rows it lost.)
+	flushErr := w.sess.Client().Flush(ctx)
+	errMu.Lock()
+	failed := produceErr
+	errMu.Unlock()
 	commit := kgo.TryCommit
-	if produceErr != nil {
+	if failed != nil || flushErr != nil {
 		commit = kgo.TryAbort
 	}
 	committed, err := w.sess.End(kgo.PreTxnCommitFnContext(ctx, w.stampMetadata), commit)
-	errMu.Lock()
-	if produceErr != nil {
-		w.log.Warn("produce failed; transaction aborted", "err", produceErr)
+	if failed != nil || flushErr != nil {
+		w.log.Warn("produce failed; transaction aborted", "err", errors.Join(failed, flushErr))
 	}
-	errMu.Unlock()
 	now := time.Now()
 	for _, pt := range w.parts {
 		if !pt.touched {
