@@ -50,8 +50,9 @@ type Pipeline struct {
 	out   []live.Output
 	names map[string]string // interned host names, at most maxNames
 	// skipped counts the events not staged: a record value that is not
-	// 16 bytes or not finite numbers, or a timestamp beyond ±maxTimeMs,
-	// which the series would reject with the rest of the push.
+	// 16 bytes or not finite numbers, a key longer than maxHostLen, or a
+	// timestamp beyond ±maxTimeMs, which the series would reject with the
+	// rest of the push.
 	skipped uint64
 }
 
@@ -99,9 +100,21 @@ func (p *Pipeline) Add(timeMs int64, cpu, requests float64, host string) {
 // again, the first time it is seen after.
 const maxNames = 1 << 16
 
+// maxHostLen is the longest key AddKey takes as a host, in bytes (the
+// aggregator's default bound). A longer one is left out and counted: each
+// of its rows would carry it twice (key and JSON), and a row larger than
+// a record may be fails every transaction that holds it, the same poll
+// again after each abort.
+const maxHostLen = 256
+
 // AddKey stages one event whose host is a record key; each distinct name
-// is allocated once while it is in the table of names.
+// is allocated once while it is in the table of names. A key longer than
+// maxHostLen is left out and counted.
 func (p *Pipeline) AddKey(timeMs int64, cpu, requests float64, key []byte) {
+	if len(key) > maxHostLen {
+		p.skipped++
+		return
+	}
 	host, ok := p.names[string(key)]
 	if !ok {
 		if len(p.names) >= maxNames {
@@ -146,8 +159,9 @@ const maxTimeMs = schema.MaxTime / int64(time.Millisecond)
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // Dropped returns the events left out so far: those whose value was not
-// 16 bytes or not finite numbers or whose timestamp was beyond ±maxTimeMs, and those
-// older than the latest event when they came.
+// 16 bytes or not finite numbers, whose key was longer than maxHostLen or
+// whose timestamp was beyond ±maxTimeMs, and those older than the latest
+// event when they came.
 func (p *Pipeline) Dropped() uint64 { return p.skipped + p.s.Stats().Rejected }
 
 // LatestMs returns the time of the latest event the series has taken, in
