@@ -204,8 +204,10 @@ func parseFlags(args []string, stderr io.Writer) (*settings, error) {
 		Aligned: *alignedWin, Workers: *workers,
 	}
 	st.pprof = *pprofOn
-	if *origins != "" {
-		st.cfg.OriginPatterns = strings.Split(*origins, ",")
+	for _, o := range strings.Split(*origins, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			st.cfg.OriginPatterns = append(st.cfg.OriginPatterns, o)
+		}
 	}
 	return st, nil
 }

@@ -6,12 +6,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/pond-go/pond/examples/aggregator/internal/aggregator"
 	"github.com/pond-go/pond/examples/aggregator/internal/producer"
 	"github.com/pond-go/pond/examples/internal/cmdtest"
 	"github.com/pond-go/pond/examples/internal/wire"
@@ -164,4 +166,28 @@ func TestABusyPortIsExplained(t *testing.T) {
 	err = run(context.Background(), []string{"-grpc-port", port, "-addr", "127.0.0.1:0"}, io.Discard, io.Discard)
 	require.Error(t, err)
 	assert.Regexp(t, `^embedded producer: listen tcp 127\.0\.0\.1:\d+: bind: address already in use \(choose another -grpc-port, or 0 for a free one\)$`, err.Error())
+}
+
+// TestOriginsTakeSpacesAfterCommas: -origins "a.example, b.example" lets
+// a page from either origin open the WebSockets. (The second pattern kept
+// its leading space, matched no origin, and its page got a 403.)
+func TestOriginsTakeSpacesAfterCommas(t *testing.T) {
+	st, err := parseFlags([]string{"-origins", "a.example, b.example"}, io.Discard)
+	require.NoError(t, err)
+	agg, err := aggregator.New(st.cfg)
+	require.NoError(t, err)
+	srv := httptest.NewServer(agg.Handler())
+	t.Cleanup(func() {
+		agg.Close()
+		srv.Close()
+	})
+	for _, origin := range []string{"http://a.example", "http://b.example"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/live-agg",
+			&websocket.DialOptions{HTTPHeader: http.Header{"Origin": {origin}}})
+		cancel()
+		if assert.NoError(t, err, "origin %s", origin) {
+			conn.CloseNow()
+		}
+	}
 }
