@@ -60,6 +60,7 @@ func main() {
 // options are the command's flags.
 type options struct {
 	brokers    string
+	seeds      []string // -brokers, one address each (none: embedded)
 	role       string
 	addr       string
 	hosts      int
@@ -93,6 +94,11 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	case "all", "worker", "producer", "dashboard":
 	default:
 		return o, fmt.Errorf("-role %q: want all, worker, producer or dashboard", o.role)
+	}
+	for _, b := range strings.Split(o.brokers, ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			o.seeds = append(o.seeds, b)
+		}
 	}
 	if o.workers < 0 {
 		return o, fmt.Errorf("-workers %d: want at least 1 (0: the default)", o.workers)
@@ -129,8 +135,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	var seeds []string
-	if o.brokers == "" {
+	seeds := o.seeds
+	if len(seeds) == 0 {
 		e, err := brokers.StartEmbedded()
 		if err != nil {
 			return err
@@ -138,8 +144,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer e.Close()
 		seeds = e.Addrs()
 		fmt.Fprintf(stdout, "embedded kafka on %s\n", strings.Join(seeds, ","))
-	} else {
-		seeds = strings.Split(o.brokers, ",")
 	}
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	err = brokers.CreateTopics(cctx, seeds, int32(o.partitions))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pond-go/pond/examples/cluster/internal/brokers"
 	"github.com/pond-go/pond/examples/internal/cmdtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -104,4 +106,20 @@ func TestBadFlagsAreRefused(t *testing.T) {
 		_, err := parse(args, io.Discard)
 		assert.NoError(t, err, "%q", args)
 	}
+}
+
+// TestBrokersTakeSpacesAfterCommas: -brokers "host:port, host:port" (as
+// one writes a list) reaches the brokers; the seed with a space before it
+// used to be dialled as " host", a host name that resolves nowhere.
+func TestBrokersTakeSpacesAfterCommas(t *testing.T) {
+	e, err := brokers.StartEmbedded()
+	require.NoError(t, err)
+	t.Cleanup(e.Close)
+	addr := e.Addrs()[0]
+	o, err := parse([]string{"-brokers", "127.0.0.1:1, " + addr + " ,"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"127.0.0.1:1", addr}, o.seeds)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	require.NoError(t, brokers.CreateTopics(ctx, o.seeds, brokers.DefaultPartitions))
 }
