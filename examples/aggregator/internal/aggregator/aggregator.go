@@ -279,6 +279,9 @@ func (a *Aggregator) push(b *schema.Batch, started time.Time, own *owned) error 
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	// Every batch is a batchDone sample, its rows taken or refused (the
+	// deferred calls run last first: the sample, then the unlock).
+	defer a.batchDone(started)
 	in := a.admit(b)
 	if a.cfg.Ordering == live.Reorder {
 		in = a.dropPastGrace(in)
@@ -324,12 +327,17 @@ func (a *Aggregator) push(b *schema.Batch, started time.Time, own *owned) error 
 			a.emitTick(hostTab, run)
 		}
 	}
+	return nil
+}
+
+// batchDone records the time from a batch's arrival to the end of its
+// work, holding the lock.
+func (a *Aggregator) batchDone(started time.Time) {
 	d := time.Since(started)
 	a.m.batchDone(d)
 	if a.onBatchDone != nil {
 		a.onBatchDone(d)
 	}
-	return nil
 }
 
 // admit returns b without the rows dated more than MaxSkew ahead of the

@@ -240,6 +240,28 @@ func TestAHugeMaxSkewRefusesNothing(t *testing.T) {
 	}
 }
 
+// TestEveryBatchIsABatchDoneSample: a batch whose rows are all refused, and
+// one the series refuses whole, are batchDone samples like a batch taken
+// (batchDoneMs is one sample per batch; they used to leave none, so a
+// flood of refused batches did not show in the latency or its count).
+func TestEveryBatchIsABatchDoneSample(t *testing.T) {
+	now := time.Now()
+	a := newTestAggregator(t, Config{Logger: quietLogger, Now: func() time.Time { return now }})
+	at := func(d time.Duration) *schema.Batch {
+		b := batchOf(row{0, 0.5, 1, "a"})
+		b.Time[0] = now.Add(d).UnixNano()
+		return b
+	}
+	require.NoError(t, a.Push(at(-time.Second), now))
+	require.NoError(t, a.Push(at(time.Hour), now))  // every row refused: future
+	require.Error(t, a.Push(at(-time.Minute), now)) // refused whole: out of order
+	require.EqualValues(t, 2, a.Stats().RejectedRows)
+	lat := a.Metrics().Latency.BatchDoneMs
+	require.NotNil(t, lat)
+	assert.Equal(t, 3, lat.Count)
+	assert.Contains(t, scrape(t, a), "pond_aggregator_batch_done_seconds_count 3\n")
+}
+
 func TestStrictRejectsAnOutOfOrderBatchWhole(t *testing.T) {
 	a := newTestAggregator(t, Config{})
 	require.NoError(t, a.Push(batchOf(row{5 * time.Second, 0.5, 1, "a"}), time.Now()))
