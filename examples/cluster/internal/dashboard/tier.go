@@ -217,7 +217,7 @@ func hostTick(r *rows.Row, firstTS int64) *wire.HostTick {
 	h := &wire.HostTick{
 		TS: r.BoundaryMs, Host: r.Host,
 		CPUAvg: r.CPUAvg, CPUSd: r.CPUSd, CPUN: int(r.CPUN),
-		NCurrent: len(r.CPUSamples), AnomaliesAbove: make([]int, k), AnomaliesBelow: make([]int, k),
+		NCurrent: len(r.CPUSamples) + int(r.CPUSamplesLeftOut), AnomaliesAbove: make([]int, k), AnomaliesBelow: make([]int, k),
 		RequestsAvg: r.RequestsAvg, RequestsSum: r.RequestsSum, RequestsN: int(r.RequestsN),
 		WindowAgeSeconds: min(60, max(0, float64(r.BoundaryMs-firstTS)/1000)),
 		CPUMin:           r.CPUMin, CPUMax: r.CPUMax, CurrentAvg: r.CurrentAvg, CurrentSd: r.CurrentSd,
@@ -225,6 +225,8 @@ func hostTick(r *rows.Row, firstTS int64) *wire.HostTick {
 	if h.RequestsSum != h.RequestsSum {
 		h.RequestsSum = 0
 	}
+	// The anomalies are counted over the samples the row carries: past
+	// rows.MaxSamples, over the first of the slice.
 	countAnomalies(r.CPUSamples, r.CPUAvg, r.CPUSd, wire.DefaultThresholds, h.AnomaliesAbove, h.AnomaliesBelow)
 	return h
 }

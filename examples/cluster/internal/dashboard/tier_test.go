@@ -46,3 +46,12 @@ func TestABoundaryWaitingOverASecondIsSentAndLaterRowsAreCounted(t *testing.T) {
 	tr.take(record(1, 200, "b"))
 	assert.Equal(t, uint64(1), tr.lateRows)
 }
+
+// TestARowsLeftOutSamplesCountInItsSlice: a row that carries
+// rows.MaxSamples samples and left some out shows the slice's whole count
+// (n_current, and so events_per_sec), not the samples it carries.
+func TestARowsLeftOutSamplesCountInItsSlice(t *testing.T) {
+	r := rows.Row{BoundaryMs: 200, Host: "a", CPUN: 12, CPUSamples: []float64{0.5, 0.5}, CPUSamplesLeftOut: 10, CPUAvg: 0.5}
+	h := hostTick(&r, 0)
+	assert.Equal(t, 12, h.NCurrent)
+}

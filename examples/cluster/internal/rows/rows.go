@@ -11,6 +11,10 @@
 //	{"ts":1735689600200,"host":"host-0001","cpu_avg":…,"cpu_sd":…,"cpu_n":…,
 //	 "requests_avg":…,"requests_sum":…,"requests_n":…,"cpu_samples":[…],
 //	 "cpu_min":…,"cpu_max":…,"current_avg":…,"current_sd":…}
+//
+// A row carries at most [MaxSamples] samples; when its slice held more,
+// "cpu_samples_left_out":N follows "cpu_samples" (and only then, so a row
+// of an ordinary slice is written as before).
 package rows
 
 import (
@@ -46,8 +50,27 @@ type Row struct {
 	RequestsSum   float64
 	RequestsN     int64
 
+	// CPUSamples are the 200 ms slice's cpu values in event order, the
+	// first MaxSamples of them; CPUSamplesLeftOut is the number of the
+	// rest (see SetSamples).
 	CPUSamples                            []float64
+	CPUSamplesLeftOut                     int64
 	CPUMin, CPUMax, CurrentAvg, CurrentSd float64
+}
+
+// MaxSamples is the most cpu samples a row carries. A float64 is at most
+// 24 bytes of JSON, so the samples take at most 250 kB, well within a
+// Kafka record's default limit of 1 MB: a burst of one host (60,000 events
+// in one 200 ms slice made a 1.2 MB row) aborted every transaction that
+// held its row, and the partition retried the same poll for ever. The
+// rule depends only on the row, so a replay writes the same row.
+const MaxSamples = 10000
+
+// SetSamples sets the row's samples to the first MaxSamples of xs (xs
+// itself, not a copy) and CPUSamplesLeftOut to the number of the rest.
+func (r *Row) SetSamples(xs []float64) {
+	n := min(len(xs), MaxSamples)
+	r.CPUSamples, r.CPUSamplesLeftOut = xs[:n:n], int64(len(xs)-n)
 }
 
 // Key identifies a row: a host at a boundary. Exactly-once means each key
@@ -95,7 +118,12 @@ func (r *Row) AppendJSON(b []byte) []byte {
 		}
 		b = appendNum(b, v)
 	}
-	b = append(b, `],"cpu_min":`...)
+	b = append(b, ']')
+	if r.CPUSamplesLeftOut > 0 {
+		b = append(b, `,"cpu_samples_left_out":`...)
+		b = strconv.AppendInt(b, r.CPUSamplesLeftOut, 10)
+	}
+	b = append(b, `,"cpu_min":`...)
 	b = appendNum(b, r.CPUMin)
 	b = append(b, `,"cpu_max":`...)
 	b = appendNum(b, r.CPUMax)
@@ -117,6 +145,7 @@ type jsonRow struct {
 	RequestsSum *float64   `json:"requests_sum"`
 	RequestsN   int64      `json:"requests_n"`
 	CPUSamples  []*float64 `json:"cpu_samples"`
+	LeftOut     int64      `json:"cpu_samples_left_out"`
 	CPUMin      *float64   `json:"cpu_min"`
 	CPUMax      *float64   `json:"cpu_max"`
 	CurrentAvg  *float64   `json:"current_avg"`
@@ -143,7 +172,8 @@ func Decode(data []byte) (Row, error) {
 		BoundaryMs: *j.TS, Host: *j.Host,
 		CPUAvg: num(j.CPUAvg), CPUSd: num(j.CPUSd), CPUN: j.CPUN,
 		RequestsAvg: num(j.RequestsAvg), RequestsSum: num(j.RequestsSum), RequestsN: j.RequestsN,
-		CPUMin: num(j.CPUMin), CPUMax: num(j.CPUMax), CurrentAvg: num(j.CurrentAvg), CurrentSd: num(j.CurrentSd),
+		CPUSamplesLeftOut: j.LeftOut,
+		CPUMin:            num(j.CPUMin), CPUMax: num(j.CPUMax), CurrentAvg: num(j.CurrentAvg), CurrentSd: num(j.CurrentSd),
 	}
 	if j.CPUSamples != nil {
 		r.CPUSamples = make([]float64, len(j.CPUSamples))

@@ -1,6 +1,7 @@
 package rows
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -29,4 +30,29 @@ func TestDecodeRejectsARowWithoutItsKey(t *testing.T) {
 	assert.ErrorIs(t, err, ErrRow)
 	_, err = Decode([]byte(`{`))
 	assert.ErrorIs(t, err, ErrRow)
+}
+
+// TestARowCarriesAtMostMaxSamplesAndSaysHowManyItLeftOut: past
+// MaxSamples the row keeps the first ones and counts the rest in
+// cpu_samples_left_out, which reads back; a row within the bound has no
+// such field.
+func TestARowCarriesAtMostMaxSamplesAndSaysHowManyItLeftOut(t *testing.T) {
+	xs := make([]float64, MaxSamples+7)
+	for i := range xs {
+		xs[i] = float64(i)
+	}
+	var r Row
+	r.SetSamples(xs)
+	assert.Equal(t, xs[:MaxSamples], r.CPUSamples)
+	assert.EqualValues(t, 7, r.CPUSamplesLeftOut)
+	data := r.AppendJSON(nil)
+	assert.Contains(t, string(data), fmt.Sprintf(`%d],"cpu_samples_left_out":7,"cpu_min":`, MaxSamples-1))
+	got, err := Decode(data)
+	require.NoError(t, err)
+	assert.EqualValues(t, 7, got.CPUSamplesLeftOut)
+	assert.Len(t, got.CPUSamples, MaxSamples)
+
+	r.SetSamples(xs[:3])
+	assert.Zero(t, r.CPUSamplesLeftOut)
+	assert.NotContains(t, string(r.AppendJSON(nil)), "left_out")
 }

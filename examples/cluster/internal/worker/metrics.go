@@ -1,9 +1,11 @@
 package worker
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 
+	"github.com/pond-go/pond/examples/cluster/internal/rows"
 	"github.com/pond-go/pond/examples/cluster/internal/telemetry"
 )
 
@@ -18,6 +20,7 @@ type metrics struct {
 	rebalances, committedTxns, abortedTxns uint64
 	rowsOut, suppressed                    uint64
 	leftOut                                uint64 // input events the series could not take
+	samplesLeftOut                         uint64 // cpu samples beyond rows.MaxSamples, in committed rows
 	replays, replayedEvents                uint64
 	assigned                               int
 	readyKnown                             bool // no pending change, every partition replayed
@@ -40,6 +43,7 @@ type Stats struct {
 	Rebalances, CommittedTxns, AbortedTxns uint64
 	RowsOut, Suppressed                    uint64
 	LeftOut                                uint64
+	SamplesLeftOut                         uint64
 	Replays, ReplayedEvents                uint64
 	Assigned                               []int32
 	Ready                                  bool
@@ -55,7 +59,7 @@ func (w *Worker) Stats() Stats {
 	defer w.mu.Unlock()
 	s := Stats{
 		ID: w.cfg.ID, Rebalances: w.m.rebalances, CommittedTxns: w.m.committedTxns, AbortedTxns: w.m.abortedTxns,
-		RowsOut: w.m.rowsOut, Suppressed: w.m.suppressed, LeftOut: w.m.leftOut, Replays: w.m.replays, ReplayedEvents: w.m.replayedEvents,
+		RowsOut: w.m.rowsOut, Suppressed: w.m.suppressed, LeftOut: w.m.leftOut, SamplesLeftOut: w.m.samplesLeftOut, Replays: w.m.replays, ReplayedEvents: w.m.replayedEvents,
 		Ready: w.m.readyKnown, Lag: map[int32]int64{}, LastReplaySeconds: map[int32]float64{}, LastReplayEvents: map[int32]uint64{},
 		LatencyMs: w.m.latency.Clone(),
 	}
@@ -90,6 +94,7 @@ func Families(ws []*Worker) []telemetry.Family {
 		sum.RowsOut += s.RowsOut
 		sum.Suppressed += s.Suppressed
 		sum.LeftOut += s.LeftOut
+		sum.SamplesLeftOut += s.SamplesLeftOut
 		sum.Replays += s.Replays
 		sum.ReplayedEvents += s.ReplayedEvents
 		for _, p := range sortedKeys(s.Lag) {
@@ -108,6 +113,7 @@ func Families(ws []*Worker) []telemetry.Family {
 		telemetry.One("pond_cluster_rows_out_total", "counter", "Rows committed to the output topic.", float64(sum.RowsOut)),
 		telemetry.One("pond_cluster_rows_suppressed_total", "counter", "Rows not written because their boundary was already committed.", float64(sum.Suppressed)),
 		telemetry.One("pond_cluster_input_events_left_out_total", "counter", "Input events the series could not take: a value not 16 bytes or not finite, a timestamp out of range, or older than the partition's latest.", float64(sum.LeftOut)),
+		telemetry.One("pond_cluster_cpu_samples_left_out_total", "counter", fmt.Sprintf("CPU samples of committed rows beyond the %d a row carries (each such row counts its own in cpu_samples_left_out).", rows.MaxSamples), float64(sum.SamplesLeftOut)),
 		telemetry.One("pond_cluster_replays_total", "counter", "Partition rebuilds by replay.", float64(sum.Replays)),
 		telemetry.One("pond_cluster_replayed_events_total", "counter", "Input events read by replays.", float64(sum.ReplayedEvents)),
 		telemetry.One("pond_cluster_commit_latency_p50_ms", "gauge", "Median wall time from a row's boundary to its commit, over recent rows.", lat.Quantile(0.5)),

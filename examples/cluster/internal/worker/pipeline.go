@@ -227,7 +227,7 @@ func (p *Pipeline) appendRows(dst []rows.Row, tab *schema.Table) []rows.Row {
 			if xs == nil {
 				xs = []float64{}
 			}
-			r.CPUSamples = xs
+			r.SetSamples(xs) // at most rows.MaxSamples: a row must fit a record
 		}
 		dst = append(dst, r)
 	}

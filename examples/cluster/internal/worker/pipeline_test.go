@@ -99,3 +99,28 @@ func TestPipelineDropsOnlyTheBadEvents(t *testing.T) {
 	assert.Equal(t, uint64(7+7+7+6+6), dirty.Dropped(), "one in each tick k with k%6 ≠ 0")
 	assert.Zero(t, clean.Dropped())
 }
+
+// TestABurstOfOneHostMakesARowThatFitsARecord: 60,000 events of one host
+// in one 200 ms slice give a row of rows.MaxSamples samples, the first
+// ones, that says how many it left out, and whose JSON fits a Kafka
+// record (1 MB by default). (It carried all 60,000, 1.2 MB: every
+// transaction holding it aborted and the partition retried for ever.)
+func TestABurstOfOneHostMakesARowThatFitsARecord(t *testing.T) {
+	const burst = 60000
+	p, err := NewPipeline()
+	require.NoError(t, err)
+	t0 := benchmarks.T0.UnixMilli()
+	for i := range burst {
+		p.Add(t0+int64(i)*200/burst, -0.123456789012345678-float64(i)*1e-9, 1, "host-0000")
+	}
+	p.Add(t0+200, 0.5, 1, "host-0000") // closes the slice [t0, t0+200)
+	out, err := p.Flush(nil)
+	require.NoError(t, err)
+	require.Len(t, out, 1)
+	r := out[0]
+	assert.EqualValues(t, burst, r.CPUN)
+	require.Len(t, r.CPUSamples, rows.MaxSamples)
+	assert.EqualValues(t, burst-rows.MaxSamples, r.CPUSamplesLeftOut)
+	assert.Equal(t, -0.123456789012345678, r.CPUSamples[0], "the first samples are kept")
+	assert.Less(t, len(r.AppendJSON(nil)), 1<<20)
+}

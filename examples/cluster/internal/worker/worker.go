@@ -266,6 +266,7 @@ func (w *Worker) transact(ctx context.Context, fs kgo.Fetches) error {
 		nRows      int
 		suppressed uint64
 		leftOut    uint64 // counted once the transaction commits
+		samplesOut uint64 // cpu samples rows left out, the same
 		boundaries []int64
 	)
 	promise := func(_ *kgo.Record, err error) {
@@ -325,6 +326,7 @@ func (w *Worker) transact(ctx context.Context, fs kgo.Fetches) error {
 			}, promise)
 			nRows++
 			boundaries = append(boundaries, row.BoundaryMs)
+			samplesOut += uint64(row.CPUSamplesLeftOut)
 		}
 	})
 	if w.beforeEnd != nil {
@@ -366,6 +368,7 @@ func (w *Worker) transact(ctx context.Context, fs kgo.Fetches) error {
 		w.m.committedTxns++
 		w.m.rowsOut += uint64(nRows)
 		w.m.leftOut += leftOut
+		w.m.samplesLeftOut += samplesOut
 		for _, b := range boundaries {
 			w.m.latency.add(float64(now.UnixMilli() - b))
 		}
