@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"math"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -230,4 +231,26 @@ func TestDropBurstsTellStallsFromOverload(t *testing.T) {
 	}
 	assert.Equal(t, "0 (0 of 4)", none.cell())
 	assert.Equal(t, "–", dropBursts{}.cell())
+}
+
+// A measured window or a number of rounds the run cannot use is refused,
+// with the flag's name: 0 or negative seconds measured nothing, 0 rounds
+// ran nothing.
+func TestRunFlagsOutOfRangeAreRefusedByName(t *testing.T) {
+	for _, c := range []struct {
+		seconds float64
+		rounds  int
+		want    string
+	}{
+		{0, 1, "-seconds 0: want measured seconds per cell above 0"},
+		{-5, 1, "-seconds -5: want"},
+		{math.NaN(), 1, "-seconds NaN: want"},
+		{math.Inf(1), 1, "-seconds +Inf: want"},
+		{1e300, 1, "-seconds 1e+300: want"},
+		{30, 0, "-rounds 0: want at least 1"},
+		{30, -2, "-rounds -2: want at least 1"},
+	} {
+		assert.ErrorContains(t, checkRun(c.seconds, c.rounds), c.want)
+	}
+	assert.NoError(t, checkRun(0.5, 1))
 }

@@ -102,6 +102,7 @@ func main() {
 	ceiling := flag.Bool("ceiling", false, "climb one host count through -rates, lowest first, until a level drops rows; report the highest rate taken with nothing dropped")
 	flag.Parse()
 	extra := flag.Args()
+	check(checkRun(*seconds, *rounds))
 	if *ceiling {
 		set := map[string]bool{}
 		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -239,6 +240,23 @@ const (
 	aggregatorPkg = "github.com/pond-go/pond/examples/aggregator"
 	producerPkg   = "github.com/pond-go/pond/examples/aggregator/cmd/producer"
 )
+
+// checkRun refuses a measured window or a number of rounds the run
+// cannot use: 0 or fewer seconds measured nothing and reported rates of
+// NaN or 0, and 0 rounds ran nothing and wrote an empty table.
+func checkRun(seconds float64, rounds int) error {
+	if !(seconds > 0) || seconds > maxSeconds {
+		return fmt.Errorf("-seconds %v: want measured seconds per cell above 0, at most %g", seconds, float64(maxSeconds))
+	}
+	if rounds < 1 {
+		return fmt.Errorf("-rounds %d: want at least 1", rounds)
+	}
+	return nil
+}
+
+// maxSeconds is the longest -seconds taken: a year, far below where the
+// window's nanoseconds would overflow.
+const maxSeconds = 365 * 24 * 3600
 
 // ceilingDefaults gives -ceiling its defaults for the flags not in set
 // (those given on the command line): 1000 hosts, rates 1000 to 8000
