@@ -179,8 +179,10 @@ func parseFlags(args []string, stderr io.Writer) (*settings, error) {
 	if ord == live.Reorder && *grace > *retention {
 		return nil, fmt.Errorf("-grace %v: want at most -retention (%v)", *grace, *retention)
 	}
-	if *history < 0 {
-		return nil, fmt.Errorf("-history %v: want 0 (none) or a positive duration, e.g. 5m", *history)
+	// The history is kept in whole milliseconds: a positive -history under
+	// 1 ms held nothing, as 0 does, without saying so.
+	if *history < 0 || (*history > 0 && *history < time.Millisecond) {
+		return nil, fmt.Errorf("-history %v: want 0 (none) or at least 1ms, e.g. 5m", *history)
 	}
 	for _, n := range []struct {
 		name string

@@ -94,7 +94,7 @@ func TestBadFlagsSayWhatWouldDo(t *testing.T) {
 		{[]string{"-retention", "0s"}, `-retention 0s: want a positive duration, e.g. 30s`},
 		{[]string{"-retention-ms", "0"}, `-retention 0s: want a positive duration`},
 		{[]string{"-retention", "soon"}, `invalid value "soon" for flag -retention`},
-		{[]string{"-history", "-1s"}, `-history -1s: want 0 (none) or a positive duration`},
+		{[]string{"-history", "-1s"}, `-history -1s: want 0 (none) or at least 1ms`},
 		{[]string{"-ordering", "reorder", "-grace", "1m", "-retention", "30s"}, `-grace 1m0s: want at most -retention (30s)`},
 		{[]string{"-rate", "0"}, `-rate 0: want events per second per host from 1e-09 to 1e+09`},
 		{[]string{"-rate", "5e9"}, `-rate 5e+09: want events per second per host from 1e-09 to 1e+09`},
@@ -114,6 +114,13 @@ func TestBadFlagsSayWhatWouldDo(t *testing.T) {
 			assert.Contains(t, err.Error(), c.want)
 		})
 	}
+	t.Run("a history under 1ms is refused, not taken as none", func(t *testing.T) {
+		_, err := parseFlags([]string{"-history", "500us"}, io.Discard)
+		assert.ErrorContains(t, err, `-history 500µs: want 0 (none) or at least 1ms`)
+		st, err := parseFlags([]string{"-history", "1ms"}, io.Discard)
+		require.NoError(t, err)
+		assert.Equal(t, time.Millisecond, st.cfg.History)
+	})
 	t.Run("a bad environment variable is named", func(t *testing.T) {
 		t.Setenv("HOST_COUNT", "many")
 		assert.ErrorContains(t, run(context.Background(), nil, io.Discard, io.Discard), `HOST_COUNT="many": not an integer`)
