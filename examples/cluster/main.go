@@ -128,7 +128,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 }
 
 // run starts the parts, prints the ready lines on stdout and serves until
-// ctx ends.
+// ctx ends. Whatever it returns, it returns once the parts it started have
+// stopped.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, err := parse(args, stderr)
 	if err != nil {
@@ -160,7 +161,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ready    = func() bool { return true }
 	)
 	ctx, stop := context.WithCancel(ctx)
-	defer stop()
+	// Every return stops the parts started and waits for them, a failed
+	// start (a taken -addr, a worker that cannot connect) included: run
+	// used to return with the producer, workers and tier still running.
+	// (Deferred before tier.Close and after the embedded Kafka's Close, so
+	// the tier's client is closed first and Kafka last.)
+	defer func() {
+		stop()
+		wg.Wait()
+	}()
 	fail := func(err error) {
 		errMu.Lock()
 		if firstErr == nil && err != nil {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -122,4 +124,38 @@ func TestBrokersTakeSpacesAfterCommas(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	require.NoError(t, brokers.CreateTopics(ctx, o.seeds, brokers.DefaultPartitions))
+}
+
+// TestATakenAddrStopsEveryPartStarted: when -addr is taken, run returns
+// the error only once the producer, workers and dashboard tier it had
+// started have stopped: no goroutine of run's is left when it returns.
+// (It returned at once and left them running.)
+func TestATakenAddrStopsEveryPartStarted(t *testing.T) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer lis.Close()
+	err = run(context.Background(), []string{"-addr", lis.Addr().String(), "-hosts", "2", "-workers", "2"}, io.Discard, io.Discard)
+	require.ErrorContains(t, err, "choose another with -addr")
+	assert.Empty(t, goroutinesIn("github.com/pond-go/pond/examples/cluster.run."), "goroutines of run still running after it returned")
+}
+
+// goroutinesIn returns the stacks of the goroutines with a frame of a
+// function whose name starts with prefix.
+func goroutinesIn(prefix string) []string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "\n"+prefix) {
+			out = append(out, g)
+		}
+	}
+	return out
 }
