@@ -26,6 +26,7 @@
 package wire
 
 import (
+	"io"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -320,7 +321,21 @@ func (s *AggregateSnapshot) Globals(g *GlobalsTick) {
 	s.b = AppendGlobalsTick(s.b, g)
 }
 
-// End finishes the frame and returns it.
+// Len returns the bytes built and not yet written out by Flush.
+func (s *AggregateSnapshot) Len() int { return len(s.b) }
+
+// Flush writes the bytes built so far to w and starts the next piece in
+// the same buffer, so that a large snapshot is streamed in pieces (one
+// WebSocket message written by several Writes) instead of held whole.
+// The pieces written, followed by End's, are the frame.
+func (s *AggregateSnapshot) Flush(w io.Writer) error {
+	_, err := w.Write(s.b)
+	s.b = s.b[:0]
+	return err
+}
+
+// End finishes the frame and returns it (after Flush, what is left of
+// it).
 func (s *AggregateSnapshot) End() []byte {
 	if !s.globals {
 		s.b = append(s.b, `],"globals":[`...)

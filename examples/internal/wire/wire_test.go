@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"math"
@@ -85,6 +86,29 @@ func TestGoldenAggregateSnapshot(t *testing.T) {
 	s.Globals(&g1)
 	s.Globals(&g2)
 	golden(t, "aggregate-snapshot.json", s.End())
+}
+
+// A snapshot flushed in pieces is, put together, the frame built whole.
+func TestAnAggregateSnapshotFlushedInPiecesIsTheSameFrame(t *testing.T) {
+	ticks := sampleTicks()
+	g1, g2 := sampleGlobals(), sampleGlobals()
+	var whole, pieces AggregateSnapshot
+	whole.Begin(nil, DefaultThresholds)
+	pieces.Begin(nil, DefaultThresholds)
+	var out bytes.Buffer
+	for i := range ticks {
+		whole.Row(&ticks[i])
+		pieces.Row(&ticks[i])
+		require.NoError(t, pieces.Flush(&out))
+		assert.Zero(t, pieces.Len())
+	}
+	for _, g := range []*GlobalsTick{&g1, &g2} {
+		whole.Globals(g)
+		pieces.Globals(g)
+		require.NoError(t, pieces.Flush(&out))
+	}
+	out.Write(pieces.End())
+	assert.Equal(t, string(whole.End()), out.String())
 }
 
 func TestGoldenAggregateSnapshotEmpty(t *testing.T) {

@@ -12,6 +12,8 @@ package dashboard
 
 import (
 	"context"
+	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -312,26 +314,19 @@ func (t *Tier) serveLiveAgg(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	c := &client{q: make(chan []byte, 1024), done: make(chan struct{})}
-	t.mu.Lock()
-	var snap wire.AggregateSnapshot
-	snap.Begin(nil, wire.DefaultThresholds)
-	for _, tk := range t.history {
-		for _, h := range tk.rows {
-			snap.Row(h)
-		}
-	}
-	for i := range t.history {
-		snap.Globals(&t.history[i].globals)
-	}
-	c.q <- snap.End()
-	t.clients[c] = struct{}{}
-	t.mu.Unlock()
+	snap := t.register(c)
 	defer func() {
 		t.mu.Lock()
 		delete(t.clients, c)
 		t.mu.Unlock()
 		conn.CloseNow()
 	}()
+	if err := streamSnapshot(ctx, conn, snap, c.done); err != nil {
+		if errors.Is(err, errDropped) {
+			conn.Close(websocket.StatusTryAgainLater, "too slow")
+		}
+		return
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -348,4 +343,82 @@ func (t *Tier) serveLiveAgg(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+}
+
+// register adds a page and returns the ticks of its snapshot. Only the
+// ticks are copied under the lock (their rows are never changed once
+// sent), so the snapshot, up to 300 ticks × every host, is encoded and
+// written by the page's own goroutine while ingestion goes on: it was
+// encoded under the lock, and ingestion stopped for as long as that took
+// (seconds at 1000 hosts), for every page that connected. Every tick sent
+// after the copy is queued to the page, so it gets each tick once, in
+// order.
+func (t *Tier) register(c *client) []tick {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.clients[c] = struct{}{}
+	return slices.Clone(t.history)
+}
+
+// snapshotPiece is the size of the pieces a snapshot is written in (the
+// aggregator's, examples/aggregator/internal/aggregator's pieceBytes):
+// the page's goroutine never holds more of it than this.
+const snapshotPiece = 64 << 10
+
+// snapshotTimeout bounds the writing of a snapshot to one page.
+const snapshotTimeout = time.Minute
+
+var errDropped = errors.New("dashboard: page dropped as too slow")
+
+// streamSnapshot writes the aggregate-snapshot of ticks to the page as
+// one WebSocket message, in pieces.
+func streamSnapshot(ctx context.Context, conn *websocket.Conn, ticks []tick, stop <-chan struct{}) error {
+	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
+	defer cancel()
+	w, err := conn.Writer(ctx, websocket.MessageText)
+	if err != nil {
+		return err
+	}
+	if err := writeSnapshot(w, ticks, stop); err != nil {
+		return err
+	}
+	return w.Close()
+}
+
+// writeSnapshot writes the aggregate-snapshot of ticks to w in pieces of
+// about snapshotPiece bytes; once stop is closed (the page dropped) it
+// stops at the next piece.
+func writeSnapshot(w io.Writer, ticks []tick, stop <-chan struct{}) error {
+	var snap wire.AggregateSnapshot
+	snap.Begin(make([]byte, 0, snapshotPiece+snapshotPiece/4), wire.DefaultThresholds)
+	flush := func(final bool) error {
+		if !final && snap.Len() < snapshotPiece {
+			return nil
+		}
+		select {
+		case <-stop:
+			return errDropped
+		default:
+		}
+		return snap.Flush(w)
+	}
+	for i := range ticks {
+		for _, h := range ticks[i].rows {
+			snap.Row(h)
+			if err := flush(false); err != nil {
+				return err
+			}
+		}
+	}
+	for i := range ticks {
+		snap.Globals(&ticks[i].globals)
+		if err := flush(false); err != nil {
+			return err
+		}
+	}
+	if err := flush(true); err != nil {
+		return err
+	}
+	_, err := w.Write(snap.End())
+	return err
 }
