@@ -25,6 +25,10 @@ func main() {
 	skip := flag.Int("skip", 2, "common ticks to skip at the start")
 	tol := flag.Float64("tol", 1e-9, "absolute or relative tolerance on numbers")
 	flag.Parse()
+	if err := checkSeconds(*seconds); err != nil {
+		fmt.Fprintln(os.Stderr, "compare:", err)
+		os.Exit(2)
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(*seconds*float64(time.Second)))
 	defer cancel()
@@ -45,3 +49,17 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// checkSeconds refuses a recording time the tool cannot use: 0 or fewer
+// seconds recorded nothing and reported the failure of a timed-out
+// subscription, not the flag.
+func checkSeconds(seconds float64) error {
+	if !(seconds > 0) || seconds > maxSeconds {
+		return fmt.Errorf("-seconds %v: want seconds to record above 0, at most %g", seconds, float64(maxSeconds))
+	}
+	return nil
+}
+
+// maxSeconds is the longest -seconds taken: a year, far below where the
+// recording time's nanoseconds would overflow.
+const maxSeconds = 365 * 24 * 3600
