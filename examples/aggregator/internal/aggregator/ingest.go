@@ -189,7 +189,7 @@ func (a *Aggregator) lostUpstream() {
 }
 
 // maxTimeMs is the largest time_ms taken, either way from 1970: the series
-// holds times within ±2^62 ns (about the years 1824 to 2116), and a
+// holds times within ±2^62 ns (the years 1823 to 2116), and a
 // time_ms past about ±9.2e12 would overflow an int64 of nanoseconds.
 const maxTimeMs = (1 << 62) / int64(time.Millisecond)
 
