@@ -8,8 +8,9 @@ import (
 )
 
 // NodeID identifies a node of a series' pipeline: the root, a partition, a
-// rolling, a view. Ids are dense and given in build order, which is also a
-// topological order.
+// rolling, a view. Ids are given in build order, which is also a
+// topological order, and are not always consecutive: a rolling with a
+// history takes the next id for it as well.
 type NodeID int32
 
 // OutputKind is a kind of output a node produces in a push.
