@@ -61,7 +61,8 @@ type Series struct {
 	validateAlone  bool // tests: validate every push on its own (no stage)
 }
 
-// Stats are the counters of a series. They never decrease.
+// Stats are the counters of a series, which never decrease, and the number
+// of rows it holds now.
 type Stats struct {
 	Ingested uint64 // rows accepted
 	Rejected uint64 // rows dropped under Drop ordering
