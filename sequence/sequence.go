@@ -11,8 +11,8 @@ import (
 // Errors returned by this package.
 var (
 	// ErrDuration reports a duration string that is not
-	// <digits><ms|s|m|h|d>, a zero or negative duration, or one too large
-	// for an int64 count of nanoseconds.
+	// <digits><ms|s|m|h|d>, a zero duration, or one longer than
+	// MaxDuration.
 	ErrDuration = errors.New("sequence: invalid duration")
 	// ErrSequence reports a sequence with a zero or negative step, a step
 	// longer than MaxDuration, or an anchor outside the years 1823 to 2116.
@@ -82,7 +82,7 @@ func ParseDuration(s string) (time.Duration, error) {
 
 // MaxDuration is the longest duration pond-go accepts anywhere (a window,
 // a retention, a grace, a step): 2^62 ns, about 146 years. With times
-// kept within maxTime of the epoch, a time minus a duration, or two
+// kept within schema.MaxTime of the epoch, a time minus a duration, or two
 // times apart, never overflows an int64.
 const MaxDuration = time.Duration(1 << 62)
 
