@@ -14,7 +14,7 @@ import (
 var ErrTrigger = errors.New("trigger: invalid trigger")
 
 // Trigger says when an operator emits. The zero value is [Event]. Build
-// others with [Count] and [Clock]; a trigger built from bad arguments
+// others with [Count], [Clock] and [Every]; a trigger built from bad arguments
 // carries its error ([Trigger.Err]), which the operator returns when it is
 // built.
 type Trigger struct {
