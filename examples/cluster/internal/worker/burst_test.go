@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/pond-go/pond/benchmarks"
-	"github.com/pond-go/pond/examples/cluster/internal/brokers"
 	"github.com/pond-go/pond/examples/cluster/internal/events"
 	"github.com/pond-go/pond/examples/cluster/internal/rows"
 	"github.com/stretchr/testify/assert"
@@ -26,25 +25,17 @@ func TestABurstOfOneHostDoesNotStallItsPartition(t *testing.T) {
 		t.Skip("commits 60,000 events on the embedded cluster")
 	}
 	const burst = 60000
-	e, err := brokers.StartEmbedded()
-	require.NoError(t, err)
-	t.Cleanup(e.Close)
-	seeds := e.Addrs()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	require.NoError(t, brokers.CreateTopics(ctx, seeds, 1))
-	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...))
-	require.NoError(t, err)
-	t.Cleanup(cl.Close)
+	seeds, cl := onEmbedded(ctx, t)
 
 	t0 := benchmarks.T0.UnixMilli()
 	recs := make([]*kgo.Record, 0, burst+1)
 	for i := range burst + 1 { // the last one, at t0+200, closes the slice
 		// 20 digits a sample: the row's samples take 1.2 MB uncapped.
 		cpu := 0.123456789012345678 + float64(i)*1e-9
-		recs = append(recs, &kgo.Record{Topic: brokers.Input, Key: []byte("host-0000"),
-			Value:     events.AppendValue(nil, &events.Event{CPU: cpu, Requests: 1}),
-			Timestamp: time.UnixMilli(t0 + int64(i)*200/burst)})
+		recs = append(recs, inputRecord("host-0000", t0+int64(i)*200/burst,
+			events.AppendValue(nil, &events.Event{CPU: cpu, Requests: 1})))
 	}
 	require.NoError(t, cl.ProduceSync(ctx, recs...).FirstErr())
 

@@ -5,14 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pond-go/pond/benchmarks"
-	"github.com/pond-go/pond/examples/cluster/internal/brokers"
 	"github.com/pond-go/pond/examples/cluster/internal/events"
 	"github.com/pond-go/pond/examples/cluster/internal/rows"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // TestALeftOutLastEventDoesNotMoveTheCheckpoint: when the last record a
@@ -31,39 +28,20 @@ func TestALeftOutLastEventDoesNotMoveTheCheckpoint(t *testing.T) {
 		{"a timestamp before 1970", -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e, err := brokers.StartEmbedded()
-			require.NoError(t, err)
-			t.Cleanup(e.Close)
-			seeds := e.Addrs()
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			require.NoError(t, brokers.CreateTopics(ctx, seeds, 1))
-			cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...))
-			require.NoError(t, err)
-			t.Cleanup(cl.Close)
+			seeds, cl := onEmbedded(ctx, t)
 			adm := kadm.NewClient(cl)
 
-			st, err := events.NewStream(3, 10, benchmarks.T0.UnixMilli(), 42)
-			require.NoError(t, err)
-			var recs []*kgo.Record
-			produce := func(from, to int64) {
-				for k := from; k < to; k++ {
-					for _, e := range st.Tick(nil, k) {
-						recs = append(recs, &kgo.Record{Topic: brokers.Input, Key: []byte(e.Host),
-							Value: events.AppendValue(nil, &e), Timestamp: time.UnixMilli(e.TimeMs)})
-					}
-				}
-			}
-			produce(0, 30)
+			st := threeHosts(t)
+			recs := appendTicks(nil, st, 0, 30)
 			bad := &events.Event{CPU: 0.5, Requests: 1}
-			recs = append(recs, &kgo.Record{Topic: brokers.Input, Key: []byte("host-0000"),
-				Value: events.AppendValue(nil, bad), Timestamp: time.UnixMilli(tc.ms)})
+			recs = append(recs, inputRecord("host-0000", tc.ms, events.AppendValue(nil, bad)))
 			require.NoError(t, cl.ProduceSync(ctx, recs...).FirstErr())
 			firstEnd := int64(len(recs))
 			runUntilCommitted(ctx, t, seeds, adm, "first", firstEnd)
 
-			recs = recs[:0]
-			produce(30, 60)
+			recs = appendTicks(recs[:0], st, 30, 60)
 			require.NoError(t, cl.ProduceSync(ctx, recs...).FirstErr())
 			runUntilCommitted(ctx, t, seeds, adm, "second", firstEnd+int64(len(recs)))
 

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pond-go/pond/benchmarks"
-	"github.com/pond-go/pond/examples/cluster/internal/brokers"
 	"github.com/pond-go/pond/examples/cluster/internal/events"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -25,23 +23,13 @@ import (
 // poll's left-out events make one log line, not one each. (A value of the
 // wrong length was logged once per record and counted nowhere.)
 func TestLeftOutEventsAreCountedNotLoggedOneByOne(t *testing.T) {
-	e, err := brokers.StartEmbedded()
-	require.NoError(t, err)
-	t.Cleanup(e.Close)
-	seeds := e.Addrs()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	require.NoError(t, brokers.CreateTopics(ctx, seeds, 1))
-	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...))
-	require.NoError(t, err)
-	t.Cleanup(cl.Close)
+	seeds, cl := onEmbedded(ctx, t)
 
-	st, err := events.NewStream(3, 10, benchmarks.T0.UnixMilli(), 42)
-	require.NoError(t, err)
+	st := threeHosts(t)
 	var recs []*kgo.Record
-	add := func(host string, ms int64, value []byte) {
-		recs = append(recs, &kgo.Record{Topic: brokers.Input, Key: []byte(host), Value: value, Timestamp: time.UnixMilli(ms)})
-	}
+	add := func(host string, ms int64, value []byte) { recs = append(recs, inputRecord(host, ms, value)) }
 	const badPerKind = 50
 	for k := range int64(30) {
 		for _, e := range st.Tick(nil, k) {

@@ -1,13 +1,11 @@
 package worker
 
 import (
-	"bytes"
 	"context"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/pond-go/pond/benchmarks"
-	"github.com/pond-go/pond/examples/cluster/internal/brokers"
 	"github.com/pond-go/pond/examples/cluster/internal/events"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -21,29 +19,18 @@ import (
 // record may be: each transaction holding one aborted, the partition was
 // rebuilt and the same poll failed again, for ever.)
 func TestAnOverlongHostIsLeftOut(t *testing.T) {
-	e, err := brokers.StartEmbedded()
-	require.NoError(t, err)
-	t.Cleanup(e.Close)
-	seeds := e.Addrs()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	require.NoError(t, brokers.CreateTopics(ctx, seeds, 1))
-	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...))
-	require.NoError(t, err)
-	t.Cleanup(cl.Close)
+	seeds, cl := onEmbedded(ctx, t)
 
-	st, err := events.NewStream(3, 10, benchmarks.T0.UnixMilli(), 42)
-	require.NoError(t, err)
+	st := threeHosts(t)
 	var recs []*kgo.Record
 	for k := range int64(30) {
-		for _, e := range st.Tick(nil, k) {
-			recs = append(recs, &kgo.Record{Topic: brokers.Input, Key: []byte(e.Host),
-				Value: events.AppendValue(nil, &e), Timestamp: time.UnixMilli(e.TimeMs)})
-		}
+		recs = appendTicks(recs, st, k, k+1)
 		if k == 10 {
 			for _, n := range []int{maxHostLen + 1, 600 << 10} {
-				recs = append(recs, &kgo.Record{Topic: brokers.Input, Key: bytes.Repeat([]byte("h"), n),
-					Value: events.AppendValue(nil, &events.Event{CPU: 0.5, Requests: 1}), Timestamp: st.Time(k)})
+				recs = append(recs, inputRecord(strings.Repeat("h", n), st.Time(k).UnixMilli(),
+					events.AppendValue(nil, &events.Event{CPU: 0.5, Requests: 1})))
 			}
 		}
 	}

@@ -6,15 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pond-go/pond/benchmarks"
-	"github.com/pond-go/pond/examples/cluster/internal/brokers"
-	"github.com/pond-go/pond/examples/cluster/internal/events"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -31,19 +27,9 @@ func TestARowTheBrokerRefusesAbortsItsTransaction(t *testing.T) {
 	seeds := c.ListenAddrs()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	require.NoError(t, brokers.CreateTopics(ctx, seeds, 1))
-	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...))
-	require.NoError(t, err)
-	t.Cleanup(cl.Close)
-	st, err := events.NewStream(3, 10, benchmarks.T0.UnixMilli(), 42)
-	require.NoError(t, err)
-	var recs []*kgo.Record
-	for k := range int64(30) {
-		for _, e := range st.Tick(nil, k) {
-			recs = append(recs, &kgo.Record{Topic: brokers.Input, Key: []byte(e.Host),
-				Value: events.AppendValue(nil, &e), Timestamp: time.UnixMilli(e.TimeMs)})
-		}
-	}
+	cl := clientOn(ctx, t, seeds)
+	st := threeHosts(t)
+	recs := appendTicks(nil, st, 0, 30)
 	require.NoError(t, cl.ProduceSync(ctx, recs...).FirstErr())
 
 	// The worker's first produce request is refused, a little late.

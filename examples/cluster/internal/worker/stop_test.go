@@ -6,9 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pond-go/pond/benchmarks"
 	"github.com/pond-go/pond/examples/cluster/internal/brokers"
-	"github.com/pond-go/pond/examples/cluster/internal/events"
 	"github.com/pond-go/pond/examples/cluster/internal/rows"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,16 +20,9 @@ import (
 // coordinator's timeout, a minute here), and the rows it committed are the
 // ones its checkpoint covers.
 func TestAStopDuringATransactionEndsIt(t *testing.T) {
-	e, err := brokers.StartEmbedded()
-	require.NoError(t, err)
-	t.Cleanup(e.Close)
-	seeds := e.Addrs()
 	ctx, cancelSetup := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancelSetup()
-	require.NoError(t, brokers.CreateTopics(ctx, seeds, 1))
-	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...))
-	require.NoError(t, err)
-	t.Cleanup(cl.Close)
+	seeds, cl := onEmbedded(ctx, t)
 	adm := kadm.NewClient(cl)
 	produceTicks(ctx, t, cl, 30)
 
@@ -83,18 +74,7 @@ func TestAStopDuringATransactionEndsIt(t *testing.T) {
 // produceTicks writes the first ticks of a three-host stream into the
 // input, as the producer does (key = host, timestamp = event time).
 func produceTicks(ctx context.Context, t *testing.T, cl *kgo.Client, ticks int64) {
-	st, err := events.NewStream(3, 10, benchmarks.T0.UnixMilli(), 42)
-	require.NoError(t, err)
-	var recs []*kgo.Record
-	for k := range ticks {
-		for _, e := range st.Tick(nil, k) {
-			recs = append(recs, &kgo.Record{
-				Topic: brokers.Input, Key: []byte(e.Host),
-				Value: events.AppendValue(nil, &e), Timestamp: time.UnixMilli(e.TimeMs),
-			})
-		}
-	}
-	require.NoError(t, cl.ProduceSync(ctx, recs...).FirstErr())
+	require.NoError(t, cl.ProduceSync(ctx, appendTicks(nil, threeHosts(t), 0, ticks)...).FirstErr())
 }
 
 // readOutput reads the output topic read-committed up to its last stable
