@@ -450,7 +450,8 @@ func (s *Series) PushRows(dst []Output, rows ...schema.Row) ([]Output, error) {
 // A push is atomic: every row is validated (cells, ordering, partition
 // constraints) before anything changes. On error nothing is stored,
 // emitted or counted, dst is returned unchanged, and the error names the
-// offending row.
+// offending row. A nil batch is such an error: a [*schema.RowError] of
+// reason [schema.RowLength] for the batch as a whole.
 //
 // # Output order
 //
@@ -464,6 +465,9 @@ func (s *Series) PushRows(dst []Output, rows ...schema.Row) ([]Output, error) {
 func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 	if err := s.canPush(); err != nil {
 		return dst, err
+	}
+	if b == nil {
+		return dst, s.schema.Validate(b, false)
 	}
 	s.busy = true
 	defer func() { s.busy = false }()

@@ -116,6 +116,25 @@ func TestStrictPushIsAtomicAndNamesTheRow(t *testing.T) {
 	assert.Equal(t, 1, s.Len())
 }
 
+func TestPushManyRefusesANilBatch(t *testing.T) {
+	for _, opts := range []live.Options{{}, {Ordering: live.Reorder, Grace: time.Second}} {
+		s := newSeries(t, opts)
+		require.NoError(t, s.Watch(s.Root(), live.Event))
+		dst := make([]live.Output, 1, 4)
+		out, err := s.PushMany(dst, nil)
+		var re *schema.RowError
+		require.ErrorAs(t, err, &re)
+		assert.ErrorIs(t, err, schema.ErrValidation)
+		assert.Equal(t, schema.RowLength, re.Reason)
+		assert.Equal(t, -1, re.Row)
+		assert.Contains(t, err.Error(), "nil")
+		assert.Len(t, out, 1, "dst is returned unchanged")
+		assert.Equal(t, live.Stats{}, s.Stats())
+		_, err = s.PushRows(nil, r(1000, 1, "a"))
+		assert.NoError(t, err, "the series still takes pushes")
+	}
+}
+
 func TestStrictPushOfAnUnsortedBatchReportsABadCellOrTimeFirst(t *testing.T) {
 	batch := func(times []int64, values []float64) *schema.Batch {
 		b := schema.NewBatch(metricsSchema, len(times))

@@ -181,12 +181,13 @@ func (s *Schema) rowErr(row, col int, r Reason, detail string) *RowError {
 // the wrong kind: each column is read from the slice of its kind, and the
 // others are ignored.) It returns the first problem it finds as a
 // [*RowError], or nil; the checks run column by column, so that problem
-// is not always in the earliest bad row.
+// is not always in the earliest bad row. A nil batch is a [RowLength]
+// error for the batch as a whole.
 func (s *Schema) Validate(b *Batch, sorted bool) error {
-	n := len(b.Time)
 	if err := s.checkShape(b); err != nil {
 		return err
 	}
+	n := len(b.Time)
 	// Sorted times have their bounds at their ends: checking the order
 	// first spares a pass over them.
 	unsorted := 0 // the first row before the one before it, if any
@@ -243,6 +244,9 @@ func (s *Schema) Validate(b *Batch, sorted bool) error {
 // checkShape returns a [RowLength] error for the batch as a whole if b
 // has another number of value columns than s, or nil.
 func (s *Schema) checkShape(b *Batch) error {
+	if b == nil {
+		return s.rowErr(-1, -1, RowLength, "the batch is nil")
+	}
 	if len(b.Cols) != len(s.cols)-1 {
 		return s.rowErr(-1, -1, RowLength, fmt.Sprintf("batch has %d value columns, schema has %d", len(b.Cols), len(s.cols)-1))
 	}
@@ -325,7 +329,7 @@ func checkElem(e Value) string {
 // the time first. On error nothing is appended and the error is a
 // [*RowError] naming the row (its index in rows) and the column, or, for
 // a batch with another number of value columns than s, the batch as a
-// whole ([RowLength]). Times are not checked for order here;
+// whole ([RowLength]; so is a nil b). Times are not checked for order here;
 // [Schema.Validate] does that.
 func (s *Schema) AppendRows(b *Batch, rows []Row) error {
 	if err := s.checkShape(b); err != nil {

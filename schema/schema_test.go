@@ -258,6 +258,20 @@ func TestAppendRowsRefusesABatchOfAnotherShape(t *testing.T) {
 	}
 }
 
+func TestValidateAndAppendRowsRefuseANilBatch(t *testing.T) {
+	s := metrics()
+	for name, err := range map[string]error{
+		"Validate":   s.Validate(nil, true),
+		"AppendRows": s.AppendRows(nil, []schema.Row{row(0, 1.0, "a", true, nil)}),
+	} {
+		var re *schema.RowError
+		require.ErrorAs(t, err, &re, name)
+		assert.Equal(t, schema.RowLength, re.Reason, name)
+		assert.Equal(t, -1, re.Row, name)
+		assert.Equal(t, "schema: batch: wrong row length: the batch is nil", err.Error(), name)
+	}
+}
+
 func TestValidateBatch(t *testing.T) {
 	s := metrics()
 	ok := func() *schema.Batch {
