@@ -174,7 +174,10 @@ func (s *Series) Watch(id NodeID, kinds ...OutputKind) error {
 }
 
 // Unwatch stops returning the given kinds of outputs of a node (all of
-// them when no kind is given).
+// them when no kind is given). Unwatching a kind the node does not
+// produce does nothing; a value that is not an [OutputKind] is, as for
+// [Series.Watch], an error wrapping [ErrNode], and then nothing is
+// unwatched.
 func (s *Series) Unwatch(id NodeID, kinds ...OutputKind) error {
 	n, err := s.node(id)
 	if err != nil {
@@ -185,9 +188,12 @@ func (s *Series) Unwatch(id NodeID, kinds ...OutputKind) error {
 		kinds = []OutputKind{Event, Batch, Evict}
 	}
 	for _, k := range kinds {
-		if k >= Event && k <= Evict {
-			b.watched[k] = false
+		if k < Event || k > Evict {
+			return fmt.Errorf("%w: %s node %d: %s is not an output kind", ErrNode, b.op, id, k)
 		}
+	}
+	for _, k := range kinds {
+		b.watched[k] = false
 	}
 	s.refreshWants()
 	return nil

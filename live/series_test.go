@@ -87,6 +87,25 @@ func TestWatchRejectsUnknownNodesAndKinds(t *testing.T) {
 	assert.ErrorIs(t, err, live.ErrNode)
 }
 
+func TestUnwatchRejectsAnInvalidKindAndUnwatchesNothing(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	require.NoError(t, s.Watch(s.Root(), live.Event))
+	err := s.Unwatch(s.Root(), live.Event, live.OutputKind(9))
+	require.ErrorIs(t, err, live.ErrNode)
+	assert.Contains(t, err.Error(), "kind(9)")
+	out, err := s.PushRows(nil, r(1000, 1, "a"))
+	require.NoError(t, err)
+	assert.Len(t, out, 1, "the root's events are still watched")
+
+	roll, err := s.Rolling(s.Root(), []rolling.Window{{Span: time.Second, Aggs: []reduce.Agg{{Out: "n", From: "value", Using: reduce.Count}}}}, rolling.Options{})
+	require.NoError(t, err)
+	assert.NoError(t, s.Unwatch(roll, live.Evict), "a kind the node does not produce is not watched: nothing to do")
+	assert.NoError(t, s.Unwatch(s.Root()))
+	out, err = s.PushRows(nil, r(2000, 1, "a"))
+	require.NoError(t, err)
+	assert.Empty(t, out)
+}
+
 func TestStrictPushIsAtomicAndNamesTheRow(t *testing.T) {
 	s := newSeries(t, live.Options{})
 	require.NoError(t, s.Watch(s.Root(), live.Event))
