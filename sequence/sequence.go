@@ -153,7 +153,7 @@ func (s Sequence) Err() error {
 		return fmt.Errorf("%w: step %v is longer than %v", ErrSequence, time.Duration(s.step), MaxDuration)
 	}
 	if s.far != 0 {
-		return fmt.Errorf("%w: anchor %s is outside the years 1823 to 2116", ErrSequence, time.Unix(s.far, 0).UTC().Format(time.RFC3339))
+		return fmt.Errorf("%w: anchor %s is outside the years 1823 to 2116", ErrSequence, s.farAnchor())
 	}
 	if s.anchor > maxTime || s.anchor < -maxTime {
 		return fmt.Errorf("%w: anchor %d ns is outside ±%d ns of the epoch", ErrSequence, s.anchor, int64(maxTime))
@@ -185,10 +185,20 @@ func (s Sequence) index(t int64) int64 {
 func (s Sequence) Start(t int64) int64 { return s.anchor + s.index(t)*s.step }
 
 // String renders the sequence as "every 200ms", or with its anchor in
-// nanoseconds since the epoch as "every 30s from 5000000000".
+// nanoseconds since the epoch as "every 30s from 5000000000". An anchor
+// [Sequence.WithAnchor] was given outside the range is shown as that
+// time, to the second, in RFC 3339 ("every 1s from 3000-01-01T00:00:00Z").
 func (s Sequence) String() string {
-	if s.anchor == 0 {
+	switch {
+	case s.far != 0:
+		return fmt.Sprintf("every %v from %s", time.Duration(s.step), s.farAnchor())
+	case s.anchor == 0:
 		return "every " + time.Duration(s.step).String()
 	}
 	return fmt.Sprintf("every %v from %d", time.Duration(s.step), s.anchor)
+}
+
+// farAnchor renders the time WithAnchor was given outside the range.
+func (s Sequence) farAnchor() string {
+	return time.Unix(s.far, 0).UTC().Format(time.RFC3339)
 }

@@ -158,3 +158,19 @@ func TestAnAnchorOutsideTheRangeIsAnError(t *testing.T) {
 	assert.Equal(t, int64(schema.MinTime), every.WithAnchor(lo).Anchor())
 	assert.Equal(t, int64(schema.MaxTime), every.WithAnchor(hi).Anchor())
 }
+
+func TestStringShowsAnAnchorOutsideTheRangeAsTheTimeGiven(t *testing.T) {
+	every := sequence.Every(time.Second)
+	for _, tc := range []struct {
+		s    sequence.Sequence
+		want string
+	}{
+		{every, "every 1s"},
+		{every.WithAnchorNanos(5e9), "every 1s from 5000000000"},
+		{every.WithAnchor(time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)), "every 1s from 3000-01-01T00:00:00Z"},
+		{every.WithAnchor(time.Date(1700, 6, 1, 0, 0, 0, 0, time.UTC)), "every 1s from 1700-06-01T00:00:00Z"},
+		{every.WithAnchor(time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)).WithAnchorNanos(7), "every 1s from 7"},
+	} {
+		assert.Equal(t, tc.want, tc.s.String())
+	}
+}
