@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/pond-go/pond/internal/article"
 	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
@@ -442,7 +443,7 @@ func targetColumns(op string, src *schema.Schema, columns []string, numbersOnly 
 		case j == 0:
 			return nil, nil, configErr(op, c, "is the time column, not a value column", nil)
 		case numbersOnly && src.Column(j).Kind != schema.Number:
-			return nil, nil, configErr(op, c, fmt.Sprintf("is a %s column; %s needs a number column", src.Column(j).Kind, op), nil)
+			return nil, nil, configErr(op, c, fmt.Sprintf("is %s column; %s needs a number column", article.A(src.Column(j).Kind.String()), op), nil)
 		case seen[j]:
 			return nil, nil, configErr(op, c, "listed twice", nil)
 		}

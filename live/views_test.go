@@ -741,3 +741,24 @@ func TestViewsOverSamplesDoNotAllocate(t *testing.T) {
 	assert.Positive(t, seen, "the filter read the samples")
 	assert.Positive(t, lens, "the map read the samples")
 }
+
+func TestMessagesNamingAnArrayColumnSayAnArray(t *testing.T) {
+	sch := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "tags", Kind: schema.Array},
+		schema.Column{Name: "host", Kind: schema.String},
+	)
+	s, err := live.New("tags", sch, live.Options{})
+	require.NoError(t, err)
+	_, err = s.Diff(s.Root(), "tags")
+	require.ErrorIs(t, err, live.ErrConfig)
+	assert.Contains(t, err.Error(), "is an array column; diff needs a number column")
+	_, err = s.PartitionBy(s.Root(), "tags", partition.Options{})
+	require.ErrorIs(t, err, partition.ErrOptions)
+	assert.Contains(t, err.Error(), "cannot partition by an array column")
+	arr, err := schema.Of([]any{"a"})
+	require.NoError(t, err)
+	_, err = s.PartitionBy(s.Root(), "host", partition.Options{Groups: []schema.Value{arr}})
+	require.ErrorIs(t, err, partition.ErrOptions)
+	assert.Contains(t, err.Error(), "is an array, the column is string")
+}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pond-go/pond/internal/article"
 	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/schema"
 )
@@ -231,7 +232,7 @@ func (r Reducer) Check(src schema.Kind) error {
 	default:
 		what = "column of kind " + src.String()
 	}
-	return &ReducerError{Name: r.String(), Reason: fmt.Sprintf("reducer %q cannot read a %s", r.String(), what)}
+	return &ReducerError{Name: r.String(), Reason: fmt.Sprintf("reducer %q cannot read %s", r.String(), article.A(what))}
 }
 
 // OutputKind is the kind of the reducer's result column for a source of kind

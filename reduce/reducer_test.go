@@ -213,7 +213,8 @@ func TestCheckAndOutputKind(t *testing.T) {
 				if out == 0 {
 					require.Error(t, err)
 					assert.ErrorIs(t, err, ErrReducer)
-					assert.Contains(t, err.Error(), `"`+r.String()+`" cannot read a `+src.String()+" column")
+					a := map[schema.Kind]string{num: "a ", str: "a ", boo: "a ", arr: "an "}[src]
+					assert.Contains(t, err.Error(), `"`+r.String()+`" cannot read `+a+src.String()+" column")
 					_, werr := newWindow(r, src)
 					assert.Equal(t, err, werr)
 					return

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/pond-go/pond/internal/article"
 	"github.com/pond-go/pond/internal/check"
 )
 
@@ -321,7 +322,7 @@ func checkElem(e Value) string {
 	case 0:
 		return "is missing"
 	}
-	return "is a " + e.kind.String()
+	return "is " + article.A(e.kind.String())
 }
 
 // AppendRows validates rows against the schema and appends them to b, which

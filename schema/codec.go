@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unsafe"
+
+	"github.com/pond-go/pond/internal/article"
 )
 
 // fieldKind is the Go type of a tagged field.
@@ -344,7 +346,7 @@ func NewCodec[T any](sch *Schema) (*Codec[T], error) {
 		}
 		f := fields[i]
 		if f.colKind() != col.Kind {
-			return nil, codecErr(f.goName, fmt.Sprintf("a %s field cannot hold column %q of kind %s", f.colKind(), col.Name, col.Kind))
+			return nil, codecErr(f.goName, fmt.Sprintf("%s field cannot hold column %q of kind %s", article.A(f.colKind().String()), col.Name, col.Kind))
 		}
 		c.fields[j] = f
 		delete(byName, f.name)
@@ -835,7 +837,7 @@ func (c *Codec[T]) bind(sch *Schema) error {
 			continue
 		}
 		if want := f.colKind(); sch.Column(j).Kind != want {
-			return codecErr(f.goName, fmt.Sprintf("a %s field cannot hold column %q of kind %s", want, f.name, sch.Column(j).Kind))
+			return codecErr(f.goName, fmt.Sprintf("%s field cannot hold column %q of kind %s", article.A(want.String()), f.name, sch.Column(j).Kind))
 		}
 		cols[k] = j
 		if f.colKind() == Array {

@@ -1,6 +1,10 @@
 package schema
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/pond-go/pond/internal/article"
+)
 
 // Ref is a column of a schema resolved once, by name and kind, so that a
 // misspelt name or a wrong kind is an error when a pipeline is built
@@ -34,7 +38,7 @@ func (s *Schema) Ref(name string, k Kind) (Ref, error) {
 // resolved on another schema is a programmer error.
 func (t *Table) col(r Ref, k Kind) *col {
 	if r.kind != k || r.col >= len(t.cols) || Kind(t.cols[r.col].Kind()) != k {
-		panic(fmt.Sprintf("schema: a %s column reference used as %s on a table whose column %d is not one", r.kind, k, r.col))
+		panic(fmt.Sprintf("schema: %s column reference used as %s on a table whose column %d is not one", article.A(r.kind.String()), k, r.col))
 	}
 	return &t.cols[r.col]
 }

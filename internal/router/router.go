@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/pond-go/pond/internal/article"
 	"github.com/pond-go/pond/internal/intern"
 	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/schema"
@@ -14,7 +15,7 @@ import (
 func CheckOptions(o partition.Options, k schema.Kind) error {
 	switch {
 	case k != schema.String && k != schema.Number && k != schema.Bool:
-		return fmt.Errorf("%w: cannot partition by a %s column", partition.ErrOptions, k)
+		return fmt.Errorf("%w: cannot partition by %s column", partition.ErrOptions, article.A(k.String()))
 	case o.MaxEvents < 0:
 		return fmt.Errorf("%w: MaxEvents %d must not be negative", partition.ErrOptions, o.MaxEvents)
 	case o.MaxAge < 0:
@@ -32,7 +33,7 @@ func CheckOptions(o partition.Options, k schema.Kind) error {
 	}
 	for i, g := range o.Groups {
 		if !g.IsMissing() && g.Kind() != k {
-			return fmt.Errorf("%w: group %d (%s) is a %s, the column is %s", partition.ErrOptions, i, g, g.Kind(), k)
+			return fmt.Errorf("%w: group %d (%s) is %s, the column is %s", partition.ErrOptions, i, g, article.A(g.Kind().String()), k)
 		}
 		if f, ok := g.Num(); ok && (math.IsInf(f, 0) || f != f) {
 			return fmt.Errorf("%w: group %d (%s) is not finite", partition.ErrOptions, i, g)
