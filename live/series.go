@@ -364,10 +364,12 @@ func (s *Series) LatestNanos() (int64, bool) {
 }
 
 // All iterates over the rows the series holds, in time order. Each row is a
-// new slice.
+// new slice. A push from inside the loop that stores or evicts rows ends
+// the iteration: the indices no longer name the rows they named.
 func (s *Series) All() iter.Seq2[int, schema.Row] {
 	return func(yield func(int, schema.Row) bool) {
-		for r := range s.store.Len() {
+		ingested, evicted := s.ingested, s.evicted
+		for r := 0; r < s.store.Len() && s.ingested == ingested && s.evicted == evicted; r++ {
 			if !yield(r, s.row(r)) {
 				return
 			}

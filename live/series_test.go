@@ -106,6 +106,33 @@ func TestUnwatchRejectsAnInvalidKindAndUnwatchesNothing(t *testing.T) {
 	assert.Empty(t, out)
 }
 
+func TestAllEndsWhenAPushInsideTheLoopChangesTheRows(t *testing.T) {
+	for name, opts := range map[string]live.Options{
+		"evicting by age":   {MaxAge: time.Second},
+		"evicting by count": {MaxEvents: 3},
+		"keeping all":       {},
+		"reordering":        {Ordering: live.Reorder},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := newSeries(t, opts)
+			_, err := s.PushRows(nil, r(1000, 1, "a"), r(1100, 2, "a"), r(1200, 3, "a"))
+			require.NoError(t, err)
+			var seen []schema.Row
+			for _, row := range s.All() {
+				seen = append(seen, row)
+				_, err := s.PushRows(nil, r(100000, 9, "b"))
+				require.NoError(t, err)
+			}
+			assert.Equal(t, []schema.Row{r(1000, 1, "a")}, seen, "no row the series does not hold")
+			n := 0
+			for range s.All() {
+				n++
+			}
+			assert.Equal(t, s.Len(), n, "a later iteration reads every row")
+		})
+	}
+}
+
 func TestStrictPushIsAtomicAndNamesTheRow(t *testing.T) {
 	s := newSeries(t, live.Options{})
 	require.NoError(t, s.Watch(s.Root(), live.Event))
