@@ -25,9 +25,32 @@ func (o *mapOp) row(in *frame, i int, _ int32, out *frame) bool {
 	}
 	table.Column(out.tab, 0).AppendTime(t)
 	for j := 1; j < len(o.outRow); j++ {
-		table.AppendValue(table.Column(out.tab, j), o.outRow[j])
+		table.AppendValue(table.Column(out.tab, j), mapCell(o.outRow[j]))
 	}
 	return true
+}
+
+// mapCell returns a cell a map's function gave, or a missing cell for an
+// array holding an element a push refuses ([schema.BadElement]: one that
+// is not a finite number, a string or a boolean), as a non-finite number
+// is stored missing.
+func mapCell(v schema.Value) schema.Value {
+	elems, ok := v.Array()
+	if !ok {
+		return v
+	}
+	for _, e := range elems {
+		switch e.Kind() {
+		case schema.String, schema.Bool:
+			continue
+		case schema.Number:
+			if f, _ := e.Num(); f-f == 0 {
+				continue
+			}
+		}
+		return schema.Value{}
+	}
+	return v
 }
 
 func (o *mapOp) forget(int32) {}
@@ -53,8 +76,9 @@ func (o *selectOp) forget(int32) {}
 // is the source row's time and whose other cells start missing; it
 // returns false to drop the row. A row keeps its source row's time (a
 // time fn writes is ignored). A cell whose kind does not match its column
-// of out, or a non-finite number, is stored as missing; nothing fn
-// returns fails the push. Both rows, and the elements of the source row's
+// of out, a non-finite number, or an array with an element a push would
+// refuse (one that is not a finite number, a string or a boolean) is
+// stored as missing; nothing fn returns fails the push. Both rows, and the elements of the source row's
 // arrays, are reused from call to call: copy what you keep of them.
 //
 // out must have a time column first; it need not contain the partition

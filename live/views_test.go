@@ -2,6 +2,7 @@ package live_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -761,4 +762,48 @@ func TestMessagesNamingAnArrayColumnSayAnArray(t *testing.T) {
 	_, err = s.PartitionBy(s.Root(), "host", partition.Options{Groups: []schema.Value{arr}})
 	require.ErrorIs(t, err, partition.ErrOptions)
 	assert.Contains(t, err.Error(), "is an array, the column is string")
+}
+
+func TestMapStoresAnArrayWithABadElementAsMissing(t *testing.T) {
+	sch := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "tags", Kind: schema.Array, Optional: true},
+	)
+	cases := map[string]schema.Value{
+		"a NaN element":      schema.ArrayValue(schema.NumberValue(1), schema.NumberValue(math.NaN())),
+		"an infinite one":    schema.ArrayValue(schema.NumberValue(math.Inf(-1))),
+		"a nested array":     schema.ArrayValue(schema.ArrayValue(schema.NumberValue(1))),
+		"a missing element":  schema.ArrayValue(schema.StringValue("a"), schema.Missing()),
+		"a time element":     schema.ArrayValue(schema.MillisValue(3)),
+		"good elements kept": schema.ArrayValue(schema.NumberValue(1), schema.StringValue("a"), schema.BoolValue(true)),
+		"an empty array":     schema.ArrayValue(),
+	}
+	for name, cell := range cases {
+		t.Run(name, func(t *testing.T) {
+			s, err := live.New("t", sch, live.Options{})
+			require.NoError(t, err)
+			m, err := s.Map(s.Root(), sch, func(in, out schema.Row) bool {
+				out[1] = cell
+				return true
+			})
+			require.NoError(t, err)
+			require.NoError(t, s.Watch(m))
+			out, err := s.PushRows(nil, schema.Row{schema.MillisValue(1), schema.Missing()})
+			require.NoError(t, err)
+			tab, ok := live.Find(out, m, live.Event)
+			require.True(t, ok)
+			got := tab.Row(0)[1]
+			if strings.HasPrefix(name, "good") || strings.HasPrefix(name, "an empty") {
+				assert.Equal(t, cell.String(), got.String())
+			} else {
+				assert.True(t, got.IsMissing(), "got %v", got)
+			}
+			snap, err := s.Snapshot(m)
+			require.NoError(t, err)
+			s2, err := live.New("again", sch, live.Options{})
+			require.NoError(t, err)
+			_, err = s2.PushRows(nil, snap.Row(0))
+			assert.NoError(t, err, "a map's rows can be pushed again")
+		})
+	}
 }
