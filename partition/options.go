@@ -34,8 +34,12 @@ type KeyError struct {
 // [ErrLimit].
 func (e *KeyError) Error() string {
 	if e.Err == ErrLimit {
-		return fmt.Sprintf("partition: row %d: key %s of column %q would make more than %d partitions",
-			e.Row, e.Key, e.Column, e.Limit)
+		unit := "partitions"
+		if e.Limit == 1 {
+			unit = "partition"
+		}
+		return fmt.Sprintf("partition: row %d: key %s of column %q would make more than %d %s",
+			e.Row, e.Key, e.Column, e.Limit, unit)
 	}
 	return fmt.Sprintf("partition: row %d: key %s of column %q is not one of the declared groups", e.Row, e.Key, e.Column)
 }
