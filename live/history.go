@@ -68,6 +68,8 @@ func (n *historyNode) push(in *frame) {
 	}
 }
 
+func (n *historyNode) heldBytes() int { return n.rows.bytes() }
+
 func (n *historyNode) evicted(*frame) {}
 func (n *historyNode) finish()        {}
 

@@ -323,18 +323,29 @@ func (s *Series) Describe(id NodeID) (string, error) {
 
 // NodeBytes returns the memory a node's own state holds, the root's
 // storage excluded: for a rolling, its windows (deque blocks and
-// extremes, or under aligned windows its panes and raw rows); 0 for
-// nodes that keep no state of their own. An unknown id is an error
-// wrapping [ErrNode].
+// extremes, or under aligned windows its panes and raw rows) and its
+// history; for a window or a view that keeps rows (map, diff, rate,
+// pctChange, fill, cumulative), those rows, and for a filter or a sample
+// over a node that holds rows, the keys of those it passed (the bytes of
+// strings, shared with the series, are not counted). It is 0 for nodes
+// that keep no state of their own, and for those whose state it does not
+// count yet: a partition, a reduce, an aggregate. An unknown id is an
+// error wrapping [ErrNode].
 func (s *Series) NodeBytes(id NodeID) (int, error) {
 	n, err := s.node(id)
 	if err != nil {
 		return 0, err
 	}
+	b := 0
 	if h, ok := n.(interface{ heldBytes() int }); ok {
-		return h.heldBytes(), nil
+		b = h.heldBytes()
 	}
-	return 0, nil
+	if _, ok := n.(*rollingNode); ok {
+		if h := s.history(id); h != nil {
+			b += h.heldBytes()
+		}
+	}
+	return b, nil
 }
 
 // Len returns the number of rows the series holds.

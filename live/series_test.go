@@ -133,6 +133,39 @@ func TestAllEndsWhenAPushInsideTheLoopChangesTheRows(t *testing.T) {
 	}
 }
 
+func TestNodeBytesCountsTheRowsAViewOrAHistoryKeeps(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	win, err := s.WindowCount(s.Root(), 1000)
+	require.NoError(t, err)
+	fill, err := s.Fill(s.Root(), live.FillOptions{Strategy: live.FillHold})
+	require.NoError(t, err)
+	sample, err := s.Sample(s.Root(), 2)
+	require.NoError(t, err)
+	windows := []rolling.Window{{Span: time.Minute, Aggs: []reduce.Agg{{Out: "n", From: "value", Using: reduce.Count}}}}
+	plain, err := s.Rolling(s.Root(), windows, rolling.Options{})
+	require.NoError(t, err)
+	kept, err := s.Rolling(s.Root(), windows, rolling.Options{History: rolling.History{MaxEvents: 1000}})
+	require.NoError(t, err)
+	overRolling, err := s.Filter(plain, func(schema.Row) bool { return true })
+	require.NoError(t, err)
+	bytes := func(id live.NodeID) int {
+		n, err := s.NodeBytes(id)
+		require.NoError(t, err)
+		return n
+	}
+	before := map[live.NodeID]int{win: bytes(win), fill: bytes(fill), sample: bytes(sample)}
+	for i := range 200 {
+		_, err := s.PushRows(nil, r(int64(i), float64(i), "a"))
+		require.NoError(t, err)
+	}
+	for id, b := range before {
+		assert.Greater(t, bytes(id), b, "node %d keeps rows or keys", id)
+	}
+	assert.GreaterOrEqual(t, bytes(win), 200*16, "a window's 200 rows: their keys at least")
+	assert.Greater(t, bytes(kept), bytes(plain), "a rolling's history counts with it")
+	assert.Zero(t, bytes(overRolling), "a filter over a rolling keeps nothing")
+}
+
 func TestStrictPushIsAtomicAndNamesTheRow(t *testing.T) {
 	s := newSeries(t, live.Options{})
 	require.NoError(t, s.Watch(s.Root(), live.Event))

@@ -339,6 +339,17 @@ func (n *viewNode) finish() {
 	}
 }
 
+// heldBytes returns the memory of the rows (or keys) the view keeps.
+func (n *viewNode) heldBytes() int {
+	b := 0
+	for _, st := range n.stores {
+		if st != nil {
+			b += st.bytes()
+		}
+	}
+	return b
+}
+
 // holdings returns the rows the view holds, in key order.
 func (n *viewNode) holdings() (frame, bool) {
 	if !n.holds {

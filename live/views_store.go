@@ -2,6 +2,7 @@ package live
 
 import (
 	"slices"
+	"unsafe"
 
 	"github.com/pond-go/pond/internal/cell"
 	"github.com/pond-go/pond/internal/table"
@@ -45,6 +46,22 @@ func newRowStore(sch *schema.Schema, cells bool) *rowStore {
 }
 
 func (st *rowStore) len() int { return len(st.t) - st.head }
+
+// bytes returns the memory the store's slices hold, spare room included:
+// keys, cells and array elements; not the bytes of strings, which the
+// rows share with the tables they came from.
+func (st *rowStore) bytes() int {
+	const value = int(unsafe.Sizeof(schema.Value{}))
+	b := 8*cap(st.t) + 8*cap(st.id)
+	for j := range st.cols {
+		c := &st.cols[j]
+		b += 8*cap(c.num) + int(unsafe.Sizeof(""))*cap(c.str) + cap(c.flag) + int(unsafe.Sizeof([]schema.Value(nil)))*cap(c.arr)
+		for _, a := range c.arr {
+			b += value * cap(a)
+		}
+	}
+	return b
+}
 
 // find returns the position of the row with key (t, id).
 func (st *rowStore) find(t int64, id uint64) (int, bool) {
