@@ -90,8 +90,10 @@ func (o *cumOp) forget(p int32) {
 }
 
 // Cumulative adds a view that replaces each listed number column by its
-// running total since the view was built (per partition on a partitioned
-// source): sum (compensated), count of present values, min or max. A
+// running total over the rows it has seen (per partition on a partitioned
+// source): those its source held when it was built, replayed (see
+// "The node graph" in the package doc), then every row pushed since. Sum
+// (compensated), count of present values, min or max. A
 // missing cell repeats the running value, which is missing until the
 // first present one: the sum of –, 2, –, 3 is –, 2, 2, 5. Other columns
 // pass through. No total, an unknown, time or non-number column, a column

@@ -176,6 +176,18 @@ func TestCumulative(t *testing.T) {
 	}
 }
 
+// A cumulative view built on a series that already holds rows starts
+// from those rows (replayed), not from zero: its doc said "since the view
+// was built".
+func TestCumulativeBuiltLateCountsTheRowsItsSourceHolds(t *testing.T) {
+	s := newSeries(t, live.Options{MaxEvents: 2})
+	_, err := s.PushRows(nil, r(0, 1, "a"), r(1, 2, "a"), r(2, 4, "a")) // holds 2 and 4
+	require.NoError(t, err)
+	n, err := s.Cumulative(s.Root(), live.Running{Column: "value", Using: reduce.Sum})
+	require.NoError(t, err)
+	assert.Equal(t, []float64{14}, values(emitted(t, s, n, r(3, 8, "a"))))
+}
+
 func TestSelectKeepsColumnsInSchemaOrder(t *testing.T) {
 	s := newSeries(t, live.Options{})
 	n, err := s.Select(s.Root(), "host", "value", "host")
