@@ -78,7 +78,9 @@ func compileAggs(op string, src *schema.Schema, aggs []reduce.Agg) ([]int, *sche
 // reorder with retention (pond-ts's min, max, first, last and samples are
 // not: they assume rows leave in arrival order); elsewhere min and max use
 // monotone deques. Over a source that holds no rows (a rolling) it reduces
-// every row that ever reached it. Nodes built on a
+// every row that ever reached it, in the memory of an [Series.Aggregate]
+// bucket: O(1) for every reducer but median, percentiles, samples, unique
+// and top, whose answers need the values. Nodes built on a
 // reduce take its rows in the same push, after it emits.
 //
 // A series that already holds rows replays them into the node; what it
@@ -100,7 +102,10 @@ func (s *Series) Reduce(source NodeID, aggs []reduce.Agg, trig trigger.Trigger) 
 	}
 	n := &reduceNode{cols: idx, trig: clock.SpecOf(trig), ownSeq: !s.givesIDs(source)}
 	newState := reducers.NewSet
-	if s.evictsInArrivalOrder(source) {
+	switch {
+	case !s.holds(source):
+		newState = reducers.NewRunning // nothing leaves: no per-row state
+	case s.evictsInArrivalOrder(source):
 		newState = reducers.NewWindow // monotone deques for min and max
 	}
 	for _, a := range aggs { // compileAggs checked each against its column

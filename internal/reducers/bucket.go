@@ -53,6 +53,24 @@ func NewBucket(r Spec) Bucket {
 	}
 }
 
+// NewRunning returns a window state for a reduction nothing is ever
+// removed from (a reduce over a rolling, which holds no rows): the bucket
+// state of [NewBucket] behind the [Window] interface, so that first, last,
+// min, max, difference and keep hold O(1) memory however many values are
+// added, where the window states would keep every value for removals that
+// never come. Remove is a programmer error and panics.
+func NewRunning(r Spec) Window { return running{NewBucket(r)} }
+
+// running is a bucket state used as a window that is only added to.
+type running struct{ b Bucket }
+
+func (w running) Add(_ uint64, v schema.Value) { w.b.Add(v) }
+func (w running) Remove(uint64, schema.Value) {
+	panic("reducers: Remove on a running state")
+}
+func (w running) Append(dst *table.Col) { w.b.Append(dst) }
+func (w running) Reset()                { w.b.Reset() }
+
 // addOnly runs a window state as a bucket.
 type addOnly struct {
 	w   Window
