@@ -611,6 +611,16 @@ func TestRollingBuildErrorsQuoteTheBadValue(t *testing.T) {
 			window:  "last", reason: "count -1 must be positive",
 		},
 		{
+			name:    "a count window's MinSamples above its count",
+			windows: []rolling.Window{{Count: 3, MinSamples: rolling.Samples(4), Aggs: []reduce.Agg{sumOf()}}},
+			window:  "3", reason: "MinSamples 4 is more than the 3 rows the count window holds",
+		},
+		{
+			name:    "a count window under an Options.MinSamples above its count",
+			windows: []rolling.Window{{Count: 2, Aggs: []reduce.Agg{sumOf()}}}, opts: rolling.Options{MinSamples: 5},
+			window: "2", reason: "MinSamples 5 is more than the 2 rows the count window holds",
+		},
+		{
 			name:    "a negative history MaxEvents",
 			windows: []rolling.Window{win(1000, sumOf())}, opts: rolling.Options{History: rolling.History{MaxEvents: -1}},
 			reason: "History.MaxEvents -1 must not be negative",

@@ -63,7 +63,10 @@ type Window struct {
 	Aggs []reduce.Agg
 	// MinSamples, when set, overrides Options.MinSamples for this window
 	// (zero included): while the window holds fewer rows (missing cells
-	// count), its outputs are missing. Write it with [Samples].
+	// count), its outputs are missing. Write it with [Samples]. On a count
+	// window it may be at most Count (the window never holds more rows);
+	// a larger one, set here or through Options.MinSamples, is a
+	// [SpecError].
 	MinSamples *int
 }
 

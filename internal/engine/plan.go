@@ -246,6 +246,11 @@ func NewPlan(src *schema.Schema, windows []rolling.Window, opts rolling.Options,
 		if w.MinSamples != nil {
 			wp.minSamples = *w.MinSamples
 		}
+		if w.Count > 0 && wp.minSamples > w.Count {
+			// A count window never holds more than Count rows, so it would
+			// stay in warm-up for ever.
+			return nil, &rolling.SpecError{Window: name, Reason: fmt.Sprintf("MinSamples %d is more than the %d rows the count window holds", wp.minSamples, w.Count)}
+		}
 		// A number column needs Moments only for sum, avg or stdev; a count
 		// alone is a plain counter.
 		needsMoments := map[string]bool{}
