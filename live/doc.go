@@ -43,7 +43,9 @@
 // fixed order: first the Event outputs of all watched nodes in build
 // order, then their Batch outputs, then their Evict outputs. Each Output
 // holds all the rows of one node and kind in one [schema.Table]; nothing
-// is returned for a node and kind without rows.
+// is returned for a node and kind without rows. Watch and Unwatch called
+// during a push (from a map's or filter's function) take effect with the
+// next push.
 //
 // Output tables belong to the series and stay valid until the next call
 // of PushMany or PushRows, successful or not; [schema.Table.Clone] keeps

@@ -37,6 +37,10 @@ type Series struct {
 	latest                      int64
 	hasLatest                   bool
 	busy                        bool
+	// rewatch: Watch or Unwatch ran during a push; the next push applies
+	// the new selection before it starts (see Series.Watch), not the end
+	// of that push, whose output tables must stay as they were returned.
+	rewatch bool
 
 	root    *rootNode
 	accept  []int32 // scratch: rows of the batch accepted under drop
@@ -152,6 +156,16 @@ func (s *Series) node(id NodeID) (node, error) {
 // Watch selects outputs of a node to be returned by every push. With no
 // kinds it watches the node's events. Watching a kind the node does not
 // produce is an error wrapping [ErrNode].
+//
+// Watch and [Series.Unwatch] take effect between pushes. Called during a
+// push (from a map's or filter's function), they change the outputs of
+// the pushes after it, not of the running push, which returns what was
+// watched when it began: part of it has already run, so its outputs of a
+// newly watched kind would be partial (a window's events without the
+// evictions it made before the call). A reader who starts watching a
+// node thus gets every output from the next push on, and what it holds
+// after the push in which it called Watch is the node's [Series.Snapshot]
+// then.
 func (s *Series) Watch(id NodeID, kinds ...OutputKind) error {
 	n, err := s.node(id)
 	if err != nil {
@@ -169,7 +183,7 @@ func (s *Series) Watch(id NodeID, kinds ...OutputKind) error {
 	for _, k := range kinds {
 		b.watched[k] = true
 	}
-	s.refreshWants()
+	s.watchesChanged()
 	return nil
 }
 
@@ -177,7 +191,8 @@ func (s *Series) Watch(id NodeID, kinds ...OutputKind) error {
 // them when no kind is given). Unwatching a kind the node does not
 // produce does nothing; a value that is not an [OutputKind] is, as for
 // [Series.Watch], an error wrapping [ErrNode], and then nothing is
-// unwatched.
+// unwatched. Called during a push, it takes effect once the push
+// returns, as Watch does.
 func (s *Series) Unwatch(id NodeID, kinds ...OutputKind) error {
 	n, err := s.node(id)
 	if err != nil {
@@ -195,8 +210,18 @@ func (s *Series) Unwatch(id NodeID, kinds ...OutputKind) error {
 	for _, k := range kinds {
 		b.watched[k] = false
 	}
-	s.refreshWants()
+	s.watchesChanged()
 	return nil
+}
+
+// watchesChanged applies a change of the watched outputs now, or, during
+// a push, when the next one starts.
+func (s *Series) watchesChanged() {
+	if s.busy {
+		s.rewatch = true
+		return
+	}
+	s.refreshWants()
 }
 
 // watch is one output a push returns when it holds rows: a node's
@@ -487,6 +512,10 @@ func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 	}
 	if b == nil {
 		return dst, s.schema.Validate(b, false)
+	}
+	if s.rewatch {
+		s.rewatch = false
+		s.refreshWants()
 	}
 	s.busy = true
 	defer func() { s.busy = false }()

@@ -286,14 +286,15 @@ func TestReorderInsertsInTimeOrderWithinGrace(t *testing.T) {
 	assert.Equal(t, []float64{5, 10, 20}, got)
 }
 
-// TestEvictionsWatchedDuringAPushAreThatPushsOnly: the root's evictions
-// watched, then not, then watched again from inside a push (by a
-// filter's function, before retention) are that push's evictions only,
-// not also those of the last push that was watched. (A push resets the
-// root's eviction frame only while someone reads it, so the frame must
-// be emptied when no one does any more.) The filter is built on a
-// rolling, which does not follow the root's evictions.
-func TestEvictionsWatchedDuringAPushAreThatPushsOnly(t *testing.T) {
+// TestEvictionsWatchedDuringAPushStartWithTheNextPush: the root's
+// evictions watched, then not, then watched again from inside a push (by
+// a filter's function, before retention) are returned from the next push
+// on, and then are that push's evictions only, not also those of the last
+// push that was watched. (A push resets the root's eviction frame only
+// while someone reads it, so the frame must be emptied when no one does
+// any more.) The filter is built on a rolling, which does not follow the
+// root's evictions.
+func TestEvictionsWatchedDuringAPushStartWithTheNextPush(t *testing.T) {
 	s := newSeries(t, live.Options{MaxEvents: 2})
 	avg, err := s.Rolling(s.Root(), []rolling.Window{
 		{Span: time.Minute, Aggs: []reduce.Agg{{Out: "avg", From: "value", Using: reduce.Avg}}},
@@ -317,8 +318,90 @@ func TestEvictionsWatchedDuringAPushAreThatPushsOnly(t *testing.T) {
 	watchNow = true
 	out, err = s.PushRows(nil, r(3, 4, ""))
 	require.NoError(t, err)
+	assert.Empty(t, out, "the push in which Watch ran returns what was watched when it began")
+
+	watchNow = false
+	out, err = s.PushRows(nil, r(4, 5, ""))
+	require.NoError(t, err)
 	require.Len(t, out, 1)
-	assert.Equal(t, []float64{2}, values(out[0].Events))
+	assert.Equal(t, []float64{3}, values(out[0].Events))
+}
+
+// TestWatchDuringAPushTakesEffectAfterIt: a reader who watches a node
+// from inside a push (a filter's function) gets none of that push's
+// outputs of the newly watched kinds, and from the next push on every
+// one of them: what it holds after the push (the node's Snapshot), plus
+// the later events, minus the later evictions, is what the node holds.
+// Unwatching from inside a push likewise leaves that push's outputs as
+// they were watched when it began.
+func TestWatchDuringAPushTakesEffectAfterIt(t *testing.T) {
+	cases := []struct {
+		name   string
+		before []live.OutputKind // watched on the window before the push
+		during func(s *live.Series, win live.NodeID) error
+		first  map[live.OutputKind][]float64 // the window's outputs of the push
+		second map[live.OutputKind][]float64 // and of the next push
+	}{
+		{
+			name:   "events and evictions watched during the push",
+			during: func(s *live.Series, win live.NodeID) error { return s.Watch(win, live.Event, live.Evict) },
+			first:  map[live.OutputKind][]float64{},
+			second: map[live.OutputKind][]float64{live.Event: {3}, live.Evict: {2}},
+		},
+		{
+			name:   "evictions watched during the push, events before it",
+			before: []live.OutputKind{live.Event},
+			during: func(s *live.Series, win live.NodeID) error { return s.Watch(win, live.Evict) },
+			first:  map[live.OutputKind][]float64{live.Event: {1, 2}},
+			second: map[live.OutputKind][]float64{live.Event: {3}, live.Evict: {2}},
+		},
+		{
+			name:   "everything unwatched during the push",
+			before: []live.OutputKind{live.Event, live.Evict},
+			during: func(s *live.Series, win live.NodeID) error { return s.Unwatch(win) },
+			first:  map[live.OutputKind][]float64{live.Event: {1, 2}, live.Evict: {1}},
+			second: map[live.OutputKind][]float64{},
+		},
+	}
+	byKind := func(out []live.Output, win live.NodeID) map[live.OutputKind][]float64 {
+		got := map[live.OutputKind][]float64{}
+		for _, o := range out {
+			if o.Node == win {
+				got[o.Kind] = values(o.Events)
+			}
+		}
+		return got
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSeries(t, live.Options{})
+			win, err := s.WindowCount(s.Root(), 1)
+			require.NoError(t, err)
+			if c.before != nil {
+				require.NoError(t, s.Watch(win, c.before...))
+			}
+			once := true
+			_, err = s.Filter(s.Root(), func(schema.Row) bool {
+				if once {
+					once = false
+					require.NoError(t, c.during(s, win))
+				}
+				return true
+			})
+			require.NoError(t, err)
+
+			out, err := s.PushRows(nil, r(0, 1, ""), r(1, 2, ""))
+			require.NoError(t, err)
+			assert.Equal(t, c.first, byKind(out, win))
+			snap, err := s.Snapshot(win)
+			require.NoError(t, err)
+			assert.Equal(t, []float64{2}, values(snap))
+
+			out, err = s.PushRows(nil, r(2, 3, ""))
+			require.NoError(t, err)
+			assert.Equal(t, c.second, byKind(out, win))
+		})
+	}
 }
 
 func TestRetentionEvictsAfterThePush(t *testing.T) {
