@@ -21,7 +21,8 @@ var (
 	// ErrLate reports, under reorder ordering, a row later than the grace
 	// period allows.
 	ErrLate = errors.New("live: event outside grace period")
-	// ErrNode reports a node id that does not belong to the series, an
+	// ErrNode reports a node id that does not belong to the series (or
+	// is that of a rolling's hidden history, see [Series.Rolling]), an
 	// output kind a node does not produce, or a node that cannot do what
 	// was asked (a snapshot of a node that holds no rows, the stats of a
 	// node that is not an aggregate).

@@ -32,7 +32,7 @@ func (s *Series) rollingBuilt(n *rollingNode, h rolling.History) {
 // history bounds ([rolling.History]): the newest MaxEvents, and those no
 // older than the newest time minus MaxAge. It is built with the rolling,
 // right after it, and is not a node callers see: [Series.Snapshot] of the
-// rolling reads it.
+// rolling reads it, and Series.node refuses its id, naming the rolling.
 type historyNode struct {
 	nodeBase
 	h    rolling.History

@@ -39,6 +39,13 @@ import (
 // partitioning's retention: a partitioning with MaxEvents 1 replays each
 // partition's last row only, so windows built after the first push miss
 // the rows before it.
+//
+// A rolling with a history (opts.History) keeps it in a hidden node that
+// takes the id after the rolling's. That id is no node of its own: every
+// method given it (Snapshot, Watch, NodeSchema, NodeBytes, a builder…)
+// returns an error wrapping [ErrNode] that names the rolling, through
+// which the history is read ([Series.Snapshot]) and counted
+// ([Series.NodeBytes]).
 func (s *Series) Rolling(source NodeID, windows []rolling.Window, opts rolling.Options) (NodeID, error) {
 	const op = "rolling"
 	if _, err := s.checkSource(source); err != nil {

@@ -351,6 +351,47 @@ func TestRollingWarmUpIsKeptInHistory(t *testing.T) {
 	assert.Equal(t, []string{"0ms avg=null", "1000ms avg=15", "20000ms avg=null"}, rowStrings(snapshot(t, s, id)))
 }
 
+// TestRollingHistoryIdIsNoNode: the id after a rolling with a history
+// belongs to the history's hidden node. Every method given it refuses it
+// with an error wrapping ErrNode that names the rolling, through which
+// the history is read.
+func TestRollingHistoryIdIsNoNode(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	id, err := s.Rolling(s.Root(), []rolling.Window{win(5000, sumOf())},
+		rolling.Options{History: rolling.History{MaxEvents: 10}})
+	require.NoError(t, err)
+	_, err = s.PushRows(nil, r(0, 10, "a"))
+	require.NoError(t, err)
+	hid := id + 1
+	calls := []struct {
+		name string
+		call func() error
+	}{
+		{"Snapshot", func() error { _, err := s.Snapshot(hid); return err }},
+		{"Value", func() error { _, err := s.Value(hid); return err }},
+		{"NodeSchema", func() error { _, err := s.NodeSchema(hid); return err }},
+		{"NodeBytes", func() error { _, err := s.NodeBytes(hid); return err }},
+		{"Describe", func() error { _, err := s.Describe(hid); return err }},
+		{"Watch", func() error { return s.Watch(hid) }},
+		{"Unwatch", func() error { return s.Unwatch(hid) }},
+		{"Partitions", func() error { _, err := s.Partitions(hid); return err }},
+		{"AggregateStats", func() error { _, err := s.AggregateStats(hid); return err }},
+		{"a builder", func() error {
+			_, err := s.Filter(hid, func(schema.Row) bool { return true })
+			return err
+		}},
+	}
+	want := fmt.Sprintf("node %d is the history of rolling node %d", hid, id)
+	for _, c := range calls {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.call()
+			require.ErrorIs(t, err, live.ErrNode)
+			assert.Contains(t, err.Error(), want)
+		})
+	}
+	assert.Equal(t, []string{"0ms sum=10"}, rowStrings(snapshot(t, s, id)), "the rolling reads its history")
+}
+
 // TestRollingUnderReorder pins pond-ts's reference case 12: a late row is emitted at
 // its own time, after later rows, and its window holds the rows that
 // arrived before it.

@@ -150,6 +150,9 @@ func (s *Series) node(id NodeID) (node, error) {
 	if id < 0 || int(id) >= len(s.nodes) {
 		return nil, fmt.Errorf("%w: node %d (the series has %d)", ErrNode, id, len(s.nodes))
 	}
+	if h, ok := s.nodes[id].(*historyNode); ok {
+		return nil, fmt.Errorf("%w: node %d is the history of rolling node %d, read through that node", ErrNode, id, h.src)
+	}
 	return s.nodes[id], nil
 }
 
