@@ -37,9 +37,9 @@ type Series struct {
 	latest                      int64
 	hasLatest                   bool
 	busy                        bool
-	// rewatch: Watch or Unwatch ran during a push; the next push applies
-	// the new selection before it starts (see Series.Watch), not the end
-	// of that push, whose output tables must stay as they were returned.
+	// rewatch: Watch or Unwatch ran since the last push; the next push
+	// applies the new selection before it starts (see Series.Watch), so
+	// that the last push's output tables stay as they were returned.
 	rewatch bool
 
 	root    *rootNode
@@ -160,8 +160,9 @@ func (s *Series) node(id NodeID) (node, error) {
 // kinds it watches the node's events. Watching a kind the node does not
 // produce is an error wrapping [ErrNode].
 //
-// Watch and [Series.Unwatch] take effect between pushes. Called during a
-// push (from a map's or filter's function), they change the outputs of
+// Watch and [Series.Unwatch] take effect when the next push starts, so
+// that the tables the last push returned stay as they were. Called during
+// a push (from a map's or filter's function), they change the outputs of
 // the pushes after it, not of the running push, which returns what was
 // watched when it began: part of it has already run, so its outputs of a
 // newly watched kind would be partial (a window's events without the
@@ -217,15 +218,9 @@ func (s *Series) Unwatch(id NodeID, kinds ...OutputKind) error {
 	return nil
 }
 
-// watchesChanged applies a change of the watched outputs now, or, during
-// a push, when the next one starts.
-func (s *Series) watchesChanged() {
-	if s.busy {
-		s.rewatch = true
-		return
-	}
-	s.refreshWants()
-}
+// watchesChanged marks a change of the watched outputs, which the next
+// push applies when it starts.
+func (s *Series) watchesChanged() { s.rewatch = true }
 
 // watch is one output a push returns when it holds rows: a node's
 // events, batches or evictions.
@@ -238,6 +233,7 @@ type watch struct {
 // refreshWants recomputes which nodes must build their eviction frames,
 // and the outputs a push returns.
 func (s *Series) refreshWants() {
+	s.rewatch = false
 	s.watches = s.watches[:0]
 	for k := Event; k <= Evict; k++ {
 		for _, n := range s.nodes {
@@ -517,7 +513,6 @@ func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 		return dst, s.schema.Validate(b, false)
 	}
 	if s.rewatch {
-		s.rewatch = false
 		s.refreshWants()
 	}
 	s.busy = true

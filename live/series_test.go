@@ -404,6 +404,26 @@ func TestWatchDuringAPushTakesEffectAfterIt(t *testing.T) {
 	}
 }
 
+// TestUnwatchKeepsTheLastPushsTables: the tables a push returned stay as
+// they were until the next push, even when their node is unwatched in
+// between.
+func TestUnwatchKeepsTheLastPushsTables(t *testing.T) {
+	s := newSeries(t, live.Options{MaxEvents: 1})
+	require.NoError(t, s.Watch(s.Root(), live.Event, live.Evict))
+	_, err := s.PushRows(nil, r(0, 1, ""))
+	require.NoError(t, err)
+	out, err := s.PushRows(nil, r(1, 2, ""))
+	require.NoError(t, err)
+	require.Len(t, out, 2)
+	require.NoError(t, s.Unwatch(s.Root()))
+	assert.Equal(t, []float64{2}, values(out[0].Events))
+	assert.Equal(t, []float64{1}, values(out[1].Events))
+
+	out, err = s.PushRows(nil, r(2, 3, ""))
+	require.NoError(t, err)
+	assert.Empty(t, out, "unwatched from this push on")
+}
+
 func TestRetentionEvictsAfterThePush(t *testing.T) {
 	s := newSeries(t, live.Options{MaxEvents: 2})
 	require.NoError(t, s.Watch(s.Root(), live.Event, live.Batch, live.Evict))
