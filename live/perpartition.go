@@ -45,7 +45,7 @@ func (s *Series) PerPartition(source NodeID, build func(s *Series, part NodeID) 
 		clear(s.nodes[mark:])
 		s.nodes = s.nodes[:mark]
 		s.registerAll()
-		s.refreshWants()
+		s.watchesChanged() // the next push drops the removed nodes' wants
 		return 0, err
 	}
 	return last, nil

@@ -161,7 +161,8 @@ func (s *Series) node(id NodeID) (node, error) {
 // produce is an error wrapping [ErrNode].
 //
 // Watch and [Series.Unwatch] take effect when the next push starts, so
-// that the tables the last push returned stay as they were. Called during
+// that the tables the last push returned stay as they were, even when
+// nodes are built in between. Called during
 // a push (from a map's or filter's function), they change the outputs of
 // the pushes after it, not of the running push, which returns what was
 // watched when it began: part of it has already run, so its outputs of a
@@ -265,13 +266,16 @@ func (s *Series) refreshWants() {
 
 // addNode registers a built node and replays the rows the series holds
 // into it, so that it starts from what its source holds (its emissions
-// during the replay are dropped).
+// during the replay are dropped). The node may follow its source's
+// evictions, which changes what is wanted: the next push applies that
+// when it starts, as it does a Watch, so that the tables the last push
+// returned stay as they were.
 func (s *Series) addNode(n node) NodeID {
 	b := n.base()
 	b.id = NodeID(len(s.nodes))
 	s.nodes = append(s.nodes, n)
 	s.register(n)
-	s.refreshWants()
+	s.watchesChanged()
 	return b.id
 }
 

@@ -424,6 +424,54 @@ func TestUnwatchKeepsTheLastPushsTables(t *testing.T) {
 	assert.Empty(t, out, "unwatched from this push on")
 }
 
+// TestBuildingANodeKeepsTheLastPushsTables: a node built (or a
+// PerPartition that fails) after an Unwatch leaves the change for the next
+// push, so the tables the last push returned keep their rows.
+func TestBuildingANodeKeepsTheLastPushsTables(t *testing.T) {
+	keep := func(schema.Row) bool { return true }
+	cases := []struct {
+		name  string
+		build func(s *live.Series, byHost live.NodeID) error
+	}{
+		{"a node is built", func(s *live.Series, byHost live.NodeID) error {
+			_, err := s.Filter(byHost, keep) // not reading the root's evictions
+			return err
+		}},
+		{"a PerPartition fails", func(s *live.Series, byHost live.NodeID) error {
+			_, err := s.PerPartition(byHost, func(s *live.Series, p live.NodeID) (live.NodeID, error) {
+				if _, err := s.Filter(p, keep); err != nil {
+					return 0, err
+				}
+				return 0, errors.New("boom")
+			})
+			if err == nil {
+				return errors.New("PerPartition did not fail")
+			}
+			return nil
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSeries(t, live.Options{MaxEvents: 1})
+			byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{})
+			require.NoError(t, err)
+			require.NoError(t, s.Watch(s.Root(), live.Evict))
+			_, err = s.PushRows(nil, r(0, 1, "a"))
+			require.NoError(t, err)
+			out, err := s.PushRows(nil, r(1, 2, "a"))
+			require.NoError(t, err)
+			require.Len(t, out, 1)
+			require.NoError(t, s.Unwatch(s.Root()))
+			require.NoError(t, c.build(s, byHost))
+			assert.Equal(t, []float64{1}, values(out[0].Events))
+
+			out, err = s.PushRows(nil, r(2, 3, "a"))
+			require.NoError(t, err)
+			assert.Empty(t, out, "unwatched from this push on")
+		})
+	}
+}
+
 func TestRetentionEvictsAfterThePush(t *testing.T) {
 	s := newSeries(t, live.Options{MaxEvents: 2})
 	require.NoError(t, s.Watch(s.Root(), live.Event, live.Batch, live.Evict))
