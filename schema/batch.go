@@ -36,8 +36,10 @@ type Vec struct {
 }
 
 // NewBatch returns an empty batch shaped for s, with room for capacity rows
-// (none for a negative capacity).
+// (none for a negative capacity). It panics if s is nil or zero (not built
+// with [New]).
 func NewBatch(s *Schema, capacity int) *Batch {
+	s.mustBeBuilt("NewBatch")
 	capacity = max(capacity, 0)
 	b := &Batch{Time: make([]int64, 0, capacity), Cols: make([]Vec, s.Len()-1)}
 	for j := 1; j < s.Len(); j++ {
@@ -183,7 +185,8 @@ func (s *Schema) rowErr(row, col int, r Reason, detail string) *RowError {
 // others are ignored.) It returns the first problem it finds as a
 // [*RowError], or nil; the checks run column by column, so that problem
 // is not always in the earliest bad row. A nil batch is a [RowLength]
-// error for the batch as a whole.
+// error for the batch as a whole; a nil or zero s, a [*SchemaError]
+// wrapping [ErrSchema].
 func (s *Schema) Validate(b *Batch, sorted bool) error {
 	if err := s.checkShape(b); err != nil {
 		return err
@@ -242,9 +245,13 @@ func (s *Schema) Validate(b *Batch, sorted bool) error {
 	return nil
 }
 
-// checkShape returns a [RowLength] error for the batch as a whole if b
-// has another number of value columns than s, or nil.
+// checkShape returns a [*SchemaError] if s is nil or zero, a [RowLength]
+// error for the batch as a whole if b has another number of value columns
+// than s, or nil.
 func (s *Schema) checkShape(b *Batch) error {
+	if err := s.unbuilt(); err != nil {
+		return err
+	}
 	if b == nil {
 		return s.rowErr(-1, -1, RowLength, "the batch is nil")
 	}
@@ -330,7 +337,8 @@ func checkElem(e Value) string {
 // the time first. On error nothing is appended and the error is a
 // [*RowError] naming the row (its index in rows) and the column, or, for
 // a batch with another number of value columns than s, the batch as a
-// whole ([RowLength]; so is a nil b). Times are not checked for order here;
+// whole ([RowLength]; so is a nil b). A nil or zero s is a [*SchemaError]
+// wrapping [ErrSchema]. Times are not checked for order here;
 // [Schema.Validate] does that.
 func (s *Schema) AppendRows(b *Batch, rows []Row) error {
 	if err := s.checkShape(b); err != nil {

@@ -316,7 +316,8 @@ type Codec[T any] struct {
 // column needs a tagged field of that name and a fitting type (the time
 // field for column 0, a number, string or bool field for the others), and
 // every tagged field a column; an optional field for a required column is
-// allowed (a missing value fails its push). Errors wrap [ErrSchema].
+// allowed (a missing value fails its push). Errors wrap [ErrSchema]; a
+// zero sch is one.
 func NewCodec[T any](sch *Schema) (*Codec[T], error) {
 	fields, err := fieldsOf(reflect.TypeFor[T]())
 	if err != nil {
@@ -326,6 +327,8 @@ func NewCodec[T any](sch *Schema) (*Codec[T], error) {
 		if sch, err = For[T](); err != nil {
 			return nil, err
 		}
+	} else if err := sch.unbuilt(); err != nil {
+		return nil, err // a zero Schema
 	}
 	byName := map[string]int{}
 	for i, f := range fields {
@@ -621,8 +624,12 @@ func encNum[N number](dst []float64, miss []bool, f *typedField, base unsafe.Poi
 // slice field's (a string for a []float64), is a [*RowError] ([WrongType],
 // naming the row, the column and the field) wrapping [ErrValidation], as
 // encoding/json refuses 2.5 for an int; a float32 field otherwise takes
-// the nearest float32. On either error dst is returned unchanged.
+// the nearest float32. On either error dst is returned unchanged. A nil
+// or zero tab has no rows.
 func (c *Codec[T]) Decode(dst []T, tab *Table) ([]T, error) {
+	if tab == nil || tab.schema == nil {
+		return dst, nil
+	}
 	if tab.Schema() != c.decSch {
 		if err := c.bind(tab.Schema()); err != nil {
 			return dst, err

@@ -22,8 +22,12 @@ type Ref struct {
 
 // Ref resolves the named column, which must be of kind k (for an array
 // column such as a samples reducer's output, [Array]). An unknown name or
-// another kind is a [*SchemaError] wrapping [ErrSchema].
+// another kind is a [*SchemaError] wrapping [ErrSchema], as is a nil or
+// zero s.
 func (s *Schema) Ref(name string, k Kind) (Ref, error) {
+	if err := s.unbuilt(); err != nil {
+		return Ref{}, err
+	}
 	i, ok := s.Index(name)
 	if !ok {
 		return Ref{}, &SchemaError{Column: -1, Reason: fmt.Sprintf("no column %q (columns: %s)", name, s.String())}

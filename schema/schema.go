@@ -30,7 +30,13 @@ type Column struct {
 }
 
 // Schema is an ordered, immutable list of columns. Column 0 is the time key;
-// the others are value columns. Build one with [New].
+// the others are value columns. Build one with [New]: a nil or zero
+// *Schema has no time column and is not a schema. Functions that return
+// an error refuse it with an error wrapping [ErrSchema]; [NewTable] and
+// [NewBatch] panic. The methods that describe a schema ([Schema.Len],
+// [Schema.Columns], [Schema.Index], [Schema.Names], [Schema.String]) read
+// a zero Schema as one without columns and, like [Schema.Column], panic
+// on a nil one; [Schema.Equal] takes either.
 type Schema struct {
 	cols  []Column
 	index map[string]int
@@ -88,6 +94,22 @@ func New(cols ...Column) (*Schema, error) {
 		s.cols[i] = c
 	}
 	return s, nil
+}
+
+// unbuilt returns an error wrapping [ErrSchema] if s is nil or zero (not
+// built with [New]), or nil.
+func (s *Schema) unbuilt() error {
+	if s == nil || len(s.cols) == 0 {
+		return &SchemaError{Column: -1, Reason: "a nil or zero *Schema is not a schema (build one with New)"}
+	}
+	return nil
+}
+
+// mustBeBuilt panics, naming fn, if s is nil or zero: a programmer error.
+func (s *Schema) mustBeBuilt(fn string) {
+	if s == nil || len(s.cols) == 0 {
+		panic("schema: " + fn + " of a nil or zero *Schema (build one with New)")
+	}
 }
 
 // MustNew is like [New] but panics on error. It is meant for schemas written

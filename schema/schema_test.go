@@ -493,3 +493,37 @@ func TestAliasedColumnsGiveTheirMemoryBack(t *testing.T) {
 	assert.Equal(t, []string{"a", "b"}, hs)
 	assert.Equal(t, 1, tab.Len())
 }
+
+// TestANilOrZeroSchemaIsRefused: functions that return an error refuse a
+// schema not built with New; those that cannot panic, saying so.
+func TestANilOrZeroSchemaIsRefused(t *testing.T) {
+	for name, s := range map[string]*schema.Schema{"nil": nil, "zero": {}} {
+		t.Run(name, func(t *testing.T) {
+			assert.ErrorIs(t, s.Validate(&schema.Batch{}, false), schema.ErrSchema)
+			assert.ErrorIs(t, s.AppendRows(&schema.Batch{}, nil), schema.ErrSchema)
+			_, err := s.Ref("value", schema.Number)
+			assert.ErrorIs(t, err, schema.ErrSchema)
+			if s != nil {
+				_, err = schema.NewCodec[numbersRow](s)
+				assert.ErrorIs(t, err, schema.ErrSchema)
+			}
+			assert.PanicsWithValue(t, "schema: NewTable of a nil or zero *Schema (build one with New)", func() { schema.NewTable(s) })
+			assert.PanicsWithValue(t, "schema: NewBatch of a nil or zero *Schema (build one with New)", func() { schema.NewBatch(s, 1) })
+		})
+	}
+}
+
+// TestAZeroTableIsEmpty: a zero Table reads as a table without rows, as
+// its Len says, and clones to one.
+func TestAZeroTableIsEmpty(t *testing.T) {
+	var z schema.Table
+	assert.Nil(t, z.Times())
+	c := z.Clone()
+	assert.Equal(t, 0, c.Len())
+	assert.Nil(t, c.Times())
+	codec, err := schema.NewCodec[numbersRow](nil)
+	require.NoError(t, err)
+	rows, err := codec.Decode(nil, &z)
+	require.NoError(t, err)
+	assert.Empty(t, rows)
+}

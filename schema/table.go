@@ -22,8 +22,10 @@ type Table struct {
 	cols   []col
 }
 
-// NewTable returns an empty table for s.
+// NewTable returns an empty table for s. It panics if s is nil or zero
+// (not built with [New]).
 func NewTable(s *Schema) *Table {
+	s.mustBeBuilt("NewTable")
 	t := &Table{schema: s, cols: make([]col, s.Len())}
 	for i := range t.cols {
 		t.cols[i] = column.Make[Value](uint8(s.cols[i].Kind))
@@ -43,8 +45,13 @@ func (t *Table) Len() int {
 }
 
 // Times returns the time of every row in nanoseconds since the epoch. The
-// slice aliases the table.
-func (t *Table) Times() []int64 { return t.cols[0].Times() }
+// slice aliases the table. A nil or zero Table has none (nil).
+func (t *Table) Times() []int64 {
+	if t == nil || len(t.cols) == 0 {
+		return nil
+	}
+	return t.cols[0].Times()
+}
 
 // TimeNanos returns the time of row i in nanoseconds since the epoch.
 func (t *Table) TimeNanos(i int) int64 { return t.cols[0].Time(i) }
@@ -128,8 +135,12 @@ func (t *Table) AppendRowValues(r Row) bool {
 	return ok
 }
 
-// Clone returns a deep copy of the table that the caller owns.
+// Clone returns a deep copy of the table that the caller owns. The copy
+// of a nil or zero Table is a zero Table.
 func (t *Table) Clone() *Table {
+	if t == nil || t.schema == nil {
+		return &Table{}
+	}
 	c := NewTable(t.schema)
 	for i := range t.Len() {
 		for j := range c.cols {
