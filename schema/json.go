@@ -7,11 +7,21 @@ import (
 )
 
 // JSON encoding of tables, in the shape pond-ts's toJSON gives: times as
-// epoch milliseconds (a JSON number, fractional only for a time with a
-// sub-millisecond part), numbers in JavaScript's shortest round-trip form,
+// epoch milliseconds, numbers in JavaScript's shortest round-trip form,
 // strings and booleans as themselves, arrays as JSON arrays, and a missing
 // cell or a non-finite number as null. The encoders append to a caller's
 // buffer and allocate nothing once it has grown.
+//
+// A time on a whole millisecond is written exactly, as an integer. Any
+// other is written as a JavaScript number would hold it: the float64
+// quotient of its nanoseconds (as a float64) by 1e6, in the shortest form
+// that reads back as that float64. For current dates that float64 is a
+// multiple of 2^-12 ms (about 244 ns), so the fraction is rounded to that
+// step and may vanish: 1700000000000000001 ns is written as 1700000000000,
+// 1700000000000123456 ns as 1700000000000.1233. This is what pond-ts,
+// whose times are JavaScript numbers of milliseconds, can read and
+// write; a time that must survive to the nanosecond needs another
+// encoding.
 
 // AppendJSON appends the table as a JSON array of rows to dst and returns
 // it: one object per row, keyed by column name in schema order, as
@@ -143,7 +153,9 @@ func appendJSONValue(dst []byte, v Value) []byte {
 	return append(dst, "null"...)
 }
 
-// appendJSONMillis appends a time in nanoseconds as epoch milliseconds.
+// appendJSONMillis appends a time in nanoseconds as epoch milliseconds:
+// an integer for a whole millisecond, else the nearest float64 (see the
+// package's JSON comment above).
 func appendJSONMillis(dst []byte, ns int64) []byte {
 	const ms = 1_000_000
 	if ns%ms == 0 {

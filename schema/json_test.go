@@ -106,3 +106,25 @@ func TestTableJSONAppendsWithoutAllocating(t *testing.T) {
 	})
 	assert.Zero(t, n)
 }
+
+// TestTableJSONWritesASubMillisecondTimeAsAFloat64: a time off the whole
+// millisecond is written as the float64 of its milliseconds, as pond-ts
+// holds it: its fraction is rounded to the float64's step and may vanish.
+func TestTableJSONWritesASubMillisecondTimeAsAFloat64(t *testing.T) {
+	cases := []struct {
+		ns   int64
+		want string
+	}{
+		{2_000_500_000, "2000.5"},
+		{-1_500_000, "-1.5"},
+		{1_700_000_000_000_000_000, "1700000000000"},
+		{1_700_000_000_000_123_456, "1700000000000.1233"},
+		{1_700_000_000_000_000_001, "1700000000000"},
+	}
+	sch := schema.MustNew(col("time", schema.Time))
+	for _, c := range cases {
+		tab := schema.NewTable(sch)
+		require.True(t, tab.AppendRowValues(schema.Row{schema.NanosValue(c.ns)}))
+		assert.Equal(t, `{"time":`+c.want+`}`, string(tab.AppendJSONRow(nil, 0)), "%d ns", c.ns)
+	}
+}
