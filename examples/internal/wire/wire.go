@@ -8,6 +8,11 @@
 // form, and a missing, NaN or infinite number is null. Missing numbers are
 // NaN in the Go types.
 //
+// A snapshot, up to hundreds of megabytes, is written as one WebSocket
+// message in pieces of [PieceBytes] by [Pieces], which the aggregator and
+// the cluster's dashboard tier share; it stops at the next piece once the
+// page reading it is dropped.
+//
 // The decoding types ([DecodedFrame] and friends) read any frame back with
 // encoding/json, for the comparison tool, the bench probe and tests.
 //
@@ -26,7 +31,6 @@
 package wire
 
 import (
-	"io"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -321,17 +325,14 @@ func (s *AggregateSnapshot) Globals(g *GlobalsTick) {
 	s.b = AppendGlobalsTick(s.b, g)
 }
 
-// Len returns the bytes built and not yet written out by Flush.
-func (s *AggregateSnapshot) Len() int { return len(s.b) }
-
-// Flush writes the bytes built so far to w and starts the next piece in
-// the same buffer, so that a large snapshot is streamed in pieces (one
-// WebSocket message written by several Writes) instead of held whole.
-// The pieces written, followed by End's, are the frame.
-func (s *AggregateSnapshot) Flush(w io.Writer) error {
-	_, err := w.Write(s.b)
-	s.b = s.b[:0]
-	return err
+// Flush hands the bytes built so far to p, which writes them as a piece
+// once they make one (or when final), so that a large snapshot is written
+// in pieces (one WebSocket message written by several Writes) instead of
+// held whole; it returns p's error. The pieces written, followed by End's,
+// are the frame.
+func (s *AggregateSnapshot) Flush(p *Pieces, final bool) error {
+	s.b = p.Flush(s.b, final)
+	return p.Err()
 }
 
 // End finishes the frame and returns it (after Flush, what is left of

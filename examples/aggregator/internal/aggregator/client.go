@@ -16,13 +16,9 @@ import (
 	"github.com/pond-go/pond/examples/internal/wire"
 )
 
-// pieceBytes is the size of the pieces a snapshot is streamed in: the
-// writer never holds more than this of a snapshot's JSON at once.
-const pieceBytes = 64 << 10
-
 // piecePool holds the buffers snapshots are encoded in, so that churning
 // clients do not each allocate one.
-var piecePool = sync.Pool{New: func() any { b := make([]byte, 0, pieceBytes+pieceBytes/4); return &b }}
+var piecePool = sync.Pool{New: func() any { b := wire.PieceBuffer(); return &b }}
 
 // closeGrace is how long a client dropped as slow has to take the frame
 // being written and the close frame before its connection is cut.
@@ -370,7 +366,7 @@ func (c *client) applyWant() {
 }
 
 // writeSnapshot streams the client's snapshot as one WebSocket message in
-// pieces of about pieceBytes. At most SnapshotWorkers snapshots are
+// pieces of about wire.PieceBytes. At most SnapshotWorkers snapshots are
 // encoded at once; a client that leaves while waiting costs nothing, and
 // one that leaves while its snapshot streams stops it at the next piece.
 func (a *Aggregator) writeSnapshot(conn *websocket.Conn, c *client) error {
@@ -392,54 +388,33 @@ func (a *Aggregator) writeSnapshot(conn *websocket.Conn, c *client) error {
 	}
 	buf := piecePool.Get().(*[]byte)
 	defer piecePool.Put(buf)
-	pw := pieceWriter{w: w, stop: c.stop, buf: (*buf)[:0], piece: a.onSnapshotPiece}
-	rows := 0
+	pw := wire.Pieces{W: w, Stop: c.stop, AfterPiece: a.afterSnapshotPiece}
+	var rows int
+	b := (*buf)[:0]
 	if c.agg {
-		rows = a.streamAggSnapshot(&pw, c)
+		b, rows = a.streamAggSnapshot(&pw, b, c)
 	} else {
-		rows = streamRawSnapshot(&pw, c.snapRaw, c.snapCut)
+		b, rows = streamRawSnapshot(&pw, b, c.snapRaw, c.snapCut)
 	}
 	c.snapTicks, c.snapRaw = nil, nil
-	if cap(pw.buf) <= 4*pieceBytes {
-		*buf = pw.buf[:0]
+	if cap(b) <= 4*wire.PieceBytes {
+		*buf = b[:0]
 	}
-	if pw.err != nil {
-		return pw.err
+	if err := pw.Err(); err != nil {
+		return err
 	}
 	if err := w.Close(); err != nil {
 		return err
 	}
 	a.m.fannedOut.Add(uint64(rows))
-	a.m.bytesFannedOut.Add(uint64(pw.total))
+	a.m.bytesFannedOut.Add(uint64(pw.Written()))
 	return nil
 }
 
-// pieceWriter buffers a message and hands it to the socket in pieces.
-type pieceWriter struct {
-	w     interface{ Write([]byte) (int, error) }
-	stop  <-chan struct{}
-	buf   []byte
-	total int
-	err   error
-	piece func() // when set, runs after each piece (tests)
-}
-
-// flush writes the buffer when it holds a piece (or always when final).
-func (p *pieceWriter) flush(final bool) {
-	if p.err != nil || (!final && len(p.buf) < pieceBytes) {
-		return
-	}
-	select {
-	case <-p.stop:
-		p.err = errDropped
-		return
-	default:
-	}
-	_, p.err = p.w.Write(p.buf)
-	p.total += len(p.buf)
-	p.buf = p.buf[:0]
-	if p.piece != nil {
-		p.piece()
+// afterSnapshotPiece runs after each piece of a snapshot is written.
+func (a *Aggregator) afterSnapshotPiece() {
+	if a.onSnapshotPiece != nil {
+		a.onSnapshotPiece()
 	}
 	// Let ingest run first between pieces: a snapshot can wait, a batch
 	// should not.
@@ -447,56 +422,58 @@ func (p *pieceWriter) flush(final bool) {
 }
 
 // streamRawSnapshot writes the rows of the chunks still in the window
-// (time at or after cut), in the order they were taken.
-func streamRawSnapshot(p *pieceWriter, chunks []*rawChunk, cut int64) int {
-	p.buf = wire.BeginRaw(p.buf, wire.TypeSnapshot)
+// (time at or after cut), in the order they were taken, building the
+// pieces in b; it returns b and the rows written.
+func streamRawSnapshot(p *wire.Pieces, b []byte, chunks []*rawChunk, cut int64) ([]byte, int) {
+	b = wire.BeginRaw(b, wire.TypeSnapshot)
 	rows := 0
 	for _, c := range chunks {
 		var n int
-		p.buf, n = c.appendRows(p.buf, cut, rows == 0)
+		b, n = c.appendRows(b, cut, rows == 0)
 		rows += n
-		if p.flush(false); p.err != nil {
-			return 0
+		if b = p.Flush(b, false); p.Err() != nil {
+			return b, 0
 		}
 	}
-	p.buf = wire.EndRaw(p.buf)
-	p.flush(true)
-	return rows
+	b = wire.EndRaw(b)
+	b = p.Flush(b, true)
+	return b, rows
 }
 
 // streamAggSnapshot writes the aggregate snapshot through the client's
-// projection, which carries its hysteresis into the appends.
-func (a *Aggregator) streamAggSnapshot(p *pieceWriter, c *client) int {
-	p.buf = append(p.buf, `{"type":"aggregate-snapshot","thresholds":[`...)
+// projection, which carries its hysteresis into the appends, building the
+// pieces in b; it returns b and the rows written.
+func (a *Aggregator) streamAggSnapshot(p *wire.Pieces, b []byte, c *client) ([]byte, int) {
+	b = append(b, `{"type":"aggregate-snapshot","thresholds":[`...)
 	for i, t := range a.cfg.Thresholds {
 		if i > 0 {
-			p.buf = append(p.buf, ',')
+			b = append(b, ',')
 		}
-		p.buf = wire.AppendFloat(p.buf, t)
+		b = wire.AppendFloat(b, t)
 	}
-	p.buf = append(p.buf, `],"rows":[`...)
+	b = append(b, `],"rows":[`...)
 	rows := 0
 	for _, t := range c.snapTicks {
 		var n int
-		p.buf, n = c.appendTickRows(p.buf, t, rows == 0)
+		b, n = c.appendTickRows(b, t, rows == 0)
 		rows += n
-		if p.flush(false); p.err != nil {
-			return 0
+		if b = p.Flush(b, false); p.Err() != nil {
+			return b, 0
 		}
 	}
-	p.buf = append(p.buf, `],"globals":[`...)
+	b = append(b, `],"globals":[`...)
 	for i, t := range c.snapTicks {
 		if i > 0 {
-			p.buf = append(p.buf, ',')
+			b = append(b, ',')
 		}
-		p.buf = wire.AppendGlobalsTick(p.buf, &t.globals)
-		if p.flush(false); p.err != nil {
-			return 0
+		b = wire.AppendGlobalsTick(b, &t.globals)
+		if b = p.Flush(b, false); p.Err() != nil {
+			return b, 0
 		}
 	}
-	p.buf = append(p.buf, "]}"...)
-	p.flush(true)
-	return rows
+	b = append(b, "]}"...)
+	b = p.Flush(b, true)
+	return b, rows
 }
 
 // readControl reads /live-agg control messages until the connection

@@ -322,7 +322,7 @@ func (t *Tier) serveLiveAgg(w http.ResponseWriter, r *http.Request) {
 		conn.CloseNow()
 	}()
 	if err := streamSnapshot(ctx, conn, snap, c.done); err != nil {
-		if errors.Is(err, errDropped) {
+		if errors.Is(err, wire.ErrStopped) {
 			conn.Close(websocket.StatusTryAgainLater, "too slow")
 		}
 		return
@@ -360,15 +360,8 @@ func (t *Tier) register(c *client) []tick {
 	return slices.Clone(t.history)
 }
 
-// snapshotPiece is the size of the pieces a snapshot is written in (the
-// aggregator's, examples/aggregator/internal/aggregator's pieceBytes):
-// the page's goroutine never holds more of it than this.
-const snapshotPiece = 64 << 10
-
 // snapshotTimeout bounds the writing of a snapshot to one page.
 const snapshotTimeout = time.Minute
-
-var errDropped = errors.New("dashboard: page dropped as too slow")
 
 // streamSnapshot writes the aggregate-snapshot of ticks to the page as
 // one WebSocket message, in pieces.
@@ -386,37 +379,28 @@ func streamSnapshot(ctx context.Context, conn *websocket.Conn, ticks []tick, sto
 }
 
 // writeSnapshot writes the aggregate-snapshot of ticks to w in pieces of
-// about snapshotPiece bytes; once stop is closed (the page dropped) it
-// stops at the next piece.
+// about wire.PieceBytes (as the aggregator writes its snapshots); once
+// stop is closed (the page dropped) it stops at the next piece, with
+// wire.ErrStopped.
 func writeSnapshot(w io.Writer, ticks []tick, stop <-chan struct{}) error {
 	var snap wire.AggregateSnapshot
-	snap.Begin(make([]byte, 0, snapshotPiece+snapshotPiece/4), wire.DefaultThresholds)
-	flush := func(final bool) error {
-		if !final && snap.Len() < snapshotPiece {
-			return nil
-		}
-		select {
-		case <-stop:
-			return errDropped
-		default:
-		}
-		return snap.Flush(w)
-	}
+	snap.Begin(wire.PieceBuffer(), wire.DefaultThresholds)
+	pw := wire.Pieces{W: w, Stop: stop}
 	for i := range ticks {
 		for _, h := range ticks[i].rows {
 			snap.Row(h)
-			if err := flush(false); err != nil {
+			if err := snap.Flush(&pw, false); err != nil {
 				return err
 			}
 		}
 	}
 	for i := range ticks {
 		snap.Globals(&ticks[i].globals)
-		if err := flush(false); err != nil {
+		if err := snap.Flush(&pw, false); err != nil {
 			return err
 		}
 	}
-	if err := flush(true); err != nil {
+	if err := snap.Flush(&pw, true); err != nil {
 		return err
 	}
 	_, err := w.Write(snap.End())

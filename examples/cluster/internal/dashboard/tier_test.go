@@ -134,7 +134,7 @@ func TestASnapshotStopsWhenItsPageIsDropped(t *testing.T) {
 	stop := make(chan struct{})
 	close(stop)
 	var buf bytes.Buffer
-	assert.ErrorIs(t, writeSnapshot(&buf, slices.Clone(tr.history), stop), errDropped)
+	assert.ErrorIs(t, writeSnapshot(&buf, slices.Clone(tr.history), stop), wire.ErrStopped)
 	assert.Zero(t, buf.Len())
 }
 
