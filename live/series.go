@@ -79,6 +79,10 @@ func New(name string, s *schema.Schema, opts Options) (*Series, error) {
 	if s == nil {
 		return nil, configErr("new", "schema", "a series needs a schema", nil)
 	}
+	if s.Len() == 0 {
+		// A zero Schema has no time column: nothing could be pushed.
+		return nil, configErr("new", "schema", "a zero Schema is not a schema (build one with schema.New)", schema.ErrSchema)
+	}
 	if err := opts.validate("new"); err != nil {
 		return nil, err
 	}
