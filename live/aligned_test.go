@@ -92,7 +92,9 @@ func TestAlignedBuildErrors(t *testing.T) {
 		{"count trigger", live.Options{}, countWindow(time.Second), rolling.Options{Trigger: trigger.Count(3), Aligned: true}, "Aligned needs a clock trigger, not count(3)"},
 		{"count window", live.Options{}, []rolling.Window{{Count: 5, Aggs: []reduce.Agg{{Out: "n", From: "x", Using: reduce.Count}}}}, rolling.Options{Trigger: clock, Aligned: true}, "Aligned needs time windows, not a count window"},
 		{"reorder without grace", live.Options{Ordering: live.Reorder}, countWindow(time.Second), rolling.Options{Trigger: clock, Aligned: true}, "aligned windows need a grace under reorder ordering"},
-		{"panes too fine", live.Options{}, countWindow(time.Hour + time.Nanosecond), rolling.Options{Trigger: clock, Aligned: true}, "would need"},
+		{"panes too fine", live.Options{}, countWindow(time.Hour + time.Nanosecond), rolling.Options{Trigger: clock, Aligned: true}, "would need 3600000000001 panes of 1ns (at most 1048576); make the span a multiple of a larger divisor of the step, or shorten it"},
+		// Panes as wide as the step: no divisor of it gives fewer.
+		{"panes a step wide, too many", live.Options{}, countWindow(365 * 24 * time.Hour), rolling.Options{Trigger: trigger.Clock(sequence.Every(time.Second)), Aligned: true}, "would need 31536000 panes of 1s (at most 1048576); the span is a multiple of the step already: shorten the span or lengthen the step"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -407,8 +407,14 @@ func (p *Plan) buildAligned() error {
 		if wp.count > 0 {
 			return &rolling.SpecError{Window: wp.name, Reason: "Aligned needs time windows, not a count window"}
 		}
-		if n := wp.span / gcd(wp.span, step); n > maxPanes {
-			return &rolling.SpecError{Window: wp.name, Reason: fmt.Sprintf("Aligned: span %v and step %v would need %d panes of %v (at most %d); make the span a multiple of a larger divisor of the step", formatSpan(time.Duration(wp.span)), seq.Step(), n, time.Duration(gcd(wp.span, step)), maxPanes)}
+		if g := gcd(wp.span, step); wp.span/g > maxPanes {
+			// A pane is at most a step wide: once the span is a multiple
+			// of the step, only a shorter span or a longer step helps.
+			advice := "make the span a multiple of a larger divisor of the step, or shorten it"
+			if g == step {
+				advice = "the span is a multiple of the step already: shorten the span or lengthen the step"
+			}
+			return &rolling.SpecError{Window: wp.name, Reason: fmt.Sprintf("Aligned: span %v and step %v would need %d panes of %v (at most %d); %s", formatSpan(time.Duration(wp.span)), seq.Step(), wp.span/g, time.Duration(g), maxPanes, advice)}
 		}
 		spec.Windows = append(spec.Windows, aligned.Window{Span: wp.span, MinSamples: wp.minSamples, Aggs: wp.aggs})
 	}
