@@ -23,6 +23,8 @@ type SpecError struct {
 	Err    error
 }
 
+// Error returns "rolling: window <name>: output <name>: <reason>", the window
+// and output only when set, followed by the error underneath if there is one.
 func (e *SpecError) Error() string {
 	msg := "rolling: "
 	if e.Window != "" {
