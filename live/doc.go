@@ -38,7 +38,8 @@
 // output (the rows it emitted: for the root and a partition, the rows it
 // took in), its [Batch] output (the root's and a partition's rows of the
 // push as one table: the same table as its Event output) and its [Evict]
-// output (the rows retention or a window let go). [Series.PushMany]
+// output (the rows retention or a window let go, and a view's rows that
+// left with its source's). [Series.PushMany]
 // appends one [Output] per watched node and kind that produced rows, in a
 // fixed order: first the Event outputs of all watched nodes in build
 // order, then their Batch outputs, then their Evict outputs. Each Output

@@ -25,8 +25,11 @@ const (
 	// as one table per push. For those nodes it holds the same rows as
 	// Event.
 	Batch
-	// Evict: the rows a node let go of in the push (retention on the
-	// root, per-partition retention, window views).
+	// Evict: the rows a node let go of in the push: the root's and a
+	// partition's retention, a window's own evictions, and, for any other
+	// view over a node that holds rows (a filter, select, map… of the
+	// root, a partition or a window), its rows that left with the
+	// source's. A rolling, a reduce and an aggregate have none.
 	Evict
 )
 
@@ -48,9 +51,9 @@ func (k OutputKind) String() string {
 // kind. Events is owned by the series and valid until its next push; clone
 // it ([schema.Table.Clone]) to keep it.
 type Output struct {
-	Node   NodeID
-	Kind   OutputKind
-	Events *schema.Table
+	Node   NodeID        // the node that produced the rows
+	Kind   OutputKind    // which of its outputs they are
+	Events *schema.Table // the rows, all of them in one table
 }
 
 // Find returns the table of node's output of kind k among outs (what
