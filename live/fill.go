@@ -38,7 +38,8 @@ func (f FillStrategy) String() string {
 	return fmt.Sprintf("fill(%d)", uint8(f))
 }
 
-// ParseFillStrategy parses "hold", "zero" or "linear".
+// ParseFillStrategy parses "hold", "zero" or "linear". Any other name is an
+// error wrapping [ErrConfig].
 func ParseFillStrategy(s string) (FillStrategy, error) {
 	switch s {
 	case "hold":
