@@ -314,7 +314,8 @@ type Codec[T any] struct {
 // derived from T ([For]) when sch is nil; [Codec] gives the tag
 // grammar. With a schema, every
 // column needs a tagged field of that name and a fitting type (the time
-// field for column 0, a number, string or bool field for the others), and
+// field for column 0, a number, string or bool field for the others, and a
+// []float64 or []string field for an array column), and
 // every tagged field a column; an optional field for a required column is
 // allowed (a missing value fails its push). Errors wrap [ErrSchema]; a
 // zero sch is one.
