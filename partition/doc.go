@@ -1,6 +1,13 @@
 // Package partition routes the rows of a stream to per-entity partitions
 // (a host, a symbol, a user) by the value of one column.
 //
+// [live.Series.PartitionBy] builds a partitioning of a series' rows from
+// [Options]; the operators built on the node it returns (a rolling, a
+// view) run per partition, and [live.Series.Partitions] lists the
+// partitions with their counters. Options a partitioning cannot use are
+// an error wrapping [ErrOptions] when it is built; a push with a key it
+// refuses gets a [*KeyError].
+//
 // # Routing
 //
 // A partitioning maps each key to a dense partition index. String keys
@@ -19,4 +26,7 @@
 // that push's new keys, so a stream of new keys replacing quiet ones is
 // never rejected for good; a push that still does not fit changes
 // nothing.
+//
+// [live.Series.PartitionBy]: https://pkg.go.dev/github.com/pond-go/pond/live#Series.PartitionBy
+// [live.Series.Partitions]: https://pkg.go.dev/github.com/pond-go/pond/live#Series.Partitions
 package partition

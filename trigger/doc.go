@@ -1,6 +1,8 @@
 // Package trigger says when a live operator emits: on every row
 // ([Event]), on every n-th row ([Count]), or when event time crosses a
-// boundary of a clock ([Clock]).
+// boundary of a clock ([Clock]). A trigger is given to a rolling
+// (rolling.Options.Trigger) or to a reduce ([live.Series.Reduce]); the
+// zero Trigger is Event.
 //
 // # The crossing rule
 //
@@ -11,4 +13,6 @@
 // current bucket, or a late row in an earlier one, never fires. An
 // operator that fires takes its snapshot after the crossing row has been
 // taken in, so the row at boundary B includes the first row at or after B.
+//
+// [live.Series.Reduce]: https://pkg.go.dev/github.com/pond-go/pond/live#Series.Reduce
 package trigger
