@@ -111,8 +111,10 @@
 // ([partition.Options]). The limit is checked at the push's own time: the
 // partitions the idle time-to-live removes by the end of a push make room
 // for its new keys first, and a push that still does not fit changes
-// nothing. Operators built on a partition node run per partition, and
-// their rows carry the partition column after the time.
+// nothing. Rollings and views built on a partition node run per
+// partition: a rolling's rows carry the partition column after the time,
+// a view's keep its source's columns. A reduce or an aggregate built on
+// one takes the rows of every partition together.
 //
 // A rolling on a partitioned node with a clock trigger is synchronised:
 // the tick fires inside the ingest of the first row that crosses a

@@ -14,10 +14,13 @@ import (
 )
 
 // PartitionBy adds a node that routes each row of source by the value of
-// column to a partition of its own. Operators built on the returned node
-// run per partition: a [Series.Rolling] on it keeps one set of windows per
-// partition (synchronised across partitions under a clock trigger), and
-// its output rows carry the partition column after the time.
+// column to a partition of its own. Rollings and views built on the
+// returned node run per partition: a [Series.Rolling] on it keeps one set
+// of windows per partition (synchronised across partitions under a clock
+// trigger), and its output rows carry the partition column after the time;
+// a view keeps its state per partition and stays partitioned. A
+// [Series.Reduce] or [Series.Aggregate] on it takes the rows of every
+// partition together.
 //
 // The source must be the root. The column must be a string, number or
 // boolean column; numbers and booleans keep their kind in outputs, and a
