@@ -74,7 +74,12 @@ type Stats struct {
 	Length   int    // rows held now
 }
 
-// New builds a series with the given schema and options.
+// New builds a series with the given schema and options. name labels the
+// series, as pond-ts's name does; nothing in the series reads it. A nil
+// schema, or options that cannot be used (a negative MaxEvents, a negative
+// duration or one longer than [sequence.MaxDuration], an unknown ordering,
+// a grace without reordering or longer than MaxAge, Workers outside 0 to
+// [MaxWorkers]), is a [*ConfigError] wrapping [ErrConfig].
 func New(name string, s *schema.Schema, opts Options) (*Series, error) {
 	if s == nil {
 		return nil, configErr("new", "schema", "a series needs a schema", nil)
