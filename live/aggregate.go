@@ -8,13 +8,17 @@ import (
 	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/sequence"
 )
 
 // Aggregate adds a node that aggregates the rows of source in fixed
 // buckets [start, start + step) of seq, and emits each bucket once, when
-// it closes, keyed at its start. Its Event output has the schema [time,
-// outputs…].
+// it closes, keyed at its start: the bucket holding the earliest times a
+// series accepts, which may start before [schema.MinTime], is keyed at
+// MinTime, so that no time it gives leaves the range (and a window or
+// rolling built on it cannot overflow). Its Event output has the schema
+// [time, outputs…].
 //
 // The watermark is the latest time the node has seen. A bucket closes as
 // soon as the watermark reaches its end plus grace (with no grace, a row
@@ -121,6 +125,10 @@ type aggBucket struct {
 	states []reducers.Bucket
 }
 
+// key returns the time the bucket is emitted at: its start, or
+// [schema.MinTime] for a bucket that starts before the range.
+func (b *aggBucket) key() int64 { return max(b.start, schema.MinTime) }
+
 func (n *aggregateNode) push(in *frame) {
 	n.out.reset()
 	for i := range in.len() {
@@ -179,7 +187,7 @@ func (n *aggregateNode) bucket(start int64) *aggBucket {
 func (n *aggregateNode) close() {
 	bk := n.open[0]
 	tab := n.out.tab
-	table.Column(tab, 0).AppendTime(bk.start)
+	table.Column(tab, 0).AppendTime(bk.key())
 	for k, st := range bk.states {
 		st.Append(table.Column(tab, k+1))
 		st.Reset()

@@ -139,3 +139,34 @@ func TestAggregateStatsCountOnlyEmittedBucketsAsClosed(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, uint64(len(got)), st.Closed)
 }
+
+// The bucket holding the earliest times a series accepts starts before
+// schema.MinTime unless a boundary falls on it. It is keyed at MinTime, so
+// that no time the aggregate gives leaves the range in which time
+// arithmetic cannot overflow: a window built on the aggregate keeps the
+// bucket's row, where its latest time minus its span wrapped round and
+// evicted the row at once.
+func TestAggregateKeysABucketStartingBeforeTheRangeAtMinTime(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	n, err := s.Aggregate(s.Root(), sequence.Every(time.Hour), sumAgg, 0)
+	require.NoError(t, err)
+	w, err := s.Window(n, sequence.MaxDuration)
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(n))
+	require.NoError(t, s.Watch(w, live.Evict))
+
+	_, err = s.PushRows(nil, at(schema.MinTime, 1))
+	require.NoError(t, err)
+	open, err := s.Value(n)
+	require.NoError(t, err)
+	assert.Equal(t, []int64{schema.MinTime}, open.Times(), "the open bucket")
+
+	out, err := s.PushRows(nil, at(schema.MinTime+int64(2*time.Hour), 2))
+	require.NoError(t, err)
+	got, ok := live.Find(out, n, live.Event)
+	require.True(t, ok)
+	assert.Equal(t, []int64{schema.MinTime}, got.Times(), "the closed bucket")
+	_, evicted := live.Find(out, w, live.Evict)
+	assert.False(t, evicted, "a row no older than the window's span stays")
+	assert.Equal(t, []int64{schema.MinTime}, snapshot(t, s, w).Times())
+}

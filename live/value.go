@@ -17,8 +17,9 @@ import (
 //   - A reduce: the reduction of what its source holds now, at the time of
 //     the latest row that reached it, whatever its trigger. Empty before
 //     any row reached it.
-//   - An aggregate: one row per open bucket, at the bucket's start, in
-//     time order, reducing the rows the bucket has taken so far.
+//   - An aggregate: one row per open bucket, at the bucket's start (see
+//     [Series.Aggregate] for one that starts before the range), in time
+//     order, reducing the rows the bucket has taken so far.
 //
 // Another node (one that holds rows: read it with [Series.Snapshot]) gives
 // an error wrapping [ErrNode]; a call from inside a push gives
@@ -41,7 +42,7 @@ func (s *Series) Value(id NodeID) (*schema.Table, error) {
 		}
 	case *aggregateNode:
 		for _, bk := range n.open {
-			table.Column(tab, 0).AppendTime(bk.start)
+			table.Column(tab, 0).AppendTime(bk.key())
 			for k, st := range bk.states {
 				st.Append(table.Column(tab, k+1))
 			}
