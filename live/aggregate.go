@@ -30,7 +30,9 @@ import (
 // closes it (there is no flush).
 //
 // A grace of 0 takes the series' grace (so an aggregate over a reorder
-// series waits for the rows the series accepts late); pond-ts ignores a
+// series waits for the rows the series accepts late; over a reorder
+// series without a grace, which accepts a row however late, it waits for
+// none and drops a late row whose bucket has closed); pond-ts ignores a
 // grace given to a live aggregate, pond-go honours it. On a
 // partitioned source the buckets hold the rows of every partition.
 //

@@ -67,6 +67,9 @@ func TestAggregate(t *testing.T) {
 		{"the series' grace is the default", live.Options{Ordering: live.Reorder, Grace: 4 * time.Second}, every5s, 0,
 			[][]schema.Row{rows(r(1000, 1, "")), rows(r(6000, 2, "")), rows(r(4000, 4, "")), rows(r(9000, 8, ""))},
 			[][2]float64{{0, 5}}},
+		{"a reorder series without a grace lends none", live.Options{Ordering: live.Reorder}, every5s, 0,
+			[][]schema.Row{rows(r(0, 1, "")), rows(r(5000, 2, "")), rows(r(1000, 4, "")), rows(r(10000, 8, ""))},
+			[][2]float64{{0, 1}, {5000, 2}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
