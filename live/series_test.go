@@ -620,6 +620,24 @@ func TestPartitionIdleTTLFreesPartitions(t *testing.T) {
 	assert.Equal(t, []float64{3, 1}, n)
 }
 
+// Declared groups outlive IdleTTL: a quiet one keeps its partition and
+// its rows.
+func TestPartitionIdleTTLKeepsDeclaredGroups(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	p, err := s.PartitionBy(s.Root(), "host", partition.Options{Groups: partition.Strings("a", "b"), IdleTTL: time.Second})
+	require.NoError(t, err)
+	_, err = s.PushRows(nil, r(0, 1, "a"), r(0, 2, "b"))
+	require.NoError(t, err)
+	_, err = s.PushRows(nil, r(10000, 3, "a")) // b quiet for 10 s
+	require.NoError(t, err)
+	parts, err := s.Partitions(p)
+	require.NoError(t, err)
+	require.Len(t, parts, 2)
+	assert.True(t, schema.StringValue("b").Equal(parts[1].Key), "b is still listed")
+	assert.Equal(t, 1, parts[1].Length, "with its row")
+	assert.Equal(t, []float64{1, 2, 3}, values(snapshot(t, s, p)))
+}
+
 // TestPartitionExpiredBeforeItsFirstTick: a partition that expires while
 // its rows still wait for the clock's next tick takes them with it; a new
 // key given the same slot starts empty.

@@ -92,7 +92,9 @@ type Options struct {
 	// MaxPartitions caps the number of live partitions; zero means no cap.
 	MaxPartitions int
 	// IdleTTL removes partitions quiet for longer than this, in event
-	// time; zero means never.
+	// time, with their rows; zero means never. Declared groups are never
+	// removed, so with Groups, which refuse every other key, it removes
+	// nothing.
 	IdleTTL time.Duration
 }
 
