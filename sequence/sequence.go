@@ -181,7 +181,10 @@ func (s Sequence) index(t int64) int64 {
 // Start returns the start of the bucket holding t (in nanoseconds since
 // the epoch): the latest boundary at or before t, anchor + k·step with k =
 // floor((t − anchor) / step), exact for negative times. The bucket ends at
-// Start(t) + Step(). The sequence must be valid.
+// Start(t) + Step(). The sequence must be valid ([Sequence.Err] nil): Start
+// panics on one with a zero step, the zero Sequence among them (an integer
+// division by zero), and on another invalid one returns a time that means
+// nothing.
 func (s Sequence) Start(t int64) int64 { return s.anchor + s.index(t)*s.step }
 
 // String renders the sequence as "every 200ms", or with its anchor in

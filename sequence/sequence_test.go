@@ -111,6 +111,14 @@ func TestAnchorShiftsBoundaries(t *testing.T) {
 	assert.Equal(t, 500*ms, a.Anchor())
 }
 
+// Start on a sequence without a step is a programmer error, and panics as
+// its doc says; the operators that take a sequence refuse it when built.
+func TestStartPanicsWithoutAStep(t *testing.T) {
+	assert.Panics(t, func() { _ = sequence.Sequence{}.Start(0) })
+	assert.Panics(t, func() { _ = sequence.Every(0).Start(0) })
+	assert.Error(t, sequence.Sequence{}.Err())
+}
+
 func TestParseEvery(t *testing.T) {
 	s, err := sequence.ParseEvery("200ms")
 	require.NoError(t, err)
