@@ -92,7 +92,9 @@ func (o *cumOp) forget(p int32) {
 // Cumulative adds a view that replaces each listed number column by its
 // running total over the rows it has seen (per partition on a partitioned
 // source): those its source held when it was built, replayed (see
-// "The node graph" in the package doc), then every row pushed since. Sum
+// "The node graph" in the package doc), then every row pushed since, in
+// the order they arrive: a reorder source's late row adds to the total
+// when it comes, and the rows of later times it follows keep theirs. Sum
 // (compensated), count of present values, min or max. A
 // missing cell repeats the running value, which is missing until the
 // first present one: the sum of –, 2, –, 3 is –, 2, 2, 5. Other columns

@@ -153,7 +153,9 @@ func (o *fillOp) forget(p int32) {
 // Fill adds a view that fills missing cells of source's rows: with the
 // column's last present value (per partition on a partitioned source) or
 // with zero, at most opts.Limit in a row when a limit is set. Other cells
-// and columns pass through.
+// and columns pass through. Rows are taken as they arrive, also a reorder
+// source's late rows: the last present value is the last to arrive, and a
+// late row's gap takes it even when it is of a later time.
 //
 // FillLinear is rejected (it needs future values; docs/differences.md §16), as are
 // a missing strategy, a negative limit, an unknown or time column, and

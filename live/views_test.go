@@ -415,6 +415,25 @@ func TestViewsAcceptLateRows(t *testing.T) {
 	assert.Equal(t, []int64{1500, 2000}, times(snapshot(t, s, w)))
 }
 
+// A fill and a running total take a reorder source's late rows as they
+// arrive: a late gap holds the last value to arrive, of a later time, and
+// a late value adds to the total from then on only.
+func TestFillAndCumulativeTakeLateRowsAsTheyArrive(t *testing.T) {
+	s, err := live.New("m", optSchema, live.Options{Ordering: live.Reorder})
+	require.NoError(t, err)
+	fill, err := s.Fill(s.Root(), live.FillOptions{Strategy: live.FillHold})
+	require.NoError(t, err)
+	sum, err := s.Cumulative(s.Root(), live.Running{Column: "value", Using: reduce.Sum})
+	require.NoError(t, err)
+	for _, row := range []schema.Row{v(0, 1), v(10, 5), v(5, gap), v(3, 2)} {
+		_, err := s.PushRows(nil, row)
+		require.NoError(t, err)
+	}
+	assert.Equal(t, []int64{0, 3, 5, 10}, times(snapshot(t, s, fill)))
+	assert.Equal(t, []any{1.0, 2.0, 5.0, 5.0}, cells(t, snapshot(t, s, fill), "value"), "the gap at 5 holds 5, from 10")
+	assert.Equal(t, []any{1.0, 8.0, 6.0, 6.0}, cells(t, snapshot(t, s, sum), "value"), "the total at 3 came last")
+}
+
 func TestViewsOnPartitionsKeepStatePerPartition(t *testing.T) {
 	s := newSeries(t, live.Options{})
 	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 2})
