@@ -50,7 +50,15 @@
 // although the result itself would not: avg builds on Σx (the avg of
 // [1e308, 1e308] is missing) and stdev on Σx² (a stdev over a value whose
 // square is beyond the float64 range, such as 1e200, is missing, even of
-// that value alone).
+// that value alone). So is a sum, and the avg built on it, whose running
+// total left the float64 range on the way to a result that is in it: the
+// sum of a bucket of [1.7e308, 1.7e308, −1.7e308] is missing, not 1.7e308.
+// A window's sum stays missing after such an overflow even once the
+// values it holds sum within the range, until every value of about the
+// magnitude it overflowed at (within a band of 53 binary orders) has left
+// the window: a count-2 window over 1.7e308, 1.7e308, −1.7e308, 1, 1 gives
+// a missing sum from the second row to the fourth, where it holds 0 and
+// then −1.7e308, and 2 at the fifth.
 //
 // # Scalar order
 //
