@@ -135,7 +135,8 @@
 //     push;
 //   - [Series.Aggregate]: fixed buckets of a sequence, emitted when they
 //     close, with a grace;
-//   - views, one row out per row in: [Series.Filter], [Series.Map],
+//   - views, at most one row out per row in (a filter, a map and a
+//     sample may drop it): [Series.Filter], [Series.Map],
 //     [Series.Select], [Series.Window], [Series.WindowCount],
 //     [Series.Diff], [Series.Rate], [Series.PctChange], [Series.Fill],
 //     [Series.Cumulative], [Series.Sample];
