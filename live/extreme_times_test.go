@@ -89,6 +89,40 @@ func TestTimeArithmeticAtTheEdges(t *testing.T) {
 	})
 }
 
+// The hourly bucket of a row at schema.MinTime starts before it
+// (1823-11-12T00:00:00Z), and an aggregate keys that bucket at MinTime, so
+// that nothing downstream measures back from a time below the range: a
+// window or a rolling's history that keeps the longest span holds the
+// bucket (measured back from its start, the cut wrapped around to the far
+// future and dropped it).
+func TestNodesOverABucketBeforeTheRangeKeepIt(t *testing.T) {
+	long := sequence.MaxDuration
+	s := newSeries(t, live.Options{})
+	agg, err := s.Aggregate(s.Root(), sequence.Every(time.Hour), sumAgg, 0)
+	require.NoError(t, err)
+	win, err := s.Window(agg, long)
+	require.NoError(t, err)
+	roll, err := s.Rolling(agg, []rolling.Window{{Span: time.Hour, Aggs: []reduce.Agg{{Out: "sum", From: "sum", Using: reduce.Sum}}}},
+		rolling.Options{History: rolling.History{MaxAge: long}})
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(agg))
+	out, err := s.PushRows(nil, at(schema.MinTime, 1), at(schema.MinTime+int64(time.Hour), 2))
+	require.NoError(t, err)
+	closed, ok := live.Find(out, agg, live.Event)
+	require.True(t, ok)
+	require.Equal(t, 1, closed.Len())
+	require.Equal(t, []int64{schema.MinTime}, closed.Times(), "the first bucket is keyed at MinTime")
+
+	for _, node := range []struct {
+		name string
+		id   live.NodeID
+	}{{"window", win}, {"rolling's history", roll}} {
+		snap, err := s.Snapshot(node.id)
+		require.NoError(t, err)
+		assert.Equal(t, closed.Times(), snap.Times(), node.name)
+	}
+}
+
 // An aligned clock's boundaries are anchor + k·step for every k, wherever
 // the anchor is: one anchored at the end of the range, or a lateness as
 // long as the range, closes the boundaries near the other end as the same
