@@ -76,7 +76,7 @@ type Stats struct {
 
 // New builds a series with the given schema and options. name labels the
 // series, as pond-ts's name does; nothing in the series reads it. A nil
-// schema, or options that cannot be used (a negative MaxEvents, a negative
+// or zero schema (a zero one also wraps [schema.ErrSchema]), or options that cannot be used (a negative MaxEvents, a negative
 // duration or one longer than [sequence.MaxDuration], an unknown ordering,
 // a grace without reordering or longer than MaxAge, Workers outside 0 to
 // [MaxWorkers]), is a [*ConfigError] wrapping [ErrConfig].
