@@ -360,14 +360,19 @@ func (s *Series) Describe(id NodeID) (string, error) {
 
 // NodeBytes returns the memory a node's own state holds, the root's
 // storage excluded: for a rolling, its windows (deque blocks and
-// extremes, or under aligned windows its panes and raw rows) and its
-// history; for a window or a view that keeps rows (map, diff, rate,
-// pctChange, fill, cumulative), those rows, and for a filter or a sample
-// over a node that holds rows, the keys of those it passed (the bytes of
-// strings, shared with the series, are not counted). It is 0 for nodes
-// that keep no state of their own, and for those whose state it does not
-// count yet: a partition, a reduce, an aggregate. An unknown id is an
-// error wrapping [ErrNode].
+// extremes, the states of its other reducers such as a median's values or
+// a unique's distinct keys, or under aligned windows its panes and raw
+// rows) and its history; for a window or a view that keeps rows (map,
+// diff, rate, pctChange, fill, cumulative), those rows, and for a filter
+// or a sample over a node that holds rows, the keys of those it passed;
+// for every view, the state its operation keeps per partition (a previous
+// value, a running total, a last present value); for a partition, the
+// rows each partition keeps and the router's tables; for a reduce or an
+// aggregate, its reducers' states (an aggregate's open buckets). Slices
+// count at their capacity and maps are estimated from their entries; the
+// bytes of strings, shared with the series, are not counted. It is 0 for
+// nodes that keep no state of their own. An unknown id is an error
+// wrapping [ErrNode].
 func (s *Series) NodeBytes(id NodeID) (int, error) {
 	n, err := s.node(id)
 	if err != nil {

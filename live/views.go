@@ -339,9 +339,14 @@ func (n *viewNode) finish() {
 	}
 }
 
-// heldBytes returns the memory of the rows (or keys) the view keeps.
+// heldBytes returns the memory of the rows (or keys) the view keeps, and
+// of its operation's own state (a previous value or a running total per
+// partition).
 func (n *viewNode) heldBytes() int {
 	b := 0
+	if o, ok := n.op.(opBytes); ok {
+		b += o.stateBytes()
+	}
 	for _, st := range n.stores {
 		if st != nil {
 			b += st.bytes()

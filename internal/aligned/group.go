@@ -670,7 +670,10 @@ func (g *Group) Bytes() int {
 			for i := range ws.exts {
 				n += int(unsafe.Sizeof(reducers.Extreme{})) + 16*ws.exts[i].Cap()
 			}
-			n += 16 * len(ws.gen) // interface headers; the states' own memory is not counted
+			n += 16 * len(ws.gen) // interface headers
+			for _, st := range ws.gen {
+				n += st.Bytes()
+			}
 		}
 	}
 	return n

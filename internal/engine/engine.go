@@ -1315,8 +1315,10 @@ func (e *Engine) appendInput(in *Input, from, to int) {
 	}
 }
 
-// heldBytes returns the memory the engine holds: its deque's blocks and
-// its extreme deques (the shared pool's spares are the plan's).
+// heldBytes returns the memory the engine holds: its deque's blocks, its
+// extreme deques and what its other reducers' states keep (a median's
+// sorted values, a unique's distinct keys); the shared pool's spares are
+// the plan's.
 func (e *Engine) heldBytes() int {
 	n := e.dq.bytes()
 	wins := e.wins()
@@ -1327,6 +1329,9 @@ func (e *Engine) heldBytes() int {
 		}
 		for i := range ws.maxs(wp) {
 			n += 16 * ws.maxs(wp)[i].Cap()
+		}
+		for _, st := range ws.generic(wp) {
+			n += st.Bytes()
 		}
 	}
 	return n

@@ -21,6 +21,8 @@ type Bucket interface {
 	Append(dst *table.Col)
 	// Reset empties the bucket and keeps its memory.
 	Reset()
+	// Bytes returns the memory the state holds, as [Window.Bytes] does.
+	Bytes() int
 }
 
 // NewBucket returns an empty bucket state for the reducer over a column of

@@ -32,6 +32,11 @@ type Window interface {
 	Append(dst *table.Col)
 	// Reset empties the window and keeps its memory.
 	Reset()
+	// Bytes returns the memory the state holds: its own struct and what
+	// it alone owns, at capacity (maps estimated from their entries; the
+	// bytes of strings and the elements of arrays, shared with the rows
+	// the values came from, not counted).
+	Bytes() int
 }
 
 // NewWindow returns an empty sliding-window state for the reducer over a

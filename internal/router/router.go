@@ -3,6 +3,7 @@ package router
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/pond-go/pond/internal/article"
 	"github.com/pond-go/pond/internal/intern"
@@ -456,4 +457,12 @@ func (r *Router) remove(i int32) {
 	}
 	r.free = append(r.free, i)
 	r.count--
+}
+
+// Bytes returns the memory of the router's tables (the bytes of string
+// keys, the intern table's, not counted).
+func (r *Router) Bytes() int {
+	return int(unsafe.Sizeof(*r)) + 4*(cap(r.bySym)+cap(r.ids)+cap(r.gen)+cap(r.order)+cap(r.free)+cap(r.parked)) +
+		8*cap(r.codes) + cap(r.alive) + int(unsafe.Sizeof(seen{}))*cap(r.seen) +
+		len(r.other)*(int(unsafe.Sizeof(Key{}))+4+1)*8/7
 }
