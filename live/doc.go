@@ -72,6 +72,11 @@
 //     [partition.ErrLimit] for a key a partitioning refuses;
 //   - [ErrReentrant] for a push from inside a push (a filter's function).
 //
+// The one thing a push cannot undo is a panic out of a caller's function
+// (a filter's or a map's), which runs after the commit point: the panic
+// propagates, and the series, left half way through the push, returns
+// [ErrBroken] from every later call that can fail.
+//
 // Options and pipelines are checked when built: builders return a
 // [*ConfigError] wrapping [ErrConfig] and the error underneath (a
 // [rolling.ErrSpec], [reduce.ErrReducer], [trigger.ErrTrigger] or

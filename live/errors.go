@@ -33,6 +33,12 @@ var (
 	ErrReentrant = errors.New("live: push during push")
 	// ErrClosed reports a call on a series after [Series.Close].
 	ErrClosed = errors.New("live: series closed")
+	// ErrBroken reports a call on a series whose push (or a filter's or
+	// map's replay when it was built) a caller's function left by a
+	// panic: the nodes stopped half way through and cannot be rolled
+	// back, so every later call that can fail returns it. Build a new
+	// series.
+	ErrBroken = errors.New("live: series broken by a panic inside a push")
 )
 
 // OrderError reports a row that breaks the series' ordering. It wraps

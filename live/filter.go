@@ -27,8 +27,11 @@ func (o *filterOp) forget(int32) {}
 // returns true. The row given to keep (the time first, then a cell per
 // column) is reused from call to call, the elements of its arrays too:
 // copy what you keep of it. keep runs inside the push, after its commit
-// point: it must not push to the series (that fails with [ErrReentrant])
-// and must not panic (a panic leaves the push half done).
+// point (and, for the rows the source holds, inside Filter itself): it
+// cannot push to the series or build a node (that fails with
+// [ErrReentrant]), and it must not panic: a panic propagates out of the
+// push (or Filter), which cannot be undone half way, and every later call
+// on the series that can fail returns [ErrBroken].
 //
 // Like every view, a filter over a node that holds rows (the root, a
 // partition, a window, a view over those) follows its evictions: a row

@@ -84,8 +84,9 @@ func (o *selectOp) forget(int32) {}
 // out must have a time column first; it need not contain the partition
 // column of a partitioned source (the rows stay partitioned). Its other
 // columns are optional in the node's schema ([Series.NodeSchema]), as any
-// cell may be missing. Like a
-// filter's function, fn must neither push to the series nor panic.
+// cell may be missing. Like a filter's function ([Series.Filter]), fn
+// cannot push to the series or build a node, and a panic out of it
+// leaves the series broken ([ErrBroken]).
 func (s *Series) Map(source NodeID, out *schema.Schema, fn func(in, out schema.Row) bool) (NodeID, error) {
 	if _, err := s.checkSource(source); err != nil {
 		return 0, err

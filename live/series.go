@@ -37,6 +37,9 @@ type Series struct {
 	latest                      int64
 	hasLatest                   bool
 	busy                        bool
+	// broken: a caller's function panicked inside a push or a build's
+	// replay, leaving the nodes half way through it (see ErrBroken).
+	broken bool
 	// rewatch: Watch or Unwatch ran since the last push; the next push
 	// applies the new selection before it starts (see Series.Watch), so
 	// that the last push's output tables stay as they were returned.
@@ -153,8 +156,8 @@ func (s *Series) NodeSchema(id NodeID) (*schema.Schema, error) {
 }
 
 func (s *Series) node(id NodeID) (node, error) {
-	if s.closed {
-		return nil, ErrClosed
+	if err := s.usable(); err != nil {
+		return nil, err
 	}
 	if id < 0 || int(id) >= len(s.nodes) {
 		return nil, fmt.Errorf("%w: node %d (the series has %d)", ErrNode, id, len(s.nodes))
@@ -533,9 +536,24 @@ func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 	if s.rewatch {
 		s.refreshWants()
 	}
+	// A push that does not return (a filter's or a map's function
+	// panicked, after the commit point) leaves the nodes half way
+	// through it: the series refuses every later call with ErrBroken.
 	s.busy = true
-	defer func() { s.busy = false }()
+	returned := false
+	defer func() {
+		s.busy = false
+		if !returned {
+			s.broken = true
+		}
+	}()
+	dst, err := s.push(dst, b)
+	returned = true
+	return dst, err
+}
 
+// push is PushMany's work once the push may start.
+func (s *Series) push(dst []Output, b *schema.Batch) ([]Output, error) {
 	// Under strict ordering the batch's own order is checked with its
 	// cells, in the same pass as its times' range; a batch out of order
 	// is an ordering error, which take reports, unless a cell is invalid.
@@ -601,10 +619,36 @@ func (s *Series) canPush() error {
 	if s.busy {
 		return ErrReentrant
 	}
+	return s.usable()
+}
+
+// usable returns [ErrClosed] after [Series.Close], [ErrBroken] after a
+// panic inside a push, or nil.
+func (s *Series) usable() error {
 	if s.closed {
 		return ErrClosed
 	}
+	if s.broken {
+		return ErrBroken
+	}
 	return nil
+}
+
+// guarded runs f, which runs a caller's function (a filter's or a map's)
+// outside a push, on state it cannot roll back (a new view's replay):
+// as inside a push, the function cannot push or build, and a panic out
+// of it leaves the series broken.
+func (s *Series) guarded(f func()) {
+	s.busy = true
+	returned := false
+	defer func() {
+		s.busy = false
+		if !returned {
+			s.broken = true
+		}
+	}()
+	f()
+	returned = true
 }
 
 // checker is a node that must approve a push before it commits (a

@@ -12,10 +12,10 @@ type Typed[T any] struct {
 
 // NewTyped returns a typed pusher of T for s; T's tagged fields must
 // match s's schema ([schema.NewCodec]). Errors wrap [ErrConfig], or are
-// [ErrClosed] for a series closed already.
+// [ErrClosed] for a series closed already ([ErrBroken] for a broken one).
 func NewTyped[T any](s *Series) (*Typed[T], error) {
-	if s.closed {
-		return nil, ErrClosed
+	if err := s.usable(); err != nil {
+		return nil, err
 	}
 	c, err := schema.NewCodec[T](s.Schema())
 	if err != nil {

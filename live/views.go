@@ -116,7 +116,7 @@ func (s *Series) addView(op string, source NodeID, sch *schema.Schema, kind view
 	b.late = src.late
 	id := s.addNode(n)
 	if f, ok := s.replayFrame(source); ok {
-		n.push(&f)
+		s.guarded(func() { n.push(&f) })
 		n.out.reset()
 		if n.holds {
 			n.gone.reset()
