@@ -406,18 +406,35 @@ func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 // partitions: it keeps the rows of the hosts the series tracks and of as
 // many new hosts as there is room for, and refuses (and counts) the rest.
 // If the series still refuses, only the known hosts' rows are pushed.
+//
+// The room is what the series will count: a tracked host quiet for longer
+// than HostIdleTTL at the push's latest time, and without a row in it, is
+// removed by the push and leaves its place to a new one. Counted as
+// taken, the places of hosts that had all gone quiet were never freed:
+// no push moved time on, and every row of new hosts was refused for good.
 func (a *Aggregator) pushWithinHostLimit(b *schema.Batch) ([]live.Output, error) {
+	hosts := b.Cols[2].Str
+	inBatch := make(map[string]bool, len(hosts))
+	latest, _ := a.p.s.LatestNanos()
+	for i, h := range hosts {
+		inBatch[h] = true
+		latest = max(latest, b.Time[i])
+	}
+	cut := latest - int64(HostIdleTTL)
 	known := map[string]bool{}
-	if snap, err := a.p.s.Snapshot(a.p.byHost); err == nil {
-		hs, _ := snap.Strings("host")
-		for _, h := range hs {
+	taken := 0
+	if parts, err := a.p.s.Partitions(a.p.byHost); err == nil {
+		for _, p := range parts {
+			h, _ := p.Key.Str()
 			known[h] = true
+			if inBatch[h] || p.Last.UnixNano() >= cut {
+				taken++
+			}
 		}
 	}
-	hosts := b.Cols[2].Str
 	var out []live.Output
 	var err error
-	for _, room := range []int{a.cfg.MaxHosts - len(known), 0} {
+	for _, room := range []int{a.cfg.MaxHosts - taken, 0} {
 		admitted := map[string]bool{}
 		var refused uint64
 		kept := filterBatch(nil, b, func(i int) bool {

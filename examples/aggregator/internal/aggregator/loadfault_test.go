@@ -450,3 +450,32 @@ func TestAHostFloodIsBounded(t *testing.T) {
 	assert.EqualValues(t, 500, after.Series.Ingested-before.Series.Ingested, "idle hosts freed their places")
 	assert.Equal(t, before.Refused.HostLimit, after.Refused.HostLimit)
 }
+
+// TestHostsThatAllGoQuietFreeTheirPlaces runs a stream whose hosts all
+// change every minute (containers renamed at each deploy), 60 a minute
+// under a bound of 100: each minute's hosts take the places the hosts
+// quiet for a minute leave, and only what the bound cannot hold is
+// refused. Counting the quiet hosts as taken, the aggregator refused every
+// row from the fourth minute on, for good: no push moved time on, so the
+// quiet hosts were never removed.
+func TestHostsThatAllGoQuietFreeTheirPlaces(t *testing.T) {
+	const maxHosts, perMinute = 100, 60
+	a := newTestAggregator(t, Config{Logger: quietLogger, MaxHosts: maxHosts})
+	// Minute 0 takes its 60 hosts; minute 1 the 40 that fit beside them;
+	// minute 2 all 60 (minute 0's hosts have been quiet for a minute, and
+	// minute 1's 40 remain); minute 3 the 40 beside minute 2's, and so on.
+	wantPerBatch := []uint64{60, 40, 60, 40, 60}
+	for m, want := range wantPerBatch {
+		before := a.Stats()
+		for s := range 60 {
+			rows := make([]row, perMinute)
+			for h := range rows {
+				rows[h] = row{time.Duration(60*m+s) * time.Second, 0.5, 1, fmt.Sprintf("m%d-h%d", m, h)}
+			}
+			require.NoError(t, a.Push(batchOf(rows...), time.Now()))
+		}
+		after := a.Stats()
+		assert.Equal(t, 60*want, after.Series.Ingested-before.Series.Ingested, "rows taken in minute %d", m)
+		assert.Equal(t, 60*(perMinute-want), after.Refused.HostLimit-before.Refused.HostLimit, "rows refused in minute %d", m)
+	}
+}

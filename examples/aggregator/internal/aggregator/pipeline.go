@@ -23,6 +23,10 @@ var Schema = seed.Schema
 // TickEvery is the period of the per-host clock.
 const TickEvery = seed.TickEvery
 
+// HostIdleTTL is how long a host may be quiet, in event time, before the
+// per-host partitioning forgets it and frees its place under MaxHosts.
+const HostIdleTTL = time.Minute
+
 // pipeline is the seed pipeline (docs/workload.md, the same nodes as
 // benchmarks.NewSeedPipeline) with the example's two additions: an
 // optional per-host stride sampler between the partition and the rolling,
@@ -53,7 +57,7 @@ func newPipeline(o pipelineOptions) (*pipeline, error) {
 		return nil, err
 	}
 	clock := trigger.Clock(sequence.Every(TickEvery))
-	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1, IdleTTL: time.Minute, MaxPartitions: o.MaxHosts})
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1, IdleTTL: HostIdleTTL, MaxPartitions: o.MaxHosts})
 	if err != nil {
 		return nil, err
 	}
