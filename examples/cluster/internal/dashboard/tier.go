@@ -5,9 +5,11 @@
 //
 // Rows of one boundary come from every input partition, committed by
 // different workers at different moments. A boundary is sent once every
-// input partition seen so far has sent a later one, or a second after its
-// first row, whichever comes first; a row that arrives after its boundary
-// was sent is counted (late_rows) and not shown.
+// input partition still sending has sent a later one, or a second after
+// its first row, whichever comes first; a row that arrives after its
+// boundary was sent is counted (late_rows) and not shown. A partition
+// quiet for forgetAfter (its hosts gone, or its worker down) is forgotten
+// until it sends again, so it holds no boundary back.
 package dashboard
 
 import (
@@ -46,6 +48,21 @@ type tick struct {
 	globals wire.GlobalsTick
 }
 
+// seen is what an input partition last sent: its latest boundary, and
+// when a row of it last came.
+type seen struct {
+	boundary int64
+	at       time.Time
+}
+
+// maxWait is how long a boundary waits for its rows from every partition.
+const maxWait = time.Second
+
+// forgetAfter is how long a partition may be quiet before flush forgets
+// it: longer than a worker's usual gap between commits, so that a partition
+// still sending is waited for as before.
+const forgetAfter = 5 * time.Second
+
 // pending is a boundary still gathering rows.
 type pending struct {
 	rows  []*wire.HostTick
@@ -56,11 +73,12 @@ type pending struct {
 type Tier struct {
 	cfg Config
 	cl  *kgo.Client
+	now func() time.Time // the wall clock (time.Now when nil); tests replace it
 
 	mu        sync.Mutex
 	pending   map[int64]*pending
-	latest    map[string]int64 // input partition → latest boundary seen
-	sent      int64            // last boundary sent
+	latest    map[string]seen // input partition → its latest boundary, while it sends
+	sent      int64           // last boundary sent
 	firstTS   int64
 	history   []tick
 	clients   map[*client]struct{}
@@ -90,7 +108,7 @@ func New(cfg Config) (*Tier, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Tier{cfg: cfg, cl: cl, pending: map[int64]*pending{}, latest: map[string]int64{}, sent: -1, firstTS: -1, clients: map[*client]struct{}{}}, nil
+	return &Tier{cfg: cfg, cl: cl, pending: map[int64]*pending{}, latest: map[string]seen{}, sent: -1, firstTS: -1, clients: map[*client]struct{}{}}, nil
 }
 
 // Close stops the consumer and disconnects every page.
@@ -133,7 +151,12 @@ func (t *Tier) take(r *kgo.Record) {
 			part = string(h.Value)
 		}
 	}
-	t.latest[part] = max(t.latest[part], row.BoundaryMs)
+	s, ok := t.latest[part]
+	if !ok || row.BoundaryMs > s.boundary {
+		s.boundary = row.BoundaryMs
+	}
+	s.at = t.clock()
+	t.latest[part] = s
 	if row.BoundaryMs <= t.sent {
 		t.lateRows++
 		return
@@ -143,23 +166,29 @@ func (t *Tier) take(r *kgo.Record) {
 	}
 	p := t.pending[row.BoundaryMs]
 	if p == nil {
-		p = &pending{since: time.Now()}
+		p = &pending{since: t.clock()}
 		t.pending[row.BoundaryMs] = p
 	}
 	p.rows = append(p.rows, hostTick(&row, t.firstTS))
 }
 
 // flush sends, in order, every boundary that is complete or has waited a
-// second.
+// second. A partition quiet for forgetAfter is forgotten: kept, it held
+// every later boundary back for the whole second once its hosts had gone,
+// for good, and the table grew with every partition header ever read.
 func (t *Tier) flush(now time.Time) {
+	low := int64(-1) // the boundary every partition still sending has passed
+	for part, s := range t.latest {
+		if now.Sub(s.at) > forgetAfter {
+			delete(t.latest, part)
+			continue
+		}
+		if low < 0 || s.boundary < low {
+			low = s.boundary
+		}
+	}
 	if len(t.pending) == 0 {
 		return
-	}
-	low := int64(-1) // the boundary every partition has passed
-	for _, b := range t.latest {
-		if low < 0 || b < low {
-			low = b
-		}
 	}
 	bs := make([]int64, 0, len(t.pending))
 	for b := range t.pending {
@@ -168,7 +197,7 @@ func (t *Tier) flush(now time.Time) {
 	slices.Sort(bs)
 	ready := -1
 	for i, b := range bs {
-		if b < low || now.Sub(t.pending[b].since) > time.Second {
+		if b < low || now.Sub(t.pending[b].since) > maxWait {
 			ready = i
 		}
 	}
@@ -211,6 +240,14 @@ func (t *Tier) send(b int64, hs []*wire.HostTick) {
 			delete(t.clients, c)
 		}
 	}
+}
+
+// clock returns the wall time.
+func (t *Tier) clock() time.Time {
+	if t.now != nil {
+		return t.now()
+	}
+	return time.Now()
 }
 
 // hostTick is a row as the dashboard draws it.

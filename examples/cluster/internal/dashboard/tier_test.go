@@ -30,7 +30,7 @@ func record(part int, b int64, host string) *kgo.Record {
 
 func newTier() *Tier {
 	return &Tier{cfg: Config{History: time.Minute, HistoryTicks: 10}, pending: map[int64]*pending{},
-		latest: map[string]int64{}, sent: -1, firstTS: -1, clients: map[*client]struct{}{}}
+		latest: map[string]seen{}, sent: -1, firstTS: -1, clients: map[*client]struct{}{}}
 }
 
 func TestABoundaryIsSentOnceEveryPartitionHasPassedIt(t *testing.T) {
@@ -171,4 +171,34 @@ func TestAPageGetsTheSnapshotThenTheAppends(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, wire.TypeAggregateAppend, f.Type)
 	assert.Equal(t, 1, len(f.Rows))
+}
+
+// TestAPartitionGoneQuietHoldsNoBoundaryBack: once every host of a
+// partition has gone, each boundary the partitions still sending have
+// passed is sent at the next poll again (from forgetAfter on), not a second
+// late for good; and the quiet partitions leave the table.
+func TestAPartitionGoneQuietHoldsNoBoundaryBack(t *testing.T) {
+	tr := newTier()
+	now := time.Now()
+	tr.now = func() time.Time { return now }
+	for p := range 12 {
+		tr.take(record(p, 200, fmt.Sprintf("h%d", p)))
+	}
+	// Partitions 6 to 11 lose their hosts; 0 to 5 go on, a boundary every
+	// 200 ms, each polled 100 ms after its rows: long before a boundary
+	// has waited maxWait.
+	b := int64(200)
+	for k := range 60 {
+		now = now.Add(200 * time.Millisecond)
+		b += 200
+		for p := range 6 {
+			tr.take(record(p, b, fmt.Sprintf("h%d", p)))
+		}
+		tr.flush(now.Add(100 * time.Millisecond))
+		if time.Duration(k+1)*200*time.Millisecond > forgetAfter {
+			require.NotEmpty(t, tr.history)
+			assert.Equal(t, b-200, tr.history[len(tr.history)-1].globals.TS, "poll %d: the boundary the partitions still sending have passed is sent", k)
+		}
+	}
+	assert.Len(t, tr.latest, 6, "the quiet partitions are forgotten")
 }
