@@ -19,11 +19,15 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/mem"
 )
 
 // QueueBatches is the capacity of each subscriber's queue.
 const QueueBatches = 64
+
+// DefaultKeepalive is Config.Keepalive's default.
+const DefaultKeepalive = 20 * time.Second
 
 // MinEventsPerSec and MaxEventsPerSec bound Config.EventsPerSec, so that
 // the tick period is from 1 ns to 1e18 ns (about 32 years): above 1e9 a
@@ -49,6 +53,13 @@ type Config struct {
 	// random.
 	Seed    uint32
 	HasSeed bool
+	// Keepalive is how long a subscriber's connection may send nothing
+	// (not a window update, not a ping's answer) before the producer pings
+	// it, and how long it then has to answer before it is cut (default
+	// 20 s, at least 1 s): a subscriber that vanished without closing, or
+	// hangs, goes with its stream, its goroutine and its queue within
+	// twice this.
+	Keepalive time.Duration
 	// Now is the wall clock (time.Now when nil); tests replace it.
 	Now func() time.Time
 }
@@ -190,6 +201,10 @@ func Start(cfg Config) (*Producer, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Keepalive <= 0 {
+		cfg.Keepalive = DefaultKeepalive
+	}
+	cfg.Keepalive = max(cfg.Keepalive, time.Second)
 	seed := cfg.Seed
 	if !cfg.HasSeed {
 		seed = rand.Uint32()
@@ -211,7 +226,11 @@ func Start(cfg Config) (*Producer, error) {
 			return nil, fmt.Errorf("producer: %w", err)
 		}
 	}
-	p.srv = grpc.NewServer(grpc.ForceServerCodecV2(eventsv1.Codec))
+	// Without keepalive a subscriber that vanished was held until TCP gave
+	// up on the unacknowledged batches (about 15 minutes), and a hung one,
+	// whose kernel still acknowledges, for ever.
+	p.srv = grpc.NewServer(grpc.ForceServerCodecV2(eventsv1.Codec),
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: cfg.Keepalive, Timeout: cfg.Keepalive}))
 	eventsv1.RegisterProducerServer(p.srv, service{p: p})
 	go p.srv.Serve(p.grpcLis)
 	if p.httpLis != nil {
