@@ -102,6 +102,12 @@ type Config struct {
 	OriginPatterns []string
 	// Backoff is the reconnect schedule (default backoff.Default).
 	Backoff backoff.Policy
+	// Keepalive is how long the producer's stream may deliver nothing
+	// before the aggregator pings the producer, and how long the ping may
+	// go unanswered before the stream counts as lost and is dialled afresh
+	// (default 30 s; gRPC waits at least 10 s before a ping). A producer
+	// must allow a ping this often (the example's allows one every 5 s).
+	Keepalive time.Duration
 	// OnReconnect, when set, is called before each reconnect wait.
 	OnReconnect func(attempt int, delay time.Duration, err error)
 	// Logger receives the aggregator's logs (default slog.Default()).
@@ -160,6 +166,9 @@ func (c *Config) fill() error {
 	}
 	if c.SnapshotWorkers <= 0 {
 		c.SnapshotWorkers = 2
+	}
+	if c.Keepalive <= 0 {
+		c.Keepalive = 30 * time.Second
 	}
 	if c.Backoff == (backoff.Policy{}) {
 		c.Backoff = backoff.Default

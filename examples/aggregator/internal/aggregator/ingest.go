@@ -11,6 +11,7 @@ import (
 	"github.com/pond-go/pond/schema"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
 )
 
 // Run subscribes to the producer and pushes every batch until ctx ends,
@@ -51,6 +52,11 @@ func (a *Aggregator) stream(ctx context.Context, attempt *int) error {
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(eventsv1.Codec), grpc.MaxCallRecvMsgSize(256<<20)),
 		grpc.WithInitialWindowSize(flowWindow), grpc.WithInitialConnWindowSize(flowWindow),
+		// Without pings a producer gone without closing the connection
+		// (its machine lost, the network cut, the process hung) was
+		// noticed only by the kernel's TCP keepalive, after two hours:
+		// meanwhile /readyz said ready and nothing came.
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: a.cfg.Keepalive, Timeout: a.cfg.Keepalive}),
 	)
 	if err != nil {
 		return err

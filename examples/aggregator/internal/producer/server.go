@@ -230,7 +230,11 @@ func Start(cfg Config) (*Producer, error) {
 	// up on the unacknowledged batches (about 15 minutes), and a hung one,
 	// whose kernel still acknowledges, for ever.
 	p.srv = grpc.NewServer(grpc.ForceServerCodecV2(eventsv1.Codec),
-		grpc.KeepaliveParams(keepalive.ServerParameters{Time: cfg.Keepalive, Timeout: cfg.Keepalive}))
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: cfg.Keepalive, Timeout: cfg.Keepalive}),
+		// A subscriber pings a stream that delivers nothing for a while
+		// (the aggregator after 30 s): allow it, or gRPC would end the
+		// connection of a slow stream after the third ping.
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}))
 	eventsv1.RegisterProducerServer(p.srv, service{p: p})
 	go p.srv.Serve(p.grpcLis)
 	if p.httpLis != nil {
