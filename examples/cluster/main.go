@@ -57,6 +57,11 @@ func main() {
 	}
 }
 
+// embeddedRetention is how long the embedded Kafka keeps records: it
+// holds them in memory, and a replay needs a minute before a checkpoint,
+// the dashboard two minutes of rows.
+const embeddedRetention = 10 * time.Minute
+
 // options are the command's flags.
 type options struct {
 	brokers    string
@@ -137,17 +142,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	seeds := o.seeds
+	var embedded *brokers.Embedded
 	if len(seeds) == 0 {
 		e, err := brokers.StartEmbedded()
 		if err != nil {
 			return err
 		}
 		defer e.Close()
-		seeds = e.Addrs()
+		embedded, seeds = e, e.Addrs()
 		fmt.Fprintf(stdout, "embedded kafka on %s\n", strings.Join(seeds, ","))
 	}
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	err = brokers.CreateTopics(cctx, seeds, int32(o.partitions))
+	if err == nil && embedded != nil {
+		err = embedded.Retain(cctx, embeddedRetention)
+	}
 	cancel()
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -38,11 +39,51 @@ func StartEmbedded() (*Embedded, error) {
 	c, err := kfake.NewCluster(
 		kfake.NumBrokers(1),
 		kfake.GroupMinSessionTimeout(200*time.Millisecond),
+		// The retention Retain sets is applied once a minute.
+		kfake.BrokerConfigs(map[string]string{"log.cleaner.backoff.ms": strconv.FormatInt(cleanEvery.Milliseconds(), 10)}),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("brokers: start the embedded cluster: %w", err)
 	}
 	return &Embedded{c: c}, nil
+}
+
+// cleanEvery is how often the embedded cluster applies retention.
+const cleanEvery = time.Minute
+
+// segmentBytes is the size of the embedded topics' log segments when
+// Retain is set: a segment's memory goes once all of it has expired, and
+// kfake's default is 100 MB a partition.
+const segmentBytes = 1 << 20
+
+// Retain has the embedded cluster drop the records of both topics whose
+// timestamp is more than keep before its clock, once a minute (call it
+// after CreateTopics). kfake holds a topic's whole log in memory and,
+// without a retention set on the topic, keeps it for ever: a process left
+// running grew by every record produced and every row written.
+func (e *Embedded) Retain(ctx context.Context, keep time.Duration) error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(e.Addrs()...))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	ms, seg := strconv.FormatInt(keep.Milliseconds(), 10), strconv.Itoa(segmentBytes)
+	resps, err := kadm.NewClient(cl).AlterTopicConfigs(ctx, []kadm.AlterConfig{
+		{Op: kadm.SetConfig, Name: "retention.ms", Value: &ms},
+		{Op: kadm.SetConfig, Name: "segment.bytes", Value: &seg},
+	}, Input, Output)
+	if err == nil {
+		for _, r := range resps {
+			if r.Err != nil {
+				err = r.Err
+				break
+			}
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("brokers: set the embedded topics' retention: %w", err)
+	}
+	return nil
 }
 
 // Addrs returns the seed broker addresses.
