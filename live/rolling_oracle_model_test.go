@@ -1,0 +1,446 @@
+package live_test
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/pond-go/pond/internal/reducers"
+	"github.com/pond-go/pond/live"
+	"github.com/pond-go/pond/partition"
+	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/rolling"
+	"github.com/pond-go/pond/schema"
+	"github.com/pond-go/pond/sequence"
+	"github.com/pond-go/pond/trigger"
+)
+
+// A naive model of the default (synchronised) rolling, for
+// TestRollingOracle: it keeps every accepted row and, at each emission,
+// recomputes every window from the rows in it, by brute force and with
+// exact sums. It follows the spec (pond-ts-live.md §4.3, §4.4, §4.6, §5,
+// §6.4, §8, with docs/differences.md): a time window evaluated at time T
+// holds the rows of its partition that have arrived so far with
+// T − span ≤ t ≤ T; a count window the partition's last Count rows; an
+// event trigger evaluates at each row's time, a count trigger at every
+// n-th row of a partition, and a clock trigger, at the first row whose
+// bucket is past the last one (shared by all partitions), evaluates every
+// partition known then — declared groups first, then in first-seen
+// order — at that row's time and keys the rows at the boundary. Rows are
+// taken strictly or dropped when late (Drop), so a partition's rows are
+// in time order and the windows only ever lose their oldest rows.
+
+// Trigger kinds of a rollCase.
+const (
+	trigEvent = iota
+	trigCount
+	trigClock
+)
+
+// rollCase is one random configuration of the default rolling.
+type rollCase struct {
+	ordering   live.Ordering // Strict or Drop
+	by         bool          // partitioned by host
+	groups     []string      // declared groups (partitioned only)
+	trig       int           // trigEvent, trigCount or trigClock
+	n          int           // the count trigger's n
+	step       int64         // the clock's step, ms
+	anchor     int64         // the clock's anchor, ms
+	windows    []rolling.Window
+	minSamples int // rolling.Options.MinSamples
+	required   bool
+	rows       []arow
+}
+
+// modelRow is one emitted row: its time (ms), its partition key ("" when
+// not partitioned) and its output cells.
+type modelRow struct {
+	t    int64
+	key  string
+	vals []schema.Value
+	// slack is, per cell, an absolute error the engine's own numerics
+	// allow on top of the comparison's (a stdev's; see stdevSlack).
+	slack []float64
+}
+
+func (r modelRow) String() string { return fmt.Sprintf("%dms %q %v", r.t, r.key, r.vals) }
+
+var oracleNumberReducers = append(slices.Clone(numberReducers),
+	reduce.Percentile(0), reduce.Percentile(37.5), reduce.Percentile(100), reduce.Percentile(99.9))
+
+// newRollCase draws a configuration and a stream.
+func newRollCase(rng *rand.Rand) rollCase {
+	var c rollCase
+	if rng.IntN(3) == 0 {
+		c.ordering = live.Drop
+	}
+	c.by = rng.IntN(3) != 0
+	c.trig = rng.IntN(3)
+	if c.by && rng.IntN(2) == 0 {
+		c.trig = trigClock // the synchronised tick is the point
+	}
+	c.n = 1 + rng.IntN(4)
+	c.step = []int64{100, 200, 300, 500, 1000}[rng.IntN(5)]
+	c.anchor = rng.Int64N(c.step)
+	arrays := rng.IntN(4) == 0
+	count := rng.IntN(5) == 0
+	nw := 1 + rng.IntN(3)
+	if count {
+		nw = 1
+	}
+	out := 0
+	for w := range nw {
+		win := rolling.Window{Name: fmt.Sprintf("w%d", w)}
+		if count {
+			win.Count = 1 + rng.IntN(20)
+		} else {
+			win.Span = time.Duration(50*(1+rng.Int64N(40))) * time.Millisecond
+		}
+		for range 1 + rng.IntN(6) {
+			a := reduce.Agg{Out: fmt.Sprintf("o%d", out)}
+			out++
+			switch {
+			case arrays && rng.IntN(3) == 0:
+				a.From, a.Using = "a", arrayReducers[rng.IntN(len(arrayReducers))]
+			case rng.IntN(4) == 0:
+				a.From, a.Using = "s", stringReducers[rng.IntN(len(stringReducers))]
+			default:
+				a.From, a.Using = "x", oracleNumberReducers[rng.IntN(len(oracleNumberReducers))]
+			}
+			win.Aggs = append(win.Aggs, a)
+		}
+		if rng.IntN(5) == 0 {
+			win.MinSamples = rolling.Samples(rng.IntN(4))
+			if count {
+				*win.MinSamples = min(*win.MinSamples, win.Count)
+			}
+		}
+		c.windows = append(c.windows, win)
+	}
+	if rng.IntN(4) == 0 {
+		c.minSamples = 1 + rng.IntN(3)
+		if count {
+			c.minSamples = min(c.minSamples, c.windows[0].Count)
+		}
+	}
+	c.required = rng.IntN(3) == 0
+	keys := 1 + rng.IntN(5)
+	if c.by && rng.IntN(4) == 0 {
+		// Declare every key, shuffled, and sometimes one that never comes.
+		for k := range keys {
+			c.groups = append(c.groups, fmt.Sprintf("h%d", k))
+		}
+		if rng.IntN(2) == 0 {
+			c.groups = append(c.groups, "quiet")
+		}
+		rng.Shuffle(len(c.groups), func(i, j int) { c.groups[i], c.groups[j] = c.groups[j], c.groups[i] })
+	}
+	c.rows = genRollRows(rng, keys, c.required, c.ordering == live.Drop)
+	return c
+}
+
+// genRollRows draws a stream in time order, with runs of rows at one
+// time (several keys at a boundary), gaps, and under drop some late rows.
+func genRollRows(rng *rand.Rand, keys int, required, late bool) []arow {
+	base := []float64{0, 1000, 1e6, 1e12}[rng.IntN(4)]
+	t := int64(rng.IntN(2000)) - 1000
+	spacing := []int64{60, 60, 20, 4}[rng.IntN(4)]
+	var rows []arow
+	for i := range 60 + rng.IntN(200) {
+		switch rng.IntN(40) {
+		case 0:
+			t += rng.Int64N(3000) // a gap
+		case 1, 2, 3:
+			// a run at one time
+		default:
+			t += rng.Int64N(spacing)
+		}
+		rt := t
+		if late && rng.IntN(8) == 0 {
+			rt = t - rng.Int64N(300) // dropped unless at the latest time
+		}
+		r := arow{t: rt, host: fmt.Sprintf("h%d", rng.IntN(keys)), index: i}
+		if required || rng.IntN(10) != 0 {
+			r.x, r.xOK = base+math.Round(rng.NormFloat64()*1000)/64, true
+		}
+		if rng.IntN(10) != 0 {
+			r.s, r.sOK = string(rune('a'+rng.IntN(4))), true
+		}
+		if rng.IntN(5) != 0 {
+			r.arr = []schema.Value{}
+			for range rng.IntN(3) {
+				r.arr = append(r.arr, schema.NumberValue(float64(rng.IntN(3))))
+			}
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// build makes the series and its rolling.
+func (c *rollCase) build(workers int) (*live.Series, live.NodeID, error) {
+	sch := alignedSchema
+	if c.required {
+		sch = alignedRequired
+	}
+	s, err := live.New("oracle", sch, live.Options{Ordering: c.ordering, Workers: workers})
+	if err != nil {
+		return nil, 0, err
+	}
+	src := s.Root()
+	if c.by {
+		src, err = s.PartitionBy(src, "host", partition.Options{Groups: partition.Strings(c.groups...)})
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+	opts := rolling.Options{MinSamples: c.minSamples}
+	switch c.trig {
+	case trigCount:
+		opts.Trigger = trigger.Count(c.n)
+	case trigClock:
+		opts.Trigger = trigger.Clock(sequence.Every(time.Duration(c.step) * time.Millisecond).
+			WithAnchorNanos(c.anchor * int64(time.Millisecond)))
+	}
+	r, err := s.Rolling(src, c.windows, opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	return s, r, s.Watch(r)
+}
+
+// model returns, for each row of the stream, the rows the rolling emits
+// while taking it in (none for a dropped row).
+func (c *rollCase) model() [][]modelRow {
+	out := make([][]modelRow, len(c.rows))
+	held := map[string][]arow{}
+	seen := map[string]bool{}
+	var keys []string
+	for _, g := range c.groups {
+		seen[g] = true
+		keys = append(keys, g)
+	}
+	counts := map[string]int{}
+	started := false
+	var lastIdx, latest int64
+	for i, r := range c.rows {
+		if c.ordering == live.Drop && i > 0 && r.t < latest {
+			continue
+		}
+		latest = r.t
+		k := ""
+		if c.by {
+			k = r.host
+		}
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+		held[k] = append(held[k], r)
+		switch c.trig {
+		case trigEvent:
+			out[i] = append(out[i], c.eval(r.t, k, held[k], r.t))
+		case trigCount:
+			counts[k]++
+			if counts[k] == c.n {
+				counts[k] = 0
+				out[i] = append(out[i], c.eval(r.t, k, held[k], r.t))
+			}
+		case trigClock:
+			idx := floorDiv(r.t-c.anchor, c.step)
+			if !started {
+				started, lastIdx = true, idx
+				continue
+			}
+			if idx <= lastIdx {
+				continue
+			}
+			lastIdx = idx
+			for _, p := range keys {
+				out[i] = append(out[i], c.eval(c.anchor+idx*c.step, p, held[p], r.t))
+			}
+		}
+	}
+	return out
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}
+
+// eval returns the row keyed t of partition key: every output of every
+// window over the partition's rows (in arrival order), evaluated at time
+// at.
+func (c *rollCase) eval(t int64, key string, rows []arow, at int64) modelRow {
+	row := modelRow{t: t, key: key}
+	for _, w := range c.windows {
+		var in []arow
+		if w.Count > 0 {
+			in = rows[max(0, len(rows)-w.Count):]
+		} else {
+			lo := at - w.Span.Milliseconds()
+			for _, r := range rows {
+				if r.t >= lo && r.t <= at {
+					in = append(in, r)
+				}
+			}
+		}
+		ms := c.minSamples
+		if w.MinSamples != nil {
+			ms = *w.MinSamples
+		}
+		for _, a := range w.Aggs {
+			v, slack := schema.Value{}, 0.0
+			if len(in) >= ms {
+				v, slack = modelAgg(a, in)
+			}
+			row.vals = append(row.vals, v)
+			row.slack = append(row.slack, slack)
+		}
+	}
+	return row
+}
+
+// cell is the value of column from in row r.
+func (r arow) cell(from string) schema.Value {
+	switch from {
+	case "s":
+		return r.row()[2]
+	case "a":
+		return r.row()[4]
+	}
+	return r.row()[1]
+}
+
+// modelAgg computes one output over rows in arrival order: every reducer
+// the spec defines by its rule, except keep, unique and top, which the
+// aligned oracle's refAgg computes through a bucket. The float64 is the
+// slack of a stdev.
+func modelAgg(a reduce.Agg, rows []arow) (schema.Value, float64) {
+	if reducers.SpecOf(a.Using).Op == reducers.OpStdev {
+		return modelStdev(a, rows)
+	}
+	return modelValue(a, rows)
+}
+
+func modelStdev(a reduce.Agg, rows []arow) (schema.Value, float64) {
+	var xs []float64
+	for _, r := range rows {
+		if x, ok := r.cell(a.From).Num(); ok {
+			xs = append(xs, x)
+		}
+	}
+	if len(xs) == 0 {
+		return schema.Value{}, 0
+	}
+	sd := exactStdev(xs)
+	mean, _ := new(big.Float).Quo(exactSum(xs), big.NewFloat(float64(len(xs)))).Float64()
+	return schema.NumberValue(sd), stdevSlack(sd, mean)
+}
+
+// stdevSlack is the error the engine's stdev may have beyond rounding
+// (internal/reducers Moments.Stdev): where the variance is at least 1e-6
+// of the squared mean it takes Σx²/n − mean² in float64, which loses a
+// few ulps of mean² (up to about 1e-10 of the variance), so the
+// deviation may be off by that over 2·sd: 2^-50·(mean² + sd²)/(2·sd).
+// Below that it finishes in double-double, and no slack is allowed.
+func stdevSlack(sd, mean float64) float64 {
+	if sd == 0 || sd*sd < 1e-6*mean*mean {
+		return 0
+	}
+	return 0x1p-50 * (mean*mean + sd*sd) / (2 * sd)
+}
+
+func modelValue(a reduce.Agg, rows []arow) (schema.Value, float64) {
+	var vals []schema.Value
+	var xs []float64
+	for _, r := range rows {
+		v := r.cell(a.From)
+		if v.IsMissing() {
+			continue
+		}
+		vals = append(vals, v)
+		if x, ok := v.Num(); ok {
+			xs = append(xs, x)
+		}
+	}
+	spec := reducers.SpecOf(a.Using)
+	switch spec.Op {
+	case reducers.OpCount:
+		return schema.NumberValue(float64(len(vals))), 0
+	case reducers.OpSum:
+		s, _ := exactSum(xs).Float64()
+		return schema.NumberValue(s), 0
+	case reducers.OpAvg:
+		if len(xs) == 0 {
+			return schema.Value{}, 0
+		}
+		m, _ := new(big.Float).SetPrec(300).Quo(exactSum(xs), big.NewFloat(float64(len(xs)))).Float64()
+		return schema.NumberValue(m), 0
+	case reducers.OpStdev:
+		if len(xs) == 0 {
+			return schema.Value{}, 0
+		}
+		return schema.NumberValue(exactStdev(xs)), 0
+	case reducers.OpMin, reducers.OpMax, reducers.OpDifference:
+		if len(xs) == 0 {
+			return schema.Value{}, 0
+		}
+		lo, hi := slices.Min(xs), slices.Max(xs)
+		switch spec.Op {
+		case reducers.OpMin:
+			return schema.NumberValue(lo), 0
+		case reducers.OpMax:
+			return schema.NumberValue(hi), 0
+		}
+		return schema.NumberValue(hi - lo), 0
+	case reducers.OpFirst, reducers.OpLast:
+		if len(vals) == 0 {
+			return schema.Value{}, 0
+		}
+		if spec.Op == reducers.OpFirst {
+			return vals[0], 0
+		}
+		return vals[len(vals)-1], 0
+	case reducers.OpMedian, reducers.OpPercentile:
+		if len(xs) == 0 {
+			return schema.Value{}, 0
+		}
+		q := spec.Q
+		if spec.Op == reducers.OpMedian {
+			q = 50
+		}
+		return schema.NumberValue(linearPercentile(xs, q)), 0
+	case reducers.OpSamples:
+		flat := []schema.Value{}
+		for _, v := range vals {
+			if arr, ok := v.Array(); ok {
+				flat = append(flat, arr...)
+				continue
+			}
+			flat = append(flat, v)
+		}
+		return schema.ArrayValue(flat...), 0
+	}
+	return refAgg(a, rows), 0
+}
+
+// linearPercentile is the spec's rule (§8.3): rank = q/100·(n−1), and
+// the linear interpolation between the neighbours of rank.
+func linearPercentile(xs []float64, q float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	rank := q / 100 * float64(len(s)-1)
+	lo, hi := int(math.Floor(rank)), int(math.Ceil(rank))
+	if lo == hi {
+		return s[lo]
+	}
+	return s[lo] + (s[hi]-s[lo])*(rank-float64(lo))
+}
