@@ -29,9 +29,11 @@ import (
 // n-th row of a partition, and a clock trigger, at the first row whose
 // bucket is past the last one (shared by all partitions), evaluates every
 // partition known then — declared groups first, then in first-seen
-// order — at that row's time and keys the rows at the boundary. Rows are
-// taken strictly or dropped when late (Drop), so a partition's rows are
-// in time order and the windows only ever lose their oldest rows.
+// order — at that row's time and keys the rows at the boundary. Each
+// time window lets its rows go from the front, in arrival order, at each
+// of its partition's rows and at each tick; a late row (Reorder) stays
+// until the rows that arrived before it have gone, and rows later than
+// it are in its window.
 
 // Trigger kinds of a rollCase.
 const (
@@ -42,7 +44,8 @@ const (
 
 // rollCase is one random configuration of the default rolling.
 type rollCase struct {
-	ordering   live.Ordering // Strict or Drop
+	ordering   live.Ordering // Strict, Drop or Reorder
+	grace      int64         // Reorder's grace, ms (0: none)
 	by         bool          // partitioned by host
 	groups     []string      // declared groups (partitioned only)
 	trig       int           // trigEvent, trigCount or trigClock
@@ -74,8 +77,12 @@ var oracleNumberReducers = append(slices.Clone(numberReducers),
 // newRollCase draws a configuration and a stream.
 func newRollCase(rng *rand.Rand) rollCase {
 	var c rollCase
-	if rng.IntN(3) == 0 {
+	switch rng.IntN(4) {
+	case 1:
 		c.ordering = live.Drop
+	case 2:
+		c.ordering = live.Reorder
+		c.grace = []int64{0, 100, 400, 1500}[rng.IntN(4)]
 	}
 	c.by = rng.IntN(3) != 0
 	c.trig = rng.IntN(3)
@@ -138,13 +145,14 @@ func newRollCase(rng *rand.Rand) rollCase {
 		}
 		rng.Shuffle(len(c.groups), func(i, j int) { c.groups[i], c.groups[j] = c.groups[j], c.groups[i] })
 	}
-	c.rows = genRollRows(rng, keys, c.required, c.ordering == live.Drop)
+	c.rows = c.genRows(rng, keys)
 	return c
 }
 
-// genRollRows draws a stream in time order, with runs of rows at one
-// time (several keys at a boundary), gaps, and under drop some late rows.
-func genRollRows(rng *rand.Rand, keys int, required, late bool) []arow {
+// genRows draws a stream in time order, with runs of rows at one time
+// (several keys at a boundary), gaps, and under drop and reorder some
+// late rows (within the grace, or up to 2 s late without one).
+func (c *rollCase) genRows(rng *rand.Rand, keys int) []arow {
 	base := []float64{0, 1000, 1e6, 1e12}[rng.IntN(4)]
 	t := int64(rng.IntN(2000)) - 1000
 	spacing := []int64{60, 60, 20, 4}[rng.IntN(4)]
@@ -159,11 +167,18 @@ func genRollRows(rng *rand.Rand, keys int, required, late bool) []arow {
 			t += rng.Int64N(spacing)
 		}
 		rt := t
-		if late && rng.IntN(8) == 0 {
+		switch {
+		case c.ordering == live.Drop && rng.IntN(8) == 0:
 			rt = t - rng.Int64N(300) // dropped unless at the latest time
+		case c.ordering == live.Reorder && rng.IntN(4) == 0:
+			lag := c.grace
+			if lag == 0 {
+				lag = 2000
+			}
+			rt = t - rng.Int64N(lag+1) // t is the latest time
 		}
 		r := arow{t: rt, host: fmt.Sprintf("h%d", rng.IntN(keys)), index: i}
-		if required || rng.IntN(10) != 0 {
+		if c.required || rng.IntN(10) != 0 {
 			r.x, r.xOK = base+math.Round(rng.NormFloat64()*1000)/64, true
 		}
 		if rng.IntN(10) != 0 {
@@ -186,7 +201,7 @@ func (c *rollCase) build(workers int) (*live.Series, live.NodeID, error) {
 	if c.required {
 		sch = alignedRequired
 	}
-	s, err := live.New("oracle", sch, live.Options{Ordering: c.ordering, Workers: workers})
+	s, err := live.New("oracle", sch, live.Options{Ordering: c.ordering, Grace: time.Duration(c.grace) * time.Millisecond, Workers: workers})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -216,11 +231,10 @@ func (c *rollCase) build(workers int) (*live.Series, live.NodeID, error) {
 // while taking it in (none for a dropped row).
 func (c *rollCase) model() [][]modelRow {
 	out := make([][]modelRow, len(c.rows))
-	held := map[string][]arow{}
-	seen := map[string]bool{}
+	parts := map[string]*modelPart{}
 	var keys []string
 	for _, g := range c.groups {
-		seen[g] = true
+		parts[g] = &modelPart{gone: make([]int, len(c.windows))}
 		keys = append(keys, g)
 	}
 	counts := map[string]int{}
@@ -230,24 +244,31 @@ func (c *rollCase) model() [][]modelRow {
 		if c.ordering == live.Drop && i > 0 && r.t < latest {
 			continue
 		}
-		latest = r.t
+		latest = max(latest, r.t)
+		if i == 0 {
+			latest = r.t
+		}
 		k := ""
 		if c.by {
 			k = r.host
 		}
-		if !seen[k] {
-			seen[k] = true
+		p := parts[k]
+		if p == nil {
+			p = &modelPart{gone: make([]int, len(c.windows))}
+			parts[k] = p
 			keys = append(keys, k)
 		}
-		held[k] = append(held[k], r)
+		// Add, then evict against the row's own time (§4.3, §6.4 step 1).
+		p.rows = append(p.rows, r)
+		c.evict(p, r.t)
 		switch c.trig {
 		case trigEvent:
-			out[i] = append(out[i], c.eval(r.t, k, held[k], r.t))
+			out[i] = append(out[i], c.eval(r.t, k, p))
 		case trigCount:
 			counts[k]++
 			if counts[k] == c.n {
 				counts[k] = 0
-				out[i] = append(out[i], c.eval(r.t, k, held[k], r.t))
+				out[i] = append(out[i], c.eval(r.t, k, p))
 			}
 		case trigClock:
 			idx := floorDiv(r.t-c.anchor, c.step)
@@ -259,12 +280,40 @@ func (c *rollCase) model() [][]modelRow {
 				continue
 			}
 			lastIdx = idx
-			for _, p := range keys {
-				out[i] = append(out[i], c.eval(c.anchor+idx*c.step, p, held[p], r.t))
+			// Every partition known now, evicted against the crossing
+			// row's time, keyed at the boundary (§6.4 emitTick).
+			for _, k := range keys {
+				c.evict(parts[k], r.t)
+				out[i] = append(out[i], c.eval(c.anchor+idx*c.step, k, parts[k]))
 			}
 		}
 	}
 	return out
+}
+
+// modelPart is what the model holds of a partition: every row it took,
+// in arrival order, and for each time window how many of them have left
+// its front.
+type modelPart struct {
+	rows []arow
+	gone []int
+}
+
+// evict lets the front of each time window go while its oldest row by
+// arrival is older than at − span (§4.3: eviction is from the front of
+// the arrival-ordered deque and stops at the first row still inside, so
+// under reorder a late row stays until the rows before it have left).
+// With rows in time order (strict, drop) each window is then exactly the
+// rows in [at − span, at].
+func (c *rollCase) evict(p *modelPart, at int64) {
+	for w, win := range c.windows {
+		if win.Count > 0 {
+			continue
+		}
+		for p.gone[w] < len(p.rows) && p.rows[p.gone[w]].t < at-win.Span.Milliseconds() {
+			p.gone[w]++
+		}
+	}
 }
 
 func floorDiv(a, b int64) int64 {
@@ -276,27 +325,19 @@ func floorDiv(a, b int64) int64 {
 }
 
 // eval returns the row keyed t of partition key: every output of every
-// window over the partition's rows (in arrival order), evaluated at time
-// at.
-func (c *rollCase) eval(t int64, key string, rows []arow, at int64) modelRow {
+// window over the rows it holds (in arrival order).
+func (c *rollCase) eval(t int64, key string, p *modelPart) modelRow {
 	row := modelRow{t: t, key: key}
-	for _, w := range c.windows {
-		var in []arow
-		if w.Count > 0 {
-			in = rows[max(0, len(rows)-w.Count):]
-		} else {
-			lo := at - w.Span.Milliseconds()
-			for _, r := range rows {
-				if r.t >= lo && r.t <= at {
-					in = append(in, r)
-				}
-			}
+	for w, win := range c.windows {
+		in := p.rows[p.gone[w]:]
+		if win.Count > 0 {
+			in = p.rows[max(0, len(p.rows)-win.Count):]
 		}
 		ms := c.minSamples
-		if w.MinSamples != nil {
-			ms = *w.MinSamples
+		if win.MinSamples != nil {
+			ms = *win.MinSamples
 		}
-		for _, a := range w.Aggs {
+		for _, a := range win.Aggs {
 			v, slack := schema.Value{}, 0.0
 			if len(in) >= ms {
 				v, slack = modelAgg(a, in)
