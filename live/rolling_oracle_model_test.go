@@ -55,7 +55,14 @@ type rollCase struct {
 	windows    []rolling.Window
 	minSamples int // rolling.Options.MinSamples
 	required   bool
-	rows       []arow
+	// maxEvents and maxAge (ms) are the series' retention, which must not
+	// shorten the windows.
+	maxEvents int
+	maxAge    int64
+	// prefill rows are pushed before the rolling is built, which starts
+	// from them (replayed in arrival order) and emits nothing for them.
+	prefill int
+	rows    []arow
 }
 
 // modelRow is one emitted row: its time (ms), its partition key ("" when
@@ -146,6 +153,14 @@ func newRollCase(rng *rand.Rand) rollCase {
 		rng.Shuffle(len(c.groups), func(i, j int) { c.groups[i], c.groups[j] = c.groups[j], c.groups[i] })
 	}
 	c.rows = c.genRows(rng, keys)
+	switch rng.IntN(5) {
+	case 0:
+		c.maxEvents = 1 + rng.IntN(50)
+	case 1:
+		c.maxAge = max(c.grace, []int64{100, 1000, 3000}[rng.IntN(3)])
+	case 2:
+		c.prefill = rng.IntN(len(c.rows))
+	}
 	return c
 }
 
@@ -195,15 +210,26 @@ func (c *rollCase) genRows(rng *rand.Rand, keys int) []arow {
 	return rows
 }
 
-// build makes the series and its rolling.
+// build makes the series and its rolling, after pushing the prefill.
 func (c *rollCase) build(workers int) (*live.Series, live.NodeID, error) {
 	sch := alignedSchema
 	if c.required {
 		sch = alignedRequired
 	}
-	s, err := live.New("oracle", sch, live.Options{Ordering: c.ordering, Grace: time.Duration(c.grace) * time.Millisecond, Workers: workers})
+	ms := func(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
+	s, err := live.New("oracle", sch, live.Options{Ordering: c.ordering, Grace: ms(c.grace),
+		MaxEvents: c.maxEvents, MaxAge: ms(c.maxAge), Workers: workers})
 	if err != nil {
 		return nil, 0, err
+	}
+	if c.prefill > 0 {
+		var batch []schema.Row
+		for _, r := range c.rows[:c.prefill] {
+			batch = append(batch, r.row())
+		}
+		if _, err := s.PushRows(nil, batch...); err != nil {
+			return nil, 0, err
+		}
 	}
 	src := s.Root()
 	if c.by {

@@ -61,10 +61,10 @@ func pushRolling(s *live.Series, node live.NodeID, by bool, rows []arow, cuts []
 	return got, nil
 }
 
-// perPush groups the model's rows by the pushes of cuts.
-func perPush(model [][]modelRow, cuts []int) [][]modelRow {
+// perPush groups the model's rows by the pushes of cuts, which start
+// at row i.
+func perPush(model [][]modelRow, i int, cuts []int) [][]modelRow {
 	var want [][]modelRow
-	i := 0
 	for _, n := range cuts {
 		var push []modelRow
 		for _, rows := range model[i : i+n] {
@@ -157,8 +157,8 @@ func (c *rollCase) scale() float64 {
 }
 
 func (c *rollCase) String() string {
-	return fmt.Sprintf("ordering %v by %v groups %v trigger %d n %d step %d anchor %d minSamples %d windows %+v",
-		c.ordering, c.by, c.groups, c.trig, c.n, c.step, c.anchor, c.minSamples, c.windows)
+	return fmt.Sprintf("ordering %v grace %d maxEvents %d maxAge %d prefill %d by %v groups %v trigger %d n %d step %d anchor %d minSamples %d windows %+v",
+		c.ordering, c.grace, c.maxEvents, c.maxAge, c.prefill, c.by, c.groups, c.trig, c.n, c.step, c.anchor, c.minSamples, c.windows)
 }
 
 // checkRollCase runs c under each batching (and, partitioned, the first
@@ -168,17 +168,17 @@ func checkRollCase(t *testing.T, c *rollCase, label string, batchings ...[]int) 
 	t.Helper()
 	model := c.model()
 	emitted := 0
-	for _, m := range model {
+	for _, m := range model[c.prefill:] {
 		emitted += len(m)
 	}
 	var first [][]modelRow
 	for b, cuts := range batchings {
 		s, node, err := c.build(1)
 		require.NoError(t, err, "%s: %v", label, c)
-		got, err := pushRolling(s, node, c.by, c.rows, cuts)
+		got, err := pushRolling(s, node, c.by, c.rows[c.prefill:], cuts)
 		s.Close()
 		require.NoError(t, err, "%s", label)
-		if !compareRolls(t, got, perPush(model, cuts), c.scale(), fmt.Sprintf("%s batching %d", label, b)) {
+		if !compareRolls(t, got, perPush(model, c.prefill, cuts), c.scale(), fmt.Sprintf("%s batching %d", label, b)) {
 			t.Logf("%s: %v\ncuts %v", label, c, cuts)
 			return pushes, rows
 		}
@@ -191,7 +191,7 @@ func checkRollCase(t *testing.T, c *rollCase, label string, batchings ...[]int) 
 	if c.by && len(batchings) > 0 {
 		s, node, err := c.build(2)
 		require.NoError(t, err)
-		got, err := pushRolling(s, node, c.by, c.rows, batchings[0])
+		got, err := pushRolling(s, node, c.by, c.rows[c.prefill:], batchings[0])
 		s.Close()
 		require.NoError(t, err)
 		assert.True(t, identicalRolls(first, got), "%s: two workers emit other rows than one: %v", label, c)
@@ -209,7 +209,7 @@ func TestRollingOracle(t *testing.T) {
 	for seed := range uint64(200) {
 		rng := rand.New(rand.NewPCG(seed, 36))
 		c := newRollCase(rng)
-		n := len(c.rows)
+		n := len(c.rows) - c.prefill
 		other := []int{n}
 		if seed%2 == 0 {
 			other = randomCuts(rng, n, 1)
@@ -233,7 +233,7 @@ func FuzzRollingOracle(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed uint64, sizes []byte) {
 		c := newRollCase(rand.New(rand.NewPCG(seed, 99)))
 		var cuts []int
-		for i, n := 0, len(c.rows); n > 0; i++ {
+		for i, n := 0, len(c.rows)-c.prefill; n > 0; i++ {
 			k := n
 			if len(sizes) > 0 {
 				k = min(n, 1+int(sizes[i%len(sizes)])%64)
