@@ -45,6 +45,8 @@ type arow struct {
 	host  string
 	arr   []schema.Value // nil: missing
 	index int            // arrival index in the stream
+	// noHost makes host missing (in a schema where it may be).
+	noHost bool
 }
 
 func (r arow) row() schema.Row {
@@ -59,7 +61,11 @@ func (r arow) row() schema.Row {
 	if r.arr != nil {
 		a = schema.ArrayValue(r.arr...)
 	}
-	return schema.Row{schema.MillisValue(r.t), x, s, schema.StringValue(r.host), a}
+	h := schema.StringValue(r.host)
+	if r.noHost {
+		h = schema.Value{}
+	}
+	return schema.Row{schema.MillisValue(r.t), x, s, h, a}
 }
 
 // alignedCase is one random configuration.

@@ -55,6 +55,9 @@ type rollCase struct {
 	windows    []rolling.Window
 	minSamples int // rolling.Options.MinSamples
 	required   bool
+	// hostless: host may be missing, and some rows have none (their own
+	// partition, keyed missing).
+	hostless bool
 	// maxEvents and maxAge (ms) are the series' retention, which must not
 	// shorten the windows.
 	maxEvents int
@@ -141,6 +144,7 @@ func newRollCase(rng *rand.Rand) rollCase {
 		}
 	}
 	c.required = rng.IntN(3) == 0
+	c.hostless = c.by && rng.IntN(5) == 0
 	keys := 1 + rng.IntN(5)
 	if c.by && rng.IntN(4) == 0 {
 		// Declare every key, shuffled, and sometimes one that never comes.
@@ -149,6 +153,9 @@ func newRollCase(rng *rand.Rand) rollCase {
 		}
 		if rng.IntN(2) == 0 {
 			c.groups = append(c.groups, "quiet")
+		}
+		if c.hostless {
+			c.groups = append(c.groups, missingKey)
 		}
 		rng.Shuffle(len(c.groups), func(i, j int) { c.groups[i], c.groups[j] = c.groups[j], c.groups[i] })
 	}
@@ -193,6 +200,7 @@ func (c *rollCase) genRows(rng *rand.Rand, keys int) []arow {
 			rt = t - rng.Int64N(lag+1) // t is the latest time
 		}
 		r := arow{t: rt, host: fmt.Sprintf("h%d", rng.IntN(keys)), index: i}
+		r.noHost = c.hostless && rng.IntN(4) == 0
 		if c.required || rng.IntN(10) != 0 {
 			r.x, r.xOK = base+math.Round(rng.NormFloat64()*1000)/64, true
 		}
@@ -216,6 +224,9 @@ func (c *rollCase) build(workers int) (*live.Series, live.NodeID, error) {
 	if c.required {
 		sch = alignedRequired
 	}
+	if c.hostless {
+		sch = hostlessSchema
+	}
 	ms := func(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 	s, err := live.New("oracle", sch, live.Options{Ordering: c.ordering, Grace: ms(c.grace),
 		MaxEvents: c.maxEvents, MaxAge: ms(c.maxAge), Workers: workers})
@@ -233,7 +244,13 @@ func (c *rollCase) build(workers int) (*live.Series, live.NodeID, error) {
 	}
 	src := s.Root()
 	if c.by {
-		src, err = s.PartitionBy(src, "host", partition.Options{Groups: partition.Strings(c.groups...)})
+		groups := partition.Strings(c.groups...)
+		for i, g := range c.groups {
+			if g == missingKey {
+				groups[i] = schema.Value{} // the partition of rows without a host
+			}
+		}
+		src, err = s.PartitionBy(src, "host", partition.Options{Groups: groups})
 		if err != nil {
 			return nil, 0, err
 		}
@@ -276,7 +293,7 @@ func (c *rollCase) model() [][]modelRow {
 		}
 		k := ""
 		if c.by {
-			k = r.host
+			k = r.key()
 		}
 		p := parts[k]
 		if p == nil {
@@ -316,6 +333,26 @@ func (c *rollCase) model() [][]modelRow {
 	}
 	return out
 }
+
+// missingKey is the key of the partition of rows without a host.
+const missingKey = "(missing)"
+
+// key is the row's partition key.
+func (r arow) key() string {
+	if r.noHost {
+		return missingKey
+	}
+	return r.host
+}
+
+// hostlessSchema is alignedSchema with host optional.
+var hostlessSchema = schema.MustNew(
+	schema.Column{Name: "time", Kind: schema.Time},
+	schema.Column{Name: "x", Kind: schema.Number, Optional: true},
+	schema.Column{Name: "s", Kind: schema.String, Optional: true},
+	schema.Column{Name: "host", Kind: schema.String, Optional: true},
+	schema.Column{Name: "a", Kind: schema.Array, Optional: true},
+)
 
 // modelPart is what the model holds of a partition: every row it took,
 // in arrival order, and for each time window how many of them have left

@@ -50,7 +50,10 @@ func pushRolling(s *live.Series, node live.NodeID, by bool, rows []arow, cuts []
 				row := tab.Row(j)
 				r := modelRow{t: tab.TimeNanos(j) / 1e6, vals: row[1:]}
 				if by {
-					r.key, _ = row[1].Str()
+					r.key = missingKey
+					if k, ok := row[1].Str(); ok {
+						r.key = k
+					}
 					r.vals = row[2:]
 				}
 				push = append(push, r)
