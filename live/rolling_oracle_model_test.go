@@ -102,41 +102,8 @@ func newRollCase(rng *rand.Rand) rollCase {
 	c.n = 1 + rng.IntN(4)
 	c.step = []int64{100, 200, 300, 500, 1000}[rng.IntN(5)]
 	c.anchor = rng.Int64N(c.step)
-	arrays := rng.IntN(4) == 0
-	count := rng.IntN(5) == 0
-	nw := 1 + rng.IntN(3)
-	if count {
-		nw = 1
-	}
-	out := 0
-	for w := range nw {
-		win := rolling.Window{Name: fmt.Sprintf("w%d", w)}
-		if count {
-			win.Count = 1 + rng.IntN(20)
-		} else {
-			win.Span = time.Duration(50*(1+rng.Int64N(40))) * time.Millisecond
-		}
-		for range 1 + rng.IntN(6) {
-			a := reduce.Agg{Out: fmt.Sprintf("o%d", out)}
-			out++
-			switch {
-			case arrays && rng.IntN(3) == 0:
-				a.From, a.Using = "a", arrayReducers[rng.IntN(len(arrayReducers))]
-			case rng.IntN(4) == 0:
-				a.From, a.Using = "s", stringReducers[rng.IntN(len(stringReducers))]
-			default:
-				a.From, a.Using = "x", oracleNumberReducers[rng.IntN(len(oracleNumberReducers))]
-			}
-			win.Aggs = append(win.Aggs, a)
-		}
-		if rng.IntN(5) == 0 {
-			win.MinSamples = rolling.Samples(rng.IntN(4))
-			if count {
-				*win.MinSamples = min(*win.MinSamples, win.Count)
-			}
-		}
-		c.windows = append(c.windows, win)
-	}
+	c.windows = drawWindows(rng)
+	count := c.windows[0].Count > 0
 	if rng.IntN(4) == 0 {
 		c.minSamples = 1 + rng.IntN(3)
 		if count {
@@ -169,6 +136,48 @@ func newRollCase(rng *rand.Rand) rollCase {
 		c.prefill = rng.IntN(len(c.rows))
 	}
 	return c
+}
+
+// drawWindows draws one count window or one to three time windows, each
+// with one to six outputs over the number, string or array column.
+func drawWindows(rng *rand.Rand) []rolling.Window {
+	arrays := rng.IntN(4) == 0
+	count := rng.IntN(5) == 0
+	nw := 1 + rng.IntN(3)
+	if count {
+		nw = 1
+	}
+	var windows []rolling.Window
+	out := 0
+	for w := range nw {
+		win := rolling.Window{Name: fmt.Sprintf("w%d", w)}
+		if count {
+			win.Count = 1 + rng.IntN(20)
+		} else {
+			win.Span = time.Duration(50*(1+rng.Int64N(40))) * time.Millisecond
+		}
+		for range 1 + rng.IntN(6) {
+			a := reduce.Agg{Out: fmt.Sprintf("o%d", out)}
+			out++
+			switch {
+			case arrays && rng.IntN(3) == 0:
+				a.From, a.Using = "a", arrayReducers[rng.IntN(len(arrayReducers))]
+			case rng.IntN(4) == 0:
+				a.From, a.Using = "s", stringReducers[rng.IntN(len(stringReducers))]
+			default:
+				a.From, a.Using = "x", oracleNumberReducers[rng.IntN(len(oracleNumberReducers))]
+			}
+			win.Aggs = append(win.Aggs, a)
+		}
+		if rng.IntN(5) == 0 {
+			win.MinSamples = rolling.Samples(rng.IntN(4))
+			if count {
+				*win.MinSamples = min(*win.MinSamples, win.Count)
+			}
+		}
+		windows = append(windows, win)
+	}
+	return windows
 }
 
 // genRows draws a stream in time order, with runs of rows at one time
