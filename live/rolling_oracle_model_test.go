@@ -62,6 +62,10 @@ type rollCase struct {
 	// shorten the windows.
 	maxEvents int
 	maxAge    int64
+	// idleTTL (ms), partitioned only, removes at the end of a push the
+	// undeclared partitions whose latest row is more than idleTTL older
+	// than the latest row routed; the model needs the pushes then.
+	idleTTL int64
 	// prefill rows are pushed before the rolling is built, which starts
 	// from them (replayed in arrival order) and emits nothing for them.
 	prefill int
@@ -134,6 +138,9 @@ func newRollCase(rng *rand.Rand) rollCase {
 		c.maxAge = max(c.grace, []int64{100, 1000, 3000}[rng.IntN(3)])
 	case 2:
 		c.prefill = rng.IntN(len(c.rows))
+	}
+	if c.by && rng.IntN(5) == 0 {
+		c.idleTTL = []int64{1, 200, 1000}[rng.IntN(3)]
 	}
 	return c
 }
@@ -259,7 +266,7 @@ func (c *rollCase) build(workers int) (*live.Series, live.NodeID, error) {
 				groups[i] = schema.Value{} // the partition of rows without a host
 			}
 		}
-		src, err = s.PartitionBy(src, "host", partition.Options{Groups: groups})
+		src, err = s.PartitionBy(src, "host", partition.Options{Groups: groups, IdleTTL: ms(c.idleTTL)})
 		if err != nil {
 			return nil, 0, err
 		}
@@ -280,19 +287,30 @@ func (c *rollCase) build(workers int) (*live.Series, live.NodeID, error) {
 }
 
 // model returns, for each row of the stream, the rows the rolling emits
-// while taking it in (none for a dropped row).
-func (c *rollCase) model() [][]modelRow {
+// while taking it in (none for a dropped row), when the rows after the
+// prefill are pushed in batches of the sizes in cuts.
+func (c *rollCase) model(cuts []int) [][]modelRow {
 	out := make([][]modelRow, len(c.rows))
+	ends := map[int]bool{c.prefill - 1: true} // the last rows of pushes
+	for i, n := c.prefill, 0; n < len(cuts); n++ {
+		i += cuts[n]
+		ends[i-1] = true
+	}
+	declared := map[string]bool{}
 	parts := map[string]*modelPart{}
 	var keys []string
 	for _, g := range c.groups {
 		parts[g] = &modelPart{gone: make([]int, len(c.windows))}
 		keys = append(keys, g)
+		declared[g] = true
 	}
 	counts := map[string]int{}
 	started := false
 	var lastIdx, latest int64
 	for i, r := range c.rows {
+		if c.idleTTL > 0 && i > 0 && ends[i-1] {
+			keys = c.expire(keys, parts, counts, declared, latest)
+		}
 		if c.ordering == live.Drop && i > 0 && r.t < latest {
 			continue
 		}
@@ -312,6 +330,10 @@ func (c *rollCase) model() [][]modelRow {
 		}
 		// Add, then evict against the row's own time (§4.3, §6.4 step 1).
 		p.rows = append(p.rows, r)
+		p.latest = max(p.latest, r.t)
+		if len(p.rows) == 1 {
+			p.latest = r.t
+		}
 		c.evict(p, r.t)
 		switch c.trig {
 		case trigEvent:
@@ -367,8 +389,25 @@ var hostlessSchema = schema.MustNew(
 // in arrival order, and for each time window how many of them have left
 // its front.
 type modelPart struct {
-	rows []arow
-	gone []int
+	rows   []arow
+	gone   []int
+	latest int64 // the latest time of rows
+}
+
+// expire removes, at the end of a push, the partitions IdleTTL lets go
+// (partition.Options): undeclared ones whose latest row is more than
+// idleTTL older than latest, the latest row routed. A later row of their
+// key starts a new partition, at the end of the order.
+func (c *rollCase) expire(keys []string, parts map[string]*modelPart, counts map[string]int, declared map[string]bool, latest int64) []string {
+	return slices.DeleteFunc(keys, func(k string) bool {
+		p := parts[k]
+		if declared[k] || len(p.rows) == 0 || p.latest >= latest-c.idleTTL {
+			return false
+		}
+		delete(parts, k)
+		delete(counts, k)
+		return true
+	})
 }
 
 // evict lets the front of each time window go while its oldest row by

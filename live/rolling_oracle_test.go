@@ -160,22 +160,31 @@ func (c *rollCase) scale() float64 {
 }
 
 func (c *rollCase) String() string {
-	return fmt.Sprintf("ordering %v grace %d maxEvents %d maxAge %d prefill %d by %v groups %v trigger %d n %d step %d anchor %d minSamples %d windows %+v",
-		c.ordering, c.grace, c.maxEvents, c.maxAge, c.prefill, c.by, c.groups, c.trig, c.n, c.step, c.anchor, c.minSamples, c.windows)
+	var ws []string
+	for _, w := range c.windows {
+		d := fmt.Sprintf("span %v count %d aggs %v", w.Span, w.Count, w.Aggs)
+		if w.MinSamples != nil {
+			d += fmt.Sprintf(" minSamples %d", *w.MinSamples)
+		}
+		ws = append(ws, "{"+d+"}")
+	}
+	return fmt.Sprintf("ordering %v grace %d maxEvents %d maxAge %d idleTTL %d prefill %d by %v hostless %v groups %v trigger %d n %d step %d anchor %d minSamples %d windows %v",
+		c.ordering, c.grace, c.maxEvents, c.maxAge, c.idleTTL, c.prefill, c.by, c.hostless, c.groups, c.trig, c.n, c.step, c.anchor, c.minSamples, ws)
 }
 
 // checkRollCase runs c under each batching (and, partitioned, the first
-// with two workers) and compares every push with the model. It returns
+// with two workers) and compares every push with the model (of that
+// batching: IdleTTL removes partitions at the end of a push). It returns
 // the number of pushes and of emitted rows compared.
 func checkRollCase(t *testing.T, c *rollCase, label string, batchings ...[]int) (pushes, rows int) {
 	t.Helper()
-	model := c.model()
-	emitted := 0
-	for _, m := range model[c.prefill:] {
-		emitted += len(m)
-	}
 	var first [][]modelRow
 	for b, cuts := range batchings {
+		model := c.model(cuts)
+		emitted := 0
+		for _, m := range model[c.prefill:] {
+			emitted += len(m)
+		}
 		s, node, err := c.build(1)
 		require.NoError(t, err, "%s: %v", label, c)
 		got, err := pushRolling(s, node, c.by, c.rows[c.prefill:], cuts)
@@ -199,7 +208,9 @@ func checkRollCase(t *testing.T, c *rollCase, label string, batchings ...[]int) 
 		require.NoError(t, err)
 		assert.True(t, identicalRolls(first, got), "%s: two workers emit other rows than one: %v", label, c)
 		pushes += len(batchings[0])
-		rows += emitted
+		for _, push := range got {
+			rows += len(push)
+		}
 	}
 	return pushes, rows
 }
@@ -373,7 +384,7 @@ func TestRollingModelVectors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tc.c
 			c.required = true
-			model := c.model()
+			model := c.model(nil)
 			require.Equal(t, tc.want, modelStrings(model), "the model")
 			cuts := tc.cuts
 			if cuts == nil {
