@@ -1,6 +1,7 @@
 package live_test
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/big"
@@ -67,7 +68,8 @@ type rollCase struct {
 	// than the latest row routed; the model needs the pushes then.
 	idleTTL int64
 	// prefill rows are pushed before the rolling is built, which starts
-	// from them (replayed in arrival order) and emits nothing for them.
+	// from those its source holds then (replayed in arrival order) and
+	// emits nothing for them.
 	prefill int
 	rows    []arow
 }
@@ -136,7 +138,8 @@ func newRollCase(rng *rand.Rand) rollCase {
 		c.maxEvents = 1 + rng.IntN(50)
 	case 1:
 		c.maxAge = max(c.grace, []int64{100, 1000, 3000}[rng.IntN(3)])
-	case 2:
+	}
+	if rng.IntN(4) == 0 {
 		c.prefill = rng.IntN(len(c.rows))
 	}
 	if c.by && rng.IntN(5) == 0 {
@@ -234,7 +237,8 @@ func (c *rollCase) genRows(rng *rand.Rand, keys int) []arow {
 	return rows
 }
 
-// build makes the series and its rolling, after pushing the prefill.
+// build makes the series and its partitioning, pushes the prefill, and
+// builds the rolling.
 func (c *rollCase) build(workers int) (*live.Series, live.NodeID, error) {
 	sch := alignedSchema
 	if c.required {
@@ -249,15 +253,6 @@ func (c *rollCase) build(workers int) (*live.Series, live.NodeID, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	if c.prefill > 0 {
-		var batch []schema.Row
-		for _, r := range c.rows[:c.prefill] {
-			batch = append(batch, r.row())
-		}
-		if _, err := s.PushRows(nil, batch...); err != nil {
-			return nil, 0, err
-		}
-	}
 	src := s.Root()
 	if c.by {
 		groups := partition.Strings(c.groups...)
@@ -268,6 +263,15 @@ func (c *rollCase) build(workers int) (*live.Series, live.NodeID, error) {
 		}
 		src, err = s.PartitionBy(src, "host", partition.Options{Groups: groups, IdleTTL: ms(c.idleTTL)})
 		if err != nil {
+			return nil, 0, err
+		}
+	}
+	if c.prefill > 0 {
+		var batch []schema.Row
+		for _, r := range c.rows[:c.prefill] {
+			batch = append(batch, r.row())
+		}
+		if _, err := s.PushRows(nil, batch...); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -307,6 +311,7 @@ func (c *rollCase) model(cuts []int) [][]modelRow {
 	counts := map[string]int{}
 	started := false
 	var lastIdx, latest int64
+	held := c.heldAtBuild()
 	for i, r := range c.rows {
 		if c.idleTTL > 0 && i > 0 && ends[i-1] {
 			keys = c.expire(keys, parts, counts, declared, latest)
@@ -317,6 +322,9 @@ func (c *rollCase) model(cuts []int) [][]modelRow {
 		latest = max(latest, r.t)
 		if i == 0 {
 			latest = r.t
+		}
+		if i < c.prefill && !held[i] {
+			continue // retention let it go before the rolling was built
 		}
 		k := ""
 		if c.by {
@@ -384,6 +392,43 @@ var hostlessSchema = schema.MustNew(
 	schema.Column{Name: "host", Kind: schema.String, Optional: true},
 	schema.Column{Name: "a", Kind: schema.Array, Optional: true},
 )
+
+// heldAtBuild returns the prefill rows the rolling's source holds when
+// it is built, by arrival index: the accepted ones that the retention
+// keeps — the series' (MaxEvents the newest by time, MaxAge from the
+// latest time), or, partitioned, each partition's, which inherits it
+// (MaxAge from the partition's own latest time).
+func (c *rollCase) heldAtBuild() map[int]bool {
+	byKey := map[string][]arow{}
+	var latest int64
+	for i, r := range c.rows[:c.prefill] {
+		if c.ordering == live.Drop && i > 0 && r.t < latest {
+			continue
+		}
+		if i == 0 || r.t > latest {
+			latest = r.t
+		}
+		k := ""
+		if c.by {
+			k = r.key()
+		}
+		byKey[k] = append(byKey[k], r)
+	}
+	held := map[int]bool{}
+	for _, rows := range byKey {
+		// In time order, ties by arrival, as a series keeps them.
+		slices.SortStableFunc(rows, func(a, b arow) int { return cmp.Compare(a.t, b.t) })
+		if c.maxEvents > 0 && len(rows) > c.maxEvents {
+			rows = rows[len(rows)-c.maxEvents:]
+		}
+		for _, r := range rows {
+			if c.maxAge == 0 || r.t >= rows[len(rows)-1].t-c.maxAge {
+				held[r.index] = true
+			}
+		}
+	}
+	return held
+}
 
 // modelPart is what the model holds of a partition: every row it took,
 // in arrival order, and for each time window how many of them have left
