@@ -394,3 +394,30 @@ func TestRollingModelVectors(t *testing.T) {
 		})
 	}
 }
+
+// TestRollingOracleHandOff runs dense partitioned streams whose ticks are
+// thousands of rows apart, so that with two workers the rows between
+// ticks are handed to a worker (internal/engine handOff) and the ticks
+// are split: the rows must still be the model's, and one worker's.
+func TestRollingOracleHandOff(t *testing.T) {
+	for seed := range uint64(2) {
+		rng := rand.New(rand.NewPCG(seed, 37))
+		c := newRollCase(rng)
+		c.by, c.trig, c.prefill, c.idleTTL = true, trigClock, 0, 0
+		c.step = 5000
+		c.rows = c.rows[:0]
+		var at int64
+		for i := range 24000 {
+			at += rng.Int64N(2)
+			r := arow{t: at, host: fmt.Sprintf("h%d", rng.IntN(64)), index: i, s: "ab"[i%2:][:1], sOK: true}
+			r.x, r.xOK = math.Round(rng.NormFloat64()*1000)/64, true
+			c.rows = append(c.rows, r)
+		}
+		c.groups = nil
+		c.hostless = false
+		checkRollCase(t, &c, fmt.Sprintf("seed %d", seed), randomCuts(rng, len(c.rows), 600))
+		if t.Failed() {
+			return
+		}
+	}
+}
