@@ -63,6 +63,11 @@ type rollCase struct {
 	// shorten the windows.
 	maxEvents int
 	maxAge    int64
+	// partMaxEvents and partMaxAge (ms), partitioned only, are the
+	// partitions' own retention (zero inherits the series'), which only
+	// decides what a rolling built after the prefill starts from.
+	partMaxEvents int
+	partMaxAge    int64
 	// idleTTL (ms), partitioned only, removes at the end of a push the
 	// undeclared partitions whose latest row is more than idleTTL older
 	// than the latest row routed; the model needs the pushes then.
@@ -144,6 +149,12 @@ func newRollCase(rng *rand.Rand) rollCase {
 	}
 	if c.by && rng.IntN(5) == 0 {
 		c.idleTTL = []int64{1, 200, 1000}[rng.IntN(3)]
+	}
+	if c.by && rng.IntN(4) == 0 {
+		c.partMaxEvents = rng.IntN(10)
+		if c.ordering != live.Reorder || c.grace > 0 {
+			c.partMaxAge = []int64{0, c.grace + 100, 1000}[rng.IntN(3)]
+		}
 	}
 	return c
 }
@@ -261,7 +272,8 @@ func (c *rollCase) build(workers int) (*live.Series, live.NodeID, error) {
 				groups[i] = schema.Value{} // the partition of rows without a host
 			}
 		}
-		src, err = s.PartitionBy(src, "host", partition.Options{Groups: groups, IdleTTL: ms(c.idleTTL)})
+		src, err = s.PartitionBy(src, "host", partition.Options{Groups: groups, IdleTTL: ms(c.idleTTL),
+			MaxEvents: c.partMaxEvents, MaxAge: ms(c.partMaxAge)})
 		if err != nil {
 			return nil, 0, err
 		}
@@ -396,8 +408,8 @@ var hostlessSchema = schema.MustNew(
 // heldAtBuild returns the prefill rows the rolling's source holds when
 // it is built, by arrival index: the accepted ones that the retention
 // keeps — the series' (MaxEvents the newest by time, MaxAge from the
-// latest time), or, partitioned, each partition's, which inherits it
-// (MaxAge from the partition's own latest time).
+// latest time), or, partitioned, each partition's, field by field its
+// own or else the series' (MaxAge from the partition's latest time).
 func (c *rollCase) heldAtBuild() map[int]bool {
 	byKey := map[string][]arow{}
 	var latest int64
@@ -414,15 +426,22 @@ func (c *rollCase) heldAtBuild() map[int]bool {
 		}
 		byKey[k] = append(byKey[k], r)
 	}
+	maxEvents, maxAge := c.maxEvents, c.maxAge
+	if c.partMaxEvents > 0 {
+		maxEvents = c.partMaxEvents
+	}
+	if c.partMaxAge > 0 {
+		maxAge = c.partMaxAge
+	}
 	held := map[int]bool{}
 	for _, rows := range byKey {
 		// In time order, ties by arrival, as a series keeps them.
 		slices.SortStableFunc(rows, func(a, b arow) int { return cmp.Compare(a.t, b.t) })
-		if c.maxEvents > 0 && len(rows) > c.maxEvents {
-			rows = rows[len(rows)-c.maxEvents:]
+		if maxEvents > 0 && len(rows) > maxEvents {
+			rows = rows[len(rows)-maxEvents:]
 		}
 		for _, r := range rows {
-			if c.maxAge == 0 || r.t >= rows[len(rows)-1].t-c.maxAge {
+			if maxAge == 0 || r.t >= rows[len(rows)-1].t-maxAge {
 				held[r.index] = true
 			}
 		}

@@ -168,8 +168,8 @@ func (c *rollCase) String() string {
 		}
 		ws = append(ws, "{"+d+"}")
 	}
-	return fmt.Sprintf("ordering %v grace %d maxEvents %d maxAge %d idleTTL %d prefill %d by %v hostless %v groups %v trigger %d n %d step %d anchor %d minSamples %d windows %v",
-		c.ordering, c.grace, c.maxEvents, c.maxAge, c.idleTTL, c.prefill, c.by, c.hostless, c.groups, c.trig, c.n, c.step, c.anchor, c.minSamples, ws)
+	return fmt.Sprintf("ordering %v grace %d maxEvents %d maxAge %d partition %d %d idleTTL %d prefill %d by %v hostless %v groups %v trigger %d n %d step %d anchor %d minSamples %d windows %v",
+		c.ordering, c.grace, c.maxEvents, c.maxAge, c.partMaxEvents, c.partMaxAge, c.idleTTL, c.prefill, c.by, c.hostless, c.groups, c.trig, c.n, c.step, c.anchor, c.minSamples, ws)
 }
 
 // checkRollCase runs c under each batching (and, partitioned, the first
