@@ -220,7 +220,7 @@ func checkRollCase(t *testing.T, c *rollCase, label string, batchings ...[]int) 
 // pushes, and either one push per row or all rows in one push.
 func TestRollingOracle(t *testing.T) {
 	streams, pushes, rows := 0, 0, 0
-	for seed := range uint64(200) {
+	for seed := range uint64(300) {
 		rng := rand.New(rand.NewPCG(seed, 36))
 		c := newRollCase(rng)
 		n := len(c.rows) - c.prefill
