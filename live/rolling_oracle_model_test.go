@@ -206,6 +206,9 @@ func drawWindows(rng *rand.Rand) []rolling.Window {
 // late rows (within the grace, or up to 2 s late without one).
 func (c *rollCase) genRows(rng *rand.Rand, keys int) []arow {
 	base := []float64{0, 1000, 1e6, 1e12}[rng.IntN(4)]
+	// A narrow spread over a large base puts the stdev on the engine's
+	// double-double path, and sometimes under its zero threshold.
+	spread := []float64{1000, 1000, 1000, 3}[rng.IntN(4)]
 	t := int64(rng.IntN(2000)) - 1000
 	spacing := []int64{60, 60, 20, 4}[rng.IntN(4)]
 	var rows []arow
@@ -232,7 +235,7 @@ func (c *rollCase) genRows(rng *rand.Rand, keys int) []arow {
 		r := arow{t: rt, host: fmt.Sprintf("h%d", rng.IntN(keys)), index: i}
 		r.noHost = c.hostless && rng.IntN(4) == 0
 		if c.required || rng.IntN(10) != 0 {
-			r.x, r.xOK = base+math.Round(rng.NormFloat64()*1000)/64, true
+			r.x, r.xOK = base+math.Round(rng.NormFloat64()*spread)/64, true
 		}
 		if rng.IntN(10) != 0 {
 			r.s, r.sOK = string(rune('a'+rng.IntN(4))), true
@@ -562,16 +565,24 @@ func modelStdev(a reduce.Agg, rows []arow) (schema.Value, float64) {
 }
 
 // stdevSlack is the error the engine's stdev may have beyond rounding
-// (internal/reducers Moments.Stdev): where the variance is at least 1e-6
-// of the squared mean it takes Σx²/n − mean² in float64, which loses a
-// few ulps of mean² (up to about 1e-10 of the variance), so the
-// deviation may be off by that over 2·sd: 2^-50·(mean² + sd²)/(2·sd).
-// Below that it finishes in double-double, and no slack is allowed.
+// (internal/reducers Moments.Stdev, √(Σx²/n − mean²)). Where the
+// variance is at least 1e-6 of the squared mean the subtraction is in
+// float64 and loses a few ulps of mean², up to about 1e-10 of the
+// variance; below, it is in double-double and loses a few of its ulps,
+// 2^-100 of mean²; and a spread under 2^-50 of the mean is taken for
+// rounding residue and reported as 0. The deviation is off by the
+// variance's error over 2·sd.
 func stdevSlack(sd, mean float64) float64 {
-	if sd == 0 || sd*sd < 1e-6*mean*mean {
+	sq := mean*mean + sd*sd
+	switch {
+	case sd == 0:
 		return 0
+	case sd*sd >= 1e-6*mean*mean:
+		return 0x1p-50 * sq / (2 * sd)
+	case sd <= 0x1p-49*math.Abs(mean):
+		return sd
 	}
-	return 0x1p-50 * (mean*mean + sd*sd) / (2 * sd)
+	return 0x1p-100 * sq / (2 * sd)
 }
 
 func modelValue(a reduce.Agg, rows []arow) (schema.Value, float64) {

@@ -91,10 +91,10 @@ func randomCuts(rng *rand.Rand, n, most int) []int {
 }
 
 // compareRolls checks the engine's rows against the model's, push by
-// push: numbers to 1e-12 relative (absolute against the data's scale
-// near 0) or within the model's slack for the cell, anything else
-// exactly. It reports the first difference.
-func compareRolls(t *testing.T, got, want [][]modelRow, scale float64, label string) bool {
+// push: numbers to 1e-12 relative (so a 0 exactly) or within the
+// model's slack for the cell, anything else exactly. It reports the
+// first difference.
+func compareRolls(t *testing.T, got, want [][]modelRow, label string) bool {
 	t.Helper()
 	if !assert.Equal(t, len(want), len(got), "%s: pushes", label) {
 		return false
@@ -108,7 +108,7 @@ func compareRolls(t *testing.T, got, want [][]modelRow, scale float64, label str
 			g := got[p][i]
 			ok := g.t == w.t && g.key == w.key && len(g.vals) == len(w.vals)
 			for j := 0; ok && j < len(w.vals); j++ {
-				ok = sameValue(g.vals[j], w.vals[j], scale) || withinSlack(g.vals[j], w.vals[j], w.slack[j])
+				ok = sameValue(g.vals[j], w.vals[j], 0) || withinSlack(g.vals[j], w.vals[j], w.slack[j])
 			}
 			if !ok {
 				assert.Failf(t, "row differs", "%s: push %d row %d:\ngot  %v\nwant %v", label, p, i, g, w)
@@ -151,14 +151,6 @@ func identicalRolls(a, b [][]modelRow) bool {
 	return true
 }
 
-func (c *rollCase) scale() float64 {
-	scale := 1.0
-	for _, r := range c.rows {
-		scale = max(scale, math.Abs(r.x))
-	}
-	return scale
-}
-
 func (c *rollCase) String() string {
 	var ws []string
 	for _, w := range c.windows {
@@ -190,7 +182,7 @@ func checkRollCase(t *testing.T, c *rollCase, label string, batchings ...[]int) 
 		got, err := pushRolling(s, node, c.by, c.rows[c.prefill:], cuts)
 		s.Close()
 		require.NoError(t, err, "%s", label)
-		if !compareRolls(t, got, perPush(model, c.prefill, cuts), c.scale(), fmt.Sprintf("%s batching %d", label, b)) {
+		if !compareRolls(t, got, perPush(model, c.prefill, cuts), fmt.Sprintf("%s batching %d", label, b)) {
 			t.Logf("%s: %v\ncuts %v", label, c, cuts)
 			return pushes, rows
 		}
