@@ -23,18 +23,24 @@ import (
 // TestRollingOracle: it keeps every accepted row and, at each emission,
 // recomputes every window from the rows in it, by brute force and with
 // exact sums. It follows the spec (pond-ts-live.md §4.3, §4.4, §4.6, §5,
-// §6.4, §8, with docs/differences.md): a time window evaluated at time T
-// holds the rows of its partition that have arrived so far with
-// T − span ≤ t ≤ T; a count window the partition's last Count rows; an
-// event trigger evaluates at each row's time, a count trigger at every
-// n-th row of a partition, and a clock trigger, at the first row whose
-// bucket is past the last one (shared by all partitions), evaluates every
-// partition known then — declared groups first, then in first-seen
-// order — at that row's time and keys the rows at the boundary. Each
-// time window lets its rows go from the front, in arrival order, at each
-// of its partition's rows and at each tick; a late row (Reorder) stays
-// until the rows that arrived before it have gone, and rows later than
-// it are in its window.
+// §6.4, §8, with docs/differences.md):
+//
+//   - a time window lets its partition's rows go from the front, in
+//     arrival order, while the oldest is older than T − span, at each of
+//     the partition's rows (T its time) and at each tick (T the crossing
+//     row's time): in time order that leaves the rows in [T − span, T];
+//     under reorder a late row stays until the rows that arrived before
+//     it have gone, and the rows later than it are in its window;
+//   - a count window holds the partition's last Count rows;
+//   - an event trigger emits at each row, keyed at its time; a count
+//     trigger at every n-th row of a partition; a clock trigger, at the
+//     first row whose bucket is past the last one (one for all
+//     partitions), one row for every partition known then — declared
+//     groups first, then by first row — keyed at the boundary;
+//   - a window holding fewer rows than its MinSamples has missing
+//     outputs;
+//   - IdleTTL removes a quiet partition at the end of a push, and a
+//     rolling built on held rows starts from them without emitting.
 
 // Trigger kinds of a rollCase.
 const (
@@ -54,8 +60,8 @@ type rollCase struct {
 	step       int64         // the clock's step, ms
 	anchor     int64         // the clock's anchor, ms
 	windows    []rolling.Window
-	minSamples int // rolling.Options.MinSamples
-	required   bool
+	minSamples int  // rolling.Options.MinSamples
+	required   bool // x is a required column
 	// hostless: host may be missing, and some rows have none (their own
 	// partition, keyed missing).
 	hostless bool
