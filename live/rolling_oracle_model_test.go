@@ -572,9 +572,9 @@ func modelStdev(a reduce.Agg, rows []arow) (schema.Value, float64) {
 
 // stdevSlack is the error the engine's stdev may have beyond rounding
 // (internal/reducers Moments.Stdev, √(Σx²/n − mean²)). Where the
-// variance is at least 1e-6 of the squared mean the subtraction is in
-// float64 and loses a few ulps of mean², up to about 1e-10 of the
-// variance; below, it is in double-double and loses a few of its ulps,
+// variance is at least 1e-3 of the squared mean the subtraction is in
+// float64 and loses a few ulps of mean², under 1e-12 of the variance;
+// below, it is in double-double and loses a few of its ulps,
 // 2^-100 of mean²; and a spread under 2^-50 of the mean is taken for
 // rounding residue and reported as 0. The deviation is off by the
 // variance's error over 2·sd.
@@ -583,7 +583,7 @@ func stdevSlack(sd, mean float64) float64 {
 	switch {
 	case sd == 0:
 		return 0
-	case sd*sd >= 1e-6*mean*mean:
+	case sd*sd >= 1e-3*mean*mean:
 		return 0x1p-50 * sq / (2 * sd)
 	case sd <= 0x1p-49*math.Abs(mean):
 		return sd

@@ -52,12 +52,11 @@ import (
 //
 // [Moments.Sum] rounds the double-double sum; [Moments.Mean] divides it by
 // n. [Moments.Stdev] is the population standard deviation
-// √(Σx²/n − mean²): in float64 when the variance is at least 1e-6 of the
-// squared mean (the subtraction then loses a few ulps of mean², up to
-// about 1e-10 of the variance: the deviation of 1000.9375, 1008.453125
-// and 1013.6875 comes out 1.7e-12 relative off), otherwise with the
-// difference taken in double-double, which stays accurate unless the mean
-// is more than about 1e7 times the spread. A spread below 2^-50 of the mean, a few ulps of the values and
+// √(Σx²/n − mean²): in float64 when the variance is at least 1e-3 of the
+// squared mean (the subtraction then loses a few ulps of mean², under
+// 1e-12 of the variance), otherwise with the difference taken in
+// double-double, which stays accurate unless the mean is more than about
+// 1e7 times the spread. A spread below 2^-50 of the mean, a few ulps of the values and
 // the size of a double-double's rounding residue, is reported as 0, so
 // equal values give 0.
 //
@@ -433,7 +432,7 @@ func readMeanSd(ms []*Moments, k int, mean, sd []float64) {
 		if b := &m.main; !m.rare && b.n >= 2 {
 			k := float64(b.n)
 			mu := (b.s + b.c) / k
-			if v := (b.q+b.qc)/k - mu*mu; !m.noSquares && v > 1e-6*mu*mu && v-v == 0 {
+			if v := (b.q+b.qc)/k - mu*mu; !m.noSquares && v > 1e-3*mu*mu && v-v == 0 {
 				mean[i], sd[i] = mu, math.Sqrt(v)
 				continue
 			}
@@ -477,7 +476,7 @@ func (m *Moments) readOne(sd bool) (s, mu, dev float64) {
 		s = b.s + b.c
 		mu = s / k
 		if sd {
-			if v := (b.q+b.qc)/k - mu*mu; !m.noSquares && v > 1e-6*mu*mu && v-v == 0 {
+			if v := (b.q+b.qc)/k - mu*mu; !m.noSquares && v > 1e-3*mu*mu && v-v == 0 {
 				dev = math.Sqrt(v)
 			} else {
 				dev, okDev = m.Stdev()
@@ -525,12 +524,13 @@ func (m *Moments) Stdev() (float64, bool) {
 	if m.single() {
 		b := &m.main
 		// The common case in float64: when the variance is not small
-		// against the squared mean (so Σx²/n − mean² does not cancel to
-		// less than 1e-6 of itself), its rounding error is under 1e-10
-		// relative; otherwise finish in double-double below.
+		// against the squared mean (Σx²/n − mean² does not cancel to
+		// less than 1e-3 of mean²), the few ulps of mean² the
+		// subtraction loses are under 1e-12 of it; otherwise finish in
+		// double-double below.
 		mean := (b.s + b.c) / n
 		v := (b.q+b.qc)/n - mean*mean
-		if v > 1e-6*mean*mean && v-v == 0 {
+		if v > 1e-3*mean*mean && v-v == 0 {
 			return math.Sqrt(v), true
 		}
 		s.hi, s.lo = fastTwoSum2(b.s, b.c)
