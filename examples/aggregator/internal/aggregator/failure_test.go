@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/pond-go/pond/examples/aggregator/internal/backoff"
 	"github.com/pond-go/pond/examples/aggregator/internal/producer"
+	"github.com/pond-go/pond/examples/internal/freezer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -139,65 +139,6 @@ func TestReconnectsWithBackoffWhenTheProducerComesBack(t *testing.T) {
 	assert.EqualValues(t, 2, a.Metrics().Upstream.Reconnects, "the second outage")
 }
 
-// freezer is a TCP proxy that, once frozen, passes nothing either way and
-// closes nothing: to the aggregator, a producer whose machine is gone or
-// whose process hangs.
-type freezer struct {
-	lis     net.Listener
-	frozen  chan struct{}
-	release chan struct{}
-}
-
-func startFreezer(t *testing.T, target string) *freezer {
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	f := &freezer{lis: lis, frozen: make(chan struct{}), release: make(chan struct{})}
-	t.Cleanup(func() { close(f.release); lis.Close() })
-	go func() {
-		for {
-			c, err := lis.Accept()
-			if err != nil {
-				return
-			}
-			u, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			go f.pipe(u, c)
-			go f.pipe(c, u)
-		}
-	}()
-	return f
-}
-
-// pipe copies from src to dst until frozen, then passes nothing more
-// until released, and closes both.
-func (f *freezer) pipe(dst, src net.Conn) {
-	defer func() {
-		<-f.release
-		dst.Close()
-		src.Close()
-	}()
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := src.Read(buf)
-		select {
-		case <-f.frozen:
-			return
-		default:
-		}
-		if n > 0 {
-			if _, err := dst.Write(buf[:n]); err != nil {
-				return
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
 // TestAProducerGoneSilentIsDialledAfresh: a producer whose connection
 // goes silent without closing is pinged once its stream has delivered
 // nothing for Keepalive, and the stream counts as lost when the ping goes
@@ -208,8 +149,8 @@ func TestAProducerGoneSilentIsDialledAfresh(t *testing.T) {
 	p, err := producer.Start(producer.Config{GRPCAddr: "127.0.0.1:0", Hosts: 4, EventsPerSec: 50, Variability: 0.4, HasSeed: true, Seed: 1})
 	require.NoError(t, err)
 	defer p.Stop()
-	f := startFreezer(t, p.GRPCAddr())
-	a := newTestAggregator(t, Config{Logger: quietLogger, ProducerAddr: f.lis.Addr().String(), Keepalive: 10 * time.Second,
+	f := freezer.Start(t, p.GRPCAddr())
+	a := newTestAggregator(t, Config{Logger: quietLogger, ProducerAddr: f.Addr(), Keepalive: 10 * time.Second,
 		Backoff: backoff.Policy{Initial: time.Hour, Max: time.Hour}})
 	ctx, cancel := context.WithCancel(context.Background())
 	ran := make(chan struct{})
@@ -218,7 +159,7 @@ func TestAProducerGoneSilentIsDialledAfresh(t *testing.T) {
 	eventually(t, "rows from the producer", func() bool { return a.Stats().Series.Ingested > 0 })
 	require.True(t, a.Ready().Ready)
 
-	close(f.frozen)
+	f.Freeze()
 	// Ten seconds without a batch, then ten for the ping's answer.
 	deadline := time.Now().Add(40 * time.Second)
 	for a.Ready().Ready {

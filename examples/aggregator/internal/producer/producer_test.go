@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/pond-go/pond/benchmarks"
 	"github.com/pond-go/pond/examples/aggregator/internal/eventsv1"
+	"github.com/pond-go/pond/examples/internal/freezer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
@@ -292,65 +292,6 @@ func TestAVariabilityThatIsNotANumberIsRefused(t *testing.T) {
 	}
 }
 
-// freezer is a TCP proxy that, once frozen, passes nothing either way and
-// closes nothing: to the producer, a subscriber that vanished without
-// closing its connection, or hangs.
-type freezer struct {
-	lis     net.Listener
-	frozen  chan struct{}
-	release chan struct{}
-}
-
-func startFreezer(t *testing.T, target string) *freezer {
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	f := &freezer{lis: lis, frozen: make(chan struct{}), release: make(chan struct{})}
-	t.Cleanup(func() { close(f.release); lis.Close() })
-	go func() {
-		for {
-			c, err := lis.Accept()
-			if err != nil {
-				return
-			}
-			u, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			go f.pipe(u, c)
-			go f.pipe(c, u)
-		}
-	}()
-	return f
-}
-
-// pipe copies from src to dst until frozen, then reads and writes nothing
-// more until released, and closes both.
-func (f *freezer) pipe(dst, src net.Conn) {
-	defer func() {
-		<-f.release
-		dst.Close()
-		src.Close()
-	}()
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := src.Read(buf)
-		select {
-		case <-f.frozen:
-			return
-		default:
-		}
-		if n > 0 {
-			if _, err := dst.Write(buf[:n]); err != nil {
-				return
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
 // TestAVanishedSubscriberIsCut: a subscriber whose connection goes silent
 // without closing (a machine gone, a hung process) is pinged once it has
 // sent nothing for Keepalive, and cut when it does not answer; its stream,
@@ -361,8 +302,8 @@ func TestAVanishedSubscriberIsCut(t *testing.T) {
 	p, err := Start(Config{GRPCAddr: "127.0.0.1:0", Hosts: 5, EventsPerSec: 50, Variability: 0.4, Keepalive: time.Second})
 	require.NoError(t, err)
 	defer p.Stop()
-	f := startFreezer(t, p.GRPCAddr())
-	conn, err := grpc.NewClient(f.lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()),
+	f := freezer.Start(t, p.GRPCAddr())
+	conn, err := grpc.NewClient(f.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(eventsv1.Codec)))
 	require.NoError(t, err)
 	defer conn.Close()
@@ -375,7 +316,7 @@ func TestAVanishedSubscriberIsCut(t *testing.T) {
 		require.NoError(t, st.RecvMsg(&raw))
 	}
 	require.Equal(t, 1, p.Metrics().Subscribers)
-	close(f.frozen)
+	f.Freeze()
 	// Pinged after a second of silence, cut a second later; a poll of the
 	// proxy's reads may take up to a batch to notice the freeze.
 	deadline := time.Now().Add(10 * time.Second)
