@@ -39,7 +39,8 @@ func TestALeftOutLastEventDoesNotMoveTheCheckpoint(t *testing.T) {
 			recs = append(recs, inputRecord("host-0000", tc.ms, events.AppendValue(nil, bad)))
 			require.NoError(t, cl.ProduceSync(ctx, recs...).FirstErr())
 			firstEnd := int64(len(recs))
-			runUntilCommitted(ctx, t, seeds, adm, "first", firstEnd)
+			first := runUntilCommitted(ctx, t, seeds, adm, "first", firstEnd)
+			assert.Equal(t, []int32{0}, first.Assigned, "the one input partition it held")
 
 			recs = appendTicks(recs[:0], st, 30, 60)
 			require.NoError(t, cl.ProduceSync(ctx, recs...).FirstErr())

@@ -22,8 +22,8 @@ type metrics struct {
 	leftOut                                uint64 // input events the series could not take
 	samplesLeftOut                         uint64 // cpu samples beyond rows.MaxSamples, in committed rows
 	replays, replayedEvents                uint64
-	assigned                               int
-	readyKnown                             bool // no pending change, every partition replayed
+	assigned                               []int32 // the input partitions the worker holds, in order
+	readyKnown                             bool    // no pending change, every partition replayed
 	lag                                    map[int32]int64
 	lastReplay                             map[int32]replayStat
 	latency                                Samples
@@ -45,7 +45,7 @@ type Stats struct {
 	LeftOut                                uint64
 	SamplesLeftOut                         uint64
 	Replays, ReplayedEvents                uint64
-	Assigned                               []int32
+	Assigned                               []int32 // input partitions held, in order
 	Ready                                  bool
 	Lag                                    map[int32]int64
 	LastReplaySeconds                      map[int32]float64
@@ -61,7 +61,7 @@ func (w *Worker) Stats() Stats {
 		ID: w.cfg.ID, Rebalances: w.m.rebalances, CommittedTxns: w.m.committedTxns, AbortedTxns: w.m.abortedTxns,
 		RowsOut: w.m.rowsOut, Suppressed: w.m.suppressed, LeftOut: w.m.leftOut, SamplesLeftOut: w.m.samplesLeftOut, Replays: w.m.replays, ReplayedEvents: w.m.replayedEvents,
 		Ready: w.m.readyKnown, Lag: map[int32]int64{}, LastReplaySeconds: map[int32]float64{}, LastReplayEvents: map[int32]uint64{},
-		LatencyMs: w.m.latency.Clone(),
+		LatencyMs: w.m.latency.Clone(), Assigned: slices.Clone(w.m.assigned),
 	}
 	for p, l := range w.m.lag {
 		s.Lag[p] = l

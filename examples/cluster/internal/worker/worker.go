@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -229,7 +230,11 @@ func (w *Worker) apply() {
 		}
 	}
 	w.mu.Lock()
-	w.m.assigned = len(w.parts)
+	w.m.assigned = w.m.assigned[:0]
+	for p := range w.parts {
+		w.m.assigned = append(w.m.assigned, p)
+	}
+	slices.Sort(w.m.assigned)
 	for p := range w.m.lag {
 		if w.parts[p] == nil {
 			delete(w.m.lag, p) // another member reports it now
