@@ -54,9 +54,9 @@ import (
 // n. [Moments.Stdev] is the population standard deviation
 // √(Σx²/n − mean²): in float64 when the variance is at least 1e-3 of the
 // squared mean (the subtraction then loses a few ulps of mean², under
-// 1e-12 of the variance), otherwise with the difference taken in
-// double-double, which stays accurate unless the mean is more than about
-// 1e7 times the spread. A spread below 2^-50 of the mean, a few ulps of the values and
+// 1e-12 of the variance), in float64 with its roundings taken back down
+// to 1e-6, otherwise with the difference taken in double-double, which
+// stays accurate unless the mean is more than about 1e7 times the spread. A spread below 2^-50 of the mean, a few ulps of the values and
 // the size of a double-double's rounding residue, is reported as 0, so
 // equal values give 0.
 //
@@ -133,6 +133,22 @@ type band struct {
 	n     int
 	s, c  float64 // Σx = s + c
 	q, qc float64 // Σx² = q + qc
+}
+
+// closeVar returns Σx²/n − mean² of the band's n ≥ 2 values with the
+// roundings of both terms taken back (each quotient's exact remainder,
+// the square's, and the compensations): for a variance down to 1e-6 of
+// mean², where the plain float64 difference loses up to 1e-10 of it,
+// exact to far below 1e-12. Σx²/n and mean² then agree to within a factor
+// of two, so their difference is exact.
+func (b *band) closeVar(n float64) float64 {
+	qn := b.q / n
+	qr := (math.FMA(-qn, n, b.q) + b.qc) / n
+	sn := b.s / n
+	sr := (math.FMA(-sn, n, b.s) + b.c) / n
+	p := sn * sn
+	pe := math.FMA(sn, sn, -p) + 2*sn*sr
+	return (qn - p) + (qr - pe)
 }
 
 // bandSpan is the half-width, in binary orders of magnitude, of the main
@@ -432,7 +448,10 @@ func readMeanSd(ms []*Moments, k int, mean, sd []float64) {
 		if b := &m.main; !m.rare && b.n >= 2 {
 			k := float64(b.n)
 			mu := (b.s + b.c) / k
-			if v := (b.q+b.qc)/k - mu*mu; !m.noSquares && v > 1e-3*mu*mu && v-v == 0 {
+			if v := (b.q+b.qc)/k - mu*mu; !m.noSquares && v > 1e-6*mu*mu && v-v == 0 {
+				if v <= 1e-3*mu*mu {
+					v = b.closeVar(k)
+				}
 				mean[i], sd[i] = mu, math.Sqrt(v)
 				continue
 			}
@@ -476,7 +495,10 @@ func (m *Moments) readOne(sd bool) (s, mu, dev float64) {
 		s = b.s + b.c
 		mu = s / k
 		if sd {
-			if v := (b.q+b.qc)/k - mu*mu; !m.noSquares && v > 1e-3*mu*mu && v-v == 0 {
+			if v := (b.q+b.qc)/k - mu*mu; !m.noSquares && v > 1e-6*mu*mu && v-v == 0 {
+				if v <= 1e-3*mu*mu {
+					v = b.closeVar(k)
+				}
 				dev = math.Sqrt(v)
 			} else {
 				dev, okDev = m.Stdev()
@@ -526,11 +548,15 @@ func (m *Moments) Stdev() (float64, bool) {
 		// The common case in float64: when the variance is not small
 		// against the squared mean (Σx²/n − mean² does not cancel to
 		// less than 1e-3 of mean²), the few ulps of mean² the
-		// subtraction loses are under 1e-12 of it; otherwise finish in
-		// double-double below.
+		// subtraction loses are under 1e-12 of it; down to 1e-6 the
+		// roundings are taken back (closeVar); below, finish in
+		// double-double.
 		mean := (b.s + b.c) / n
 		v := (b.q+b.qc)/n - mean*mean
-		if v > 1e-3*mean*mean && v-v == 0 {
+		if v > 1e-6*mean*mean && v-v == 0 {
+			if v <= 1e-3*mean*mean {
+				v = b.closeVar(n)
+			}
 			return math.Sqrt(v), true
 		}
 		s.hi, s.lo = fastTwoSum2(b.s, b.c)
