@@ -39,6 +39,10 @@ var (
 	// back, so every later call that can fail returns it. Build a new
 	// series.
 	ErrBroken = errors.New("live: series broken by a panic inside a push")
+	// ErrNotMade reports a call on a [Series] that [New] did not make (a
+	// zero Series or a nil pointer), or on a [Typed] that [NewTyped] did
+	// not make.
+	ErrNotMade = errors.New("live: series not made by live.New")
 )
 
 // OrderError reports a row that breaks the series' ordering. It wraps

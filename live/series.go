@@ -23,7 +23,8 @@ import (
 // the outputs of the nodes you [Series.Watch].
 //
 // A Series is not safe for concurrent use: guard it with a lock if several
-// goroutines push or read.
+// goroutines push or read. Make one with [New]: on a zero Series every
+// call that can fail returns [ErrNotMade].
 type Series struct {
 	name   string
 	schema *schema.Schema
@@ -130,6 +131,9 @@ func New(name string, s *schema.Schema, opts Options) (*Series, error) {
 // idempotent and returns nil; calling it during a push (from a map or
 // filter function) returns [ErrReentrant].
 func (s *Series) Close() error {
+	if s == nil {
+		return nil
+	}
 	if s.busy {
 		return ErrReentrant
 	}
@@ -141,7 +145,12 @@ func (s *Series) Close() error {
 }
 
 // Schema returns the schema of the root.
-func (s *Series) Schema() *schema.Schema { return s.schema }
+func (s *Series) Schema() *schema.Schema {
+	if s == nil {
+		return nil
+	}
+	return s.schema
+}
 
 // Root returns the id of the root node, the one pushes feed.
 func (s *Series) Root() NodeID { return 0 }
@@ -327,7 +336,12 @@ func (s *Series) register(n node) {
 // spare ones included), for sizing a series: 8 bytes per row for the
 // time, 8 per number, 4 per string (an intern id), 1 per boolean, and
 // about a sixteenth of a byte per row for the chunks' headers.
-func (s *Series) HeldBytes() int { return s.store.Bytes() }
+func (s *Series) HeldBytes() int {
+	if s.usable() == ErrNotMade {
+		return 0
+	}
+	return s.store.Bytes()
+}
 
 // Describe returns a one-line description of a node: its operation and,
 // for a rolling, how each window is kept — "rolling: 1m, 200ms" for the
@@ -394,10 +408,18 @@ func (s *Series) NodeBytes(id NodeID) (int, error) {
 }
 
 // Len returns the number of rows the series holds.
-func (s *Series) Len() int { return s.store.Len() }
+func (s *Series) Len() int {
+	if s.usable() == ErrNotMade {
+		return 0
+	}
+	return s.store.Len()
+}
 
 // Stats returns the series' counters.
 func (s *Series) Stats() Stats {
+	if s.usable() == ErrNotMade {
+		return Stats{}
+	}
 	return Stats{Ingested: s.ingested, Rejected: s.rejected, Evicted: s.evicted, Length: s.store.Len()}
 }
 
@@ -413,7 +435,7 @@ func (s *Series) Latest() (time.Time, bool) {
 
 // LatestNanos is [Series.Latest] in nanoseconds since the epoch.
 func (s *Series) LatestNanos() (int64, bool) {
-	if s.store.Len() == 0 {
+	if s.Len() == 0 {
 		return 0, false
 	}
 	return s.store.Time(s.store.Len() - 1), true
@@ -424,6 +446,9 @@ func (s *Series) LatestNanos() (int64, bool) {
 // the iteration: the indices no longer name the rows they named.
 func (s *Series) All() iter.Seq2[int, schema.Row] {
 	return func(yield func(int, schema.Row) bool) {
+		if s.usable() == ErrNotMade {
+			return
+		}
 		ingested, evicted := s.ingested, s.evicted
 		for r := 0; r < s.store.Len() && s.ingested == ingested && s.evicted == evicted; r++ {
 			if !yield(r, s.row(r)) {
@@ -616,15 +641,22 @@ func (s *Series) push(dst []Output, b *schema.Batch) ([]Output, error) {
 // canPush reports why a push cannot start now: [ErrReentrant] from
 // inside a push, [ErrClosed] after [Series.Close].
 func (s *Series) canPush() error {
+	if s == nil {
+		return ErrNotMade
+	}
 	if s.busy {
 		return ErrReentrant
 	}
 	return s.usable()
 }
 
-// usable returns [ErrClosed] after [Series.Close], [ErrBroken] after a
-// panic inside a push, or nil.
+// usable returns [ErrNotMade] for a series [New] did not make,
+// [ErrClosed] after [Series.Close], [ErrBroken] after a panic inside a
+// push, or nil.
 func (s *Series) usable() error {
+	if s == nil || s.store == nil {
+		return ErrNotMade
+	}
 	if s.closed {
 		return ErrClosed
 	}

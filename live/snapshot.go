@@ -21,8 +21,8 @@ import (
 // gives [ErrReentrant]. Like every method of a Series, Snapshot must not
 // run concurrently with a push.
 func (s *Series) Snapshot(id NodeID) (*schema.Table, error) {
-	if s.busy {
-		return nil, ErrReentrant
+	if err := s.canPush(); err != nil {
+		return nil, err
 	}
 	n, err := s.node(id)
 	if err != nil {

@@ -25,13 +25,22 @@ func NewTyped[T any](s *Series) (*Typed[T], error) {
 }
 
 // Codec returns the pusher's codec, for decoding outputs of the series.
-func (t *Typed[T]) Codec() *schema.Codec[T] { return t.codec }
+func (t *Typed[T]) Codec() *schema.Codec[T] {
+	if t == nil {
+		return nil
+	}
+	return t.codec
+}
 
 // Push encodes rows and pushes them as one batch: [Series.PushMany] for
-// typed rows, atomic like it. Steady pushes do not allocate.
+// typed rows, atomic like it. Steady pushes do not allocate. A Typed that
+// [NewTyped] did not make returns [ErrNotMade].
 func (t *Typed[T]) Push(dst []Output, rows []T) ([]Output, error) {
 	// A push from inside a push must not overwrite the batch the running
 	// push (its outputs) may be reading.
+	if t == nil || t.codec == nil {
+		return dst, ErrNotMade
+	}
 	if err := t.s.canPush(); err != nil {
 		return dst, err
 	}

@@ -25,8 +25,8 @@ import (
 // an error wrapping [ErrNode]; a call from inside a push gives
 // [ErrReentrant].
 func (s *Series) Value(id NodeID) (*schema.Table, error) {
-	if s.busy {
-		return nil, ErrReentrant
+	if err := s.canPush(); err != nil {
+		return nil, err
 	}
 	n, err := s.node(id)
 	if err != nil {

@@ -422,8 +422,8 @@ func (n *viewNode) holdings() (frame, bool) {
 // a push in progress: every builder starts with it, as a node built
 // during a push would replay rows the push's retention is about to evict.
 func (s *Series) checkSource(source NodeID) (*nodeBase, error) {
-	if s.busy {
-		return nil, ErrReentrant
+	if err := s.canPush(); err != nil {
+		return nil, err
 	}
 	n, err := s.node(source)
 	if err != nil {
