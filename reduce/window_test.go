@@ -493,3 +493,24 @@ func TestCompensatedSumsVector(t *testing.T) {
 		}
 	}
 }
+
+// TestASumThatOverflowedOnTheWayIsMissing pins the package doc's
+// overflow rule: a bucket whose running total left the float64 range is
+// missing though its values sum within it, and a count-2 window's sum
+// stays missing until every value of the magnitude it overflowed at has
+// left the window.
+func TestASumThatOverflowedOnTheWayIsMissing(t *testing.T) {
+	in := vals(1.7e308, 1.7e308, -1.7e308, 1, 1)
+	assertCell(t, v(nil), bucketOf(t, Sum, schema.Number, in[:3]), "bucket of 1.7e308, 1.7e308, -1.7e308")
+
+	w, err := newWindow(Sum, schema.Number)
+	require.NoError(t, err)
+	want := []any{1.7e308, nil, nil, nil, 2} // holding 1.7e308, 2×1.7e308, 0, −1.7e308, 2
+	for i, x := range in {
+		w.Add(uint64(i), x)
+		if i >= 2 {
+			w.Remove(uint64(i-2), in[i-2])
+		}
+		assertCell(t, v(want[i]), readCell(t, schema.Number, w.Append), "count-2 window at row %d", i)
+	}
+}
