@@ -89,6 +89,29 @@ func TestWorkersStartOnFirstUseAndStopInClose(t *testing.T) {
 	}
 }
 
+// The package doc promises that a series with workers dropped without
+// Close stops its workers once it is garbage collected.
+func TestADroppedSeriesStopsItsWorkers(t *testing.T) {
+	for _, aligned := range []bool{false, true} {
+		before := poolGoroutines(0)
+		func() {
+			s, _ := newHostRolling(t, live.Options{Workers: 4}, aligned)
+			var out []live.Output
+			var err error
+			for ms := int64(0); ms < 1000; ms += 50 {
+				out, err = s.PushRows(out[:0], hostRows(ms, 40)...)
+				require.NoError(t, err)
+			}
+			require.Equal(t, before+3, poolGoroutines(before+3), "aligned=%v: the workers started", aligned)
+		}()
+		n := poolGoroutines(0)
+		for deadline := time.Now().Add(5 * time.Second); n > before && time.Now().Before(deadline); n = poolGoroutines(0) {
+			runtime.GC()
+		}
+		assert.Equal(t, before, n, "aligned=%v: goroutines once the dropped series is collected", aligned)
+	}
+}
+
 func TestOneWorkerStartsNoGoroutine(t *testing.T) {
 	before := poolGoroutines(0)
 	for _, w := range []int{0, 1} {
