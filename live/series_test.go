@@ -503,6 +503,29 @@ func TestRetentionEvictsAfterThePush(t *testing.T) {
 	assert.Equal(t, time.UnixMilli(7000).UTC(), at)
 }
 
+// With both MaxAge and MaxEvents set, the limit that evicts more rows
+// wins, whichever it is (Options.MaxEvents).
+func TestWithBothLimitsTheLargerEvictionWins(t *testing.T) {
+	cases := []struct {
+		name string
+		opts live.Options
+		want []float64
+	}{
+		{"age evicts more", live.Options{MaxAge: time.Second, MaxEvents: 3}, []float64{4}},
+		{"count evicts more", live.Options{MaxAge: time.Minute, MaxEvents: 2}, []float64{3, 4}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSeries(t, c.opts)
+			_, err := s.PushRows(nil, r(0, 1, ""), r(100, 2, ""), r(200, 3, ""), r(5000, 4, ""))
+			require.NoError(t, err)
+			snap, err := s.Snapshot(s.Root())
+			require.NoError(t, err)
+			assert.Equal(t, c.want, values(snap))
+		})
+	}
+}
+
 func TestOutputsAreOrderedByKindThenNode(t *testing.T) {
 	s := newSeries(t, live.Options{MaxEvents: 1})
 	aggs := []reduce.Agg{{Out: "n", From: "value", Using: reduce.Count}}
