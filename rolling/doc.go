@@ -47,7 +47,9 @@
 // at least a step of rows (no MaxEvents, no MaxAge shorter than the step)
 // and held none when the node was built.
 // The series' Describe says which representation each window of a node
-// has. A span needing more than 2^20 panes is a build error.
+// has. A span needing more than 2^20 panes is a build error, and so is
+// a reorder series' grace that, with the span and the step, needs more
+// than 2^22 (a 2h grace over panes of 1ms).
 //
 // [live.Series.Rolling]: https://pkg.go.dev/github.com/pond-go/pond/live#Series.Rolling
 package rolling
