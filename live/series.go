@@ -80,13 +80,14 @@ type Stats struct {
 
 // New builds a series with the given schema and options. name labels the
 // series, as pond-ts's name does; nothing in the series reads it. A nil
-// or zero schema (a zero one also wraps [schema.ErrSchema]), or options that cannot be used (a negative MaxEvents, a negative
-// duration or one longer than [sequence.MaxDuration], an unknown ordering,
-// a grace without reordering or longer than MaxAge, Workers outside 0 to
-// [MaxWorkers]), is a [*ConfigError] wrapping [ErrConfig].
+// or zero schema (which also wraps [schema.ErrSchema]), or options that
+// cannot be used (a negative MaxEvents, a negative duration or one longer
+// than [sequence.MaxDuration], an unknown ordering, a grace without
+// reordering or longer than MaxAge, Workers outside 0 to [MaxWorkers]), is
+// a [*ConfigError] wrapping [ErrConfig].
 func New(name string, s *schema.Schema, opts Options) (*Series, error) {
 	if s == nil {
-		return nil, configErr("new", "schema", "a series needs a schema", nil)
+		return nil, configErr("new", "schema", "a series needs a schema", schema.ErrSchema)
 	}
 	if s.Len() == 0 {
 		// A zero Schema has no time column: nothing could be pushed.

@@ -70,6 +70,7 @@ func TestNewValidatesOptions(t *testing.T) {
 	}
 	_, err := live.New("m", nil, live.Options{})
 	assert.ErrorIs(t, err, live.ErrConfig)
+	assert.ErrorIs(t, err, schema.ErrSchema)
 	// A zero Schema (not built with schema.New) is refused the same way,
 	// with the schema's own reason, not a panic.
 	_, err = live.New("m", &schema.Schema{}, live.Options{})

@@ -321,7 +321,12 @@ func TestTimeValuesOutsideTheRangeStayOutsideIt(t *testing.T) {
 	for _, ns := range []int64{schema.MinTime, schema.MaxTime, 0} {
 		got, _ := schema.TimeValue(time.Unix(0, ns)).Nanos()
 		assert.Equal(t, ns, got)
+		assert.Equal(t, time.Unix(0, ns).UTC().Format(time.RFC3339Nano), schema.TimeValue(time.Unix(0, ns)).String())
 	}
+	// Printed, such a key says which side it is on, not the int64 bound's
+	// date (2262), which was never given.
+	assert.Equal(t, "(a time after 2116)", schema.TimeValue(time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)).String())
+	assert.Equal(t, "(a time before 1823)", schema.TimeValue(time.Date(1500, 1, 1, 0, 0, 0, 0, time.UTC)).String())
 	for _, ms := range []int64{schema.MinTime / 1_000_000, schema.MaxTime / 1_000_000, -1, 1714000000250} {
 		got, _ := schema.MillisValue(ms).Nanos()
 		assert.Equal(t, ms*1e6, got)

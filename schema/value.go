@@ -279,7 +279,8 @@ func (v Value) Any() any {
 
 // String renders the value for humans: numbers in the shortest form that
 // round-trips, strings quoted, arrays in brackets, missing as "null", times
-// in RFC 3339 with nanoseconds.
+// in RFC 3339 with nanoseconds (a key made of a time outside [MinTime,
+// MaxTime] as "(a time after 2116)" or "(a time before 1823)").
 func (v Value) String() string {
 	switch v.kind {
 	case Number:
@@ -289,6 +290,15 @@ func (v Value) String() string {
 	case Bool:
 		return strconv.FormatBool(v.bits == 1)
 	case Time:
+		// A key made of a time outside the range holds the bound on its
+		// side, not the time: say which side rather than print a date
+		// that was never given.
+		switch ns := int64(v.bits); {
+		case ns < MinTime:
+			return "(a time before 1823)"
+		case ns > MaxTime:
+			return "(a time after 2116)"
+		}
 		t, _ := v.Time()
 		return t.Format(time.RFC3339Nano)
 	case Array:

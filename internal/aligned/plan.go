@@ -13,6 +13,7 @@ package aligned
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/reduce"
@@ -353,7 +354,7 @@ func (p *Plan) SetLateness(lag int64) error {
 		// plus a lateness can leave the int64 range.
 		n := uint64(wp.spanPanes) + uint64(wp.stepPanes) + uint64(lag/wp.width) + 2
 		if n > MaxPanes {
-			return fmt.Errorf("aligned: a lateness of %d ns needs %d panes of %d ns (at most %d)", lag, n, wp.width, MaxPanes)
+			return fmt.Errorf("aligned: a lateness of %v needs %d panes of %v (at most %d)", time.Duration(lag), n, time.Duration(wp.width), MaxPanes)
 		}
 		wp.maxRing = int64(n)
 	}
