@@ -7,6 +7,7 @@ package freezer
 import (
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -19,6 +20,8 @@ type Proxy struct {
 	frozen  chan struct{}
 	freeze  sync.Once
 	release chan struct{}
+	// the bytes passed each way
+	toTarget, fromTarget atomic.Int64
 }
 
 // Start listens on a free local port and forwards to target.
@@ -39,8 +42,8 @@ func Start(t testing.TB, target string) *Proxy {
 				c.Close()
 				continue
 			}
-			go p.pipe(u, c)
-			go p.pipe(c, u)
+			go p.pipe(u, c, &p.toTarget)
+			go p.pipe(c, u, &p.fromTarget)
 		}
 	}()
 	return p
@@ -49,12 +52,18 @@ func Start(t testing.TB, target string) *Proxy {
 // Addr is the address to connect to instead of the target.
 func (p *Proxy) Addr() string { return p.lis.Addr().String() }
 
+// Passed returns the bytes passed so far, over every connection, from the
+// clients to the target and from the target to the clients.
+func (p *Proxy) Passed() (toTarget, fromTarget int64) {
+	return p.toTarget.Load(), p.fromTarget.Load()
+}
+
 // Freeze stops every connection passing bytes, without closing any.
 func (p *Proxy) Freeze() { p.freeze.Do(func() { close(p.frozen) }) }
 
-// pipe copies from src to dst until frozen, then passes nothing more
-// until released, and closes both.
-func (p *Proxy) pipe(dst, src net.Conn) {
+// pipe copies from src to dst until frozen, counting the bytes in passed,
+// then passes nothing more until released, and closes both.
+func (p *Proxy) pipe(dst, src net.Conn, passed *atomic.Int64) {
 	defer func() {
 		<-p.release
 		dst.Close()
@@ -69,6 +78,9 @@ func (p *Proxy) pipe(dst, src net.Conn) {
 		default:
 		}
 		if n > 0 {
+			// Counted before it is written: the answer to it could
+			// come back before an Add after the Write.
+			passed.Add(int64(n))
 			if _, err := dst.Write(buf[:n]); err != nil {
 				return
 			}
