@@ -1,0 +1,68 @@
+package wsping
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// loop runs Loop on the server side of one connection, reading it as a
+// server must, until stop is closed; it returns Loop's result. The client
+// answers pings only when answer is set (it then reads its side).
+func loop(t *testing.T, answer bool, stop <-chan struct{}) error {
+	t.Helper()
+	result := make(chan error, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			result <- err
+			return
+		}
+		defer conn.CloseNow()
+		ctx, cancel := context.WithCancel(conn.CloseRead(context.Background()))
+		defer cancel()
+		go func() {
+			select {
+			case <-stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		result <- Loop(ctx, conn, 20*time.Millisecond, 250*time.Millisecond)
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	require.NoError(t, err)
+	defer conn.CloseNow()
+	if answer {
+		conn.CloseRead(context.Background())
+	}
+	select {
+	case err := <-result:
+		return err
+	case <-ctx.Done():
+		t.Fatal("Loop did not return")
+		return nil
+	}
+}
+
+func TestAPeerThatDoesNotAnswerEndsTheLoop(t *testing.T) {
+	err := loop(t, false, nil)
+	assert.ErrorIs(t, err, ErrUnanswered)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+}
+
+func TestAPeerThatAnswersIsPingedUntilTheContextEnds(t *testing.T) {
+	stop := make(chan struct{})
+	time.AfterFunc(time.Second, func() { close(stop) }) // dozens of pings, 4 pong timeouts
+	assert.NoError(t, loop(t, true, stop))
+}
