@@ -23,6 +23,17 @@
 // oldest frame not yet written to its socket), or whose queue exceeds
 // ClientQueueFrames or ClientQueueBytes, is closed with status 1013 (try
 // again later) and a reason; frames are never dropped.
+//
+// # Silent clients
+//
+// Each client is pinged every ClientPingInterval; one whose pong does not
+// come back within ClientPingTimeout (its machine or network gone without
+// closing the connection) is unregistered and its connection cut, as when
+// a client leaves. Without pings, such a client was found only by
+// ClientMaxLag while frames flowed, and by the kernel's TCP keepalive,
+// minutes later, while none did. Pongs are taken in by the reader each
+// client has anyway (CloseRead on /live, the control messages on
+// /live-agg).
 package aggregator
 
 import (
@@ -35,6 +46,7 @@ import (
 
 	"github.com/pond-go/pond/examples/aggregator/internal/backoff"
 	"github.com/pond-go/pond/examples/internal/wire"
+	"github.com/pond-go/pond/examples/internal/wsping"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/schema"
@@ -93,6 +105,13 @@ type Config struct {
 	ClientQueueFrames int
 	ClientQueueBytes  int64
 	ClientMaxLag      time.Duration
+	// ClientPingInterval is how often each WebSocket client is pinged
+	// (default 10 s), counted from its last pong, and ClientPingTimeout
+	// how long the pong may take (default 10 s). A client that does not
+	// answer in time (its machine or network gone without closing the
+	// connection) is cut as if it had left.
+	ClientPingInterval time.Duration
+	ClientPingTimeout  time.Duration
 	// SnapshotWorkers bounds how many snapshots are encoded at once
 	// (default 2); a connecting client waits its turn.
 	SnapshotWorkers int
@@ -163,6 +182,12 @@ func (c *Config) fill() error {
 	}
 	if c.ClientMaxLag <= 0 {
 		c.ClientMaxLag = 10 * time.Second
+	}
+	if c.ClientPingInterval <= 0 {
+		c.ClientPingInterval = wsping.DefaultInterval
+	}
+	if c.ClientPingTimeout <= 0 {
+		c.ClientPingTimeout = wsping.DefaultTimeout
 	}
 	if c.SnapshotWorkers <= 0 {
 		c.SnapshotWorkers = 2

@@ -14,6 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/pond-go/pond/examples/internal/wire"
+	"github.com/pond-go/pond/examples/internal/wsping"
 )
 
 // piecePool holds the buffers snapshots are encoded in, so that churning
@@ -168,7 +169,7 @@ func (a *Aggregator) ServeLive(w http.ResponseWriter, r *http.Request) {
 		case <-c.stop:
 		}
 	}()
-	a.writeLoop(conn, c)
+	a.serveClient(conn, c)
 	<-done
 }
 
@@ -211,7 +212,7 @@ func (a *Aggregator) ServeLiveAgg(w http.ResponseWriter, r *http.Request) {
 		defer close(done)
 		a.readControl(conn, c)
 	}()
-	a.writeLoop(conn, c)
+	a.serveClient(conn, c)
 	<-done
 }
 
@@ -221,6 +222,37 @@ func (a *Aggregator) newClient(parent context.Context, agg bool) *client {
 }
 
 var errDropped = errors.New("aggregator: client dropped")
+
+// serveClient writes to the client and pings it until its writer stops,
+// then stops the pings and returns. The caller keeps a reader on conn:
+// pongs are taken in only while something reads.
+func (a *Aggregator) serveClient(conn *websocket.Conn, c *client) {
+	ctx, stop := context.WithCancel(c.ctx)
+	pinged := make(chan struct{})
+	go func() {
+		defer close(pinged)
+		a.ping(ctx, conn, c)
+	}()
+	a.writeLoop(conn, c)
+	stop()
+	<-pinged
+}
+
+// ping pings the client until ctx ends. A client that leaves a ping
+// unanswered is dropped as one that left: its connection is cut, without
+// a close frame that nothing would read.
+func (a *Aggregator) ping(ctx context.Context, conn *websocket.Conn, c *client) {
+	err := wsping.Loop(ctx, conn, a.cfg.ClientPingInterval, a.cfg.ClientPingTimeout)
+	if err == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !c.gone && errors.Is(err, wsping.ErrUnanswered) {
+		a.cfg.Logger.Info("closing a WebSocket client that does not answer pings", "err", err)
+	}
+	a.drop(c, "")
+}
 
 // writeLoop streams the client's snapshot, then writes its queue in order
 // until it is dropped or the connection fails.

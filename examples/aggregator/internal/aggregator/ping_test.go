@@ -1,0 +1,103 @@
+package aggregator
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pond-go/pond/examples/internal/freezer"
+	"github.com/pond-go/pond/examples/internal/wire"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// pingedAggregator serves an aggregator that pings every 50 ms, with a
+// pong timeout of timeout, behind a freezer proxy. It returns the
+// aggregator, the proxy and how many requests are being served: a
+// WebSocket handler returns only once the goroutines it started have
+// ended.
+func pingedAggregator(t *testing.T, timeout time.Duration) (*Aggregator, *freezer.Proxy, *atomic.Int64) {
+	t.Helper()
+	a := newTestAggregator(t, Config{Logger: quietLogger, ClientPingInterval: 50 * time.Millisecond, ClientPingTimeout: timeout})
+	require.NoError(t, a.Push(batchOf(hostRows(0, 3)...), time.Now()))
+	h := a.Handler()
+	var running atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		running.Add(1)
+		defer running.Add(-1)
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() {
+		a.Close()
+		srv.Close()
+	})
+	return a, freezer.Start(t, strings.TrimPrefix(srv.URL, "http://")), &running
+}
+
+// dialPinged connects a client to path through the proxy, reads its
+// snapshot and leaves a reader on the socket, as a browser does: it
+// answers pings.
+func dialPinged(t *testing.T, p *freezer.Proxy, path string) *wsClient {
+	t.Helper()
+	c := dial(t, "ws://"+p.Addr()+path)
+	want := wire.TypeSnapshot
+	if path == "/live-agg" {
+		want = wire.TypeAggregateSnapshot
+	}
+	require.Equal(t, want, c.next().Type)
+	c.conn.CloseRead(context.Background())
+	return c
+}
+
+func clientsOf(a *Aggregator) int {
+	st := a.Stats()
+	return st.LiveClients + st.AggClients
+}
+
+// TestAClientThatStopsAnsweringPingsIsDropped: a client whose network
+// goes silent without closing (the proxy frozen), while no frame flows,
+// is dropped once a ping goes unanswered: it leaves the registry, and its
+// handler returns with every goroutine it started. Without pings, with
+// nothing to send it, only the kernel's TCP keepalive found it, minutes
+// later.
+func TestAClientThatStopsAnsweringPingsIsDropped(t *testing.T) {
+	for _, path := range []string{"/live", "/live-agg"} {
+		t.Run(path[1:], func(t *testing.T) {
+			a, proxy, running := pingedAggregator(t, 100*time.Millisecond)
+			dialPinged(t, proxy, path)
+			require.Equal(t, 1, clientsOf(a))
+			proxy.Freeze()
+			require.Eventually(t, func() bool { return clientsOf(a) == 0 }, 5*time.Second, 10*time.Millisecond,
+				"the silent client is still registered")
+			require.Eventually(t, func() bool { return running.Load() == 0 }, 5*time.Second, 10*time.Millisecond,
+				"the silent client's handler has not returned")
+			assert.Zero(t, a.m.slowDisconnects.Load(), "not counted as slow")
+		})
+	}
+}
+
+// TestAnIdleClientThatAnswersPingsStays: a client that answers, while no
+// frame flows, is pinged every interval and kept across many of them, and
+// several pong timeouts: the server's reader (CloseRead on /live, the
+// control reader on /live-agg) takes the pongs in.
+func TestAnIdleClientThatAnswersPingsStays(t *testing.T) {
+	for _, path := range []string{"/live", "/live-agg"} {
+		t.Run(path[1:], func(t *testing.T) {
+			a, proxy, _ := pingedAggregator(t, 500*time.Millisecond)
+			c := dialPinged(t, proxy, path)
+			toServer0, toClient0 := proxy.Passed()
+			time.Sleep(1500 * time.Millisecond) // 30 intervals, 3 pong timeouts
+			toServer, toClient := proxy.Passed()
+			assert.Greater(t, toClient, toClient0, "the server pinged")
+			assert.Greater(t, toServer, toServer0, "the client answered")
+			assert.Equal(t, 1, clientsOf(a), "the client is still registered")
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			assert.NoError(t, c.conn.Ping(ctx), "the socket is open both ways")
+		})
+	}
+}
