@@ -10,6 +10,13 @@
 // boundary was sent is counted (late_rows) and not shown. A partition
 // quiet for forgetAfter (its hosts gone, or its worker down) is forgotten
 // until it sends again, so it holds no boundary back.
+//
+// Each page is pinged every PingInterval, and cut as if it had left when
+// its pong does not come back within PingTimeout: a page whose machine or
+// network went away without closing the socket was otherwise held, its
+// queue filling, until the queue overflowed or the kernel's TCP keepalive
+// gave up. The pongs are taken in by the reader that discards what the
+// page sends.
 package dashboard
 
 import (
@@ -28,6 +35,7 @@ import (
 	"github.com/pond-go/pond/examples/cluster/internal/telemetry"
 	page "github.com/pond-go/pond/examples/internal/dashboard"
 	"github.com/pond-go/pond/examples/internal/wire"
+	"github.com/pond-go/pond/examples/internal/wsping"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -39,7 +47,31 @@ type Config struct {
 	History time.Duration
 	// HistoryTicks caps the ticks a new page gets (default 300).
 	HistoryTicks int
+	// PingInterval is how often each page is pinged, counted from its last
+	// pong (default 10 s), and PingTimeout how long the pong may take
+	// (default 10 s); a page that does not answer in time is cut.
+	PingInterval time.Duration
+	PingTimeout  time.Duration
 	Logger       *slog.Logger
+}
+
+// fill puts the defaults in the fields left zero.
+func (c *Config) fill() {
+	if c.History <= 0 {
+		c.History = 2 * time.Minute
+	}
+	if c.HistoryTicks <= 0 {
+		c.HistoryTicks = 300
+	}
+	if c.PingInterval <= 0 {
+		c.PingInterval = wsping.DefaultInterval
+	}
+	if c.PingTimeout <= 0 {
+		c.PingTimeout = wsping.DefaultTimeout
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
 }
 
 // tick is one sent boundary.
@@ -90,15 +122,7 @@ type Tier struct {
 
 // New connects the tier's consumer.
 func New(cfg Config) (*Tier, error) {
-	if cfg.History <= 0 {
-		cfg.History = 2 * time.Minute
-	}
-	if cfg.HistoryTicks <= 0 {
-		cfg.HistoryTicks = 300
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
+	cfg.fill()
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(cfg.Brokers...),
 		kgo.ConsumeTopics(brokers.Output),
@@ -338,18 +362,24 @@ func (t *Tier) serveLiveAgg(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	// Read and ignore what the page sends (set-top-n: every host is sent);
-	// CloseRead would close the socket on the first such message.
+	// The goroutines below end once ctx is cancelled and the socket closed
+	// (the defers run last first).
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	go func() {
+	// Read and ignore what the page sends (set-top-n: every host is sent);
+	// CloseRead would close the socket on the first such message. The
+	// reads take the pongs in.
+	wg.Go(func() {
 		defer cancel()
 		for {
 			if _, _, err := conn.Read(ctx); err != nil {
 				return
 			}
 		}
-	}()
+	})
+	wg.Go(func() { t.ping(ctx, conn, cancel) })
 	c := &client{q: make(chan []byte, 1024), done: make(chan struct{})}
 	snap := t.register(c)
 	defer func() {
@@ -380,6 +410,19 @@ func (t *Tier) serveLiveAgg(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+}
+
+// ping pings the page until ctx ends; a page that leaves a ping
+// unanswered is cut as one that left: cancel ends its handler.
+func (t *Tier) ping(ctx context.Context, conn *websocket.Conn, cancel context.CancelFunc) {
+	err := wsping.Loop(ctx, conn, t.cfg.PingInterval, t.cfg.PingTimeout)
+	if err == nil {
+		return
+	}
+	if errors.Is(err, wsping.ErrUnanswered) {
+		t.cfg.Logger.Info("closing a page that does not answer pings", "err", err)
+	}
+	cancel()
 }
 
 // register adds a page and returns the ticks of its snapshot. Only the

@@ -29,7 +29,13 @@ func record(part int, b int64, host string) *kgo.Record {
 }
 
 func newTier() *Tier {
-	return &Tier{cfg: Config{History: time.Minute, HistoryTicks: 10}, pending: map[int64]*pending{},
+	return newTierWith(Config{History: time.Minute, HistoryTicks: 10})
+}
+
+// newTierWith is a tier with cfg and no consumer.
+func newTierWith(cfg Config) *Tier {
+	cfg.fill()
+	return &Tier{cfg: cfg, pending: map[int64]*pending{},
 		latest: map[string]seen{}, sent: -1, firstTS: -1, clients: map[*client]struct{}{}}
 }
 
