@@ -34,8 +34,13 @@
 // difference keep one partial state per pane per partition and never
 // store rows: a pane's sums are double-doubles, added to the window's
 // when the pane closes and subtracted when it leaves, summed again from
-// the panes when an outlier or an overflow leaves so that no residue
+// the panes when an outlier or an overflow leaves, or when a sum falls
+// below 2^-40 of the largest it held since it was last summed from its
+// panes (1e300 gone from beside −1e16 and −1e16), so that no residue
 // stays; min and max slide over the panes' extremes in a monotone deque.
+// While a window holds values more than about 2^100 apart (1e300 beside
+// 1e16 beside 3), its sums are as precise as a double-double at the
+// largest of them, like any double-double sum of those values.
 // samples, median, p<q>, keep, unique and top<N> keep the raw values
 // they read, for their own window only — with one exception, so that the
 // state does not grow with the event rate there either: a window one step

@@ -118,6 +118,9 @@ func (g *Group) closeSteady(q int32, pt *part, k, b int64, out *schema.Table, ds
 		sp.writePane(wp, &sp.wins[w], r, n, pr, cs)
 		ws.enterRec(wp, k, pr, cs)
 		ws.hi = k + 1
+		if ws.rebuild {
+			ws.resum(wp) // a sum faded beside a larger one (see fadeRatio)
+		}
 		ws.curS, ws.curE = 0, 0
 		p.emitFast(wp, ws, b, dsts, sc.cols, e)
 		ws.leave(wp)

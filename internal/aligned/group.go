@@ -419,6 +419,9 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 				ws.enter(wp, ws.hi)
 			}
 			ws.hi = max(ws.hi, hi) // panes past the ring are empty
+			if ws.rebuild {
+				ws.resum(wp) // a sum faded beside a larger one (see fadeRatio)
+			}
 			held = held || ws.held(wp) || g.stepped && g.viewed(pt, w) && g.st.rows(q) > 0
 		}
 		if held {
