@@ -23,33 +23,25 @@ func ddAdd(s, c *float64, y, yc float64) {
 	*s, *c = hi, *c+yc+e
 }
 
-// ddAddRounds is ddAdd, to the bit, reporting whether the low word
-// rounded: while it has not, (*s, *c) is the exact sum of what was added.
-func ddAddRounds(s, c *float64, y, yc float64) bool {
-	hi, e := twoSum(*s, y)
-	l, r1 := twoSum(*c, yc)
-	l, r2 := twoSum(l, e)
-	*s, *c = hi, l
-	return r1 != 0 || r2 != 0
-}
-
 // A window's Σx without Σx² beside it (sum or avg, no stdev) keeps, in
 // the words Σx² would take, the largest |Σx| its running sum has held
 // since it was last summed from its panes, and whether its low word has
-// rounded since. A double-double holds what was added exactly until its
-// low word rounds, and then only to about 2^-106 of the largest sum it
-// held: beside 1e300, or between −MaxFloat64 and MaxFloat64 cancelling,
-// the sums of panes of values near 1e16 and 1 are rounded away. So a
-// window whose low word rounded and whose sum is below 2^-40 of that
-// peak is summed again from its panes, which the values that left no
-// longer reach: after a pane enters, before the window's row is emitted,
-// as after panes leave.
+// been other than 0 since. A double-double whose low word stayed 0 holds
+// what was added exactly (each addition's rounding error is 0, or it
+// would be in the low word); once the low word is used, it holds the
+// sum only to about 2^-106 of the largest sum it held: beside 1e300, or
+// between −MaxFloat64 and MaxFloat64 cancelling, the sums of panes of
+// values near 1e16 and 1 are rounded away. So a window whose low word
+// has been used and whose sum is below 2^-40 of that peak is summed
+// again from its panes, which the values that left no longer reach:
+// after a pane enters, before the window's row is emitted, as after
+// panes leave.
 const fadeRatio = 0x1p40
 
-// notePeak records the running sum a after an addition whose low word
-// rounded or not, and reports whether the window must be summed again.
-func notePeak(a *[4]float64, rounded bool) bool {
-	if rounded {
+// notePeak records the running sum a after an addition and reports
+// whether the window must be summed again.
+func notePeak(a *[4]float64) bool {
+	if a[1] != 0 {
 		a[3] = 1
 	}
 	a[2] = max(a[2], math.Abs(a[0]))

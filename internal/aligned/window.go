@@ -23,7 +23,7 @@ type winState struct {
 	rows       int64    // when the plan keeps the row count
 	lastRow    int64    // the latest closed pane with a row (noPane: none)
 	ns         []int64
-	sums       [][4]float64 // s, c, q, qc per Moments (without squares: s, c, peak, rounded; see fadeRatio)
+	sums       [][4]float64 // s, c, q, qc per Moments (without squares: s, c, peak, low word used; see fadeRatio)
 	curS, curE int64        // time range of the cached pane
 	curK       int64        // its index
 	curSlot    int          // its ring slot
@@ -319,7 +319,8 @@ func (ws *winState) enterRec(wp *winPlan, k int64, r []uint64, cs []uint32) {
 			ddAdd(&a[2], &a[3], math.Float64frombits(f[2]), math.Float64frombits(f[3]))
 		} else {
 			f := r[m.off : m.off+2]
-			if notePeak(a, ddAddRounds(&a[0], &a[1], math.Float64frombits(f[0]), math.Float64frombits(f[1]))) {
+			ddAdd(&a[0], &a[1], math.Float64frombits(f[0]), math.Float64frombits(f[1]))
+			if notePeak(a) {
 				ws.rebuild = true
 			}
 		}
@@ -358,7 +359,8 @@ func (ws *winState) addSums(wp *winPlan, r []uint64, sign float64) {
 			ddAdd(&a[0], &a[1], sign*math.Float64frombits(f[0]), sign*math.Float64frombits(f[1]))
 			ddAdd(&a[2], &a[3], sign*math.Float64frombits(f[2]), sign*math.Float64frombits(f[3]))
 		} else {
-			notePeak(a, ddAddRounds(&a[0], &a[1], sign*math.Float64frombits(f[0]), sign*math.Float64frombits(f[1])))
+			ddAdd(&a[0], &a[1], sign*math.Float64frombits(f[0]), sign*math.Float64frombits(f[1]))
+			notePeak(a)
 		}
 	}
 }
@@ -405,7 +407,7 @@ func (ws *winState) leave(wp *winPlan) {
 				ddAdd(&a[0], &a[1], -ps, -f[1])
 				g := ddWords(r, m.off+2)
 				ddAdd(&a[2], &a[3], -g[0], -g[1])
-			} else if notePeak(a, ddAddRounds(&a[0], &a[1], -ps, -f[1])) {
+			} else if ddAdd(&a[0], &a[1], -ps, -f[1]); notePeak(a) {
 				// The sums of the panes that stay were rounded away
 				// beside a larger one (see fadeRatio).
 				ws.rebuild = true
