@@ -112,9 +112,13 @@ func newLayout(p *Plan) *recordLayout {
 	// Each window's extremes, and its counts then its generic states, at
 	// the same offsets from its window state in every record: the window
 	// plan keeps them.
-	ext := l.ext
+	ext, mom := l.ext, l.mom
 	for w := range p.wins {
 		ws := l.wins + uintptr(w)*unsafe.Sizeof(winState{})
+		if n := len(p.wins[w].moments); n > 0 {
+			p.wins[w].momOff = int32(mom - ws)
+			mom += uintptr(n) * unsafe.Sizeof(reducers.Moments{})
+		}
 		if n := len(p.wins[w].mins) + len(p.wins[w].maxs); n > 0 {
 			p.wins[w].extOff = int32(ext - ws)
 			ext += uintptr(n) * unsafe.Sizeof(reducers.Extreme{})

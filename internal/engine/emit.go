@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/pond-go/pond/internal/cell"
 	"github.com/pond-go/pond/internal/reducers"
@@ -199,11 +200,12 @@ type winRun struct {
 // the window holds no rows in any of them.
 func (r *winRun) set(es []*Engine, w int) (empty bool) {
 	var any uint64
+	off := uintptr(es[0].p.wins[w].momOff)
 	for i, e := range es[:min(len(es), emitRun)] {
 		ws := e.win(w)
 		h := e.dq.tail - ws.head
 		any |= h
-		r.ws[i], r.held[i], r.mom[i] = ws, int(h), ws.mom
+		r.ws[i], r.held[i], r.mom[i] = ws, int(h), (*reducers.Moments)(unsafe.Add(unsafe.Pointer(ws), off))
 	}
 	return any == 0
 }

@@ -198,8 +198,8 @@ func TestEmptyWindowsEmitWithoutTheirStates(t *testing.T) {
 	e.Fold(int64(5 * time.Second)) // every row leaves both windows
 	for w := range e.wins() {
 		require.Equal(t, 0, e.WindowLen(w))
-		// An emission of an empty window reads none of its states: no
-		// moments to point at, extremes that would read 42.
+		// An emission of an empty window reads none of its states:
+		// moments and extremes that would read 42.
 		ws, wp := &e.wins()[w], &plan.wins[w]
 		for i := range ws.mins(wp) {
 			ws.mins(wp)[i].SetValue(42, true)
@@ -207,7 +207,9 @@ func TestEmptyWindowsEmitWithoutTheirStates(t *testing.T) {
 		for i := range ws.maxs(wp) {
 			ws.maxs(wp)[i].SetValue(42, true)
 		}
-		ws.mom = nil
+		for i := range ws.moments(wp) {
+			ws.moments(wp)[i].Add(42)
+		}
 	}
 	out := schema.NewTable(plan.Schema())
 	table.Column(out, 0).AppendTime(int64(5 * time.Second))

@@ -204,21 +204,45 @@ func (e *Engine) win(w int) *winState {
 // first four lines, and the record is six (see arena).
 type winState struct {
 	head, added uint64
-	mom         *reducers.Moments
+	// leave caches the time from which the window's oldest row (at head)
+	// leaves, its time plus the span, as [Engine.still] last read it;
+	// unknownLeave when not read since head moved. A partition between
+	// its rows is then told still from its record alone, without the
+	// deque's line of that row. (The window's Moments, which a pointer
+	// here used to find, lie at wp.momOff from it.)
+	leave int64
+}
+
+// unknownLeave is a window state's leave while it is not known: below
+// every cut.
+const unknownLeave = math.MinInt64
+
+// moveHead sets the window's head and the end of what its states hold;
+// a head that moves forgets when its row leaves.
+func (ws *winState) moveHead(head, added uint64) {
+	if head != ws.head {
+		ws.leave = unknownLeave
+	}
+	ws.head, ws.added = head, added
+}
+
+// mom returns the window's first Moments (see winPlan.momOff).
+func (ws *winState) mom(wp *winPlan) *reducers.Moments {
+	return (*reducers.Moments)(unsafe.Add(unsafe.Pointer(ws), wp.momOff))
 }
 
 // moments returns the window's moment states, one per entry of its
 // plan wp's moments.
 func (ws *winState) moments(wp *winPlan) []reducers.Moments {
-	return unsafe.Slice(ws.mom, len(wp.moments))
+	return unsafe.Slice(ws.mom(wp), len(wp.moments))
 }
 
 // moment, minAt and maxAt return the window's moment state, minimum and
 // maximum i, as moments(wp)[i], mins(wp)[i] and maxs(wp)[i] do, for an i
 // its plan gave (below the count), without building a slice: an emission
 // reads one state of each of a run of windows.
-func (ws *winState) moment(i int) *reducers.Moments {
-	return (*reducers.Moments)(unsafe.Add(unsafe.Pointer(ws.mom), uintptr(i)*unsafe.Sizeof(reducers.Moments{})))
+func (ws *winState) moment(wp *winPlan, i int) *reducers.Moments {
+	return (*reducers.Moments)(unsafe.Add(unsafe.Pointer(ws), uintptr(wp.momOff)+uintptr(i)*unsafe.Sizeof(reducers.Moments{})))
 }
 
 func (ws *winState) minAt(wp *winPlan, i int) *reducers.Extreme {
@@ -304,13 +328,10 @@ func (p *Plan) NewEngine() *Engine {
 	eng := r.engine()
 	*eng = Engine{p: p}
 	eng.dq.stride = uint32(1 + len(p.cols))
-	mom := r.moments()
 	for w := range p.wins {
 		wp := &p.wins[w]
 		ws := &eng.wins()[w]
-		var m []reducers.Moments
-		m, mom = cut(mom, len(wp.moments))
-		ws.mom = unsafe.SliceData(m)
+		ws.leave = unknownLeave
 		g := ws.generic(wp)
 		for i, sq := range wp.squares {
 			if !sq {
@@ -338,7 +359,7 @@ func (e *Engine) reuse() {
 	wins := e.wins()
 	for w := range wins {
 		ws := &wins[w]
-		ws.head, ws.added = 0, 0
+		ws.head, ws.added, ws.leave = 0, 0, unknownLeave
 		e.resetStates(ws, &e.p.wins[w])
 	}
 	if e.p.hasArr {
@@ -432,7 +453,7 @@ func (e *Engine) fold(cut int64, pool *blockPool) {
 			}
 		}
 		e.foldWindow(ws, wp, nh, tail)
-		ws.head, ws.added = nh, tail
+		ws.moveHead(nh, tail)
 		low = min(low, nh)
 	}
 	e.dropArrays(low)
@@ -481,7 +502,7 @@ func (e *Engine) foldWindow(ws *winState, wp *winPlan, nh, tail uint64) {
 			// when they lie in one block, as e.add would.
 			if add, ok := e.rows(aFrom, tail); ok {
 				for i, s := range wp.moments {
-					ws.moment(i).AddSlots(add, s, int(e.dq.stride), int(tail-aFrom))
+					ws.moment(wp, i).AddSlots(add, s, int(e.dq.stride), int(tail-aFrom))
 				}
 				return
 			}
@@ -519,7 +540,7 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 					if blk, i := d.slotOf(added); int64(blk[i]) < lim {
 						// The row entered and left: the states stay
 						// empty (see below).
-						ws.head, ws.added = tail, tail
+						ws.moveHead(tail, tail)
 						continue
 					}
 				}
@@ -530,10 +551,10 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 					ab, ai := d.slotOf(added)
 					one.Rem, one.Add = rb[ri:ri+st], ab[ai:ai+st]
 					one.Stride, one.RN, one.AN = st, 1, 1
-					if n := reducers.ShiftRun(ws.mom, wp.moments, &one); n < len(wp.moments) {
-						shiftRest(ws, wp.moments, &one, n)
+					if n := reducers.ShiftRun(ws.mom(wp), wp.moments, &one); n < len(wp.moments) {
+						shiftRest(ws, wp, &one, n)
 					}
-					ws.head, ws.added = head+1, tail
+					ws.moveHead(head+1, tail)
 					low = min(low, head+1)
 					continue
 				}
@@ -569,8 +590,8 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 					sl := reducers.Slide{Rem: rb[ri : ri+int(rn)*st], Add: ab[ai : ai+int(an)*st], Stride: st, RN: int(rn), AN: int(an)}
 					// The window's sums side by side, in one call, up
 					// to one whose pass does not apply (see shiftRest).
-					if n := reducers.ShiftRun(ws.mom, wp.moments, &sl); n < len(wp.moments) {
-						shiftRest(ws, wp.moments, &sl, n)
+					if n := reducers.ShiftRun(ws.mom(wp), wp.moments, &sl); n < len(wp.moments) {
+						shiftRest(ws, wp, &sl, n)
 					}
 					done = true
 				}
@@ -581,7 +602,7 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 				if ab, ai := d.slotOf(added); ai+int(an)*st <= len(ab) {
 					add := ab[ai : ai+int(an)*st]
 					for i, s := range wp.moments {
-						ws.moment(i).AddSlots(add, s, st, int(an))
+						ws.moment(wp, i).AddSlots(add, s, st, int(an))
 					}
 					done = true
 				}
@@ -597,7 +618,7 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 			} else if n-1 < reducers.ShortRun {
 				blk, i := d.slotOf(nh)
 				if f := &wp.fills[0]; i+int(n)*st <= len(blk) {
-					if lo, hi, ok := ws.mom.FillRunMinMax(blk[i+f.slot:i+f.slot+(int(n)-1)*st+1], st, int(n)); ok {
+					if lo, hi, ok := ws.mom(wp).FillRunMinMax(blk[i+f.slot:i+f.slot+(int(n)-1)*st+1], st, int(n)); ok {
 						ws.minAt(wp, 0).SetValue(lo, true)
 						ws.maxAt(wp, 0).SetValue(hi, true)
 						done = true
@@ -612,7 +633,7 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 		if !done {
 			e.foldWindow(ws, wp, nh, tail)
 		}
-		ws.head, ws.added = nh, tail
+		ws.moveHead(nh, tail)
 		low = min(low, nh)
 	}
 	e.dropArrays(low)
@@ -622,13 +643,14 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 // shiftRest finishes a slide of the window's sums that [reducers.ShiftRun]
 // stopped at sum i, whose pass does not apply: its values leave and enter
 // one by one, and the rest are shifted on.
-func shiftRest(ws *winState, slots []int, sl *reducers.Slide, i int) {
+func shiftRest(ws *winState, wp *winPlan, sl *reducers.Slide, i int) {
+	slots := wp.moments
 	for i < len(slots) {
-		m := ws.moment(i)
+		m := ws.moment(wp, i)
 		m.RemoveSlots(sl.Rem, slots[i], sl.Stride, sl.RN)
 		m.AddSlots(sl.Add, slots[i], sl.Stride, sl.AN)
 		if i++; i < len(slots) {
-			i += reducers.ShiftRun(ws.moment(i), slots[i:], sl)
+			i += reducers.ShiftRun(ws.moment(wp, i), slots[i:], sl)
 		}
 	}
 }
@@ -638,13 +660,23 @@ func shiftRest(ws *winState, slots []int, sl *reducers.Slide, i int) {
 // count window evicts only as rows arrive). A partition between its
 // rows, under a clock faster than they come, is folded with this check
 // alone.
+//
+// The time each window's oldest row leaves is kept in its state (leave)
+// until the window's head moves, so that a partition whose windows
+// neither gain nor lose a row for several ticks reads the deque once,
+// not at every tick. (Times and spans are within 2^62 − 1: a time plus
+// a span does not overflow.)
 func (e *Engine) still(cut int64) bool {
 	tail := e.dq.tail
 	wins := e.wins()
 	pws := e.p.wins[:len(wins)]
 	for w := range wins {
-		if h := wins[w].head; h < tail && pws[w].count == 0 && e.dq.time(h) < cut-pws[w].span {
-			return false
+		ws := &wins[w]
+		if h := ws.head; h < tail && pws[w].count == 0 && cut > ws.leave {
+			ws.leave = e.dq.time(h) + pws[w].span
+			if cut > ws.leave {
+				return false
+			}
 		}
 	}
 	return true
@@ -683,7 +715,7 @@ func (e *Engine) Step() {
 				h++
 			}
 		}
-		ws.head, ws.added = h, tail
+		ws.moveHead(h, tail)
 		low = min(low, h)
 	}
 	if low > e.dq.front {
@@ -716,8 +748,9 @@ func (e *Engine) dropArrays(low uint64) {
 // oldest row is within a few rows of the tail (a short window) has its
 // rows and the tail's slot loaded as one run; the tail alone is loaded
 // only when rows arrive. A tick prefetches a few engines ahead of the one
-// it folds.
-func (e *Engine) Prefetch(rows int) {
+// it folds, at cut, its rows' time: a window known to keep its oldest
+// row at cut (see still) is not loaded when no rows arrive.
+func (e *Engine) Prefetch(rows int, cut int64) {
 	d := &e.dq
 	st := int(d.stride)
 	// Lines of the leaving rows, at most 16 (about 40 rows of 3 slots);
@@ -731,6 +764,12 @@ func (e *Engine) Prefetch(rows int) {
 	wins := e.wins()
 	for w := range wins {
 		h := wins[w].head
+		if rows == 0 && cut <= wins[w].leave {
+			// Its oldest row is known to stay and none arrive: the
+			// fold reads nothing of this window in the deque (see
+			// still).
+			continue
+		}
 		if h+nearRows >= tail {
 			near = min(near, h)
 			continue
@@ -863,10 +902,10 @@ func (e *Engine) rebuild(ws *winState, wp *winPlan, from, to uint64) {
 		var any bool
 		switch {
 		case f.min < 0 && f.max < 0:
-			ws.moment(f.mom).FillSlots(blk, off, stride, n)
+			ws.moment(wp, f.mom).FillSlots(blk, off, stride, n)
 			continue
 		case f.mom >= 0:
-			lo, hi, any = ws.moment(f.mom).FillMinMax(blk, off, stride, n)
+			lo, hi, any = ws.moment(wp, f.mom).FillMinMax(blk, off, stride, n)
 		default:
 			lo, hi, any = reducers.MinMaxSlots(blk, off, stride, n)
 		}

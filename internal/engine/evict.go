@@ -95,7 +95,7 @@ func (e *Engine) evictFirst(cut int64, n uint64, pool *blockPool) {
 		// rows lie in one block one call a sum.
 		if rem, ok := e.rows(head, nh); ok && !wp.rest {
 			for i, s := range wp.moments {
-				ws.moment(i).RemoveSlots(rem, s, st, int(nh-head))
+				ws.moment(wp, i).RemoveSlots(rem, s, st, int(nh-head))
 			}
 		} else {
 			if ws.scalarExt(wp) {
@@ -105,7 +105,7 @@ func (e *Engine) evictFirst(cut int64, n uint64, pool *blockPool) {
 			}
 			e.remove(ws, wp, head, nh)
 		}
-		ws.head = nh
+		ws.moveHead(nh, ws.added)
 		low = min(before, nh)
 	}
 	e.dropArrays(low)

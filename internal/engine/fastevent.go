@@ -145,7 +145,7 @@ func (s *Stream) pushEvents(in *Input, out *schema.Table) {
 				}
 			}
 		}
-		ws.head, ws.added = h, e.dq.tail
+		ws.moveHead(h, e.dq.tail)
 		low = min(low, h)
 	}
 	// Write the outputs column by column.

@@ -483,7 +483,7 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, sc *tickScr
 	}
 	for i := range min(ahead, len(order)) {
 		q := order[i]
-		g.engines[q].Prefetch(g.pending(q))
+		g.engines[q].Prefetch(g.pending(q), t)
 	}
 	// The partitions are folded a run at a time and the run's rows
 	// emitted output by output, while their states are still in cache.
@@ -520,7 +520,7 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, sc *tickScr
 			}
 			if i+ahead < len(order) {
 				q := order[i+ahead]
-				g.engines[q].Prefetch(g.pending(q))
+				g.engines[q].Prefetch(g.pending(q), t)
 			}
 			p := order[i]
 			e := g.engines[p]

@@ -93,6 +93,10 @@ type winPlan struct {
 	// record of the plan; set with the record layout, 0 when it keeps
 	// none.
 	extOff int32
+	// momOff is the offset from the window's winState of its first
+	// Moments, the same in every record of the plan; set with the record
+	// layout.
+	momOff int32
 }
 
 // winLayout names the window layouts whose common fold the engine does

@@ -205,11 +205,11 @@ func (r *timeRuns) fold(e *Engine, cut int64) {
 		}
 		r.heads[w] = h
 		ws := &wins[w]
-		ws.head, ws.added = tail, tail
+		ws.moveHead(tail, tail)
 		var before []uint64 // the running counts at the window's first row
 		if h < r.tail {
 			x := r.run(h)
-			ws.head, before = x[1], x[2:]
+			ws.head, before, ws.leave = x[1], x[2:], unknownLeave
 		}
 		for i, s := range wp.counts {
 			c := 0

@@ -83,7 +83,7 @@ func TestWinStatePointsAtItsStatesInTheArena(t *testing.T) {
 	start := uintptr(unsafe.Pointer(e))
 	minute := &e.wins()[0]
 	require.Equal(t, "1m", seed.wins[0].name)
-	last := minute.moment(len(seed.wins[0].moments) - 1)
+	last := minute.moment(&seed.wins[0], len(seed.wins[0].moments)-1)
 	hot := uintptr(unsafe.Pointer(last)) + unsafe.Sizeof(*last) - 8 - start
 	assert.LessOrEqual(t, hot, uintptr(4*cacheLine), "what a partition-tick reads of the seed's record")
 	assert.Less(t, uintptr(unsafe.Pointer(&e.wins()[1].added))-start, uintptr(4*cacheLine))
