@@ -193,11 +193,11 @@ func (e *Engine) win(w int) *winState {
 
 // winState is a window's position in the deque and its reducer states.
 // The states lie in the engine's record (see arena), the window's of each
-// kind side by side (its minimums, then its maximums): winState points to
-// the first moments, which a fold reads; its extremes, and its counts
-// followed by its generic states, lie at offsets from it that are the
-// same in every record of the plan (winPlan.extOff, winPlan.restOff), and
-// as many as its plan has. That is 24 bytes a window: with 56-byte
+// kind side by side (its minimums, then its maximums): its moments, which
+// a fold reads, its extremes, and its counts followed by its generic
+// states lie at offsets from it that are the same in every record of the
+// plan (winPlan.momOff, winPlan.extOff, winPlan.restOff), and as many as
+// its plan has. That is 24 bytes a window: with 56-byte
 // Moments and an 88-byte deque, what a partition-tick at a row a second
 // reads of the seed's record (the engine, both window states, the minute
 // window's two Moments but the last one's outer pointer) lies in its
