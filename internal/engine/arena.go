@@ -226,18 +226,3 @@ func (a *arena) record(p *Plan) record {
 }
 
 func (r record) engine() *Engine { return (*Engine)(r.p) }
-
-func (r record) moments() []reducers.Moments {
-	if r.l.nMom == 0 {
-		return nil
-	}
-	return unsafe.Slice((*reducers.Moments)(unsafe.Add(r.p, r.l.mom)), r.l.nMom)
-}
-
-// cut returns the first n elements of s, nil when n is 0, and the rest.
-func cut[T any](s []T, n int) (head, rest []T) {
-	if n == 0 {
-		return nil, s
-	}
-	return s[:n:n], s[n:]
-}
