@@ -249,6 +249,7 @@ func (a *Aggregator) ping(ctx context.Context, conn *websocket.Conn, c *client) 
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if !c.gone && errors.Is(err, wsping.ErrUnanswered) {
+		a.m.pingDisconnects.Add(1)
 		a.cfg.Logger.Info("closing a WebSocket client that does not answer pings", "err", err)
 	}
 	a.drop(c, "")

@@ -66,6 +66,7 @@ type counters struct {
 	pushCalls, pushEvents, maxBatch  atomic.Uint64
 	fannedOut, bytesFannedOut        atomic.Uint64
 	slowDisconnects, reconnects      atomic.Uint64
+	pingDisconnects                  atomic.Uint64 // clients cut for an unanswered ping
 	dialAttempts                     atomic.Uint64
 	upstreamConnected, lastTickHosts atomic.Int64
 	downSinceMs                      atomic.Int64 // when the producer was last lost, 0 while connected
@@ -106,6 +107,7 @@ func (m *counters) init(a *Aggregator) {
 		counter("pond_aggregator_rows_fanned_out_total", "Rows handed to WebSocket clients.", u(&m.fannedOut)),
 		counter("pond_aggregator_bytes_fanned_out_total", "Bytes handed to WebSocket clients.", u(&m.bytesFannedOut)),
 		counter("pond_aggregator_slow_disconnects_total", "WebSocket clients disconnected for a full queue.", u(&m.slowDisconnects)),
+		counter("pond_aggregator_unanswered_ping_disconnects_total", "WebSocket clients cut for leaving a ping unanswered.", u(&m.pingDisconnects)),
 		counter("pond_aggregator_upstream_outages_total", "Producer outages: a lost stream, or the first failed attempt.", u(&m.reconnects)),
 		counter("pond_aggregator_upstream_dial_attempts_total", "Redials of the producer.", u(&m.dialAttempts)),
 		gauge("pond_aggregator_live_series_length", "Rows in the raw window.", stats(func(s Stats) float64 { return float64(s.Series.Length) })),

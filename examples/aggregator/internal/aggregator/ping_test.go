@@ -76,6 +76,7 @@ func TestAClientThatStopsAnsweringPingsIsDropped(t *testing.T) {
 			require.Eventually(t, func() bool { return running.Load() == 0 }, 5*time.Second, 10*time.Millisecond,
 				"the silent client's handler has not returned")
 			assert.Zero(t, a.m.slowDisconnects.Load(), "not counted as slow")
+			assert.EqualValues(t, 1, a.m.pingDisconnects.Load(), "counted as cut for an unanswered ping")
 		})
 	}
 }
@@ -95,6 +96,7 @@ func TestAnIdleClientThatAnswersPingsStays(t *testing.T) {
 			assert.Greater(t, toClient, toClient0, "the server pinged")
 			assert.Greater(t, toServer, toServer0, "the client answered")
 			assert.Equal(t, 1, clientsOf(a), "the client is still registered")
+			assert.Zero(t, a.m.pingDisconnects.Load(), "no client cut for an unanswered ping")
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			assert.NoError(t, c.conn.Ping(ctx), "the socket is open both ways")
