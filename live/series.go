@@ -132,7 +132,7 @@ func New(name string, s *schema.Schema, opts Options) (*Series, error) {
 // idempotent and returns nil; calling it during a push (from a map or
 // filter function) returns [ErrReentrant].
 func (s *Series) Close() error {
-	if s == nil {
+	if !s.made() {
 		return nil
 	}
 	if s.busy {
@@ -338,7 +338,7 @@ func (s *Series) register(n node) {
 // time, 8 per number, 4 per string (an intern id), 1 per boolean, and
 // about a sixteenth of a byte per row for the chunks' headers.
 func (s *Series) HeldBytes() int {
-	if s.usable() == ErrNotMade {
+	if !s.made() {
 		return 0
 	}
 	return s.store.Bytes()
@@ -410,7 +410,7 @@ func (s *Series) NodeBytes(id NodeID) (int, error) {
 
 // Len returns the number of rows the series holds.
 func (s *Series) Len() int {
-	if s.usable() == ErrNotMade {
+	if !s.made() {
 		return 0
 	}
 	return s.store.Len()
@@ -418,7 +418,7 @@ func (s *Series) Len() int {
 
 // Stats returns the series' counters.
 func (s *Series) Stats() Stats {
-	if s.usable() == ErrNotMade {
+	if !s.made() {
 		return Stats{}
 	}
 	return Stats{Ingested: s.ingested, Rejected: s.rejected, Evicted: s.evicted, Length: s.store.Len()}
@@ -447,7 +447,7 @@ func (s *Series) LatestNanos() (int64, bool) {
 // the iteration: the indices no longer name the rows they named.
 func (s *Series) All() iter.Seq2[int, schema.Row] {
 	return func(yield func(int, schema.Row) bool) {
-		if s.usable() == ErrNotMade {
+		if !s.made() {
 			return
 		}
 		ingested, evicted := s.ingested, s.evicted
@@ -639,10 +639,10 @@ func (s *Series) push(dst []Output, b *schema.Batch) ([]Output, error) {
 	return s.collect(dst), nil
 }
 
-// canPush reports why a push cannot start now: [ErrReentrant] from
-// inside a push, [ErrClosed] after [Series.Close].
+// canPush reports why a push cannot start now: [ErrNotMade],
+// [ErrReentrant] from inside a push, or what usable says.
 func (s *Series) canPush() error {
-	if s == nil {
+	if !s.made() {
 		return ErrNotMade
 	}
 	if s.busy {
@@ -655,7 +655,7 @@ func (s *Series) canPush() error {
 // [ErrClosed] after [Series.Close], [ErrBroken] after a panic inside a
 // push, or nil.
 func (s *Series) usable() error {
-	if s == nil || s.store == nil {
+	if !s.made() {
 		return ErrNotMade
 	}
 	if s.closed {
@@ -666,6 +666,10 @@ func (s *Series) usable() error {
 	}
 	return nil
 }
+
+// made reports whether [New] made s: a zero Series or a nil pointer was
+// not.
+func (s *Series) made() bool { return s != nil && s.store != nil }
 
 // guarded runs f, which runs a caller's function (a filter's or a map's)
 // outside a push, on state it cannot roll back (a new view's replay):

@@ -355,11 +355,10 @@ func (ws *winState) addSums(wp *winPlan, r []uint64, sign float64) {
 		m := &wp.moments[i]
 		f := r[m.off:]
 		a := &ws.sums[i]
+		ddAdd(&a[0], &a[1], sign*math.Float64frombits(f[0]), sign*math.Float64frombits(f[1]))
 		if m.squares {
-			ddAdd(&a[0], &a[1], sign*math.Float64frombits(f[0]), sign*math.Float64frombits(f[1]))
 			ddAdd(&a[2], &a[3], sign*math.Float64frombits(f[2]), sign*math.Float64frombits(f[3]))
 		} else {
-			ddAdd(&a[0], &a[1], sign*math.Float64frombits(f[0]), sign*math.Float64frombits(f[1]))
 			notePeak(a)
 		}
 	}
@@ -403,11 +402,11 @@ func (ws *winState) leave(wp *winPlan) {
 					ws.rebuild = true
 				}
 			}
+			ddAdd(&a[0], &a[1], -ps, -f[1])
 			if m.squares {
-				ddAdd(&a[0], &a[1], -ps, -f[1])
 				g := ddWords(r, m.off+2)
 				ddAdd(&a[2], &a[3], -g[0], -g[1])
-			} else if ddAdd(&a[0], &a[1], -ps, -f[1]); notePeak(a) {
+			} else if notePeak(a) {
 				// The sums of the panes that stay were rounded away
 				// beside a larger one (see fadeRatio).
 				ws.rebuild = true

@@ -205,12 +205,13 @@ func (r *timeRuns) fold(e *Engine, cut int64) {
 		}
 		r.heads[w] = h
 		ws := &wins[w]
-		ws.moveHead(tail, tail)
+		head := tail
 		var before []uint64 // the running counts at the window's first row
 		if h < r.tail {
 			x := r.run(h)
-			ws.head, before, ws.leave = x[1], x[2:], unknownLeave
+			head, before = x[1], x[2:]
 		}
+		ws.moveHead(head, tail)
 		for i, s := range wp.counts {
 			c := 0
 			if before != nil {
