@@ -44,16 +44,8 @@ func buildPipelineViewsWith(cfg byte, workers int, split bool) (*pipeline, error
 	if split {
 		cfg &^= 16 | 32
 	}
-	opts := live.Options{MaxAge: 10 * time.Second, Workers: workers}
-	switch cfg % 3 {
-	case 1:
-		opts.Ordering = live.Drop
-	case 2:
-		opts.Ordering, opts.Grace = live.Reorder, 2*time.Second
-	}
-	if cfg&4 != 0 {
-		opts.MaxAge, opts.MaxEvents = 0, 16
-	}
+	opts := fuzzOptions(cfg)
+	opts.Workers = workers
 	s, err := live.New("pipeline", fuzzSchema, opts)
 	if err != nil {
 		return nil, err

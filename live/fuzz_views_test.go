@@ -30,17 +30,7 @@ type viewsPipeline struct {
 // row or three, at most four hosts or any number, idle after 3 s) and the
 // aggregate's grace. Every node is watched.
 func buildViewsPipeline(cfg byte) (*viewsPipeline, error) {
-	opts := live.Options{MaxAge: 10 * time.Second}
-	switch cfg % 3 {
-	case 1:
-		opts.Ordering = live.Drop
-	case 2:
-		opts.Ordering, opts.Grace = live.Reorder, 2*time.Second
-	}
-	if cfg&4 != 0 {
-		opts.MaxAge, opts.MaxEvents = 0, 16
-	}
-	s, err := live.New("views", fuzzSchema, opts)
+	s, err := live.New("views", fuzzSchema, fuzzOptions(cfg))
 	if err != nil {
 		return nil, err
 	}
@@ -231,4 +221,21 @@ func FuzzViews(f *testing.F) {
 			dst = out
 		}
 	})
+}
+
+// fuzzOptions returns the series options a fuzzed pipeline's cfg picks:
+// its ordering (cfg % 3: strict, drop, reorder with a 2 s grace) and its
+// retention (cfg&4: 16 rows, else 10 s).
+func fuzzOptions(cfg byte) live.Options {
+	opts := live.Options{MaxAge: 10 * time.Second}
+	switch cfg % 3 {
+	case 1:
+		opts.Ordering = live.Drop
+	case 2:
+		opts.Ordering, opts.Grace = live.Reorder, 2*time.Second
+	}
+	if cfg&4 != 0 {
+		opts.MaxAge, opts.MaxEvents = 0, 16
+	}
+	return opts
 }
