@@ -74,6 +74,9 @@ type rollCase struct {
 	// decides what a rolling built after the prefill starts from.
 	partMaxEvents int
 	partMaxAge    int64
+	// huge: x mixes values near the top of the float64 range (which sum
+	// beyond it) with small ones (see makeHuge).
+	huge bool
 	// idleTTL (ms), partitioned only, removes at the end of a push the
 	// undeclared partitions whose latest row is more than idleTTL older
 	// than the latest row routed; the model needs the pushes then.
@@ -162,7 +165,37 @@ func newRollCase(rng *rand.Rand) rollCase {
 			c.partMaxAge = []int64{0, c.grace + 100, 1000}[rng.IntN(3)]
 		}
 	}
+	if rng.IntN(8) == 0 {
+		c.makeHuge(rng)
+	}
 	return c
+}
+
+// hugeValues are makeHuge's values of x: near the top of the float64
+// range, where two can sum beyond it and the sums of others come back
+// into it, and small ones. Sums of any of them in a window are exact in
+// the engine (within 106 bits of each other in their bands).
+var hugeValues = []float64{1.7e308, -1.7e308, 1e300, -1e300, math.MaxFloat64, 5e307, 1, -2.5, 3, 0}
+
+// makeHuge draws the case's values of x from hugeValues, and turns the
+// reducers over x that interpolate or subtract (difference, median,
+// percentiles), whose arithmetic over such values the model does not
+// follow, into sums and means.
+func (c *rollCase) makeHuge(rng *rand.Rand) {
+	c.huge = true
+	for i := range c.rows {
+		if c.rows[i].xOK {
+			c.rows[i].x = hugeValues[rng.IntN(len(hugeValues))]
+		}
+	}
+	for w := range c.windows {
+		for k, a := range c.windows[w].Aggs {
+			switch reducers.SpecOf(a.Using).Op {
+			case reducers.OpDifference, reducers.OpMedian, reducers.OpPercentile:
+				c.windows[w].Aggs[k].Using = []reduce.Reducer{reduce.Sum, reduce.Avg}[k%2]
+			}
+		}
+	}
 }
 
 // drawWindows draws one count window or one to three time windows, each
@@ -565,6 +598,13 @@ func modelStdev(a reduce.Agg, rows []arow) (schema.Value, float64) {
 	if len(xs) == 0 {
 		return schema.Value{}, 0
 	}
+	for _, x := range xs {
+		if math.Abs(x) >= 0x1p500 {
+			// Its square is beyond what the sums keep: missing while
+			// it is held (reduce's package doc).
+			return schema.Value{}, 0
+		}
+	}
 	sd := exactStdev(xs)
 	mean, _ := new(big.Float).Quo(exactSum(xs), big.NewFloat(float64(len(xs)))).Float64()
 	return schema.NumberValue(sd), stdevSlack(sd, mean)
@@ -610,6 +650,9 @@ func modelValue(a reduce.Agg, rows []arow) (schema.Value, float64) {
 		return schema.NumberValue(float64(len(vals))), 0
 	case reducers.OpSum:
 		s, _ := exactSum(xs).Float64()
+		if math.IsInf(s, 0) {
+			return schema.Value{}, 0 // beyond the float64 range: missing
+		}
 		return schema.NumberValue(s), 0
 	case reducers.OpAvg:
 		if len(xs) == 0 {

@@ -45,20 +45,20 @@
 // missing too, as in pond-ts: the sum of [1, NaN, 2, Inf] is 3 and its count
 // is 2. Numeric reducers also skip values that are not numbers. A numeric
 // result that is not finite (a sum beyond the float64 range, or a
-// difference: max − min of −1e308 and 1e308) is written as missing. So
-// are avg and stdev where their running sums leave the float64 range,
-// although the result itself would not: avg builds on Σx (the avg of
-// [1e308, 1e308] is missing) and stdev on Σx² (a stdev over a value whose
-// square is beyond the float64 range, such as 1e200, is missing, even of
-// that value alone). So is a sum, and the avg built on it, whose running
-// total left the float64 range on the way to a result that is in it: the
-// sum of a bucket of [1.7e308, 1.7e308, −1.7e308] is missing, not 1.7e308.
-// A window's sum stays missing after such an overflow even once the
-// values it holds sum within the range, until every value of about the
-// magnitude it overflowed at (within a band of 53 binary orders) has left
-// the window: a count-2 window over 1.7e308, 1.7e308, −1.7e308, 1, 1 gives
-// a missing sum from the second row to the fourth, where it holds 0 and
-// then −1.7e308, and 2 at the fifth.
+// difference: max − min of −1e308 and 1e308) is written as missing.
+// Values from 2^960 (about 1e289) up are summed apart from the others, in
+// units of 2^128, so that no sum of finite values overflows on the way:
+// the sum of [1.7e308, 1.7e308, −1.7e308] is 1.7e308, the avg of [1e308,
+// 1e308] is 1e308, and a window's sum is missing exactly while the values
+// it holds sum beyond the range — a count-2 window over 1.7e308, 1.7e308,
+// −1.7e308, 1, 1 gives 1.7e308, missing, 0, −1.7e308 and 2. A stdev is
+// missing while the window holds a value whose square is beyond what its
+// sums keep (|x| ≥ 2^500, about 3.3e150), even of that value alone, and
+// comes back when it leaves. An aligned rolling (package rolling) adds
+// whole panes' sums, which do not set huge values apart: there a pane
+// whose rows' running total leaves the range on the way, or a window
+// whose panes' sums, added oldest first, do, gives a missing sum and avg
+// until the panes that carried the total out of the range leave.
 //
 // # Scalar order
 //

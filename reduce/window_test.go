@@ -494,18 +494,22 @@ func TestCompensatedSumsVector(t *testing.T) {
 	}
 }
 
-// TestASumThatOverflowedOnTheWayIsMissing pins the package doc's
-// overflow rule: a bucket whose running total left the float64 range is
-// missing though its values sum within it, and a count-2 window's sum
-// stays missing until every value of the magnitude it overflowed at has
-// left the window.
-func TestASumThatOverflowedOnTheWayIsMissing(t *testing.T) {
+// TestASumBeyondTheRangeOnTheWayComesBack pins the package doc's
+// overflow rule: huge values are summed apart, so a bucket whose values
+// sum within the float64 range reads their sum though its running total
+// passed beyond it, an avg of values near the top of the range is their
+// mean, and a count-2 window's sum is missing exactly while what it holds
+// sums beyond the range. (Before, the bucket read missing and the window
+// stayed missing until every value of 1.7e308's magnitude had left.)
+func TestASumBeyondTheRangeOnTheWayComesBack(t *testing.T) {
 	in := vals(1.7e308, 1.7e308, -1.7e308, 1, 1)
-	assertCell(t, v(nil), bucketOf(t, Sum, schema.Number, in[:3]), "bucket of 1.7e308, 1.7e308, -1.7e308")
+	assertCell(t, v(1.7e308), bucketOf(t, Sum, schema.Number, in[:3]), "bucket of 1.7e308, 1.7e308, -1.7e308")
+	assertCell(t, v(nil), bucketOf(t, Sum, schema.Number, in[:2]), "bucket of 1.7e308, 1.7e308")
+	assertCell(t, v(1.7e308), bucketOf(t, Avg, schema.Number, in[:2]), "avg of 1.7e308, 1.7e308")
 
 	w, err := newWindow(Sum, schema.Number)
 	require.NoError(t, err)
-	want := []any{1.7e308, nil, nil, nil, 2} // holding 1.7e308, 2×1.7e308, 0, −1.7e308, 2
+	want := []any{1.7e308, nil, 0, -1.7e308, 2} // holding 1.7e308, 2×1.7e308, 0, −1.7e308, 2
 	for i, x := range in {
 		w.Add(uint64(i), x)
 		if i >= 2 {

@@ -37,7 +37,12 @@ import (
 // band and one 2^90 above it are in different bands). Each band has its
 // own count, and an emptied band is reset to exactly zero: an outlier's
 // residue leaves with it. The band is picked from the exponent bits, one
-// predictable branch; typical data never leaves the main band.
+// predictable branch; typical data never leaves the main band. Values from
+// 2^960 up have bands of their own, of 32 binary orders each, whose sums
+// are kept scaled down by 2^-128, so that no sum of finite values
+// overflows on the way to a result (see hugeExp): [Moments.Sum] is not
+// finite only while the values held sum beyond the float64 range, and
+// [Moments.Mean] is always finite.
 //
 // What remains: while values of very different magnitudes are in a window
 // together, results are as precise as a double-double allows at the
@@ -93,13 +98,38 @@ type Moments struct {
 const bigExp = 1023 + 500
 
 // squareLimit is the biased exponent from which values take the careful
-// path: bigExp when squares are kept, beyond any exponent otherwise.
+// path: bigExp when squares are kept, anchorMax+1 otherwise, so that a
+// band anchored on the fast paths, at most at the limit less one, never
+// reaches the huge values.
 func (m *Moments) squareLimit() int {
 	if m.noSquares {
-		return 0x800
+		return anchorMax + 1
 	}
 	return bigExp
 }
+
+// hugeExp is the biased exponent from which a value is huge (|x| ≥
+// 2^960): a Σx of a few of them could leave the float64 range, and a
+// running sum that had would stay infinite, whatever left after. So huge
+// values are summed in bands of their own, of hugeWidth binary orders
+// each, scaled down by 2^-hugeShift (exactly: a power of two), where no
+// count of them overflows; the readers scale the sum back, and Sum
+// reads NaN (missing) only while the values held sum beyond the range. Their squares are never summed (they are beyond
+// bigExp).
+const (
+	hugeExp   = 1023 + 960
+	hugeWidth = 32
+	hugeShift = 128
+	hugeDown  = 0x1p-128 // 2^-hugeShift
+	hugeUp    = 0x1p128  // 2^hugeShift
+	// hugeKey is the key of the first huge band among the outer bands'
+	// (an ordinary band's key is within ±40).
+	hugeKey = 1 << 20
+	// anchorMax is the highest anchor of the main band: the band then
+	// ends below hugeExp, so the one-comparison test of band never puts
+	// a huge value in it.
+	anchorMax = hugeExp - 1 - bandSpan
+)
 
 // outerBands are the bands other than the main one, by index: band k
 // holds the values whose biased exponent is within bandSpan of
@@ -161,16 +191,70 @@ const bandSpan = 26
 // from the band it was added to. Zeros go to the main band: they change
 // no sum. The common case — anchored, and x within the main band — is one
 // exponent comparison.
+//
+// A huge value (see hugeExp) has no band here: band returns nil, and the
+// caller takes addHuge. It neither anchors the main band nor falls in it:
+// an anchor is at most anchorMax.
 func (m *Moments) band(x float64) *band {
 	e := int32(math.Float64bits(x) >> 52 & 0x7ff)
 	if d := e - int32(m.anchor); m.anchored && d <= bandSpan && d >= -bandSpan || x == 0 {
 		return &m.main
 	}
+	if e >= hugeExp {
+		return nil
+	}
 	if !m.anchored {
-		m.anchor, m.anchored = int16(e), true
+		m.anchor, m.anchored = int16(min(e, anchorMax)), true
 		return &m.main
 	}
 	return m.addOuter(x)
+}
+
+// hugeBand returns the band of x, huge, opening it if needed (see
+// hugeExp).
+func (m *Moments) hugeBand(x float64) *band {
+	k := hugeKey + (int32(math.Float64bits(x)>>52&0x7ff)-hugeExp)/hugeWidth
+	o := m.rareState()
+	for i, ki := range o.k {
+		if ki == k {
+			return &o.b[i]
+		}
+	}
+	o.k = append(o.k, k)
+	o.b = append(o.b, band{})
+	return &o.b[len(o.b)-1]
+}
+
+// addHuge is Add of a huge value: summed, scaled, in its band, counted
+// as an outer value and, when squares are kept, as one whose square is
+// not summed.
+func (m *Moments) addHuge(x float64) {
+	b := m.hugeBand(x)
+	o := m.outer
+	o.n++
+	if !m.noSquares {
+		o.big++
+	}
+	m.rare = true
+	b.n++
+	b.s, b.c = addDD(b.s, b.c, x*hugeDown)
+}
+
+// removeHuge is Remove of a huge value, which m holds with others.
+func (m *Moments) removeHuge(x float64) {
+	b := m.hugeBand(x)
+	o := m.outer
+	o.n--
+	if !m.noSquares {
+		o.big--
+	}
+	m.setRare()
+	b.n--
+	if b.n <= 0 {
+		*b = band{}
+		return
+	}
+	b.s, b.c = subDD(b.s, b.c, x*hugeDown)
 }
 
 // addOuter is band for a value that is not in the main band: it counts
@@ -242,6 +326,10 @@ func (m *Moments) Add(x float64) {
 		return
 	}
 	b := m.band(x)
+	if b == nil {
+		m.addHuge(x)
+		return
+	}
 	b.n++
 	t := b.s + x
 	d := t - b.s
@@ -276,6 +364,10 @@ func (m *Moments) Remove(x float64) {
 		return
 	}
 	ex := int32(math.Float64bits(x) >> 52 & 0x7ff)
+	if ex >= hugeExp {
+		m.removeHuge(x)
+		return
+	}
 	big := !m.noSquares && int(ex) >= bigExp
 	if big {
 		m.rareState().big--
@@ -327,13 +419,15 @@ func (m *Moments) N() int {
 // the compensation the rounding error of larger values' arithmetic. The
 // double-double operations assume normalised operands — adding the
 // compensations together would swamp a small band's sum — so each band is
-// renormalised first.
+// renormalised first. The huge bands are left out: Stdev, the one
+// caller, reads no sums while a huge value is held (its square is not
+// summed), and without squares reads none at all.
 func (m *Moments) totals() (s, q dd) {
 	s, q = normDD(m.main.s, m.main.c), normDD(m.main.q, m.main.qc)
-	if m.outer != nil {
-		for i := range m.outer.b {
-			b := &m.outer.b[i]
-			if b.n == 0 {
+	if o := m.outer; o != nil {
+		for i := range o.b {
+			b := &o.b[i]
+			if b.n == 0 || o.k[i] >= hugeKey {
 				continue
 			}
 			s = s.add(normDD(b.s, b.c))
@@ -343,17 +437,32 @@ func (m *Moments) totals() (s, q dd) {
 	return s, q
 }
 
-// sumTotal is the Σx of totals alone, for the readers that need no Σx².
-func (m *Moments) sumTotal() dd {
-	s := normDD(m.main.s, m.main.c)
-	if m.outer != nil {
-		for i := range m.outer.b {
-			if b := &m.outer.b[i]; b.n != 0 {
-				s = s.add(normDD(b.s, b.c))
+// sumParts returns Σx over the bands, normalised as totals does: that of
+// the ordinary bands, and that of the huge bands in units of 2^hugeShift
+// (see hugeExp), with whether any huge band holds a value.
+func (m *Moments) sumParts() (s, h dd, huge bool) {
+	s = normDD(m.main.s, m.main.c)
+	if o := m.outer; o != nil {
+		for i := range o.b {
+			b := &o.b[i]
+			if b.n == 0 {
+				continue
 			}
+			if o.k[i] >= hugeKey {
+				h, huge = h.add(normDD(b.s, b.c)), true
+				continue
+			}
+			s = s.add(normDD(b.s, b.c))
 		}
 	}
-	return s
+	return s, h, huge
+}
+
+// scaledSum returns Σx in units of 2^hugeShift from sumParts' two parts:
+// the ordinary one scaled down exactly, but for bits far below those of
+// any huge value, which a sum of them cannot show.
+func scaledSum(s, h dd) dd {
+	return h.add(dd{s.hi * hugeDown, s.lo * hugeDown})
 }
 
 // normDD returns the double-double a + b with |lo| at most half an ulp of
@@ -372,7 +481,8 @@ func fastTwoSum2(a, b float64) (float64, float64) {
 	return fastTwoSum(a, b)
 }
 
-// Sum returns the sum of the values; 0 when empty.
+// Sum returns the sum of the values; 0 when empty, NaN (a missing cell to
+// the callers that write it) while they sum beyond the float64 range.
 func (m *Moments) Sum() float64 {
 	if m.N() == 0 {
 		return 0
@@ -380,7 +490,15 @@ func (m *Moments) Sum() float64 {
 	if m.single() {
 		return m.main.s + m.main.c
 	}
-	s := m.sumTotal()
+	s, h, huge := m.sumParts()
+	if huge {
+		t := scaledSum(s, h)
+		if x := (t.hi + t.lo) * hugeUp; x-x == 0 {
+			return x
+		}
+		// The values held sum beyond the float64 range.
+		return math.NaN()
+	}
 	return s.hi + s.lo
 }
 
@@ -395,7 +513,12 @@ func (m *Moments) Mean() (float64, bool) {
 		b := &m.main
 		return (b.s + b.c) / float64(n), true
 	}
-	s := m.sumTotal()
+	s, h, huge := m.sumParts()
+	if huge {
+		// Divided in the huge bands' units: the mean of values within
+		// the float64 range is within it, though their sum may not be.
+		return scaledSum(s, h).divF(float64(n)).hi * hugeUp, true
+	}
 	return s.divF(float64(n)).hi, true
 }
 

@@ -92,7 +92,7 @@
 	LEAQ -const_bandSpan(reg), DI; \
 	LEAQ const_bandSpan(reg), R11; \
 	MOVQ $(const_bigExp-1), R9; \
-	MOVQ $0x7ff, R13; \
+	MOVQ $const_anchorMax, R13; \
 	CMPB Moments_noSquares(AX), $0; \
 	CMOVQNE R13, R9; \
 	CMPQ R11, R9; \
