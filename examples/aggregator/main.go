@@ -38,6 +38,7 @@ import (
 	"github.com/pond-go/pond/examples/aggregator/internal/aggregator"
 	"github.com/pond-go/pond/examples/aggregator/internal/envflag"
 	"github.com/pond-go/pond/examples/aggregator/internal/producer"
+	"github.com/pond-go/pond/examples/internal/wsping"
 	"github.com/pond-go/pond/live"
 )
 
@@ -98,6 +99,8 @@ func parseFlags(args []string, stderr io.Writer) (*settings, error) {
 	maxHosts := fs.Int("max-hosts", "AGGREGATOR_MAX_HOSTS", 10000, "hosts tracked at once; rows of further new hosts are refused")
 	maxHostLen := fs.Int("max-host-len", "AGGREGATOR_MAX_HOST_LEN", 256, "longest host name taken, in bytes")
 	maxLag := fs.Duration("client-max-lag", "AGGREGATOR_CLIENT_MAX_LAG", 10*time.Second, "close a WebSocket client (1013) whose oldest unwritten frame is this old")
+	pingEvery := fs.Duration("ping-interval", "AGGREGATOR_PING_INTERVAL", wsping.DefaultInterval, "ping each WebSocket client this long after its last pong (not while a frame is being written to it)")
+	pingWait := fs.Duration("ping-timeout", "AGGREGATOR_PING_TIMEOUT", wsping.DefaultTimeout, "cut a WebSocket client whose pong takes longer than this")
 	pprofOn := fs.Bool("pprof", "AGGREGATOR_PPROF", false, "serve the Go runtime's profiles at /debug/pprof/ on the HTTP address (for measuring; keep the address private)")
 	origins := fs.String("origins", "AGGREGATOR_ORIGINS", "", "comma-separated extra origins allowed to open the WebSockets (e.g. localhost:5173)")
 	// The millisecond flags of earlier versions still work.
@@ -164,7 +167,7 @@ func parseFlags(args []string, stderr io.Writer) (*settings, error) {
 	positive := []struct {
 		name string
 		v    time.Duration
-	}{{"-retention", *retention}, {"-max-skew", *maxSkew}, {"-client-max-lag", *maxLag}}
+	}{{"-retention", *retention}, {"-max-skew", *maxSkew}, {"-client-max-lag", *maxLag}, {"-ping-interval", *pingEvery}, {"-ping-timeout", *pingWait}}
 	if ord == live.Reorder {
 		positive = append(positive, struct {
 			name string
@@ -203,7 +206,7 @@ func parseFlags(args []string, stderr io.Writer) (*settings, error) {
 		ProducerAddr: st.producerURL, Retention: *retention, Ordering: ord, Grace: *grace,
 		SampleStride: *stride, Thresholds: th, History: hist, HistoryMaxRows: *historyRows,
 		MaxSkew: *maxSkew, MaxHosts: *maxHosts, MaxHostLen: *maxHostLen, ClientMaxLag: *maxLag,
-		Aligned: *alignedWin, Workers: *workers,
+		Aligned: *alignedWin, Workers: *workers, ClientPingInterval: *pingEvery, ClientPingTimeout: *pingWait,
 	}
 	st.pprof = *pprofOn
 	for _, o := range strings.Split(*origins, ",") {

@@ -104,6 +104,8 @@ func TestBadFlagsSayWhatWouldDo(t *testing.T) {
 		{[]string{"-addr", "8080"}, `-addr "8080": want host:port, e.g. 127.0.0.1:8080`},
 		{[]string{"-max-hosts", "0"}, `-max-hosts 0: want at least 1`},
 		{[]string{"-workers", "0"}, `-workers 0: want at least 1`},
+		{[]string{"-ping-interval", "0s"}, `-ping-interval 0s: want a positive duration`},
+		{[]string{"-ping-timeout", "-1s"}, `-ping-timeout -1s: want a positive duration`},
 		{[]string{"-workers", "1000"}, `-workers 1000: want at most 256`},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	}
@@ -141,6 +143,16 @@ func TestDurationFlagsTakeGoDurations(t *testing.T) {
 	assert.Equal(t, time.Duration(-1), st.cfg.History, "0 turns the history off")
 	assert.Equal(t, 2*time.Second, st.cfg.MaxSkew)
 	assert.Equal(t, 3*time.Second, st.cfg.ClientMaxLag)
+
+	st, err = parseFlags([]string{"-ping-interval", "30s", "-ping-timeout", "5s"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, 30*time.Second, st.cfg.ClientPingInterval)
+	assert.Equal(t, 5*time.Second, st.cfg.ClientPingTimeout)
+	t.Setenv("AGGREGATOR_PING_TIMEOUT", "20s")
+	st, err = parseFlags(nil, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, 20*time.Second, st.cfg.ClientPingTimeout, "from the environment")
+	assert.Equal(t, 10*time.Second, st.cfg.ClientPingInterval, "the default")
 
 	st, err = parseFlags([]string{"-retention-ms", "45000", "-history-ms", "60000"}, io.Discard)
 	require.NoError(t, err)

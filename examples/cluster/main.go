@@ -42,6 +42,7 @@ import (
 	"github.com/pond-go/pond/examples/cluster/internal/producer"
 	"github.com/pond-go/pond/examples/cluster/internal/telemetry"
 	"github.com/pond-go/pond/examples/cluster/internal/worker"
+	"github.com/pond-go/pond/examples/internal/wsping"
 )
 
 func main() {
@@ -74,6 +75,9 @@ type options struct {
 	workers    int
 	id         string
 	seed       uint
+	// dashboard: how often a page is pinged, and how long its pong may
+	// take before it is cut
+	pingEvery, pingWait time.Duration
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -89,6 +93,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.workers, "workers", 0, "workers in this process (default 3 with -role all, 1 with -role worker)")
 	fs.StringVar(&o.id, "id", "", "worker ID prefix (default: the host name and process ID); transactional IDs derive from it")
 	fs.UintVar(&o.seed, "seed", 42, "producer: the stream's mulberry32 seed")
+	fs.DurationVar(&o.pingEvery, "ping-interval", wsping.DefaultInterval, "dashboard: ping each page this long after its last pong (not while a frame is being written to it)")
+	fs.DurationVar(&o.pingWait, "ping-timeout", wsping.DefaultTimeout, "dashboard: cut a page whose pong takes longer than this")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -110,6 +116,9 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.partitions < 1 || o.partitions > math.MaxInt32 {
 		return o, fmt.Errorf("-partitions %d: want 1 to %d", o.partitions, math.MaxInt32)
+	}
+	if o.pingEvery <= 0 || o.pingWait <= 0 {
+		return o, fmt.Errorf("-ping-interval %v, -ping-timeout %v: want positive durations, e.g. 10s", o.pingEvery, o.pingWait)
 	}
 	if o.seed > math.MaxUint32 {
 		return o, fmt.Errorf("-seed %d: want 0 to %d", o.seed, uint64(math.MaxUint32))
@@ -223,7 +232,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "workers: %d in group %q\n", len(ws), brokers.Group)
 	}
 	if o.role == "all" || o.role == "dashboard" {
-		tier, err := dashboard.New(dashboard.Config{Brokers: seeds, Logger: logger})
+		tier, err := dashboard.New(dashboard.Config{Brokers: seeds, Logger: logger, PingInterval: o.pingEvery, PingTimeout: o.pingWait})
 		if err != nil {
 			return err
 		}

@@ -92,6 +92,8 @@ func TestBadFlagsAreRefused(t *testing.T) {
 		{[]string{"-seed", "4294967296"}, "-seed 4294967296"},
 		{[]string{"-hosts", "0"}, "-hosts 0"},
 		{[]string{"-rate", "7"}, "-rate 7"},
+		{[]string{"-ping-interval", "0s"}, "-ping-interval 0s"},
+		{[]string{"-ping-timeout", "-2s"}, "-ping-timeout -2s"},
 		{[]string{"stray"}, `unexpected argument "stray"`},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -108,6 +110,14 @@ func TestBadFlagsAreRefused(t *testing.T) {
 		_, err := parse(args, io.Discard)
 		assert.NoError(t, err, "%q", args)
 	}
+	o, err := parse([]string{"-ping-interval", "30s", "-ping-timeout", "5s"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, 30*time.Second, o.pingEvery)
+	assert.Equal(t, 5*time.Second, o.pingWait)
+	o, err = parse(nil, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, 10*time.Second, o.pingEvery, "the default")
+	assert.Equal(t, 10*time.Second, o.pingWait, "the default")
 }
 
 // TestBrokersTakeSpacesAfterCommas: -brokers "host:port, host:port" (as

@@ -36,7 +36,14 @@ var ErrUnanswered = errors.New("wsping: ping unanswered")
 // ctx ends (it then returns nil) or a ping fails: a pong not back within
 // timeout (an error that wraps ErrUnanswered) or the connection closed.
 // The caller then closes the connection as for a peer that left.
-func Loop(ctx context.Context, conn *websocket.Conn, interval, timeout time.Duration) error {
+//
+// A ping due while busy reports true (nil: never) waits another interval:
+// busy says a frame is being written, and a ping written after it would
+// count the rest of that write against its pong's timeout, cutting a
+// client that is only slow. The caller bounds its writes otherwise (a
+// write timeout, a lag limit), so a peer gone in the middle of one is
+// still cut.
+func Loop(ctx context.Context, conn *websocket.Conn, interval, timeout time.Duration, busy func() bool) error {
 	t := time.NewTimer(interval)
 	defer t.Stop()
 	for {
@@ -44,6 +51,10 @@ func Loop(ctx context.Context, conn *websocket.Conn, interval, timeout time.Dura
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
+		}
+		if busy != nil && busy() {
+			t.Reset(interval)
+			continue
 		}
 		pctx, cancel := context.WithTimeout(ctx, timeout)
 		err := conn.Ping(pctx)

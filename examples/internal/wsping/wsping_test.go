@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +18,12 @@ import (
 // server must, until stop is closed; it returns Loop's result. The client
 // answers pings only when answer is set (it then reads its side).
 func loop(t *testing.T, answer bool, stop <-chan struct{}) error {
+	t.Helper()
+	return loopBusy(t, answer, stop, nil)
+}
+
+// loopBusy is loop with Loop's busy.
+func loopBusy(t *testing.T, answer bool, stop <-chan struct{}, busy func() bool) error {
 	t.Helper()
 	result := make(chan error, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -35,7 +42,7 @@ func loop(t *testing.T, answer bool, stop <-chan struct{}) error {
 			case <-ctx.Done():
 			}
 		}()
-		result <- Loop(ctx, conn, 20*time.Millisecond, 250*time.Millisecond)
+		result <- Loop(ctx, conn, 20*time.Millisecond, 250*time.Millisecond, busy)
 	}))
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -65,4 +72,18 @@ func TestAPeerThatAnswersIsPingedUntilTheContextEnds(t *testing.T) {
 	stop := make(chan struct{})
 	time.AfterFunc(time.Second, func() { close(stop) }) // dozens of pings, 4 pong timeouts
 	assert.NoError(t, loop(t, true, stop))
+}
+
+// TestNoPingWhileAFrameIsWritten: a silent peer is not pinged, and so not
+// cut, while busy reports a write in flight (here for a second, fifty
+// intervals and four pong timeouts); the first ping after is, and goes
+// unanswered.
+func TestNoPingWhileAFrameIsWritten(t *testing.T) {
+	var writing atomic.Bool
+	writing.Store(true)
+	start := time.Now()
+	time.AfterFunc(time.Second, func() { writing.Store(false) })
+	err := loopBusy(t, false, nil, writing.Load)
+	assert.ErrorIs(t, err, ErrUnanswered)
+	assert.GreaterOrEqual(t, time.Since(start), time.Second+250*time.Millisecond, "cut only by a ping sent after the write")
 }

@@ -242,7 +242,7 @@ func (a *Aggregator) serveClient(conn *websocket.Conn, c *client) {
 // unanswered is dropped as one that left: its connection is cut, without
 // a close frame that nothing would read.
 func (a *Aggregator) ping(ctx context.Context, conn *websocket.Conn, c *client) {
-	err := wsping.Loop(ctx, conn, a.cfg.ClientPingInterval, a.cfg.ClientPingTimeout)
+	err := wsping.Loop(ctx, conn, a.cfg.ClientPingInterval, a.cfg.ClientPingTimeout, c.writing)
 	if err == nil {
 		return
 	}
@@ -325,6 +325,15 @@ func (c *client) pop() (item, bool) {
 	c.q = c.q[1:]
 	c.writingSince = it.at
 	return it, true
+}
+
+// writing reports whether a frame or the snapshot is being written to
+// the client (or the snapshot waits for its turn): its pings wait, and
+// the lag limit bounds the write instead (see wsping.Loop).
+func (c *client) writing() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.writingSince != 0
 }
 
 func (c *client) written(size int64) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/pond-go/pond/examples/internal/freezer"
 	"github.com/pond-go/pond/examples/internal/wire"
 	"github.com/stretchr/testify/assert"
@@ -102,4 +103,45 @@ func TestAnIdleClientThatAnswersPingsStays(t *testing.T) {
 			assert.NoError(t, c.conn.Ping(ctx), "the socket is open both ways")
 		})
 	}
+}
+
+// TestAClientIsNotPingedWhileItsSnapshotIsWritten: a /live client that is
+// slow to take a large snapshot, but there, is not cut because a ping
+// waited behind the snapshot's frames: the aggregator does not ping a
+// client while it writes to it (the lag limit bounds that instead). The
+// client reads nothing for a second, twenty intervals and five pong
+// timeouts, while its snapshot (50,000 rows, about 2 MB) fills the
+// sockets' buffers (16 KB each).
+func TestAClientIsNotPingedWhileItsSnapshotIsWritten(t *testing.T) {
+	a := newTestAggregator(t, Config{Logger: quietLogger, MaxHosts: 1000,
+		ClientPingInterval: 50 * time.Millisecond, ClientPingTimeout: 200 * time.Millisecond})
+	now := time.Now()
+	for i := range 50 {
+		require.NoError(t, a.Push(batchOf(hostRows(time.Duration(i)*10*time.Millisecond, 1000)...), now))
+	}
+	srv := httptest.NewUnstartedServer(a.Handler())
+	srv.Listener = freezer.SmallBuffers(srv.Listener, 16<<10)
+	srv.Start()
+	t.Cleanup(func() {
+		a.Close()
+		srv.Close()
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/live",
+		&websocket.DialOptions{HTTPClient: freezer.SmallBufferClient(16 << 10)})
+	require.NoError(t, err)
+	defer conn.CloseNow()
+	conn.SetReadLimit(1 << 30)
+	time.Sleep(time.Second)
+	typ, data, err := conn.Read(ctx)
+	require.NoError(t, err, "the client was cut while its snapshot was written")
+	conn.CloseRead(context.Background()) // answering pings again, before the decoding
+	require.Equal(t, websocket.MessageText, typ)
+	f, err := wire.Decode(data)
+	require.NoError(t, err)
+	require.Equal(t, wire.TypeSnapshot, f.Type)
+	assert.Equal(t, 1, clientsOf(a), "the client is still registered")
+	assert.Zero(t, a.m.pingDisconnects.Load(), "no client cut for an unanswered ping")
+	assert.NoError(t, conn.Ping(ctx), "the socket is open both ways")
 }

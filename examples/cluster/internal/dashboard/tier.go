@@ -27,6 +27,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -118,6 +119,7 @@ type Tier struct {
 	rowsIn    uint64
 	lateRows  uint64
 	framesOut uint64
+	pingCuts  uint64 // pages cut for a ping left unanswered
 }
 
 // New connects the tier's consumer.
@@ -334,6 +336,7 @@ func (t *Tier) Families() []telemetry.Family {
 		telemetry.One("pond_dashboard_late_rows_total", "counter", "Rows that came after their boundary was sent.", float64(t.lateRows)),
 		telemetry.One("pond_dashboard_frames_out_total", "counter", "aggregate-append frames queued to pages.", float64(t.framesOut)),
 		telemetry.One("pond_dashboard_clients", "gauge", "Open /live-agg sockets.", float64(len(t.clients))),
+		telemetry.One("pond_dashboard_unanswered_ping_disconnects_total", "counter", "Pages cut because a ping went unanswered.", float64(t.pingCuts)),
 		telemetry.One("pond_dashboard_last_boundary_ms", "gauge", "The last boundary sent.", float64(t.sent)),
 	}
 }
@@ -343,6 +346,9 @@ type client struct {
 	q    chan []byte
 	once sync.Once
 	done chan struct{}
+	// writing: a frame or the snapshot is being written; pings wait
+	// (see wsping.Loop), the writes' own timeouts bound it.
+	writing atomic.Bool
 }
 
 func (c *client) enqueue(f []byte) bool {
@@ -379,8 +385,9 @@ func (t *Tier) serveLiveAgg(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	})
-	wg.Go(func() { t.ping(ctx, conn, cancel) })
 	c := &client{q: make(chan []byte, 1024), done: make(chan struct{})}
+	c.writing.Store(true) // the snapshot, first
+	wg.Go(func() { t.ping(ctx, conn, cancel, c.writing.Load) })
 	snap := t.register(c)
 	defer func() {
 		t.mu.Lock()
@@ -394,6 +401,7 @@ func (t *Tier) serveLiveAgg(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	c.writing.Store(false)
 	for {
 		select {
 		case <-ctx.Done():
@@ -403,7 +411,9 @@ func (t *Tier) serveLiveAgg(w http.ResponseWriter, r *http.Request) {
 			return
 		case f := <-c.q:
 			wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			c.writing.Store(true)
 			err := conn.Write(wctx, websocket.MessageText, f)
+			c.writing.Store(false)
 			cancel()
 			if err != nil {
 				return
@@ -412,14 +422,18 @@ func (t *Tier) serveLiveAgg(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// ping pings the page until ctx ends; a page that leaves a ping
-// unanswered is cut as one that left: cancel ends its handler.
-func (t *Tier) ping(ctx context.Context, conn *websocket.Conn, cancel context.CancelFunc) {
-	err := wsping.Loop(ctx, conn, t.cfg.PingInterval, t.cfg.PingTimeout)
+// ping pings the page until ctx ends, but while busy (a write in
+// flight); a page that leaves a ping unanswered is cut as one that left:
+// cancel ends its handler.
+func (t *Tier) ping(ctx context.Context, conn *websocket.Conn, cancel context.CancelFunc, busy func() bool) {
+	err := wsping.Loop(ctx, conn, t.cfg.PingInterval, t.cfg.PingTimeout, busy)
 	if err == nil {
 		return
 	}
 	if errors.Is(err, wsping.ErrUnanswered) {
+		t.mu.Lock()
+		t.pingCuts++
+		t.mu.Unlock()
 		t.cfg.Logger.Info("closing a page that does not answer pings", "err", err)
 	}
 	cancel()
