@@ -78,6 +78,7 @@ type options struct {
 	// dashboard: how often a page is pinged, and how long its pong may
 	// take before it is cut
 	pingEvery, pingWait time.Duration
+	maxHosts            int // worker: hosts each partition's series tracks
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -93,6 +94,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.workers, "workers", 0, "workers in this process (default 3 with -role all, 1 with -role worker)")
 	fs.StringVar(&o.id, "id", "", "worker ID prefix (default: the host name and process ID); transactional IDs derive from it")
 	fs.UintVar(&o.seed, "seed", 42, "producer: the stream's mulberry32 seed")
+	fs.IntVar(&o.maxHosts, "max-hosts", worker.DefaultMaxHosts, "worker: hosts each input partition's series tracks at once; events of new hosts past it are dropped and counted")
 	fs.DurationVar(&o.pingEvery, "ping-interval", wsping.DefaultInterval, "dashboard: ping each page this long after its last pong (not while a frame is being written to it)")
 	fs.DurationVar(&o.pingWait, "ping-timeout", wsping.DefaultTimeout, "dashboard: cut a page whose pong takes longer than this")
 	if err := fs.Parse(args); err != nil {
@@ -116,6 +118,9 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.partitions < 1 || o.partitions > math.MaxInt32 {
 		return o, fmt.Errorf("-partitions %d: want 1 to %d", o.partitions, math.MaxInt32)
+	}
+	if o.maxHosts < 1 {
+		return o, fmt.Errorf("-max-hosts %d: want at least 1", o.maxHosts)
 	}
 	if o.pingEvery <= 0 || o.pingWait <= 0 {
 		return o, fmt.Errorf("-ping-interval %v, -ping-timeout %v: want positive durations, e.g. 10s", o.pingEvery, o.pingWait)
@@ -210,7 +215,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.role == "all" || o.role == "worker" {
 		var ws []*worker.Worker
 		for i := range o.workers {
-			w, err := worker.New(worker.Config{Brokers: seeds, ID: o.id + "-" + strconv.Itoa(i), Logger: logger})
+			w, err := worker.New(worker.Config{Brokers: seeds, ID: o.id + "-" + strconv.Itoa(i), Logger: logger, MaxHosts: o.maxHosts})
 			if err != nil {
 				return err
 			}

@@ -93,6 +93,7 @@ func TestBadFlagsAreRefused(t *testing.T) {
 		{[]string{"-hosts", "0"}, "-hosts 0"},
 		{[]string{"-rate", "7"}, "-rate 7"},
 		{[]string{"-ping-interval", "0s"}, "-ping-interval 0s"},
+		{[]string{"-max-hosts", "0"}, "-max-hosts 0"},
 		{[]string{"-ping-timeout", "-2s"}, "-ping-timeout -2s"},
 		{[]string{"stray"}, `unexpected argument "stray"`},
 	} {

@@ -37,7 +37,6 @@
 package aggregator
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -45,10 +44,10 @@ import (
 	"time"
 
 	"github.com/pond-go/pond/examples/aggregator/internal/backoff"
+	"github.com/pond-go/pond/examples/internal/hostlimit"
 	"github.com/pond-go/pond/examples/internal/wire"
 	"github.com/pond-go/pond/examples/internal/wsping"
 	"github.com/pond-go/pond/live"
-	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/schema"
 )
 
@@ -324,9 +323,10 @@ func (a *Aggregator) push(b *schema.Batch, started time.Time, own *owned) error 
 		return nil
 	}
 	t0 := time.Now()
-	out, err := a.p.s.PushMany(a.out[:0], in)
-	if errors.Is(err, partition.ErrLimit) {
-		out, err = a.pushWithinHostLimit(in)
+	out, refused, err := hostlimit.Push(a.p.s, a.p.byHost, a.cfg.MaxHosts, HostIdleTTL, a.out[:0], in)
+	if refused > 0 {
+		a.refused.HostLimit += refused
+		a.logRefusal("rows of new hosts refused: host limit reached", "rows", refused, "max_hosts", a.cfg.MaxHosts)
 	}
 	pushDur := time.Since(t0)
 	if err != nil {
@@ -403,7 +403,7 @@ func (a *Aggregator) admit(b *schema.Batch) *schema.Batch {
 	}
 	var future, long, value uint64
 	var example string
-	a.admitted = filterBatch(a.admitted, b, func(i int) bool {
+	a.admitted = hostlimit.Filter(a.admitted, b, func(i int) bool {
 		switch {
 		case b.Time[i] > limit:
 			future++
@@ -436,65 +436,6 @@ func (a *Aggregator) admit(b *schema.Batch) *schema.Batch {
 // finite reports whether x is a number the series takes.
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
-// pushWithinHostLimit retries a push refused for creating too many
-// partitions: it keeps the rows of the hosts the series tracks and of as
-// many new hosts as there is room for, and refuses (and counts) the rest.
-// If the series still refuses, only the known hosts' rows are pushed.
-//
-// The room is what the series will count: a tracked host quiet for longer
-// than HostIdleTTL at the push's latest time, and without a row in it, is
-// removed by the push and leaves its place to a new one. Counted as
-// taken, the places of hosts that had all gone quiet were never freed:
-// no push moved time on, and every row of new hosts was refused for good.
-func (a *Aggregator) pushWithinHostLimit(b *schema.Batch) ([]live.Output, error) {
-	hosts := b.Cols[2].Str
-	inBatch := make(map[string]bool, len(hosts))
-	latest, _ := a.p.s.LatestNanos()
-	for i, h := range hosts {
-		inBatch[h] = true
-		latest = max(latest, b.Time[i])
-	}
-	cut := latest - int64(HostIdleTTL)
-	known := map[string]bool{}
-	taken := 0
-	if parts, err := a.p.s.Partitions(a.p.byHost); err == nil {
-		for _, p := range parts {
-			h, _ := p.Key.Str()
-			known[h] = true
-			if inBatch[h] || p.Last.UnixNano() >= cut {
-				taken++
-			}
-		}
-	}
-	var out []live.Output
-	var err error
-	for _, room := range []int{a.cfg.MaxHosts - taken, 0} {
-		admitted := map[string]bool{}
-		var refused uint64
-		kept := filterBatch(nil, b, func(i int) bool {
-			h := hosts[i]
-			if known[h] || admitted[h] {
-				return true
-			}
-			if len(admitted) < room {
-				admitted[h] = true
-				return true
-			}
-			refused++
-			return false
-		})
-		out, err = a.p.s.PushMany(a.out[:0], kept)
-		if !errors.Is(err, partition.ErrLimit) {
-			if err == nil {
-				a.refused.HostLimit += refused
-				a.logRefusal("rows of new hosts refused: host limit reached", "rows", refused, "max_hosts", a.cfg.MaxHosts)
-			}
-			return out, err
-		}
-	}
-	return out, err
-}
-
 // logRefusal logs refused rows at most once a second, so a flood of bad
 // rows does not become a flood of logs; the counters have every row.
 func (a *Aggregator) logRefusal(msg string, args ...any) {
@@ -504,25 +445,6 @@ func (a *Aggregator) logRefusal(msg string, args ...any) {
 	}
 	a.refused.LastLogged = now
 	a.cfg.Logger.Warn(msg, args...)
-}
-
-// filterBatch copies the rows of b that keep accepts into dst (allocated
-// when nil, reset first) and returns it.
-func filterBatch(dst, b *schema.Batch, keep func(i int) bool) *schema.Batch {
-	if dst == nil {
-		dst = schema.NewBatch(Schema, b.Len())
-	}
-	dst.Reset()
-	for i, t := range b.Time {
-		if !keep(i) {
-			continue
-		}
-		dst.Time = append(dst.Time, t)
-		dst.Cols[0].Num = append(dst.Cols[0].Num, b.Cols[0].Num[i])
-		dst.Cols[1].Num = append(dst.Cols[1].Num, b.Cols[1].Num[i])
-		dst.Cols[2].Str = append(dst.Cols[2].Str, b.Cols[2].Str[i])
-	}
-	return dst
 }
 
 // dropPastGrace removes the rows that reorder ordering would refuse (more
@@ -546,7 +468,7 @@ func (a *Aggregator) dropPastGrace(b *schema.Batch) *schema.Batch {
 		return b
 	}
 	latest, has = a.p.s.LatestNanos()
-	a.filtered = filterBatch(a.filtered, b, func(i int) bool {
+	a.filtered = hostlimit.Filter(a.filtered, b, func(i int) bool {
 		t := b.Time[i]
 		if has && t < latest && latest-t > grace {
 			a.refused.Order++

@@ -112,7 +112,7 @@ func Families(ws []*Worker) []telemetry.Family {
 		telemetry.One("pond_cluster_aborted_transactions_total", "counter", "Transactions aborted (rebalance, fencing or error); their partitions are replayed.", float64(sum.AbortedTxns)),
 		telemetry.One("pond_cluster_rows_out_total", "counter", "Rows committed to the output topic.", float64(sum.RowsOut)),
 		telemetry.One("pond_cluster_rows_suppressed_total", "counter", "Rows not written because their boundary was already committed.", float64(sum.Suppressed)),
-		telemetry.One("pond_cluster_input_events_left_out_total", "counter", "Input events the series could not take: a value not 16 bytes or not finite, a timestamp out of range, or older than the partition's latest.", float64(sum.LeftOut)),
+		telemetry.One("pond_cluster_input_events_left_out_total", "counter", "Input events the series could not take: a value not 16 bytes or not finite, a timestamp out of range, older than the partition's latest, or of a new host past -max-hosts.", float64(sum.LeftOut)),
 		telemetry.One("pond_cluster_cpu_samples_left_out_total", "counter", fmt.Sprintf("CPU samples of committed rows beyond the %d a row carries (each such row counts its own in cpu_samples_left_out).", rows.MaxSamples), float64(sum.SamplesLeftOut)),
 		telemetry.One("pond_cluster_replays_total", "counter", "Partition rebuilds by replay.", float64(sum.Replays)),
 		telemetry.One("pond_cluster_replayed_events_total", "counter", "Input events read by replays.", float64(sum.ReplayedEvents)),

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pond-go/pond/examples/cluster/internal/events"
 	"github.com/pond-go/pond/examples/cluster/internal/rows"
+	"github.com/pond-go/pond/examples/internal/hostlimit"
 	"github.com/pond-go/pond/examples/internal/seed"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/partition"
@@ -43,21 +44,42 @@ func rollingOptions() rolling.Options {
 // one per assigned Kafka partition; the oracle test runs one over all
 // events.
 type Pipeline struct {
-	s     *live.Series
-	hosts live.NodeID
-	cols  seed.Cols // the rolling's output columns
-	batch *schema.Batch
-	out   []live.Output
-	names map[string]string // interned host names, at most maxNames
+	s      *live.Series
+	byHost live.NodeID
+	hosts  live.NodeID
+	// maxHosts bounds the hosts the series tracks (see NewPipelineWith).
+	maxHosts int
+	cols     seed.Cols // the rolling's output columns
+	batch    *schema.Batch
+	out      []live.Output
+	names    map[string]string // interned host names, at most maxNames
 	// skipped counts the events not staged: a record value that is not
 	// 16 bytes or not finite numbers, a key longer than maxHostLen, or a
 	// timestamp beyond ±maxTimeMs, which the series would reject with the
-	// rest of the push.
+	// rest of the push; and the events of new hosts refused past maxHosts.
 	skipped uint64
 }
 
-// NewPipeline builds an empty pipeline.
-func NewPipeline() (*Pipeline, error) {
+// DefaultMaxHosts is the bound on the hosts one partition's series tracks
+// that NewPipeline and a worker's default take.
+const DefaultMaxHosts = 10_000
+
+// NewPipeline builds an empty pipeline that tracks at most
+// DefaultMaxHosts hosts.
+func NewPipeline() (*Pipeline, error) { return NewPipelineWith(DefaultMaxHosts) }
+
+// NewPipelineWith builds an empty pipeline that tracks at most maxHosts
+// hosts at once (at least 1): a host leaves after LongestWindow without
+// an event, and while maxHosts are tracked the events of new hosts are
+// refused and counted (Dropped), so that a flood of distinct keys does
+// not grow the series without end. A host's rows depend only on its own
+// events, so the hosts tracked keep theirs; which new hosts' events a
+// full series refuses depends on how the events were fetched, so a
+// replay after such a flood can admit other ones.
+func NewPipelineWith(maxHosts int) (*Pipeline, error) {
+	if maxHosts < 1 {
+		return nil, fmt.Errorf("worker: at most %d hosts: want at least 1", maxHosts)
+	}
 	// The root keeps nothing the rows need (the rolling has its own
 	// window store), so its retention is short. An event older than the
 	// latest (a producer's own timestamps may go back) is dropped and
@@ -67,7 +89,7 @@ func NewPipeline() (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1, IdleTTL: LongestWindow})
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1, IdleTTL: LongestWindow, MaxPartitions: maxHosts})
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +104,7 @@ func NewPipeline() (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Pipeline{s: s, hosts: hosts, batch: schema.NewBatch(Schema, 1024), names: map[string]string{}}
+	p := &Pipeline{s: s, byHost: byHost, hosts: hosts, maxHosts: maxHosts, batch: schema.NewBatch(Schema, 1024), names: map[string]string{}}
 	if p.cols, err = seed.OutputCols(hs); err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
 	}
@@ -160,7 +182,8 @@ func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // Dropped returns the events left out so far: those whose value was not
 // 16 bytes or not finite numbers, whose key was longer than maxHostLen or
-// whose timestamp was beyond ±maxTimeMs, and those older than the latest
+// whose timestamp was beyond ±maxTimeMs, those of new hosts refused while
+// the series tracked its most hosts, and those older than the latest
 // event when they came.
 func (p *Pipeline) Dropped() uint64 { return p.skipped + p.s.Stats().Rejected }
 
@@ -179,9 +202,7 @@ func (p *Pipeline) Flush(dst []rows.Row) ([]rows.Row, error) {
 	if p.batch.Len() == 0 {
 		return dst, nil
 	}
-	var err error
-	p.out, err = p.s.PushMany(p.out[:0], p.batch)
-	p.batch.Reset()
+	err := p.push()
 	if err != nil {
 		return dst, err
 	}
@@ -200,9 +221,16 @@ func (p *Pipeline) Discard() error {
 	if p.batch.Len() == 0 {
 		return nil
 	}
+	return p.push()
+}
+
+// push pushes the staged events, within the bound on hosts, into p.out.
+func (p *Pipeline) push() error {
+	var refused uint64
 	var err error
-	p.out, err = p.s.PushMany(p.out[:0], p.batch)
+	p.out, refused, err = hostlimit.Push(p.s, p.byHost, p.maxHosts, LongestWindow, p.out[:0], p.batch)
 	p.batch.Reset()
+	p.skipped += refused
 	return err
 }
 

@@ -124,3 +124,65 @@ func TestABurstOfOneHostMakesARowThatFitsARecord(t *testing.T) {
 	assert.Equal(t, -0.123456789012345678, r.CPUSamples[0], "the first samples are kept")
 	assert.Less(t, len(r.AppendJSON(nil)), 1<<20)
 }
+
+// TestAFloodOfNewHostsIsBounded: past its bound on hosts a pipeline
+// refuses the events of new hosts and counts them (Dropped), and the
+// hosts it tracks keep every row they had without the flood; once they
+// have been quiet for a window their places go to new hosts. (The series
+// grew with every distinct key for a minute of event time.)
+func TestAFloodOfNewHostsIsBounded(t *testing.T) {
+	st, err := events.NewStream(3, 10, benchmarks.T0.UnixMilli(), 42)
+	require.NoError(t, err)
+	limited, err := NewPipelineWith(5)
+	require.NoError(t, err)
+	plain, err := NewPipeline()
+	require.NoError(t, err)
+	var got, want []rows.Row
+	flood := 0
+	for k := range int64(40) {
+		for _, e := range st.Tick(nil, k) {
+			limited.Add(e.TimeMs, e.CPU, e.Requests, e.Host)
+			plain.Add(e.TimeMs, e.CPU, e.Requests, e.Host)
+		}
+		if k >= 10 && k < 20 {
+			// 100 new hosts a tick (of 100 ms), each once.
+			for range 100 {
+				limited.Add(st.Time(k).UnixMilli(), 0.5, 1, "flood-"+strconv.Itoa(flood))
+				flood++
+			}
+		}
+		got, err = limited.Flush(got)
+		require.NoError(t, err)
+		want, err = plain.Flush(want)
+		require.NoError(t, err)
+		parts, err := limited.s.Partitions(limited.byHost)
+		require.NoError(t, err)
+		require.LessOrEqual(t, len(parts), 5, "tick %d", k)
+	}
+	// Two flood hosts fit beside the three; the rest were refused.
+	assert.EqualValues(t, flood-2, limited.Dropped())
+	var known []rows.Row
+	floodRows := map[string]bool{}
+	for _, r := range got {
+		if len(r.Host) > 6 && r.Host[:6] == "flood-" {
+			floodRows[r.Host] = true
+			continue
+		}
+		known = append(known, r)
+	}
+	assert.Equal(t, map[string]bool{"flood-0": true, "flood-1": true}, floodRows, "the hosts admitted")
+	require.Equal(t, len(want), len(known))
+	for i := range want {
+		assert.Equal(t, string(want[i].AppendJSON(nil)), string(known[i].AppendJSON(nil)), "row %d", i)
+	}
+
+	// A window and a second after every host has gone quiet, their
+	// places are free again.
+	late := st.Time(39).Add(LongestWindow + time.Second).UnixMilli()
+	for h := range 2 {
+		limited.Add(late, 0.5, 1, "later-"+strconv.Itoa(h))
+	}
+	_, err = limited.Flush(nil)
+	require.NoError(t, err)
+	assert.EqualValues(t, flood-2, limited.Dropped(), "the later hosts taken")
+}

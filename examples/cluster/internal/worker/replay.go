@@ -60,7 +60,7 @@ func (w *Worker) replayPending(ctx context.Context) error {
 // committed cp wrote them.
 func (w *Worker) rebuild(ctx context.Context, pt *part, cp Checkpoint) error {
 	started := time.Now()
-	pipe, err := NewPipeline()
+	pipe, err := NewPipelineWith(w.cfg.MaxHosts)
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,10 @@ type Config struct {
 	SessionTimeout, RebalanceTimeout, TransactionTimeout time.Duration
 	// MaxPollRecords bounds one transaction's input (default 50,000).
 	MaxPollRecords int
-	Logger         *slog.Logger
+	// MaxHosts bounds the hosts each assigned partition's series tracks
+	// at once (default DefaultMaxHosts; see NewPipelineWith).
+	MaxHosts int
+	Logger   *slog.Logger
 	// Opts are extra client options for the group client (tests pass a
 	// dialer that can cut every connection, as a crash does).
 	Opts []kgo.Opt
@@ -101,6 +104,9 @@ func New(cfg Config) (*Worker, error) {
 	cfg.TransactionTimeout = cmp(cfg.TransactionTimeout, 10*time.Second)
 	if cfg.MaxPollRecords <= 0 {
 		cfg.MaxPollRecords = 50000
+	}
+	if cfg.MaxHosts <= 0 {
+		cfg.MaxHosts = DefaultMaxHosts
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -309,7 +315,7 @@ func (w *Worker) transact(ctx context.Context, fs kgo.Fetches) error {
 			pt.cp.LastEventMs = ms
 		}
 		if d := pt.pipe.Dropped() - dropped; d > 0 {
-			w.log.Warn("input events left out: a value not 16 bytes or not finite, a timestamp out of range, or older than the partition's latest",
+			w.log.Warn("input events left out: a value not 16 bytes or not finite, a timestamp out of range, older than the partition's latest, or of a new host past -max-hosts",
 				"partition", fp.Partition, "events", d, "offsets", fmt.Sprintf("%d-%d", fp.Records[0].Offset, last.Offset))
 			leftOut += d
 		}

@@ -1,0 +1,99 @@
+// Package hostlimit keeps the examples' pushes within a bound on the hosts
+// a series tracks (partition.Options.MaxPartitions): past it the rows of
+// new hosts are refused and counted, not the whole batch, so a flood of
+// distinct host names neither grows the series without end nor costs the
+// known hosts their rows.
+package hostlimit
+
+import (
+	"errors"
+	"time"
+
+	"github.com/pond-go/pond/examples/internal/seed"
+	"github.com/pond-go/pond/live"
+	"github.com/pond-go/pond/partition"
+	"github.com/pond-go/pond/schema"
+)
+
+// Push pushes b, a batch of the seed schema (time, cpu, requests, host),
+// into s, whose node byHost partitions the root by host with MaxPartitions
+// limit and IdleTTL idle, and returns the push's outputs (appended to out)
+// and how many rows it refused. A push the series refuses with
+// partition.ErrLimit is made again with the rows of the hosts the series
+// tracks and of as many new hosts as there is room for, in the order they
+// come; if the series still refuses it, with the known hosts' rows only.
+//
+// The room is what the series will count: a tracked host quiet for longer
+// than idle at the push's latest time, and without a row in it, is removed
+// by the push and leaves its place to a new one. (Counted as taken, the
+// places of hosts that had all gone quiet were never freed: no push moved
+// time on, and every row of new hosts was refused for good.)
+func Push(s *live.Series, byHost live.NodeID, limit int, idle time.Duration, out []live.Output, b *schema.Batch) ([]live.Output, uint64, error) {
+	res, err := s.PushMany(out, b)
+	if !errors.Is(err, partition.ErrLimit) {
+		return res, 0, err
+	}
+	hosts := b.Cols[2].Str
+	inBatch := make(map[string]bool, len(hosts))
+	latest, _ := s.LatestNanos()
+	for i, h := range hosts {
+		inBatch[h] = true
+		latest = max(latest, b.Time[i])
+	}
+	cut := latest - int64(idle)
+	known := map[string]bool{}
+	taken := 0
+	if parts, err := s.Partitions(byHost); err == nil {
+		for _, p := range parts {
+			h, _ := p.Key.Str()
+			known[h] = true
+			if inBatch[h] || p.Last.UnixNano() >= cut {
+				taken++
+			}
+		}
+	}
+	var kept *schema.Batch
+	for _, room := range []int{limit - taken, 0} {
+		admitted := map[string]bool{}
+		var refused uint64
+		kept = Filter(kept, b, func(i int) bool {
+			h := hosts[i]
+			if known[h] || admitted[h] {
+				return true
+			}
+			if len(admitted) < room {
+				admitted[h] = true
+				return true
+			}
+			refused++
+			return false
+		})
+		res, err = s.PushMany(out, kept)
+		if !errors.Is(err, partition.ErrLimit) {
+			if err != nil {
+				refused = 0
+			}
+			return res, refused, err
+		}
+	}
+	return res, 0, err
+}
+
+// Filter copies the rows of b, a batch of the seed schema, that keep
+// accepts into dst (allocated when nil, reset first) and returns it.
+func Filter(dst, b *schema.Batch, keep func(i int) bool) *schema.Batch {
+	if dst == nil {
+		dst = schema.NewBatch(seed.Schema, b.Len())
+	}
+	dst.Reset()
+	for i, t := range b.Time {
+		if !keep(i) {
+			continue
+		}
+		dst.Time = append(dst.Time, t)
+		dst.Cols[0].Num = append(dst.Cols[0].Num, b.Cols[0].Num[i])
+		dst.Cols[1].Num = append(dst.Cols[1].Num, b.Cols[1].Num[i])
+		dst.Cols[2].Str = append(dst.Cols[2].Str, b.Cols[2].Str[i])
+	}
+	return dst
+}
