@@ -1,0 +1,104 @@
+package hostlimit
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pond-go/pond/examples/internal/seed"
+	"github.com/pond-go/pond/live"
+	"github.com/pond-go/pond/partition"
+	"github.com/pond-go/pond/schema"
+)
+
+// bounded is a series partitioned by host under a bound of limit hosts,
+// forgetting a host after idle.
+func bounded(t *testing.T, limit int, idle time.Duration) (*live.Series, live.NodeID) {
+	t.Helper()
+	s, err := live.New("t", seed.Schema, live.Options{MaxAge: time.Second})
+	require.NoError(t, err)
+	by, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1, IdleTTL: idle, MaxPartitions: limit})
+	require.NoError(t, err)
+	return s, by
+}
+
+// batch makes rows of the given hosts at second sec, in order.
+func batch(sec int, hosts ...string) *schema.Batch {
+	b := schema.NewBatch(seed.Schema, len(hosts))
+	for _, h := range hosts {
+		b.Time = append(b.Time, int64(sec)*int64(time.Second))
+		b.Cols[0].Num = append(b.Cols[0].Num, 0.5)
+		b.Cols[1].Num = append(b.Cols[1].Num, 1)
+		b.Cols[2].Str = append(b.Cols[2].Str, h)
+	}
+	return b
+}
+
+func hostsOf(t *testing.T, s *live.Series, by live.NodeID) []string {
+	t.Helper()
+	parts, err := s.Partitions(by)
+	require.NoError(t, err)
+	var hs []string
+	for _, p := range parts {
+		h, _ := p.Key.Str()
+		hs = append(hs, h)
+	}
+	return hs
+}
+
+// TestPushKeepsKnownHostsAndAdmitsNewOnesInOrder: a push with more new
+// hosts than there is room for keeps every row of the hosts tracked and of
+// the first new hosts that fit, in the order they come, and counts the
+// rest; a push within the bound goes through whole.
+func TestPushKeepsKnownHostsAndAdmitsNewOnesInOrder(t *testing.T) {
+	s, by := bounded(t, 3, time.Minute)
+	_, refused, err := Push(s, by, 3, time.Minute, nil, batch(0, "a"))
+	require.NoError(t, err)
+	assert.Zero(t, refused)
+
+	_, refused, err = Push(s, by, 3, time.Minute, nil, batch(1, "x", "a", "y", "z", "x", "w", "a"))
+	require.NoError(t, err)
+	assert.EqualValues(t, 2, refused, "z and w, once each")
+	assert.Equal(t, []string{"a", "x", "y"}, hostsOf(t, s, by))
+	assert.Equal(t, 1+5, s.Len(), "a's first row, then a twice, x twice and y")
+}
+
+// TestPushCountsQuietHostsAsRoom: hosts quiet for longer than idle at the
+// push's latest time leave their places to the push's new hosts, which
+// were refused for good while such places were counted as taken.
+func TestPushCountsQuietHostsAsRoom(t *testing.T) {
+	s, by := bounded(t, 2, 10*time.Second)
+	_, _, err := Push(s, by, 2, 10*time.Second, nil, batch(0, "a", "b"))
+	require.NoError(t, err)
+	_, refused, err := Push(s, by, 2, 10*time.Second, nil, batch(30, "c", "d", "e"))
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, refused, "e")
+	assert.Equal(t, []string{"c", "d"}, hostsOf(t, s, by))
+}
+
+// TestPushPassesOtherErrorsOn: an error other than the bound's is
+// returned as it is, with nothing counted as refused and nothing taken.
+func TestPushPassesOtherErrorsOn(t *testing.T) {
+	s, by := bounded(t, 1, time.Minute)
+	_, _, err := Push(s, by, 1, time.Minute, nil, batch(5, "a"))
+	require.NoError(t, err)
+	_, refused, err := Push(s, by, 1, time.Minute, nil, batch(1, "a", "b"))
+	require.Error(t, err, "strict ordering refuses a row older than the latest")
+	assert.NotErrorIs(t, err, partition.ErrLimit)
+	assert.Zero(t, refused)
+	assert.Equal(t, []string{"a"}, hostsOf(t, s, by))
+}
+
+func TestFilterKeepsTheRowsAskedFor(t *testing.T) {
+	b := batch(2, "a", "b", "c", "d")
+	b.Cols[0].Num[2] = 7
+	dst := Filter(nil, b, func(i int) bool { return i%2 == 0 })
+	assert.Equal(t, []string{"a", "c"}, dst.Cols[2].Str)
+	assert.Equal(t, []float64{0.5, 7}, dst.Cols[0].Num)
+	assert.Equal(t, []int64{2e9, 2e9}, dst.Time)
+	again := Filter(dst, b, func(i int) bool { return i == 3 })
+	assert.Same(t, dst, again, "dst reused")
+	assert.Equal(t, []string{"d"}, again.Cols[2].Str)
+}
