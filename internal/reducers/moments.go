@@ -213,16 +213,7 @@ func (m *Moments) band(x float64) *band {
 // hugeBand returns the band of x, huge, opening it if needed (see
 // hugeExp).
 func (m *Moments) hugeBand(x float64) *band {
-	k := hugeKey + (int32(math.Float64bits(x)>>52&0x7ff)-hugeExp)/hugeWidth
-	o := m.rareState()
-	for i, ki := range o.k {
-		if ki == k {
-			return &o.b[i]
-		}
-	}
-	o.k = append(o.k, k)
-	o.b = append(o.b, band{})
-	return &o.b[len(o.b)-1]
+	return m.outerBand(hugeKey + (int32(math.Float64bits(x)>>52&0x7ff)-hugeExp)/hugeWidth)
 }
 
 // addHuge is Add of a huge value: summed, scaled, in its band, counted
@@ -281,6 +272,11 @@ func (m *Moments) bandOf(x float64) *band {
 	if k == 0 {
 		return &m.main
 	}
+	return m.outerBand(k)
+}
+
+// outerBand returns the outer band of key k, opening it if needed.
+func (m *Moments) outerBand(k int32) *band {
 	o := m.rareState()
 	for i, ki := range o.k {
 		if ki == k {

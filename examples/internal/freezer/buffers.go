@@ -4,6 +4,13 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/stretchr/testify/require"
 )
 
 // SmallBuffers wraps lis so that every connection it accepts has socket
@@ -44,4 +51,33 @@ func shrink(c net.Conn, n int) {
 		tc.SetReadBuffer(n)
 		tc.SetWriteBuffer(n)
 	}
+}
+
+// ReadLate serves h on a test server whose connections have socket
+// buffers of 16 KB, dials path there as a WebSocket client with the same
+// buffers, and reads nothing for wait: a peer that is there but slow, so
+// that a large first message stays unwritten on the server's side. It
+// then reads that message whole and keeps reading (CloseRead), so that
+// the client answers pings again before the caller decodes it, and
+// returns the connection (open) and the message. The test fails if the
+// server cut the client first.
+func ReadLate(t testing.TB, h http.Handler, path string, wait time.Duration) (*websocket.Conn, []byte) {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(h)
+	srv.Listener = SmallBuffers(srv.Listener, 16<<10)
+	srv.Start()
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+path,
+		&websocket.DialOptions{HTTPClient: SmallBufferClient(16 << 10)})
+	require.NoError(t, err)
+	t.Cleanup(func() { conn.CloseNow() })
+	conn.SetReadLimit(1 << 30)
+	time.Sleep(wait)
+	typ, data, err := conn.Read(ctx)
+	require.NoError(t, err, "the client was cut while its first message was written")
+	conn.CloseRead(context.Background())
+	require.Equal(t, websocket.MessageText, typ)
+	return conn, data
 }
