@@ -112,3 +112,20 @@ func TestAPageIsNotPingedWhileItsSnapshotIsWritten(t *testing.T) {
 	defer cancel()
 	assert.NoError(t, conn.Ping(ctx), "the socket is open both ways")
 }
+
+// TestAnIdlePageThatAnswersPingsStays: a page that answers, while no tick
+// flows, is pinged every interval and kept across many of them, and
+// several pong timeouts: the tier takes the pongs in.
+func TestAnIdlePageThatAnswersPingsStays(t *testing.T) {
+	tr, proxy, _ := pingedTier(t, 500*time.Millisecond)
+	conn := dialPage(t, proxy)
+	toTier0, toPage0 := proxy.Passed()
+	time.Sleep(1500 * time.Millisecond) // 30 intervals, 3 pong timeouts
+	toTier, toPage := proxy.Passed()
+	assert.Greater(t, toPage, toPage0, "the tier pinged")
+	assert.Greater(t, toTier, toTier0, "the page answered")
+	assert.Equal(t, 1, tr.pages(), "the page is still served")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	assert.NoError(t, conn.Ping(ctx), "the socket is open both ways")
+}
