@@ -461,6 +461,17 @@ func scaledSum(s, h dd) dd {
 	return h.add(dd{s.hi * hugeDown, s.lo * hugeDown})
 }
 
+// hugeSum returns Σx from sumParts' two parts in float64 units, and
+// whether it is below 2^960 (so that dividing it cannot overflow either).
+// Scaled down, the ordinary part would lose the bits of a small sum (to
+// zero below 2^-894), which the huge values no longer hide once they
+// cancel: 2^1000 and −2^1000 beside 3e-300 sum to 3e-300. A larger sum
+// takes scaledSum, where the bits lost are far below its precision.
+func hugeSum(s, h dd) (dd, bool) {
+	t := s.add(dd{h.hi * hugeUp, h.lo * hugeUp})
+	return t, math.Abs(t.hi) < 0x1p960
+}
+
 // normDD returns the double-double a + b with |lo| at most half an ulp of
 // hi.
 func normDD(a, b float64) dd {
@@ -488,6 +499,9 @@ func (m *Moments) Sum() float64 {
 	}
 	s, h, huge := m.sumParts()
 	if huge {
+		if t, ok := hugeSum(s, h); ok {
+			return t.hi
+		}
 		t := scaledSum(s, h)
 		if x := (t.hi + t.lo) * hugeUp; x-x == 0 {
 			return x
@@ -511,6 +525,9 @@ func (m *Moments) Mean() (float64, bool) {
 	}
 	s, h, huge := m.sumParts()
 	if huge {
+		if t, ok := hugeSum(s, h); ok {
+			return t.divF(float64(n)).hi, true
+		}
 		// Divided in the huge bands' units: the mean of values within
 		// the float64 range is within it, though their sum may not be.
 		return scaledSum(s, h).divF(float64(n)).hi * hugeUp, true

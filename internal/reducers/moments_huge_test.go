@@ -195,3 +195,38 @@ func checkHuge(t *testing.T, m *Moments, xs []float64, seed, step int, way strin
 		t.Fatalf("seed %d step %d, %s: mean %v, want %v×2^128 (window %v)", seed, step, way, mean, scale(q), xs)
 	}
 }
+
+// TestSmallValuesBesideCancellingHugeOnesKeepTheirSum: huge values that
+// cancel (2^1000 and −2^1000, or 2^960 and values just below it that
+// sum to −2^960) leave the sum and the mean of the small values beside
+// them, as they do below 2^960 (2^959 and −2^959 beside 3e-300 sum to
+// 3e-300): the ordinary bands' sum is not scaled by 2^-128 while the
+// result is within the float64 range, where a small sum underflowed to
+// zero.
+func TestSmallValuesBesideCancellingHugeOnesKeepTheirSum(t *testing.T) {
+	tests := []struct {
+		name string
+		xs   []float64
+		sum  float64
+	}{
+		{"below 2^960", []float64{0x1p959, -0x1p959, 3e-300}, 3e-300},
+		{"2^1000 and −2^1000", []float64{0x1p1000, -0x1p1000, 3e-300}, 3e-300},
+		{"a subnormal", []float64{0x1p1000, 5e-324, -0x1p1000}, 5e-324},
+		{"2^960 against values below it", []float64{0x1p960, -0x1p959, -0x1p959, 1e-280}, 1e-280},
+	}
+	for _, tt := range tests {
+		for _, squares := range []bool{true, false} {
+			var m Moments
+			if !squares {
+				m.SkipSquares()
+			}
+			for _, x := range tt.xs {
+				m.Add(x)
+			}
+			assert.Equal(t, tt.sum, m.Sum(), "%s, squares %v: sum", tt.name, squares)
+			mean, ok := m.Mean()
+			require.True(t, ok)
+			assert.Equal(t, tt.sum/float64(len(tt.xs)), mean, "%s, squares %v: mean", tt.name, squares)
+		}
+	}
+}
