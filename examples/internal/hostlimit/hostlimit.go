@@ -17,28 +17,42 @@ import (
 
 // Push pushes b, a batch of the seed schema (time, cpu, requests, host),
 // into s, whose node byHost partitions the root by host with MaxPartitions
-// limit and IdleTTL idle, and returns the push's outputs (appended to out)
-// and how many rows it refused. A push the series refuses with
-// partition.ErrLimit is made again with the rows of the hosts the series
-// tracks and of as many new hosts as there is room for, in the order they
-// come; if the series still refuses it, with the known hosts' rows only.
+// limit and IdleTTL idle and whose ordering is ord, and returns the push's
+// outputs (appended to out) and how many rows it refused. A push the
+// series refuses with partition.ErrLimit is made again with the rows of
+// the hosts the series tracks and of as many new hosts as there is room
+// for, in the order they come; if the series still refuses it, with the
+// known hosts' rows only.
+//
+// Under live.Drop a row older than the latest before it never reaches
+// byHost, so it makes no room for its host: a new host has a place only
+// for a row the series takes, and a late row of a host that has none is
+// refused with the host's others. (Counted as a place, a late row's host
+// took the room of a new host whose rows the series would have taken.)
 //
 // The room is what the series will count: a tracked host quiet for longer
 // than idle at the push's latest time, and without a row in it, is removed
 // by the push and leaves its place to a new one. (Counted as taken, the
 // places of hosts that had all gone quiet were never freed: no push moved
 // time on, and every row of new hosts was refused for good.)
-func Push(s *live.Series, byHost live.NodeID, limit int, idle time.Duration, out []live.Output, b *schema.Batch) ([]live.Output, uint64, error) {
+func Push(s *live.Series, byHost live.NodeID, limit int, idle time.Duration, ord live.Ordering, out []live.Output, b *schema.Batch) ([]live.Output, uint64, error) {
 	res, err := s.PushMany(out, b)
 	if !errors.Is(err, partition.ErrLimit) {
 		return res, 0, err
 	}
 	hosts := b.Cols[2].Str
 	inBatch := make(map[string]bool, len(hosts))
-	latest, _ := s.LatestNanos()
+	// late marks the rows Drop ordering drops (older than the latest
+	// before them): they reach no partition.
+	late := make([]bool, len(hosts))
+	latest, has := s.LatestNanos()
 	for i, h := range hosts {
 		inBatch[h] = true
-		latest = max(latest, b.Time[i])
+		if t := b.Time[i]; !has || t >= latest {
+			latest, has = t, true
+		} else {
+			late[i] = ord == live.Drop
+		}
 	}
 	cut := latest - int64(idle)
 	known := map[string]bool{}
@@ -55,14 +69,15 @@ func Push(s *live.Series, byHost live.NodeID, limit int, idle time.Duration, out
 	var kept *schema.Batch
 	for _, room := range []int{limit - taken, 0} {
 		admitted := map[string]bool{}
+		for i, h := range hosts {
+			if len(admitted) < room && !late[i] && !known[h] {
+				admitted[h] = true
+			}
+		}
 		var refused uint64
 		kept = Filter(kept, b, func(i int) bool {
 			h := hosts[i]
 			if known[h] || admitted[h] {
-				return true
-			}
-			if len(admitted) < room {
-				admitted[h] = true
 				return true
 			}
 			refused++

@@ -13,6 +13,52 @@ import (
 	"github.com/pond-go/pond/schema"
 )
 
+// batch builds a batch of the seed schema of (time in ms, host) rows.
+func batch(rows ...any) *schema.Batch {
+	b := schema.NewBatch(seed.Schema, len(rows)/2)
+	for i := 0; i < len(rows); i += 2 {
+		b.Time = append(b.Time, int64(rows[i].(int))*int64(time.Millisecond))
+		b.Cols[0].Num = append(b.Cols[0].Num, 0.5)
+		b.Cols[1].Num = append(b.Cols[1].Num, 1)
+		b.Cols[2].Str = append(b.Cols[2].Str, rows[i+1].(string))
+	}
+	return b
+}
+
+func hostsOf(t *testing.T, s *live.Series, byHost live.NodeID) []string {
+	t.Helper()
+	parts, err := s.Partitions(byHost)
+	require.NoError(t, err)
+	var hs []string
+	for _, p := range parts {
+		h, _ := p.Key.Str()
+		hs = append(hs, h)
+	}
+	return hs
+}
+
+// TestALateRowOfANewHostTakesNoPlaceUnderDrop: under Drop ordering a row
+// older than the latest never reaches the partitioning, so its host takes
+// no place there: with room for one new host, the new host whose rows the
+// series takes gets it, and the late row is refused with the other host
+// past the bound. (The late row's host took the place, and every row of
+// the new host that would have fitted was refused.)
+func TestALateRowOfANewHostTakesNoPlaceUnderDrop(t *testing.T) {
+	s, err := live.New("metrics", seed.Schema, live.Options{Ordering: live.Drop})
+	require.NoError(t, err)
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1, IdleTTL: time.Minute, MaxPartitions: 3})
+	require.NoError(t, err)
+	_, refused, err := Push(s, byHost, 3, time.Minute, live.Drop, nil, batch(100, "a", 100, "b"))
+	require.NoError(t, err)
+	require.Zero(t, refused)
+
+	_, refused, err = Push(s, byHost, 3, time.Minute, live.Drop, nil, batch(50, "late", 200, "new", 200, "other", 201, "new"))
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"a", "b", "new"}, hostsOf(t, s, byHost), "the hosts tracked")
+	assert.EqualValues(t, 2, refused, "the rows of the hosts past the bound")
+	assert.EqualValues(t, 4, s.Stats().Ingested, "a and b, then new's two rows")
+}
+
 // bounded is a series partitioned by host under a bound of limit hosts,
 // forgetting a host after idle.
 func bounded(t *testing.T, limit int, idle time.Duration) (*live.Series, live.NodeID) {
@@ -24,8 +70,8 @@ func bounded(t *testing.T, limit int, idle time.Duration) (*live.Series, live.No
 	return s, by
 }
 
-// batch makes rows of the given hosts at second sec, in order.
-func batch(sec int, hosts ...string) *schema.Batch {
+// batchAt makes rows of the given hosts at second sec, in order.
+func batchAt(sec int, hosts ...string) *schema.Batch {
 	b := schema.NewBatch(seed.Schema, len(hosts))
 	for _, h := range hosts {
 		b.Time = append(b.Time, int64(sec)*int64(time.Second))
@@ -36,29 +82,17 @@ func batch(sec int, hosts ...string) *schema.Batch {
 	return b
 }
 
-func hostsOf(t *testing.T, s *live.Series, by live.NodeID) []string {
-	t.Helper()
-	parts, err := s.Partitions(by)
-	require.NoError(t, err)
-	var hs []string
-	for _, p := range parts {
-		h, _ := p.Key.Str()
-		hs = append(hs, h)
-	}
-	return hs
-}
-
 // TestPushKeepsKnownHostsAndAdmitsNewOnesInOrder: a push with more new
 // hosts than there is room for keeps every row of the hosts tracked and of
 // the first new hosts that fit, in the order they come, and counts the
 // rest; a push within the bound goes through whole.
 func TestPushKeepsKnownHostsAndAdmitsNewOnesInOrder(t *testing.T) {
 	s, by := bounded(t, 3, time.Minute)
-	_, refused, err := Push(s, by, 3, time.Minute, nil, batch(0, "a"))
+	_, refused, err := Push(s, by, 3, time.Minute, live.Strict, nil, batchAt(0, "a"))
 	require.NoError(t, err)
 	assert.Zero(t, refused)
 
-	_, refused, err = Push(s, by, 3, time.Minute, nil, batch(1, "x", "a", "y", "z", "x", "w", "a"))
+	_, refused, err = Push(s, by, 3, time.Minute, live.Strict, nil, batchAt(1, "x", "a", "y", "z", "x", "w", "a"))
 	require.NoError(t, err)
 	assert.EqualValues(t, 2, refused, "z and w, once each")
 	assert.Equal(t, []string{"a", "x", "y"}, hostsOf(t, s, by))
@@ -70,9 +104,9 @@ func TestPushKeepsKnownHostsAndAdmitsNewOnesInOrder(t *testing.T) {
 // were refused for good while such places were counted as taken.
 func TestPushCountsQuietHostsAsRoom(t *testing.T) {
 	s, by := bounded(t, 2, 10*time.Second)
-	_, _, err := Push(s, by, 2, 10*time.Second, nil, batch(0, "a", "b"))
+	_, _, err := Push(s, by, 2, 10*time.Second, live.Strict, nil, batchAt(0, "a", "b"))
 	require.NoError(t, err)
-	_, refused, err := Push(s, by, 2, 10*time.Second, nil, batch(30, "c", "d", "e"))
+	_, refused, err := Push(s, by, 2, 10*time.Second, live.Strict, nil, batchAt(30, "c", "d", "e"))
 	require.NoError(t, err)
 	assert.EqualValues(t, 1, refused, "e")
 	assert.Equal(t, []string{"c", "d"}, hostsOf(t, s, by))
@@ -82,9 +116,9 @@ func TestPushCountsQuietHostsAsRoom(t *testing.T) {
 // returned as it is, with nothing counted as refused and nothing taken.
 func TestPushPassesOtherErrorsOn(t *testing.T) {
 	s, by := bounded(t, 1, time.Minute)
-	_, _, err := Push(s, by, 1, time.Minute, nil, batch(5, "a"))
+	_, _, err := Push(s, by, 1, time.Minute, live.Strict, nil, batchAt(5, "a"))
 	require.NoError(t, err)
-	_, refused, err := Push(s, by, 1, time.Minute, nil, batch(1, "a", "b"))
+	_, refused, err := Push(s, by, 1, time.Minute, live.Strict, nil, batchAt(1, "a", "b"))
 	require.Error(t, err, "strict ordering refuses a row older than the latest")
 	assert.NotErrorIs(t, err, partition.ErrLimit)
 	assert.Zero(t, refused)
@@ -92,7 +126,7 @@ func TestPushPassesOtherErrorsOn(t *testing.T) {
 }
 
 func TestFilterKeepsTheRowsAskedFor(t *testing.T) {
-	b := batch(2, "a", "b", "c", "d")
+	b := batchAt(2, "a", "b", "c", "d")
 	b.Cols[0].Num[2] = 7
 	dst := Filter(nil, b, func(i int) bool { return i%2 == 0 })
 	assert.Equal(t, []string{"a", "c"}, dst.Cols[2].Str)

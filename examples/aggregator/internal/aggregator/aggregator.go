@@ -323,7 +323,7 @@ func (a *Aggregator) push(b *schema.Batch, started time.Time, own *owned) error 
 		return nil
 	}
 	t0 := time.Now()
-	out, refused, err := hostlimit.Push(a.p.s, a.p.byHost, a.cfg.MaxHosts, HostIdleTTL, a.out[:0], in)
+	out, refused, err := hostlimit.Push(a.p.s, a.p.byHost, a.cfg.MaxHosts, HostIdleTTL, a.cfg.Ordering, a.out[:0], in)
 	if refused > 0 {
 		a.refused.HostLimit += refused
 		a.logRefusal("rows of new hosts refused: host limit reached", "rows", refused, "max_hosts", a.cfg.MaxHosts)

@@ -60,6 +60,10 @@ type Pipeline struct {
 	skipped uint64
 }
 
+// ordering is the series' ordering: an event older than the latest is
+// dropped and counted (see NewPipelineWith).
+const ordering = live.Drop
+
 // DefaultMaxHosts is the bound on the hosts one partition's series tracks
 // that NewPipeline and a worker's default take.
 const DefaultMaxHosts = 10_000
@@ -85,7 +89,7 @@ func NewPipelineWith(maxHosts int) (*Pipeline, error) {
 	// latest (a producer's own timestamps may go back) is dropped and
 	// counted (Stats.Rejected), not the push it came in: under strict
 	// ordering one such record cost every event of its fetch.
-	s, err := live.New("metrics", Schema, live.Options{MaxAge: time.Second, Ordering: live.Drop})
+	s, err := live.New("metrics", Schema, live.Options{MaxAge: time.Second, Ordering: ordering})
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +232,7 @@ func (p *Pipeline) Discard() error {
 func (p *Pipeline) push() error {
 	var refused uint64
 	var err error
-	p.out, refused, err = hostlimit.Push(p.s, p.byHost, p.maxHosts, LongestWindow, p.out[:0], p.batch)
+	p.out, refused, err = hostlimit.Push(p.s, p.byHost, p.maxHosts, LongestWindow, ordering, p.out[:0], p.batch)
 	p.batch.Reset()
 	p.skipped += refused
 	return err
