@@ -242,7 +242,8 @@ func (a *Aggregator) serveClient(conn *websocket.Conn, c *client) {
 // unanswered is dropped as one that left: its connection is cut, without
 // a close frame that nothing would read.
 func (a *Aggregator) ping(ctx context.Context, conn *websocket.Conn, c *client) {
-	err := wsping.Loop(ctx, conn, a.cfg.ClientPingInterval, a.cfg.ClientPingTimeout, c.writing)
+	busy := func() bool { return c.writing(a.cfg.Now().UnixNano(), int64(a.cfg.ClientMaxLag)) }
+	err := wsping.Loop(ctx, conn, a.cfg.ClientPingInterval, a.cfg.ClientPingTimeout, busy)
 	if err == nil {
 		return
 	}
@@ -328,12 +329,15 @@ func (c *client) pop() (item, bool) {
 }
 
 // writing reports whether a frame or the snapshot is being written to
-// the client (or the snapshot waits for its turn): its pings wait, and
-// the lag limit bounds the write instead (see wsping.Loop).
-func (c *client) writing() bool {
+// the client (or the snapshot waits for its turn), and has been for no
+// longer than maxLag at now (unix ns): its pings wait meanwhile (see
+// wsping.Loop). Past the lag limit they go out again: send checks the
+// lag only as it queues a frame, so while none comes a client gone in the
+// middle of a write would never be cut.
+func (c *client) writing(now, maxLag int64) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.writingSince != 0
+	return c.writingSince != 0 && now-c.writingSince <= maxLag
 }
 
 func (c *client) written(size int64) {

@@ -129,3 +129,46 @@ func TestAClientIsNotPingedWhileItsSnapshotIsWritten(t *testing.T) {
 	defer cancel()
 	assert.NoError(t, conn.Ping(ctx), "the socket is open both ways")
 }
+
+// TestAClientGoneInTheMiddleOfItsSnapshotIsCutWhileNoFrameFlows: a /live
+// client that stops reading in the middle of its snapshot (its network
+// gone: it takes nothing and answers nothing), while no batch comes that
+// would queue a frame and check its lag, is pinged again once the
+// snapshot's write is older than the lag limit, and cut when the ping
+// goes unanswered: it leaves the registry, and its handler returns. (Its
+// pings waited for the write, for good: the client, its goroutines and
+// its place among the snapshots being written were kept until the
+// kernel gave the socket up.)
+func TestAClientGoneInTheMiddleOfItsSnapshotIsCutWhileNoFrameFlows(t *testing.T) {
+	a := newTestAggregator(t, Config{Logger: quietLogger, MaxHosts: 1000, ClientMaxLag: 300 * time.Millisecond,
+		ClientPingInterval: 50 * time.Millisecond, ClientPingTimeout: 200 * time.Millisecond})
+	now := time.Now()
+	for i := range 50 {
+		require.NoError(t, a.Push(batchOf(hostRows(time.Duration(i)*10*time.Millisecond, 1000)...), now))
+	}
+	h := a.Handler()
+	var running atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		running.Add(1)
+		defer running.Add(-1)
+		h.ServeHTTP(w, r)
+	}))
+	srv.Listener = freezer.SmallBuffers(srv.Listener, 16<<10)
+	srv.Start()
+	t.Cleanup(func() {
+		a.Close()
+		srv.Close()
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/live",
+		&websocket.DialOptions{HTTPClient: freezer.SmallBufferClient(16 << 10)})
+	require.NoError(t, err)
+	defer conn.CloseNow()
+	require.Eventually(t, func() bool { return clientsOf(a) == 1 }, 5*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return clientsOf(a) == 0 }, 10*time.Second, 10*time.Millisecond,
+		"the client gone in the middle of its snapshot is still registered")
+	require.Eventually(t, func() bool { return running.Load() == 0 }, 5*time.Second, 10*time.Millisecond,
+		"its handler has not returned")
+	assert.EqualValues(t, 1, a.m.pingDisconnects.Load(), "counted as cut for an unanswered ping")
+}
