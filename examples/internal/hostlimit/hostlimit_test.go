@@ -72,14 +72,11 @@ func bounded(t *testing.T, limit int, idle time.Duration) (*live.Series, live.No
 
 // batchAt makes rows of the given hosts at second sec, in order.
 func batchAt(sec int, hosts ...string) *schema.Batch {
-	b := schema.NewBatch(seed.Schema, len(hosts))
+	var rows []any
 	for _, h := range hosts {
-		b.Time = append(b.Time, int64(sec)*int64(time.Second))
-		b.Cols[0].Num = append(b.Cols[0].Num, 0.5)
-		b.Cols[1].Num = append(b.Cols[1].Num, 1)
-		b.Cols[2].Str = append(b.Cols[2].Str, h)
+		rows = append(rows, sec*1000, h)
 	}
-	return b
+	return batch(rows...)
 }
 
 // TestPushKeepsKnownHostsAndAdmitsNewOnesInOrder: a push with more new

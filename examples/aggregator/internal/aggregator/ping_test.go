@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/pond-go/pond/examples/internal/freezer"
 	"github.com/pond-go/pond/examples/internal/wire"
 	"github.com/stretchr/testify/assert"
