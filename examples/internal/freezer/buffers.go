@@ -67,14 +67,16 @@ func ReadLate(t testing.TB, h http.Handler, path string, wait time.Duration) (*w
 	srv.Listener = SmallBuffers(srv.Listener, 16<<10)
 	srv.Start()
 	t.Cleanup(srv.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+path,
+	// The dial's context lives as long as the test: cancelling it closes
+	// the connection the handshake made.
+	conn, _, err := websocket.Dial(t.Context(), "ws"+strings.TrimPrefix(srv.URL, "http")+path,
 		&websocket.DialOptions{HTTPClient: SmallBufferClient(16 << 10)})
 	require.NoError(t, err)
 	t.Cleanup(func() { conn.CloseNow() })
 	conn.SetReadLimit(1 << 30)
 	time.Sleep(wait)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
 	typ, data, err := conn.Read(ctx)
 	require.NoError(t, err, "the client was cut while its first message was written")
 	conn.CloseRead(context.Background())

@@ -109,18 +109,19 @@ func TestAnIdleClientThatAnswersPingsStays(t *testing.T) {
 // slow to take a large snapshot, but there, is not cut because a ping
 // waited behind the snapshot's frames: the aggregator does not ping a
 // client while it writes to it (the lag limit bounds that instead). The
-// client reads nothing for a second, twenty intervals and five pong
+// client reads nothing for three seconds, sixty intervals and three pong
 // timeouts, while its snapshot (50,000 rows, about 2 MB) fills the
-// sockets' buffers (16 KB each).
+// sockets' buffers (16 KB each). (The pong timeout is a second so that a
+// loaded machine, under -race, answers in time once the client reads.)
 func TestAClientIsNotPingedWhileItsSnapshotIsWritten(t *testing.T) {
 	a := newTestAggregator(t, Config{Logger: quietLogger, MaxHosts: 1000,
-		ClientPingInterval: 50 * time.Millisecond, ClientPingTimeout: 200 * time.Millisecond})
+		ClientPingInterval: 50 * time.Millisecond, ClientPingTimeout: time.Second})
 	now := time.Now()
 	for i := range 50 {
 		require.NoError(t, a.Push(batchOf(hostRows(time.Duration(i)*10*time.Millisecond, 1000)...), now))
 	}
 	t.Cleanup(a.Close)
-	conn, data := freezer.ReadLate(t, a.Handler(), "/live", time.Second)
+	conn, data := freezer.ReadLate(t, a.Handler(), "/live", 3*time.Second)
 	f, err := wire.Decode(data)
 	require.NoError(t, err)
 	require.Equal(t, wire.TypeSnapshot, f.Type)

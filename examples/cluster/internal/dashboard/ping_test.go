@@ -91,18 +91,19 @@ func metric(tr *Tier, name string) float64 {
 // take a large snapshot, but there, is not cut because a ping waited
 // behind the snapshot's frames: the tier does not ping a page while it
 // writes to it (the snapshot's own timeout bounds that). The page reads
-// nothing for a second, twenty intervals and five pong timeouts, while
-// the snapshot (300 ticks of 30 hosts, about 2 MB) fills the sockets'
-// buffers (16 KB each).
+// nothing for three seconds, sixty intervals and three pong timeouts,
+// while the snapshot (300 ticks of 30 hosts, about 2 MB) fills the
+// sockets' buffers (16 KB each). (The pong timeout is a second so that a
+// loaded machine, under -race, answers in time once the page reads.)
 func TestAPageIsNotPingedWhileItsSnapshotIsWritten(t *testing.T) {
-	tr := newTierWith(Config{History: time.Hour, PingInterval: 50 * time.Millisecond, PingTimeout: 200 * time.Millisecond})
+	tr := newTierWith(Config{History: time.Hour, PingInterval: 50 * time.Millisecond, PingTimeout: time.Second})
 	for b := int64(200); b <= 300*200; b += 200 {
 		for h := range 30 {
 			tr.take(record(0, b, "host-"+strconv.Itoa(h)))
 		}
 		tr.flush(time.Now().Add(time.Hour))
 	}
-	conn, data := freezer.ReadLate(t, http.HandlerFunc(tr.serveLiveAgg), "", time.Second)
+	conn, data := freezer.ReadLate(t, http.HandlerFunc(tr.serveLiveAgg), "", 3*time.Second)
 	f, err := wire.Decode(data)
 	require.NoError(t, err)
 	require.Equal(t, wire.TypeAggregateSnapshot, f.Type)
