@@ -67,8 +67,6 @@ func ReadLate(t testing.TB, h http.Handler, path string, wait time.Duration) (*w
 	srv.Listener = SmallBuffers(srv.Listener, 16<<10)
 	srv.Start()
 	t.Cleanup(srv.Close)
-	// The dial's context lives as long as the test: cancelling it closes
-	// the connection the handshake made.
 	conn, _, err := websocket.Dial(t.Context(), "ws"+strings.TrimPrefix(srv.URL, "http")+path,
 		&websocket.DialOptions{HTTPClient: SmallBufferClient(16 << 10)})
 	require.NoError(t, err)
