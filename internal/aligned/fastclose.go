@@ -69,7 +69,7 @@ func (g *Group) steadyBounds(k int64, sc *closeScratch) {
 // the closing's bounds (steadyBounds).
 func (g *Group) steady(q int32, pt *part, k int64, sc *closeScratch) bool {
 	p := g.p
-	if !sc.steadyOK || !pt.live || g.st.rows(q) == 0 {
+	if !sc.steadyOK || !pt.live || pt.huge || g.st.rows(q) == 0 {
 		return false
 	}
 	for _, w := range p.steady.single {

@@ -1,25 +1,38 @@
 #include "textflag.h"
 
-// FOLDROW folds row BX (x in X2, ys[BX] at R12) into the record at DI:
+// BIGTEST loads row BX's x (xs at R11) into X2, [x, y] (ys at R12)
+// into X4 and [x², y²] into X1, and jumps to big when x² + y² is not
+// below 2^1000 (X12): a value whose square is not summed (from 2^500),
+// or a huge one (from 2^960, see hugeValue), which the Go code folds
+// (pairBig, foldPairRow). One test for both columns, on the square the
+// fold takes anyway. X5 is clobbered.
+#define BIGTEST(big) \
+	VMOVSD (R11)(BX*8), X2; \
+	VMOVHPD (R12)(BX*8), X2, X4; \
+	VMULPD X4, X4, X1; \
+	VHADDPD X1, X1, X5; \
+	VUCOMISD X5, X12; \
+	JLS big
+
+// FOLDROW folds row BX (x in X2, [x, y] in X4, x² in X1's low lane,
+// from BIGTEST) into the record at DI:
 //
 //	r[off2:] += y (double-double, TwoSum)
 //	r[ext] = min, r[ext+1] = max with x (NaN: none yet)
 //	r[off:] += x, r[off+2:] += x² (double-double, the square's error by
-//	FMA), or, jumping to mark, r[off+2], r[off+3] = +Inf, 0 when x² is
-//	not below 2^1000 or r[off+2] is +Inf
+//	FMA), or, jumping to mark, r[off+2], r[off+3] = +Inf, 0 when
+//	r[off+2] is +Inf
 //
-// with off, ext and off2 (in words) in R8, R9 and R13, and X12 2^1000,
-// X13 the largest float64. Each operation (each lane of one, for the two
-// sums) is the one the Go loop's compiled code makes, with the same
-// first operand, so the words are the same bits. X1 and X3-X7 are
-// clobbered.
+// with off, ext and off2 (in words) in R8, R9 and R13, and X13 the
+// largest float64. Each operation (each lane of one, for the two sums)
+// is the one the Go loop's compiled code makes, with the same first
+// operand, so the words are the same bits. X3-X7 are clobbered.
 #define FOLDROW(mark) \
 	/* The sums of x and of y, as two lanes [x, y] of one TwoSum each */ \
 	/* op (each lane's op is the scalar one, bit for bit): s = b + a, */ \
 	/* bb = s - a, e = (b - bb) + (a - (s - bb)), c = e + c. */ \
 	VMOVSD (DI)(R8*8), X3; \
 	VMOVHPD (DI)(R13*8), X3, X3; \
-	VMOVHPD (R12)(BX*8), X2, X4; \
 	VADDPD X3, X4, X7; \
 	VSUBPD X3, X7, X5; \
 	VSUBPD X5, X7, X6; \
@@ -45,11 +58,9 @@
 	VCMPSD $0x19, X2, X3, X5; \
 	VBLENDVPD X5, X2, X3, X3; \
 	VMOVSD X3, 8(DI)(R9*8); \
-	/* The squares: sq = x*x; marked when !(sq < 2^1000) or q > max. */ \
-	VMULSD X2, X2, X1; \
+	/* The squares: sq = x*x (below 2^1000: BIGTEST); marked when */ \
+	/* q > max. */ \
 	VMOVSD 16(DI)(R8*8), X3; \
-	VUCOMISD X1, X12; \
-	JLS mark; \
 	VUCOMISD X13, X3; \
 	JHI mark; \
 	/* s = q + sq, bb = s - q, e = (sq - bb) + (q - (s - bb)); */ \
@@ -114,7 +125,8 @@
 // func foldPair(base unsafe.Pointer, size uintptr, nrec uint, parts []int32, xs, ys []float64, off, ext, off2 int) int
 //
 // Row i, of partition q = parts[i], is folded into the record at
-// base + q*size (FOLDROW), while q is below nrec.
+// base + q*size (FOLDROW), while q is below nrec and the row passes
+// BIGTEST.
 //
 // AX base, DX size, R10 nrec, SI parts, CX rows, R11 xs, R12 ys, R8 off,
 // R9 ext, R13 off2, BX row, DI record.
@@ -140,7 +152,7 @@ loop:
 	JAE done // past the records (a negative q too)
 	IMULQ DX, DI
 	ADDQ AX, DI
-	VMOVSD (R11)(BX*8), X2
+	BIGTEST(done)
 	FOLDROW(mark)
 
 next:
@@ -159,10 +171,11 @@ mark:
 
 // func foldPairCount(base unsafe.Pointer, size uintptr, nrec uint, parts []int32, xs, ys []float64, off, ext, off2 int, n []uint32, limit uint32, raw [][]uint64) int
 //
-// foldPair counting each row too: while q is below nrec (which is not
-// above len(n) and len(raw)), its count c = n[q] is not above limit and
-// raw[q] has room for a value at c, x is written at raw[q][c], n[q] is
-// c + 1, and the row is folded (FOLDROW).
+// foldPair counting each row too: while the row passes BIGTEST (before
+// it is counted), q is below nrec (which is not above len(n) and
+// len(raw)), its count c = n[q] is not above limit and raw[q] has room
+// for a value at c, x is written at raw[q][c], n[q] is c + 1, and the
+// row is folded (FOLDROW).
 //
 // AX base, DX size, SI parts, R11 xs, R12 ys, R8 off, R9 ext, R13 off2,
 // R10 n, R14 raw, BX row, DI partition then record, R15 its count, CX
@@ -172,12 +185,12 @@ TEXT ·foldPairCount(SB), NOSPLIT, $0-184
 	COUNTARGS(cdone)
 
 cloop:
+	BIGTEST(cdone)
 	COUNTROW(cdone)
 	LEAQ (DI)(DI*2), CX
 	CMPQ R15, 8(R14)(CX*8)
 	JAE cdone // no room for its raw value
 	MOVQ (R14)(CX*8), CX
-	VMOVSD (R11)(BX*8), X2
 	VMOVSD X2, (CX)(R15*8)
 	INCL R15
 	MOVL R15, (R10)(DI*4)
@@ -199,9 +212,9 @@ cmark:
 
 // func foldPairCountOnly(base unsafe.Pointer, size uintptr, nrec uint, parts []int32, xs, ys []float64, off, ext, off2 int, n []uint32, limit uint32) int
 //
-// foldPairCount without raw values: while q is below nrec (which is not
-// above len(n)) and its count c = n[q] is not above limit, n[q] is c + 1
-// and the row is folded (FOLDROW).
+// foldPairCount without raw values: while the row passes BIGTEST, q is
+// below nrec (which is not above len(n)) and its count c = n[q] is not
+// above limit, n[q] is c + 1 and the row is folded (FOLDROW).
 //
 // AX base, DX size, SI parts, R11 xs, R12 ys, R8 off, R9 ext, R13 off2,
 // R10 n, BX row, DI partition then record, R15 its count.
@@ -209,8 +222,8 @@ TEXT ·foldPairCountOnly(SB), NOSPLIT, $0-160
 	COUNTARGS(odone)
 
 oloop:
+	BIGTEST(odone)
 	COUNTROW(odone)
-	VMOVSD (R11)(BX*8), X2
 	INCL R15
 	MOVL R15, (R10)(DI*4)
 	IMULQ DX, DI

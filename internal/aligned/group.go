@@ -68,7 +68,12 @@ type Group struct {
 type part struct {
 	wins []winState
 	live bool
+	// huge: the partition holds a huge value's sum (see hugeValue), in
+	// its lane or in a pane of a window; its closings take the generic
+	// path.
+	huge bool
 	maxT int64
+	lane []float64 // the open step's lane: per step Moments j, Σx of its huge values at 2j, 2j+1
 }
 
 // NewGroup returns an empty group. keys, when not nil, gives the key of
@@ -156,6 +161,8 @@ func (g *Group) Remove(q int32) {
 	}
 	g.in.close(q) // its waiting rows leave with it
 	g.st.close(&g.p.st, q)
+	clear(pt.lane)
+	pt.huge = false // its windows are emptied when it wakes
 	g.parts[q] = nil
 	g.free = append(g.free, pt)
 	g.keysTag = 0
@@ -326,6 +333,7 @@ func (g *Group) add(pt *part, in *Rows, i int, t int64) {
 			ws.curSlot = s
 		}
 		p.addRow(wp, ws, s, t, in.Enc, i)
+		pt.huge = pt.huge || ws.nScaled > 0
 		if len(wp.raws) > 0 {
 			ws.raw.push(wp, in, i, t, ws.curK)
 		}
@@ -419,6 +427,9 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 				ws.enter(wp, ws.hi)
 			}
 			ws.hi = max(ws.hi, hi) // panes past the ring are empty
+			if (ws.nScaled > 0 || ws.sumsScaled) && !wp.single {
+				ws.rebuild = true // see resumScaled
+			}
 			if ws.rebuild {
 				ws.resum(wp) // a sum faded beside a larger one (see fadeRatio)
 			}
@@ -432,11 +443,11 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 			for w := range pt.wins {
 				wp := &p.wins[w]
 				switch view := g.stepped && g.viewed(pt, w); {
-				case view && wp.fast.ok:
+				case view && wp.fast.ok && !pt.huge:
 					g.emitStepFast(w, &pt.wins[w], q, dsts, sc.cols, e)
 				case view:
 					g.emitStep(w, &pt.wins[w], q, dsts, sc.cols, e)
-				case wp.fast.ok && !wp.single:
+				case wp.fast.ok && !wp.single && !pt.wins[w].sumsScaled:
 					p.emitFast(wp, &pt.wins[w], b, dsts, sc.cols, e)
 				default:
 					p.emit(wp, &pt.wins[w], b, dsts, sc.cols, e)
@@ -451,10 +462,17 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 			ws := &pt.wins[w]
 			lo := los[w]
 			for ws.base < lo && ws.n > 0 {
-				ws.leave(wp)
+				if ws.nScaled > 0 {
+					ws.leaveScaled(wp)
+				} else {
+					ws.leave(wp)
+				}
 			}
 			if ws.base < lo {
 				ws.base = lo
+			}
+			if (ws.nScaled > 0 || ws.sumsScaled) && !wp.single {
+				ws.rebuild = true
 			}
 			if ws.rebuild {
 				ws.resum(wp)
@@ -472,6 +490,7 @@ func (g *Group) closeRange(lo, hi int, b int64, out *schema.Table, sc *closeScra
 		}
 		if g.stepped {
 			g.st.empty(&g.p.st, q)
+			pt.clearLane()
 		}
 		if empty && pt.maxT < b {
 			pt.live = false
@@ -544,8 +563,12 @@ func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*table.Col, cols 
 	}
 	meanIdx, mh, ml := -1, 0.0, 0.0 // the mean of Moments meanIdx
 	var pane []uint64
+	slot := -1 // the ring slot of pane, for its units (see hugeValue)
 	if wp.single {
 		pane = ws.onePane(wp)
+		if pane != nil {
+			slot = ws.slot(int(ws.hi - 1 - ws.base))
+		}
 	}
 	for _, o := range wp.outs {
 		switch o.kind {
@@ -557,13 +580,20 @@ func (p *Plan) emit(wp *winPlan, ws *winState, b int64, dsts []*table.Col, cols 
 			cols[o.cell][e] = float64(ws.cnts[o.idx])
 		case oSum:
 			s, c, _, _ := ws.sumsOf(wp, o.idx, pane)
-			cols[o.cell][e] = opt(s+c, true)
+			cols[o.cell][e] = sumOf(s, c, ws.scaledSums(wp, o.idx, slot))
 		case oAvg, oStdev:
 			// An avg and a stdev of one column divide its sum once.
 			s, c, q, qc := ws.sumsOf(wp, o.idx, pane)
 			n := ws.ns[o.idx]
 			if n == 0 {
 				cols[o.cell][e] = math.NaN()
+				continue
+			}
+			if ws.scaledSums(wp, o.idx, slot) {
+				// A huge value is held: the mean in units of 2^128, no
+				// stdev (its square is not summed).
+				x, ok := meanOf(s, c, n, true)
+				cols[o.cell][e] = opt(x, ok && o.kind == oAvg)
 				continue
 			}
 			if o.idx != meanIdx {

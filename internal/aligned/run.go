@@ -39,6 +39,7 @@ type runSums struct {
 	from, to, slot int
 	squares        bool
 	s, c, q, qc    float64
+	h              [2]float64 // the lane: Σx of the huge values, in units of 2^128 (see hugeValue)
 	n              int64
 }
 
@@ -62,9 +63,9 @@ func (sc *sumsCache) get(rows []uint64, w, slot, from, to int, squares bool) *ru
 	var f [4]uint64
 	n, done := runVector(&f, rows, w, slot, squares)
 	if squares {
-		n += addSquares(f[:], rows[done*w:], w, slot)
+		n += addSquares(f[:], &e.h, rows[done*w:], w, slot)
 	} else {
-		n += addSums(f[:2], rows[done*w:], w, slot)
+		n += addSums(f[:2], &e.h, rows[done*w:], w, slot)
 	}
 	e.n = n
 	e.s, e.c = math.Float64frombits(f[0]), math.Float64frombits(f[1])
@@ -72,10 +73,11 @@ func (sc *sumsCache) get(rows []uint64, w, slot, from, to int, squares bool) *ru
 	return e
 }
 
-// Biased exponents of the values the vector kernel may sum: every finite
-// value, and with squares those below bigSquare (2^500, exponent 1523).
+// Biased exponents of the values the vector kernel may sum: those below
+// hugeValue (2^960, exponent 1983), and with squares those below
+// bigSquare (2^500, exponent 1523).
 const (
-	vecMaxExp   = 0x7fe
+	vecMaxExp   = 1982
 	vecMaxSqExp = 1522
 )
 
@@ -115,9 +117,13 @@ func (p *Plan) addRun(wp *winPlan, ws *winState, s int, in inRows, from, to int,
 		m := &wp.moments[i]
 		f := r[m.off:]
 		e := sc.get(rows, w, m.slot, from, to, m.squares)
-		ps, pc := math.Float64frombits(f[0]), math.Float64frombits(f[1])
-		ddAdd(&ps, &pc, e.s, e.c)
-		f[0], f[1] = math.Float64bits(ps), math.Float64bits(pc)
+		if e.h != [2]float64{} || ws.nScaled > 0 && ws.paneScaled(wp, s, i) {
+			ws.mergeRunScaled(wp, s, i, e.h[0], e.h[1], e.s, e.c)
+		} else {
+			ps, pc := math.Float64frombits(f[0]), math.Float64frombits(f[1])
+			ddAdd(&ps, &pc, e.s, e.c)
+			f[0], f[1] = math.Float64bits(ps), math.Float64bits(pc)
+		}
 		if m.squares {
 			pq, pqc := math.Float64frombits(f[2]), math.Float64frombits(f[3])
 			if math.IsInf(e.q, 1) || math.IsInf(pq, 1) {
@@ -200,14 +206,19 @@ func (p *Plan) addRun(wp *winPlan, ws *winState, s int, in inRows, from, to int,
 }
 
 // addSums adds the finite values of slot s of rows (w words a row) to
-// the double-double f[0] + f[1] and returns how many there were.
-func addSums(f []uint64, rows []uint64, w, s int) int64 {
+// the double-double f[0] + f[1], the huge ones to the lane h in units of
+// 2^128 (see hugeValue), and returns how many there were.
+func addSums(f []uint64, h *[2]float64, rows []uint64, w, s int) int64 {
 	sum, c := math.Float64frombits(f[0]), math.Float64frombits(f[1])
 	n := int64(0)
 	for j := s; j < len(rows); j += w {
 		x := math.Float64frombits(rows[j])
-		if x-x != 0 { // NaN or ±Inf: missing
-			continue
+		if !(math.Abs(x) < hugeValue) {
+			if x-x == 0 {
+				n++
+				addScaled(&h[0], &h[1], x)
+			}
+			continue // NaN or ±Inf: missing
 		}
 		hi := sum + x
 		bb := hi - sum
@@ -220,10 +231,11 @@ func addSums(f []uint64, rows []uint64, w, s int) int64 {
 }
 
 // addSquares adds the finite values of slot s of rows (w words a row) to
-// Σx (f[0] + f[1]) and their squares to Σx² (f[2] + f[3]), marking Σx²
-// infinite for a value whose square is not summed (see bigSquare); it
-// returns how many there were.
-func addSquares(f []uint64, rows []uint64, w, s int) int64 {
+// Σx (f[0] + f[1]), the huge ones to the lane h as addSums does, and
+// their squares to Σx² (f[2] + f[3]), marking Σx² infinite for a value
+// whose square is not summed (see bigSquare); it returns how many there
+// were.
+func addSquares(f []uint64, h *[2]float64, rows []uint64, w, s int) int64 {
 	sum, c := math.Float64frombits(f[0]), math.Float64frombits(f[1])
 	q, qc := math.Float64frombits(f[2]), math.Float64frombits(f[3])
 	big := math.IsInf(q, 1)
@@ -234,6 +246,11 @@ func addSquares(f []uint64, rows []uint64, w, s int) int64 {
 			continue
 		}
 		n++
+		if isHuge(x) {
+			big = true
+			addScaled(&h[0], &h[1], x)
+			continue
+		}
 		hi := sum + x
 		bb := hi - sum
 		c += (sum - (hi - bb)) + (x - bb)
@@ -301,6 +318,7 @@ func (g *Group) addRows(pt *part, in inRows) {
 				j++
 			}
 			p.addRun(wp, ws, s, in, i, j, &sc)
+			pt.huge = pt.huge || ws.nScaled > 0
 			if len(wp.raws) > 0 {
 				ws.raw.pushRun(wp, in, i, j, ws.curK)
 			}

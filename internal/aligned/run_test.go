@@ -12,7 +12,7 @@ import (
 // for whole groups of four rows, then the rest one by one) against the
 // scalar sums of every row: the same count, and Σx and Σx² equal to
 // double-double precision, for runs with missing values, infinities and
-// values too big to square (which take the scalar path).
+// values too big to square and huge ones (which take the scalar path).
 func TestRunSumsMatchTheScalarSums(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	cases := []struct {
@@ -23,6 +23,7 @@ func TestRunSumsMatchTheScalarSums(t *testing.T) {
 		{"a missing value", func() float64 { return math.NaN() }},
 		{"an infinity", func() float64 { return math.Inf(-1) }},
 		{"a value too big to square", func() float64 { return 0x1p600 }},
+		{"a huge value, summed apart", func() float64 { return 1.7e308 }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -41,14 +42,16 @@ func TestRunSumsMatchTheScalarSums(t *testing.T) {
 					var sc sumsCache
 					got := sc.get(rows, w, 1, 0, n, sq)
 					var f [4]uint64
+					var h [2]float64
 					var want int64
 					if sq {
-						want = addSquares(f[:], rows, w, 1)
+						want = addSquares(f[:], &h, rows, w, 1)
 					} else {
-						want = addSums(f[:2], rows, w, 1)
+						want = addSums(f[:2], &h, rows, w, 1)
 					}
 					assert.Equal(t, want, got.n, "n=%d squares=%v", n, sq)
 					same(t, math.Float64frombits(f[0])+math.Float64frombits(f[1]), got.s+got.c)
+					assert.Equal(t, h, got.h, "the huge values' lane, n=%d squares=%v", n, sq)
 					if sq {
 						same(t, math.Float64frombits(f[2])+math.Float64frombits(f[3]), got.q+got.qc)
 					}

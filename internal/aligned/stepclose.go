@@ -17,6 +17,7 @@ import (
 func (g *Group) flushStep(q int32, pt *part, k int64) {
 	g.mergeStep(q, pt, k, false)
 	g.st.empty(&g.p.st, q)
+	pt.clearLane()
 }
 
 // viewed reports whether window w of partition pt reads its row at a
@@ -53,6 +54,9 @@ func (g *Group) mergeStep(q int32, pt *part, k int64, view bool) {
 		pr, cs := ws.rec(wp, s)
 		if fresh {
 			sp.writePane(wp, sw, r, n, pr, cs)
+			if pt.huge {
+				ws.scaleFresh(wp, sw, pt, s)
+			}
 			if len(wp.raws) > 0 {
 				ws.raw.pushStep(st.raws(q, len(sp.raw)), len(sp.raw), sw.raws, k)
 			}
@@ -62,8 +66,16 @@ func (g *Group) mergeStep(q int32, pt *part, k int64, view bool) {
 		if wp.hasRows {
 			addCount(cs, 0, n)
 		}
-		for i := range wp.moments {
-			mergeMoment(&wp.moments[i], &sp.moms[sw.moms[i]], r, pr, cs, n)
+		if pt.huge || ws.nScaled > 0 {
+			for i := range wp.moments {
+				lh, lc := pt.laneOf(sw.moms[i])
+				ws.mergeMomentScaled(wp, s, i, &sp.moms[sw.moms[i]], r, cs, n, lh, lc)
+			}
+			pt.huge = pt.huge || ws.nScaled > 0
+		} else {
+			for i := range wp.moments {
+				mergeMoment(&wp.moments[i], &sp.moms[sw.moms[i]], r, pr, cs, n)
+			}
 		}
 		for i, off := range sw.counts {
 			addCount(cs, wp.cnt0+i, int64(r[off]))
@@ -205,6 +217,7 @@ func (g *Group) emitStep(w int, ws *winState, q int32, dsts []*table.Col, cols [
 		return
 	}
 	r := st.rec(sp, q)
+	pt := g.parts[q]
 	meanIdx, mh, ml := -1, 0.0, 0.0 // the mean of Moments meanIdx
 	for _, o := range wp.outs {
 		switch o.kind {
@@ -215,8 +228,8 @@ func (g *Group) emitStep(w int, ws *winState, q int32, dsts []*table.Col, cols [
 		case oCount:
 			cols[o.cell][e] = float64(min(r[sw.counts[o.idx]], countMax))
 		case oSum:
-			f := r[sp.moms[sw.moms[o.idx]].off:]
-			cols[o.cell][e] = opt(math.Float64frombits(f[0])+math.Float64frombits(f[1]), true)
+			s, c, scaled := stepSums(sp, sw.moms[o.idx], r, pt)
+			cols[o.cell][e] = sumOf(s, c, scaled)
 		case oAvg, oStdev:
 			j := sw.moms[o.idx]
 			cnt := sp.momCount(j, r, n)
@@ -225,7 +238,14 @@ func (g *Group) emitStep(w int, ws *winState, q int32, dsts []*table.Col, cols [
 				continue
 			}
 			f := r[sp.moms[j].off:]
-			s, c := math.Float64frombits(f[0]), math.Float64frombits(f[1])
+			s, c, scaled := stepSums(sp, j, r, pt)
+			if scaled {
+				// A huge value is in the step: the mean in units of
+				// 2^128, no stdev (its square is not summed).
+				x, ok := meanOf(s, c, cnt, true)
+				cols[o.cell][e] = opt(x, ok && o.kind == oAvg)
+				continue
+			}
 			if o.idx != meanIdx {
 				meanIdx = o.idx
 				mh, ml = ddDivF(s, c, float64(cnt))
@@ -264,6 +284,21 @@ func (g *Group) emitStep(w int, ws *winState, q int32, dsts []*table.Col, cols [
 			g.emitStepRaw(w, ws, o.idx, st.raws(q, len(sp.raw)), dsts[o.out])
 		}
 	}
+}
+
+// stepSums returns step Moments j's Σx in record r of partition pt, and
+// whether it is in units of 2^128: with its lane when that holds a sum
+// (see hugeValue), as a pane it is merged into keeps it.
+func stepSums(sp *stepPlan, j int, r []uint64, pt *part) (s, c float64, scaled bool) {
+	f := r[sp.moms[j].off:]
+	s, c = math.Float64frombits(f[0]), math.Float64frombits(f[1])
+	lh, lc := pt.laneOf(j)
+	if lh == 0 && lc == 0 {
+		return s, c, false
+	}
+	var hs, hc float64
+	mergeScaled(&hs, &hc, lh, lc, s, c)
+	return hs, hc, true
 }
 
 // momCount returns the number of values step moment j's sums hold in

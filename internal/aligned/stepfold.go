@@ -7,8 +7,10 @@ import (
 
 // Folding rows into the open-step records (see step.go).
 
-// take folds row i of enc, at t, into record r.
-func (sp *stepPlan) take(r []uint64, enc [][]uint64, i int, t int64) {
+// take folds row i of enc, at t, into record r, and reports whether it
+// left a huge value's sum out of it, for the caller to add to the
+// partition's lane (see hugeValue; the value's count and mark are in).
+func (sp *stepPlan) take(r []uint64, enc [][]uint64, i int, t int64) (huge bool) {
 	for j := range sp.moms {
 		m := &sp.moms[j]
 		x := math.Float64frombits(enc[m.slot-1][i])
@@ -17,6 +19,13 @@ func (sp *stepPlan) take(r []uint64, enc [][]uint64, i int, t int64) {
 		}
 		if m.nOff >= 0 {
 			r[m.nOff]++
+		}
+		if isHuge(x) {
+			huge = true
+			if m.squares {
+				r[m.off+2], r[m.off+3] = math.Float64bits(math.Inf(1)), 0
+			}
+			continue
 		}
 		if m.squares {
 			foldSquare((*[4]uint64)(r[m.off:m.off+4]), x)
@@ -30,6 +39,7 @@ func (sp *stepPlan) take(r []uint64, enc [][]uint64, i int, t int64) {
 		}
 	}
 	sp.takeCounts(r, enc, i, t)
+	return huge
 }
 
 // takeCounts folds row i of enc, at t, into record r's counts, firsts
@@ -88,7 +98,9 @@ func (g *Group) bufferStep(in *Rows, parts []int32, from, to int) {
 		}
 		c := int(st.n[q])
 		st.n[q]++
-		sp.take(st.rec(sp, q), in.Enc, i, t)
+		if sp.take(st.rec(sp, q), in.Enc, i, t) {
+			g.laneRow(q, in.Enc, i)
+		}
 		if w := len(sp.raw); w > 0 && g.hold == nil {
 			st.roomRaw(q, c*w, (c+1)*w)
 			for j, s := range sp.raw {
@@ -218,14 +230,68 @@ func (g *Group) countFoldPair(in *Rows, parts []int32, from int, limit uint32) i
 	xs, ys := in.Enc[f.slot-1][from:], in.Enc[o.slot-1][from:]
 	xs, ys = xs[:len(parts)], ys[:len(parts)]
 	nrec := min(uint(len(st.recs)/w), uint(len(st.n)))
-	if g.hold != nil {
-		// The raw values are the series' rows (see Held).
-		return foldPairCountOnly(unsafe.Pointer(unsafe.SliceData(st.recs)), uintptr(w)*8, nrec,
-			parts, floats(xs), floats(ys), m.off, f.ext, o.off, st.n, limit)
-	}
+	base := unsafe.Pointer(unsafe.SliceData(st.recs))
 	raw := st.raw[:len(st.n)]
-	return foldPairCount(unsafe.Pointer(unsafe.SliceData(st.recs)), uintptr(w)*8, nrec,
-		parts, floats(xs), floats(ys), m.off, f.ext, o.off, st.n, limit, raw)
+	for done := 0; ; done++ {
+		if g.hold != nil {
+			// The raw values are the series' rows (see Held).
+			done += foldPairCountOnly(base, uintptr(w)*8, nrec,
+				parts[done:], floats(xs[done:]), floats(ys[done:]), m.off, f.ext, o.off, st.n, limit)
+		} else {
+			done += foldPairCount(base, uintptr(w)*8, nrec,
+				parts[done:], floats(xs[done:]), floats(ys[done:]), m.off, f.ext, o.off, st.n, limit, raw)
+		}
+		if done == len(parts) {
+			return done
+		}
+		// The kernels stop before a row with a value from about 2^500 up
+		// (see pairBig), which is counted and folded here, when nothing
+		// else stops them there.
+		x, y := math.Float64frombits(xs[done]), math.Float64frombits(ys[done])
+		q := parts[done]
+		if !pairBig(x, y) || uint(q) >= nrec || st.n[q] > limit {
+			return done
+		}
+		c := st.n[q]
+		if g.hold == nil {
+			if uint(c) >= uint(len(raw[q])) {
+				return done
+			}
+			raw[q][c] = xs[done]
+		}
+		st.n[q] = c + 1
+		g.pairRow(f, q, x, y)
+	}
+}
+
+// pairBig reports whether the paired kernels leave a row, whose values
+// are x (squared) and y, to the Go code: when x² + y² is not below
+// bigSquare², so that a value whose square is not summed or which is
+// huge (see hugeValue) is one test. The kernel's test, operation for
+// operation (the products rounded apart, not fused).
+func pairBig(x, y float64) bool {
+	return !(float64(x*x)+float64(y*y) < bigSquare*bigSquare)
+}
+
+// pairRow folds a row of a paired fold f (foldSquaresWith's), values x
+// and y, into partition q's record, its huge values' sums into the lane.
+func (g *Group) pairRow(f stepFold, q int32, x, y float64) {
+	sp := &g.p.st
+	r := g.st.rec(sp, q)
+	m, o := &sp.moms[f.mom], &sp.moms[f.with]
+	if isHuge(y) {
+		g.addLane(q, f.with, y)
+	} else {
+		foldSum((*[2]uint64)(r[o.off:o.off+2]), y)
+	}
+	if f.ext >= 0 {
+		foldExtreme((*[2]uint64)(r[f.ext:f.ext+2]), x)
+	}
+	if isHuge(x) {
+		g.hugeSum(q, r, f.mom, x)
+	} else {
+		foldSquare((*[4]uint64)(r[m.off:m.off+4]), x)
+	}
 }
 
 // countIn counts each row of partitions parts, at times, into its
@@ -322,21 +388,41 @@ func (g *Group) foldColumns(in *Rows, parts []int32, from, to int) {
 	w := sp.words
 	for _, f := range sp.folds {
 		xs := in.Enc[f.slot-1][from:to]
-		switch {
-		case f.mom < 0:
+		if f.mom < 0 {
 			foldExtremes(st.recs, w, f.ext, parts, xs)
-		case !sp.moms[f.mom].squares:
-			m := &sp.moms[f.mom]
-			foldSums(st.recs, w, m.off, m.nOff, parts, xs)
-			if f.ext >= 0 {
-				foldExtremes(st.recs, w, f.ext, parts, xs)
+			continue
+		}
+		// Each fold stops at a huge value (see hugeValue), which is
+		// folded here, its sum into the partition's lane.
+		m := &sp.moms[f.mom]
+		for i := 0; i < len(parts); i++ {
+			switch {
+			case !m.squares:
+				i += foldSums(st.recs, w, m.off, m.nOff, parts[i:], xs[i:])
+				if i < len(parts) {
+					g.hugeSum(parts[i], st.rec(sp, parts[i]), f.mom, math.Float64frombits(xs[i]))
+				}
+			case f.with >= 0:
+				ys := in.Enc[sp.moms[f.with].slot-1][from:to]
+				i += foldSquaresWith(st.recs, w, m.off, f.ext, parts[i:], xs[i:], sp.moms[f.with].off, ys[i:])
+				if i < len(parts) {
+					g.pairRow(f, parts[i], math.Float64frombits(xs[i]), math.Float64frombits(ys[i]))
+				}
+			default:
+				i += foldSquares(st.recs, w, m.off, m.nOff, f.ext, parts[i:], xs[i:])
+				if i < len(parts) {
+					q := parts[i]
+					r := st.rec(sp, q)
+					x := math.Float64frombits(xs[i])
+					if f.ext >= 0 {
+						foldExtreme((*[2]uint64)(r[f.ext:f.ext+2]), x)
+					}
+					g.hugeSum(q, r, f.mom, x)
+				}
 			}
-		case f.with >= 0:
-			m, o := &sp.moms[f.mom], &sp.moms[f.with]
-			foldSquaresWith(st.recs, w, m.off, f.ext, parts, xs, o.off, in.Enc[o.slot-1][from:to])
-		default:
-			m := &sp.moms[f.mom]
-			foldSquares(st.recs, w, m.off, m.nOff, f.ext, parts, xs)
+		}
+		if !m.squares && f.ext >= 0 {
+			foldExtremes(st.recs, w, f.ext, parts, xs)
 		}
 	}
 	if len(sp.counts)+len(sp.fls) > 0 {
@@ -349,8 +435,9 @@ func (g *Group) foldColumns(in *Rows, parts []int32, from, to int) {
 // foldSums adds the finite values xs, row i's to the record of partition
 // parts[i] (w words a record), to the sum at word off and counts them at
 // word nOff (none when negative). Rows reach their records as in
-// foldSquares.
-func foldSums(recs []uint64, w, off, nOff int, parts []int32, xs []uint64) {
+// foldSquares. It returns how many rows it took: all of them, or those
+// before a huge value (see hugeValue), which it leaves for the caller.
+func foldSums(recs []uint64, w, off, nOff int, parts []int32, xs []uint64) int {
 	if off < 0 || off+2 > w || nOff >= w {
 		panic("aligned: record words out of the record")
 	}
@@ -363,8 +450,11 @@ func foldSums(recs []uint64, w, off, nOff int, parts []int32, xs []uint64) {
 			panic("aligned: partition without a record")
 		}
 		x := math.Float64frombits(xs[i])
-		if x-x != 0 { // NaN or ±Inf: missing
-			continue
+		if !(math.Abs(x) < hugeValue) {
+			if x-x != 0 { // NaN or ±Inf: missing
+				continue
+			}
+			return i
 		}
 		r := unsafe.Add(base, uintptr(q)*size)
 		if nOff >= 0 {
@@ -372,6 +462,7 @@ func foldSums(recs []uint64, w, off, nOff int, parts []int32, xs []uint64) {
 		}
 		foldSum((*[2]uint64)(unsafe.Add(r, off*8)), x)
 	}
+	return len(parts)
 }
 
 // foldSum adds x to the double-double f[0] + f[1].
@@ -394,7 +485,10 @@ func foldSum(f *[2]uint64, x float64) {
 // the words' offsets against a record's width once for the pass. With
 // slice checks for each word, the loop kept too many values live and
 // reloaded them from the stack every row.
-func foldSquares(recs []uint64, w, off, nOff, ext int, parts []int32, xs []uint64) {
+//
+// It returns how many rows it took: all of them, or those before a huge
+// value (see hugeValue), of whose row it folds nothing.
+func foldSquares(recs []uint64, w, off, nOff, ext int, parts []int32, xs []uint64) int {
 	if off < 0 || off+4 > w || ext+2 > w || nOff >= w {
 		panic("aligned: record words out of the record")
 	}
@@ -408,7 +502,11 @@ func foldSquares(recs []uint64, w, off, nOff, ext int, parts []int32, xs []uint6
 		}
 		r := unsafe.Add(base, uintptr(q)*size)
 		x := math.Float64frombits(xs[i])
-		if x-x != 0 { // NaN or ±Inf: not summed; an infinity is an extreme
+		if !(math.Abs(x) < hugeValue) {
+			if x-x == 0 {
+				return i
+			}
+			// NaN or ±Inf: not summed; an infinity is an extreme.
 			if ext >= 0 && x == x {
 				foldExtreme((*[2]uint64)(unsafe.Add(r, ext*8)), x)
 			}
@@ -431,6 +529,7 @@ func foldSquares(recs []uint64, w, off, nOff, ext int, parts []int32, xs []uint6
 		hq, e := twoSum(q, sq)
 		f[2], f[3] = math.Float64bits(hq), math.Float64bits(math.Float64frombits(f[3])+(e+math.FMA(x, x, -sq)))
 	}
+	return len(parts)
 }
 
 // foldSquaresWith is foldSquares of a required column (its count is the
@@ -441,7 +540,10 @@ func foldSquares(recs []uint64, w, off, nOff, ext int, parts []int32, xs []uint6
 // registers. A required column's values are all finite (Spec.Required),
 // so neither column's are tested for NaN or ±Inf: the step's count of
 // them is its row count anyway.
-func foldSquaresWith(recs []uint64, w, off, ext int, parts []int32, xs []uint64, off2 int, ys []uint64) {
+//
+// It returns how many rows it took: all of them, or those before a row
+// with a huge value (see hugeValue), of which it folds nothing.
+func foldSquaresWith(recs []uint64, w, off, ext int, parts []int32, xs []uint64, off2 int, ys []uint64) int {
 	if off < 0 || off+4 > w || ext+2 > w || off2 < 0 || off2+2 > w {
 		panic("aligned: record words out of the record")
 	}
@@ -453,14 +555,29 @@ func foldSquaresWith(recs []uint64, w, off, ext int, parts []int32, xs []uint64,
 	base := unsafe.Pointer(unsafe.SliceData(recs))
 	size := uintptr(w) * 8
 	if pairKernel && ext >= 0 {
-		if foldPair(base, size, nrec, parts, xf, yf, off, ext, off2) < len(parts) {
-			panic("aligned: partition without a record")
+		for i := 0; i < len(parts); i++ {
+			i += foldPair(base, size, nrec, parts[i:], xf[i:], yf[i:], off, ext, off2)
+			if i == len(parts) {
+				break
+			}
+			// The kernel leaves a row with a value from about 2^500 up
+			// (see pairBig) to the Go loop's arithmetic.
+			if uint(parts[i]) >= nrec {
+				panic("aligned: partition without a record")
+			}
+			if isHuge(xf[i]) || isHuge(yf[i]) {
+				return i
+			}
+			foldPairRow(unsafe.Add(base, uintptr(parts[i])*size), xf[i], yf[i], off, ext, off2)
 		}
-		return
+		return len(parts)
 	}
 	for i, q := range parts {
 		if uint(q) >= nrec {
 			panic("aligned: partition without a record")
+		}
+		if !(math.Abs(xf[i]) < hugeValue && math.Abs(yf[i]) < hugeValue) {
+			return i
 		}
 		r := unsafe.Add(base, uintptr(q)*size)
 		f2 := (*[2]float64)(unsafe.Add(r, off2*8))
@@ -487,6 +604,17 @@ func foldSquaresWith(recs []uint64, w, off, ext int, parts []int32, xs []uint64,
 		hq, e := twoSum(q, sq)
 		f[2], f[3] = hq, f[3]+(e+math.FMA(x, x, -sq))
 	}
+	return len(parts)
+}
+
+// foldPairRow is one row of foldSquaresWith's Go loop, for the record at
+// r: the row the kernel leaves to Go, folded to the same bits.
+func foldPairRow(r unsafe.Pointer, x, y float64, off, ext, off2 int) {
+	foldSum((*[2]uint64)(unsafe.Add(r, off2*8)), y)
+	if ext >= 0 {
+		foldExtreme((*[2]uint64)(unsafe.Add(r, ext*8)), x)
+	}
+	foldSquare((*[4]uint64)(unsafe.Add(r, off*8)), x)
 }
 
 // floats returns encoded numbers as the float64s they hold.

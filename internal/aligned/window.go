@@ -33,6 +33,14 @@ type winState struct {
 	exts       []reducers.Extreme
 	fp, lp     []int64 // pane of the first and last present value of each first/last slot; none when < base or ≥ hi
 	gen        []reducers.Window
+	// Sums in units of 2^128 (see hugeValue): per ring slot and Moments
+	// (slot·len(moments) + i), whether the pane's Σx is (nil until one
+	// is; a slot without a pane has none), and how many are; per
+	// Moments, whether sums' Σx is, and whether any is.
+	scaled     []bool
+	nScaled    int
+	sumScaled  []bool
+	sumsScaled bool
 }
 
 // held reports whether the window holds a row: one of its panes
@@ -105,6 +113,10 @@ func (ws *winState) reset(wp *winPlan, base, hi int64) {
 	}
 	ws.raw.clear()
 	ws.curS, ws.curE = 0, 0
+	if ws.scaled != nil {
+		clear(ws.scaled)
+		ws.nScaled = 0
+	}
 }
 
 func (ws *winState) clearAcc() {
@@ -113,6 +125,8 @@ func (ws *winState) clearAcc() {
 	clear(ws.cnts)
 	clear(ws.sums)
 	ws.rebuild = false
+	clear(ws.sumScaled)
+	ws.sumsScaled = false
 }
 
 // pane returns the ring slot of pane k, extending the ring to it; -1
@@ -174,12 +188,20 @@ func (ws *winState) slot(d int) int {
 func (ws *winState) grow(wp *winPlan, need int) {
 	c := max(need, ws.cap+ws.cap/8, int(wp.span/wp.width))
 	ring, cring := make([]uint64, c*wp.stride), make([]uint32, c*wp.nCounts)
+	var scaled []bool
+	if ws.scaled != nil {
+		scaled = make([]bool, c*len(wp.moments))
+	}
 	for j := range ws.n {
 		r, cs := ws.rec(wp, ws.slot(j))
 		copy(ring[j*wp.stride:], r)
 		copy(cring[j*wp.nCounts:], cs)
+		if scaled != nil {
+			nm := len(wp.moments)
+			copy(scaled[j*nm:(j+1)*nm], ws.scaled[ws.slot(j)*nm:])
+		}
 	}
-	ws.ring, ws.cring, ws.cap, ws.head = ring, cring, c, 0
+	ws.ring, ws.cring, ws.cap, ws.head, ws.scaled = ring, cring, c, 0, scaled
 	ws.curS, ws.curE = 0, 0
 }
 
@@ -234,6 +256,10 @@ func (p *Plan) addRow(wp *winPlan, ws *winState, s int, t int64, enc [][]uint64,
 			incCount(cs, m.nIdx)
 		}
 		f := r[m.off:]
+		if isHuge(x) || ws.nScaled > 0 && ws.paneScaled(wp, s, i) {
+			ws.addScaledRow(wp, s, i, x)
+			continue
+		}
 		s, c := math.Float64frombits(f[0]), math.Float64frombits(f[1])
 		if m.squares {
 			q, qc := math.Float64frombits(f[2]), math.Float64frombits(f[3])
@@ -425,6 +451,10 @@ func (ws *winState) leave(wp *winPlan) {
 // overflow left it.
 func (ws *winState) resum(wp *winPlan) {
 	clear(ws.sums)
+	if ws.nScaled > 0 || ws.sumsScaled {
+		ws.resumScaled(wp)
+		return
+	}
 	for k := ws.base; k < ws.hi && k < ws.base+int64(ws.n); k++ {
 		r, _ := ws.recOf(wp, k)
 		ws.addSums(wp, r, 1)
