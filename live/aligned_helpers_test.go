@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/reduce"
@@ -78,6 +79,9 @@ type alignedCase struct {
 	rows     []arow
 	required bool // x is a required column
 	arrays   bool // some outputs read the array column
+	// huge: x mixes values near the top of the float64 range with small
+	// ones (see makeHuge).
+	huge bool
 }
 
 var numberReducers = []reduce.Reducer{reduce.Count, reduce.Sum, reduce.Avg, reduce.Stdev, reduce.Min, reduce.Max,
@@ -194,11 +198,38 @@ func (c *alignedCase) build() (*live.Series, live.NodeID, error) {
 	return s, r, s.Watch(r)
 }
 
-// alignedRow is one output row: boundary, key and the output cells.
+// makeHuge draws the case's values of x from hugeValues, as the rolling
+// oracle's makeHuge does: the reducers over x that interpolate or
+// subtract (difference, median, percentiles), whose arithmetic over
+// such values the oracle does not follow, become sums and means.
+func (c *alignedCase) makeHuge(rng *rand.Rand) {
+	c.huge = true
+	for i := range c.rows {
+		if c.rows[i].xOK {
+			c.rows[i].x = hugeValues[rng.IntN(len(hugeValues))]
+		}
+	}
+	for w := range c.windows {
+		for k, a := range c.windows[w].Aggs {
+			switch reducers.SpecOf(a.Using).Op {
+			case reducers.OpDifference, reducers.OpMedian, reducers.OpPercentile:
+				if a.From == "x" {
+					c.windows[w].Aggs[k].Using = []reduce.Reducer{reduce.Sum, reduce.Avg}[k%2]
+				}
+			}
+		}
+	}
+}
+
+// alignedRow is one output row: boundary, key and the output cells, and
+// from the oracle of a huge case (makeHuge) the scale of each: the
+// largest |x| its window holds, to which its sums are as exact as a
+// double-double allows (nil: the case's).
 type alignedRow struct {
-	b    int64
-	key  string
-	vals []schema.Value
+	b      int64
+	key    string
+	vals   []schema.Value
+	scales []float64
 }
 
 func (e alignedRow) String() string { return fmt.Sprintf("%d %s %v", e.b, e.key, e.vals) }

@@ -66,20 +66,31 @@ func (c *alignedCase) oracle() []alignedRow {
 	for b := floor(acc[0].t-c.lag) + c.step; b <= wm; b += c.step {
 		for _, k := range keys {
 			var vals []schema.Value
+			var scales []float64
 			held := false
 			for _, w := range c.windows {
 				lo := b - w.Span.Milliseconds()
 				var in []arow
+				scale := 1.0
 				for _, r := range byKey[k] {
 					if r.t >= lo && r.t < b {
 						in = append(in, r)
+						if r.xOK {
+							scale = max(scale, math.Abs(r.x))
+						}
 					}
 				}
 				held = held || len(in) > 0
 				vals = append(vals, windowValues(w, in)...)
+				for range w.Aggs {
+					scales = append(scales, scale)
+				}
+			}
+			if !c.huge {
+				scales = nil
 			}
 			if held {
-				want = append(want, alignedRow{b: b, key: k, vals: vals})
+				want = append(want, alignedRow{b: b, key: k, vals: vals, scales: scales})
 			}
 		}
 	}
@@ -132,7 +143,8 @@ func refAgg(a reduce.Agg, rows []arow) schema.Value {
 		return schema.NumberValue(float64(n))
 	case reducers.OpSum:
 		s, _ := exactSum(xs).Float64()
-		return schema.NumberValue(s)
+		// Beyond the float64 range: missing (reduce's package doc).
+		return num(s, !math.IsInf(s, 0))
 	case reducers.OpAvg:
 		if len(xs) == 0 {
 			return schema.Value{}
@@ -140,6 +152,13 @@ func refAgg(a reduce.Agg, rows []arow) schema.Value {
 		m, _ := new(big.Float).SetPrec(300).Quo(exactSum(xs), big.NewFloat(float64(len(xs)))).Float64()
 		return schema.NumberValue(m)
 	case reducers.OpStdev:
+		for _, x := range xs {
+			if math.Abs(x) >= 0x1p500 {
+				// Its square is beyond what the sums keep: missing
+				// while it is held (reduce's package doc).
+				return schema.Value{}
+			}
+		}
 		return num(exactStdev(xs), len(xs) > 0)
 	case reducers.OpMin, reducers.OpMax, reducers.OpDifference:
 		if len(xs) == 0 {
@@ -238,7 +257,11 @@ func compareEmitted(t *testing.T, got, want []alignedRow, scale float64, label s
 		require.Equal(t, w.b, g.b, "%s: row %d boundary", label, i)
 		require.Equal(t, w.key, g.key, "%s: row %d key", label, i)
 		for j := range w.vals {
-			if !sameValue(g.vals[j], w.vals[j], scale) {
+			s := scale
+			if w.scales != nil {
+				s = w.scales[j]
+			}
+			if !sameValue(g.vals[j], w.vals[j], s) {
 				assert.Failf(t, "value differs", "%s: row %d (%d %s) output %d: got %v, want %v", label, i, w.b, w.key, j, g.vals[j], w.vals[j])
 				return
 			}
@@ -250,6 +273,9 @@ func TestAlignedOracle(t *testing.T) {
 	for seed := range uint64(60) {
 		rng := rand.New(rand.NewPCG(seed, 14))
 		c := newAlignedCase(rng)
+		if rng.IntN(8) == 0 {
+			c.makeHuge(rng)
+		}
 		s, node, err := c.build()
 		require.NoError(t, err)
 		defer s.Close()
@@ -261,7 +287,7 @@ func TestAlignedOracle(t *testing.T) {
 		}
 		compareEmitted(t, got, c.oracle(), scale, "seed "+time.Duration(seed).String())
 		if t.Failed() {
-			t.Logf("case: ordering %v lag %d step %d anchor %d windows %+v", c.opts.Ordering, c.lag, c.step, c.anchor, c.windows)
+			t.Logf("case: ordering %v lag %d step %d anchor %d huge %v windows %+v", c.opts.Ordering, c.lag, c.step, c.anchor, c.huge, c.windows)
 			return
 		}
 	}
@@ -278,6 +304,9 @@ func FuzzAlignedOracle(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed uint64, batch uint8) {
 		rng := rand.New(rand.NewPCG(seed, 77))
 		c := newAlignedCase(rng)
+		if rng.IntN(8) == 0 {
+			c.makeHuge(rng)
+		}
 		c.rows = c.rows[:min(len(c.rows), 200)]
 		s, node, err := c.build()
 		require.NoError(t, err)
