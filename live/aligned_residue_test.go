@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pond-go/pond/live"
@@ -167,4 +168,64 @@ func TestAlignedSumFadedOnEntryIsSummedAgain(t *testing.T) {
 		{110, -1e16}, {210, 1e300}, {310, 0.25}, {410, 3}, {510, 1e300}, {610, 1e300}, {710, -1e16}, {810, -1e300}, {910, 0.25}, {1010, 1e300}, {1110, 1e16}})
 	require.Equal(t, 3.0, counts[1100])
 	require.Equal(t, 0.25, sums[1100])
+}
+
+// alignedSumAvg is alignedSums with an avg beside the sum, read as cells
+// (a missing sum is no 0): the window's sum and avg at each boundary.
+func alignedSumAvg(t *testing.T, span time.Duration, rows []msX) (sums, avgs map[int64]schema.Value) {
+	t.Helper()
+	sch := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "x", Kind: schema.Number},
+		schema.Column{Name: "host", Kind: schema.String},
+	)
+	s, err := live.New("t", sch, live.Options{})
+	require.NoError(t, err)
+	by, err := s.PartitionBy(s.Root(), "host", partition.Options{})
+	require.NoError(t, err)
+	r, err := s.Rolling(by, []rolling.Window{{Span: span, Aggs: []reduce.Agg{
+		{Out: "sum", From: "x", Using: reduce.Sum}, {Out: "avg", From: "x", Using: reduce.Avg}}}},
+		rolling.Options{Trigger: trigger.Clock(sequence.Every(100 * time.Millisecond)), Aligned: true})
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(r))
+	sums, avgs = map[int64]schema.Value{}, map[int64]schema.Value{}
+	var out []live.Output
+	for _, row := range rows {
+		out, err = s.PushRows(out[:0], schema.Row{schema.MillisValue(row.ms), schema.NumberValue(row.x), schema.StringValue("h")})
+		require.NoError(t, err)
+		if tab, ok := live.Find(out, r, live.Event); ok {
+			for i := range tab.Len() {
+				row := tab.Row(i)
+				b, _ := row[0].Nanos()
+				k := b / int64(time.Millisecond)
+				sums[k], avgs[k] = row[2], row[3]
+			}
+		}
+	}
+	return sums, avgs
+}
+
+// TestAlignedSumIsMissingOnlyWhileItsValuesSumBeyondTheRange: as in the
+// default mode (reduce's package doc), a window of two panes over
+// 1.7e308, 1.7e308, −1.7e308, 1, 1 (one a pane) reads 1.7e308, missing,
+// 0, −1.7e308 and 2, and its avg is always the mean; a pane whose rows
+// pass beyond the range on the way (1.7e308, 1.7e308, −1.7e308) gives
+// their sum and mean. Both used to read missing until the panes that
+// carried the total out of the range left.
+func TestAlignedSumIsMissingOnlyWhileItsValuesSumBeyondTheRange(t *testing.T) {
+	num := schema.NumberValue
+	sums, avgs := alignedSumAvg(t, 200*time.Millisecond, []msX{
+		{10, 1.7e308}, {110, 1.7e308}, {210, -1.7e308}, {310, 1}, {410, 1}, {510, 0}})
+	assert.Equal(t, map[int64]schema.Value{100: num(1.7e308), 200: {}, 300: num(0), 400: num(-1.7e308), 500: num(2)}, sums)
+	assert.Equal(t, map[int64]schema.Value{100: num(1.7e308), 200: num(1.7e308), 300: num(0), 400: num(-8.5e307), 500: num(1)}, avgs)
+
+	sums, avgs = alignedSumAvg(t, 100*time.Millisecond, []msX{{10, 1.7e308}, {20, 1.7e308}, {30, -1.7e308}, {110, 0}})
+	assert.Equal(t, num(1.7e308), sums[100])
+	avg, ok := avgs[100].Num()
+	require.True(t, ok)
+	assert.InEpsilon(t, 1.7e308/3, avg, 1e-15)
+
+	sums, avgs = alignedSumAvg(t, 100*time.Millisecond, []msX{{10, 1e308}, {20, 1e308}, {110, 0}})
+	assert.True(t, sums[100].IsMissing(), "2e308 is beyond the range")
+	assert.Equal(t, num(1e308), avgs[100])
 }
