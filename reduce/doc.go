@@ -54,11 +54,7 @@
 // −1.7e308, 1, 1 gives 1.7e308, missing, 0, −1.7e308 and 2. A stdev is
 // missing while the window holds a value whose square is beyond what its
 // sums keep (|x| ≥ 2^500, about 3.3e150), even of that value alone, and
-// comes back when it leaves. An aligned rolling (package rolling) adds
-// whole panes' sums, which do not set huge values apart: there a pane
-// whose rows' running total leaves the range on the way, or a window
-// whose panes' sums, added oldest first, do, gives a missing sum and avg
-// until the panes that carried the total out of the range leave.
+// comes back when it leaves.
 //
 // # Scalar order
 //

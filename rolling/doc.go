@@ -34,10 +34,15 @@
 // difference keep one partial state per pane per partition and never
 // store rows: a pane's sums are double-doubles, added to the window's
 // when the pane closes and subtracted when it leaves, summed again from
-// the panes when an outlier or an overflow leaves, or when a sum falls
-// below 2^-40 of the largest it held since it was last summed from its
-// panes (1e300 gone from beside −1e16 and −1e16), so that no residue
-// stays; min and max slide over the panes' extremes in a monotone deque.
+// the panes when an outlier leaves, or when a sum falls below 2^-40 of
+// the largest it held since it was last summed from its panes (1e300
+// gone from beside −1e16 and −1e16), so that no residue stays; min and
+// max slide over the panes' extremes in a monotone deque. A pane's and a
+// window's sum of a column that holds a value from 2^960 up is kept in
+// units of 2^128, as the default mode keeps such values apart: a sum is
+// missing exactly while the values held sum beyond the float64 range,
+// and an avg is always their mean (package reduce, "Missing values and
+// NaN").
 // While a window holds values more than about 2^100 apart (1e300 beside
 // 1e16 beside 3), its sums are as precise as a double-double at the
 // largest of them, like any double-double sum of those values.
