@@ -696,10 +696,11 @@ func (g *Group) Bytes() int {
 		if pt == nil {
 			continue
 		}
-		n += int(unsafe.Sizeof(*pt)) + int(unsafe.Sizeof(winState{}))*cap(pt.wins)
+		n += int(unsafe.Sizeof(*pt)) + int(unsafe.Sizeof(winState{}))*cap(pt.wins) + 8*cap(pt.lane)
 		for w := range pt.wins {
 			ws := &pt.wins[w]
 			n += 8*(cap(ws.ring)+cap(ws.ns)+cap(ws.cnts)+4*cap(ws.sums)+cap(ws.fp)+cap(ws.lp)) + 4*cap(ws.cring) + ws.raw.bytes()
+			n += cap(ws.scaled) + cap(ws.sumScaled) // the huge values' marks (see huge.go)
 			for i := range ws.exts {
 				n += int(unsafe.Sizeof(reducers.Extreme{})) + 16*ws.exts[i].Cap()
 			}
