@@ -83,3 +83,26 @@ func TestNodeBytesCountsStateThatIsNotRows(t *testing.T) {
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, bytes(aligned)-bytes(alignedSamples), 8*rows, "an aligned median's state beside its raw rows")
 }
+
+// TestAlignedNodeBytesCountsTheHugeValuesMarks: an aligned window that
+// has held values from 2^960 up keeps the marks of the panes summed in
+// units of 2^128 and its partition's lane of them; NodeBytes counts them
+// (the same rows with ordinary values hold fewer bytes).
+func TestAlignedNodeBytesCountsTheHugeValuesMarks(t *testing.T) {
+	held := func(x float64) int {
+		s := newSeries(t, live.Options{})
+		byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{})
+		require.NoError(t, err)
+		roll, err := s.Rolling(byHost, []rolling.Window{{Span: time.Second, Aggs: []reduce.Agg{{Out: "sum", From: "value", Using: reduce.Sum}}}},
+			rolling.Options{Trigger: trigger.Clock(sequence.Every(100 * time.Millisecond)), Aligned: true})
+		require.NoError(t, err)
+		for i := range 15 {
+			_, err := s.PushRows(nil, r(int64(50+100*i), x, "h"))
+			require.NoError(t, err)
+		}
+		n, err := s.NodeBytes(roll)
+		require.NoError(t, err)
+		return n
+	}
+	assert.Greater(t, held(1.7e308), held(1.5), "the marks and the lane")
+}
