@@ -58,8 +58,15 @@ func sumOf(s, c float64, scaled bool) float64 {
 
 // meanOf returns the mean of n values whose Σx is (s, c), in units of
 // 2^128 when scaled: divided in those units, it is within the float64
-// range however far beyond it Σx is.
+// range however far beyond it Σx is. The words are made a normalized
+// double-double first: huge values that cancel (−2^960, −MaxFloat64,
+// MaxFloat64) leave their sums' rounding error in the low word beside a
+// high word near 0, and an ordinary sum added to it then gives a high
+// word about as large as the low one, which ddDivF, dividing the high
+// word and adding the low one's share, rounds away (a mean of −2^907/4
+// for −2^907/5).
 func meanOf(s, c float64, n int64, scaled bool) (float64, bool) {
+	s, c = twoSum(s, c)
 	mh, ml := ddDivF(s, c, float64(n))
 	if scaled {
 		return meanFrom(mh*hugeUp, ml*hugeUp)

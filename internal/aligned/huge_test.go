@@ -1,6 +1,7 @@
 package aligned
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -167,5 +168,38 @@ func TestHugeValuesInBothPairedColumnsAreSummedApart(t *testing.T) {
 			"the step of huge values")
 		sameCells(t, []float64{(1.7e308 + 8) / 5, nan, 5, (-1.7e308 + 8) / 5, -1.7e308 + 8, 5, 5, 5, 5, 0}, row(1),
 			"the step after it")
+	}
+}
+
+func TestTheMeanOfHugeValuesThatCancelIsTheirSumOverTheirCount(t *testing.T) {
+	// One pane holds the value just below 2^960 (summed as an ordinary
+	// one), −2^960, 3, −MaxFloat64 and MaxFloat64: the huge values'
+	// sum, −MaxFloat64 + MaxFloat64 after −2^960, is 0 with its rounding
+	// error (2^832 in units of 2^128) in the low word, and the pane's
+	// Σx, exactly −2^907 + 3, is the ordinary one added to it. Its sum
+	// is −2^907 and its mean −2^907/5, read from the open step's record
+	// (a window of one pane) or from the panes (a window of two),
+	// however the rows come; dividing the sum's words as they were
+	// gave −2^907/4.
+	xs := []float64{math.Nextafter(0x1p960, 0), -0x1p960, 3, -math.MaxFloat64, math.MaxFloat64}
+	for _, way := range hugeWays {
+		for _, span := range []int64{100 * ms, 200 * ms} {
+			for _, batched := range []bool{false, true} {
+				g, out := hugeGroup(t, span, false, way)
+				ts := []int64{10 * ms, 20 * ms, 30 * ms, 40 * ms, 50 * ms, 110 * ms}
+				xs := append(xs[:len(xs):len(xs)], 0)
+				if batched {
+					push(g, out, ts, xs)
+				} else {
+					for i := range ts {
+						push(g, out, ts[i:i+1], xs[i:i+1])
+					}
+				}
+				msg := fmt.Sprintf("%s, span %d, batched %v", way, span/ms, batched)
+				require.Equal(t, 1, out.Len(), msg)
+				assert.Equal(t, -0x1p907, numCells(out, 1)[0], "%s: sum", msg)
+				assert.InEpsilon(t, -0x1p907/5, numCells(out, 2)[0], 1e-15, "%s: avg", msg)
+			}
+		}
 	}
 }
