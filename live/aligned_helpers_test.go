@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/reduce"
@@ -199,9 +198,8 @@ func (c *alignedCase) build() (*live.Series, live.NodeID, error) {
 }
 
 // makeHuge draws the case's values of x from hugeValues, as the rolling
-// oracle's makeHuge does: the reducers over x that interpolate or
-// subtract (difference, median, percentiles), whose arithmetic over
-// such values the oracle does not follow, become sums and means.
+// oracle's makeHuge does, and makes its aggregates over x fit them
+// (hugeAggs).
 func (c *alignedCase) makeHuge(rng *rand.Rand) {
 	c.huge = true
 	for i := range c.rows {
@@ -209,16 +207,7 @@ func (c *alignedCase) makeHuge(rng *rand.Rand) {
 			c.rows[i].x = hugeValues[rng.IntN(len(hugeValues))]
 		}
 	}
-	for w := range c.windows {
-		for k, a := range c.windows[w].Aggs {
-			switch reducers.SpecOf(a.Using).Op {
-			case reducers.OpDifference, reducers.OpMedian, reducers.OpPercentile:
-				if a.From == "x" {
-					c.windows[w].Aggs[k].Using = []reduce.Reducer{reduce.Sum, reduce.Avg}[k%2]
-				}
-			}
-		}
-	}
+	hugeAggs(c.windows)
 }
 
 // alignedRow is one output row: boundary, key and the output cells, and

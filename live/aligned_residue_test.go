@@ -27,10 +27,11 @@ type msX struct {
 	x  float64
 }
 
-// alignedSums pushes rows one at a time into an aligned rolling of one
-// window of span over one host under a 100 ms clock, and returns the
-// window's sum and count at each boundary (in milliseconds).
-func alignedSums(t *testing.T, span time.Duration, rows []msX) (sums, counts map[int64]float64) {
+// alignedCells pushes rows one at a time into an aligned rolling of one
+// window of span, with outputs aggs over x, over one host under a 100 ms
+// clock, and returns the window's output cells at each boundary (in
+// milliseconds), aggs' in order.
+func alignedCells(t *testing.T, span time.Duration, aggs []reduce.Agg, rows []msX) map[int64][]schema.Value {
 	t.Helper()
 	sch := schema.MustNew(
 		schema.Column{Name: "time", Kind: schema.Time},
@@ -41,12 +42,11 @@ func alignedSums(t *testing.T, span time.Duration, rows []msX) (sums, counts map
 	require.NoError(t, err)
 	by, err := s.PartitionBy(s.Root(), "host", partition.Options{})
 	require.NoError(t, err)
-	r, err := s.Rolling(by, []rolling.Window{{Span: span, Aggs: []reduce.Agg{
-		{Out: "sum", From: "x", Using: reduce.Sum}, {Out: "n", From: "x", Using: reduce.Count}}}},
+	r, err := s.Rolling(by, []rolling.Window{{Span: span, Aggs: aggs}},
 		rolling.Options{Trigger: trigger.Clock(sequence.Every(100 * time.Millisecond)), Aligned: true})
 	require.NoError(t, err)
 	require.NoError(t, s.Watch(r))
-	sums, counts = map[int64]float64{}, map[int64]float64{}
+	cells := map[int64][]schema.Value{}
 	var out []live.Output
 	for _, row := range rows {
 		out, err = s.PushRows(out[:0], schema.Row{schema.MillisValue(row.ms), schema.NumberValue(row.x), schema.StringValue("h")})
@@ -55,11 +55,22 @@ func alignedSums(t *testing.T, span time.Duration, rows []msX) (sums, counts map
 			for i := range tab.Len() {
 				row := tab.Row(i)
 				b, _ := row[0].Nanos()
-				k := b / int64(time.Millisecond)
-				sums[k], _ = row[2].Num()
-				counts[k], _ = row[3].Num()
+				cells[b/int64(time.Millisecond)] = row[2:]
 			}
 		}
+	}
+	return cells
+}
+
+// alignedSums is alignedCells of the window's sum and count, a missing
+// sum read as 0.
+func alignedSums(t *testing.T, span time.Duration, rows []msX) (sums, counts map[int64]float64) {
+	t.Helper()
+	sums, counts = map[int64]float64{}, map[int64]float64{}
+	for k, c := range alignedCells(t, span, []reduce.Agg{
+		{Out: "sum", From: "x", Using: reduce.Sum}, {Out: "n", From: "x", Using: reduce.Count}}, rows) {
+		sums[k], _ = c[0].Num()
+		counts[k], _ = c[1].Num()
 	}
 	return sums, counts
 }
@@ -170,37 +181,14 @@ func TestAlignedSumFadedOnEntryIsSummedAgain(t *testing.T) {
 	require.Equal(t, 0.25, sums[1100])
 }
 
-// alignedSumAvg is alignedSums with an avg beside the sum, read as cells
-// (a missing sum is no 0): the window's sum and avg at each boundary.
+// alignedSumAvg is alignedCells of the window's sum and avg, as cells (a
+// missing sum is no 0).
 func alignedSumAvg(t *testing.T, span time.Duration, rows []msX) (sums, avgs map[int64]schema.Value) {
 	t.Helper()
-	sch := schema.MustNew(
-		schema.Column{Name: "time", Kind: schema.Time},
-		schema.Column{Name: "x", Kind: schema.Number},
-		schema.Column{Name: "host", Kind: schema.String},
-	)
-	s, err := live.New("t", sch, live.Options{})
-	require.NoError(t, err)
-	by, err := s.PartitionBy(s.Root(), "host", partition.Options{})
-	require.NoError(t, err)
-	r, err := s.Rolling(by, []rolling.Window{{Span: span, Aggs: []reduce.Agg{
-		{Out: "sum", From: "x", Using: reduce.Sum}, {Out: "avg", From: "x", Using: reduce.Avg}}}},
-		rolling.Options{Trigger: trigger.Clock(sequence.Every(100 * time.Millisecond)), Aligned: true})
-	require.NoError(t, err)
-	require.NoError(t, s.Watch(r))
 	sums, avgs = map[int64]schema.Value{}, map[int64]schema.Value{}
-	var out []live.Output
-	for _, row := range rows {
-		out, err = s.PushRows(out[:0], schema.Row{schema.MillisValue(row.ms), schema.NumberValue(row.x), schema.StringValue("h")})
-		require.NoError(t, err)
-		if tab, ok := live.Find(out, r, live.Event); ok {
-			for i := range tab.Len() {
-				row := tab.Row(i)
-				b, _ := row[0].Nanos()
-				k := b / int64(time.Millisecond)
-				sums[k], avgs[k] = row[2], row[3]
-			}
-		}
+	for k, c := range alignedCells(t, span, []reduce.Agg{
+		{Out: "sum", From: "x", Using: reduce.Sum}, {Out: "avg", From: "x", Using: reduce.Avg}}, rows) {
+		sums[k], avgs[k] = c[0], c[1]
 	}
 	return sums, avgs
 }

@@ -177,10 +177,8 @@ func newRollCase(rng *rand.Rand) rollCase {
 // the engine (within 106 bits of each other in their bands).
 var hugeValues = []float64{1.7e308, -1.7e308, 1e300, -1e300, math.MaxFloat64, 5e307, 1, -2.5, 3, 0}
 
-// makeHuge draws the case's values of x from hugeValues, and turns the
-// reducers over x that interpolate or subtract (difference, median,
-// percentiles), whose arithmetic over such values the model does not
-// follow, into sums and means.
+// makeHuge draws the case's values of x from hugeValues, and makes its
+// aggregates over x fit them (hugeAggs).
 func (c *rollCase) makeHuge(rng *rand.Rand) {
 	c.huge = true
 	for i := range c.rows {
@@ -188,11 +186,20 @@ func (c *rollCase) makeHuge(rng *rand.Rand) {
 			c.rows[i].x = hugeValues[rng.IntN(len(hugeValues))]
 		}
 	}
-	for w := range c.windows {
-		for k, a := range c.windows[w].Aggs {
+	hugeAggs(c.windows)
+}
+
+// hugeAggs turns the reducers over x that interpolate or subtract
+// (difference, median, percentiles), whose arithmetic over hugeValues the
+// oracles do not follow, into sums and means.
+func hugeAggs(windows []rolling.Window) {
+	for w := range windows {
+		for k, a := range windows[w].Aggs {
 			switch reducers.SpecOf(a.Using).Op {
 			case reducers.OpDifference, reducers.OpMedian, reducers.OpPercentile:
-				c.windows[w].Aggs[k].Using = []reduce.Reducer{reduce.Sum, reduce.Avg}[k%2]
+				if a.From == "x" {
+					windows[w].Aggs[k].Using = []reduce.Reducer{reduce.Sum, reduce.Avg}[k%2]
+				}
 			}
 		}
 	}
