@@ -700,7 +700,9 @@ func (g *Group) Bytes() int {
 		for w := range pt.wins {
 			ws := &pt.wins[w]
 			n += 8*(cap(ws.ring)+cap(ws.ns)+cap(ws.cnts)+4*cap(ws.sums)+cap(ws.fp)+cap(ws.lp)) + 4*cap(ws.cring) + ws.raw.bytes()
-			n += cap(ws.scaled) + cap(ws.sumScaled) // the huge values' marks (see huge.go)
+			if mk := ws.marks; mk != nil { // the huge values' marks (see huge.go)
+				n += int(unsafe.Sizeof(*mk)) + cap(mk.scaled) + cap(mk.sumScaled)
+			}
 			for i := range ws.exts {
 				n += int(unsafe.Sizeof(reducers.Extreme{})) + 16*ws.exts[i].Cap()
 			}

@@ -132,23 +132,38 @@ func (g *Group) hugeSum(q int32, r []uint64, j int, x float64) {
 	g.addLane(q, j, x)
 }
 
+// hugeMarks are a window's marks of the sums kept in units of 2^128: per
+// ring slot and Moments (slot·nm + i), whether the pane's Σx is (a slot
+// without a pane has none); per Moments, whether the window's sums' Σx
+// is. A window has them from the first huge value it holds on.
+type hugeMarks struct {
+	scaled    []bool
+	sumScaled []bool
+}
+
+// hugeMarks returns the window's marks, made for nm Moments if it has none.
+func (ws *winState) hugeMarks(nm int) *hugeMarks {
+	if ws.marks == nil {
+		ws.marks = &hugeMarks{scaled: make([]bool, ws.cap*nm), sumScaled: make([]bool, nm)}
+	}
+	return ws.marks
+}
+
 // paneScaled reports whether the pane in ring slot s keeps Moments i's
 // Σx in units of 2^128.
 func (ws *winState) paneScaled(wp *winPlan, s, i int) bool {
-	return ws.scaled != nil && ws.scaled[s*len(wp.moments)+i]
+	return ws.marks != nil && ws.marks.scaled[s*len(wp.moments)+i]
 }
 
 // scalePane makes the pane in ring slot s keep Moments i's Σx in units
 // of 2^128, scaling it down if it did not.
 func (ws *winState) scalePane(wp *winPlan, s, i int) {
 	nm := len(wp.moments)
-	if ws.scaled == nil {
-		ws.scaled = make([]bool, ws.cap*nm)
-	}
-	if ws.scaled[s*nm+i] {
+	mk := ws.hugeMarks(nm)
+	if mk.scaled[s*nm+i] {
 		return
 	}
-	ws.scaled[s*nm+i] = true
+	mk.scaled[s*nm+i] = true
 	ws.nScaled++
 	f := ddWords(ws.ring[s*wp.stride:], wp.moments[i].off)
 	f[0], f[1] = f[0]*hugeDown, f[1]*hugeDown
@@ -157,9 +172,12 @@ func (ws *winState) scalePane(wp *winPlan, s, i int) {
 // unscaleSlot forgets the scaled sums of the pane leaving ring slot s.
 func (ws *winState) unscaleSlot(wp *winPlan, s int) {
 	nm := len(wp.moments)
-	for i, b := range ws.scaled[s*nm : (s+1)*nm] {
+	if ws.marks == nil {
+		return
+	}
+	for i, b := range ws.marks.scaled[s*nm : (s+1)*nm] {
 		if b {
-			ws.scaled[s*nm+i] = false
+			ws.marks.scaled[s*nm+i] = false
 			ws.nScaled--
 		}
 	}
@@ -204,17 +222,15 @@ func (ws *winState) leaveScaled(wp *winPlan) {
 // when one of its panes in the window is, every pane scaled to them.
 func (ws *winState) resumScaled(wp *winPlan) {
 	nm := len(wp.moments)
-	if ws.sumScaled == nil {
-		ws.sumScaled = make([]bool, nm)
-	}
-	clear(ws.sumScaled)
+	sumScaled := ws.hugeMarks(nm).sumScaled
+	clear(sumScaled)
 	ws.sumsScaled = false
 	end := min(ws.hi, ws.base+int64(ws.n))
 	for k := ws.base; k < end; k++ {
 		s := ws.slot(int(k - ws.base))
 		for i := range nm {
 			if ws.paneScaled(wp, s, i) {
-				ws.sumScaled[i], ws.sumsScaled = true, true
+				sumScaled[i], ws.sumsScaled = true, true
 			}
 		}
 	}
@@ -226,7 +242,7 @@ func (ws *winState) resumScaled(wp *winPlan) {
 			a := &ws.sums[i]
 			f := ddWords(r, m.off)
 			ps, pc := f[0], f[1]
-			if ws.sumScaled[i] && !ws.paneScaled(wp, s, i) {
+			if sumScaled[i] && !ws.paneScaled(wp, s, i) {
 				ps, pc = ps*hugeDown, pc*hugeDown
 			}
 			ddAdd(&a[0], &a[1], ps, pc)
@@ -248,7 +264,7 @@ func (ws *winState) scaledSums(wp *winPlan, i, slot int) bool {
 	if wp.single {
 		return slot >= 0 && ws.paneScaled(wp, slot, i)
 	}
-	return ws.sumsScaled && ws.sumScaled[i]
+	return ws.sumsScaled && ws.marks.sumScaled[i]
 }
 
 // mergeMomentScaled is mergeMoment into the pane in ring slot s, Moments

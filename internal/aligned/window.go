@@ -28,19 +28,17 @@ type winState struct {
 	curK       int64        // its index
 	curSlot    int          // its ring slot
 	rebuild    bool
+	// Sums in units of 2^128 (see hugeValue): whether some Moments' sums
+	// are, and how many panes' Σx are (their marks in marks). Beside
+	// rebuild, in its word's padding.
+	sumsScaled bool
+	nScaled    int32
 	raw        rawRows
 	cnts       []int64
 	exts       []reducers.Extreme
 	fp, lp     []int64 // pane of the first and last present value of each first/last slot; none when < base or ≥ hi
 	gen        []reducers.Window
-	// Sums in units of 2^128 (see hugeValue): per ring slot and Moments
-	// (slot·len(moments) + i), whether the pane's Σx is (nil until one
-	// is; a slot without a pane has none), and how many are; per
-	// Moments, whether sums' Σx is, and whether any is.
-	scaled     []bool
-	nScaled    int
-	sumScaled  []bool
-	sumsScaled bool
+	marks      *hugeMarks // nil until a huge value comes
 }
 
 // held reports whether the window holds a row: one of its panes
@@ -113,8 +111,8 @@ func (ws *winState) reset(wp *winPlan, base, hi int64) {
 	}
 	ws.raw.clear()
 	ws.curS, ws.curE = 0, 0
-	if ws.scaled != nil {
-		clear(ws.scaled)
+	if ws.marks != nil {
+		clear(ws.marks.scaled)
 		ws.nScaled = 0
 	}
 }
@@ -125,7 +123,9 @@ func (ws *winState) clearAcc() {
 	clear(ws.cnts)
 	clear(ws.sums)
 	ws.rebuild = false
-	clear(ws.sumScaled)
+	if ws.marks != nil {
+		clear(ws.marks.sumScaled)
+	}
 	ws.sumsScaled = false
 }
 
@@ -189,7 +189,7 @@ func (ws *winState) grow(wp *winPlan, need int) {
 	c := max(need, ws.cap+ws.cap/8, int(wp.span/wp.width))
 	ring, cring := make([]uint64, c*wp.stride), make([]uint32, c*wp.nCounts)
 	var scaled []bool
-	if ws.scaled != nil {
+	if ws.marks != nil {
 		scaled = make([]bool, c*len(wp.moments))
 	}
 	for j := range ws.n {
@@ -198,10 +198,13 @@ func (ws *winState) grow(wp *winPlan, need int) {
 		copy(cring[j*wp.nCounts:], cs)
 		if scaled != nil {
 			nm := len(wp.moments)
-			copy(scaled[j*nm:(j+1)*nm], ws.scaled[ws.slot(j)*nm:])
+			copy(scaled[j*nm:(j+1)*nm], ws.marks.scaled[ws.slot(j)*nm:])
 		}
 	}
-	ws.ring, ws.cring, ws.cap, ws.head, ws.scaled = ring, cring, c, 0, scaled
+	ws.ring, ws.cring, ws.cap, ws.head = ring, cring, c, 0
+	if ws.marks != nil {
+		ws.marks.scaled = scaled
+	}
 	ws.curS, ws.curE = 0, 0
 }
 
