@@ -25,18 +25,33 @@ func pingedAggregator(t *testing.T, timeout time.Duration) (*Aggregator, *freeze
 	t.Helper()
 	a := newTestAggregator(t, Config{Logger: quietLogger, ClientPingInterval: 50 * time.Millisecond, ClientPingTimeout: timeout})
 	require.NoError(t, a.Push(batchOf(hostRows(0, 3)...), time.Now()))
-	h := a.Handler()
-	var running atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		running.Add(1)
-		defer running.Add(-1)
-		h.ServeHTTP(w, r)
-	}))
+	h, running := counted(a.Handler())
+	srv := httptest.NewServer(h)
 	t.Cleanup(func() {
 		a.Close()
 		srv.Close()
 	})
-	return a, freezer.Start(t, strings.TrimPrefix(srv.URL, "http://")), &running
+	return a, freezer.Start(t, strings.TrimPrefix(srv.URL, "http://")), running
+}
+
+// counted wraps h and returns how many of its requests are being served.
+func counted(h http.Handler) (http.Handler, *atomic.Int64) {
+	var running atomic.Int64
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		running.Add(1)
+		defer running.Add(-1)
+		h.ServeHTTP(w, r)
+	}), &running
+}
+
+// holdSnapshotRows pushes 50 batches of 1,000 hosts into a: a /live
+// snapshot of about 2 MB, more than 16 KB socket buffers hold.
+func holdSnapshotRows(t *testing.T, a *Aggregator) {
+	t.Helper()
+	now := time.Now()
+	for i := range 50 {
+		require.NoError(t, a.Push(batchOf(hostRows(time.Duration(i)*10*time.Millisecond, 1000)...), now))
+	}
 }
 
 // dialPinged connects a client to path through the proxy, reads its
@@ -116,10 +131,7 @@ func TestAnIdleClientThatAnswersPingsStays(t *testing.T) {
 func TestAClientIsNotPingedWhileItsSnapshotIsWritten(t *testing.T) {
 	a := newTestAggregator(t, Config{Logger: quietLogger, MaxHosts: 1000,
 		ClientPingInterval: 50 * time.Millisecond, ClientPingTimeout: time.Second})
-	now := time.Now()
-	for i := range 50 {
-		require.NoError(t, a.Push(batchOf(hostRows(time.Duration(i)*10*time.Millisecond, 1000)...), now))
-	}
+	holdSnapshotRows(t, a)
 	t.Cleanup(a.Close)
 	conn, data := freezer.ReadLate(t, a.Handler(), "/live", 3*time.Second)
 	f, err := wire.Decode(data)
@@ -144,17 +156,9 @@ func TestAClientIsNotPingedWhileItsSnapshotIsWritten(t *testing.T) {
 func TestAClientGoneInTheMiddleOfItsSnapshotIsCutWhileNoFrameFlows(t *testing.T) {
 	a := newTestAggregator(t, Config{Logger: quietLogger, MaxHosts: 1000, ClientMaxLag: 300 * time.Millisecond,
 		ClientPingInterval: 50 * time.Millisecond, ClientPingTimeout: 200 * time.Millisecond})
-	now := time.Now()
-	for i := range 50 {
-		require.NoError(t, a.Push(batchOf(hostRows(time.Duration(i)*10*time.Millisecond, 1000)...), now))
-	}
-	h := a.Handler()
-	var running atomic.Int64
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		running.Add(1)
-		defer running.Add(-1)
-		h.ServeHTTP(w, r)
-	}))
+	holdSnapshotRows(t, a)
+	h, running := counted(a.Handler())
+	srv := httptest.NewUnstartedServer(h)
 	srv.Listener = freezer.SmallBuffers(srv.Listener, 16<<10)
 	srv.Start()
 	t.Cleanup(func() {
