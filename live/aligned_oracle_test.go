@@ -3,7 +3,6 @@ package live_test
 import (
 	"cmp"
 	"math"
-	"math/big"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pond-go/pond/internal/exact"
 	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/live"
@@ -142,14 +142,14 @@ func refAgg(a reduce.Agg, rows []arow) schema.Value {
 		}
 		return schema.NumberValue(float64(n))
 	case reducers.OpSum:
-		s, _ := exactSum(xs).Float64()
+		s := exact.SumFloat(xs)
 		// Beyond the float64 range: missing (reduce's package doc).
 		return num(s, !math.IsInf(s, 0))
 	case reducers.OpAvg:
 		if len(xs) == 0 {
 			return schema.Value{}
 		}
-		m, _ := new(big.Float).SetPrec(300).Quo(exactSum(xs), big.NewFloat(float64(len(xs)))).Float64()
+		m := exact.Mean(xs)
 		return schema.NumberValue(m)
 	case reducers.OpStdev:
 		for _, x := range xs {
@@ -159,7 +159,7 @@ func refAgg(a reduce.Agg, rows []arow) schema.Value {
 				return schema.Value{}
 			}
 		}
-		return num(exactStdev(xs), len(xs) > 0)
+		return num(exact.Stdev(xs), len(xs) > 0)
 	case reducers.OpMin, reducers.OpMax, reducers.OpDifference:
 		if len(xs) == 0 {
 			return schema.Value{}
@@ -206,35 +206,6 @@ func refAgg(a reduce.Agg, rows []arow) schema.Value {
 	bk.Append(table.Column(col, 1))
 	table.Column(col, 0).AppendTime(0)
 	return col.Row(0)[1]
-}
-
-func exactSum(xs []float64) *big.Float {
-	s := new(big.Float).SetPrec(4096)
-	for _, x := range xs {
-		s.Add(s, big.NewFloat(x))
-	}
-	return s
-}
-
-func exactStdev(xs []float64) float64 {
-	if len(xs) < 2 {
-		return 0
-	}
-	s1 := exactSum(xs)
-	s2 := new(big.Float).SetPrec(8192)
-	for _, x := range xs {
-		bx := big.NewFloat(x)
-		s2.Add(s2, new(big.Float).SetPrec(8192).Mul(bx, bx))
-	}
-	n := new(big.Float).SetInt64(int64(len(xs)))
-	spread := new(big.Float).SetPrec(8192).Mul(s2, n)
-	spread.Sub(spread, new(big.Float).SetPrec(8192).Mul(s1, s1))
-	if spread.Sign() <= 0 {
-		return 0
-	}
-	v := new(big.Float).SetPrec(300).Quo(spread, new(big.Float).SetPrec(300).Mul(n, n))
-	f, _ := v.Sqrt(v).Float64()
-	return f
 }
 
 // sameValue compares an alignedRow cell with the oracle's: numbers to 1e-12

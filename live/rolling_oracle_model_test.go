@@ -4,11 +4,11 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"math/big"
 	"math/rand/v2"
 	"slices"
 	"time"
 
+	"github.com/pond-go/pond/internal/exact"
 	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/partition"
@@ -612,8 +612,8 @@ func modelStdev(a reduce.Agg, rows []arow) (schema.Value, float64) {
 			return schema.Value{}, 0
 		}
 	}
-	sd := exactStdev(xs)
-	mean, _ := new(big.Float).Quo(exactSum(xs), big.NewFloat(float64(len(xs)))).Float64()
+	sd := exact.Stdev(xs)
+	mean := exact.Mean(xs)
 	return schema.NumberValue(sd), stdevSlack(sd, mean)
 }
 
@@ -656,7 +656,7 @@ func modelValue(a reduce.Agg, rows []arow) (schema.Value, float64) {
 	case reducers.OpCount:
 		return schema.NumberValue(float64(len(vals))), 0
 	case reducers.OpSum:
-		s, _ := exactSum(xs).Float64()
+		s := exact.SumFloat(xs)
 		if math.IsInf(s, 0) {
 			return schema.Value{}, 0 // beyond the float64 range: missing
 		}
@@ -665,13 +665,13 @@ func modelValue(a reduce.Agg, rows []arow) (schema.Value, float64) {
 		if len(xs) == 0 {
 			return schema.Value{}, 0
 		}
-		m, _ := new(big.Float).SetPrec(300).Quo(exactSum(xs), big.NewFloat(float64(len(xs)))).Float64()
+		m := exact.Mean(xs)
 		return schema.NumberValue(m), 0
 	case reducers.OpStdev:
 		if len(xs) == 0 {
 			return schema.Value{}, 0
 		}
-		return schema.NumberValue(exactStdev(xs)), 0
+		return schema.NumberValue(exact.Stdev(xs)), 0
 	case reducers.OpMin, reducers.OpMax, reducers.OpDifference:
 		if len(xs) == 0 {
 			return schema.Value{}, 0

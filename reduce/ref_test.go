@@ -3,10 +3,10 @@ package reduce
 import (
 	"cmp"
 	"math"
-	"math/big"
 	"slices"
 	"unicode/utf16"
 
+	"github.com/pond-go/pond/internal/exact"
 	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/schema"
 )
@@ -14,49 +14,6 @@ import (
 // This file holds brute-force reference reductions, written independently
 // of the incremental states: exact big-number arithmetic for the numeric
 // reducers and straightforward loops for the rest.
-
-const refPrec = 1 << 13 // enough bits to add doubles from 2^-1074 to 2^1024 exactly
-
-// exactMoments returns the exact Σx and n·Σx² − (Σx)² of xs.
-func exactMoments(xs []float64) (s1, spread *big.Float) {
-	s1 = new(big.Float).SetPrec(refPrec)
-	s2 := new(big.Float).SetPrec(2 * refPrec)
-	for _, x := range xs {
-		bx := new(big.Float).SetFloat64(x)
-		s1.Add(s1, bx)
-		s2.Add(s2, new(big.Float).SetPrec(2*refPrec).Mul(bx, bx))
-	}
-	n := new(big.Float).SetInt64(int64(len(xs)))
-	spread = new(big.Float).SetPrec(4*refPrec).Mul(s2, n)
-	sq := new(big.Float).SetPrec(4*refPrec).Mul(s1, s1)
-	spread.Sub(spread, sq)
-	return s1, spread
-}
-
-// refSum, refMean and refStdev are the exact results rounded to float64.
-func refSum(xs []float64) float64 {
-	s1, _ := exactMoments(xs)
-	f, _ := s1.Float64()
-	return f
-}
-
-func refMean(xs []float64) float64 {
-	s1, _ := exactMoments(xs)
-	q := new(big.Float).SetPrec(200).Quo(s1, new(big.Float).SetInt64(int64(len(xs))))
-	f, _ := q.Float64()
-	return f
-}
-
-func refStdev(xs []float64) float64 {
-	_, spread := exactMoments(xs)
-	if spread.Sign() <= 0 {
-		return 0
-	}
-	n := float64(len(xs))
-	v := new(big.Float).SetPrec(200).Quo(spread, new(big.Float).SetFloat64(n*n))
-	f, _ := v.Sqrt(v).Float64()
-	return f
-}
 
 // refNumbers returns the finite numbers among vals.
 func refNumbers(vals []schema.Value) []float64 {
@@ -152,7 +109,7 @@ func refReduce(r Reducer, vals []schema.Value, bucket bool) schema.Value {
 	case reducers.OpCount:
 		return num(float64(len(def)))
 	case reducers.OpSum:
-		return num(refSum(xs))
+		return num(exact.SumFloat(xs))
 	}
 	switch r.op {
 	case reducers.OpUnique, reducers.OpTop, reducers.OpSamples:
@@ -217,9 +174,9 @@ func refReduce(r Reducer, vals []schema.Value, bucket bool) schema.Value {
 	}
 	switch r.op {
 	case reducers.OpAvg:
-		return num(refMean(xs))
+		return num(exact.Mean(xs))
 	case reducers.OpStdev:
-		return num(refStdev(xs))
+		return num(exact.Stdev(xs))
 	case reducers.OpMin:
 		return num(slices.Min(xs))
 	case reducers.OpMax:

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/pond-go/pond/internal/exact"
 	"github.com/pond-go/pond/internal/fsum"
 )
 
@@ -181,20 +182,20 @@ func checkFuzzMoments(t *testing.T, m *Moments, window, since []float64, step in
 		checkHuge(t, m, xs, 0, step, path)
 		return
 	}
-	if got, want := m.Sum(), refSum(xs); math.Abs(got-want) > 1e-13*abs {
+	if got, want := m.Sum(), exact.SumFloat(xs); math.Abs(got-want) > 1e-13*abs {
 		t.Fatalf("step %d, %s: sum %v, want %v (window %v)", step, path, got, want, xs)
 	}
 	if len(xs) == 0 {
 		return
 	}
-	if got, want := m.Mean(); math.Abs(got-refMean(xs)) > 1e-13*abs/float64(len(xs)) || !want {
-		t.Fatalf("step %d, %s: mean %v, want %v", step, path, got, refMean(xs))
+	if got, want := m.Mean(); math.Abs(got-exact.Mean(xs)) > 1e-13*abs/float64(len(xs)) || !want {
+		t.Fatalf("step %d, %s: mean %v, want %v", step, path, got, exact.Mean(xs))
 	}
 	if m.noSquares || maxAbs > 1e140 || minAbs < 1e-140 {
 		return
 	}
 	sd, ok := m.Stdev()
-	want := refStdev(xs)
+	want := exact.Stdev(xs)
 	rms := 0.0
 	for _, x := range xs {
 		rms += x * x

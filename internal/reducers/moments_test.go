@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pond-go/pond/internal/allocs"
+	"github.com/pond-go/pond/internal/exact"
 	"github.com/pond-go/pond/internal/fsum"
 )
 
@@ -141,7 +142,7 @@ func TestMomentsEqualValuesGiveZero(t *testing.T) {
 		require.Equal(t, 0.0, sd, "case %d: %d × %v", i, k, c)
 		mean, _ := m.Mean()
 		require.Equal(t, c, mean, "case %d", i)
-		require.Equal(t, refSum(repeat(c, k)), m.Sum(), "case %d", i)
+		require.Equal(t, exact.SumFloat(repeat(c, k)), m.Sum(), "case %d", i)
 	}
 }
 
@@ -180,15 +181,15 @@ func checkMoments(t *testing.T, m *Moments, xs []float64, tol float64, msg strin
 	for _, x := range xs {
 		scale = math.Max(scale, math.Abs(x))
 	}
-	want := refSum(xs)
+	want := exact.SumFloat(xs)
 	require.LessOrEqual(t, math.Abs(m.Sum()-want), 1e-15*math.Max(math.Abs(want), 1e-16*scale), "%s: sum %v want %v", msg, m.Sum(), want)
 	if len(xs) == 0 {
 		return
 	}
 	mean, _ := m.Mean()
-	require.LessOrEqual(t, relErr(mean, refMean(xs)), 1e-15, "%s: mean %v want %v", msg, mean, refMean(xs))
+	require.LessOrEqual(t, relErr(mean, exact.Mean(xs)), 1e-15, "%s: mean %v want %v", msg, mean, exact.Mean(xs))
 	sd, _ := m.Stdev()
-	wantSD := refStdev(xs)
+	wantSD := exact.Stdev(xs)
 	require.LessOrEqual(t, math.Abs(sd-wantSD), tol*math.Max(wantSD, 1e-300), "%s: stdev %v want %v", msg, sd, wantSD)
 }
 
@@ -202,7 +203,7 @@ func checkMoments(t *testing.T, m *Moments, xs []float64, tol float64, msg strin
 // rolling oracle found, through each of the three readings.
 func TestStdevOfACloseSpreadIsExactTo1e12(t *testing.T) {
 	xs := []float64{1000.9375, 1008.453125, 1013.6875}
-	want := refStdev(xs) // 5.232864106153744
+	want := exact.Stdev(xs) // 5.232864106153744
 	m := momentsOf(xs...)
 	sd, ok := m.Stdev()
 	require.True(t, ok)
