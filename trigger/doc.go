@@ -4,6 +4,13 @@
 // (rolling.Options.Trigger) or to a reduce ([live.Series.Reduce]); the
 // zero Trigger is Event.
 //
+// A rolling applies its trigger row by row, as this package describes. A
+// reduce applies it push by push: Event emits once per push that reached
+// it, keyed at the push's last row; Count(n) emits one row per n rows
+// counted, all keyed at the push's last row, so a push can give several
+// identical rows (Count(1) one per row, where Event gives one per push);
+// Clock applies the crossing rule to each push's last row only.
+//
 // # The crossing rule
 //
 // A clock does not tick on its own: time is the data's time. The first row

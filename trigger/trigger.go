@@ -31,11 +31,15 @@ func init() {
 }
 
 // Event returns the trigger that emits once per source row, keyed at the
-// row's time. It is the default.
+// row's time (on a reduce, once per push, keyed at its last row). It is
+// the default.
 func Event() Trigger { return Trigger{} }
 
 // Count returns the trigger that emits on every n-th source row, keyed at
-// that row's time. Count(1) behaves like [Event].
+// that row's time. On a rolling, Count(1) behaves like [Event]. A reduce
+// emits, at the end of a push, one row per n rows counted, all keyed at
+// the push's last row: Count(1) gives it a row for every row pushed, where
+// Event gives one per push.
 func Count(n int) Trigger { return Trigger{kind: clock.Count, n: n} }
 
 // Clock returns the trigger that emits when a row crosses a boundary of
