@@ -38,8 +38,9 @@
 // output (the rows it emitted: for the root and a partition, the rows it
 // took in), its [Batch] output (the root's and a partition's rows of the
 // push as one table: the same table as its Event output) and its [Evict]
-// output (the rows retention or a window let go, and a view's rows that
-// left with its source's). [Series.PushMany]
+// output (the rows retention or a window let go, a partitioning's rows of
+// the partitions IdleTTL removed, and a view's rows that left with its
+// source's). [Series.PushMany]
 // appends one [Output] per watched node and kind that produced rows, in a
 // fixed order: first the Event outputs of all watched nodes in build
 // order, then their Batch outputs, then their Evict outputs. Each Output
@@ -95,9 +96,11 @@
 // Retention runs once after each push: [Options.MaxAge] evicts the rows
 // older than the latest time minus MaxAge (a row exactly MaxAge old
 // stays), [Options.MaxEvents] keeps the newest rows. The evicted rows are
-// the root's Evict output. Nodes that hold rows follow the root's
-// evictions by identity, not by time; rolling windows keep their own rows
-// and are not shortened by retention.
+// the root's Evict output. Views that hold rows follow their source's
+// evictions by identity, not by time. A partitioning keeps each
+// partition's rows under its own retention ([partition.Options]), which
+// the root's evictions do not shorten, and rolling windows keep their own
+// rows and are not shortened by retention.
 //
 // Strings are stored as ids of the series' intern table, and the table
 // forgets a string once no retained row, partition, window or fill holds

@@ -26,7 +26,8 @@ const (
 	// Event.
 	Batch
 	// Evict: the rows a node let go of in the push: the root's and a
-	// partition's retention, a window's own evictions, and, for any other
+	// partition's retention, the rows of the partitions IdleTTL removed,
+	// a window's own evictions, and, for any other
 	// view over a node that holds rows (a filter, select, map… of the
 	// root, a partition or a window), its rows that left with the
 	// source's. A rolling, a reduce and an aggregate have none.

@@ -33,7 +33,8 @@ import (
 // [partition.ErrLimit].
 //
 // The node's Event and Batch outputs are the rows it routed; its Evict
-// output the rows its per-partition retention let go.
+// output the rows its per-partition retention let go and those of the
+// partitions IdleTTL removed.
 func (s *Series) PartitionBy(source NodeID, column string, opts partition.Options) (NodeID, error) {
 	const op = "partitionBy"
 	if _, err := s.checkSource(source); err != nil {

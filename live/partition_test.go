@@ -63,6 +63,33 @@ func TestPartitionEvictionsAreReported(t *testing.T) {
 	assert.Equal(t, []float64{1, 3}, values(out[0].Events))
 }
 
+// The rows of a partition IdleTTL removes are the partitioning's Evict
+// output, and leave the views built on it, whether the partition goes at
+// the end of a push or to make room for a new key at MaxPartitions.
+func TestIdlePartitionsRowsAreEvicted(t *testing.T) {
+	for _, limit := range []int{0, 1} {
+		t.Run(fmt.Sprintf("MaxPartitions=%d", limit), func(t *testing.T) {
+			s := newSeries(t, live.Options{})
+			p, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxPartitions: limit, IdleTTL: time.Second})
+			require.NoError(t, err)
+			d, err := s.Diff(p, "value")
+			require.NoError(t, err)
+			require.NoError(t, s.Watch(p, live.Evict))
+			require.NoError(t, s.Watch(d, live.Evict))
+			_, err = s.PushRows(nil, r(0, 1, "a"))
+			require.NoError(t, err)
+			out, err := s.PushRows(nil, r(2000, 2, "b"))
+			require.NoError(t, err)
+			for _, id := range []live.NodeID{p, d} {
+				gone, ok := live.Find(out, id, live.Evict)
+				require.True(t, ok, "node %d", id)
+				hosts, _ := gone.Strings("host")
+				assert.Equal(t, []string{"a"}, hosts, "node %d", id)
+			}
+		})
+	}
+}
+
 // A partition's last row outlives the series' own retention: a host that
 // goes quiet keeps its last row (the series has forgotten it since), and
 // a snapshot of the partitioning shows every host's last row, under every
