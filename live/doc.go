@@ -179,9 +179,11 @@
 // # Concurrency and time
 //
 // A Series is not safe for concurrent use: guard it with a lock if
-// several goroutines push to it or read it. The package never reads the
-// wall clock: every window, clock and time-to-live runs on the data's own
-// times, so the same pushes always give the same outputs.
+// several goroutines push to it or read it. No result reads the wall
+// clock: every window, clock and time-to-live runs on the data's own
+// times, so the same pushes always give the same outputs. (A series with
+// workers times its ticks, but only to choose whether to split them over
+// the workers, which changes no row.)
 //
 // # Workers
 //
