@@ -6,10 +6,16 @@ import (
 	"unicode/utf8"
 )
 
-// JSON encoding of tables, in the shape pond-ts's toJSON gives: times as
-// epoch milliseconds, numbers in JavaScript's shortest round-trip form,
-// strings and booleans as themselves, arrays as JSON arrays, and a missing
-// cell or a non-finite number as null. The encoders append to a caller's
+// AppendJSON appends the table as a JSON array of rows to dst and returns
+// it: one object per row, keyed by column name in schema order, as
+// [Table.AppendJSONRow] writes them.
+//
+//	[{"time":1000,"cpu":0.5,"host":"a"},{"time":2000,"cpu":null,"host":"b"}]
+//
+// The JSON encoders write a table in the shape pond-ts's toJSON gives:
+// times as epoch milliseconds, numbers in JavaScript's shortest round-trip
+// form, strings and booleans as themselves, arrays as JSON arrays, and a
+// missing cell or a non-finite number as null. They append to a caller's
 // buffer and allocate nothing once it has grown.
 //
 // A time on a whole millisecond is written exactly, as an integer. Any
@@ -22,12 +28,6 @@ import (
 // whose times are JavaScript numbers of milliseconds, can read and
 // write; a time that must survive to the nanosecond needs another
 // encoding.
-
-// AppendJSON appends the table as a JSON array of rows to dst and returns
-// it: one object per row, keyed by column name in schema order, as
-// [Table.AppendJSONRow] writes them.
-//
-//	[{"time":1000,"cpu":0.5,"host":"a"},{"time":2000,"cpu":null,"host":"b"}]
 func (t *Table) AppendJSON(dst []byte) []byte {
 	dst = append(dst, '[')
 	for i := range t.Len() {
@@ -40,7 +40,7 @@ func (t *Table) AppendJSON(dst []byte) []byte {
 }
 
 // AppendJSONRow appends row i as one JSON object keyed by column name to
-// dst and returns it.
+// dst and returns it, its cells written as [Table.AppendJSON] says.
 func (t *Table) AppendJSONRow(dst []byte, i int) []byte {
 	dst = append(dst, '{')
 	for j := range t.cols {
@@ -55,7 +55,8 @@ func (t *Table) AppendJSONRow(dst []byte, i int) []byte {
 }
 
 // AppendJSONColumns appends the table as one JSON object of columns to dst
-// and returns it: each column name keys an array of that column's cells.
+// and returns it: each column name keys an array of that column's cells,
+// written as [Table.AppendJSON] says.
 //
 //	{"time":[1000,2000],"cpu":[0.5,null],"host":["a","b"]}
 func (t *Table) AppendJSONColumns(dst []byte) []byte {
