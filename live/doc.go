@@ -195,7 +195,7 @@
 // partition, cuts the partitions, in their first-seen order, into chunks
 // that the workers fold, and the rows the workers emit are joined back in
 // chunk order before the push goes on. Between ticks far enough apart,
-// the rows a partitioned rolling buffers are handed, a few hundred at a
+// the rows a partitioned rolling buffers are handed, 512 to 2,048 at a
 // time, to a worker that copies them into their partitions' windows while
 // the pushing goroutine goes on with the next pushes. A push stays synchronous and atomic (validation, storage,
 // routing and the clock run on the pushing goroutine before any worker

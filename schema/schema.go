@@ -11,8 +11,9 @@ import (
 // typed errors [*SchemaError] and [*RowError] carry the details.
 var (
 	// ErrSchema reports a schema that cannot be built: no columns, a first
-	// column that is not time, an empty or duplicate name, a name that is
-	// not valid UTF-8, an unknown kind.
+	// column that is not time or is optional, a time column after the
+	// first, an empty or duplicate name, a name that is not valid UTF-8, an
+	// unknown kind.
 	ErrSchema = errors.New("schema: invalid schema")
 	// ErrValidation reports data that does not fit a schema: a cell of the
 	// wrong type, a missing required cell, a non-finite number, a row of
@@ -61,10 +62,10 @@ func (e *SchemaError) Error() string {
 // Unwrap returns [ErrSchema].
 func (e *SchemaError) Unwrap() error { return ErrSchema }
 
-// New builds a schema. The first column must be of kind [Time] and no other
-// column may be; names must be non-empty, valid UTF-8 and distinct; kinds
-// must be valid.
-// The time column is always required.
+// New builds a schema. The first column must be of kind [Time], and
+// required (an Optional time column is an error), and no other column may
+// be of kind Time; names must be non-empty, valid UTF-8 and distinct; kinds
+// must be valid. Every error wraps [ErrSchema].
 func New(cols ...Column) (*Schema, error) {
 	if len(cols) == 0 {
 		return nil, &SchemaError{Column: -1, Reason: "a schema needs at least one column"}
