@@ -12,8 +12,9 @@ import (
 	"bytes"
 	"embed"
 	"html/template"
-	"io/fs"
 	"net/http"
+	"path"
+	"time"
 )
 
 //go:embed static
@@ -34,8 +35,9 @@ type Page struct {
 	RequestTotals bool
 }
 
-// Handler serves the page at / and its assets under /static/; any other
-// path is a 404.
+// Handler serves the page at / and its assets (the embedded files beside
+// the page) under /static/; any other path is a 404, the page's template
+// and the folder included.
 func Handler(p Page) http.Handler {
 	if p.Title == "" {
 		p.Title = "pond-go"
@@ -45,11 +47,21 @@ func Handler(p Page) http.Handler {
 		panic(err) // the template reads only Page's fields
 	}
 	body := page.Bytes()
-	sub, err := fs.Sub(static, "static")
+	assets := map[string][]byte{}
+	entries, err := static.ReadDir("static")
 	if err != nil {
 		panic(err) // the embedded tree always has static/
 	}
-	files := http.StripPrefix("/static", http.FileServerFS(sub))
+	for _, e := range entries {
+		if e.IsDir() || e.Name() == "index.html" {
+			continue
+		}
+		b, err := static.ReadFile("static/" + e.Name())
+		if err != nil {
+			panic(err) // an embedded file listed is there
+		}
+		assets["/static/"+e.Name()] = b
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-cache")
 		if r.URL.Path == "/" {
@@ -57,6 +69,11 @@ func Handler(p Page) http.Handler {
 			_, _ = w.Write(body)
 			return
 		}
-		files.ServeHTTP(w, r)
+		b, ok := assets[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		http.ServeContent(w, r, path.Base(r.URL.Path), time.Time{}, bytes.NewReader(b))
 	})
 }

@@ -59,9 +59,10 @@ func TestRequestTotalsAreShownOnlyWhereTheFramesCarryThem(t *testing.T) {
 
 func TestTheAssetsAreServedUnderStatic(t *testing.T) {
 	h := Handler(Page{Title: "t"})
-	for _, path := range []string{"/static/app.js", "/static/style.css"} {
+	for path, kind := range map[string]string{"/static/app.js": "text/javascript; charset=utf-8", "/static/style.css": "text/css; charset=utf-8"} {
 		res, body := get(t, h, path)
 		require.Equal(t, http.StatusOK, res.StatusCode, path)
+		assert.Equal(t, kind, res.Header.Get("Content-Type"), path)
 		assert.Equal(t, "no-cache", res.Header.Get("Cache-Control"), path)
 		assert.NotEmpty(t, body, path)
 	}
@@ -69,4 +70,15 @@ func TestTheAssetsAreServedUnderStatic(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, res.StatusCode)
 	res, _ = get(t, h, "/elsewhere")
 	assert.Equal(t, http.StatusNotFound, res.StatusCode)
+}
+
+// The page's template is served at / only, filled in: under /static/ it
+// would come out raw ({{.Title}}), and the folder is not listed.
+func TestThePageTemplateIsNotAnAsset(t *testing.T) {
+	h := Handler(Page{Title: "t"})
+	for _, path := range []string{"/static/index.html", "/static/", "/static", "/static/./index.html", "/static//", "/static/index.html/"} {
+		res, body := get(t, h, path)
+		assert.Equal(t, http.StatusNotFound, res.StatusCode, path)
+		assert.NotContains(t, body, "{{", path)
+	}
 }
