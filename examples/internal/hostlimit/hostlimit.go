@@ -31,27 +31,32 @@ import (
 // took the room of a new host whose rows the series would have taken.)
 //
 // The room is what the series will count: a tracked host quiet for longer
-// than idle at the push's latest time, and without a row in it, is removed
-// by the push and leaves its place to a new one. (Counted as taken, the
-// places of hosts that had all gone quiet were never freed: no push moved
-// time on, and every row of new hosts was refused for good.)
+// than idle at the push's latest time, and without a row in it that
+// reaches byHost, is removed by the push and leaves its place to a new
+// one. (Counted as taken, the places of hosts that had all gone quiet were
+// never freed: no push moved time on, and every row of new hosts was
+// refused for good. Under Drop a tracked host whose rows in the push are
+// all late is removed too.)
 func Push(s *live.Series, byHost live.NodeID, limit int, idle time.Duration, ord live.Ordering, out []live.Output, b *schema.Batch) ([]live.Output, uint64, error) {
 	res, err := s.PushMany(out, b)
 	if !errors.Is(err, partition.ErrLimit) {
 		return res, 0, err
 	}
 	hosts := b.Cols[2].Str
-	inBatch := make(map[string]bool, len(hosts))
-	// late marks the rows Drop ordering drops (older than the latest
-	// before them): they reach no partition.
+	// routed marks the hosts with a row that reaches byHost: late marks
+	// the rows Drop ordering drops (older than the latest before them),
+	// which reach no partition.
+	routed := make(map[string]bool, len(hosts))
 	late := make([]bool, len(hosts))
 	latest, has := s.LatestNanos()
 	for i, h := range hosts {
-		inBatch[h] = true
 		if t := b.Time[i]; !has || t >= latest {
 			latest, has = t, true
 		} else {
 			late[i] = ord == live.Drop
+		}
+		if !late[i] {
+			routed[h] = true
 		}
 	}
 	cut := latest - int64(idle)
@@ -61,7 +66,7 @@ func Push(s *live.Series, byHost live.NodeID, limit int, idle time.Duration, ord
 		for _, p := range parts {
 			h, _ := p.Key.Str()
 			known[h] = true
-			if inBatch[h] || p.Last.UnixNano() >= cut {
+			if routed[h] || p.Last.UnixNano() >= cut {
 				taken++
 			}
 		}

@@ -59,6 +59,44 @@ func TestALateRowOfANewHostTakesNoPlaceUnderDrop(t *testing.T) {
 	assert.EqualValues(t, 4, s.Stats().Ingested, "a and b, then new's two rows")
 }
 
+// TestAKnownHostWhoseRowsAreAllLateLeavesItsPlaceUnderDrop: under Drop
+// ordering a known host whose only rows in a push are older than the
+// latest before them gets none of them routed, so once it has been quiet
+// for longer than idle at the push's latest time the push removes it, and
+// its place goes to the first new host. The row that makes it late is the
+// series' latest time, or a row earlier in the push: then the new host
+// whose row it is frees the place it takes. (Counted as taking a place,
+// the late host cost every new host its rows.)
+func TestAKnownHostWhoseRowsAreAllLateLeavesItsPlaceUnderDrop(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		push *schema.Batch
+	}{
+		{"late against the series", batch(50_000, "k", 120_000, "a", 120_000, "n", 121_000, "m")},
+		{"late against a new host's row", batch(120_000, "n", 105_000, "k", 120_000, "a", 121_000, "m")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := live.New("t", seed.Schema, live.Options{Ordering: live.Drop})
+			require.NoError(t, err)
+			by, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1, IdleTTL: 10 * time.Second, MaxPartitions: 2})
+			require.NoError(t, err)
+			_, refused, err := Push(s, by, 2, 10*time.Second, live.Drop, nil, batch(95_000, "k", 100_000, "a"))
+			require.NoError(t, err)
+			require.Zero(t, refused)
+
+			// At 121s k (last 95s) has been quiet for more than 10s and
+			// its row is dropped: n takes its place, m finds none.
+			_, refused, err = Push(s, by, 2, 10*time.Second, live.Drop, nil, tc.push)
+			require.NoError(t, err)
+			assert.EqualValues(t, 1, refused, "m")
+			assert.ElementsMatch(t, []string{"a", "n"}, hostsOf(t, s, by))
+			st := s.Stats()
+			assert.EqualValues(t, 2+2, st.Ingested, "k and a, then a and n")
+			assert.EqualValues(t, 1, st.Rejected, "k's late row, dropped by the series")
+		})
+	}
+}
+
 // bounded is a series partitioned by host under a bound of limit hosts,
 // forgetting a host after idle.
 func bounded(t *testing.T, limit int, idle time.Duration) (*live.Series, live.NodeID) {
