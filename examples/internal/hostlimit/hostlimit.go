@@ -18,85 +18,190 @@ import (
 // Push pushes b, a batch of the seed schema (time, cpu, requests, host),
 // into s, whose node byHost partitions the root by host with MaxPartitions
 // limit and IdleTTL idle and whose ordering is ord, and returns the push's
-// outputs (appended to out) and how many rows it refused. A push the
-// series refuses with partition.ErrLimit is made again with the rows of
-// the hosts the series tracks and of as many new hosts as there is room
-// for, in the order they come; if the series still refuses it, with the
-// known hosts' rows only.
+// outputs (appended to out) and how many rows it refused. When the series
+// refuses the push with partition.ErrLimit, Push pushes instead the rows of
+// the hosts the series tracks and of as many new hosts as it finds room
+// for, and refuses the others' rows; should the series refuse that too, it
+// pushes the tracked hosts' rows alone.
 //
-// Under live.Drop a row older than the latest before it never reaches
-// byHost, so it makes no room for its host: a new host has a place only
-// for a row the series takes, and a late row of a host that has none is
-// refused with the host's others. (Counted as a place, a late row's host
-// took the room of a new host whose rows the series would have taken.)
-//
-// The room is what the series will count: a tracked host quiet for longer
-// than idle at the push's latest time, and without a row in it that
-// reaches byHost, is removed by the push and leaves its place to a new
-// one. (Counted as taken, the places of hosts that had all gone quiet were
-// never freed: no push moved time on, and every row of new hosts was
-// refused for good. Under Drop a tracked host whose rows in the push are
-// all late is removed too.)
+// The room is counted as the series counts it, for the rows Push keeps:
+// the limit, less the hosts tracked and the new hosts kept that a row
+// reaches, plus the tracked hosts the push removes — those quiet for
+// longer than idle at the latest time of the rows kept (or the series'
+// latest, if later) that no row kept reaches. Under live.Drop a row older
+// than the latest before it among the rows kept reaches no host, and its
+// host takes no place for it; a new host all of whose rows are older than
+// a row before them in the batch is refused. The new hosts are taken in the order of
+// their first rows, except that the host of the batch's latest row, which
+// moves on the time at which quiet hosts are counted, comes first; Push
+// takes all of them and leaves out the last ones until the count fits.
+// Without Drop that keeps as many new hosts as fit. Under Drop a kept row
+// can make the rows of a tracked host late, which frees its place, and
+// Push does not look for such choices: it may refuse a new host that
+// another choice of hosts would have let in.
 func Push(s *live.Series, byHost live.NodeID, limit int, idle time.Duration, ord live.Ordering, out []live.Output, b *schema.Batch) ([]live.Output, uint64, error) {
 	res, err := s.PushMany(out, b)
 	if !errors.Is(err, partition.ErrLimit) {
 		return res, 0, err
 	}
-	hosts := b.Cols[2].Str
-	// routed marks the hosts with a row that reaches byHost: late marks
-	// the rows Drop ordering drops (older than the latest before them),
-	// which reach no partition.
-	routed := make(map[string]bool, len(hosts))
-	late := make([]bool, len(hosts))
-	latest, has := s.LatestNanos()
-	for i, h := range hosts {
-		if t := b.Time[i]; !has || t >= latest {
-			latest, has = t, true
-		} else {
-			late[i] = ord == live.Drop
-		}
-		if !late[i] {
-			routed[h] = true
-		}
+	parts, perr := s.Partitions(byHost)
+	if perr != nil {
+		return res, 0, err
 	}
-	cut := latest - int64(idle)
-	known := map[string]bool{}
-	taken := 0
-	if parts, err := s.Partitions(byHost); err == nil {
-		for _, p := range parts {
-			h, _ := p.Key.Str()
-			known[h] = true
-			if routed[h] || p.Last.UnixNano() >= cut {
-				taken++
-			}
+	c := newCount(s, parts, limit, idle, ord, b)
+	k := len(c.order)
+	for range maxRecounts {
+		if k <= 0 {
+			break
 		}
+		c.take(k)
+		free := c.room()
+		if free >= 0 {
+			break
+		}
+		k += free // free < 0: that many places too few
 	}
-	var kept *schema.Batch
-	for _, room := range []int{limit - taken, 0} {
-		admitted := map[string]bool{}
-		for i, h := range hosts {
-			if len(admitted) < room && !late[i] && !known[h] {
-				admitted[h] = true
-			}
+	c.take(max(k, 0))
+	var refused uint64
+	kept := Filter(nil, b, func(i int) bool {
+		if c.kept(i) {
+			return true
 		}
-		var refused uint64
+		refused++
+		return false
+	})
+	res, err = s.PushMany(out, kept)
+	if errors.Is(err, partition.ErrLimit) {
+		c.take(0)
+		refused = 0
 		kept = Filter(kept, b, func(i int) bool {
-			h := hosts[i]
-			if known[h] || admitted[h] {
+			if c.kept(i) {
 				return true
 			}
 			refused++
 			return false
 		})
 		res, err = s.PushMany(out, kept)
-		if !errors.Is(err, partition.ErrLimit) {
-			if err != nil {
-				refused = 0
-			}
-			return res, refused, err
+	}
+	if err != nil {
+		refused = 0
+	}
+	return res, refused, err
+}
+
+// maxRecounts bounds the counts Push makes: each leaves out as many new
+// hosts as places were missing, and under Drop leaving a host out can make
+// more rows reach others; past the bound Push keeps the tracked hosts only.
+const maxRecounts = 16
+
+// count counts, as the partitioning does, the room a push of some of a
+// batch's rows leaves for new hosts.
+type count struct {
+	hosts   []string
+	times   []int64
+	known   map[string]bool
+	parts   []live.Partition
+	limit   int
+	idle    int64 // 0: hosts are never removed for being quiet
+	drop    bool
+	latest  int64 // the series' latest time, if has
+	has     bool
+	order   []string // the new hosts, in the order Push takes them
+	taken   map[string]bool
+	reached map[string]bool
+}
+
+func newCount(s *live.Series, parts []live.Partition, limit int, idle time.Duration, ord live.Ordering, b *schema.Batch) *count {
+	c := &count{hosts: b.Cols[2].Str, times: b.Time, known: map[string]bool{}, parts: parts, limit: limit,
+		idle: max(int64(idle), 0), drop: ord == live.Drop, taken: map[string]bool{}, reached: map[string]bool{}}
+	c.latest, c.has = s.LatestNanos()
+	for _, p := range parts {
+		if h, ok := p.Key.Str(); ok {
+			c.known[h] = true
 		}
 	}
-	return res, 0, err
+	top := -1 // the batch's latest row
+	for i, t := range c.times {
+		if top < 0 || t > c.times[top] {
+			top = i
+		}
+	}
+	// Under Drop a new host none of whose rows is later than every row
+	// before it would take no place, its rows dropped: it is refused.
+	seen := map[string]bool{}
+	if c.drop {
+		latest, has := c.latest, c.has
+		late := map[string]bool{}
+		for i, t := range c.times {
+			h := c.hosts[i]
+			if !has || t >= latest {
+				latest, has = t, true
+				late[h] = false
+			} else if _, ok := late[h]; !ok {
+				late[h] = true
+			}
+		}
+		for h, l := range late {
+			seen[h] = l
+		}
+	}
+	if top >= 0 && !c.known[c.hosts[top]] {
+		c.order = append(c.order, c.hosts[top])
+		seen[c.hosts[top]] = true
+	}
+	for _, h := range c.hosts {
+		if !c.known[h] && !seen[h] {
+			seen[h] = true
+			c.order = append(c.order, h)
+		}
+	}
+	return c
+}
+
+// take makes the first k new hosts of c.order the ones kept.
+func (c *count) take(k int) {
+	clear(c.taken)
+	for _, h := range c.order[:k] {
+		c.taken[h] = true
+	}
+}
+
+// kept reports whether row i is kept: its host is tracked or taken.
+func (c *count) kept(i int) bool { h := c.hosts[i]; return c.known[h] || c.taken[h] }
+
+// room returns the places left for new hosts once the rows kept are
+// pushed: negative when the series would refuse them.
+func (c *count) room() int {
+	clear(c.reached)
+	latest, has := c.latest, c.has
+	reachedNew := 0
+	for i, h := range c.hosts {
+		if !c.kept(i) {
+			continue
+		}
+		if t := c.times[i]; !has || t >= latest {
+			latest, has = t, true
+		} else if c.drop {
+			continue // dropped: it reaches no host
+		}
+		if !c.reached[h] {
+			c.reached[h] = true
+			if !c.known[h] {
+				reachedNew++
+			}
+		}
+	}
+	room := c.limit - len(c.parts) - reachedNew
+	if c.idle > 0 && has {
+		cut := latest - c.idle
+		for _, p := range c.parts {
+			h, ok := p.Key.Str()
+			if ok && !c.reached[h] && p.Ingested > 0 && p.Last.UnixNano() < cut {
+				room++ // quiet, and the push removes it
+			}
+		}
+	}
+	return room
 }
 
 // Filter copies the rows of b, a batch of the seed schema, that keep

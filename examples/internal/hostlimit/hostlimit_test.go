@@ -61,40 +61,74 @@ func TestALateRowOfANewHostTakesNoPlaceUnderDrop(t *testing.T) {
 
 // TestAKnownHostWhoseRowsAreAllLateLeavesItsPlaceUnderDrop: under Drop
 // ordering a known host whose only rows in a push are older than the
-// latest before them gets none of them routed, so once it has been quiet
+// series' latest time gets none of them routed, so once it has been quiet
 // for longer than idle at the push's latest time the push removes it, and
-// its place goes to the first new host. The row that makes it late is the
-// series' latest time, or a row earlier in the push: then the new host
-// whose row it is frees the place it takes. (Counted as taking a place,
-// the late host cost every new host its rows.)
+// its place goes to a new host: m, whose row is the batch's latest. (Counted
+// as taking a place, the late host cost every new host its rows.)
 func TestAKnownHostWhoseRowsAreAllLateLeavesItsPlaceUnderDrop(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		push *schema.Batch
-	}{
-		{"late against the series", batch(50_000, "k", 120_000, "a", 120_000, "n", 121_000, "m")},
-		{"late against a new host's row", batch(120_000, "n", 105_000, "k", 120_000, "a", 121_000, "m")},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s, err := live.New("t", seed.Schema, live.Options{Ordering: live.Drop})
+	s, err := live.New("t", seed.Schema, live.Options{Ordering: live.Drop})
+	require.NoError(t, err)
+	by, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1, IdleTTL: 10 * time.Second, MaxPartitions: 2})
+	require.NoError(t, err)
+	_, refused, err := Push(s, by, 2, 10*time.Second, live.Drop, nil, batch(95_000, "k", 100_000, "a"))
+	require.NoError(t, err)
+	require.Zero(t, refused)
+
+	// At 121s k (last 95s) has been quiet for more than 10s and its row
+	// is dropped: m takes its place, n finds none.
+	_, refused, err = Push(s, by, 2, 10*time.Second, live.Drop, nil, batch(50_000, "k", 120_000, "a", 120_000, "n", 121_000, "m"))
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, refused, "n")
+	assert.ElementsMatch(t, []string{"a", "m"}, hostsOf(t, s, by))
+	st := s.Stats()
+	assert.EqualValues(t, 2+2, st.Ingested, "k and a, then a and m")
+	assert.EqualValues(t, 1, st.Rejected, "k's late row, dropped by the series")
+}
+
+// TestPushCountsTheRoomAtTheLatestRowItKeeps: the series counts the room
+// at the latest time of the rows a push keeps, which is earlier than the
+// batch's when the batch's latest row is a new host's and that host is
+// refused. Here a and b have been quiet for more than 10s at 27s, the
+// batch's latest time, but not at 18s or 19s: e, whose row is at 27s, is
+// taken first and frees both places, c takes the second, and d finds
+// none, under every ordering. (Given two places at 27s, c and d were
+// refused at 19s, and every new host with them.)
+func TestPushCountsTheRoomAtTheLatestRowItKeeps(t *testing.T) {
+	for _, ord := range []live.Ordering{live.Strict, live.Drop, live.Reorder} {
+		t.Run(ord.String(), func(t *testing.T) {
+			s, err := live.New("t", seed.Schema, live.Options{Ordering: ord})
 			require.NoError(t, err)
 			by, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1, IdleTTL: 10 * time.Second, MaxPartitions: 2})
 			require.NoError(t, err)
-			_, refused, err := Push(s, by, 2, 10*time.Second, live.Drop, nil, batch(95_000, "k", 100_000, "a"))
+			_, refused, err := Push(s, by, 2, 10*time.Second, ord, nil, batch(10_000, "b", 15_000, "a"))
 			require.NoError(t, err)
 			require.Zero(t, refused)
 
-			// At 121s k (last 95s) has been quiet for more than 10s and
-			// its row is dropped: n takes its place, m finds none.
-			_, refused, err = Push(s, by, 2, 10*time.Second, live.Drop, nil, tc.push)
+			_, refused, err = Push(s, by, 2, 10*time.Second, ord, nil, batch(18_000, "c", 19_000, "d", 27_000, "e"))
 			require.NoError(t, err)
-			assert.EqualValues(t, 1, refused, "m")
-			assert.ElementsMatch(t, []string{"a", "n"}, hostsOf(t, s, by))
-			st := s.Stats()
-			assert.EqualValues(t, 2+2, st.Ingested, "k and a, then a and n")
-			assert.EqualValues(t, 1, st.Rejected, "k's late row, dropped by the series")
+			assert.EqualValues(t, 1, refused, "d")
+			assert.ElementsMatch(t, []string{"c", "e"}, hostsOf(t, s, by))
+			assert.EqualValues(t, 2+2, s.Stats().Ingested, "b and a, then c and e")
 		})
 	}
+}
+
+// TestQuietHostsMakeNoRoomWithoutAnIdleTimeToLive: with IdleTTL 0 the
+// series removes no host for being quiet, so a host older than the push
+// frees no place, and Push keeps the new hosts that fit the places left.
+func TestQuietHostsMakeNoRoomWithoutAnIdleTimeToLive(t *testing.T) {
+	s, err := live.New("t", seed.Schema, live.Options{})
+	require.NoError(t, err)
+	by, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1, MaxPartitions: 3})
+	require.NoError(t, err)
+	_, refused, err := Push(s, by, 3, 0, live.Strict, nil, batch(1_000, "a", 2_000, "b"))
+	require.NoError(t, err)
+	require.Zero(t, refused)
+
+	_, refused, err = Push(s, by, 3, 0, live.Strict, nil, batch(60_000, "c", 61_000, "d", 62_000, "a"))
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, refused, "d")
+	assert.ElementsMatch(t, []string{"a", "b", "c"}, hostsOf(t, s, by))
 }
 
 // bounded is a series partitioned by host under a bound of limit hosts,
