@@ -15,16 +15,26 @@ import (
 // environment variables.
 type FlagSet struct {
 	*flag.FlagSet
-	errs []error
+	errs []envError
+}
+
+// envError is a bad environment variable and the flag it is the default of.
+type envError struct {
+	flag string
+	err  error
 }
 
 // New returns a FlagSet around fs.
 func New(fs *flag.FlagSet) *FlagSet { return &FlagSet{FlagSet: fs} }
 
-// Err returns the first bad environment variable, if any.
+// Err returns the first bad environment variable, if any, among those of
+// the flags not given on the command line: call it after Parse. A flag
+// given wins over its variable, a bad one too.
 func (f *FlagSet) Err() error {
-	if len(f.errs) > 0 {
-		return f.errs[0]
+	for _, e := range f.errs {
+		if !f.IsSet(e.flag) {
+			return e.err
+		}
 	}
 	return nil
 }
@@ -49,7 +59,7 @@ func (f *FlagSet) Int(name, env string, def int, usage string) *int {
 	if v, ok := os.LookupEnv(env); ok && env != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			f.errs = append(f.errs, fmt.Errorf("%s=%q: not an integer", env, v))
+			f.errs = append(f.errs, envError{name, fmt.Errorf("%s=%q: not an integer", env, v)})
 		} else {
 			def = n
 		}
@@ -62,7 +72,7 @@ func (f *FlagSet) Bool(name, env string, def bool, usage string) *bool {
 	if v, ok := os.LookupEnv(env); ok && env != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			f.errs = append(f.errs, fmt.Errorf("%s=%q: not a boolean (true or false)", env, v))
+			f.errs = append(f.errs, envError{name, fmt.Errorf("%s=%q: not a boolean (true or false)", env, v)})
 		} else {
 			def = b
 		}
@@ -75,7 +85,7 @@ func (f *FlagSet) Float(name, env string, def float64, usage string) *float64 {
 	if v, ok := os.LookupEnv(env); ok && env != "" {
 		x, err := strconv.ParseFloat(v, 64)
 		if err != nil {
-			f.errs = append(f.errs, fmt.Errorf("%s=%q: not a number", env, v))
+			f.errs = append(f.errs, envError{name, fmt.Errorf("%s=%q: not a number", env, v)})
 		} else {
 			def = x
 		}
@@ -90,7 +100,7 @@ func (f *FlagSet) Duration(name, env string, def time.Duration, usage string) *t
 	if v, ok := os.LookupEnv(env); ok && env != "" {
 		d, err := ParseDuration(v)
 		if err != nil {
-			f.errs = append(f.errs, fmt.Errorf("%s=%q: %w", env, v, err))
+			f.errs = append(f.errs, envError{name, fmt.Errorf("%s=%q: %w", env, v, err)})
 		} else {
 			def = d
 		}
