@@ -24,6 +24,52 @@ type cumOp struct {
 	acc  []float64
 	comp []float64 // compensation of a running sum
 	has  []bool
+	// huge is, per total, a running sum's values from 2^960 up, in units
+	// of 2^128, and its compensation (two words a total): nil until the
+	// first such value. Two of them can sum beyond the float64 range, and
+	// acc would then stay infinite, and the total missing, whatever came
+	// after; kept apart, the sum is missing only while it is beyond the
+	// range, as a reducer's sum is (package reduce, "Missing values and
+	// NaN").
+	huge []float64
+}
+
+// Values from cumHuge up are summed apart, in units of 2^128 (cumOp.huge):
+// a power of two, so scaling them is exact.
+const (
+	cumHuge = 0x1p960
+	cumDown = 0x1p-128
+	cumUp   = 0x1p128
+)
+
+// addComp adds v to the Neumaier-compensated sum (*s, *c).
+func addComp(s, c *float64, v float64) {
+	t := *s + v
+	if math.Abs(*s) >= math.Abs(v) {
+		*c += (*s - t) + v
+	} else {
+		*c += (v - t) + *s
+	}
+	*s = t
+}
+
+// sum returns running sum x: its ordinary values' sum, and with its huge
+// ones, added in float64 units while that stays below 2^960 (where huge
+// values that cancel leave the bits of the others), else in units of
+// 2^128. It is not finite exactly while the values sum beyond the range.
+func (o *cumOp) sum(x int) float64 {
+	s := o.acc[x] + o.comp[x]
+	if 2*x >= len(o.huge) {
+		return s
+	}
+	h := o.huge[2*x] + o.huge[2*x+1]
+	if h == 0 {
+		return s
+	}
+	if t := s + h*cumUp; math.Abs(t) < cumHuge {
+		return t
+	}
+	return (h + s*cumDown) * cumUp
 }
 
 func (o *cumOp) row(in *frame, i int, p int32, out *frame) bool {
@@ -48,14 +94,15 @@ func (o *cumOp) row(in *frame, i int, p int32, out *frame) bool {
 		if v, ok := c.Num(i); ok {
 			switch o.ops[k] {
 			case reducers.OpSum:
-				// Neumaier's compensated sum.
-				s := o.acc[x] + v
-				if math.Abs(o.acc[x]) >= math.Abs(v) {
-					o.comp[x] += (o.acc[x] - s) + v
-				} else {
-					o.comp[x] += (v - s) + o.acc[x]
+				// Neumaier's compensated sum, huge values apart.
+				if math.Abs(v) < cumHuge {
+					addComp(&o.acc[x], &o.comp[x], v)
+					break
 				}
-				o.acc[x] = s
+				for len(o.huge) < 2*len(o.acc) {
+					o.huge = append(o.huge, 0)
+				}
+				addComp(&o.huge[2*x], &o.huge[2*x+1], v*cumDown)
 			case reducers.OpCount:
 				o.acc[x]++
 			case reducers.OpMin:
@@ -69,10 +116,13 @@ func (o *cumOp) row(in *frame, i int, p int32, out *frame) bool {
 			}
 			o.has[x] = true
 		}
-		if o.has[x] {
-			appendFinite(dst, o.acc[x]+o.comp[x])
-		} else {
+		switch {
+		case !o.has[x]:
 			dst.AppendMissing()
+		case o.ops[k] == reducers.OpSum:
+			appendFinite(dst, o.sum(x))
+		default:
+			appendFinite(dst, o.acc[x]+o.comp[x])
 		}
 	}
 	return true
@@ -86,6 +136,9 @@ func (o *cumOp) forget(p int32) {
 			return
 		}
 		o.acc[x], o.comp[x], o.has[x] = 0, 0, false
+		if 2*x < len(o.huge) {
+			o.huge[2*x], o.huge[2*x+1] = 0, 0
+		}
 	}
 }
 
@@ -95,7 +148,9 @@ func (o *cumOp) forget(p int32) {
 // "The node graph" in the package doc), then every row pushed since, in
 // the order they arrive: a reorder source's late row adds to the total
 // when it comes, and the rows of later times it follows keep theirs. Sum
-// (compensated), count of present values, min or max. A
+// (compensated; missing only while it is beyond the float64 range, as a
+// reducer's sum: the sum of 1.7e308, 1.7e308, −1.7e308 is 1.7e308, –,
+// 1.7e308), count of present values, min or max. A
 // missing cell repeats the running value, which is missing until the
 // first present one: the sum of –, 2, –, 3 is –, 2, 2, 5. Other columns
 // pass through. No total, an unknown, time or non-number column, a column

@@ -27,7 +27,9 @@ type opBytes interface {
 
 func (o *changeOp) stateBytes() int { return cap(o.has) + 8*cap(o.prevT) + 8*cap(o.prev) }
 
-func (o *cumOp) stateBytes() int { return 8*cap(o.acc) + 8*cap(o.comp) + cap(o.has) }
+func (o *cumOp) stateBytes() int {
+	return 8*cap(o.acc) + 8*cap(o.comp) + cap(o.has) + 8*cap(o.huge)
+}
 
 func (o *fillOp) stateBytes() int {
 	return valueBytes*cap(o.last) + 4*cap(o.lastSym) + cap(o.has) + 8*cap(o.run)

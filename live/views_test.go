@@ -176,6 +176,47 @@ func TestCumulative(t *testing.T) {
 	}
 }
 
+// A running sum that passes beyond the float64 range is missing only
+// while it is beyond it, as a reducer's sum is (docs/differences.md §1):
+// it used to stay missing for good, its Neumaier sum infinite and then
+// NaN. Huge values that cancel leave the small ones' sum.
+func TestCumulativeSumComesBackFromBeyondTheRange(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		xs   []float64
+		want []any
+	}{
+		{"beyond and back", []float64{1.7e308, 1.7e308, -1.7e308, 1, -1.7e308},
+			[]any{1.7e308, nil, 1.7e308, 1.7e308, 1.0}},
+		{"huge values that cancel", []float64{0x1p1000, 3e-300, -0x1p1000, math.MaxFloat64, math.MaxFloat64},
+			[]any{0x1p1000, 0x1p1000, 3e-300, math.MaxFloat64, nil}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := live.New("m", optSchema, live.Options{})
+			require.NoError(t, err)
+			n, err := s.Cumulative(s.Root(), live.Running{Column: "value", Using: reduce.Sum})
+			require.NoError(t, err)
+			var rows []schema.Row
+			for i, x := range c.xs {
+				rows = append(rows, v(int64(i), x))
+			}
+			assert.Equal(t, c.want, cells(t, emitted(t, s, n, rows...), "value"))
+		})
+	}
+}
+
+// A partition made anew in the place of one that expired starts its
+// running sum from zero, also of the huge values the old one summed.
+func TestCumulativeOfAPartitionMadeAnewForgetsHugeValues(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{IdleTTL: time.Second})
+	require.NoError(t, err)
+	n, err := s.Cumulative(byHost, live.Running{Column: "value", Using: reduce.Sum})
+	require.NoError(t, err)
+	tab := emitted(t, s, n, r(0, 1e300, "a"), r(5000, 2, "b"), r(5001, 3, "a"))
+	assert.Equal(t, []any{1e300, 2.0, 3.0}, cells(t, tab, "value"))
+}
+
 // A cumulative view built on a series that already holds rows starts
 // from those rows (replayed), not from zero: its doc said "since the view
 // was built".
