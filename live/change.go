@@ -56,11 +56,11 @@ func (o *changeOp) row(in *frame, i int, p int32, out *frame) bool {
 				v = cur - before
 			case changeRate:
 				if dt := t - o.prevT[p]; dt != 0 {
-					v = (cur - before) / (float64(dt) / 1e9)
+					v = changeOver(cur, before, float64(dt)/1e9)
 				}
 			case changePct:
 				if before != 0 {
-					v = (cur - before) / before
+					v = changeOver(cur, before, before)
 				}
 			}
 		}
@@ -70,6 +70,19 @@ func (o *changeOp) row(in *frame, i int, p int32, out *frame) bool {
 	}
 	o.has[p], o.prevT[p] = true, t
 	return true
+}
+
+// changeOver returns (cur − before) / by. Where cur − before is beyond the
+// float64 range the quotient need not be (the rate of −1.7e308 then
+// 1.7e308 ten seconds later, their change −2): the difference is then
+// taken in halves, exact as both values are at least 2^970, so the
+// result is not finite only where the quotient itself is beyond the
+// range, and is the same float64 as without the overflow.
+func changeOver(cur, before, by float64) float64 {
+	if d := cur - before; !math.IsInf(d, 0) {
+		return d / by
+	}
+	return (cur/2 - before/2) / by * 2
 }
 
 func (o *changeOp) forget(p int32) {
@@ -114,14 +127,17 @@ func (s *Series) Diff(source NodeID, columns ...string) (NodeID, error) {
 
 // Rate is [Series.Diff] divided by the time between the two rows in
 // seconds: the change per second. Two rows at the same time give a
-// missing rate.
+// missing rate, and so does a rate beyond the float64 range (a change
+// beyond it is not: −1.7e308 then 1.7e308 ten seconds later is 3.4e307
+// a second).
 func (s *Series) Rate(source NodeID, columns ...string) (NodeID, error) {
 	return s.addChange(changeRate, source, columns)
 }
 
 // PctChange is [Series.Diff] divided by the previous value: (cur − prev)
 // / prev, a fraction (0.5 is +50%). A previous value of 0 gives a missing
-// change.
+// change; cur − prev beyond the float64 range does not (−1.7e308 then
+// 1.7e308 is −2).
 func (s *Series) PctChange(source NodeID, columns ...string) (NodeID, error) {
 	return s.addChange(changePct, source, columns)
 }

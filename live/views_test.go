@@ -113,6 +113,32 @@ func TestChangeViews(t *testing.T) {
 	}
 }
 
+// A change beyond the float64 range does not make a rate or a percent
+// change that is within it missing: they used to divide the overflowed
+// difference. A diff beyond the range, and a rate beyond it, are
+// missing.
+func TestRateAndPctChangeOfAChangeBeyondTheRange(t *testing.T) {
+	rows := []schema.Row{v(0, -1.7e308), v(10000, 1.7e308), v(10001, -1e308)}
+	cases := []struct {
+		name string
+		add  func(*live.Series, live.NodeID, ...string) (live.NodeID, error)
+		want []any
+	}{
+		{"diff", (*live.Series).Diff, []any{nil, nil, nil}},
+		{"rate", (*live.Series).Rate, []any{nil, 3.4e307, nil}},
+		{"pctChange", (*live.Series).PctChange, []any{nil, -2.0, -1.5882352941176472}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := live.New("m", optSchema, live.Options{})
+			require.NoError(t, err)
+			n, err := c.add(s, s.Root(), "value")
+			require.NoError(t, err)
+			assert.Equal(t, c.want, cells(t, emitted(t, s, n, rows...), "value"))
+		})
+	}
+}
+
 // TestFill pins pond-ts's reference case 24 (fill).
 func TestFill(t *testing.T) {
 	cases := []struct {
