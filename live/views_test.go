@@ -2,6 +2,8 @@ package live_test
 
 import (
 	"math"
+	"math/big"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pond-go/pond/internal/exact"
 	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/partition"
@@ -209,6 +212,53 @@ func TestCumulativeSumComesBackFromBeyondTheRange(t *testing.T) {
 			}
 			assert.Equal(t, c.want, cells(t, emitted(t, s, n, rows...), "value"))
 		})
+	}
+}
+
+// A running sum per partition, over random values of every magnitude
+// (huge ones that cancel, subnormal ones, the largest), is the exact sum
+// of the partition's values so far to 1e-15 of their absolute sum, and
+// missing exactly where the exact sum is beyond the float64 range.
+func TestCumulativeSumFollowsTheExactSum(t *testing.T) {
+	vals := []float64{1.7e308, -1.7e308, math.MaxFloat64, -math.MaxFloat64, 0x1p960, -0x1p960, 0x1p1000,
+		1e300, -1e300, 1, -1, 0.1, 3e-300, 1e16, -1e16, 0x1p959, 5e-324}
+	for seed := range uint64(300) {
+		rng := rand.New(rand.NewPCG(seed, 5))
+		s := newSeries(t, live.Options{})
+		by, err := s.PartitionBy(s.Root(), "host", partition.Options{})
+		require.NoError(t, err)
+		n, err := s.Cumulative(by, live.Running{Column: "value", Using: reduce.Sum})
+		require.NoError(t, err)
+		require.NoError(t, s.Watch(n))
+		sums, abs := map[string]*big.Float{}, map[string]*big.Float{}
+		for i := range 40 {
+			x := vals[rng.IntN(len(vals))]
+			if rng.IntN(3) == 0 {
+				if x = math.Ldexp(rng.Float64()-0.5, rng.IntN(2100)-1074); x-x != 0 {
+					x = 1
+				}
+			}
+			h := string(rune('a' + rng.IntN(3)))
+			out, err := s.PushRows(nil, r(int64(i), x, h))
+			require.NoError(t, err)
+			if sums[h] == nil {
+				sums[h], abs[h] = new(big.Float).SetPrec(exact.Prec), new(big.Float).SetPrec(exact.Prec)
+			}
+			sums[h].Add(sums[h], big.NewFloat(x))
+			abs[h].Add(abs[h], big.NewFloat(math.Abs(x)))
+			want, _ := sums[h].Float64()
+			tab, ok := live.Find(out, n, live.Event)
+			require.True(t, ok)
+			got, ok := tab.Row(0)[1].Num() // time, value, host
+			if math.IsInf(want, 0) {
+				require.False(t, ok, "seed %d row %d: %v, want missing (%v)", seed, i, got, sums[h])
+				continue
+			}
+			require.True(t, ok, "seed %d row %d: missing, want %v", seed, i, want)
+			d := new(big.Float).Sub(big.NewFloat(got), sums[h])
+			tol := new(big.Float).Mul(abs[h], big.NewFloat(1e-15))
+			require.True(t, d.Abs(d).Cmp(tol) <= 0, "seed %d row %d: %v, want %v", seed, i, got, want)
+		}
 	}
 }
 
