@@ -93,8 +93,9 @@
 // rounding error is kept, so adding and removing values does not drift.
 // Add 1e16, add 1, remove 1e16 gives 1 (pond-ts gives 0), and the stdev of
 // 5, 5, 5 left after other values were evicted is exactly 0 (pond-ts:
-// 8.4e-8). Values are kept in magnitude bands, each reset to zero when it
-// empties, so an outlier leaves no residue once it is gone. sum is the
+// 8.4e-8). Values are kept in magnitude bands, each reset to exactly zero
+// when nothing but zeros is left in it, so an outlier's rounding residue
+// leaves with the values of its magnitude (within 2^53 of it). sum is the
 // double-double sum rounded once; avg divides that rounded sum by n (within
 // an ulp of the exact mean, not always the nearest float64 to it), or
 // divides in double-double when values of several bands are held. stdev

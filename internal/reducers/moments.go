@@ -37,21 +37,26 @@ import (
 // band and one 2^90 above it are in different bands). Each band has its
 // own count, and an emptied band is reset to exactly zero: an outlier's
 // residue leaves with it. The band is picked from the exponent bits, one
-// predictable branch; typical data never leaves the main band. Values from
-// 2^960 up have bands of their own, of 32 binary orders each, whose sums
-// are kept scaled down by 2^-128, so that no sum of finite values
-// overflows on the way to a result (see hugeExp): [Moments.Sum] is not
-// finite only while the values held sum beyond the float64 range, and
-// [Moments.Mean] is always finite.
+// predictable branch; typical data never leaves the main band. Zeros,
+// which change no sum, belong to the main band whatever its magnitude;
+// they are counted apart as well, and a main band left holding zeros
+// alone is reset as an emptied one is: a zero held keeps no residue of
+// the large values that have left. Values from 2^960 up have bands of
+// their own, of 32 binary orders each, whose sums are kept scaled down by
+// 2^-128, so that no sum of finite values overflows on the way to a
+// result (see hugeExp): [Moments.Sum] is not finite only while the values
+// held sum beyond the float64 range, and [Moments.Mean] is always finite.
 //
 // What remains: while values of very different magnitudes are in a window
 // together, results are as precise as a double-double allows at the
 // largest of them (about 1e-32 relative to it); a value that has left can
 // leave a residue of about 2^-106 of its square in Σx² while values of its
-// band (within 2^53 of it) remain; the squares of values beyond 2^500
-// (about 3.3e150) are not summed and the stdev is reported as missing
-// while one is held (it comes back when they have left); and the squares
-// of values below about 1e-154 lose precision to underflow.
+// band (within 2^53 of it) other than zeros remain, or while more than
+// 65,535 zeros are held (the count of zeros stops there, and the band no
+// longer knows when it holds zeros alone); the squares of values beyond
+// 2^500 (about 3.3e150) are not summed and the stdev is reported as
+// missing while one is held (it comes back when they have left); and the
+// squares of values below about 1e-154 lose precision to underflow.
 //
 // # Reading
 //
@@ -84,9 +89,34 @@ type Moments struct {
 	// rare: values outside the main band or with squares not summed are
 	// held (outer.n or outer.big is not 0). Without it, the main band
 	// holds every value and its count is m's.
-	rare  bool
+	rare bool
+	// zeros is a lower bound of the zeros the main band holds (see
+	// band): exact but beyond maxZeros. A main band holding zeros alone
+	// (main.n == zeros) has its sums reset to exactly zero.
+	zeros uint16
 	main  band        // the main band
 	outer *outerBands // the other bands; nil until a value falls outside the main one or is big
+}
+
+// maxZeros is where the count of zeros held stops: a Moments holding
+// more zeros counts them all in the main band, but it may no longer know
+// when the band holds nothing else, and then keeps a residue as a band of
+// non-zero values does.
+const maxZeros = math.MaxUint16
+
+// addZeros returns the count of zeros after removing gone and adding come:
+// a lower bound still (a zero removed beyond the count was not counted).
+func addZeros(z uint16, gone, come int) uint16 {
+	return uint16(min(max(int(z)-gone, 0)+come, maxZeros))
+}
+
+// allZeros resets the main band's sums when it holds zeros alone, after
+// a removal: what a zero adds to them is exactly zero, and what remains
+// is the rounding residue of values that have left.
+func (m *Moments) allZeros() {
+	if b := &m.main; b.n == int(m.zeros) {
+		b.s, b.c, b.q, b.qc = 0, 0, 0, 0
+	}
 }
 
 // bigExp is the biased exponent from which a value's square is not added
@@ -189,7 +219,10 @@ const bandSpan = 26
 // non-zero value added to an empty Moments anchors the main band; the
 // anchor holds until every value has left, so a value is always removed
 // from the band it was added to. Zeros go to the main band: they change
-// no sum. The common case — anchored, and x within the main band — is one
+// no sum. They are counted there too (zeros), so that a band emptied of
+// every other value is known to be, and its residue leaves (allZeros):
+// a zero held must not keep the residue of large values that have left
+// in the deviation of small ones, far below them. The common case — anchored, and x within the main band — is one
 // exponent comparison.
 //
 // A huge value (see hugeExp) has no band here: band returns nil, and the
@@ -327,6 +360,9 @@ func (m *Moments) Add(x float64) {
 		return
 	}
 	b.n++
+	if x == 0 && m.zeros < maxZeros {
+		m.zeros++
+	}
 	t := b.s + x
 	d := t - b.s
 	b.c += (b.s - (t - d)) + (x - d)
@@ -380,6 +416,15 @@ func (m *Moments) Remove(x float64) {
 	b.n--
 	if b.n <= 0 {
 		*b = band{}
+		if b == &m.main {
+			m.zeros = 0
+		}
+		return
+	}
+	if x == 0 {
+		m.zeros = addZeros(m.zeros, 1, 0)
+	} else if b == &m.main && b.n == int(m.zeros) {
+		m.allZeros()
 		return
 	}
 	t := b.s - x
@@ -764,6 +809,7 @@ func (m *Moments) slots(slots []uint64, off, stride, n int, remove bool) {
 	lo, hi := int(m.anchor)-bandSpan, min(int(m.anchor)+bandSpan, m.squareLimit()-1)
 	sq := !m.noSquares
 	end := off + n*stride
+	zeros := 0
 	for i, r := off, 0; i < end; i, r = i+stride, r+1 {
 		bits := slots[i]
 		x := math.Float64frombits(bits)
@@ -777,6 +823,9 @@ func (m *Moments) slots(slots []uint64, off, stride, n int, remove bool) {
 				m.Add(x)
 			}
 			continue
+		}
+		if x == 0 {
+			zeros++
 		}
 		x *= sign
 		l := &l0
@@ -803,15 +852,22 @@ func (m *Moments) slots(slots []uint64, off, stride, n int, remove bool) {
 	}
 	if remove {
 		b.n -= k
+		m.zeros = addZeros(m.zeros, zeros, 0)
 		if b.n <= 0 {
 			*b = band{}
+			m.zeros = 0
 			if m.N() <= 0 {
 				m.empty()
 			}
 			return
 		}
+		if b.n == int(m.zeros) {
+			m.allZeros()
+			return
+		}
 	} else {
 		b.n += k
+		m.zeros = addZeros(m.zeros, 0, zeros)
 	}
 	t, e := twoSum(b.s, l0.s)
 	b.c += e + l0.c
@@ -842,8 +898,11 @@ type lane struct {
 // checks afterwards: a missing value turns a lane into NaN, an exponent
 // outside the band shows in the extremes. Then it reports false having
 // changed nothing, and the caller takes the careful path.
+//
+// A zero, of exponent 0, falls outside: the band's lowest exponent is
+// taken as at least 1, so that zeros are counted on the careful path.
 func (m *Moments) runFast(slots []uint64, off, stride, n int, remove bool) bool {
-	lo, hi := uint64(max(0, int(m.anchor)-bandSpan)), uint64(min(int(m.anchor)+bandSpan, m.squareLimit()-1))
+	lo, hi := uint64(max(1, int(m.anchor)-bandSpan)), uint64(min(int(m.anchor)+bandSpan, m.squareLimit()-1))
 	sq := !m.noSquares
 	// Whole groups of four rows go to the vector kernel, when there is
 	// one; the rest to the two scalar lanes below.
@@ -902,8 +961,7 @@ func (m *Moments) runFast(slots []uint64, off, stride, n int, remove bool) bool 
 			q0 = u0
 		}
 	}
-	// A zero has exponent 0 and belongs anywhere; the check below then
-	// fails safe (the careful path handles it).
+	// A zero has exponent 0, below lo: the careful path counts it.
 	if minE < lo || maxE > hi || s0-s0 != 0 || s1-s1 != 0 || q0-q0 != 0 || q1-q1 != 0 {
 		return false
 	}
@@ -912,7 +970,7 @@ func (m *Moments) runFast(slots []uint64, off, stride, n int, remove bool) bool 
 	}
 	b := &m.main
 	if remove {
-		if b.n <= n { // and so m.N() ≥ b.n: the main band would empty
+		if b.n-int(m.zeros) <= n { // the main band might keep zeros alone
 			return false
 		}
 		s0, c0, s1, c1 = -s0, -c0, -s1, -c1

@@ -28,11 +28,12 @@ func (m *Moments) FillSlots(slots []uint64, off, stride, n int) {
 		run := slots[off : off+(n-1)*stride+1]
 		// The first value, present and not zero, anchors the band;
 		// every value must fall in it (Add's rule), be finite and have
-		// its square summed.
-		if e0 := int(run[0] >> 52 & 0x7ff); e0 != 0 && e0 != 0x7ff {
-			if m.fillRun(run, stride, e0) {
+		// its square summed. A band reaching down to the exponent of
+		// zeros takes the careful path, as the shifts do.
+		if e0 := int(run[0] >> 52 & 0x7ff); e0 > bandSpan && e0 != 0x7ff {
+			if z, ok := m.fillRun(run, stride, e0); ok {
 				m.anchor, m.anchored, m.rare = int16(e0), true, false
-				m.main.n = n
+				m.main.n, m.zeros = n, z
 				return
 			}
 		}
@@ -73,17 +74,21 @@ func (m *Moments) FillRunMinMax(run []uint64, stride, n int) (lo, hi float64, ok
 // and its reference in the tests.
 func fillRunMinMaxGo(m *Moments, run []uint64, stride, n int) (lo, hi float64, ok bool) {
 	e0 := int(run[0] >> 52 & 0x7ff)
-	if e0 == 0 || e0 == 0x7ff {
+	if e0 <= bandSpan || e0 == 0x7ff {
 		return 0, 0, false
 	}
 	lo, hi = math.Inf(1), math.Inf(-1)
 	bl, span := bandRange(e0, m.squareLimit())
 	var s, c, q, qc float64
 	var far uint
+	var z uint16
 	sq := !m.noSquares
 	for i := 0; i < len(run); i += stride {
 		bits := run[i]
 		far = max(far, bandDistance(bits, bl))
+		if bits<<1 == 0 {
+			z++
+		}
 		x := math.Float64frombits(bits)
 		if x < lo {
 			lo = x
@@ -103,7 +108,7 @@ func fillRunMinMaxGo(m *Moments, run []uint64, stride, n int) (lo, hi float64, o
 		clear(o.b)
 		o.n, o.big = 0, 0
 	}
-	m.anchor, m.anchored, m.rare = int16(e0), true, false
+	m.anchor, m.anchored, m.rare, m.zeros = int16(e0), true, false, z
 	b := &m.main
 	b.n, b.s, b.c, b.q, b.qc = n, s, c, q, qc
 	return lo, hi, true
@@ -111,29 +116,37 @@ func fillRunMinMaxGo(m *Moments, run []uint64, stride, n int) (lo, hi float64, o
 
 // fillRun is FillSlots' one pass over run[0], run[stride], …, in a band
 // anchored at biased exponent e0: it sets the main band's sums and
-// empties the outer bands, and reports true, when every value is present
-// and in the band; otherwise it reports false having changed nothing.
-func (m *Moments) fillRun(run []uint64, stride, e0 int) bool {
+// empties the outer bands, and returns the number of zeros and true,
+// when every value is present and in the band; otherwise it reports false
+// having changed nothing.
+func (m *Moments) fillRun(run []uint64, stride, e0 int) (uint16, bool) {
 	lo, span := bandRange(e0, m.squareLimit())
 	var s, c, q, qc float64
 	var far uint
+	var z uint16
 	if m.noSquares {
 		for i := 0; i < len(run); i += stride {
 			bits := run[i]
 			far = max(far, bandDistance(bits, lo))
+			if bits<<1 == 0 {
+				z++
+			}
 			s, c = addDD(s, c, math.Float64frombits(bits))
 		}
 	} else {
 		for i := 0; i < len(run); i += stride {
 			bits := run[i]
 			far = max(far, bandDistance(bits, lo))
+			if bits<<1 == 0 {
+				z++
+			}
 			x := math.Float64frombits(bits)
 			s, c = addDD(s, c, x)
 			q, qc = addSquare(q, qc, x)
 		}
 	}
 	if far > span || notFinite(s, q, qc, 0) {
-		return false
+		return 0, false
 	}
 	// Field by field: a whole-struct store would go through the write
 	// barrier for the outer pointer, which stays.
@@ -143,7 +156,7 @@ func (m *Moments) fillRun(run []uint64, stride, e0 int) bool {
 	}
 	b := &m.main
 	b.s, b.c, b.q, b.qc = s, c, q, qc
-	return true
+	return z, true
 }
 
 // ShiftSlots removes the values of rn slots at roff, roff+stride, … of rem
@@ -258,29 +271,38 @@ func (m *Moments) Squares() bool { return !m.noSquares }
 // band; otherwise it reports false having changed nothing.
 // The exponents are checked without a branch per value: the largest
 // distance from the band's lowest exponent is compared once (a zero, of
-// any exponent, counts as in the band).
+// any exponent, counts as in the band, and is counted; see
+// Moments.zeros).
 func (m *Moments) ShiftSums(sl *Slide, off int) bool {
 	b := &m.main
-	if !m.anchored || b.n <= sl.RN {
+	if !m.applies(sl) {
 		return false
 	}
 	lo, span := bandRange(int(m.anchor), m.squareLimit())
 	rem, add, stride := sl.Rem, sl.Add, sl.Stride
 	s, c := b.s, b.c
 	var far uint
+	var gone, come int // zeros
 	// Values held in the main band alone, none of them with a square
-	// left out, are all in the band: those leaving need no check.
-	checkRem := m.rare
+	// left out and none a zero, are all in the band and all counted:
+	// those leaving need no check.
+	checkRem := m.rare || m.zeros != 0
 	for i := off; i < len(rem); i += stride {
 		bits := rem[i]
 		if checkRem {
 			far = max(far, bandDistance(bits, lo))
+			if bits<<1 == 0 {
+				gone++
+			}
 		}
 		s, c = subDD(s, c, math.Float64frombits(bits))
 	}
 	for i := off; i < len(add); i += stride {
 		bits := add[i]
 		far = max(far, bandDistance(bits, lo))
+		if bits<<1 == 0 {
+			come++
+		}
 		s, c = addDD(s, c, math.Float64frombits(bits))
 	}
 	// A missing or infinite value shows as a NaN or an infinity in the
@@ -290,24 +312,38 @@ func (m *Moments) ShiftSums(sl *Slide, off int) bool {
 	}
 	d := sl.AN - sl.RN
 	b.n, b.s, b.c = b.n+d, s, c
+	m.zeros = addZeros(m.zeros, gone, come)
 	return true
+}
+
+// applies reports whether a one-pass shift may apply to m: its main band
+// is anchored, above the lowest exponents (where a zero's exponent, 0,
+// would be in the band and go uncounted by the assembly pass), and keeps
+// a value other than a zero throughout, however many of those the slide
+// removes (a band left with zeros alone is reset: allZeros).
+func (m *Moments) applies(sl *Slide) bool {
+	return m.anchored && m.anchor > bandSpan && m.main.n-int(m.zeros) > sl.RN
 }
 
 // ShiftSquares is [Moments.ShiftSums] for a Moments keeping Σx² too.
 func (m *Moments) ShiftSquares(sl *Slide, off int) bool {
 	b := &m.main
-	if !m.anchored || b.n <= sl.RN {
+	if !m.applies(sl) {
 		return false
 	}
 	lo, span := bandRange(int(m.anchor), m.squareLimit())
 	rem, add, stride := sl.Rem, sl.Add, sl.Stride
 	s, c, q, qc := b.s, b.c, b.q, b.qc
 	var far uint
-	checkRem := m.rare // see ShiftSums
+	var gone, come int
+	checkRem := m.rare || m.zeros != 0 // see ShiftSums
 	for i := off; i < len(rem); i += stride {
 		bits := rem[i]
 		if checkRem {
 			far = max(far, bandDistance(bits, lo))
+			if bits<<1 == 0 {
+				gone++
+			}
 		}
 		x := math.Float64frombits(bits)
 		s, c = subDD(s, c, x)
@@ -316,6 +352,9 @@ func (m *Moments) ShiftSquares(sl *Slide, off int) bool {
 	for i := off; i < len(add); i += stride {
 		bits := add[i]
 		far = max(far, bandDistance(bits, lo))
+		if bits<<1 == 0 {
+			come++
+		}
 		x := math.Float64frombits(bits)
 		s, c = addDD(s, c, x)
 		q, qc = addSquare(q, qc, x)
@@ -325,6 +364,7 @@ func (m *Moments) ShiftSquares(sl *Slide, off int) bool {
 	}
 	d := sl.AN - sl.RN
 	b.n, b.s, b.c, b.q, b.qc = b.n+d, s, c, q, qc
+	m.zeros = addZeros(m.zeros, gone, come)
 	return true
 }
 

@@ -8,10 +8,13 @@
 // and reloads them at each value.
 //
 // Registers: X0 s, X1 c, X2 q, X3 qc, X4 the value, X5-X10 temporaries;
-// DI the band's lowest exponent, R11 the band's width less one (span),
-// R8 the slot, R9 the end of the run, R12 the stride in bytes, SI and
-// R13 temporaries. A value outside the band ends the pass at once (the
-// Go code's far > span, checked as it goes).
+// X11 holds 1, X12 and X13 count the zeros leaving and entering (the Go
+// code's gone and come); DI the band's lowest exponent, R11 the band's
+// width less one (span), R8 the slot, R9 the end of the run, R12 the
+// stride in bytes, SI and R13 temporaries. A value outside the band ends
+// the pass at once (the Go code's far > span, checked as it goes). The
+// band lies above exponent 0, so that every zero is outside it by the
+// exponent and takes the zero's branch, where it is counted.
 
 // SUBDD is subDD: t = s - x; d = t - s; c += (s - (t - d)) - (x + d); s = t.
 #define SUBDD \
@@ -120,6 +123,8 @@ TEXT ·shiftRun(SB), NOSPLIT, $0-48
 	SHLQ $3, R12
 	MOVQ m+0(FP), AX
 	XORL R10, R10
+	MOVQ $1, DX
+	MOVQ DX, X11
 
 next:
 	CMPQ R10, slots_len+16(FP)
@@ -130,16 +135,21 @@ next:
 	TESTQ CX, CX
 	JLT end
 
-	// !m.anchored || b.n <= sl.RN: the pass does not apply.
+	// !m.applies(sl): !m.anchored, an anchor at most bandSpan, or
+	// b.n − zeros <= sl.RN; the pass does not apply.
 	CMPB Moments_anchored(AX), $0
 	JEQ end
 	MOVQ Moments_main+band_n(AX), DX
+	MOVWQZX Moments_zeros(AX), R13
+	SUBQ R13, DX
 	CMPQ DX, Slide_RN(BX)
 	JLE end
 
 	// The band's range: the anchor's ± bandSpan when that lies below
 	// the squares' limit (and so below the sums'), else bandRange's cut.
 	MOVWQSX Moments_anchor(AX), SI
+	CMPQ SI, $const_bandSpan
+	JLE end
 	LEAQ -const_bandSpan(SI), DI
 	MOVQ $(2*const_bandSpan), R11
 	CMPQ SI, $(const_bigExp-1-const_bandSpan)
@@ -148,8 +158,12 @@ next:
 
 banded:
 
-	// checkRem := m.rare, in DX.
+	// checkRem := m.rare || m.zeros != 0, in DX; no zeros counted yet.
 	MOVBLZX Moments_rare(AX), DX
+	MOVWQZX Moments_zeros(AX), R13
+	ORQ R13, DX
+	VPXOR X12, X12, X12
+	VPXOR X13, X13, X13
 	VMOVSD Moments_main+band_s(AX), X0
 	VMOVSD Moments_main+band_c(AX), X1
 	RUN(Slide_Rem)
@@ -261,6 +275,19 @@ sumsend:
 	JPS end
 
 done:
+	// zeros = addZeros(zeros, gone, come): min(max(zeros − gone, 0) +
+	// come, maxZeros).
+	MOVWQZX Moments_zeros(AX), DX
+	MOVQ X12, R13
+	SUBQ R13, DX
+	MOVL $0, R13
+	CMOVQLT R13, DX
+	MOVQ X13, R13
+	ADDQ R13, DX
+	MOVL $const_maxZeros, R13
+	CMPQ DX, R13
+	CMOVQGT R13, DX
+	MOVW DX, Moments_zeros(AX)
 	// b.n moves by AN − RN; the sums are stored.
 	MOVQ Slide_AN(BX), DX
 	SUBQ Slide_RN(BX), DX
@@ -272,26 +299,30 @@ done:
 	JMP next
 
 	// A value beyond the band: in it after all if it is a zero (of
-	// either sign); otherwise the pass does not apply.
+	// either sign), and counted; otherwise the pass does not apply.
 sqremzero:
 	MOVQ DX, R13
 	SHLQ $1, R13
 	JNE end
+	VPADDQ X11, X12, X12
 	JMP sqremin
 sqaddzero:
 	MOVQ DX, R13
 	SHLQ $1, R13
 	JNE end
+	VPADDQ X11, X13, X13
 	JMP sqaddin
 sumsremzero:
 	MOVQ DX, R13
 	SHLQ $1, R13
 	JNE end
+	VPADDQ X11, X12, X12
 	JMP sumsremin
 sumsaddzero:
 	MOVQ DX, R13
 	SHLQ $1, R13
 	JNE end
+	VPADDQ X11, X13, X13
 	JMP sumsaddin
 
 end:
@@ -304,7 +335,8 @@ rungo:
 // func fillRunMinMax(m *Moments, run []uint64, stride, n int) (lo, hi float64, ok bool)
 //
 // The one pass of Moments.FillRunMinMax, as shift is ShiftSquares': X11
-// the smallest value, X12 the largest, CX the first value's exponent.
+// the smallest value, X12 the largest, CX the first value's exponent, R10
+// the zeros counted (a run is at most ShortRun long).
 TEXT ·fillRunMinMax(SB), NOSPLIT, $0-65
 	CMPB ·shiftAsm(SB), $0
 	JEQ fillgo
@@ -323,12 +355,14 @@ TEXT ·fillRunMinMax(SB), NOSPLIT, $0-65
 	MOVQ run_base+8(FP), R8
 	LEAQ (R8)(R9*8), R9
 
-	// The first value's exponent, e0, anchors the band: not zero, not
-	// that of an infinity or a NaN.
+	// The first value's exponent, e0, anchors the band: above bandSpan
+	// (so that the band lies above a zero's exponent), not that of an
+	// infinity or a NaN.
 	MOVQ (R8), CX
 	SHRQ $52, CX
 	ANDL $0x7ff, CX
-	JEQ fillno
+	CMPL CX, $const_bandSpan
+	JLE fillno
 	CMPL CX, $0x7ff
 	JEQ fillno
 
@@ -343,6 +377,7 @@ TEXT ·fillRunMinMax(SB), NOSPLIT, $0-65
 	MOVQ R10, R9
 
 fillbanded:
+	XORL R10, R10
 	VXORPD X0, X0, X0
 	VXORPD X1, X1, X1
 	VXORPD X2, X2, X2
@@ -398,6 +433,7 @@ fillend:
 	MOVW CX, Moments_anchor(AX)
 	MOVB $1, Moments_anchored(AX)
 	MOVB $0, Moments_rare(AX)
+	MOVW R10, Moments_zeros(AX)
 	MOVQ DX, Moments_main+band_n(AX)
 	VMOVSD X0, Moments_main+band_s(AX)
 	VMOVSD X1, Moments_main+band_c(AX)
@@ -412,11 +448,13 @@ fillsqzero:
 	MOVQ DX, R13
 	SHLQ $1, R13
 	JNE fillno
+	INCQ R10
 	JMP fillsqin
 fillsumszero:
 	MOVQ DX, R13
 	SHLQ $1, R13
 	JNE fillno
+	INCQ R10
 	JMP fillsumsin
 
 fillno:

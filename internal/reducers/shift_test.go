@@ -19,6 +19,7 @@ func sameMoments(t *testing.T, a, b *Moments, msg string, args ...any) {
 	require.Equal(t, b.rare, a.rare, msg, args)
 	require.Equal(t, b.big(), a.big(), msg, args)
 	require.Equal(t, b.anchored, a.anchored, msg, args)
+	require.Equal(t, b.zeros, a.zeros, msg, args)
 	if b.anchored {
 		require.Equal(t, b.anchor, a.anchor, msg, args)
 	}
@@ -516,7 +517,9 @@ func TestFillRunMinMaxMatchesTheGoPass(t *testing.T) {
 			applied++
 		}
 	}
-	require.Greater(t, applied, 5000)
+	// Often enough to mean something (not at the scales of 2^-1000 and
+	// below, whose bands reach a zero's exponent).
+	require.Greater(t, applied, 4000)
 }
 
 // TestShiftRunWhereNoBandFits: a state anchored beyond the squares'

@@ -45,6 +45,7 @@ func (m *Moments) slideFast(adds, rems []float64, remCount []int32, out SlideOut
 	b := &m.main
 	s, c, q, qc := b.s, b.c, b.q, b.qc
 	bn := b.n // the count, as the main band holds every value
+	z := m.zeros
 	lo, hi := int(m.anchor)-bandSpan, min(int(m.anchor)+bandSpan, m.squareLimit()-1)
 	sq := !m.noSquares
 	inBand := func(x float64) bool {
@@ -68,6 +69,9 @@ func (m *Moments) slideFast(adds, rems []float64, remCount []int32, out SlideOut
 		}
 		if x == x {
 			bn++
+			if x == 0 {
+				z = addZeros(z, 0, 1)
+			}
 			t := s + x
 			d := t - s
 			c += (s - (t - d)) + (x - d)
@@ -86,6 +90,9 @@ func (m *Moments) slideFast(adds, rems []float64, remCount []int32, out SlideOut
 				continue
 			}
 			bn--
+			if y == 0 {
+				z = addZeros(z, 1, 0)
+			}
 			t := s - y
 			d := t - s
 			c += (s - (t - d)) - (y + d)
@@ -100,8 +107,9 @@ func (m *Moments) slideFast(adds, rems []float64, remCount []int32, out SlideOut
 			}
 		}
 		r += k
-		if bn == 0 {
-			// The band emptied: everything it held has left exactly.
+		if bn == int(z) {
+			// The band emptied, or holds zeros alone: everything else
+			// it held has left exactly (Moments.allZeros).
 			s, c, q, qc = 0, 0, 0, 0
 		}
 		if out.Count != nil {
@@ -126,6 +134,7 @@ func (m *Moments) slideFast(adds, rems []float64, remCount []int32, out SlideOut
 		}
 	}
 	b.s, b.c, b.q, b.qc, b.n = s, c, q, qc, bn
+	m.zeros = z
 	if bn == 0 {
 		m.empty()
 	}
