@@ -165,10 +165,34 @@ func newRollCase(rng *rand.Rand) rollCase {
 			c.partMaxAge = []int64{0, c.grace + 100, 1000}[rng.IntN(3)]
 		}
 	}
-	if rng.IntN(8) == 0 {
+	switch rng.IntN(8) {
+	case 0:
 		c.makeHuge(rng)
+	case 1:
+		c.makeOutliers(rng)
 	}
 	return c
+}
+
+// makeOutliers draws the case's values of x as small integers, zeros
+// among them, and now and then a value of either sign between 1e14 and
+// 1e16: far beyond the small ones' magnitude band, so that a window whose
+// outliers have left holds small values alone, and its deviation must
+// be theirs, without the rounding residue of the outliers' squares.
+func (c *rollCase) makeOutliers(rng *rand.Rand) {
+	for i := range c.rows {
+		if c.rows[i].xOK {
+			c.rows[i].x = drawOutlier(rng)
+		}
+	}
+}
+
+// drawOutlier is one value of makeOutliers.
+func drawOutlier(rng *rand.Rand) float64 {
+	if rng.IntN(3) == 0 {
+		return math.Copysign(1e14+rng.Float64()*9.9e15, rng.NormFloat64())
+	}
+	return float64(rng.IntN(10))
 }
 
 // hugeValues are makeHuge's values of x: near the top of the float64

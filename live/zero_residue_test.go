@@ -2,6 +2,8 @@ package live_test
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -80,6 +82,71 @@ func TestAZeroHeldKeepsNoResidueInARollingStdev(t *testing.T) {
 				}
 			}
 			require.Equal(t, c.small, checked, "windows of small values checked")
+		})
+	}
+}
+
+// TestRollingStdevOfSmallValuesAfterOutliersIsExact is the test above
+// over random streams of small integers (zeros among them) and outliers
+// near ±1e16, one row a push: every window of small values alone has
+// their deviation, to 1e-12.
+func TestRollingStdevOfSmallValuesAfterOutliersIsExact(t *testing.T) {
+	sd := []reduce.Agg{{Out: "sd", From: "value", Using: reduce.Stdev}}
+	every := trigger.Clock(sequence.Every(time.Second))
+	for _, c := range []struct {
+		name   string
+		window rolling.Window
+		opts   rolling.Options
+		held   func(i int) (lo, hi int)
+	}{
+		{"count window", rolling.Window{Count: 6, Aggs: sd}, rolling.Options{Trigger: trigger.Event()},
+			func(i int) (int, int) { return i - 5, i + 1 }},
+		{"6s window", rolling.Window{Span: 6 * time.Second, Aggs: sd}, rolling.Options{Trigger: every},
+			func(i int) (int, int) { return i - 6, i + 1 }},
+		{"6s window, aligned", rolling.Window{Span: 6 * time.Second, Aggs: sd}, rolling.Options{Trigger: every, Aligned: true},
+			func(i int) (int, int) { return i - 6, i }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(5, 6))
+			checked, withZero := 0, 0
+			for range 20 {
+				s := newSeries(t, live.Options{MaxEvents: 16})
+				n, err := s.Rolling(s.Root(), []rolling.Window{c.window}, c.opts)
+				require.NoError(t, err)
+				require.NoError(t, s.Watch(n))
+				var xs []float64
+				var out []live.Output
+				for i := range 1000 {
+					x := float64(rng.IntN(10))
+					if rng.IntN(4) == 0 {
+						x = math.Copysign(1e14+rng.Float64()*9.9e15, rng.NormFloat64())
+					}
+					xs = append(xs, x)
+					out, err = s.PushRows(out[:0], r(int64(i)*1000, x, ""))
+					require.NoError(t, err)
+					for _, o := range out {
+						if o.Node != n || o.Kind != live.Event {
+							continue
+						}
+						lo, hi := c.held(i)
+						if lo < 0 {
+							continue
+						}
+						held := xs[lo:hi]
+						if !slices.ContainsFunc(held, func(v float64) bool { return math.Abs(v) >= 10 }) {
+							got, _ := o.Events.Numbers("sd")
+							want := exact.Stdev(held)
+							require.InDelta(t, want, got[len(got)-1], 1e-12*(1+want), "row %d, window %v", i, held)
+							checked++
+							if slices.Contains(held, 0) {
+								withZero++
+							}
+						}
+					}
+				}
+			}
+			t.Logf("%d windows of small values, %d holding a zero", checked, withZero)
+			require.Greater(t, withZero, 300)
 		})
 	}
 }
