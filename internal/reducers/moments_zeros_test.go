@@ -175,3 +175,44 @@ func TestSmallValuesLeftAfterLargeOnesAreExact(t *testing.T) {
 		require.Greater(t, checked, 2*withZero/3, p.name)
 	}
 }
+
+// TestZerosBeyondTheCountNeverResetLiveSums: the count of zeros stops at
+// maxZeros and is then a lower bound; it must never exceed the zeros
+// held, or a band still holding other values would be reset. 70,000
+// zeros around a few values, added and removed in runs of every length.
+func TestZerosBeyondTheCountNeverResetLiveSums(t *testing.T) {
+	const zeros = maxZeros + 4465
+	for _, run := range []int{1, 3, 4, 5, 1000} {
+		var m Moments
+		xs := []float64{3, 5, 8, 13}
+		block := make([]float64, run)
+		add := func(xs []float64) { m.AddSlots(bitsOf(xs), 0, 1, len(xs)) }
+		rem := func(xs []float64) { m.RemoveSlots(bitsOf(xs), 0, 1, len(xs)) }
+		add(xs[:2])
+		for n := 0; n < zeros; n += run {
+			add(block[:min(run, zeros-n)])
+		}
+		add(xs[2:])
+		require.Equal(t, uint16(maxZeros), m.zeros, "run %d", run)
+		for n := 0; n < zeros; n += run {
+			rem(block[:min(run, zeros-n)])
+		}
+		require.Equal(t, 4, m.N(), "run %d", run)
+		require.Equal(t, 29.0, m.Sum(), "run %d", run)
+		sd, ok := m.Stdev()
+		require.True(t, ok)
+		require.InEpsilon(t, exact.Stdev(xs), sd, 1e-12, "run %d", run)
+		// The values leave one by one through the shifts, zeros
+		// entering: the last of them leaves the band with zeros alone.
+		for _, x := range xs {
+			sl := Slide{Rem: bitsOf([]float64{x}), Add: bitsOf([]float64{0}), Stride: 1, RN: 1, AN: 1}
+			if ShiftRun(&m, []int{0}, &sl) == 0 {
+				m.Remove(x)
+				m.Add(0)
+			}
+		}
+		require.Equal(t, 4, m.N(), "run %d", run)
+		require.Equal(t, 0.0, m.Sum(), "run %d", run)
+		require.Equal(t, [4]float64{}, [4]float64{m.main.s, m.main.c, m.main.q, m.main.qc}, "run %d: zeros alone", run)
+	}
+}
