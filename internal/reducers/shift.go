@@ -312,7 +312,9 @@ func (m *Moments) ShiftSums(sl *Slide, off int) bool {
 	}
 	d := sl.AN - sl.RN
 	b.n, b.s, b.c = b.n+d, s, c
-	m.zeros = addZeros(m.zeros, gone, come)
+	if gone|come != 0 {
+		m.zeros = addZeros(m.zeros, gone, come)
+	}
 	return true
 }
 
@@ -364,7 +366,9 @@ func (m *Moments) ShiftSquares(sl *Slide, off int) bool {
 	}
 	d := sl.AN - sl.RN
 	b.n, b.s, b.c, b.q, b.qc = b.n+d, s, c, q, qc
-	m.zeros = addZeros(m.zeros, gone, come)
+	if gone|come != 0 {
+		m.zeros = addZeros(m.zeros, gone, come)
+	}
 	return true
 }
 

@@ -276,7 +276,10 @@ sumsend:
 
 done:
 	// zeros = addZeros(zeros, gone, come): min(max(zeros − gone, 0) +
-	// come, maxZeros).
+	// come, maxZeros), when a zero left or entered.
+	VPOR X12, X13, X5
+	VPTEST X5, X5
+	JEQ counted
 	MOVWQZX Moments_zeros(AX), DX
 	MOVQ X12, R13
 	SUBQ R13, DX
@@ -288,6 +291,7 @@ done:
 	CMPQ DX, R13
 	CMOVQGT R13, DX
 	MOVW DX, Moments_zeros(AX)
+counted:
 	// b.n moves by AN − RN; the sums are stored.
 	MOVQ Slide_AN(BX), DX
 	SUBQ Slide_RN(BX), DX
