@@ -81,6 +81,9 @@ type alignedCase struct {
 	// huge: x mixes values near the top of the float64 range with small
 	// ones (see makeHuge).
 	huge bool
+	// chains: x is mostly in [1, 2), with chains of outliers of falling
+	// magnitude (see makeChains).
+	chains bool
 }
 
 var numberReducers = []reduce.Reducer{reduce.Count, reduce.Sum, reduce.Avg, reduce.Stdev, reduce.Min, reduce.Max,
@@ -210,8 +213,28 @@ func (c *alignedCase) makeHuge(rng *rand.Rand) {
 	hugeAggs(c.windows)
 }
 
+// makeChains draws the case's values of x as chainDraw does, one chain
+// per host: values in [1, 2) and now and then outliers near 2^47, 2^38,
+// 2^28 and 2^19, of random signs, each within 2^20 of the next in their
+// squares, which leave a window in turn and must leave no residue in
+// the deviation of the values near 1 that stay.
+func (c *alignedCase) makeChains(rng *rand.Rand) {
+	c.chains = true
+	draws := map[string]func() float64{}
+	for i := range c.rows {
+		r := &c.rows[i]
+		if draws[r.host] == nil {
+			draws[r.host] = chainDraw(rng)
+		}
+		if r.xOK {
+			r.x = draws[r.host]()
+		}
+	}
+}
+
 // alignedRow is one output row: boundary, key and the output cells, and
-// from the oracle of a huge case (makeHuge) the scale of each: the
+// from the oracle of a huge case (makeHuge) or one of chains
+// (makeChains) the scale of each: the
 // largest |x| its window holds, to which its sums are as exact as a
 // double-double allows (nil: the case's).
 type alignedRow struct {

@@ -86,7 +86,7 @@ func (c *alignedCase) oracle() []alignedRow {
 					scales = append(scales, scale)
 				}
 			}
-			if !c.huge {
+			if !c.huge && !c.chains {
 				scales = nil
 			}
 			if held {
@@ -244,8 +244,11 @@ func TestAlignedOracle(t *testing.T) {
 	for seed := range uint64(60) {
 		rng := rand.New(rand.NewPCG(seed, 14))
 		c := newAlignedCase(rng)
-		if rng.IntN(8) == 0 {
+		switch rng.IntN(8) {
+		case 0:
 			c.makeHuge(rng)
+		case 1:
+			c.makeChains(rng)
 		}
 		s, node, err := c.build()
 		require.NoError(t, err)
@@ -258,7 +261,7 @@ func TestAlignedOracle(t *testing.T) {
 		}
 		compareEmitted(t, got, c.oracle(), scale, "seed "+time.Duration(seed).String())
 		if t.Failed() {
-			t.Logf("case: ordering %v lag %d step %d anchor %d huge %v windows %+v", c.opts.Ordering, c.lag, c.step, c.anchor, c.huge, c.windows)
+			t.Logf("case: ordering %v lag %d step %d anchor %d huge %v chains %v windows %+v", c.opts.Ordering, c.lag, c.step, c.anchor, c.huge, c.chains, c.windows)
 			return
 		}
 	}
@@ -275,8 +278,11 @@ func FuzzAlignedOracle(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed uint64, batch uint8) {
 		rng := rand.New(rand.NewPCG(seed, 77))
 		c := newAlignedCase(rng)
-		if rng.IntN(8) == 0 {
+		switch rng.IntN(8) {
+		case 0:
 			c.makeHuge(rng)
+		case 1:
+			c.makeChains(rng)
 		}
 		c.rows = c.rows[:min(len(c.rows), 200)]
 		s, node, err := c.build()

@@ -34,9 +34,12 @@
 // difference keep one partial state per pane per partition and never
 // store rows: a pane's sums are double-doubles, added to the window's
 // when the pane closes and subtracted when it leaves, summed again from
-// the panes when an outlier leaves, or when a sum falls below 2^-40 of
-// the largest it held since it was last summed from its panes (1e300
-// gone from beside −1e16 and −1e16), so that no residue stays; min and
+// the panes when an outlier leaves, when a sum falls below 2^-40 of the
+// largest it held since it was last summed from its panes (1e300 gone
+// from beside −1e16 and −1e16), or when Σx² has fallen below half of
+// its largest and the spread of the values that stay is below 2^-58 of
+// that (1.4e9 gone from values near 1e6 that differ by 1e-3), so that no
+// residue stays; min and
 // max slide over the panes' extremes in a monotone deque. A pane's and a
 // window's sum of a column that holds a value from 2^960 up is kept in
 // units of 2^128, as the default mode keeps such values apart: a sum is

@@ -48,6 +48,38 @@ func notePeak(a *[4]float64) bool {
 	return a[3] != 0 && math.Abs(a[0]+a[1])*fadeRatio < a[2]
 }
 
+// A window's Σx² is summed again from its panes, too, when what left may
+// weigh on the deviation of what stays, though no outlier left at once
+// (values near 1.4e9 leaving values near 1e6 that differ by 1e-3, or a
+// chain of outliers each a fraction of the last): every addition and
+// subtraction since the sums were last summed from the panes rounds at
+// about 2^-106 of the largest Σx² held since, its peak, and once Σx² has
+// fallen to half of it and the spread of the values that stay, n·Σx² −
+// (Σx)² over n, is below 2^-58 of it, that rounding could reach 2^-44 of
+// the variance. Neither test is true while what left was not the bulk
+// of Σx² or the values differ by more than a few parts in 2^29 of their
+// size, so steady data is never summed again.
+const spreadRatio = 0x1p58
+
+// spreadFaded reports whether a window's running sums a (s, c, q, qc)
+// of n ≥ 1 values must be summed again from the panes, peak being the
+// largest Σx² they held since they last were. One value has no spread:
+// the values that come beside it would find the residue.
+func spreadFaded(a *[4]float64, n int64, peak float64) bool {
+	if !(peak > 2*(a[2]+a[3])) {
+		return false
+	}
+	// The variance in double-double, as stdevFrom takes it.
+	fn := float64(n)
+	mh, ml := ddDivF(a[0], a[1], fn)
+	qh, ql := ddDivF(a[2], a[3], fn)
+	p := mh * mh
+	pe := math.FMA(mh, mh, -p) + 2*mh*ml
+	vh, ve := twoSum(qh, -p)
+	v := vh + (ve + ql - pe)
+	return !(peak <= spreadRatio*fn*v)
+}
+
 // addSquare adds x to the sum (s, c) and x² to (q, qc).
 func addSquare(s, c, q, qc *float64, x float64) {
 	hi, e := twoSum(*s, x)

@@ -699,7 +699,7 @@ func (g *Group) Bytes() int {
 		n += int(unsafe.Sizeof(*pt)) + int(unsafe.Sizeof(winState{}))*cap(pt.wins) + 8*cap(pt.lane)
 		for w := range pt.wins {
 			ws := &pt.wins[w]
-			n += 8*(cap(ws.ring)+cap(ws.ns)+cap(ws.cnts)+4*cap(ws.sums)+cap(ws.fp)+cap(ws.lp)) + 4*cap(ws.cring) + ws.raw.bytes()
+			n += 8*(cap(ws.ring)+cap(ws.ns)+cap(ws.cnts)+4*cap(ws.sums)+cap(ws.qpeak)+cap(ws.fp)+cap(ws.lp)) + 4*cap(ws.cring) + ws.raw.bytes()
 			if mk := ws.marks; mk != nil { // the huge values' marks (see huge.go)
 				n += int(unsafe.Sizeof(*mk)) + cap(mk.scaled) + cap(mk.sumScaled)
 			}

@@ -254,6 +254,7 @@ func (ws *winState) resumScaled(wp *winPlan) {
 			}
 		}
 	}
+	ws.notePeaks()
 	ws.rebuild = false
 }
 

@@ -15,18 +15,22 @@ import (
 type winState struct {
 	// What a closing reads and writes, first, so that it touches few
 	// cache lines.
-	ring       []uint64 // cap panes of stride words: the sums, extremes, firsts and lasts
-	cring      []uint32 // cap panes of nCounts counts
-	cap, head  int      // panes; ring slot of pane base
-	n          int      // panes held
-	base, hi   int64    // pane indices
-	rows       int64    // when the plan keeps the row count
-	lastRow    int64    // the latest closed pane with a row (noPane: none)
-	ns         []int64
-	sums       [][4]float64 // s, c, q, qc per Moments (without squares: s, c, peak, low word used; see fadeRatio)
-	curS, curE int64        // time range of the cached pane
-	curK       int64        // its index
-	curSlot    int          // its ring slot
+	ring      []uint64 // cap panes of stride words: the sums, extremes, firsts and lasts
+	cring     []uint32 // cap panes of nCounts counts
+	cap, head int      // panes; ring slot of pane base
+	n         int      // panes held
+	base, hi  int64    // pane indices
+	rows      int64    // when the plan keeps the row count
+	lastRow   int64    // the latest closed pane with a row (noPane: none)
+	ns        []int64
+	sums      [][4]float64 // s, c, q, qc per Moments (without squares: s, c, peak, low word used; see fadeRatio)
+	// qpeak is, per Moments keeping Σx², the largest Σx² its running
+	// sums have held since they were last summed from the panes (see
+	// spreadFaded); nil without such a Moments.
+	qpeak      []float64
+	curS, curE int64 // time range of the cached pane
+	curK       int64 // its index
+	curSlot    int   // its ring slot
 	rebuild    bool
 	// Sums in units of 2^128 (see hugeValue): whether some Moments' sums
 	// are, and how many panes' Σx are (their marks in marks). Beside
@@ -87,6 +91,12 @@ func (p *Plan) newWin(wp *winPlan) winState {
 			ws.exts[i].SetMax()
 		}
 	}
+	for _, m := range wp.moments {
+		if m.squares && !wp.single {
+			ws.qpeak = make([]float64, len(wp.moments))
+			break
+		}
+	}
 	for i := range ws.fp {
 		ws.fp[i], ws.lp[i] = noPane, noPane
 	}
@@ -122,6 +132,7 @@ func (ws *winState) clearAcc() {
 	clear(ws.ns)
 	clear(ws.cnts)
 	clear(ws.sums)
+	clear(ws.qpeak)
 	ws.rebuild = false
 	if ws.marks != nil {
 		clear(ws.marks.sumScaled)
@@ -346,6 +357,7 @@ func (ws *winState) enterRec(wp *winPlan, k int64, r []uint64, cs []uint32) {
 			f := r[m.off : m.off+4]
 			ddAdd(&a[0], &a[1], math.Float64frombits(f[0]), math.Float64frombits(f[1]))
 			ddAdd(&a[2], &a[3], math.Float64frombits(f[2]), math.Float64frombits(f[3]))
+			ws.qpeak[i] = max(ws.qpeak[i], a[2])
 		} else {
 			f := r[m.off : m.off+2]
 			ddAdd(&a[0], &a[1], math.Float64frombits(f[0]), math.Float64frombits(f[1]))
@@ -422,12 +434,18 @@ func (ws *winState) leave(wp *winPlan) {
 			switch {
 			case ns[i] == 0:
 				a[0], a[1], a[2], a[3] = 0, 0, 0, 0
+				if m.squares {
+					ws.qpeak[i] = 0
+				}
 				continue
 			case ps-ps != 0 || a[0]-a[0] != 0: // x−x is 0 for a finite x, NaN for NaN and ±Inf
 				ws.rebuild = true
 			case m.squares:
+				// An outlier: the pane's Σx² dwarfs what stays. Σx² is
+				// the two words (never renormalised, its high word
+				// alone can be off by far more than what stays).
 				pq := ddWords(r, m.off+2)[0]
-				if pq-pq != 0 || a[2]-a[2] != 0 || pq > 0x1p20*(a[2]-pq) {
+				if pq-pq != 0 || a[2]-a[2] != 0 || pq > 0x1p20*((a[2]-pq)+a[3]) {
 					ws.rebuild = true
 				}
 			}
@@ -435,6 +453,9 @@ func (ws *winState) leave(wp *winPlan) {
 			if m.squares {
 				g := ddWords(r, m.off+2)
 				ddAdd(&a[2], &a[3], -g[0], -g[1])
+				if !ws.rebuild && spreadFaded(a, ns[i], ws.qpeak[i]) {
+					ws.rebuild = true
+				}
 			} else if notePeak(a) {
 				// The sums of the panes that stay were rounded away
 				// beside a larger one (see fadeRatio).
@@ -462,7 +483,16 @@ func (ws *winState) resum(wp *winPlan) {
 		r, _ := ws.recOf(wp, k)
 		ws.addSums(wp, r, 1)
 	}
+	ws.notePeaks()
 	ws.rebuild = false
+}
+
+// notePeaks starts the peaks of Σx² afresh from the running sums, after
+// they were summed from the panes.
+func (ws *winState) notePeaks() {
+	for i := range ws.qpeak {
+		ws.qpeak[i] = ws.sums[i][2]
+	}
 }
 
 // onePane returns the record of the one pane of a window of one pane
