@@ -62,7 +62,8 @@ func (m *Moments) FillMinMax(slots []uint64, off, stride, n int) (lo, hi float64
 // [MinMaxSlots] does (strict comparisons: the oldest of equal values),
 // and sets the whole state, anchored at the first value, and reports
 // true when every value is present, finite and in that band and the
-// first is not zero; otherwise it reports false having changed nothing,
+// first is at least 2^-996 (its band lies above a zero's exponent);
+// otherwise it reports false having changed nothing,
 // and the caller takes FillMinMax. A rolling engine calls it from its
 // own loop for a window of a few rows rebuilt at each emission. On amd64
 // with AVX2 and FMA the pass is in assembly, as [Moments.Shift]'s is.
