@@ -50,8 +50,9 @@ import (
 // What remains: while values of very different magnitudes are in a window
 // together, results are as precise as a double-double allows at the
 // largest of them (about 1e-32 relative to it); a value that has left can
-// leave a residue of about 2^-106 of its square in Σx² while values of its
-// band (within 2^53 of it) other than zeros remain, or while more than
+// leave a residue of about 2^-106 of its square in Σx² (the residues of
+// many add up) while values of its band (within 2^53 of it) other than
+// zeros remain, or while more than
 // 65,535 zeros are held (the count of zeros stops there, and the band no
 // longer knows when it holds zeros alone); the squares of values beyond
 // 2^500 (about 3.3e150) are not summed and the stdev is reported as
@@ -781,13 +782,16 @@ func (m *Moments) slots(slots []uint64, off, stride, n int, remove bool) {
 		return
 	}
 	_ = slots[off+(n-1)*stride]
-	if n <= 4 || remove && m.N() <= n {
-		// A short run, or possibly emptying it: go value by value.
+	if n <= 4 || remove && (m.N() <= n || !m.anchored) {
+		// A short run, possibly emptying it, or leaving a state with no
+		// band anchored (it holds zeros or huge values alone): go value
+		// by value.
 		m.slotsSlow(slots, off, stride, n, remove)
 		return
 	}
 	for !m.anchored && n > 0 {
-		// The first value anchors the main band.
+		// The first value anchors the main band (an addition: see
+		// above).
 		m.Add(math.Float64frombits(slots[off]))
 		off += stride
 		n--
