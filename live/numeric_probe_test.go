@@ -42,7 +42,7 @@ type probe struct {
 	gap     func(r *rand.Rand) int64          // time from one row to the next, ms
 	draw    func(r *rand.Rand, i int) float64 // row i's value
 	rows    int
-	fused   []int64    // the spans of more time windows in the node, ms, with the same aggregations
+	fused   []int64  // the spans of more time windows in the node, ms, with the same aggregations
 	fixed   []numRow // the rows to push, if not drawn
 }
 
