@@ -63,12 +63,11 @@ const spreadRatio = 0x1p58
 
 // spreadFaded reports whether a window's running sums a (s, c, q, qc)
 // of n ≥ 1 values must be summed again from the panes, peak being the
-// largest Σx² they held since they last were. One value has no spread:
-// the values that come beside it would find the residue.
+// largest Σx² they held since they last were, more than twice the Σx²
+// they hold (the caller's test, which rules out the common case without
+// a call). One value has no spread: the values that come beside it would
+// find the residue.
 func spreadFaded(a *[4]float64, n int64, peak float64) bool {
-	if !(peak > 2*(a[2]+a[3])) {
-		return false
-	}
 	// The variance in double-double, as stdevFrom takes it.
 	fn := float64(n)
 	mh, ml := ddDivF(a[0], a[1], fn)

@@ -453,7 +453,7 @@ func (ws *winState) leave(wp *winPlan) {
 			if m.squares {
 				g := ddWords(r, m.off+2)
 				ddAdd(&a[2], &a[3], -g[0], -g[1])
-				if !ws.rebuild && spreadFaded(a, ns[i], ws.qpeak[i]) {
+				if pk := ws.qpeak[i]; !ws.rebuild && pk > 2*(a[2]+a[3]) && spreadFaded(a, ns[i], pk) {
 					ws.rebuild = true
 				}
 			} else if notePeak(a) {
