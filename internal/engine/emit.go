@@ -2,7 +2,6 @@ package engine
 
 import (
 	"math"
-	"unsafe"
 
 	"github.com/pond-go/pond/internal/cell"
 	"github.com/pond-go/pond/internal/reducers"
@@ -200,12 +199,17 @@ type winRun struct {
 // the window holds no rows in any of them.
 func (r *winRun) set(es []*Engine, w int) (empty bool) {
 	var any uint64
-	off := uintptr(es[0].p.wins[w].momOff)
+	wp := &es[0].p.wins[w]
 	for i, e := range es[:min(len(es), emitRun)] {
 		ws := e.win(w)
 		h := e.dq.tail - ws.head
 		any |= h
-		r.ws[i], r.held[i], r.mom[i] = ws, int(h), (*reducers.Moments)(unsafe.Add(unsafe.Pointer(ws), off))
+		r.ws[i], r.held[i], r.mom[i] = ws, int(h), nil
+		if len(wp.moments) > 0 {
+			// Without Moments the offset is the state's end, and the
+			// pointer would lie beyond it (checkptr says so).
+			r.mom[i] = ws.mom(wp)
+		}
 	}
 	return any == 0
 }
