@@ -57,19 +57,23 @@ func addComp(s, c *float64, v float64) {
 // ones, added in float64 units while that stays below 2^960 (where huge
 // values that cancel leave the bits of the others), else in units of
 // 2^128. It is not finite exactly while the values sum beyond the range.
+//
+// The huge part meets the ordinary sum before its compensation: when
+// they cancel (2^959, 2^959, 1, −2^960), what the compensation holds is
+// the result, and rounding the ordinary sum first would lose it.
 func (o *cumOp) sum(x int) float64 {
 	s := o.acc[x] + o.comp[x]
 	if 2*x >= len(o.huge) {
 		return s
 	}
-	h := o.huge[2*x] + o.huge[2*x+1]
-	if h == 0 {
+	hi, lo := o.huge[2*x], o.huge[2*x+1]
+	if hi == 0 && lo == 0 {
 		return s
 	}
-	if t := s + h*cumUp; math.Abs(t) < cumHuge {
+	if t := (o.acc[x] + hi*cumUp) + (o.comp[x] + lo*cumUp); math.Abs(t) < cumHuge {
 		return t
 	}
-	return (h + s*cumDown) * cumUp
+	return ((hi + lo) + s*cumDown) * cumUp
 }
 
 func (o *cumOp) row(in *frame, i int, p int32, out *frame) bool {
