@@ -104,6 +104,15 @@ func configErr(op, field, reason string, err error) error {
 	return &ConfigError{Op: op, Field: field, Reason: reason, Err: err}
 }
 
+// unknownColumn is the error of op naming column c, which the source's
+// value columns (names) do not hold; an empty name is said to be one.
+func unknownColumn(op, c string, names []string) error {
+	if c == "" {
+		return configErr(op, "column", fmt.Sprintf("the name is empty (columns: %v)", names), nil)
+	}
+	return configErr(op, c, fmt.Sprintf("unknown column (columns: %v)", names), nil)
+}
+
 // fmtTime renders a time for messages: milliseconds since the epoch when it
 // is a whole number of them (the unit pond-ts users know), else RFC 3339.
 func fmtTime(ns int64) string {

@@ -1,8 +1,6 @@
 package live
 
 import (
-	"fmt"
-
 	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
 )
@@ -129,7 +127,7 @@ func (s *Series) Select(source NodeID, columns ...string) (NodeID, error) {
 		j, ok := src.sch.Index(c)
 		switch {
 		case !ok:
-			return 0, configErr(op, c, fmt.Sprintf("unknown column (columns: %v)", src.sch.Names()[1:]), nil)
+			return 0, unknownColumn(op, c, src.sch.Names()[1:])
 		case j == 0:
 			return 0, configErr(op, c, "is the time column, which every row keeps", nil)
 		}

@@ -455,7 +455,7 @@ func targetColumns(op string, src *schema.Schema, columns []string, numbersOnly 
 		j, ok := src.Index(c)
 		switch {
 		case !ok:
-			return nil, nil, configErr(op, c, fmt.Sprintf("unknown column (columns: %v)", src.Names()[1:]), nil)
+			return nil, nil, unknownColumn(op, c, src.Names()[1:])
 		case j == 0:
 			return nil, nil, configErr(op, c, "is the time column, not a value column", nil)
 		case numbersOnly && src.Column(j).Kind != schema.Number:
