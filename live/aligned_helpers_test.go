@@ -205,12 +205,7 @@ func (c *alignedCase) build() (*live.Series, live.NodeID, error) {
 // (hugeAggs).
 func (c *alignedCase) makeHuge(rng *rand.Rand) {
 	c.huge = true
-	for i := range c.rows {
-		if c.rows[i].xOK {
-			c.rows[i].x = hugeValues[rng.IntN(len(hugeValues))]
-		}
-	}
-	hugeAggs(c.windows)
+	drawHuge(c.rows, c.windows, rng)
 }
 
 // makeChains draws the case's values of x as chainDraw does, one chain

@@ -180,11 +180,7 @@ func newRollCase(rng *rand.Rand) rollCase {
 // outliers have left holds small values alone, and its deviation must
 // be theirs, without the rounding residue of the outliers' squares.
 func (c *rollCase) makeOutliers(rng *rand.Rand) {
-	for i := range c.rows {
-		if c.rows[i].xOK {
-			c.rows[i].x = drawOutlier(rng)
-		}
-	}
+	drawX(c.rows, func() float64 { return drawOutlier(rng) })
 }
 
 // drawOutlier is one value of makeOutliers.
@@ -205,12 +201,23 @@ var hugeValues = []float64{1.7e308, -1.7e308, 1e300, -1e300, math.MaxFloat64, 5e
 // aggregates over x fit them (hugeAggs).
 func (c *rollCase) makeHuge(rng *rand.Rand) {
 	c.huge = true
-	for i := range c.rows {
-		if c.rows[i].xOK {
-			c.rows[i].x = hugeValues[rng.IntN(len(hugeValues))]
+	drawHuge(c.rows, c.windows, rng)
+}
+
+// drawHuge draws the values of x of rows from hugeValues, and makes the
+// aggregates over x of windows fit them (hugeAggs).
+func drawHuge(rows []arow, windows []rolling.Window, rng *rand.Rand) {
+	drawX(rows, func() float64 { return hugeValues[rng.IntN(len(hugeValues))] })
+	hugeAggs(windows)
+}
+
+// drawX sets the values of x of the rows that have one from draw.
+func drawX(rows []arow, draw func() float64) {
+	for i := range rows {
+		if rows[i].xOK {
+			rows[i].x = draw()
 		}
 	}
-	hugeAggs(c.windows)
 }
 
 // hugeAggs turns the reducers over x that interpolate or subtract
