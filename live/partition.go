@@ -300,6 +300,12 @@ func (n *partitionNode) push(in *frame) {
 	parts := slices.Grow(b.out.part[:0], len(times))[:len(times)]
 	b.out.part = parts
 	lazy := n.lazyLast()
+	if !lazy {
+		// It kept rows by id until now (someone reads its evictions
+		// since): each partition's last row into its slot, before the
+		// push's rows become the last ones.
+		n.saveAllLast()
+	}
 	// Most pushes route every row by its intern id in one run, here; the
 	// rest of the rows, if any, go through route.
 	i := 0
@@ -328,8 +334,9 @@ func (n *partitionNode) push(in *frame) {
 		n.stale = true // the last rows are the router's last rows
 		return
 	}
-	n.saveAllLast() // it kept rows by id until now (someone reads its evictions)
-	if n.opts.MaxEvents == 1 && !n.wantGone && !n.hasArrays {
+	if n.opts.MaxEvents == 1 && !n.wantGone && !n.hasArrays && in.sorted {
+		// In time order: each partition's last row in the push is its
+		// newest.
 		n.storeLast(in, parts)
 		return
 	}
@@ -485,10 +492,18 @@ func (n *partitionNode) oneSlot(p int32) []uint64 {
 }
 
 // storeOne is store with MaxEvents 1: partition p's row goes to its slot,
-// over the row it holds.
+// over the row it holds, unless it is late and older than that row
+// (reorder ordering): the partition keeps its newest row, and the late
+// one leaves at once.
 func (n *partitionNode) storeOne(p int32, in *frame, i int) {
 	if int(p) >= len(n.one) {
 		n.growSlots()
+	}
+	if !in.sorted && n.one[p] && in.tab.TimeNanos(i) < int64(n.oneSlot(p)[0]) {
+		n.spare = slices.Grow(n.spare[:0], n.stride)[:n.stride]
+		n.encodeRow(n.spare, in, i)
+		n.dropRow(p, n.spare)
+		return
 	}
 	if n.one[p] && (n.wantGone || n.arrays != nil) {
 		n.evictFront(p, 1) // reported, or its arrays dropped

@@ -21,7 +21,9 @@ import (
 )
 
 // A partitioning that keeps one row per partition replays exactly those
-// rows, in arrival order, into a rolling built later.
+// rows, in arrival order, into a rolling built later; the partitions
+// emit in the order the partitioning first saw them, as they would had
+// the rolling been there from the start.
 func TestPartitionKeepingOneRowReplaysTheLastRows(t *testing.T) {
 	s := newSeries(t, live.Options{})
 	p, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
@@ -42,9 +44,10 @@ func TestPartitionKeepingOneRowReplaysTheLastRows(t *testing.T) {
 	hosts, _ := out[0].Events.Strings("host")
 	sums, _ := out[0].Events.Numbers("sum")
 	n, _ := out[0].Events.Numbers("n")
-	// Held rows in arrival order: a@2 (3), c@4 (5), b@5 (6); then a's new row.
-	assert.Equal(t, []string{"a", "c", "b"}, hosts)
-	assert.Equal(t, []float64{13, 5, 6}, sums)
+	// Held rows in arrival order: a@2 (3), c@4 (5), b@5 (6); then a's new
+	// row. First seen: a, b, c.
+	assert.Equal(t, []string{"a", "b", "c"}, hosts)
+	assert.Equal(t, []float64{13, 6, 5}, sums)
 	assert.Equal(t, []float64{2, 1, 1}, n)
 }
 

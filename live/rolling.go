@@ -34,11 +34,14 @@ import (
 // [b − span, b). See the rolling package's "Aligned windows".
 //
 // A series that already holds rows replays the rows source holds into the
-// new node, in arrival order; what it emits while doing so is dropped. On
-// a partitioned source those are the partitions' rows, under the
-// partitioning's retention: a partitioning with MaxEvents 1 replays each
-// partition's last row only, so windows built after the first push miss
-// the rows before it.
+// new node, in arrival order; what it emits while doing so is in no
+// output, though [Series.Value] reads its last emission. On a partitioned
+// source those are the partitions' rows, under the partitioning's
+// retention (a partitioning with MaxEvents 1 replays each partition's
+// last row only, so windows built after the first push miss the rows
+// before it), and the partitions join the rolling in the order the
+// partitioning first saw them, the order of [Series.Partitions], as if
+// the rolling had been there from the start.
 //
 // A rolling with a history (opts.History) keeps it in a hidden node that
 // takes the id after the rolling's. That id is no node of its own: every
@@ -88,14 +91,29 @@ func (s *Series) Rolling(source NodeID, windows []rolling.Window, opts rolling.O
 		n.group.SetWorkers(s.pool)
 		s.holdSamples(n, source)
 		// Declared groups are known from the start; other partitions join
-		// as the node first sees their rows (in the replay below, by
-		// arrival).
+		// as the node first sees their rows.
 		for _, p := range pn.router.Groups() {
 			n.group.Declare(p)
 		}
 	}
 	id := s.addNode(n)
 	if f, ok := s.replaySource(source); ok {
+		if pn != nil {
+			// The partitions the replay brings join in the order the
+			// partitioning first saw them (that of Partitions, in which
+			// a synchronised clock emits them), not in the order of
+			// their rows held: retention may have let a partition's
+			// first rows go.
+			held := make([]bool, pn.router.Cap())
+			for _, p := range f.part {
+				held[p] = true
+			}
+			for _, p := range pn.router.Order() {
+				if held[p] {
+					n.group.Declare(p)
+				}
+			}
+		}
 		n.push(&f)
 		n.settle()
 	}

@@ -404,6 +404,30 @@ func (c *rollCase) model(cuts []int) [][]modelRow {
 	started := false
 	var lastIdx, latest int64
 	held := c.heldAtBuild()
+	// The partitions of the rows held when the rolling is built join it
+	// in the order the partitioning first saw them (that of their first
+	// accepted rows, held or not), as if it had been there from the
+	// start; the others join at their next row.
+	inHeld := map[string]bool{}
+	for i, r := range c.rows[:c.prefill] {
+		if held[i] && c.by {
+			inHeld[r.key()] = true
+		}
+	}
+	for i, r := range c.rows[:c.prefill] {
+		if c.ordering == live.Drop && i > 0 && r.t < latest {
+			continue
+		}
+		latest = max(latest, r.t)
+		if i == 0 {
+			latest = r.t
+		}
+		if k := r.key(); inHeld[k] && parts[k] == nil {
+			parts[k] = &modelPart{gone: make([]int, len(c.windows))}
+			keys = append(keys, k)
+		}
+	}
+	latest = 0
 	for i, r := range c.rows {
 		if c.idleTTL > 0 && i > 0 && ends[i-1] {
 			keys = c.expire(keys, parts, counts, declared, latest)

@@ -13,7 +13,10 @@ import (
 //   - A rolling: its latest row, the last it emitted (for a partitioned
 //     rolling, the latest row of each partition that emitted in its latest
 //     emitting push: under a clock trigger, every partition's row of the
-//     last tick). Empty before its first emission.
+//     last tick). Empty before its first emission. A rolling built on a
+//     node that holds rows emits while it replays them (see
+//     [Series.Rolling]): not in any output, but its Value is then the
+//     rows a rolling built before those rows would have emitted last.
 //   - A reduce: the reduction of what its source holds now, at the time of
 //     the latest row that reached it, whatever its trigger. Empty before
 //     any row reached it.
