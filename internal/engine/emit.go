@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/pond-go/pond/internal/cell"
 	"github.com/pond-go/pond/internal/reducers"
@@ -200,15 +201,17 @@ type winRun struct {
 func (r *winRun) set(es []*Engine, w int) (empty bool) {
 	var any uint64
 	wp := &es[0].p.wins[w]
+	off := uintptr(wp.momOff)
+	// Without Moments the offset is the state's end, and a pointer made
+	// from it would lie beyond the state (checkptr says so).
+	mom := len(wp.moments) > 0
 	for i, e := range es[:min(len(es), emitRun)] {
 		ws := e.win(w)
 		h := e.dq.tail - ws.head
 		any |= h
-		r.ws[i], r.held[i], r.mom[i] = ws, int(h), nil
-		if len(wp.moments) > 0 {
-			// Without Moments the offset is the state's end, and the
-			// pointer would lie beyond it (checkptr says so).
-			r.mom[i] = ws.mom(wp)
+		r.ws[i], r.held[i] = ws, int(h)
+		if mom {
+			r.mom[i] = (*reducers.Moments)(unsafe.Add(unsafe.Pointer(ws), off))
 		}
 	}
 	return any == 0
