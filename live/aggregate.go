@@ -147,7 +147,7 @@ func (n *aggregateNode) push(in *frame) {
 		}
 		bk := n.bucket(start)
 		for k, st := range bk.states {
-			st.Add(in.tab.Value(i, n.cols[k]))
+			st.Add(owned(in.tab.Value(i, n.cols[k])))
 		}
 		n.stats.Observed++
 		for len(n.open) > 0 && n.open[0].start+n.step <= cut {

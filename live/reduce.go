@@ -183,7 +183,7 @@ func (n *reduceNode) push(in *frame) {
 			if useIDs {
 				seq = in.ids[i]
 			}
-			st.Add(seq, in.tab.Value(i, n.cols[k]))
+			st.Add(seq, owned(in.tab.Value(i, n.cols[k])))
 		}
 	}
 	n.reached += rows

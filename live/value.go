@@ -2,6 +2,7 @@ package live
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/pond-go/pond/internal/table"
 	"github.com/pond-go/pond/schema"
@@ -90,4 +91,15 @@ func (n *rollingNode) appendValue(tab *schema.Table) {
 	for _, k := range order {
 		table.AppendFrom(tab, src, last[k])
 	}
+}
+
+// owned returns v for a state that keeps it past the push: an array's
+// elements copied out of the push's table, whose buffers the next push
+// writes over (a reduce's or an aggregate's first, last, keep and
+// samples keep the value); any other value as it is.
+func owned(v schema.Value) schema.Value {
+	if elems, ok := v.Array(); ok {
+		return schema.ArrayValue(slices.Clone(elems)...)
+	}
+	return v
 }
