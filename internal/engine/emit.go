@@ -142,6 +142,9 @@ func (p *Plan) emitRows(es []*Engine, dsts []*table.Col) {
 			// without reading the states.
 			emitEmpty(we, len(es), dsts)
 		} else {
+			if len(we.moments) > 0 {
+				r.moments(min(len(es), emitRun), &p.wins[we.win])
+			}
 			for _, me := range we.moments {
 				emitMoments(es, &r, we.minSamples, &me, dsts)
 			}
@@ -193,26 +196,29 @@ func (p *Plan) emitRows(es []*Engine, dsts []*table.Col) {
 type winRun struct {
 	ws   [emitRun]*winState
 	held [emitRun]int
-	mom  [emitRun]*reducers.Moments // each engine's first Moments of the window
+	mom  [emitRun]*reducers.Moments // each engine's first Moments of the window (see moments)
+}
+
+// moments points r.mom at each state's first Moments of window wp, which
+// has some: without, the offset is the state's end, and a pointer made
+// from it would lie beyond the state (checkptr, on under -race, stops the
+// program on it).
+func (r *winRun) moments(n int, wp *winPlan) {
+	off := uintptr(wp.momOff)
+	for i, ws := range r.ws[:n] {
+		r.mom[i] = (*reducers.Moments)(unsafe.Add(unsafe.Pointer(ws), off))
+	}
 }
 
 // set points r at window w of each engine of es, and reports whether
 // the window holds no rows in any of them.
 func (r *winRun) set(es []*Engine, w int) (empty bool) {
 	var any uint64
-	wp := &es[0].p.wins[w]
-	off := uintptr(wp.momOff)
-	// Without Moments the offset is the state's end, and a pointer made
-	// from it would lie beyond the state (checkptr says so).
-	mom := len(wp.moments) > 0
 	for i, e := range es[:min(len(es), emitRun)] {
 		ws := e.win(w)
 		h := e.dq.tail - ws.head
 		any |= h
 		r.ws[i], r.held[i] = ws, int(h)
-		if mom {
-			r.mom[i] = (*reducers.Moments)(unsafe.Add(unsafe.Pointer(ws), off))
-		}
 	}
 	return any == 0
 }
