@@ -105,6 +105,9 @@ func newLayout(p *Plan) *recordLayout {
 		return f.Offset
 	}
 	l.wins, l.mom, l.ext, l.arr = off("W"), off("M"), off("X"), off("A")
+	if unsafe.Sizeof(Engine{}) < unsafe.Sizeof(reducers.Moments{}) {
+		panic("engine: a record's engine is smaller than a Moments (see winPlan.momOff)")
+	}
 	if l.wins != unsafe.Sizeof(Engine{}) {
 		// Engine.wins finds the window states right after the engine.
 		panic("engine: a record's window states do not follow its engine")
@@ -118,6 +121,14 @@ func newLayout(p *Plan) *recordLayout {
 		if n := len(p.wins[w].moments); n > 0 {
 			p.wins[w].momOff = int32(mom - ws)
 			mom += uintptr(n) * unsafe.Sizeof(reducers.Moments{})
+		} else {
+			// No Moments: the offset takes a pointer made from it, which
+			// an emission makes for every window and never reads, to the
+			// record's start (its engine, larger than a Moments), inside
+			// the record; at the record's end, checkptr (on under -race)
+			// found it lying beyond the allocation and stopped the
+			// program.
+			p.wins[w].momOff = -int32(ws)
 		}
 		if n := len(p.wins[w].mins) + len(p.wins[w].maxs); n > 0 {
 			p.wins[w].extOff = int32(ext - ws)

@@ -142,9 +142,6 @@ func (p *Plan) emitRows(es []*Engine, dsts []*table.Col) {
 			// without reading the states.
 			emitEmpty(we, len(es), dsts)
 		} else {
-			if len(we.moments) > 0 {
-				r.moments(min(len(es), emitRun), &p.wins[we.win])
-			}
 			for _, me := range we.moments {
 				emitMoments(es, &r, we.minSamples, &me, dsts)
 			}
@@ -196,29 +193,19 @@ func (p *Plan) emitRows(es []*Engine, dsts []*table.Col) {
 type winRun struct {
 	ws   [emitRun]*winState
 	held [emitRun]int
-	mom  [emitRun]*reducers.Moments // each engine's first Moments of the window (see moments)
-}
-
-// moments points r.mom at each state's first Moments of window wp, which
-// has some: without, the offset is the state's end, and a pointer made
-// from it would lie beyond the state (checkptr, on under -race, stops the
-// program on it).
-func (r *winRun) moments(n int, wp *winPlan) {
-	off := uintptr(wp.momOff)
-	for i, ws := range r.ws[:n] {
-		r.mom[i] = (*reducers.Moments)(unsafe.Add(unsafe.Pointer(ws), off))
-	}
+	mom  [emitRun]*reducers.Moments // each engine's first Moments of the window (see winPlan.momOff)
 }
 
 // set points r at window w of each engine of es, and reports whether
 // the window holds no rows in any of them.
 func (r *winRun) set(es []*Engine, w int) (empty bool) {
 	var any uint64
+	off := int(es[0].p.wins[w].momOff)
 	for i, e := range es[:min(len(es), emitRun)] {
 		ws := e.win(w)
 		h := e.dq.tail - ws.head
 		any |= h
-		r.ws[i], r.held[i] = ws, int(h)
+		r.ws[i], r.held[i], r.mom[i] = ws, int(h), (*reducers.Moments)(unsafe.Add(unsafe.Pointer(ws), off))
 	}
 	return any == 0
 }

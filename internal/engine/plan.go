@@ -95,7 +95,7 @@ type winPlan struct {
 	extOff int32
 	// momOff is the offset from the window's winState of its first
 	// Moments, the same in every record of the plan; set with the record
-	// layout.
+	// layout. A window without Moments has that of its record's start.
 	momOff int32
 }
 
