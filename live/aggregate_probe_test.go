@@ -1,6 +1,7 @@
 package live_test
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -15,6 +16,7 @@ import (
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/reduce"
+	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
 	"github.com/pond-go/pond/sequence"
 	"github.com/pond-go/pond/trigger"
@@ -779,3 +781,202 @@ func agScale() int {
 
 // agBudget is the time a probe may take: 1.5 s, times AG_SCALE.
 func agBudget() time.Duration { return time.Duration(agScale()) * 1500 * time.Millisecond }
+
+// Every read and builder called from inside a push (a filter's function)
+// returns an error or a result, never panics nor deadlocks; Value,
+// Snapshot, a push, a builder and Close give ErrReentrant; the series
+// works on afterwards and the filter's calls change nothing it emits.
+func TestAgReadsInsideAPush(t *testing.T) {
+	build := func(inside bool) (*live.Series, []live.NodeID, *[]string) {
+		s, err := live.New("ag", agSchema, live.Options{Ordering: live.Reorder, Grace: 50 * time.Millisecond, MaxEvents: 20})
+		require.NoError(t, err)
+		part, err := s.PartitionBy(s.Root(), "host", partition.Options{IdleTTL: 30 * time.Millisecond, MaxEvents: 3})
+		require.NoError(t, err)
+		var ids []live.NodeID
+		var errs []string
+		var nodes []live.NodeID
+		f, err := s.Filter(part, func(row schema.Row) bool {
+			if !inside {
+				return true
+			}
+			for _, id := range append([]live.NodeID{0, 1, 99}, nodes...) {
+				if _, err := s.Value(id); err != nil && id != 99 && !errorsIs(err, live.ErrReentrant) {
+					errs = append(errs, fmt.Sprintf("Value(%d): %v", id, err))
+				}
+				if _, err := s.Snapshot(id); err != nil && id != 99 && !errorsIs(err, live.ErrReentrant) {
+					errs = append(errs, fmt.Sprintf("Snapshot(%d): %v", id, err))
+				}
+				_, _ = s.NodeSchema(id)
+				_, _ = s.NodeBytes(id)
+				_, _ = s.Describe(id)
+				_, _ = s.Partitions(id)
+				_, _ = s.AggregateStats(id)
+				if slices.Contains(nodes, id) { // already watched: no change
+					_ = s.Watch(id, live.Event)
+				}
+				_ = s.Unwatch(id, live.Evict)
+				if _, err := s.Reduce(id, []reduce.Agg{{Out: "n", From: "v", Using: reduce.Count}}, trigger.Trigger{}); !errorsIs(err, live.ErrReentrant) && id != 99 {
+					errs = append(errs, fmt.Sprintf("Reduce(%d) inside a push: %v", id, err))
+				}
+			}
+			_ = s.Stats()
+			_ = s.Len()
+			_, _ = s.Latest()
+			_ = s.HeldBytes()
+			for range s.All() {
+			}
+			if _, err := s.PushRows(nil, agRow{t: 1, host: "x"}.row()); !errorsIs(err, live.ErrReentrant) {
+				errs = append(errs, fmt.Sprintf("PushRows inside a push: %v", err))
+			}
+			if _, err := s.Aggregate(0, sequence.Every(time.Millisecond), []reduce.Agg{{Out: "n", From: "v", Using: reduce.Count}}, 0); !errorsIs(err, live.ErrReentrant) {
+				errs = append(errs, fmt.Sprintf("Aggregate inside a push: %v", err))
+			}
+			if err := s.Close(); !errorsIs(err, live.ErrReentrant) {
+				errs = append(errs, fmt.Sprintf("Close inside a push: %v", err))
+			}
+			return true
+		})
+		require.NoError(t, err)
+		agg, err := s.Aggregate(f, sequence.Every(10*time.Millisecond), agAllAggs(), 0)
+		require.NoError(t, err)
+		red, err := s.Reduce(part, agAllAggs(), trigger.Clock(sequence.Every(7*time.Millisecond)))
+		require.NoError(t, err)
+		roll, err := s.Rolling(part, []rolling.Window{{Span: 20 * time.Millisecond, Aggs: []reduce.Agg{{Out: "n", From: "v", Using: reduce.Count}}}},
+			rolling.Options{History: rolling.History{MaxEvents: 5}})
+		require.NoError(t, err)
+		w, err := s.Window(f, 15*time.Millisecond)
+		require.NoError(t, err)
+		ids = []live.NodeID{part, f, agg, red, roll, w}
+		nodes = ids
+		for _, id := range ids {
+			require.NoError(t, s.Watch(id, live.Event))
+		}
+		return s, ids, &errs
+	}
+	a, ids, errs := build(true)
+	b, _, _ := build(false)
+	rng := rand.New(rand.NewPCG(3, 3))
+	pushes := agStream(rng, agCfg{ord: live.Reorder, grace: 50 * time.Millisecond, step: 10 * time.Millisecond, base: 1e9, rows: 300, hosts: 6,
+		maxGap: 10, late: 20, lateBy: 40, batch: 10})
+	var oa, ob []live.Output
+	compared := 0
+	for pi, p := range pushes {
+		var ea, eb error
+		oa, ea = a.PushRows(oa[:0], agRows(p)...)
+		ob, eb = b.PushRows(ob[:0], agRows(p)...)
+		require.Equal(t, eb, ea, "push %d", pi)
+		require.Empty(t, *errs, "push %d", pi)
+		require.Equal(t, len(ob), len(oa), "push %d", pi)
+		for k := range oa {
+			require.Equal(t, ob[k].Events.String(), oa[k].Events.String(), "push %d output %d", pi, k)
+			compared++
+		}
+		for _, id := range ids {
+			va, e1 := a.Value(id)
+			vb, e2 := b.Value(id)
+			require.Equal(t, e2 == nil, e1 == nil)
+			if e1 == nil {
+				require.Equal(t, vb.String(), va.String())
+			}
+		}
+	}
+	require.Greater(t, compared, 200)
+}
+
+func errorsIs(err, target error) bool { return errors.Is(err, target) }
+
+// The history probe: a rolling with a random History (MaxEvents, MaxAge
+// or both) over the root or a partitioning, under an event or clock
+// trigger, over a strict or reorder series; after every push the
+// rolling's Snapshot is the rows it emitted with the largest keys (time,
+// then emission), the newest MaxEvents and those no older than the
+// newest emitted time minus MaxAge.
+func TestAgHistoryProbe(t *testing.T) {
+	rng := rand.New(rand.NewPCG(agSeed(77), 11))
+	checked, cases := 0, 0
+	start := time.Now()
+	for cases < 300*agScale() && time.Since(start) < agBudget() {
+		cases++
+		c := agCfg{ord: []live.Ordering{live.Strict, live.Reorder}[rng.IntN(2)], step: time.Duration(1+rng.IntN(10)) * time.Millisecond,
+			base: rng.Int64N(1 << 40), rows: 50 + rng.IntN(150), hosts: 1 + rng.IntN(4), maxGap: []int64{0, 1, 5}[rng.IntN(3)], batch: []int{1, 5, 30}[rng.IntN(3)]}
+		if c.ord == live.Reorder {
+			c.grace = time.Duration(1+rng.IntN(20)) * time.Millisecond
+			c.late, c.lateBy = 30, 20
+		}
+		var h rolling.History
+		if rng.IntN(3) > 0 {
+			h.MaxEvents = 1 + rng.IntN(20)
+		}
+		if h.MaxEvents == 0 || rng.IntN(2) == 0 {
+			h.MaxAge = time.Duration(rng.IntN(30)+1) * time.Millisecond
+		}
+		part := rng.IntN(2) == 0
+		var trig trigger.Trigger
+		if rng.IntN(2) == 0 {
+			trig = trigger.Clock(sequence.Every(c.step))
+		}
+		s, err := live.New("ag", agSchema, live.Options{Ordering: c.ord, Grace: c.grace})
+		require.NoError(t, err)
+		src := s.Root()
+		if part {
+			src, err = s.PartitionBy(src, "host", partition.Options{})
+			require.NoError(t, err)
+		}
+		roll, err := s.Rolling(src, []rolling.Window{{Span: 10 * time.Millisecond, Aggs: []reduce.Agg{
+			{Out: "n", From: "v", Using: reduce.Count}, {Out: "last", From: "s", Using: reduce.Last}}}},
+			rolling.Options{Trigger: trig, History: h})
+		require.NoError(t, err)
+		require.NoError(t, s.Watch(roll, live.Event))
+		type em struct {
+			t   int64
+			row string
+		}
+		var emitted []em
+		var outs []live.Output
+		for pi, p := range agStream(rng, c) {
+			outs, err = s.PushRows(outs[:0], agRows(p)...)
+			require.NoError(t, err)
+			if tab, ok := live.Find(outs, roll, live.Event); ok {
+				for i := range tab.Len() {
+					emitted = append(emitted, em{tab.TimeNanos(i), fmt.Sprint(tab.Row(i))})
+				}
+			}
+			want := slices.Clone(emitted)
+			slices.SortStableFunc(want, func(a, b em) int { return cmpInt(a.t, b.t) })
+			if h.MaxEvents > 0 && len(want) > h.MaxEvents {
+				want = want[len(want)-h.MaxEvents:]
+			}
+			if h.MaxAge > 0 && len(want) > 0 {
+				newest := int64(math.MinInt64)
+				for _, e := range emitted {
+					newest = max(newest, e.t)
+				}
+				want = slices.DeleteFunc(want, func(e em) bool { return e.t < newest-int64(h.MaxAge) })
+			}
+			snap, err := s.Snapshot(roll)
+			require.NoError(t, err)
+			var got []string
+			for i := range snap.Len() {
+				got = append(got, fmt.Sprint(snap.Row(i)))
+			}
+			var ws []string
+			for _, e := range want {
+				ws = append(ws, e.row)
+			}
+			require.Equal(t, ws, got, "case %d %v history %+v part %v trig %v: push %d", cases, c, h, part, trig, pi)
+			checked += len(got)
+		}
+	}
+	t.Logf("%d cases, %d history rows checked", cases, checked)
+	require.Greater(t, checked, 5000)
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
