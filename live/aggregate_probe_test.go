@@ -980,3 +980,95 @@ func cmpInt(a, b int64) int {
 	}
 	return 0
 }
+
+// Under churn (a new partition key every few rows, each idle after a
+// while and removed by IdleTTL; a fresh string in most rows) with a
+// steady rate, what every node holds does not grow: NodeBytes of each
+// node, HeldBytes and the partitions listed stay within a bound measured
+// after the first quarter of the run.
+func TestAgNodeBytesStayBoundedUnderChurn(t *testing.T) {
+	s, err := live.New("ag", agSchema, live.Options{MaxAge: 50 * time.Millisecond})
+	require.NoError(t, err)
+	part, err := s.PartitionBy(s.Root(), "host", partition.Options{IdleTTL: 20 * time.Millisecond})
+	require.NoError(t, err)
+	win := []rolling.Window{{Span: 10 * time.Millisecond, Aggs: []reduce.Agg{
+		{Out: "n", From: "v", Using: reduce.Count}, {Out: "u", From: "s", Using: reduce.Unique}, {Out: "med", From: "v", Using: reduce.Median}}}}
+	rollE, err := s.Rolling(part, win, rolling.Options{History: rolling.History{MaxAge: 5 * time.Millisecond}})
+	require.NoError(t, err)
+	rollC, err := s.Rolling(part, win, rolling.Options{Trigger: trigger.Clock(sequence.Every(3 * time.Millisecond)), History: rolling.History{MaxEvents: 100}})
+	require.NoError(t, err)
+	rollA, err := s.Rolling(part, win, rolling.Options{Trigger: trigger.Clock(sequence.Every(5 * time.Millisecond)), Aligned: true})
+	require.NoError(t, err)
+	agg, err := s.Aggregate(part, sequence.Every(4*time.Millisecond), agAllAggs(), 2*time.Millisecond)
+	require.NoError(t, err)
+	few := []reduce.Agg{{Out: "n", From: "v", Using: reduce.Count}, {Out: "sum", From: "v", Using: reduce.Sum},
+		{Out: "med", From: "v", Using: reduce.Median}, {Out: "max", From: "v", Using: reduce.Max},
+		{Out: "last", From: "s", Using: reduce.Last}, {Out: "top", From: "s", Using: reduce.Top(2)}}
+	red, err := s.Reduce(part, few, trigger.Every(2*time.Millisecond))
+	require.NoError(t, err)
+	redRoot, err := s.Reduce(s.Root(), few, trigger.Count(3))
+	require.NoError(t, err)
+	w, err := s.Window(part, 8*time.Millisecond)
+	require.NoError(t, err)
+	f, err := s.Filter(part, func(row schema.Row) bool { return !row[1].IsMissing() })
+	require.NoError(t, err)
+	d, err := s.Diff(f, "v")
+	require.NoError(t, err)
+	cum, err := s.Cumulative(part, live.Running{Column: "v", Using: reduce.Sum})
+	require.NoError(t, err)
+	nodes := map[string]live.NodeID{"part": part, "rollE": rollE, "rollC": rollC, "rollA": rollA, "agg": agg, "red": red,
+		"redRoot": redRoot, "window": w, "filter": f, "diff": d, "cumulative": cum}
+	rng := rand.New(rand.NewPCG(9, 9))
+	const rows = 16000
+	tNow := int64(1e12)
+	measure := func() map[string]int {
+		m := map[string]int{"held": s.HeldBytes()}
+		for name, id := range nodes {
+			b, err := s.NodeBytes(id)
+			require.NoError(t, err)
+			m[name] = b
+		}
+		ps, err := s.Partitions(part)
+		require.NoError(t, err)
+		m["partitions"] = len(ps)
+		return m
+	}
+	var base map[string]int
+	peak := map[string]int{}
+	var outs []live.Output
+	for i := 0; i < rows; {
+		batch := make([]schema.Row, 1+rng.IntN(20))
+		for k := range batch {
+			tNow += int64(rng.IntN(200)) * int64(time.Microsecond)
+			key := fmt.Sprintf("k%d", (i+k)/7+rng.IntN(3)) // about 3 live keys at a time, each for ~7 rows
+			var sv schema.Value
+			if rng.IntN(4) > 0 {
+				sv = schema.StringValue(fmt.Sprintf("fresh-%d", i+k))
+			}
+			v := schema.NumberValue(float64(rng.IntN(100)))
+			if rng.IntN(10) == 0 {
+				v = schema.Value{}
+			}
+			av := schema.ArrayValue(schema.NumberValue(1))
+			if !sv.IsMissing() {
+				av = schema.ArrayValue(sv, schema.NumberValue(2))
+			}
+			batch[k] = schema.Row{schema.NanosValue(tNow), v, sv, av, schema.StringValue(key)}
+		}
+		i += len(batch)
+		outs, err = s.PushRows(outs[:0], batch...)
+		require.NoError(t, err)
+		switch {
+		case i >= rows/4 && base == nil:
+			base = measure()
+		case base != nil:
+			for k, v := range measure() {
+				peak[k] = max(peak[k], v)
+			}
+		}
+	}
+	for k, v := range peak {
+		require.LessOrEqualf(t, v, 2*base[k]+4096, "%s grew from %d bytes after a quarter of the run to %d", k, base[k], v)
+	}
+	t.Logf("after a quarter: %v; peak after: %v", base, peak)
+}
