@@ -4,7 +4,9 @@
 // [live.Series.Rolling] builds a node from.
 //
 // A time window at time t holds the rows in [t − Span, t], closed at both
-// ends; a count window holds the last Count rows by arrival. Several time
+// ends, while rows arrive in time order (a late row, under reorder
+// ordering, leaves in arrival order: see [Window]); a count window holds
+// the last Count rows by arrival. Several time
 // windows can share one node (the "fused" form of pond-ts): their outputs
 // come out in one row, in declaration order. Specifications are checked
 // when the node is built; a bad one is a [*SpecError] wrapping [ErrSpec].

@@ -52,8 +52,15 @@ func (e *SpecError) Unwrap() []error {
 // aggregations computed over it.
 //
 // A time window at row time t holds the rows with times in [t − Span, t]
-// (both ends closed: a row exactly Span old stays). A count window holds
-// the last Count rows by arrival. Exactly one of Span and Count must be
+// (both ends closed: a row exactly Span old stays) when rows arrive in
+// time order. Rows leave a window from its front in arrival order, as in
+// pond-ts: at each row (at a tick, the crossing row) the oldest to have
+// arrived leaves while it is older than t − Span. So under reorder
+// ordering a late row stays until the rows that arrived before it have
+// left (it can outstay its span), and the window at a late row's time
+// holds the rows after it that arrived before it. A count window holds
+// the last Count rows by arrival. Aligned windows hold exactly their
+// rows in [b − Span, b), late ones included (see the package doc). Exactly one of Span and Count must be
 // set; count windows are allowed only when there is one window.
 type Window struct {
 	// Name identifies the window in errors; empty means the span or count
