@@ -775,20 +775,25 @@ func (p *strpAligned) windows() []rolling.Window {
 func (p *strpAligned) gen(rng *rand.Rand, mix strpMix) []strpRow {
 	rows := strpGen(rng, mix, p.rows, p.hosts, p.gap)
 	if p.late > 0 {
-		g := p.opts.Grace.Milliseconds()
-		t, maxT := int64(1_000_000), int64(1_000_000)
-		for i := range rows {
-			if i > 0 {
-				t += p.gap(rng)
-			}
-			rows[i].ms = t
-			if rng.IntN(100) < p.late {
-				rows[i].ms = maxT - rng.Int64N(g+1)
-			}
-			maxT = max(maxT, rows[i].ms)
-		}
+		strpLate(rng, rows, p.gap, p.late, p.opts.Grace.Milliseconds())
 	}
 	return rows
+}
+
+// strpLate times rows again: gaps drawn by gap, and late% of them late by
+// up to g ms behind the latest time.
+func strpLate(rng *rand.Rand, rows []strpRow, gap func(*rand.Rand) int64, late int, g int64) {
+	t, maxT := int64(1_000_000), int64(1_000_000)
+	for i := range rows {
+		if i > 0 {
+			t += gap(rng)
+		}
+		rows[i].ms = t
+		if rng.IntN(100) < late {
+			rows[i].ms = maxT - rng.Int64N(g+1)
+		}
+		maxT = max(maxT, rows[i].ms)
+	}
 }
 
 type strpKeyed struct {
@@ -1097,17 +1102,7 @@ func (p *strpReduce) gen(rng *rand.Rand, mix strpMix) []strpRow {
 		if g == 0 {
 			g = 30000
 		}
-		t, maxT := int64(1_000_000), int64(1_000_000)
-		for i := range rows {
-			if i > 0 {
-				t += p.gap(rng)
-			}
-			rows[i].ms = t
-			if rng.IntN(100) < p.late {
-				rows[i].ms = maxT - rng.Int64N(g+1)
-			}
-			maxT = max(maxT, rows[i].ms)
-		}
+		strpLate(rng, rows, p.gap, p.late, g)
 	}
 	return rows
 }

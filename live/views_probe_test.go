@@ -1064,22 +1064,11 @@ func TestViewsProbeWatchingChangesNothing(t *testing.T) {
 	for ci, c := range cfgs {
 		rng := rand.New(rand.NewPCG(uint64(ci), 41))
 		rows := vpRows(rng, min(c.rows, 120), c.late, c.hosts)
-		a, err := live.New("all", vpSchema, c.opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := live.New("some", vpSchema, c.opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a, b, twins := vpTwins(t, c, "all", "some")
 		var nodes []live.NodeID
+		var err error
 		build := func() {
-			_, stages := vpBuild(t, a, c)
-			vpBuild(t, b, c)
-			nodes = []live.NodeID{a.Root()}
-			for _, st := range stages {
-				nodes = append(nodes, st.src, st.id)
-			}
+			nodes = twins()
 			for _, id := range nodes {
 				if err := b.Unwatch(id); err != nil {
 					t.Fatal(err)
@@ -1329,23 +1318,10 @@ func TestViewsProbeBadPushesChangeNothing(t *testing.T) {
 	for ci, c := range vpConfigs() {
 		rng := rand.New(rand.NewPCG(uint64(ci), 43))
 		rows := vpRows(rng, min(c.rows, 120), c.late, c.hosts)
-		a, err := live.New("bad", vpSchema, c.opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := live.New("good", vpSchema, c.opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a, b, twins := vpTwins(t, c, "bad", "good")
 		var nodes []live.NodeID
-		build := func() {
-			_, stages := vpBuild(t, a, c)
-			vpBuild(t, b, c)
-			nodes = []live.NodeID{a.Root()}
-			for _, st := range stages {
-				nodes = append(nodes, st.src, st.id)
-			}
-		}
+		var err error
+		build := func() { nodes = twins() }
 		if !c.midway {
 			build()
 		}
@@ -1591,3 +1567,27 @@ func TestViewsProbeAPartitionMadeAnewStartsAfresh(t *testing.T) {
 }
 
 func vpSum(c string) live.Running { return live.Running{Column: c, Using: reduce.Sum} }
+
+// vpTwins makes two series of c's options, named an and bn, and a build
+// that gives both c's nodes and returns them (the root, then each
+// stage's source and node), the same ids in each.
+func vpTwins(t *testing.T, c vpCfg, an, bn string) (a, b *live.Series, build func() []live.NodeID) {
+	t.Helper()
+	a, err := live.New(an, vpSchema, c.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err = live.New(bn, vpSchema, c.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, b, func() []live.NodeID {
+		_, stages := vpBuild(t, a, c)
+		vpBuild(t, b, c)
+		nodes := []live.NodeID{a.Root()}
+		for _, st := range stages {
+			nodes = append(nodes, st.src, st.id)
+		}
+		return nodes
+	}
+}
