@@ -332,17 +332,16 @@ func (m *agSeriesModel) source() []agRow {
 
 // agAggModel models an aggregate from its doc.
 type agAggModel struct {
-	seq          sequence.Sequence
-	grace        int64
-	wm           int64
-	hasWM        bool
-	open         map[int64][]agRow
-	observed     uint64
-	dropped      uint64
-	closed       uint64
-	emittedKeys  []int64
-	emittedRows  [][]agRow
-	emittedStart []int64
+	seq         sequence.Sequence
+	grace       int64
+	wm          int64
+	hasWM       bool
+	open        map[int64][]agRow
+	observed    uint64
+	dropped     uint64
+	closed      uint64
+	emittedKeys []int64
+	emittedRows [][]agRow
 }
 
 func (m *agAggModel) start(t int64) int64 { return m.seq.Start(t) }

@@ -83,23 +83,6 @@ func aggsNamed(names ...string) []reduce.Agg {
 	return out
 }
 
-// aggSets are the sets of outputs a probe runs: the engines read some
-// sets of moments (a mean and a deviation; a sum and a mean) and some
-// sets of extremes on paths of their own.
-var aggSets = [][]reduce.Agg{
-	numAggs,
-	aggsNamed("sd"),
-	aggsNamed("avg", "sd"),
-	aggsNamed("sum", "avg"),
-	aggsNamed("sum"),
-	aggsNamed("avg"),
-	aggsNamed("min", "max"),
-	aggsNamed("avg", "min", "max"),
-	aggsNamed("diff"),
-	aggsNamed("p95"),
-	aggsNamed("count", "sd", "min"),
-}
-
 // probeStats counts what a probe checked.
 type probeStats struct {
 	windows int // emitted rows checked
