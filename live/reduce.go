@@ -212,9 +212,16 @@ func (n *reduceNode) finish() {
 	switch n.trig.Kind {
 	case clock.Count:
 		n.counted += rows
-		for n.counted >= n.every {
-			n.counted -= n.every
+		if k := n.counted / n.every; k > 0 {
+			n.counted -= k * n.every
+			// The rows are all the same: the reduction is made once
+			// (unique and top sort what they hold), then copied.
 			n.emit(n.lastT)
+			tab := n.out.tab
+			last := tab.Len() - 1
+			for range k - 1 {
+				table.AppendFrom(tab, tab, last)
+			}
 		}
 	case clock.Clock:
 		if b, fired := n.clock.Observe(n.lastT); fired {
