@@ -54,13 +54,15 @@
 // samples, median, p<q>, keep, unique and top<N> keep the raw values
 // they read, for their own window only — with one exception, so that the
 // state does not grow with the event rate there either: a window one step
-// long whose only such output is the samples of a number column reads
-// them, at each closing, from the rows the series holds (for a column
-// that may be missing, the step counts its present values, which a
-// closing needs to know), when the node partitions the root by a required
-// string or number column, rows are never reordered, and the series keeps
-// at least a step of rows (no MaxEvents, no MaxAge shorter than the step)
-// and held none when the node was built.
+// long whose samples of a number column are the node's only such output
+// (no other window keeps raw values) reads them, at each closing, from
+// the rows the series holds (for a column that may be missing, the step
+// counts its present values, which a closing needs to know), when every
+// window of the node has panes one step wide (each span a multiple of the
+// step), the node partitions the root by a required string or number
+// column, rows are never reordered, and the series keeps at least a step
+// of rows (no MaxEvents, no MaxAge shorter than the step) and held none
+// when the node was built.
 // The series' Describe says which representation each window of a node
 // has. A span needing more than 2^20 panes is a build error, and so is
 // a reorder series' grace that, with the span and the step, needs more
