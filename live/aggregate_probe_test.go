@@ -724,8 +724,7 @@ func TestAgAggregateReduceProbe(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	all := agAllAggs()
 	total, cases := 0, 0
-	start := time.Now()
-	for cases < 400*agScale() && time.Since(start) < agBudget() {
+	for cases < 60*agScale() {
 		c := agDraw(rng)
 		aggs := all
 		if c.aggSubset {
@@ -778,8 +777,6 @@ func agScale() int {
 	return 1
 }
 
-// agBudget is the time a probe may take: 1.5 s, times AG_SCALE.
-func agBudget() time.Duration { return time.Duration(agScale()) * 1500 * time.Millisecond }
 
 // Every read and builder called from inside a push (a filter's function)
 // returns an error or a result, never panics nor deadlocks; Value,
@@ -893,8 +890,7 @@ func errorsIs(err, target error) bool { return errors.Is(err, target) }
 func TestAgHistoryProbe(t *testing.T) {
 	rng := rand.New(rand.NewPCG(agSeed(77), 11))
 	checked, cases := 0, 0
-	start := time.Now()
-	for cases < 300*agScale() && time.Since(start) < agBudget() {
+	for cases < 120*agScale() {
 		cases++
 		c := agCfg{ord: []live.Ordering{live.Strict, live.Reorder}[rng.IntN(2)], step: time.Duration(1+rng.IntN(10)) * time.Millisecond,
 			base: rng.Int64N(1 << 40), rows: 50 + rng.IntN(150), hosts: 1 + rng.IntN(4), maxGap: []int64{0, 1, 5}[rng.IntN(3)], batch: []int{1, 5, 30}[rng.IntN(3)]}
