@@ -96,7 +96,7 @@ func TestAlignedBuildErrors(t *testing.T) {
 		// Panes as wide as the step: no divisor of it gives fewer.
 		{"panes a step wide, too many", live.Options{}, countWindow(365 * 24 * time.Hour), rolling.Options{Trigger: trigger.Clock(sequence.Every(time.Second)), Aligned: true}, "would need 31536000 panes of 1s (at most 1048576); the span is a multiple of the step already: shorten the span or lengthen the step"},
 		// The panes kept for late rows count too: 2 h of 1 ms panes.
-		{"a grace too long for the panes", live.Options{Ordering: live.Reorder, Grace: 2 * time.Hour}, countWindow(time.Second), rolling.Options{Trigger: trigger.Clock(sequence.Every(time.Millisecond)), Aligned: true}, "the series' grace is too long for the panes: aligned: a lateness of 2h0m0s needs 7201003 panes of 1ms (at most 4194304)"},
+		{"a grace too long for the panes", live.Options{Ordering: live.Reorder, Grace: 2 * time.Hour}, countWindow(time.Second), rolling.Options{Trigger: trigger.Clock(sequence.Every(time.Millisecond)), Aligned: true}, `window "1s": Aligned: the span, the step and the series' grace need too many panes: aligned: a span of 1s, a step of 1ms and a lateness of 2h0m0s need 7201003 panes of 1ms (at most 4194304)`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

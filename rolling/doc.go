@@ -64,9 +64,12 @@
 // of rows (no MaxEvents, no MaxAge shorter than the step) and held none
 // when the node was built.
 // The series' Describe says which representation each window of a node
-// has. A span needing more than 2^20 panes is a build error, and so is
-// a reorder series' grace that, with the span and the step, needs more
-// than 2^22 (a 2h grace over panes of 1ms).
+// has. A span needing more than 2^20 panes is a build error, and so is a
+// window whose span, step and (under reorder) grace together need more
+// than 2^22 panes of gcd(span, step): a window keeps its panes for a span
+// and a step beside it (a 1ns window on a 1s clock needs 10^9), and a
+// grace's worth more (a 2h grace over panes of 1ms). The error names the
+// window, its span, the step and the grace.
 //
 // [live.Series.Rolling]: https://pkg.go.dev/github.com/pond-go/pond/live#Series.Rolling
 package rolling

@@ -61,6 +61,9 @@ func (t *Table) AppendJSONRow(dst []byte, i int) []byte {
 //	{"time":[1000,2000],"cpu":[0.5,null],"host":["a","b"]}
 func (t *Table) AppendJSONColumns(dst []byte) []byte {
 	dst = append(dst, '{')
+	if t == nil {
+		return append(dst, '}') // no columns
+	}
 	n := t.Len()
 	for j := range t.cols {
 		if j > 0 {

@@ -200,6 +200,9 @@ func (t *Table) Runs() iter.Seq[Run] {
 
 // column returns the named column, or nil if there is none.
 func (t *Table) column(name string) *col {
+	if t == nil || t.schema == nil {
+		return nil // a nil or zero Table has no columns
+	}
 	i, ok := t.schema.Index(name)
 	if !ok {
 		return nil

@@ -341,8 +341,22 @@ func NewPlan(s Spec) (*Plan, error) {
 // and the lateness, in panes.
 const MaxPanes = 1 << 22
 
+// PanesError is SetLateness' error: window Win's ring would need N panes
+// of Width for its span, a step and the lateness.
+type PanesError struct {
+	Win                    int
+	Span, Step, Lag, Width time.Duration
+	N                      uint64
+}
+
+func (e *PanesError) Error() string {
+	return fmt.Sprintf("aligned: a span of %v, a step of %v and a lateness of %v need %d panes of %v (at most %d)",
+		e.Span, e.Step, e.Lag, e.N, e.Width, MaxPanes)
+}
+
 // SetLateness sizes the windows' rings for rows up to lag late and
-// reports whether any ring would need more than MaxPanes panes.
+// reports, as a *PanesError, whether any ring would need more than
+// MaxPanes panes.
 func (p *Plan) SetLateness(lag int64) error {
 	if lag < 0 {
 		return fmt.Errorf("aligned: lateness %d ns must not be negative", lag)
@@ -354,7 +368,8 @@ func (p *Plan) SetLateness(lag int64) error {
 		// plus a lateness can leave the int64 range.
 		n := uint64(wp.spanPanes) + uint64(wp.stepPanes) + uint64(lag/wp.width) + 2
 		if n > MaxPanes {
-			return fmt.Errorf("aligned: a lateness of %v needs %d panes of %v (at most %d)", time.Duration(lag), n, time.Duration(wp.width), MaxPanes)
+			w := time.Duration(wp.width)
+			return &PanesError{Win: i, Span: time.Duration(wp.spanPanes) * w, Step: time.Duration(wp.stepPanes) * w, Lag: time.Duration(lag), Width: w, N: n}
 		}
 		wp.maxRing = int64(n)
 	}

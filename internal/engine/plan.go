@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -424,10 +425,20 @@ func (p *Plan) buildAligned() error {
 	}
 	al, err := aligned.NewPlan(spec)
 	if err != nil {
-		return &rolling.SpecError{Reason: "Aligned", Err: err}
+		return p.panesErr(err, "Aligned")
 	}
 	p.al = al
 	return nil
+}
+
+// panesErr is the SpecError of err from the aligned plan, reason first,
+// naming the window when err is an *aligned.PanesError.
+func (p *Plan) panesErr(err error, reason string) error {
+	var pe *aligned.PanesError
+	if errors.As(err, &pe) && pe.Win < len(p.wins) {
+		return &rolling.SpecError{Window: p.wins[pe.Win].name, Reason: reason, Err: err}
+	}
+	return &rolling.SpecError{Reason: reason, Err: err}
 }
 
 func gcd(a, b int64) int64 {
@@ -445,7 +456,7 @@ func (p *Plan) CheckLateness(d time.Duration) error {
 		return nil
 	}
 	if err := p.al.SetLateness(int64(d)); err != nil {
-		return &rolling.SpecError{Reason: "Aligned: the series' grace is too long for the panes", Err: err}
+		return p.panesErr(err, "Aligned: the span, the step and the series' grace need too many panes")
 	}
 	return nil
 }
