@@ -1,6 +1,8 @@
 package live
 
 import (
+	"errors"
+	"strings"
 	"time"
 
 	"github.com/pond-go/pond/internal/engine"
@@ -67,7 +69,7 @@ func (s *Series) Rolling(source NodeID, windows []rolling.Window, opts rolling.O
 	}
 	plan, err := engine.NewPlan(src.sch, windows, opts, key, s.syms)
 	if err != nil {
-		return 0, configErr(op, "", "cannot build", err)
+		return 0, configErr(op, specField(err), "cannot build", err)
 	}
 	var lateness time.Duration
 	if s.opts.Ordering == Reorder {
@@ -285,4 +287,23 @@ func (n *rollingNode) heldBytes() int {
 		b += 4*cap(n.held.parts) + 4*cap(n.held.self)
 	}
 	return b
+}
+
+// specField names what the error of a rolling's specification is about,
+// as a ConfigError's Field: its output, else its window, else the option
+// its reason starts with ("Aligned: …"), else the windows.
+func specField(err error) string {
+	var se *rolling.SpecError
+	if errors.As(err, &se) {
+		switch {
+		case se.Output != "":
+			return se.Output
+		case se.Window != "":
+			return se.Window
+		}
+		if opt, _, ok := strings.Cut(se.Reason, ":"); ok && opt != "" && !strings.Contains(opt, " ") {
+			return opt
+		}
+	}
+	return "windows"
 }

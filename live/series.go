@@ -387,8 +387,10 @@ func (s *Series) Describe(id NodeID) (string, error) {
 // value, a running total, a last present value); for a partition, the
 // rows each partition keeps and the router's tables; for a reduce or an
 // aggregate, its reducers' states (an aggregate's open buckets). Slices
-// count at their capacity and maps are estimated from their entries; the
-// bytes of strings, shared with the series, are not counted. It is 0 for
+// count at their capacity and maps are estimated from their entries (a
+// push may grow a node's scratch room, a refused push too, which then
+// stays: it changes no state, but can change NodeBytes, once); the bytes
+// of strings, shared with the series, are not counted. It is 0 for
 // nodes that keep no state of their own. An unknown id is an error
 // wrapping [ErrNode].
 func (s *Series) NodeBytes(id NodeID) (int, error) {
