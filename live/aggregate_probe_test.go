@@ -777,7 +777,6 @@ func agScale() int {
 	return 1
 }
 
-
 // Every read and builder called from inside a push (a filter's function)
 // returns an error or a result, never panics nor deadlocks; Value,
 // Snapshot, a push, a builder and Close give ErrReentrant; the series
