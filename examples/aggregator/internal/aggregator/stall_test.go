@@ -22,11 +22,12 @@ func TestAStalledSnapshotLeavesIngestRunning(t *testing.T) {
 	const hosts, history, during = 50, 1500, 40
 	for _, path := range []string{"/live", "/live-agg"} {
 		t.Run(path[1:], func(t *testing.T) {
-			// The client waits through the stall: under a loaded -race
-			// run that took longer than the default 10 s of lag, and the
-			// client was dropped as slow, which is not what this test is
-			// about.
-			a := newTestAggregator(t, Config{Logger: quietLogger, ClientMaxLag: 2 * time.Minute})
+			// The client waits through the stall, reading nothing (nor
+			// its pings): under a loaded -race run that took longer than
+			// the default 10 s of lag and of ping timeout, and the client
+			// was dropped, which is not what this test is about.
+			a := newTestAggregator(t, Config{Logger: quietLogger, ClientMaxLag: 2 * time.Minute,
+				ClientPingInterval: 2 * time.Minute, ClientPingTimeout: 2 * time.Minute})
 			stalled, release := make(chan struct{}), make(chan struct{})
 			pieces := 0
 			a.onSnapshotPiece = func() {
