@@ -61,13 +61,15 @@ func (s *Series) checkChain(op string, source, last NodeID, mark int) error {
 	if last < 0 || int(last) >= len(s.nodes) || int(last) < mark {
 		return configErr(op, "build", fmt.Sprintf("node %d is not a node the build function built", last), nil)
 	}
-	if s.nodes[last].base().scope != s.nodes[source].base().scope {
-		return configErr(op, "build", fmt.Sprintf("%s node %d is not per partition (a reduce or an aggregate merges partitions)", s.nodes[last].base().op, last), nil)
-	}
 	for id := last; id != source; id = s.nodes[id].base().src {
 		if int(id) < mark {
 			return configErr(op, "build", fmt.Sprintf("node %d is not built on the partitioned node %d", last, source), nil)
 		}
+	}
+	// Built on source, and yet not per partition: a node of the chain
+	// merged them.
+	if s.nodes[last].base().scope != s.nodes[source].base().scope {
+		return configErr(op, "build", fmt.Sprintf("%s node %d is not per partition (a reduce, an aggregate or a gather merges partitions)", s.nodes[last].base().op, last), nil)
 	}
 	return nil
 }

@@ -54,27 +54,29 @@ func TestPerPartitionIsAtomic(t *testing.T) {
 		name  string
 		build func(s *live.Series, p live.NodeID) (live.NodeID, error)
 		want  error
+		says  string // in the message
 	}{
 		{"the build fails", func(s *live.Series, p live.NodeID) (live.NodeID, error) {
 			if _, err := s.Diff(p, "value"); err != nil {
 				return 0, err
 			}
 			return 0, boom
-		}, boom},
+		}, boom, "boom"},
 		{"the chain merges partitions", func(s *live.Series, p live.NodeID) (live.NodeID, error) {
 			return s.Reduce(p, sumAgg, trigger.Event())
-		}, live.ErrConfig},
+		}, live.ErrConfig, "is not per partition (a reduce, an aggregate or a gather merges partitions)"},
 		{"the chain is not built on the partitions", func(s *live.Series, p live.NodeID) (live.NodeID, error) {
 			return s.Diff(s.Root(), "value")
-		}, live.ErrConfig},
+		}, live.ErrConfig, "is not built on the partitioned node"},
 		{"the result is an older node", func(s *live.Series, p live.NodeID) (live.NodeID, error) {
 			return before, nil
-		}, live.ErrConfig},
+		}, live.ErrConfig, "is not a node the build function built"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := s.PerPartition(byHost, c.build)
 			require.ErrorIs(t, err, c.want)
+			require.ErrorContains(t, err, c.says)
 			_, err = s.NodeSchema(before + 1)
 			assert.ErrorIs(t, err, live.ErrNode, "the nodes the build added are gone")
 		})
