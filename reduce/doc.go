@@ -72,9 +72,11 @@
 // value, and arrays element by element ([schema.Value.Equal]), as pond-rs
 // does. pond-ts compares arrays by object identity, so over an array column
 // its keep is missing as soon as two rows are in the window; pond-go gives
-// the array when all arrays in the window are equal. A window's keep of 0
-// and −0 is 0 (pond-ts's rolling map does the same); a bucket's is the
-// first of them.
+// the array when all arrays in the window are equal. A window's keep of
+// zeros is 0, −0 alone too (pond-ts's rolling map does the same for 0 and
+// −0); a bucket's is the first of them. Elsewhere which zero a result
+// carries (a min, a max, a percentile that lands on a zero) is not
+// promised: JSON writes both as 0.
 //
 // # Percentiles
 //
