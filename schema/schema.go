@@ -147,13 +147,23 @@ func (s *Schema) Names() []string {
 	return names
 }
 
-// Equal reports whether two schemas have the same columns in the same order.
+// Equal reports whether two schemas have the same columns in the same
+// order. A nil and a zero Schema are equal: neither has columns.
 func (s *Schema) Equal(o *Schema) bool {
 	if s == o {
 		return true
 	}
-	if s == nil || o == nil || len(s.cols) != len(o.cols) {
+	cols := func(x *Schema) []Column {
+		if x == nil {
+			return nil
+		}
+		return x.cols
+	}
+	if len(cols(s)) != len(cols(o)) {
 		return false
+	}
+	if s == nil || o == nil {
+		return true // both without columns
 	}
 	for i := range s.cols {
 		if s.cols[i] != o.cols[i] {

@@ -527,3 +527,18 @@ func TestAZeroTableIsEmpty(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, rows)
 }
+
+// TestNilAndZeroSchemasAreEqual: Equal takes a nil and a zero Schema
+// (the type's doc), and reads both as schemas without columns: equal to
+// each other, unequal to a schema with columns.
+func TestNilAndZeroSchemasAreEqual(t *testing.T) {
+	var nilSch *schema.Schema
+	zero := &schema.Schema{}
+	full := schema.MustNew(schema.Column{Name: "time", Kind: schema.Time})
+	assert.True(t, nilSch.Equal(zero))
+	assert.True(t, zero.Equal(nilSch))
+	assert.True(t, nilSch.Equal(nil))
+	assert.False(t, nilSch.Equal(full))
+	assert.False(t, full.Equal(zero))
+	assert.True(t, full.Equal(schema.MustNew(schema.Column{Name: "time", Kind: schema.Time})))
+}
