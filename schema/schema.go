@@ -50,8 +50,9 @@ type SchemaError struct {
 	Reason string
 }
 
-// Error returns "schema: column <i> (<name>): <reason>", or "schema:
-// <reason>" for the schema as a whole.
+// Error returns "schema: column <i> ("<name>"): <reason>", the name
+// quoted as Go quotes a string (a bad name may be empty or not valid
+// UTF-8), or "schema: <reason>" for the schema as a whole.
 func (e *SchemaError) Error() string {
 	if e.Column < 0 {
 		return "schema: " + e.Reason
