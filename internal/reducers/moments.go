@@ -111,13 +111,13 @@ func addZeros(z uint16, gone, come int) uint16 {
 	return uint16(min(max(int(z)-gone, 0)+come, maxZeros))
 }
 
-// allZeros resets the main band's sums when it holds zeros alone, after
-// a removal: what a zero adds to them is exactly zero, and what remains
-// is the rounding residue of values that have left.
+// allZeros resets the main band's sums, which a removal has left holding
+// zeros alone (main.n == zeros, the callers' test): what a zero adds to
+// them is exactly zero, and what remains is the rounding residue of
+// values that have left.
 func (m *Moments) allZeros() {
-	if b := &m.main; b.n == int(m.zeros) {
-		b.s, b.c, b.q, b.qc = 0, 0, 0, 0
-	}
+	b := &m.main
+	b.s, b.c, b.q, b.qc = 0, 0, 0, 0
 }
 
 // bigExp is the biased exponent from which a value's square is not added
