@@ -124,10 +124,10 @@ func cpBads(t testing.TB) []cpBad {
 	add("partitionBy negative MaxPartitions", []error{live.ErrConfig, partition.ErrOptions}, "MaxPartitions", func(s *live.Series, ids cpIDs) (live.NodeID, error) {
 		return s.PartitionBy(ids.root, "host", partition.Options{MaxPartitions: -1})
 	})
-	add("partitionBy group of wrong kind", []error{live.ErrConfig}, "", func(s *live.Series, ids cpIDs) (live.NodeID, error) {
+	add("partitionBy group of wrong kind", []error{live.ErrConfig, partition.ErrOptions}, "Groups", func(s *live.Series, ids cpIDs) (live.NodeID, error) {
 		return s.PartitionBy(ids.root, "host", partition.Options{Groups: []schema.Value{schema.NumberValue(1)}})
 	})
-	add("partitionBy duplicate group", []error{live.ErrConfig}, "", func(s *live.Series, ids cpIDs) (live.NodeID, error) {
+	add("partitionBy duplicate group", []error{live.ErrConfig, partition.ErrOptions}, "Groups", func(s *live.Series, ids cpIDs) (live.NodeID, error) {
 		return s.PartitionBy(ids.root, "host", partition.Options{Groups: []schema.Value{schema.StringValue("a"), schema.StringValue("a")}})
 	})
 	add("partitionBy unknown node", node, "", func(s *live.Series, ids cpIDs) (live.NodeID, error) {

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -32,6 +33,10 @@ import (
 // push with an error wrapping [partition.ErrUnknownGroup] or
 // [partition.ErrLimit].
 //
+// Bad options are a [*ConfigError] whose Field names the option (or
+// "column", for a column of a kind that cannot be partitioned by),
+// wrapping [partition.ErrOptions].
+//
 // The node's Event and Batch outputs are the rows it routed; its Evict
 // output the rows its per-partition retention let go and those of the
 // partitions IdleTTL removed.
@@ -57,7 +62,7 @@ func (s *Series) PartitionBy(source NodeID, column string, opts partition.Option
 	}
 	router, err := router.NewRouter(kind, opts, func(v schema.Value) router.Key { return s.keyOf(v) }, s.syms)
 	if err != nil {
-		return 0, configErr(op, column, "bad options", err)
+		return 0, partitionOptionsErr(op, column, err)
 	}
 	n := &partitionNode{s: s, col: j, kind: kind, router: router, opts: router.Options()}
 	b := n.base()
@@ -785,4 +790,18 @@ func floatBits(f []float64) []uint64 {
 		return nil
 	}
 	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(f))), len(f))
+}
+
+// partitionOptionsErr is the error of a partitioning by column whose
+// options (or column kind) the router refused with err: its Field is the
+// option err names.
+func partitionOptionsErr(op, column string, err error) error {
+	var oe *router.OptionError
+	if !errors.As(err, &oe) {
+		return configErr(op, column, "bad options", err)
+	}
+	if oe.Option == "column" {
+		return configErr(op, oe.Option, fmt.Sprintf("%q cannot be partitioned by", column), err)
+	}
+	return configErr(op, oe.Option, "bad option", err)
 }

@@ -468,28 +468,68 @@ func TestPartitionSavesLastRowsAfterAllWereSaved(t *testing.T) {
 }
 
 // Options a partitioning cannot use are refused when it is built, with
-// an error naming the option and quoting its value.
+// an error naming the option in its Field and quoting its value.
 func TestPartitionByRefusesBadOptions(t *testing.T) {
 	cases := []struct {
 		name   string
 		column string // the partition column; "host" when empty
 		opts   partition.Options
+		field  string
 		want   string
 	}{
 		{
-			name: "a MaxAge longer than the longest duration",
-			opts: partition.Options{MaxAge: sequence.MaxDuration + 1},
-			want: "partition: invalid options: MaxAge 1281023h53m38.427387905s is longer than 1281023h53m38.427387904s",
+			name:  "a negative MaxEvents",
+			opts:  partition.Options{MaxEvents: -2},
+			field: "MaxEvents",
+			want:  "partition: invalid options: MaxEvents -2 must not be negative",
 		},
 		{
-			name: "an IdleTTL longer than the longest duration",
-			opts: partition.Options{IdleTTL: sequence.MaxDuration + 1},
-			want: "partition: invalid options: IdleTTL 1281023h53m38.427387905s is longer than 1281023h53m38.427387904s",
+			name:  "a MaxAge longer than the longest duration",
+			opts:  partition.Options{MaxAge: sequence.MaxDuration + 1},
+			field: "MaxAge",
+			want:  "partition: invalid options: MaxAge 1281023h53m38.427387905s is longer than 1281023h53m38.427387904s",
+		},
+		{
+			name:  "a negative MaxPartitions",
+			opts:  partition.Options{MaxPartitions: -1},
+			field: "MaxPartitions",
+			want:  "partition: invalid options: MaxPartitions -1 must not be negative",
+		},
+		{
+			name:  "a negative IdleTTL",
+			opts:  partition.Options{IdleTTL: -time.Second},
+			field: "IdleTTL",
+			want:  "partition: invalid options: IdleTTL -1s must not be negative",
+		},
+		{
+			name:  "an IdleTTL longer than the longest duration",
+			opts:  partition.Options{IdleTTL: sequence.MaxDuration + 1},
+			field: "IdleTTL",
+			want:  "partition: invalid options: IdleTTL 1281023h53m38.427387905s is longer than 1281023h53m38.427387904s",
+		},
+		{
+			name:  "more declared groups than MaxPartitions",
+			opts:  partition.Options{Groups: partition.Strings("a", "b"), MaxPartitions: 1},
+			field: "Groups",
+			want:  "partition: invalid options: 2 declared groups exceed MaxPartitions 1",
+		},
+		{
+			name:  "a group of another kind than the column",
+			opts:  partition.Options{Groups: []schema.Value{schema.NumberValue(1)}},
+			field: "Groups",
+			want:  "partition: invalid options: group 0 (1) is a number, the column is string",
+		},
+		{
+			name:  "a group declared twice",
+			opts:  partition.Options{Groups: partition.Strings("a", "b", "a")},
+			field: "Groups",
+			want:  "partition: invalid options: group \"a\" is declared twice",
 		},
 		{
 			name:   "a group that is not a finite number",
 			column: "value",
 			opts:   partition.Options{Groups: []schema.Value{schema.NumberValue(1), schema.NumberValue(math.Inf(-1))}},
+			field:  "Groups",
 			want:   "partition: invalid options: group 1 (-Inf) is not finite",
 		},
 	}
@@ -500,7 +540,25 @@ func TestPartitionByRefusesBadOptions(t *testing.T) {
 			require.ErrorIs(t, err, partition.ErrOptions)
 			var ce *live.ConfigError
 			require.True(t, errors.As(err, &ce))
+			assert.Equal(t, c.field, ce.Field)
 			assert.EqualError(t, ce.Err, c.want)
+			assert.Equal(t, "live: partitionBy: "+c.field+": bad option: "+c.want, err.Error())
 		})
 	}
+}
+
+// A column of a kind no partitioning can use is named by its Field
+// "column", the column's name in the reason.
+func TestPartitionByRefusesAnArrayColumn(t *testing.T) {
+	sch, err := schema.New(schema.Column{Name: "time", Kind: schema.Time}, schema.Column{Name: "tags", Kind: schema.Array})
+	require.NoError(t, err)
+	s, err := live.New("arrays", sch, live.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
+	_, err = s.PartitionBy(s.Root(), "tags", partition.Options{})
+	require.ErrorIs(t, err, partition.ErrOptions)
+	var ce *live.ConfigError
+	require.True(t, errors.As(err, &ce))
+	assert.Equal(t, "column", ce.Field)
+	assert.Equal(t, `live: partitionBy: column: "tags" cannot be partitioned by: partition: invalid options: cannot partition by an array column`, err.Error())
 }

@@ -12,36 +12,56 @@ import (
 	"github.com/pond-go/pond/sequence"
 )
 
-// CheckOptions validates partition options for a partition column of kind k.
+// OptionError is what [CheckOptions] refuses: the option (or "column",
+// for a column that cannot be partitioned by) and the error, which wraps
+// [partition.ErrOptions].
+type OptionError struct {
+	Option string
+	Err    error
+}
+
+func (e *OptionError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the error underneath.
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// optErr is an [OptionError] of option, its message formatted after
+// [partition.ErrOptions]'s.
+func optErr(option, format string, args ...any) error {
+	return &OptionError{Option: option, Err: fmt.Errorf("%w: "+format, append([]any{partition.ErrOptions}, args...)...)}
+}
+
+// CheckOptions validates partition options for a partition column of kind
+// k; what it refuses is an [*OptionError].
 func CheckOptions(o partition.Options, k schema.Kind) error {
 	switch {
 	case k != schema.String && k != schema.Number && k != schema.Bool:
-		return fmt.Errorf("%w: cannot partition by %s column", partition.ErrOptions, article.A(k.String()))
+		return optErr("column", "cannot partition by %s column", article.A(k.String()))
 	case o.MaxEvents < 0:
-		return fmt.Errorf("%w: MaxEvents %d must not be negative", partition.ErrOptions, o.MaxEvents)
+		return optErr("MaxEvents", "MaxEvents %d must not be negative", o.MaxEvents)
 	case o.MaxAge < 0:
-		return fmt.Errorf("%w: MaxAge %v must not be negative", partition.ErrOptions, o.MaxAge)
+		return optErr("MaxAge", "MaxAge %v must not be negative", o.MaxAge)
 	case o.MaxPartitions < 0:
-		return fmt.Errorf("%w: MaxPartitions %d must not be negative", partition.ErrOptions, o.MaxPartitions)
+		return optErr("MaxPartitions", "MaxPartitions %d must not be negative", o.MaxPartitions)
 	case o.IdleTTL < 0:
-		return fmt.Errorf("%w: IdleTTL %v must not be negative", partition.ErrOptions, o.IdleTTL)
+		return optErr("IdleTTL", "IdleTTL %v must not be negative", o.IdleTTL)
 	case o.MaxAge > sequence.MaxDuration:
-		return fmt.Errorf("%w: MaxAge %v is longer than %v", partition.ErrOptions, o.MaxAge, sequence.MaxDuration)
+		return optErr("MaxAge", "MaxAge %v is longer than %v", o.MaxAge, sequence.MaxDuration)
 	case o.IdleTTL > sequence.MaxDuration:
-		return fmt.Errorf("%w: IdleTTL %v is longer than %v", partition.ErrOptions, o.IdleTTL, sequence.MaxDuration)
+		return optErr("IdleTTL", "IdleTTL %v is longer than %v", o.IdleTTL, sequence.MaxDuration)
 	case o.MaxPartitions > 0 && len(o.Groups) > o.MaxPartitions:
-		return fmt.Errorf("%w: %d declared groups exceed MaxPartitions %d", partition.ErrOptions, len(o.Groups), o.MaxPartitions)
+		return optErr("Groups", "%d declared groups exceed MaxPartitions %d", len(o.Groups), o.MaxPartitions)
 	}
 	for i, g := range o.Groups {
 		if !g.IsMissing() && g.Kind() != k {
-			return fmt.Errorf("%w: group %d (%s) is %s, the column is %s", partition.ErrOptions, i, g, article.A(g.Kind().String()), k)
+			return optErr("Groups", "group %d (%s) is %s, the column is %s", i, g, article.A(g.Kind().String()), k)
 		}
 		if f, ok := g.Num(); ok && (math.IsInf(f, 0) || f != f) {
-			return fmt.Errorf("%w: group %d (%s) is not finite", partition.ErrOptions, i, g)
+			return optErr("Groups", "group %d (%s) is not finite", i, g)
 		}
 		for j := range i {
 			if o.Groups[j].Equal(g) {
-				return fmt.Errorf("%w: group %s is declared twice", partition.ErrOptions, g)
+				return optErr("Groups", "group %s is declared twice", g)
 			}
 		}
 	}
@@ -103,8 +123,7 @@ type seen struct {
 // routing key (for strings, by interning it in syms, the table string
 // keys' codes are ids of; syms may be nil for other kinds). The owner of
 // syms keeps the ids of the live partitions' keys (see [Router.Key]).
-// Options that do not pass [partition.Options.Check] are an error
-// wrapping [ErrOptions].
+// Options that [CheckOptions] refuses are its error.
 func NewRouter(k schema.Kind, o partition.Options, keyOf func(schema.Value) Key, syms *intern.Table) (*Router, error) {
 	if err := CheckOptions(o, k); err != nil {
 		return nil, err
