@@ -662,6 +662,16 @@ func TestRollingBuildErrorsQuoteTheBadValue(t *testing.T) {
 			window: "2", reason: "MinSamples 5 is more than the 2 rows the count window holds",
 		},
 		{
+			name:    "two unnamed windows of one span",
+			windows: []rolling.Window{win(1000, sumOf()), win(1000, sumOf())},
+			window:  "1s", reason: "duplicate window name",
+		},
+		{
+			name:    "a window named as another's span is written",
+			windows: []rolling.Window{win(1000, sumOf()), {Name: "1s", Span: 2 * time.Second, Aggs: []reduce.Agg{sumOf()}}},
+			window:  "1s", reason: "duplicate window name",
+		},
+		{
 			name:    "a negative history MaxEvents",
 			windows: []rolling.Window{win(1000, sumOf())}, opts: rolling.Options{History: rolling.History{MaxEvents: -1}},
 			reason: "History.MaxEvents -1 must not be negative",
@@ -687,4 +697,20 @@ func TestRollingBuildErrorsQuoteTheBadValue(t *testing.T) {
 			assert.Equal(t, c.reason, se.Reason)
 		})
 	}
+}
+
+// Two windows of one span are allowed when each has a Name, and each
+// computes its own outputs over the same rows.
+func TestNamedWindowsOfOneSpan(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	a, b := win(1000, sumOf()), win(1000, maxOf())
+	a.Name, b.Name = "sums", "peaks"
+	roll, err := s.Rolling(s.Root(), []rolling.Window{a, b}, rolling.Options{})
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(roll))
+	outs, err := s.PushRows(nil, r(0, 1, "a"), r(500, 4, "a"), r(1500, 2, "a"))
+	require.NoError(t, err)
+	tab, ok := live.Find(outs, roll, live.Event)
+	require.True(t, ok)
+	assert.Equal(t, []string{"0ms sum=1 max=1", "500ms sum=5 max=4", "1500ms sum=6 max=4"}, rowStrings(tab))
 }

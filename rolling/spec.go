@@ -64,7 +64,10 @@ func (e *SpecError) Unwrap() []error {
 // set; count windows are allowed only when there is one window.
 type Window struct {
 	// Name identifies the window in errors; empty means the span or count
-	// written out ("1m", "200ms", "3").
+	// written out ("1m", "200ms", "3"). The names of a node's windows,
+	// given or written out, must be distinct: two windows of one span
+	// need a Name each (or can be one window with both sets of Aggs), else
+	// the node is a [SpecError] "duplicate window name".
 	Name  string
 	Span  time.Duration
 	Count int
