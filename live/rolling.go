@@ -2,7 +2,6 @@ package live
 
 import (
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/pond-go/pond/internal/engine"
@@ -290,8 +289,8 @@ func (n *rollingNode) heldBytes() int {
 }
 
 // specField names what the error of a rolling's specification is about,
-// as a ConfigError's Field: its output, else its window, else the option
-// its reason starts with ("Aligned: …"), else the windows.
+// as a ConfigError's Field: its output, else its window, else its option,
+// else the windows.
 func specField(err error) string {
 	var se *rolling.SpecError
 	if errors.As(err, &se) {
@@ -300,9 +299,8 @@ func specField(err error) string {
 			return se.Output
 		case se.Window != "":
 			return se.Window
-		}
-		if opt, _, ok := strings.Cut(se.Reason, ":"); ok && opt != "" && !strings.Contains(opt, " ") {
-			return opt
+		case se.Option != "":
+			return se.Option
 		}
 	}
 	return "windows"

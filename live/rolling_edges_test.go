@@ -1,6 +1,7 @@
 package live_test
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math/big"
@@ -713,4 +714,44 @@ func TestNamedWindowsOfOneSpan(t *testing.T) {
 	tab, ok := live.Find(outs, roll, live.Event)
 	require.True(t, ok)
 	assert.Equal(t, []string{"0ms sum=1 max=1", "500ms sum=5 max=4", "1500ms sum=6 max=4"}, rowStrings(tab))
+}
+
+// A rolling refused for one of its options names the option in its
+// SpecError's Option and its ConfigError's Field.
+func TestRollingOptionErrorsNameTheOption(t *testing.T) {
+	cases := []struct {
+		name    string
+		opts    rolling.Options
+		windows []rolling.Window
+		option  string
+		field   string // the ConfigError's Field, when not the option
+	}{
+		{name: "a bad trigger", opts: rolling.Options{Trigger: trigger.Count(0)}, option: "Trigger"},
+		{name: "a negative MinSamples", opts: rolling.Options{MinSamples: -1}, option: "MinSamples"},
+		{name: "aligned on an event trigger", opts: rolling.Options{Aligned: true}, option: "Aligned"},
+		{name: "a negative history MaxEvents", opts: rolling.Options{History: rolling.History{MaxEvents: -1}}, option: "History.MaxEvents"},
+		{name: "a negative history MaxAge", opts: rolling.Options{History: rolling.History{MaxAge: -1}}, option: "History.MaxAge"},
+		{
+			name: "aligned over too many panes", opts: rolling.Options{Aligned: true, Trigger: every(1)},
+			windows: []rolling.Window{{Name: "long", Span: 100 * time.Hour, Aggs: []reduce.Agg{sumOf()}}},
+			option:  "Aligned", field: "long",
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSeries(t, live.Options{})
+			windows := c.windows
+			if windows == nil {
+				windows = []rolling.Window{win(1000, sumOf())}
+			}
+			_, err := s.Rolling(s.Root(), windows, c.opts)
+			var se *rolling.SpecError
+			require.ErrorAs(t, err, &se)
+			assert.Equal(t, c.option, se.Option)
+			var ce *live.ConfigError
+			require.ErrorAs(t, err, &ce)
+			assert.Equal(t, cmp.Or(c.field, c.option), ce.Field)
+			assert.Contains(t, err.Error(), c.option)
+		})
+	}
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // ErrSpec reports windows or options that cannot be built. The
-// [*SpecError] it comes in names the window and output concerned.
+// [*SpecError] it comes in names the window, output or option concerned.
 var ErrSpec = errors.New("rolling: invalid specification")
 
 // SpecError is the error a rolling built from bad windows or options
@@ -19,6 +19,10 @@ var ErrSpec = errors.New("rolling: invalid specification")
 type SpecError struct {
 	Window string // the window's name, if the problem is in one
 	Output string // the output column, if the problem is in one
+	// Option is the field of [Options] concerned ("Trigger",
+	// "MinSamples", "Aligned", "History.MaxEvents", "History.MaxAge"), if
+	// the problem is in one; the reason names it too.
+	Option string
 	Reason string
 	Err    error
 }

@@ -410,7 +410,7 @@ func (p *Plan) buildAligned() error {
 	}
 	for _, wp := range p.wins {
 		if wp.count > 0 {
-			return &rolling.SpecError{Window: wp.name, Reason: "Aligned needs time windows, not a count window"}
+			return &rolling.SpecError{Window: wp.name, Option: "Aligned", Reason: "Aligned needs time windows, not a count window"}
 		}
 		if g := gcd(wp.span, step); wp.span/g > maxPanes {
 			// A pane is at most a step wide: once the span is a multiple
@@ -419,7 +419,7 @@ func (p *Plan) buildAligned() error {
 			if g == step {
 				advice = "the span is a multiple of the step already: shorten the span or lengthen the step"
 			}
-			return &rolling.SpecError{Window: wp.name, Reason: fmt.Sprintf("Aligned: span %v and step %v would need %d panes of %v (at most %d); %s", formatSpan(time.Duration(wp.span)), seq.Step(), wp.span/g, time.Duration(g), maxPanes, advice)}
+			return &rolling.SpecError{Window: wp.name, Option: "Aligned", Reason: fmt.Sprintf("Aligned: span %v and step %v would need %d panes of %v (at most %d); %s", formatSpan(time.Duration(wp.span)), seq.Step(), wp.span/g, time.Duration(g), maxPanes, advice)}
 		}
 		spec.Windows = append(spec.Windows, aligned.Window{Span: wp.span, MinSamples: wp.minSamples, Aggs: wp.aggs})
 	}
@@ -436,9 +436,9 @@ func (p *Plan) buildAligned() error {
 func (p *Plan) panesErr(err error, reason string) error {
 	var pe *aligned.PanesError
 	if errors.As(err, &pe) && pe.Win < len(p.wins) {
-		return &rolling.SpecError{Window: p.wins[pe.Win].name, Reason: reason, Err: err}
+		return &rolling.SpecError{Window: p.wins[pe.Win].name, Option: "Aligned", Reason: reason, Err: err}
 	}
-	return &rolling.SpecError{Reason: reason, Err: err}
+	return &rolling.SpecError{Option: "Aligned", Reason: reason, Err: err}
 }
 
 func gcd(a, b int64) int64 {

@@ -43,21 +43,21 @@ func formatSpan(d time.Duration) string {
 
 func checkOptions(o rolling.Options) error {
 	if err := o.Trigger.Err(); err != nil {
-		return &rolling.SpecError{Reason: "bad trigger", Err: err}
+		return &rolling.SpecError{Option: "Trigger", Reason: "bad trigger", Err: err}
 	}
 	if o.MinSamples < 0 {
-		return &rolling.SpecError{Reason: fmt.Sprintf("MinSamples %d must not be negative", o.MinSamples)}
+		return &rolling.SpecError{Option: "MinSamples", Reason: fmt.Sprintf("MinSamples %d must not be negative", o.MinSamples)}
 	}
 	if o.Aligned && clock.SpecOf(o.Trigger).Kind != clock.Clock {
-		return &rolling.SpecError{Reason: fmt.Sprintf("Aligned needs a clock trigger, not %s", o.Trigger)}
+		return &rolling.SpecError{Option: "Aligned", Reason: fmt.Sprintf("Aligned needs a clock trigger, not %s", o.Trigger)}
 	}
 	switch h := o.History; {
 	case h.MaxEvents < 0:
-		return &rolling.SpecError{Reason: fmt.Sprintf("History.MaxEvents %d must not be negative", h.MaxEvents)}
+		return &rolling.SpecError{Option: "History.MaxEvents", Reason: fmt.Sprintf("History.MaxEvents %d must not be negative", h.MaxEvents)}
 	case h.MaxAge < 0:
-		return &rolling.SpecError{Reason: fmt.Sprintf("History.MaxAge %v must not be negative", h.MaxAge)}
+		return &rolling.SpecError{Option: "History.MaxAge", Reason: fmt.Sprintf("History.MaxAge %v must not be negative", h.MaxAge)}
 	case h.MaxAge > sequence.MaxDuration:
-		return &rolling.SpecError{Reason: fmt.Sprintf("History.MaxAge %v is longer than %v", h.MaxAge, sequence.MaxDuration)}
+		return &rolling.SpecError{Option: "History.MaxAge", Reason: fmt.Sprintf("History.MaxAge %v is longer than %v", h.MaxAge, sequence.MaxDuration)}
 	}
 	return nil
 }
