@@ -121,7 +121,11 @@ func parseFlags(args []string, stderr io.Writer) (*settings, error) {
 		dst *time.Duration
 	}{"grace-ms": {graceMs, grace}, "retention-ms": {retentionMs, retention}, "history-ms": {historyMs, history}} {
 		if fs.IsSet(name) {
-			*ms.dst = time.Duration(*ms.v) * time.Millisecond
+			d, ok := envflag.Millis(int64(*ms.v))
+			if !ok {
+				return nil, fmt.Errorf("-%s %d: beyond a duration's range (want milliseconds up to about 292 years)", name, *ms.v)
+			}
+			*ms.dst = d
 		}
 	}
 	st := &settings{addr: *addr, producerURL: *producerURL, hosts: *hosts, rate: *rate, variability: *variability, grpcPort: *grpcPort}

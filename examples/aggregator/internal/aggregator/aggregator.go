@@ -352,16 +352,39 @@ func (a *Aggregator) push(b *schema.Batch, started time.Time, own *owned) error 
 			perSecTab = o.Events
 		}
 	}
-	if perSecTab != nil && perSecTab.Len() > 0 {
-		count, _ := perSecTab.Num(a.p.perSecCol, perSecTab.Len()-1)
-		a.eventsPerSec = int64(math.Round(count))
-	}
+	// A push that crosses several boundaries emits a tick for each, and
+	// each carries the per-second count of its own boundary: both
+	// rollings run on one clock, so their rows come in the same order of
+	// time.
+	j := 0
 	if hostTab != nil {
 		for run := range hostTab.Runs() {
+			j = a.perSecAt(perSecTab, j, run.Time)
 			a.emitTick(hostTab, run)
 		}
 	}
+	if perSecTab != nil && perSecTab.Len() > 0 {
+		a.perSecAt(perSecTab, perSecTab.Len()-1, perSecTab.TimeNanos(perSecTab.Len()-1))
+	}
 	return nil
+}
+
+// perSecAt sets eventsPerSec from the row of the per-second rolling's
+// output tab at time t, looking from row j on, and returns the index of
+// the first row not before t; without a row at t it leaves eventsPerSec as
+// it was.
+func (a *Aggregator) perSecAt(tab *schema.Table, j int, t int64) int {
+	if tab == nil {
+		return j
+	}
+	for j < tab.Len() && tab.TimeNanos(j) < t {
+		j++
+	}
+	if j < tab.Len() && tab.TimeNanos(j) == t {
+		count, _ := tab.Num(a.p.perSecCol, j)
+		a.eventsPerSec = int64(math.Round(count))
+	}
+	return j
 }
 
 // batchDone records the time from a batch's arrival to the end of its

@@ -190,7 +190,7 @@ func (a *Aggregator) ServeLiveAgg(w http.ResponseWriter, r *http.Request) {
 	n := 0
 	if s := q.Get("n"); s != "" {
 		f, err := strconv.ParseFloat(s, 64)
-		if err != nil {
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 			http.Error(w, fmt.Sprintf("n=%q: want a number of hosts", s), http.StatusBadRequest)
 			return
 		}

@@ -100,8 +100,16 @@ func (a *Aggregator) stream(ctx context.Context, attempt *int) error {
 			continue
 		}
 		if d.bad > 0 {
+			// Logged at most once a second, as every refusal is.
 			a.m.badTime.Add(uint64(d.bad))
-			a.cfg.Logger.Warn("rows refused: time_ms out of range", "rows", d.bad, "max_ms", maxTimeMs)
+			a.mu.Lock()
+			a.logRefusal("rows refused: time_ms out of range", "rows", d.bad, "max_ms", maxTimeMs)
+			if d.b.Len() == 0 {
+				// Every row refused while decoding: push skips an
+				// empty batch, but a batch with rows is a sample.
+				a.batchDone(d.started)
+			}
+			a.mu.Unlock()
 		}
 		if err := a.push(d.b, d.started, &d.own); err != nil {
 			a.cfg.Logger.Warn("batch rejected", "rows", d.b.Len(), "err", err)

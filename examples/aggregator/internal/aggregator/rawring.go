@@ -22,6 +22,9 @@ type rawChunk struct {
 
 	once  sync.Once
 	frame []byte // the append frame, encoded once for every client
+
+	latest int64 // the latest of times, set by [rawRing.add]: under
+	// reorder ordering a chunk's last row need not be its latest
 }
 
 // newRawChunk copies the rows of tab, a table of the raw series, into a
@@ -90,17 +93,26 @@ type rawRing struct {
 	chunks  []*rawChunk
 	head    int
 	rows    int
+	latest  int64 // the latest row time of every chunk added
+	any     bool  // whether latest is set
 }
 
 // add appends a chunk and evicts what the window or the row cap no
-// longer covers (the newest chunk always stays).
+// longer covers (the newest chunk always stays): a chunk leaves the
+// window when its latest row is older than the latest row taken minus
+// the window's age, which, rows arriving out of order, is neither its
+// last row's time nor the new chunk's.
 func (r *rawRing) add(c *rawChunk) {
+	c.latest = slices.Max(c.times)
+	if !r.any || c.latest > r.latest {
+		r.latest, r.any = c.latest, true
+	}
 	r.chunks = append(r.chunks, c)
 	r.rows += len(c.times)
-	cut := c.times[len(c.times)-1] - r.maxAge
+	cut := r.latest - r.maxAge
 	for r.head < len(r.chunks)-1 {
 		old := r.chunks[r.head]
-		if old.times[len(old.times)-1] >= cut && r.rows <= r.maxRows {
+		if old.latest >= cut && r.rows <= r.maxRows {
 			break
 		}
 		r.rows -= len(old.times)

@@ -6,6 +6,7 @@ package envflag
 import (
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"time"
@@ -111,7 +112,11 @@ func (f *FlagSet) Duration(name, env string, def time.Duration, usage string) *t
 // ParseDuration reads a Go duration, or a bare integer as milliseconds.
 func ParseDuration(s string) (time.Duration, error) {
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return time.Duration(n) * time.Millisecond, nil
+		d, ok := Millis(n)
+		if !ok {
+			return 0, fmt.Errorf("%d ms is beyond a duration's range (at most %d ms, about 292 years)", n, maxMillis)
+		}
+		return d, nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
@@ -129,4 +134,16 @@ func (f *FlagSet) IsSet(name string) bool {
 		}
 	})
 	return set
+}
+
+// maxMillis is the most milliseconds a [time.Duration] holds.
+const maxMillis = int64(math.MaxInt64 / time.Millisecond)
+
+// Millis returns n milliseconds as a duration, and false when a duration
+// cannot hold them (beyond about ±292 years) rather than a wrapped value.
+func Millis(n int64) (time.Duration, bool) {
+	if n > maxMillis || n < -maxMillis {
+		return 0, false
+	}
+	return time.Duration(n) * time.Millisecond, true
 }
