@@ -12,8 +12,7 @@ func (s *Series) rollingBuilt(n *rollingNode, h rolling.History) {
 	n.late = s.nodes[n.src].base().late
 	if _, ok := s.nodes[n.src].(*viewNode); ok {
 		if f, ok := s.replayFrame(n.src); ok {
-			n.push(&f)
-			n.settle()
+			n.replay(&f)
 		}
 	}
 	if h.MaxEvents <= 0 && h.MaxAge <= 0 { // off

@@ -41,8 +41,11 @@ import (
 // retention (a partitioning with MaxEvents 1 replays each partition's
 // last row only, so windows built after the first push miss the rows
 // before it), and the partitions join the rolling in the order the
-// partitioning first saw them, the order of [Series.Partitions], as if
-// the rolling had been there from the start.
+// partitioning first saw them, the order of [Series.Partitions] — on the
+// partitioning itself or on a view of it. Built on the partitioning, that
+// is as if the rolling had been there from the start; built on a view
+// that dropped a partition's first rows (a filter, a sample), a rolling
+// there from the start would have met that partition later.
 //
 // A rolling with a history (opts.History) keeps it in a hidden node that
 // takes the id after the rolling's. That id is no node of its own: every
@@ -99,27 +102,32 @@ func (s *Series) Rolling(source NodeID, windows []rolling.Window, opts rolling.O
 	}
 	id := s.addNode(n)
 	if f, ok := s.replaySource(source); ok {
-		if pn != nil {
-			// The partitions the replay brings join in the order the
-			// partitioning first saw them (that of Partitions, in which
-			// a synchronised clock emits them), not in the order of
-			// their rows held: retention may have let a partition's
-			// first rows go.
-			held := make([]bool, pn.router.Cap())
-			for _, p := range f.part {
-				held[p] = true
-			}
-			for _, p := range pn.router.Order() {
-				if held[p] {
-					n.group.Declare(p)
-				}
-			}
-		}
-		n.push(&f)
-		n.settle()
+		n.replay(&f)
 	}
 	s.rollingBuilt(n, opts.History)
 	return id, nil
+}
+
+// replay starts the new node n from f, the rows its source holds in
+// arrival order. On partitions, those the replay brings join in the
+// order the partitioning first saw them (that of Partitions, in which a
+// synchronised clock emits them), not in the order of their rows held:
+// retention, or a view that dropped rows, may have let a partition's
+// first rows go.
+func (n *rollingNode) replay(f *frame) {
+	if pn := n.part; pn != nil {
+		held := make([]bool, pn.router.Cap())
+		for _, p := range f.part {
+			held[p] = true
+		}
+		for _, p := range pn.router.Order() {
+			if held[p] {
+				n.group.Declare(p)
+			}
+		}
+	}
+	n.push(f)
+	n.settle()
 }
 
 // replaySource returns the rows a node holds, in arrival order, for a node
