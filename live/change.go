@@ -119,8 +119,9 @@ func (s *Series) addChange(kind changeKind, source NodeID, columns []string) (No
 // (so a gap costs two rows: diff of 1, –, 5, 8 is –, –, –, 3). Other
 // columns pass through. The previous row is the one that arrived before,
 // also for a reorder source's late rows. Listed columns become optional.
-// An empty list, an unknown, time or non-number column is an error
-// wrapping [ErrConfig].
+// An empty list, an unknown, time or non-number column, or a column
+// listed twice is an error wrapping [ErrConfig]; so for Rate and
+// PctChange.
 func (s *Series) Diff(source NodeID, columns ...string) (NodeID, error) {
 	return s.addChange(changeDiff, source, columns)
 }

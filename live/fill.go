@@ -60,7 +60,10 @@ type FillOptions struct {
 	// cells of a column; the later ones of a longer gap stay missing.
 	Limit int
 	// Columns lists the columns to fill; empty means every value column
-	// (every number column for FillZero).
+	// (every number column for FillZero) but, on a partitioned source, the
+	// partition column: its cells are the rows' keys, missing only in the
+	// partition of missing keys, which nodes downstream key as missing
+	// whatever the view writes there. Listed, it is filled as any other.
 	Columns []string
 }
 
@@ -158,8 +161,9 @@ func (o *fillOp) forget(p int32) {
 // late row's gap takes it even when it is of a later time.
 //
 // FillLinear is rejected (it needs future values; docs/differences.md §16), as are
-// a missing strategy, a negative limit, an unknown or time column, and
-// FillZero on a column that is not a number column: all errors wrap
+// a missing strategy, a negative limit, an unknown or time column, a
+// column listed twice, and FillZero on a column that is not a number
+// column: all errors wrap
 // [ErrConfig].
 func (s *Series) Fill(source NodeID, opts FillOptions) (NodeID, error) {
 	const op = "fill"
@@ -179,8 +183,9 @@ func (s *Series) Fill(source NodeID, opts FillOptions) (NodeID, error) {
 	}
 	columns := opts.Columns
 	if len(columns) == 0 {
+		key := s.partitionColumn(src)
 		for j := 1; j < src.sch.Len(); j++ {
-			if c := src.sch.Column(j); opts.Strategy == FillHold || c.Kind == schema.Number {
+			if c := src.sch.Column(j); c.Name != key && (opts.Strategy == FillHold || c.Kind == schema.Number) {
 				columns = append(columns, c.Name)
 			}
 		}

@@ -160,10 +160,11 @@ type pvwOp struct {
 	runs        map[int]int
 	lasts       map[int]schema.Value
 	in          *schema.Schema
+	key         string // the partition column, which a fill of every column leaves
 }
 
-func pvwNewOp(st pvwStep, in *schema.Schema) *pvwOp {
-	o := &pvwOp{st: st, in: in}
+func pvwNewOp(st pvwStep, in *schema.Schema, key string) *pvwOp {
+	o := &pvwOp{st: st, in: in, key: key}
 	o.j, _ = in.Index("cpu")
 	switch st.kind {
 	case "filter":
@@ -209,12 +210,12 @@ func (o *pvwOp) row(in schema.Row) (schema.Row, bool) {
 			}
 		}
 	case "zero":
-		// Every number column (zone too, the partition column included).
+		// Every number column but the partition column.
 		if o.runs == nil {
 			o.runs = map[int]int{}
 		}
 		for j, c := range o.in.Columns() {
-			if c.Kind != schema.Number {
+			if c.Kind != schema.Number || c.Name == o.key {
 				continue
 			}
 			if !in[j].IsMissing() {
@@ -302,6 +303,7 @@ type pvwStage struct {
 	st      pvwStep
 	id      live.NodeID
 	in, out *schema.Schema
+	key     string // the partition column
 	ops     map[string]*pvwOp
 	held    map[int64]pvwHeld
 	maxT    map[string]int64
@@ -321,7 +323,7 @@ func (g *pvwStage) feed(in pvwFlow) pvwFlow {
 	for _, h := range in.rows {
 		op := g.ops[h.key]
 		if op == nil {
-			op = pvwNewOp(g.st, g.in)
+			op = pvwNewOp(g.st, g.in, g.key)
 			g.ops[h.key] = op
 		}
 		row, ok := op.row(h.row)
@@ -887,7 +889,7 @@ func (p *pvwRun) build(name string, steps []pvwStep, late bool) {
 			if err != nil {
 				return 0, err
 			}
-			stages = append(stages, &pvwStage{st: st, id: id, in: inSch, out: outSch,
+			stages = append(stages, &pvwStage{st: st, id: id, in: inSch, out: outSch, key: p.c.key,
 				ops: map[string]*pvwOp{}, held: map[int64]pvwHeld{}, maxT: map[string]int64{}})
 			src = id
 		}

@@ -432,6 +432,16 @@ func (s *Series) checkSource(source NodeID) (*nodeBase, error) {
 	return n.base(), nil
 }
 
+// partitionColumn returns the name of the partition column of the
+// partitioning src is on, or "" when src is not partitioned.
+func (s *Series) partitionColumn(src *nodeBase) string {
+	if src.scope == nil {
+		return ""
+	}
+	pn := s.nodes[src.scope.node].(*partitionNode)
+	return pn.sch.Column(pn.col).Name
+}
+
 // appendFinite appends f, or a missing cell when f is NaN or infinite.
 func appendFinite(dst *table.Col, f float64) {
 	if f-f == 0 {

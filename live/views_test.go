@@ -151,6 +151,49 @@ func TestFill(t *testing.T) {
 	}
 }
 
+// A fill of every column on a partitioned source leaves the partition
+// column alone: the rows of the partition of missing keys keep their
+// missing key in the view, as the nodes downstream key them. Listed, the
+// partition column is filled as any other.
+func TestFillOfEveryColumnLeavesThePartitionKey(t *testing.T) {
+	sch := schema.MustNew(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "zone", Kind: schema.Number, Optional: true},
+		schema.Column{Name: "value", Kind: schema.Number, Optional: true},
+	)
+	row := func(t int64, zone, x float64) schema.Row {
+		z, val := schema.NumberValue(zone), schema.NumberValue(x)
+		if math.IsNaN(zone) {
+			z = schema.Missing()
+		}
+		if math.IsNaN(x) {
+			val = schema.Missing()
+		}
+		return schema.Row{schema.MillisValue(t), z, val}
+	}
+	rows := []schema.Row{row(0, gap, gap), row(1, 7, gap), row(2, gap, 5)}
+	for _, c := range []struct {
+		name    string
+		columns []string
+		zones   []any
+	}{
+		{"every column", nil, []any{nil, 7.0, nil}},
+		{"the partition column listed", []string{"zone", "value"}, []any{0.0, 7.0, 0.0}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := live.New("zones", sch, live.Options{})
+			require.NoError(t, err)
+			p, err := s.PartitionBy(s.Root(), "zone", partition.Options{})
+			require.NoError(t, err)
+			n, err := s.Fill(p, live.FillOptions{Strategy: live.FillZero, Columns: c.columns})
+			require.NoError(t, err)
+			tab := emitted(t, s, n, rows...)
+			assert.Equal(t, c.zones, cells(t, tab, "zone"))
+			assert.Equal(t, []any{0.0, 0.0, 5.0}, cells(t, tab, "value"))
+		})
+	}
+}
+
 func TestFillHoldsStrings(t *testing.T) {
 	s := newSeries(t, live.Options{})
 	n, err := s.Fill(s.Root(), live.FillOptions{Strategy: live.FillHold, Columns: []string{"host"}})
