@@ -16,7 +16,8 @@ import (
 // partitioning and descends from source) and makes its building atomic:
 // when build fails, or the chain is not per partition, every node build
 // added is removed again and the error returned (a [*ConfigError] for a
-// chain that is not per partition).
+// chain that is not per partition); when build panics, its nodes are
+// removed and the panic goes on.
 //
 // The result is a partitioned node: a [Series.Rolling] built on it keeps
 // its windows per partition, and [Series.Gather] merges its partitions
@@ -37,18 +38,30 @@ func (s *Series) PerPartition(source NodeID, build func(s *Series, part NodeID) 
 		return 0, configErr(op, "build", "PerPartition needs a build function", nil)
 	}
 	mark := len(s.nodes)
+	built := false
+	defer func() {
+		if !built { // build panicked: remove its nodes, and go on panicking
+			s.removeNodesFrom(mark)
+		}
+	}()
 	last, err := build(s, source)
+	built = true
 	if err == nil {
 		err = s.checkChain(op, source, last, mark)
 	}
 	if err != nil {
-		clear(s.nodes[mark:])
-		s.nodes = s.nodes[:mark]
-		s.registerAll()
-		s.watchesChanged() // the next push drops the removed nodes' wants
+		s.removeNodesFrom(mark)
 		return 0, err
 	}
 	return last, nil
+}
+
+// removeNodesFrom removes the nodes from id mark on, the last ones built.
+func (s *Series) removeNodesFrom(mark int) {
+	clear(s.nodes[mark:])
+	s.nodes = s.nodes[:mark]
+	s.registerAll()
+	s.watchesChanged() // the next push drops the removed nodes' wants
 }
 
 // checkChain checks that last is source, or a node built since mark that

@@ -176,7 +176,8 @@ func fieldsOf(t reflect.Type) ([]typedField, error) {
 				return codecErr(sf.Name, fmt.Sprintf("the time field cannot be a pointer (%s)", sf.Type))
 			case f.isTime && k != fTime && k != fInt64:
 				return codecErr(sf.Name, fmt.Sprintf("a time field is a time.Time or an int64 of nanoseconds, not %s", sf.Type))
-			case f.isTime && f.opt:
+			case (f.isTime || k == fTime) && f.opt:
+				// A time.Time field is the time field whatever its tag.
 				return codecErr(sf.Name, "the time field cannot be optional")
 			case !f.isTime && k == fTime:
 				f.isTime = true

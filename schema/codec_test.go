@@ -425,6 +425,32 @@ func TestForRejectsAPointerToATime(t *testing.T) {
 	}
 }
 
+// TestForRejectsAnOptionalTime: an untagged-as-time time.Time field is
+// the time field, and the option optional on it was dropped silently
+// (the check ran before the field became the time field); it is refused
+// as on a field tagged time.
+func TestForRejectsAnOptionalTime(t *testing.T) {
+	type untagged struct {
+		At  time.Time `pond:"at,optional"`
+		CPU float64   `pond:"cpu"`
+	}
+	type tagged struct {
+		At  int64   `pond:"at,time,optional"`
+		CPU float64 `pond:"cpu"`
+	}
+	for name, f := range map[string]func() error{
+		"time.Time": func() error { _, err := schema.For[untagged](); return err },
+		"codec":     func() error { _, err := schema.NewCodec[untagged](nil); return err },
+		"int64":     func() error { _, err := schema.For[tagged](); return err },
+	} {
+		err := f()
+		var se *schema.SchemaError
+		require.ErrorAs(t, err, &se, name)
+		assert.ErrorIs(t, err, schema.ErrSchema, name)
+		assert.Contains(t, se.Reason, "At: the time field cannot be optional", name)
+	}
+}
+
 // TestEncodeIntoTwoBatchesKeepsEachOnesMissingCells: the missing flags
 // of an encoded batch were the codec's buffer, so that encoding into a
 // second batch rewrote the first one's: a cell the first batch held went
