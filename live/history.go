@@ -9,7 +9,9 @@ import (
 // source holds (Rolling itself replays the root and partitions), and gets
 // a history when its options ask for one.
 func (s *Series) rollingBuilt(n *rollingNode, h rolling.History) {
-	n.late = s.nodes[n.src].base().late
+	// A rolling that closes boundaries in finish (advances) emits there:
+	// the nodes built on it take its rows in the finish pass.
+	n.late = s.nodes[n.src].base().late || n.advances
 	if _, ok := s.nodes[n.src].(*viewNode); ok {
 		if f, ok := s.replayFrame(n.src); ok {
 			n.replay(&f)

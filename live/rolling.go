@@ -27,10 +27,12 @@ import (
 // each partition emits on its own rows.
 //
 // With opts.Aligned the windows end on the clock's boundaries instead:
-// boundary b closes when no row before it can still be accepted (under
-// strict or drop ordering at the first accepted row at or after b; under
-// reorder once the latest accepted time minus the grace reaches b —
-// reorder without a grace is an error), and each partition whose windows
+// boundary b closes when no row before it can still be accepted by the
+// series (under strict or drop ordering at the first accepted row at or
+// after b; under reorder once the latest accepted time minus the grace
+// reaches b — reorder without a grace is an error; a row that views in
+// front of the rolling drop closes boundaries too, at the end of its
+// push), and each partition whose windows
 // hold a row emits one row keyed at b over its own rows in
 // [b − span, b). See the rolling package's "Aligned windows".
 //
@@ -81,6 +83,7 @@ func (s *Series) Rolling(source NodeID, windows []rolling.Window, opts rolling.O
 		return 0, configErr(op, "Aligned", "cannot build", err)
 	}
 	n := &rollingNode{s: s, plan: plan, part: pn, aligned: opts.Aligned}
+	n.advances = opts.Aligned && s.advancesAt(source)
 	b := n.base()
 	b.src, b.op, b.sch = source, op, plan.Schema()
 	b.out = newFrame(plan.Schema())
@@ -167,6 +170,10 @@ type rollingNode struct {
 	// aligned: the plan's windows are aligned (its engine asks for the
 	// table at every push), read without copying the plan's options.
 	aligned bool
+	// advances: aligned, behind views that may drop rows, so that the
+	// series' latest time closes its boundaries at the end of each push
+	// (see advance).
+	advances bool
 	// held: the aligned group reads its samples from the series' rows
 	// through it, and each push tells it the identity of its first row.
 	held *heldRows
@@ -271,8 +278,12 @@ func (n *rollingNode) withParts(in *frame) *frame {
 
 func (n *rollingNode) evicted(*frame) {}
 
-// finish drops the state of partitions the partitioning removed.
+// finish closes what the series' latest time closes (see advance), then
+// drops the state of partitions the partitioning removed.
 func (n *rollingNode) finish() {
+	if n.advances {
+		n.advance()
+	}
 	if n.part == nil {
 		return
 	}
@@ -281,9 +292,50 @@ func (n *rollingNode) finish() {
 	}
 }
 
-// finishesNothing reports that the node's finish never drops a
-// partition: its partitions never expire (no IdleTTL).
-func (n *rollingNode) finishesNothing() bool { return n.part == nil || n.part.opts.IdleTTL <= 0 }
+// advance closes the boundaries the series' latest accepted time closes.
+// An aligned boundary closes when no row before it can still be accepted
+// by the series, whichever node the rows that show it go to: behind a
+// view that dropped the rows crossing it (a filter, a sample), the node
+// would otherwise wait for one of its own. Its rows of the push all came
+// before (the finish pass runs after them), and each view keeps its
+// rows' times, so no row the node gets later is before what closes.
+func (n *rollingNode) advance() {
+	if !n.s.hasLatest {
+		return
+	}
+	if n.stream != nil {
+		n.stream.AdvanceTo(n.s.latest, n)
+	} else {
+		n.group.AdvanceTo(n.s.latest, n)
+	}
+}
+
+// advancesAt reports whether an aligned rolling built on source is given
+// only some of the series' rows, all at their own times: source is a view
+// (of views…) of the root or of a partitioning. On the root or a
+// partitioning it is given every row; behind another kind of node
+// (a rolling, a reduce, an aggregate) its rows have times of their own.
+func (s *Series) advancesAt(source NodeID) bool {
+	if _, ok := s.nodes[source].(*viewNode); !ok {
+		return false
+	}
+	for id := source; ; {
+		switch n := s.nodes[id].(type) {
+		case *viewNode:
+			id = n.base().src
+		case *rootNode, *partitionNode:
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// finishesNothing reports that the node's finish does nothing: it does
+// not advance, and its partitions never expire (no IdleTTL).
+func (n *rollingNode) finishesNothing() bool {
+	return !n.advances && (n.part == nil || n.part.opts.IdleTTL <= 0)
+}
 
 func (n *rollingNode) heldBytes() int {
 	if n.stream != nil {

@@ -15,7 +15,9 @@
 // numbers and booleans keep their kind (a numeric key stays a number in
 // outputs) and a missing value is a partition of its own. Partitions are numbered in
 // the order they are first seen, after any declared groups, and that is
-// the order in which a synchronised clock emits them.
+// the order in which a clock-triggered rolling on the partitioning emits
+// them (one behind a view that drops rows meets a partition at the first
+// of its rows the view passes, and emits in that order).
 //
 // # Limits
 //

@@ -16,11 +16,17 @@
 // With [Options.Aligned] (a clock trigger and time windows only; anything
 // else is a [*SpecError] naming the option) the windows end on the
 // clock's boundaries. Boundary b closes when no row with t < b can still
-// be accepted: under strict or drop ordering at the first accepted row
-// with t ≥ b, under reorder with grace g once the latest accepted time
-// minus g reaches b (the live package rejects reorder without a grace).
+// be accepted by the series: under strict or drop ordering at the first
+// accepted row with t ≥ b, under reorder with grace g once the latest
+// accepted time minus g reaches b (the live package rejects reorder
+// without a grace). The series' rows close boundaries whichever node
+// they reach: behind views that drop rows (a filter, a sample), a row
+// the views drop closes them too, and the rolling emits those closings
+// at the end of the push that accepted it.
 // At each closed boundary, in time order, every partition whose windows
-// hold a row emits, in first-seen order, one row keyed at b, each window
+// hold a row emits, in the order the rolling first met the partitions
+// (declared groups first; behind a view that drops rows, at the first
+// row of the partition it passes), one row keyed at b, each window
 // holding exactly that partition's rows with b − span ≤ t < b; boundaries
 // crossed in one push or skipped by a gap each get their row while a
 // window holds one, and a partition whose windows are empty waits for its

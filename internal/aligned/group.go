@@ -222,6 +222,28 @@ func (g *Group) Push(in *Rows, part []int32, out *schema.Table) {
 	g.buffer(in, part, from, len(in.Times))
 }
 
+// Due reports whether a row accepted at t by the series would close a
+// boundary of g (see [Group.Advance]).
+func (g *Group) Due(t int64) bool {
+	return g.started && g.hold == nil && max(g.latest, t)-g.lag >= g.next
+}
+
+// Advance closes the boundaries that the series accepting a row at t
+// closes, for a group that is given only some of the series' rows (behind
+// a view that drops rows): its latest time becomes t when t is later, and
+// the partitions whose windows hold a row emit at each boundary closed, as
+// in [Group.Push]. The group's rows of the push have all been given: a
+// boundary closes only once no row before it can still come, so those of
+// its rows at or after the boundary are in later panes, where Push under
+// a lateness puts them too.
+func (g *Group) Advance(t int64, out *schema.Table) {
+	if !g.Due(t) {
+		return
+	}
+	g.latest = max(g.latest, t)
+	g.closeTo(g.latest-g.lag, out)
+}
+
 // buffer takes rows [from, to) of in: into the pending rows, or straight
 // into their panes when the plan reads arrays.
 func (g *Group) buffer(in *Rows, parts []int32, from, to int) {

@@ -168,6 +168,16 @@ func (g *Group) SetLateness(d time.Duration) {
 	}
 }
 
+// AdvanceTo closes, in aligned mode, the boundaries that the series
+// accepting a row at t closes, for a group given only some of the series'
+// rows (see [aligned.Group.Advance]); out's table is asked for only when
+// one closes. Other modes close on their own rows only.
+func (g *Group) AdvanceTo(t int64, out Sink) {
+	if g.al != nil && g.al.Due(t) {
+		g.al.Advance(t, out.Table())
+	}
+}
+
 // SetHeld makes an aligned group read its samples from the series' rows
 // through src (see [aligned.Held]), before it takes a row, and reports
 // whether it does: when the plan's [Plan.HeldColumn] is ok.

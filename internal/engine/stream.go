@@ -75,6 +75,16 @@ func (s *Stream) SetLateness(d time.Duration) {
 	}
 }
 
+// AdvanceTo closes, in aligned mode, the boundaries that the series
+// accepting a row at t closes, for a stream given only some of the series'
+// rows (see [aligned.Group.Advance]); out's table is asked for only when
+// one closes. Other modes close on their own rows only.
+func (s *Stream) AdvanceTo(t int64, out Sink) {
+	if s.al != nil && s.al.Due(t) {
+		s.al.Advance(t, out.Table())
+	}
+}
+
 // HeldBytes returns the memory the stream's windows hold.
 func (s *Stream) HeldBytes() int {
 	if s.al != nil {
