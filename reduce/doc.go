@@ -54,7 +54,12 @@
 // −1.7e308, 1, 1 gives 1.7e308, missing, 0, −1.7e308 and 2. A stdev is
 // missing while the window holds a value whose square is beyond what its
 // sums keep (|x| ≥ 2^500, about 3.3e150), even of that value alone, and
-// comes back when it leaves.
+// comes back when it leaves. At the other end, the squares of values below
+// 2^-511 (about 1.5e-154) in magnitude fall below float64's normal range:
+// a stdev over such values loses precision, and reads 0 once their squares
+// round to zero (below about 1e-162), as the stdev of [1e-300, 0] does;
+// scale such data before aggregating it. From 2^-511 up a stdev keeps its
+// precision.
 //
 // # Scalar order
 //
