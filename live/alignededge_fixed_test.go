@@ -77,4 +77,3 @@ func TestAleAlignedOnAFilterClosesAtTheSeriesRows(t *testing.T) {
 		})
 	}
 }
-

@@ -124,7 +124,7 @@ func (s *Series) Gather(source NodeID) (NodeID, error) {
 type gatherOp struct {
 	pn     *partitionNode
 	addKey bool
-	keys   []schema.Value // per partition index, kept past the partition's expiry
+	keys   []schema.Value // per partition index, kept until its rows have gone
 	gens   []uint32
 	set    []bool
 }
@@ -158,4 +158,10 @@ func (o *gatherOp) key(p int32) schema.Value {
 	return o.keys[p]
 }
 
-func (o *gatherOp) forget(int32) {}
+// forget lets go of a partition's key once its rows, evictions included,
+// have gone (a view forgets an expired partition after dropping them).
+func (o *gatherOp) forget(p int32) {
+	if int(p) < len(o.keys) {
+		o.keys[p], o.set[p] = schema.Value{}, false
+	}
+}

@@ -288,7 +288,12 @@ func (r *rootNode) rememberStrings() {
 		if c.hit {
 			continue // it holds these strings already
 		}
+		was := len(c.strs)
 		c.strs = append(c.strs[:0], table.Column(f.tab, j).Strings()...)
+		if was > len(c.strs) {
+			// The strings of a larger push before are let go.
+			clear(c.strs[len(c.strs):was])
+		}
 		c.hdr = headerBytes(c.strs)
 		c.ids = append(c.ids[:0], ids...)
 	}

@@ -390,9 +390,11 @@ func (s *Series) Describe(id NodeID) (string, error) {
 // count at their capacity and maps are estimated from their entries (a
 // push may grow a node's scratch room, a refused push too, which then
 // stays: it changes no state, but can change NodeBytes, once); the bytes
-// of strings, shared with the series, are not counted. It is 0 for
-// nodes that keep no state of their own. An unknown id is an error
-// wrapping [ErrNode].
+// of strings, shared with the series, are not counted, nor are the
+// node's output tables (this push's rows and its latest emission, which
+// keep the room of the largest emission; see "Ordering and retention" in
+// the package doc). It is 0 for nodes that keep no state of their own.
+// An unknown id is an error wrapping [ErrNode].
 func (s *Series) NodeBytes(id NodeID) (int, error) {
 	n, err := s.node(id)
 	if err != nil {

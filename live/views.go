@@ -344,6 +344,9 @@ func (n *viewNode) finish() {
 // partition).
 func (n *viewNode) heldBytes() int {
 	b := 0
+	if n.pn != nil { // a store pointer and a generation per partition index
+		b += 8*cap(n.stores) + 4*cap(n.gens)
+	}
 	if o, ok := n.op.(opBytes); ok {
 		b += o.stateBytes()
 	}

@@ -47,12 +47,13 @@ func newRowStore(sch *schema.Schema, cells bool) *rowStore {
 
 func (st *rowStore) len() int { return len(st.t) - st.head }
 
-// bytes returns the memory the store's slices hold, spare room included:
-// keys, cells and array elements; not the bytes of strings, which the
-// rows share with the tables they came from.
+// bytes returns the memory the store holds, spare room included: itself
+// and its columns' headers, keys, cells and array elements; not the bytes
+// of strings, which the rows share with the tables they came from.
 func (st *rowStore) bytes() int {
 	const value = int(unsafe.Sizeof(schema.Value{}))
-	b := 8*cap(st.t) + 8*cap(st.id)
+	b := int(unsafe.Sizeof(*st)) + int(unsafe.Sizeof(cellCol{}))*cap(st.cols)
+	b += 8*cap(st.t) + 8*cap(st.id)
 	for j := range st.cols {
 		c := &st.cols[j]
 		b += 8*cap(c.num) + int(unsafe.Sizeof(""))*cap(c.str) + cap(c.flag) + int(unsafe.Sizeof([]schema.Value(nil)))*cap(c.arr)

@@ -162,7 +162,12 @@ func (g *Group) Remove(q int32) {
 	g.in.close(q) // its waiting rows leave with it
 	g.st.close(&g.p.st, q)
 	clear(pt.lane)
-	pt.huge = false // its windows are emptied when it wakes
+	pt.huge = false
+	// Its windows are emptied now, not only when it wakes: they may hold
+	// strings (samples, first, last, keep, unique, top) of a key gone.
+	for w := range pt.wins {
+		pt.wins[w].reset(&g.p.wins[w], 0, 0)
+	}
 	g.parts[q] = nil
 	g.free = append(g.free, pt)
 	g.keysTag = 0

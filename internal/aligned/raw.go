@@ -163,8 +163,7 @@ func (p *Plan) emitRaw(wp *winPlan, ws *winState, i int, b int64, dst *table.Col
 		p.emitFirstLast(wp, ws, rp, b, dst, op == reducers.OpLast)
 		return
 	}
-	st := ws.gen[i]
-	st.Reset()
+	st := ws.gen[i] // empty: each emission resets it after appending
 	rr := &ws.raw
 	lo, hi := p.window(wp, b)
 	r := rr.row0
@@ -178,6 +177,7 @@ func (p *Plan) emitRaw(wp *winPlan, ws *winState, i int, b int64, dst *table.Col
 		r += run.n
 	}
 	st.Append(dst)
+	st.Reset() // keeps nothing (no string) of the window's rows meanwhile
 }
 
 // emitFirstLast appends first or last of raw rows (arrays): the value at

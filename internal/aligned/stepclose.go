@@ -332,10 +332,10 @@ func (g *Group) emitStepRaw(w int, ws *winState, i int, raw []uint64, dst *table
 		dst.EndArray()
 		return
 	}
-	st := ws.gen[i]
-	st.Reset()
+	st := ws.gen[i] // empty: each emission resets it after appending
 	for r, j := 0, c; j < len(raw); r, j = r+1, j+stride {
 		st.Add(uint64(r), p.value(rp.kind, raw[j], nil, 0))
 	}
 	st.Append(dst)
+	st.Reset() // keeps nothing (no string) of the window's rows meanwhile
 }

@@ -1288,6 +1288,12 @@ func (e *Engine) Release() {
 	if e.p.hasArr {
 		e.setArrs(nil)
 	}
+	// Empty the window states now, not when the engine is taken again:
+	// they may hold strings (unique, top, keep) of a partition gone.
+	wins := e.wins()
+	for w := range wins {
+		e.resetStates(&wins[w], &e.p.wins[w])
+	}
 	e.p.arena.free = append(e.p.arena.free, e)
 }
 

@@ -582,6 +582,7 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, sc *tickScr
 func (g *Group) appendKeys(kc *table.Col, ps []int32, ks []string, tag uint64, at int) {
 	if g.sk.KeyStrs(ks, ps) {
 		kc.AppendStrsAs(ks, tag, at)
+		clear(ks) // the scratch keeps no key of a partition that may go
 		return
 	}
 	for _, p := range ps {
