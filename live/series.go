@@ -393,7 +393,10 @@ func (s *Series) Describe(id NodeID) (string, error) {
 // of strings, shared with the series, are not counted, nor are the
 // node's output tables (this push's rows and its latest emission, which
 // keep the room of the largest emission; see "Ordering and retention" in
-// the package doc). It is 0 for nodes that keep no state of their own.
+// the package doc). With Workers above one, a partitioned rolling's
+// count includes the rows handed to a worker before its tick, so it may
+// differ from one worker's. It is 0 for nodes that keep no state of their
+// own.
 // An unknown id is an error wrapping [ErrNode].
 func (s *Series) NodeBytes(id NodeID) (int, error) {
 	n, err := s.node(id)
