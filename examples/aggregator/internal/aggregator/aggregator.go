@@ -241,6 +241,10 @@ type Aggregator struct {
 	// onSnapshotPiece, when set before clients connect, runs after each
 	// piece of a snapshot is written, outside every lock (tests).
 	onSnapshotPiece func()
+	// closeGrace is how long a client dropped as slow has to take its
+	// close frame (the constant closeGrace; tests on a loaded machine
+	// set it longer before clients connect).
+	closeGrace time.Duration
 }
 
 // refusals count the rows the aggregator refused, by reason.
@@ -275,6 +279,7 @@ func New(cfg Config) (*Aggregator, error) {
 		aggClients:  map[*client]struct{}{},
 		hist:        history{maxAgeMs: cfg.History.Milliseconds(), maxRows: cfg.HistoryMaxRows},
 		raw:         rawRing{maxAge: int64(cfg.Retention), maxRows: cfg.LiveSnapshotRows},
+		closeGrace:  closeGrace,
 	}
 	a.m.init(a)
 	return a, nil

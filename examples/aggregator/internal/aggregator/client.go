@@ -128,7 +128,7 @@ func (a *Aggregator) drop(c *client, reason string) {
 	}
 	a.m.slowDisconnects.Add(1)
 	a.cfg.Logger.Warn("closing a slow WebSocket client", "reason", reason, "queued_frames", frames, "queued_bytes", bytes)
-	time.AfterFunc(closeGrace, c.cancel)
+	time.AfterFunc(a.closeGrace, c.cancel)
 }
 
 func (a *Aggregator) dropLocked(c *client) {

@@ -272,6 +272,9 @@ func TestALateLiveClientAt1000x100GetsItsSnapshotThenAppends(t *testing.T) {
 // reader gets every tick.
 func TestASlowClientIsClosedWith1013(t *testing.T) {
 	a := newTestAggregator(t, Config{Logger: quietLogger, ClientMaxLag: 500 * time.Millisecond, History: -1})
+	// The paused client reads its close once the pushes are done: seconds
+	// on a loaded machine, more than the 5 s a client is given.
+	a.closeGrace = 30 * time.Second
 	ws, _ := serve(t, a)
 	var stalled []*wsClient
 	for range 3 {
@@ -327,6 +330,8 @@ func TestASlowClientIsClosedWith1013(t *testing.T) {
 	}
 	// The stalled ones are cut at the end of the grace; reading finds the
 	// connection closed rather than waiting forever.
+	ctx, cancel = context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
 	for _, s := range stalled {
 		for {
 			if _, _, err := s.conn.Read(ctx); err != nil {
