@@ -14,7 +14,8 @@ import (
 //   - A rolling: its latest row, the last it emitted (for a partitioned
 //     rolling, the latest row of each partition that emitted in its latest
 //     emitting push: under a clock trigger, every partition's row of the
-//     last tick). Empty before its first emission. A rolling built on a
+//     last tick; the partitions' rows in no promised order — sort them by
+//     the key column if you need one). Empty before its first emission. A rolling built on a
 //     node that holds rows emits while it replays them (see
 //     [Series.Rolling]): not in any output, but its Value is then the
 //     rows a rolling built before those rows would have emitted last.

@@ -25,7 +25,7 @@
 //	keep          any value kind                 the value if all are equal missing
 //	unique        number, string, boolean, array distinct scalars, sorted   []
 //	top<N>        number, string, boolean, array N most frequent scalars    []
-//	samples       number, string, boolean, array defined values in order    []
+//	samples       number, string, boolean, array defined values, arrived    []
 //
 // Value kinds are number, string, boolean and array (of scalars); no reducer
 // reads a time column. first, last and keep give a result of the source's
@@ -68,8 +68,11 @@
 // order, which differs from Go's byte order only where a character above
 // U+FFFF meets one in U+E000–U+FFFF), then false before true. So unique of
 // ['b', 2, 'a', 1, true, false, 2] is [1, 2, 'a', 'b', false, true], and
-// top2 of ['x', 'y', 'y', 'z', 'z', 'a'] is ['y', 'z']. Numbers compare by
-// value, so 0 and −0 are one value.
+// top2 of ['x', 'y', 'y', 'z', 'z', 'a'] is ['y', 'z']. top gives its
+// values by count, the most frequent first (top3 of ['a', 'b', 'b', 'c',
+// 'c', 'c'] is ['c', 'b', 'a']). Numbers compare by value, so 0 and −0 are
+// one value. samples gives the values in the order their rows arrived,
+// which under reorder ordering is not always their times' order.
 //
 // # keep
 //
