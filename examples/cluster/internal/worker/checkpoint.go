@@ -22,18 +22,37 @@ type Checkpoint struct {
 	Offset         int64 // the next input offset to process
 	LastEventMs    int64 // -1 when no event was taken
 	LastBoundaryMs int64 // -1 when no row was written
+	// ReplayFrom is the offset the replay starts at (see replayMarks),
+	// -1 when unknown (a checkpoint of an earlier version): the replay
+	// then searches the input by timestamp.
+	ReplayFrom int64
 }
 
-// metadataFormat is the offset metadata: a version tag and the two times.
-const metadataFormat = "pond1 t=%d b=%d"
+// metadataFormat is the offset metadata: a version tag, the two times
+// and the replay's first offset; metadataFormat1 is the first version's,
+// without the offset.
+const (
+	metadataFormat  = "pond2 t=%d b=%d s=%d"
+	metadataFormat1 = "pond1 t=%d b=%d"
+)
 
 func (c Checkpoint) metadata() string {
-	return fmt.Sprintf(metadataFormat, c.LastEventMs, c.LastBoundaryMs)
+	return fmt.Sprintf(metadataFormat, c.LastEventMs, c.LastBoundaryMs, c.ReplayFrom)
 }
 
+// errMetadata is the error of an offset committed without a checkpoint
+// the worker can read (reset with kafka-consumer-groups or kadm, which
+// commit no metadata or their own): the windows cannot be rebuilt, and
+// asking again will not change it.
+var errMetadata = errors.New("worker: the committed offset carries no checkpoint (was it reset by hand? delete the group's offsets to start the partition afresh)")
+
 func parseMetadata(s string, c *Checkpoint) error {
-	if _, err := fmt.Sscanf(s, metadataFormat, &c.LastEventMs, &c.LastBoundaryMs); err != nil {
-		return fmt.Errorf("worker: offset metadata %q: %w", s, err)
+	if _, err := fmt.Sscanf(s, metadataFormat, &c.LastEventMs, &c.LastBoundaryMs, &c.ReplayFrom); err == nil {
+		return nil
+	}
+	c.ReplayFrom = -1
+	if _, err := fmt.Sscanf(s, metadataFormat1, &c.LastEventMs, &c.LastBoundaryMs); err != nil {
+		return fmt.Errorf("%w: offset metadata %q: %v", errMetadata, s, err)
 	}
 	return nil
 }
@@ -42,12 +61,17 @@ func parseMetadata(s string, c *Checkpoint) error {
 // partitions. A partition never committed is absent. A partition with a
 // transactional commit still pending (UNSTABLE_OFFSET_COMMIT) is asked
 // again until it settles or ctx ends: taking it for "never committed"
-// would rebuild an empty series.
+// would rebuild an empty series. An offset whose metadata is no
+// checkpoint is an error at once (errMetadata): asking again would wait
+// for ever.
 func ReadCheckpoints(ctx context.Context, adm *kadm.Client) (map[int32]Checkpoint, error) {
 	for wait := 20 * time.Millisecond; ; wait = min(2*wait, time.Second) {
 		out, err := readCheckpoints(ctx, adm)
 		if err == nil {
 			return out, nil
+		}
+		if errors.Is(err, errMetadata) {
+			return nil, err
 		}
 		select {
 		case <-ctx.Done():
@@ -77,7 +101,7 @@ func readCheckpoints(ctx context.Context, adm *kadm.Client) (map[int32]Checkpoin
 		}
 		c := Checkpoint{Offset: o.At}
 		if err := parseMetadata(o.Metadata, &c); err != nil {
-			perr = errors.Join(perr, err)
+			perr = errors.Join(perr, fmt.Errorf("partition %d: %w", o.Partition, err))
 		}
 		out[o.Partition] = c
 	})

@@ -55,8 +55,8 @@ type Pipeline struct {
 	names    map[string]string // interned host names, at most maxNames
 	// skipped counts the events not staged: a record value that is not
 	// 16 bytes or not finite numbers, a key longer than maxHostLen, or a
-	// timestamp beyond ±maxTimeMs, which the series would reject with the
-	// rest of the push; and the events of new hosts refused past maxHosts.
+	// timestamp before 1970 or after maxTimeMs (see there); and the events
+	// of new hosts refused past maxHosts.
 	skipped uint64
 }
 
@@ -164,7 +164,7 @@ func (p *Pipeline) AddRecord(r *kgo.Record) {
 }
 
 func (p *Pipeline) add(timeMs int64, cpu, requests float64, host string) {
-	if !finite(cpu) || !finite(requests) || timeMs > maxTimeMs || timeMs < -maxTimeMs {
+	if !finite(cpu) || !finite(requests) || timeMs > maxTimeMs || timeMs < 0 {
 		p.skipped++
 		return
 	}
@@ -175,10 +175,12 @@ func (p *Pipeline) add(timeMs int64, cpu, requests float64, host string) {
 	b.Cols[2].Str = append(b.Cols[2].Str, host)
 }
 
-// maxTimeMs is the latest timestamp the series takes, either way from
-// 1970 (schema.MaxTime, the year 2116), in milliseconds; beyond it the
-// series would reject the push it came in, and beyond about 9.2e12 its
-// nanoseconds would overflow.
+// maxTimeMs is the latest timestamp the series takes (schema.MaxTime, the
+// year 2116), in milliseconds; beyond it the series would reject the push
+// it came in, and beyond about 9.2e12 its nanoseconds would overflow. The
+// earliest taken is 0, 1970: the series holds earlier times, but a Kafka
+// record's timestamp cannot be one (brokers refuse them, -1 meaning none),
+// and the checkpoint's -1 says "no event" and "no row".
 const maxTimeMs = schema.MaxTime / int64(time.Millisecond)
 
 // finite reports whether x is a number the series takes.
@@ -186,7 +188,7 @@ func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // Dropped returns the events left out so far: those whose value was not
 // 16 bytes or not finite numbers, whose key was longer than maxHostLen or
-// whose timestamp was beyond ±maxTimeMs, those of new hosts refused while
+// whose timestamp was before 1970 or after maxTimeMs, those of new hosts refused while
 // the series tracked its most hosts, and those older than the latest
 // event when they came.
 func (p *Pipeline) Dropped() uint64 { return p.skipped + p.s.Stats().Rejected }

@@ -40,7 +40,7 @@ func (w *Worker) replayPending(ctx context.Context) error {
 			defer func() { <-sem }()
 			cp, ok := cps[pt.id]
 			if !ok {
-				cp = Checkpoint{Offset: 0, LastEventMs: -1, LastBoundaryMs: -1}
+				cp = Checkpoint{Offset: 0, LastEventMs: -1, LastBoundaryMs: -1, ReplayFrom: -1}
 			}
 			errs[i] = w.rebuild(ctx, pt, cp)
 		})
@@ -65,8 +65,9 @@ func (w *Worker) rebuild(ctx context.Context, pt *part, cp Checkpoint) error {
 		return err
 	}
 	var n uint64
+	pt.marks = replayMarks{}
 	if cp.Offset > 0 && cp.LastEventMs >= 0 {
-		if n, err = w.replay(ctx, pt.id, pipe, cp); err != nil {
+		if n, err = w.replay(ctx, pt.id, pipe, cp, &pt.marks); err != nil {
 			return err
 		}
 	}
@@ -82,18 +83,18 @@ func (w *Worker) rebuild(ctx context.Context, pt *part, cp Checkpoint) error {
 }
 
 // replay feeds pipe the committed input of partition p with event times
-// from cp.LastEventMs − LongestWindow and offsets below cp.Offset.
-func (w *Worker) replay(ctx context.Context, p int32, pipe *Pipeline, cp Checkpoint) (uint64, error) {
+// from cp.LastEventMs − LongestWindow and offsets below cp.Offset, from
+// cp.ReplayFrom, or, for a checkpoint without it, from an offset found by
+// timestamp; marks gets the replay's (see replayMarks).
+func (w *Worker) replay(ctx context.Context, p int32, pipe *Pipeline, cp Checkpoint, marks *replayMarks) (uint64, error) {
 	from := cp.LastEventMs - LongestWindow.Milliseconds()
-	listed, err := w.adm.ListOffsetsAfterMilli(ctx, from, brokers.Input)
-	if err != nil {
-		return 0, fmt.Errorf("worker: offsets after %d: %w", from, err)
+	start := cp.ReplayFrom
+	if start < 0 {
+		var err error
+		if start, err = w.replayStart(ctx, p, cp, from); err != nil {
+			return 0, err
+		}
 	}
-	lo, ok := listed.Lookup(brokers.Input, p)
-	if !ok || lo.Err != nil {
-		return 0, fmt.Errorf("worker: no offset after %d for partition %d: %v", from, p, lo.Err)
-	}
-	start := lo.Offset
 	if start >= cp.Offset {
 		return 0, nil
 	}
@@ -110,17 +111,7 @@ func (w *Worker) replay(ctx context.Context, p int32, pipe *Pipeline, cp Checkpo
 	defer cl.Close()
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	// Brokers search timestamps by the running maximum of batch
-	// timestamps, and transaction markers carry the broker's wall clock:
-	// on a stream whose event time lags the wall clock (a replayed or
-	// back-filled one) the answer can be far too early. It is a safe lower
-	// bound; narrow it by bisecting on the records themselves, which are
-	// in event-time order within a partition.
-	if start, err = w.bisectTime(ctx, p, start, cp.Offset, from); err != nil {
-		return 0, err
-	}
-	cl.SetOffsets(map[string]map[int32]kgo.EpochOffset{brokers.Input: {p: {Epoch: -1, Offset: start}}})
-	w.log.Debug("replay", "partition", p, "from_ms", from, "listed", lo.Offset, "start", start, "to", cp.Offset)
+	w.log.Debug("replay", "partition", p, "from_ms", from, "start", start, "to", cp.Offset)
 	var n uint64
 	for done := false; !done; {
 		fs := cl.PollFetches(ctx)
@@ -128,11 +119,12 @@ func (w *Worker) replay(ctx context.Context, p int32, pipe *Pipeline, cp Checkpo
 			return n, fmt.Errorf("worker: replay partition %d: %w", p, err)
 		}
 		fs.EachRecord(func(r *kgo.Record) {
-			if r.Offset >= cp.Offset {
+			if done || r.Offset >= cp.Offset {
 				done = true
 				return
 			}
 			pipe.AddRecord(r)
+			marks.see(r.Offset, r.Timestamp.UnixMilli())
 			n++
 			if r.Offset == cp.Offset-1 {
 				done = true
@@ -144,6 +136,31 @@ func (w *Worker) replay(ctx context.Context, p int32, pipe *Pipeline, cp Checkpo
 		}
 	}
 	return n, nil
+}
+
+// replayStart finds where a replay from event time from starts for a
+// checkpoint that does not say (an earlier version's): the offset the
+// broker gives for the time, narrowed by bisecting on the records, which
+// assumes their timestamps do not decrease with the offset.
+func (w *Worker) replayStart(ctx context.Context, p int32, cp Checkpoint, from int64) (int64, error) {
+	listed, err := w.adm.ListOffsetsAfterMilli(ctx, from, brokers.Input)
+	if err != nil {
+		return 0, fmt.Errorf("worker: offsets after %d: %w", from, err)
+	}
+	lo, ok := listed.Lookup(brokers.Input, p)
+	if !ok || lo.Err != nil {
+		return 0, fmt.Errorf("worker: no offset after %d for partition %d: %v", from, p, lo.Err)
+	}
+	start := lo.Offset
+	if start >= cp.Offset {
+		return start, nil
+	}
+	// Brokers search timestamps by the running maximum of batch
+	// timestamps, and transaction markers carry the broker's wall clock:
+	// on a stream whose event time lags the wall clock (a replayed or
+	// back-filled one) the answer can be far too early. It is a safe lower
+	// bound; narrow it by bisecting on the records themselves.
+	return w.bisectTime(ctx, p, start, cp.Offset, from)
 }
 
 // bisectEnough is the range below which reading beats probing.

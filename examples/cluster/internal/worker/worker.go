@@ -92,6 +92,8 @@ type part struct {
 	// rows up to it are never written again.
 	committedBoundary int64
 	touched           bool // processed in the open transaction
+	// marks says where a replay of the partition starts (see replayMarks).
+	marks replayMarks
 }
 
 // New connects a worker and joins the group.
@@ -296,6 +298,7 @@ func (w *Worker) transact(ctx context.Context, fs kgo.Fetches) error {
 		dropped := pt.pipe.Dropped()
 		for _, r := range fp.Records {
 			pt.pipe.AddRecord(r)
+			pt.marks.see(r.Offset, r.Timestamp.UnixMilli())
 		}
 		last := fp.Records[len(fp.Records)-1]
 		pt.cp.Offset = last.Offset + 1
@@ -417,6 +420,10 @@ func (w *Worker) stampMetadata(req *kmsg.TxnOffsetCommitRequest) error {
 				// Not ours to describe: this commit cannot stand for
 				// a state we hold, so refuse it (the session aborts).
 				return fmt.Errorf("%w: partition %d commits offset %d", errStateMismatch, p.Partition, p.Offset)
+			}
+			pt.cp.ReplayFrom = -1
+			if s, ok := pt.marks.start(pt.cp.LastEventMs - LongestWindow.Milliseconds()); ok {
+				pt.cp.ReplayFrom = s
 			}
 			md := pt.cp.metadata()
 			p.Metadata = &md
