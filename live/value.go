@@ -20,7 +20,8 @@ import (
 //     [Series.Rolling]): not in any output, but its Value is then the
 //     rows a rolling built before those rows would have emitted last.
 //   - A reduce: the reduction of what its source holds now, at the time of
-//     the latest row that reached it, whatever its trigger. Empty before
+//     the last row that reached it (under reorder, the last to arrive,
+//     not the newest), whatever its trigger. Empty before
 //     any row reached it.
 //   - An aggregate: one row per open bucket, at the bucket's start (see
 //     [Series.Aggregate] for one that starts before the range), in time

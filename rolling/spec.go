@@ -109,7 +109,10 @@ type Options struct {
 }
 
 // History bounds the emitted rows a rolling node keeps. It is off when
-// both fields are zero. MaxEvents keeps the newest rows; MaxAge keeps the
+// both fields are zero. The rows are kept in time order (emission order
+// among rows of one time), which is what the node's snapshot gives.
+// MaxEvents keeps the newest rows by time (under reorder a late row's
+// emission may be older than rows emitted before it); MaxAge keeps the
 // rows no older than the newest emitted time minus MaxAge. Neither may be
 // negative, and MaxAge may be at most 2^62 ns
 // ([github.com/pond-go/pond/sequence.MaxDuration]).

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"math"
+	"slices"
 	"time"
 	"unsafe"
 
@@ -38,6 +39,11 @@ func valueAt(c *col, i int) Value {
 		}
 	case Array:
 		if elems, ok := c.Array(i); ok {
+			if c.Wide() {
+				// The elements are the table's, which a series reuses at
+				// its next push: a Value is immutable, so it gets a copy.
+				elems = slices.Clone(elems)
+			}
 			return ArrayValue(elems...)
 		}
 	}

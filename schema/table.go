@@ -85,11 +85,11 @@ func (t *Table) Strings(name string) ([]string, bool) {
 	return c.Strings(), true
 }
 
-// Value returns the cell at row i, column j. A series' output keeps the
-// samples of a number column as float64s (8 bytes an element): the
-// elements of such a cell's Value are made for the call, so that reading
-// one allocates. Read them in a loop with [Table.AppendNums], which
-// allocates nothing.
+// Value returns the cell at row i, column j. The elements of an array
+// cell's Value are made for the call (reading one allocates), so that the
+// Value stays as it is when the table is reused (a series' outputs are, at
+// its next push). Read a series' samples of a number column, kept as
+// float64s, in a loop with [Table.AppendNums], which allocates nothing.
 func (t *Table) Value(i, j int) Value { return valueAt(&t.cols[j], i) }
 
 // Row returns row i as a new [Row], its array cells made as
