@@ -28,7 +28,9 @@ type SpecError struct {
 }
 
 // Error returns "rolling: window <name>: output <name>: <reason>", the window
-// and output only when set, followed by the error underneath if there is one.
+// and output only when set and their names quoted as Go quotes strings
+// (rolling: window "1m": output "avg": …), followed by the error underneath
+// if there is one.
 func (e *SpecError) Error() string {
 	msg := "rolling: "
 	if e.Window != "" {

@@ -25,7 +25,8 @@ type DurationError struct {
 	Reason string
 }
 
-// Error returns "sequence: invalid duration <input>: <reason>".
+// Error returns "sequence: invalid duration <input>: <reason>", the input
+// quoted as Go quotes strings.
 func (e *DurationError) Error() string {
 	return fmt.Sprintf("sequence: invalid duration %q: %s", e.Input, e.Reason)
 }
