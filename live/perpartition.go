@@ -106,7 +106,7 @@ func (s *Series) Gather(source NodeID) (NodeID, error) {
 	if src.scope == nil {
 		return 0, configErr(op, "source", fmt.Sprintf("%s node %d is not partitioned", src.op, source), nil)
 	}
-	pn := s.nodes[src.scope.node].(*partitionNode)
+	pn := s.partitioning(src)
 	key := pn.sch.Column(pn.col)
 	g := &gatherOp{pn: pn}
 	sch := src.sch

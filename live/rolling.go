@@ -62,9 +62,8 @@ func (s *Series) Rolling(source NodeID, windows []rolling.Window, opts rolling.O
 	}
 	src := s.nodes[source].base()
 	var key *engine.Key
-	var pn *partitionNode
-	if src.scope != nil {
-		pn = s.nodes[src.scope.node].(*partitionNode)
+	pn := s.partitioning(src)
+	if pn != nil {
 		c := pn.sch.Column(pn.col)
 		key = &engine.Key{Name: c.Name, Kind: c.Kind}
 	}

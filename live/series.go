@@ -396,8 +396,7 @@ func (s *Series) Describe(id NodeID) (string, error) {
 // the package doc). With Workers above one, a partitioned rolling's
 // count includes the rows handed to a worker before its tick, so it may
 // differ from one worker's. It is 0 for nodes that keep no state of their
-// own.
-// An unknown id is an error wrapping [ErrNode].
+// own. An unknown id is an error wrapping [ErrNode].
 func (s *Series) NodeBytes(id NodeID) (int, error) {
 	n, err := s.node(id)
 	if err != nil {

@@ -15,14 +15,15 @@ import (
 //     rolling, the latest row of each partition that emitted in its latest
 //     emitting push: under a clock trigger, every partition's row of the
 //     last tick; the partitions' rows in no promised order — sort them by
-//     the key column if you need one). Empty before its first emission. A rolling built on a
-//     node that holds rows emits while it replays them (see
-//     [Series.Rolling]): not in any output, but its Value is then the
-//     rows a rolling built before those rows would have emitted last.
+//     the key column if you need one). Empty before its first emission.
+//     A rolling built on a node that holds rows emits while it replays
+//     them (see [Series.Rolling]): not in any output, but its Value is
+//     then the rows a rolling built before those rows would have emitted
+//     last.
 //   - A reduce: the reduction of what its source holds now, at the time of
 //     the last row that reached it (under reorder, the last to arrive,
-//     not the newest), whatever its trigger. Empty before
-//     any row reached it.
+//     not the newest), whatever its trigger. Empty before any row reached
+//     it.
 //   - An aggregate: one row per open bucket, at the bucket's start (see
 //     [Series.Aggregate] for one that starts before the range), in time
 //     order, reducing the rows the bucket has taken so far.

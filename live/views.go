@@ -96,8 +96,7 @@ func (s *Series) addView(op string, source NodeID, sch *schema.Schema, kind view
 	n.bound, _ = vo.(viewBound)
 	b := n.base()
 	b.src, b.op, b.sch = source, op, sch
-	if src.scope != nil {
-		n.pn = s.nodes[src.scope.node].(*partitionNode)
+	if n.pn = s.partitioning(src); n.pn != nil {
 		if keepPart {
 			b.scope = src.scope
 		}
@@ -435,14 +434,22 @@ func (s *Series) checkSource(source NodeID) (*nodeBase, error) {
 	return n.base(), nil
 }
 
+// partitioning returns the partition node whose partitions src's rows
+// carry, or nil when src is not partitioned.
+func (s *Series) partitioning(src *nodeBase) *partitionNode {
+	if src.scope == nil {
+		return nil
+	}
+	return s.nodes[src.scope.node].(*partitionNode)
+}
+
 // partitionColumn returns the name of the partition column of the
 // partitioning src is on, or "" when src is not partitioned.
 func (s *Series) partitionColumn(src *nodeBase) string {
-	if src.scope == nil {
-		return ""
+	if pn := s.partitioning(src); pn != nil {
+		return pn.sch.Column(pn.col).Name
 	}
-	pn := s.nodes[src.scope.node].(*partitionNode)
-	return pn.sch.Column(pn.col).Name
+	return ""
 }
 
 // appendFinite appends f, or a missing cell when f is NaN or infinite.

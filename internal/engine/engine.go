@@ -352,7 +352,8 @@ func (p *Plan) NewEngine() *Engine {
 	return eng
 }
 
-// reuse makes a released engine empty again.
+// reuse makes a released engine (whose window states [Engine.Release]
+// emptied) ready for a new partition.
 func (e *Engine) reuse() {
 	e.dq = deque{stride: e.dq.stride}
 	e.maxT, e.dq.has = 0, false
@@ -360,7 +361,7 @@ func (e *Engine) reuse() {
 	for w := range wins {
 		ws := &wins[w]
 		ws.head, ws.added, ws.leave = 0, 0, unknownLeave
-		e.resetStates(ws, &e.p.wins[w])
+		// Release emptied the states.
 	}
 	if e.p.hasArr {
 		e.setArrs(map[uint64][]schema.Value{})
