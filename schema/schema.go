@@ -3,7 +3,9 @@ package schema
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -174,15 +176,30 @@ func (s *Schema) Equal(o *Schema) bool {
 	return true
 }
 
+// shownName is a column name as [Schema.String] and [Table.String] write
+// it: as it is when it reads unambiguously there, else quoted as a Go
+// string (a name may hold any UTF-8, a line break or the separators
+// included, which would break a table's one row per line).
+func shownName(name string) string {
+	for _, r := range name {
+		if !unicode.IsPrint(r) || unicode.IsSpace(r) || strings.ContainsRune(`"=:,?[]`, r) {
+			return strconv.Quote(name)
+		}
+	}
+	return name
+}
+
 // String renders the schema as "time:time, cpu:number, host:string?" (a
-// question mark marks an optional column).
+// question mark marks an optional column); a name that holds a space, a
+// separator (one of "=:,?[]) or an unprintable character is quoted, as
+// "\"cpu load\":number".
 func (s *Schema) String() string {
 	var b strings.Builder
 	for i, c := range s.cols {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(c.Name)
+		b.WriteString(shownName(c.Name))
 		b.WriteByte(':')
 		b.WriteString(c.Kind.String())
 		if c.Optional {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -542,4 +543,27 @@ func TestNilAndZeroSchemasAreEqual(t *testing.T) {
 	assert.False(t, nilSch.Equal(full))
 	assert.False(t, full.Equal(zero))
 	assert.True(t, full.Equal(schema.MustNew(schema.Column{Name: "time", Kind: schema.Time})))
+}
+
+// A name may hold a line break, a space or the renderings' separators:
+// Table.String keeps one row per line and Schema.String one pair per
+// column by quoting such a name.
+func TestStringsQuoteNamesThatWouldBreakThem(t *testing.T) {
+	sch, err := schema.New(
+		schema.Column{Name: "time", Kind: schema.Time},
+		schema.Column{Name: "a\nb", Kind: schema.Number},
+		schema.Column{Name: "x=1 y", Kind: schema.String, Optional: true},
+		schema.Column{Name: "naïve", Kind: schema.Bool},
+	)
+	require.NoError(t, err)
+	assert.Equal(t, `time:time, "a\nb":number, "x=1 y":string?, naïve:boolean`, sch.String())
+	tb := schema.NewTable(sch)
+	for i := range 2 {
+		require.True(t, tb.AppendRowValues(schema.Row{
+			schema.TimeValue(time.Unix(int64(i), 0).UTC()), schema.NumberValue(1), schema.StringValue("v\n"), schema.BoolValue(true),
+		}))
+	}
+	lines := strings.Split(tb.String(), "\n")
+	require.Len(t, lines, 2, "one row per line")
+	assert.Equal(t, `time=1970-01-01T00:00:00Z "a\nb"=1 "x=1 y"="v\n" naïve=true`, lines[0])
 }

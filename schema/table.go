@@ -150,7 +150,9 @@ func (t *Table) Clone() *Table {
 	return c
 }
 
-// String renders the table one row per line, for tests and debugging.
+// String renders the table one row per line, for tests and debugging:
+// name=value pairs, string values and names that hold a space, a
+// separator or an unprintable character quoted (see [Schema.String]).
 func (t *Table) String() string {
 	var b strings.Builder
 	for i := range t.Len() {
@@ -161,7 +163,7 @@ func (t *Table) String() string {
 			if j > 0 {
 				b.WriteByte(' ')
 			}
-			b.WriteString(t.schema.cols[j].Name)
+			b.WriteString(shownName(t.schema.cols[j].Name))
 			b.WriteByte('=')
 			b.WriteString(valueAt(&t.cols[j], i).String())
 		}
