@@ -112,7 +112,8 @@ func (s *Series) Map(source NodeID, out *schema.Schema, fn func(in, out schema.R
 
 // Select adds a view that keeps only the given value columns of source,
 // in the source's column order, after the time. An unknown column, the
-// time column or an empty list is an error wrapping [ErrConfig].
+// time column, a column listed twice or an empty list is an error
+// wrapping [ErrConfig].
 func (s *Series) Select(source NodeID, columns ...string) (NodeID, error) {
 	const op = "select"
 	src, err := s.checkSource(source)
@@ -130,6 +131,8 @@ func (s *Series) Select(source NodeID, columns ...string) (NodeID, error) {
 			return 0, unknownColumn(op, c, src.sch.Names()[1:])
 		case j == 0:
 			return 0, configErr(op, c, "is the time column, which every row keeps", nil)
+		case want[j]:
+			return 0, configErr(op, c, "listed twice", nil)
 		}
 		want[j] = true
 	}

@@ -331,13 +331,26 @@ func TestCumulativeBuiltLateCountsTheRowsItsSourceHolds(t *testing.T) {
 
 func TestSelectKeepsColumnsInSchemaOrder(t *testing.T) {
 	s := newSeries(t, live.Options{})
-	n, err := s.Select(s.Root(), "host", "value", "host")
+	n, err := s.Select(s.Root(), "host", "value")
 	require.NoError(t, err)
 	sch, err := s.NodeSchema(n)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"time", "value", "host"}, sch.Names())
 	tab := emitted(t, s, n, r(0, 1, "a"))
 	assert.Equal(t, "time=1970-01-01T00:00:00Z value=1 host=\"a\"", tab.String())
+}
+
+// A column listed twice is refused, as Diff, Fill and Cumulative refuse
+// it: Select took it once, so a list with a typo for another column
+// went unnoticed.
+func TestSelectRefusesAColumnListedTwice(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	_, err := s.Select(s.Root(), "host", "value", "host")
+	require.ErrorIs(t, err, live.ErrConfig)
+	require.EqualError(t, err, "live: select: host: listed twice")
+	var ce *live.ConfigError
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, "host", ce.Field)
 }
 
 func TestMap(t *testing.T) {
