@@ -22,6 +22,7 @@ type metrics struct {
 	leftOut                                uint64 // input events the series could not take
 	samplesLeftOut                         uint64 // cpu samples beyond rows.MaxSamples, in committed rows
 	replays, replayedEvents                uint64
+	replayExpired                          uint64  // offsets of replay ranges the topic's retention had deleted
 	assigned                               []int32 // the input partitions the worker holds, in order
 	readyKnown                             bool    // no pending change, every partition replayed
 	lag                                    map[int32]int64
@@ -45,12 +46,16 @@ type Stats struct {
 	LeftOut                                uint64
 	SamplesLeftOut                         uint64
 	Replays, ReplayedEvents                uint64
-	Assigned                               []int32 // input partitions held, in order
-	Ready                                  bool
-	Lag                                    map[int32]int64
-	LastReplaySeconds                      map[int32]float64
-	LastReplayEvents                       map[int32]uint64
-	LatencyMs                              Samples // boundary → committed, wall ms
+	// ReplayExpired counts the offsets of replay ranges that the input
+	// topic's retention had deleted when a replay began: the windows
+	// then start without those events.
+	ReplayExpired     uint64
+	Assigned          []int32 // input partitions held, in order
+	Ready             bool
+	Lag               map[int32]int64
+	LastReplaySeconds map[int32]float64
+	LastReplayEvents  map[int32]uint64
+	LatencyMs         Samples // boundary → committed, wall ms
 }
 
 // Stats returns a snapshot of the counters.
@@ -59,7 +64,7 @@ func (w *Worker) Stats() Stats {
 	defer w.mu.Unlock()
 	s := Stats{
 		ID: w.cfg.ID, Rebalances: w.m.rebalances, CommittedTxns: w.m.committedTxns, AbortedTxns: w.m.abortedTxns,
-		RowsOut: w.m.rowsOut, Suppressed: w.m.suppressed, LeftOut: w.m.leftOut, SamplesLeftOut: w.m.samplesLeftOut, Replays: w.m.replays, ReplayedEvents: w.m.replayedEvents,
+		RowsOut: w.m.rowsOut, Suppressed: w.m.suppressed, LeftOut: w.m.leftOut, SamplesLeftOut: w.m.samplesLeftOut, Replays: w.m.replays, ReplayedEvents: w.m.replayedEvents, ReplayExpired: w.m.replayExpired,
 		Ready: w.m.readyKnown, Lag: map[int32]int64{}, LastReplaySeconds: map[int32]float64{}, LastReplayEvents: map[int32]uint64{},
 		LatencyMs: w.m.latency.Clone(), Assigned: slices.Clone(w.m.assigned),
 	}
@@ -97,6 +102,7 @@ func Families(ws []*Worker) []telemetry.Family {
 		sum.SamplesLeftOut += s.SamplesLeftOut
 		sum.Replays += s.Replays
 		sum.ReplayedEvents += s.ReplayedEvents
+		sum.ReplayExpired += s.ReplayExpired
 		for _, p := range sortedKeys(s.Lag) {
 			lag.Samples = append(lag.Samples, telemetry.Sample{Label: "partition", LabelValue: strconv.Itoa(int(p)), Value: float64(s.Lag[p])})
 		}
@@ -116,6 +122,7 @@ func Families(ws []*Worker) []telemetry.Family {
 		telemetry.One("pond_cluster_cpu_samples_left_out_total", "counter", fmt.Sprintf("CPU samples of committed rows beyond the %d a row carries (each such row counts its own in cpu_samples_left_out).", rows.MaxSamples), float64(sum.SamplesLeftOut)),
 		telemetry.One("pond_cluster_replays_total", "counter", "Partition rebuilds by replay.", float64(sum.Replays)),
 		telemetry.One("pond_cluster_replayed_events_total", "counter", "Input events read by replays.", float64(sum.ReplayedEvents)),
+		telemetry.One("pond_cluster_replay_expired_offsets_total", "counter", "Offsets of replay ranges the input topic's retention had deleted: the windows started without those events.", float64(sum.ReplayExpired)),
 		telemetry.One("pond_cluster_commit_latency_p50_ms", "gauge", "Median wall time from a row's boundary to its commit, over recent rows.", lat.Quantile(0.5)),
 		telemetry.One("pond_cluster_commit_latency_p99_ms", "gauge", "99th percentile of the same.", lat.Quantile(0.99)),
 	}

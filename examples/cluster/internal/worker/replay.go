@@ -98,6 +98,30 @@ func (w *Worker) replay(ctx context.Context, p int32, pipe *Pipeline, cp Checkpo
 	if start >= cp.Offset {
 		return 0, nil
 	}
+	// Records the topic's retention deleted cannot be read: start at the
+	// first kept, or replay nothing when none of the range is kept (a
+	// partition quiet for longer than the retention). Else the replay
+	// would wait for a record that is gone until its timeout, and stop
+	// the worker.
+	starts, err := w.adm.ListStartOffsets(ctx, brokers.Input)
+	if err != nil {
+		return 0, fmt.Errorf("worker: replay partition %d: start offsets: %w", p, err)
+	}
+	ls, ok := starts.Lookup(brokers.Input, p)
+	if !ok || ls.Err != nil {
+		return 0, fmt.Errorf("worker: replay partition %d: no start offset: %v", p, ls.Err)
+	}
+	if ls.Offset > start {
+		w.log.Warn("replay: the topic's retention deleted part of the range; the partition's windows start without those events",
+			"partition", p, "from", start, "kept_from", ls.Offset, "to", cp.Offset)
+		w.mu.Lock()
+		w.m.replayExpired += uint64(min(ls.Offset, cp.Offset) - start)
+		w.mu.Unlock()
+		start = ls.Offset
+		if start >= cp.Offset {
+			return 0, nil
+		}
+	}
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(w.cfg.Brokers...),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{brokers.Input: {p: kgo.NewOffset().At(start)}}),

@@ -13,7 +13,8 @@
 // offset of (last event time − longest window) up to the committed offset
 // and throws the rows of that replay away: they were committed by the
 // transaction that committed the offset. It then goes on from the
-// committed offset. On revoke or loss it drops the partition's series; an
+// committed offset. On revoke or loss it drops the partition's series,
+// and it rebuilds every partition assigned (see Worker.apply); an
 // aborted transaction drops and rebuilds every series it touched, since
 // the session rewinds their offsets to the last commit.
 package worker
@@ -193,7 +194,16 @@ func (w *Worker) Run(ctx context.Context) error {
 				w.log.Warn("fetch error", "topic", t, "partition", p, "err", err)
 			}
 		})
-		w.apply()
+		if w.apply() && fs.NumRecords() == 0 {
+			if err := w.rearm(ctx); err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				w.log.Error("worker stops", "err", err)
+				w.Close()
+				return err
+			}
+		}
 		if err := w.replayPending(ctx); err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -220,8 +230,16 @@ func (w *Worker) Run(ctx context.Context) error {
 }
 
 // apply takes the group callbacks' news: new partitions wait for their
-// replay, revoked and lost ones are dropped.
-func (w *Worker) apply() {
+// replay, revoked and lost ones are dropped. It reports whether any were
+// revoked or lost.
+//
+// A partition assigned is always rebuilt, even one the worker still
+// holds: the session passes on only the first revoke (or loss) between
+// two ends of a transaction (see rearm), so a partition taken away
+// again before then, worked on by another member and given back, would
+// otherwise go on from the series as it was before the other member's
+// rows.
+func (w *Worker) apply() (dropped bool) {
 	w.mu.Lock()
 	pending := w.pending
 	w.pending = nil
@@ -229,11 +247,10 @@ func (w *Worker) apply() {
 	for _, c := range pending {
 		for _, p := range c.parts {
 			if c.assigned {
-				if _, ok := w.parts[p]; !ok {
-					w.parts[p] = &part{id: p}
-				}
+				w.parts[p] = &part{id: p}
 			} else {
 				delete(w.parts, p)
+				dropped = true
 			}
 		}
 	}
@@ -254,6 +271,28 @@ func (w *Worker) apply() {
 		}
 	}
 	w.mu.Unlock()
+	return dropped
+}
+
+// rearm ends an empty transaction, after a revoke or loss that came
+// while the worker had nothing to process. franz-go's
+// GroupTransactSession passes the first revoke (and the first loss) on
+// to the worker and keeps the next ones to itself until End, since it
+// only needs to know that the open transaction must abort; a worker
+// that runs no transaction for a while would then not hear of
+// partitions taken from it again, keep their series and go on listing
+// them as its own. Nothing was polled since the last commit, so the
+// abort's rewind to the committed offsets moves nothing.
+func (w *Worker) rearm(ctx context.Context) error {
+	if err := w.sess.Begin(); err != nil {
+		return fmt.Errorf("worker: begin: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.TransactionTimeout)
+	defer cancel()
+	if _, err := w.sess.End(ctx, kgo.TryAbort); err != nil {
+		return fmt.Errorf("worker: end an empty transaction: %w", err)
+	}
+	return nil
 }
 
 // transact processes one poll's records in one transaction.
