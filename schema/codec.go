@@ -204,7 +204,7 @@ func fieldsOf(t reflect.Type) ([]typedField, error) {
 			continue
 		}
 		if ti >= 0 {
-			return nil, codecErr(f.goName, fmt.Sprintf("a second time field (the first is %s); tag one with the option time and make the other an int64 value", fields[ti].goName))
+			return nil, codecErr(f.goName, fmt.Sprintf("a second time field (the first is %s): a tagged time.Time field is always the time field, as is one with the option time; make the other an int64 value field without the option, or skip it with `pond:\"-\"`", fields[ti].goName))
 		}
 		ti = i
 	}
@@ -284,7 +284,10 @@ func For[T any]() (*Schema, error) {
 // The time column is the field tagged with the option "time"
 // (`pond:"ts,time"`), or else the one field of type [time.Time]; it is a
 // time.Time or an int64 of nanoseconds since the epoch, never a pointer
-// (a *time.Time field is an error). Value fields are
+// (a *time.Time field is an error). A row has one time: a tagged
+// time.Time field is always the time field, so a second one, or one
+// beside a field with the option time, is an error (keep another time
+// as an int64 value field). Value fields are
 // float64, float32, any integer type (number columns), string or bool, or
 // a pointer to one of those for an optional column (nil is missing), or a
 // []float64 or []string for an array column such as a samples reducer's

@@ -588,3 +588,17 @@ func TestEncodeShapesABatchOfAnotherShape(t *testing.T) {
 		})
 	}
 }
+
+// A time.Time field beside a field with the option time is a second time
+// field; the error says why rather than advise the option already there.
+func TestACodecOfTwoTimeFieldsSaysWhichIsTheTime(t *testing.T) {
+	type twoTimes struct {
+		At   int64     `pond:"at,time"`
+		Seen time.Time `pond:"seen"`
+		X    float64   `pond:"x"`
+	}
+	_, err := schema.For[twoTimes]()
+	require.ErrorIs(t, err, schema.ErrSchema)
+	require.ErrorContains(t, err, "a second time field (the first is At): a tagged time.Time field is always the time field")
+	require.ErrorContains(t, err, "Seen")
+}
