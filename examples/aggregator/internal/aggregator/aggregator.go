@@ -37,6 +37,7 @@
 package aggregator
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -214,6 +215,7 @@ type Aggregator struct {
 	snapSem chan struct{} // one slot per snapshot being encoded
 
 	mu       sync.Mutex // guards everything below, up to the metrics
+	closed   bool       // Close was called: pushes and new clients are refused
 	p        *pipeline
 	out      []live.Output
 	tb       tickBuilder
@@ -317,6 +319,9 @@ func (a *Aggregator) push(b *schema.Batch, started time.Time, own *owned) error 
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.closed {
+		return ErrClosed
+	}
 	// Every batch is a batchDone sample, its rows taken or refused (the
 	// deferred calls run last first: the sample, then the unlock).
 	defer a.batchDone(started)
@@ -336,7 +341,9 @@ func (a *Aggregator) push(b *schema.Batch, started time.Time, own *owned) error 
 	pushDur := time.Since(t0)
 	if err != nil {
 		a.refused.Pushes++
-		a.refused.Order += uint64(in.Len())
+		if errors.Is(err, live.ErrOutOfOrder) || errors.Is(err, live.ErrLate) {
+			a.refused.Order += uint64(in.Len())
+		}
 		return err
 	}
 	a.out = out

@@ -138,6 +138,13 @@ func (a *Aggregator) dropLocked(c *client) {
 }
 
 func (a *Aggregator) accept(w http.ResponseWriter, r *http.Request) (*websocket.Conn, error) {
+	a.mu.Lock()
+	closed := a.closed
+	a.mu.Unlock()
+	if closed {
+		http.Error(w, ErrClosed.Error(), http.StatusServiceUnavailable)
+		return nil, ErrClosed
+	}
 	return websocket.Accept(w, r, &websocket.AcceptOptions{
 		OriginPatterns:  a.cfg.OriginPatterns,
 		CompressionMode: websocket.CompressionDisabled,
@@ -153,6 +160,11 @@ func (a *Aggregator) ServeLive(w http.ResponseWriter, r *http.Request) {
 	}
 	c := a.newClient(r.Context(), false)
 	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		conn.Close(websocket.StatusGoingAway, ErrClosed.Error())
+		return
+	}
 	c.snapRaw, c.snapCut = a.raw.all(), math.MinInt64
 	if latest, ok := a.p.s.LatestNanos(); ok {
 		c.snapCut = latest - int64(a.cfg.Retention)
@@ -204,6 +216,11 @@ func (a *Aggregator) ServeLiveAgg(w http.ResponseWriter, r *http.Request) {
 	c := a.newClient(r.Context(), true)
 	c.proj.set(n, by)
 	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		conn.Close(websocket.StatusGoingAway, ErrClosed.Error())
+		return
+	}
 	c.snapTicks = a.hist.all()
 	a.aggClients[c] = struct{}{}
 	a.mu.Unlock()
@@ -577,10 +594,18 @@ func (a *Aggregator) hostCount() int {
 	return int(a.m.lastTickHosts.Load())
 }
 
-// Close disconnects every WebSocket client.
+// ErrClosed is the error of a push after [Aggregator.Close].
+var ErrClosed = errors.New("aggregator: closed")
+
+// Close disconnects every WebSocket client and closes the series: a
+// client that connects after it is refused (503, or closed with 1001 if
+// it was accepted meanwhile), and a batch pushed after it, by [Aggregator.Push]
+// or received by [Aggregator.Run], is refused with [ErrClosed] and counted
+// nowhere. Stop Run first. Close may be called more than once.
 func (a *Aggregator) Close() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.closed = true
 	for c := range a.liveClients {
 		a.drop(c, "")
 	}
