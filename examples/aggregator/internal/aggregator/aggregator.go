@@ -113,7 +113,11 @@ type Config struct {
 	ClientPingInterval time.Duration
 	ClientPingTimeout  time.Duration
 	// SnapshotWorkers bounds how many snapshots are encoded at once
-	// (default 2); a connecting client waits its turn.
+	// (default 2); a connecting client waits its turn. A client that
+	// stops reading during its snapshot holds its slot until it is cut
+	// as too slow (ClientMaxLag behind, then the close frame's grace):
+	// with as many such clients as slots, a new one waits about that
+	// long.
 	SnapshotWorkers int
 	// OriginPatterns are extra origins allowed to open the WebSockets
 	// (host patterns of github.com/coder/websocket); the dashboard is
