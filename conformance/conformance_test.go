@@ -163,6 +163,7 @@ func runVector(t *testing.T, path string, workers int) {
 	dec.DisallowUnknownFields() // a misspelt field would go unchecked
 	require.NoError(t, dec.Decode(&v), "parsing %s", path)
 	require.Len(t, v.Expect, len(v.Pushes), "expect and pushes differ in length")
+	require.NotEmpty(t, v.Expect, "a case with no push checks nothing")
 	tol := 1e-9
 	if v.Tol != nil {
 		tol = *v.Tol
