@@ -285,23 +285,33 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// startLiveProducer starts the paced producer at wall time; a restarted one
-// goes on after the last committed tick.
+// maxCatchUp is how far behind the wall clock a restarted producer's
+// last committed tick may be for it to go on with the next tick; past it,
+// the producer starts at the wall clock and the downtime is a gap.
+const maxCatchUp = time.Minute
+
+// startLiveProducer starts the paced producer. Its stream has its ticks
+// on the epoch's grid (tick k at k·1000/rate ms), so every tick's events
+// are a function of its time. A new topic starts at the wall clock's
+// tick; a restarted producer goes on with the tick after the last one
+// committed, sending the ticks of its downtime at once (counted late),
+// unless that tick is more than maxCatchUp behind the wall clock: then
+// it starts at the wall clock, and the ticks between are never written.
 func startLiveProducer(ctx context.Context, o options, seeds []string) (*producer.Producer, error) {
-	tick := int64(1000 / o.rate)
-	t0 := time.Now().UnixMilli() / tick * tick
+	st, err := events.NewStream(o.hosts, o.rate, 0, uint32(o.seed))
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now().UnixMilli() / st.TickMs
+	from := now
 	last, err := producer.LastCommittedTime(ctx, seeds)
 	if err != nil {
 		return nil, err
 	}
-	if last >= t0 {
-		t0 = last + tick
+	if next := last/st.TickMs + 1; last >= 0 && next >= now-maxCatchUp.Milliseconds()/st.TickMs {
+		from = next
 	}
-	st, err := events.NewStream(o.hosts, o.rate, t0, uint32(o.seed))
-	if err != nil {
-		return nil, err
-	}
-	return producer.New(ctx, producer.Config{Brokers: seeds, Stream: st, Paced: true, TxnID: "pond-producer"})
+	return producer.New(ctx, producer.Config{Brokers: seeds, Stream: st, From: from, Paced: true, TxnID: "pond-producer"})
 }
 
 func producerFamilies(s producer.Stats) []telemetry.Family {

@@ -96,9 +96,17 @@ const maxWait = time.Second
 // still sending is waited for as before.
 const forgetAfter = 5 * time.Second
 
+// maxAhead is how far past the wall clock a row's boundary may be: the
+// rows of a partition poisoned by a record stamped far ahead (see the
+// README's Limits) are left out and counted, or the tier would send
+// their boundary after maxWait, and every row of every partition after
+// it would come late, until the wall clock caught up.
+const maxAhead = time.Minute
+
 // pending is a boundary still gathering rows.
 type pending struct {
 	rows  []*wire.HostTick
+	hosts map[string]struct{} // the hosts of rows, a row taken again left out
 	since time.Time
 }
 
@@ -118,6 +126,8 @@ type Tier struct {
 	ingested  uint64
 	rowsIn    uint64
 	lateRows  uint64
+	aheadRows uint64 // rows past the wall clock by more than maxAhead
+	dupRows   uint64 // rows of a host its boundary had already
 	framesOut uint64
 	pingCuts  uint64 // pages cut for a ping left unanswered
 }
@@ -171,6 +181,12 @@ func (t *Tier) take(r *kgo.Record) {
 		return
 	}
 	t.rowsIn++
+	if row.BoundaryMs > t.clock().Add(maxAhead).UnixMilli() {
+		// Not heard either: a partition sending only such rows is
+		// forgotten after forgetAfter, so it holds no boundary back.
+		t.aheadRows++
+		return
+	}
 	part := ""
 	for _, h := range r.Headers {
 		if h.Key == rows.HeaderPartition {
@@ -192,9 +208,16 @@ func (t *Tier) take(r *kgo.Record) {
 	}
 	p := t.pending[row.BoundaryMs]
 	if p == nil {
-		p = &pending{since: t.clock()}
+		p = &pending{since: t.clock(), hosts: map[string]struct{}{}}
 		t.pending[row.BoundaryMs] = p
 	}
+	if _, dup := p.hosts[row.Host]; dup {
+		// One row a host and boundary: the workers commit each once,
+		// so this is another writer's or a record read twice.
+		t.dupRows++
+		return
+	}
+	p.hosts[row.Host] = struct{}{}
 	p.rows = append(p.rows, hostTick(&row, t.firstTS))
 }
 
@@ -334,6 +357,8 @@ func (t *Tier) Families() []telemetry.Family {
 	return []telemetry.Family{
 		telemetry.One("pond_dashboard_rows_in_total", "counter", "Committed rows read from the output topic.", float64(t.rowsIn)),
 		telemetry.One("pond_dashboard_late_rows_total", "counter", "Rows that came after their boundary was sent.", float64(t.lateRows)),
+		telemetry.One("pond_dashboard_ahead_rows_total", "counter", "Rows left out: their boundary is more than a minute past the wall clock (a partition poisoned by a record stamped far ahead).", float64(t.aheadRows)),
+		telemetry.One("pond_dashboard_duplicate_rows_total", "counter", "Rows left out: their host's row of the boundary was taken already.", float64(t.dupRows)),
 		telemetry.One("pond_dashboard_frames_out_total", "counter", "aggregate-append frames queued to pages.", float64(t.framesOut)),
 		telemetry.One("pond_dashboard_clients", "gauge", "Open /live-agg sockets.", float64(len(t.clients))),
 		telemetry.One("pond_dashboard_unanswered_ping_disconnects_total", "counter", "Pages cut because a ping went unanswered.", float64(t.pingCuts)),

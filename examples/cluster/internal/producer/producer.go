@@ -31,6 +31,10 @@ type Config struct {
 	// Ticks is how many ticks to send in all (counting those a
 	// predecessor committed); 0 is no end.
 	Ticks int64
+	// From is the first tick to send at the earliest: a producer goes on
+	// after the last tick committed to the input topic, or from here if
+	// that is later (or the topic holds none).
+	From int64
 	// Paced sends tick k at its due wall time: its event time when Period
 	// is the stream's own tick (the default), else Period after tick k−1.
 	// Otherwise ticks go as fast as the cluster takes them.
@@ -61,7 +65,8 @@ type Producer struct {
 }
 
 // New connects a producer and finds the tick to start at: the one after
-// the last committed tick in the input topic, or 0.
+// the last committed tick in the input topic, or Config.From if that is
+// later.
 func New(ctx context.Context, cfg Config) (*Producer, error) {
 	if cfg.Stream == nil || cfg.TxnID == "" {
 		return nil, errors.New("producer: a stream and a transactional ID are required")
@@ -99,8 +104,9 @@ func New(ctx context.Context, cfg Config) (*Producer, error) {
 		cl.Close()
 		return nil, err
 	}
+	p.next.Store(max(cfg.From, 0))
 	if last >= cfg.Stream.T0Ms {
-		p.next.Store((last-cfg.Stream.T0Ms)/cfg.Stream.TickMs + 1)
+		p.next.Store(max(cfg.From, (last-cfg.Stream.T0Ms)/cfg.Stream.TickMs+1))
 	}
 	return p, nil
 }

@@ -168,6 +168,12 @@ func Decode(data []byte) (Row, error) {
 	if j.TS == nil || j.Host == nil {
 		return Row{}, fmt.Errorf("%w: no ts or host in %.80q", ErrRow, data)
 	}
+	if j.LeftOut < 0 {
+		// AppendJSON writes the field only to say how many samples it
+		// left out: a reader adding it to the samples would go below
+		// zero, or wrap.
+		return Row{}, fmt.Errorf("%w: cpu_samples_left_out %d is negative", ErrRow, j.LeftOut)
+	}
 	r := Row{
 		BoundaryMs: *j.TS, Host: *j.Host,
 		CPUAvg: num(j.CPUAvg), CPUSd: num(j.CPUSd), CPUN: j.CPUN,
