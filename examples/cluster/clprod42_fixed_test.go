@@ -127,7 +127,7 @@ func TestCp42AProducerDownLongerThanAMinuteStartsAtTheWallClock(t *testing.T) {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...))
 	require.NoError(t, err)
 	defer cl.Close()
-	old := time.Now().Add(-5 * time.Minute).UnixMilli() / 100 * 100
+	old := time.Now().Add(-5*time.Minute).UnixMilli() / 100 * 100
 	require.NoError(t, cl.ProduceSync(ctx, &kgo.Record{Topic: brokers.Input, Key: []byte("host-0000"),
 		Timestamp: time.UnixMilli(old), Value: events.AppendValue(nil, &events.Event{CPU: 0.5, Requests: 70})}).FirstErr())
 
