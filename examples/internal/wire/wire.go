@@ -303,8 +303,13 @@ func (s *AggregateSnapshot) Begin(b []byte, thresholds []float64) {
 	s.n, s.globals = 0, false
 }
 
-// Row adds a host row.
+// Row adds a host row, before any Globals: a row after them would be
+// written among the globals, a frame that reads well and means something
+// else, so it panics (a programmer's error).
 func (s *AggregateSnapshot) Row(t *HostTick) {
+	if s.globals {
+		panic("wire: AggregateSnapshot.Row after Globals")
+	}
 	if s.n > 0 {
 		s.b = append(s.b, ',')
 	}

@@ -380,7 +380,11 @@ function renderChart(hosts) {
   const Y = (v) => (h - padB) - ((v - Y0) / (Y1 - Y0)) * (h - padB - 6);
   g.strokeStyle = '#2a3541'; g.fillStyle = '#8a96a3'; g.font = '11px sans-serif'; g.lineWidth = 1;
   const yStep = niceStep(Y1 - Y0, 6);
-  for (let v = Math.ceil(Y0 / yStep) * yStep; v <= Y1 + 1e-9; v += yStep) {
+  // Counted, not stepped: beside values as large as 1e16 a step below
+  // their resolution leaves v where it was, and the loop never ended.
+  const first = Math.ceil(Y0 / yStep), lines = Math.min(100, Math.floor(Y1 / yStep + 1e-9) - first + 1);
+  for (let i = 0; i < lines; i++) {
+    const v = (first + i) * yStep;
     g.beginPath(); g.moveTo(padL, Y(v)); g.lineTo(w, Y(v)); g.stroke();
     g.fillText((v * 100).toFixed(yStep < 0.01 ? 1 : 0) + '%', 2, Y(v) + 4);
   }
