@@ -29,7 +29,9 @@ func seedMemory(st *SeedStream) (heap uint64, rootPerRow float64, err error) {
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	heap = ms.HeapAlloc - before
-	rootPerRow = float64(p.Series.HeldBytes()) / float64(p.Series.Len())
+	// The root's storage alone: HeldBytes also counts the table of the
+	// hosts' names (see internBytesPerString).
+	rootPerRow = float64(p.Series.HeldBytes()-internBytesPerString*st.P) / float64(p.Series.Len())
 	runtime.KeepAlive(p)
 	return heap, rootPerRow, nil
 }

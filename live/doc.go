@@ -112,7 +112,8 @@
 //
 // Memory a series lets go of is kept for reuse, not returned: the state of
 // partitions IdleTTL removed waits, emptied, for the partitions that come
-// next, and a node's output tables keep the room of its largest emission
+// next (but for a view's rows of them, which go), and a node's output
+// tables keep the room of its largest emission
 // (a push of many rows through a rolling, say). So a series holds at most
 // what its busiest moment needed — the most partitions alive at once, the
 // largest push — however long ago that was; [Series.NodeBytes] counts the

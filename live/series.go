@@ -333,15 +333,17 @@ func (s *Series) register(n node) {
 	}
 }
 
-// HeldBytes returns the memory the root's storage holds (its chunks,
-// spare ones included), for sizing a series: 8 bytes per row for the
-// time, 8 per number, 4 per string (an intern id), 1 per boolean, and
-// about a sixteenth of a byte per row for the chunks' headers.
+// HeldBytes returns the memory the root holds, for sizing a series: its
+// storage (its chunks, spare ones included: 8 bytes per row for the time,
+// 8 per number, 4 per string — an intern id —, 1 per boolean, and about
+// a sixteenth of a byte per row for the chunks' headers) and the table of
+// the distinct strings the series holds (about 32 bytes a string beside
+// the string's own bytes, which are not counted).
 func (s *Series) HeldBytes() int {
 	if !s.made() {
 		return 0
 	}
-	return s.store.Bytes()
+	return s.store.Bytes() + s.syms.Bytes()
 }
 
 // Describe returns a one-line description of a node: its operation and,

@@ -56,16 +56,14 @@ func windowsBytes(ws []reducers.Window) int {
 // values, a unique's distinct keys; a count's is a few bytes).
 func (n *reduceNode) heldBytes() int { return windowsBytes(n.states) }
 
-// heldBytes returns the memory of the aggregate's buckets, open and kept
-// for reuse.
+// heldBytes returns the memory of the aggregate's open buckets (the
+// closed ones kept for reuse are room, which NodeBytes leaves out).
 func (n *aggregateNode) heldBytes() int {
-	b := 8 * (cap(n.open) + cap(n.free))
-	for _, list := range [][]*aggBucket{n.open, n.free} {
-		for _, bk := range list {
-			b += int(unsafe.Sizeof(*bk)) + 16*cap(bk.states)
-			for _, st := range bk.states {
-				b += st.Bytes()
-			}
+	b := 8 * cap(n.open)
+	for _, bk := range n.open {
+		b += int(unsafe.Sizeof(*bk)) + 16*cap(bk.states)
+		for _, st := range bk.states {
+			b += st.Bytes()
 		}
 	}
 	return b

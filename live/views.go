@@ -205,10 +205,15 @@ func (n *viewNode) enter(p int32) {
 	}
 }
 
+// forget lets go of partition p's state and rows. Its store goes too: kept
+// emptied for the next partition at p, each slot held the room of the
+// busiest partition it ever had, which over keys that come and go summed
+// to far more than any moment held (and NodeBytes counted it).
 func (n *viewNode) forget(p int32) {
 	n.op.forget(p)
 	if st := n.stores[p]; st != nil {
 		st.reset()
+		n.stores[p] = nil
 	}
 }
 

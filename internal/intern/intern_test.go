@@ -198,3 +198,23 @@ func TestJournalOfABigPushIsLetGo(t *testing.T) {
 		tab.Rollback()
 	}))
 }
+
+// Bytes counts the strings in use, not the room: strings given ids by a
+// rolled-back Begin leave it as it was.
+func TestBytesCountsTheStringsInUse(t *testing.T) {
+	tb := New()
+	tb.ID("a")
+	tb.ID("b")
+	before := tb.Bytes()
+	if before != 2*bytesPerString {
+		t.Fatalf("two strings: %d bytes, want %d", before, 2*bytesPerString)
+	}
+	tb.Begin()
+	for i := range 1000 {
+		tb.ID(string(rune('c' + i)))
+	}
+	tb.Rollback()
+	if got := tb.Bytes(); got != before {
+		t.Fatalf("after a rolled-back Begin: %d bytes, want %d", got, before)
+	}
+}
