@@ -26,12 +26,15 @@ var pairedSides = []struct {
 // BenchmarkSeed's: the pushes from 63 s on) one after the other in the
 // same process, their order swapped at every op, and reports each side's
 // rows/s (a-rows/s, b-rows/s) and a/b, the ratio of their rows/s over all
-// ops. This machine runs a process at one of two speeds about 1.6×
-// apart, which two benchmarks in two processes (as benchstat compares
-// them) mix into the ratio: paired in one process, both sides run at the
-// same speed. The comparisons are the ratios BENCH.md's targets are set
-// in: aligned ÷ default mode, and two workers ÷ one in either mode. Use
-// -benchtime 4x or more: every op builds and warms both pipelines.
+// ops. Two benchmarks in two processes, as benchstat compares them, mix
+// the speeds the processes happened to run at into the ratio; paired,
+// both sides share a process, and the drift within it falls on both
+// alike. Processes still differ (on this machine the ratio of one
+// process's six ops spread by about ±10 % from process to process):
+// read the median of several. The comparisons are the ratios BENCH.md's
+// targets are set in: aligned ÷ default mode, and two workers ÷ one in
+// either mode. Use -benchtime 4x or more: every op builds and warms both
+// pipelines.
 func BenchmarkSeedPaired(b *testing.B) {
 	for _, c := range []struct{ P, N int }{{1000, 100}, {1000, 10}, {100, 1000}} {
 		st := stream(c.P, c.N, steadySecs(c.P, c.N, 70))
