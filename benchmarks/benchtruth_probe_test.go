@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pond-go/pond/internal/intern"
 	"github.com/pond-go/pond/live"
 	"github.com/pond-go/pond/schema"
 )
@@ -343,7 +344,7 @@ func TestBt42SeedHostsMetricsUseTheRightDenominators(t *testing.T) {
 		assert.InEpsilon(t, share, m["cpu-ns/out"]/m["cpu-ns/row"], 1e-9, "cpu-ns/out")
 	}
 	// The root's storage: HeldBytes less its table of the host names.
-	assert.InEpsilon(t, float64(ref.Series.HeldBytes()-internBytesPerString*st.P)/float64(ref.Series.Len()), m["root-B/row"], 1e-12)
+	assert.InEpsilon(t, float64(ref.Series.HeldBytes()-intern.BytesPerString*st.P)/float64(ref.Series.Len()), m["root-B/row"], 1e-12)
 }
 
 // benchSeedWith reports state-B/partition from the last run's pipeline

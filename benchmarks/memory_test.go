@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/pond-go/pond/internal/intern"
 	"github.com/pond-go/pond/live"
 )
 
@@ -30,8 +31,8 @@ func seedMemory(st *SeedStream) (heap uint64, rootPerRow float64, err error) {
 	runtime.ReadMemStats(&ms)
 	heap = ms.HeapAlloc - before
 	// The root's storage alone: HeldBytes also counts the table of the
-	// hosts' names (see internBytesPerString).
-	rootPerRow = float64(p.Series.HeldBytes()-internBytesPerString*st.P) / float64(p.Series.Len())
+	// hosts' names (intern.BytesPerString a name).
+	rootPerRow = float64(p.Series.HeldBytes()-intern.BytesPerString*st.P) / float64(p.Series.Len())
 	runtime.KeepAlive(p)
 	return heap, rootPerRow, nil
 }

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/pond-go/pond/internal/intern"
 )
 
 // hostsConfigs are BenchmarkSeedHosts' partition counts: 100,000 rows per
@@ -76,10 +78,6 @@ func BenchmarkSeedHostsRate(b *testing.B) {
 	}
 }
 
-// internBytesPerString is what Series.HeldBytes counts for each distinct
-// string the series holds (its doc: about 32 bytes).
-const internBytesPerString = 32
-
 func benchSeedHosts(b *testing.B, st *SeedStream) {
 	r := runSeed(b, st, 63, NewSeedPipeline)
 	runs := float64(b.N)
@@ -103,7 +101,7 @@ func benchSeedHosts(b *testing.B, st *SeedStream) {
 	// holds, about 32 bytes a string (here the P host names); B/partition
 	// has always counted them as the partitions' (interning), so the
 	// root's storage alone is taken out here, and root-B/row is its.
-	root, rootRows := r.last.Series.HeldBytes()-internBytesPerString*st.P, r.last.Series.Len()
+	root, rootRows := r.last.Series.HeldBytes()-intern.BytesPerString*st.P, r.last.Series.Len()
 	r.last = nil
 	runtime.GC()
 	runtime.ReadMemStats(&ms)

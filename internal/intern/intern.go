@@ -165,17 +165,17 @@ func (t *Table) unindex(id uint32) {
 // Str returns the string of id; id 0 gives "".
 func (t *Table) Str(id uint32) string { return t.strs[id] }
 
-// bytesPerString is what the table holds for each string in use: its
+// BytesPerString is what the table holds for each string in use: its
 // header in strs (16 bytes) and its share of the index, kept between
 // 13/32 and 13/16 full (10 to 20 bytes of 8-byte slots; 16 taken).
-const bytesPerString = 32
+const BytesPerString = 32
 
 // Bytes returns the memory the table holds for the strings in use, about
 // 32 bytes a string, their own bytes not counted (they are the caller's,
 // or shared). It counts what is in use, not the room the table keeps from
 // busier moments: a string interned by a push then refused, and given
 // back, leaves it as it was.
-func (t *Table) Bytes() int { return bytesPerString * t.live }
+func (t *Table) Bytes() int { return BytesPerString * t.live }
 
 // Len returns one more than the largest id there has been (a slice of
 // that length can be indexed by any id).

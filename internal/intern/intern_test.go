@@ -206,8 +206,8 @@ func TestBytesCountsTheStringsInUse(t *testing.T) {
 	tb.ID("a")
 	tb.ID("b")
 	before := tb.Bytes()
-	if before != 2*bytesPerString {
-		t.Fatalf("two strings: %d bytes, want %d", before, 2*bytesPerString)
+	if before != 2*BytesPerString {
+		t.Fatalf("two strings: %d bytes, want %d", before, 2*BytesPerString)
 	}
 	tb.Begin()
 	for i := range 1000 {
