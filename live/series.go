@@ -803,7 +803,8 @@ func (r *rootNode) take(b *schema.Batch, inOrder bool) error {
 		r.sel = nil
 		// The common push (a schema of numbers and strings, no missing
 		// cells) borrows the batch's columns without fillAll's choices.
-		if r.plain && allBorrowable(b) {
+		// A staged batch is one: stage checked that no cell is missing.
+		if r.staged || r.plain && allBorrowable(b) {
 			r.borrowAll(b)
 		} else {
 			r.fillAll(b)
