@@ -19,6 +19,9 @@ type internCache struct {
 	ids  []uint32
 	hit  bool   // the last push matched the cache on every row
 	hdr  string // headerBytes(strs), kept with strs
+	// gen counts the times strs and ids were rewritten: pushes that took
+	// ids whole from the cache at one gen brought the same ids.
+	gen uint64
 }
 
 // id returns the id remembered for str at position i, or 0 when the cache
@@ -296,5 +299,16 @@ func (r *rootNode) rememberStrings() {
 		}
 		c.hdr = headerBytes(c.strs)
 		c.ids = append(c.ids[:0], ids...)
+		c.gen++
 	}
+}
+
+// cachedGen reports whether this push's intern ids of string column j are
+// its cache's ids whole, and if so the cache's generation: two pushes
+// with the same generation brought the same ids in the same order.
+func (r *rootNode) cachedGen(j int) (uint64, bool) {
+	if !r.cached {
+		return 0, false
+	}
+	return r.cache[j].gen, true
 }

@@ -108,6 +108,7 @@ type Router struct {
 	parked   []int32 // removed by MakeRoom, free from the next Expire
 	declared int
 	count    int
+	changes  uint64 // partitions created or removed so far (see Changes)
 }
 
 // seen is what a partition was routed since it was created: how many
@@ -255,6 +256,30 @@ func (r *Router) RouteSymsAt(ids []uint32, t int64, first uint64, parts []int32)
 	return len(ids)
 }
 
+// RouteAgainAt is [Router.RouteSymsAt] for rows whose partitions were
+// found before: the same keys, in the same order, were routed to
+// partitions again, with no partition created or removed since (see
+// [Router.Changes]). Row i goes to again[i], which parts[i] is set to;
+// each of those partitions was routed a row then, so every row is routed
+// here, without finding its partition. Row i has time t and identity
+// first+i. parts must be as long as again.
+func (r *Router) RouteAgainAt(again, parts []int32, t int64, first uint64) {
+	seen := r.seen
+	parts = parts[:len(again)]
+	for i, p := range again {
+		parts[i] = p
+		s := &seen[p]
+		s.last = max(s.last, t)
+		s.rows++
+		s.lastRow = first + uint64(i)
+	}
+}
+
+// Changes returns how many partitions were created or removed so far: a
+// key's partition is the one it had when Changes last returned the same
+// count.
+func (r *Router) Changes() uint64 { return r.changes }
+
 // Touch records t as a time routed to partition i.
 func (r *Router) Touch(i int32, t int64) {
 	if t > r.seen[i].last {
@@ -301,6 +326,7 @@ func (r *Router) create(k Key, v schema.Value) int32 {
 	}
 	r.order = append(r.order, i)
 	r.count++
+	r.changes++
 	return i
 }
 
@@ -476,6 +502,7 @@ func (r *Router) remove(i int32) {
 	}
 	r.free = append(r.free, i)
 	r.count--
+	r.changes++
 }
 
 // Bytes returns the memory of the router's tables (the bytes of string
