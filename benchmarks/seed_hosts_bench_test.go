@@ -66,9 +66,10 @@ func BenchmarkSeedHosts(b *testing.B) {
 // rates, N events a second a host: its B/partition splits into what a
 // partition costs whatever its rate and what grows with the rows it gets
 // between two ticks (N/5 under the 200 ms clock): the tick buffer's
-// partition column and sorted indices, 4 bytes a row each, the samples
-// of the 200 ms window in the output kept for the next tick, 8 bytes a
-// row, and the room beside them. Only B/partition is meant to be read
+// partition column, 4 bytes a row, the tick's sorted indices, 2 bytes a
+// row (4-byte links at up to 4 rows a host, N ≤ 20), the samples of the
+// 200 ms window in the output kept for the next tick, 8 bytes a row, and
+// the room beside them. Only B/partition is meant to be read
 // from it; it measures deterministically, so -benchtime 1x will do.
 func BenchmarkSeedHostsRate(b *testing.B) {
 	for _, n := range []int{5, 10, 20, 50, 100, 200} {

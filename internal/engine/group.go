@@ -81,7 +81,8 @@ type Group struct {
 	mostRows int // the most rows a tick has taken from the buffer (see fitBuffer)
 	spanRows int // rows buffered up to the last tick since the one before (see handOff)
 	// At a tick on one goroutine, the buffered rows' indices sorted by
-	// partition (see index): partition p's end at idx[chains[p].end];
+	// partition (see index): partition p's end at idx[chains[p].end]
+	// (idx16's when narrow);
 	// or, linked (see linkChains), p's last row chains[p].end and the
 	// row before row i idx[i].
 	// Over workers, the buffered rows themselves laid out row-major (the
@@ -90,13 +91,18 @@ type Group struct {
 	// of sorted (see link).
 	chains  []chain
 	idx     []int32
-	indexed bool    // this tick's chains are of idx, not of sorted
-	linked  bool    // and idx links each partition's rows (see linkChains)
-	seq     []int32 // gatherLinked's scratch: a chain's rows in order
-	sorted  []uint64
-	cnt     []int32 // index's and link's scratch: buffered rows by partition
-	at      []int   // link's scratch: each buffered row's place in sorted
-	sc      tickScratch
+	indexed bool // this tick's chains are of idx, not of sorted
+	linked  bool // and idx links each partition's rows (see linkChains)
+	// On a group without workers, a tick of at most narrowRows rows
+	// sorts their indices into idx16, 2 bytes a row, not idx (see
+	// index); narrow says this tick's are there.
+	idx16  []uint16
+	narrow bool
+	seq    []int32 // gatherLinked's scratch: a chain's rows in order
+	sorted []uint64
+	cnt    []int32 // index's and link's scratch: buffered rows by partition
+	at     []int   // link's scratch: each buffered row's place in sorted
+	sc     tickScratch
 	// room[p]: the room left at partition p's deque tail when rows go
 	// there directly (see direct.go), until the next tick or removal.
 	room []tailRoom

@@ -5,11 +5,12 @@ import "slices"
 // A tick on one goroutine takes each partition's buffered rows straight
 // from the buffer (column by column, as pushes left them) into its deque,
 // inside the tick's one pass over the partitions: before the pass it only
-// sorts the rows' indices by partition (a counting sort of 4-byte
-// indices), or, with a few rows a partition, links each partition's rows
-// (a 4-byte link a row), not the rows themselves. So the rows between two
-// ticks are held once, in the buffer, with 4 bytes a row beside them, and each
-// partition's state is still brought into cache once per tick. (A tick
+// sorts the rows' indices by partition (a counting sort of 2-byte
+// indices, 4-byte ones beyond narrowRows rows), or, with a few rows a
+// partition, links each partition's rows (a 4-byte link a row), not the
+// rows themselves. So the rows between two ticks are held once, in the
+// buffer, with 2 or 4 bytes a row beside them, and each partition's
+// state is still brought into cache once per tick. (A tick
 // over workers lays the rows out by partition first, see [Group.link], so
 // that the workers can split the copying without sharing a deque.)
 
@@ -85,7 +86,8 @@ func (g *Group) linkChains() {
 }
 
 // index sorts the indices of the rows of g.work by partition, in arrival
-// order within each (partition p's end at idx[chains[p].end]), making the
+// order within each (partition p's end at idx[chains[p].end], or
+// idx16's when narrow), making the
 // engines of the partitions first seen among them in the order their
 // first rows arrived.
 func (g *Group) index() {
@@ -107,14 +109,37 @@ func (g *Group) index() {
 		g.chains[p] = chain{end: off + k, n: k}
 		off += k
 	}
-	g.idx = slices.Grow(g.idx[:0], n)[:n]
-	idx, cur := g.idx, g.cnt
-	for i, p := range r.part {
-		idx[cur[p]] = int32(i)
-		cur[p]++
+	g.narrow = n <= narrowRows && g.par.pool == nil
+	if g.narrow {
+		g.idx16 = slices.Grow(g.idx16[:0], n)[:n]
+		sortIndices(g.idx16, r.part, g.cnt)
+	} else {
+		g.idx = slices.Grow(g.idx[:0], n)[:n]
+		sortIndices(g.idx, r.part, g.cnt)
 	}
 	clear(g.cnt)
 	g.indexed, g.linked = true, false
+}
+
+// narrowRows is the most buffered rows whose sorted indices a tick keeps
+// in 16 bits (Group.idx16), on a group without workers: 2 bytes a
+// buffered row, not 4 (at 1,000 partitions and 20 rows each a tick, 40
+// bytes a partition). With workers the indices stay 32-bit, in the one
+// slice the workers' reserve grows. A variable for the tests, which take
+// each way (at most 1 << 16, as an index must fit in a uint16).
+var narrowRows = 1 << 16
+
+// rowIndex is the type of a buffered row's index in sorted indices.
+type rowIndex interface{ ~uint16 | ~int32 }
+
+// sortIndices writes into idx the indices of the rows of part in
+// partition order (a counting sort), each partition's from cur[p] on,
+// moving cur[p] past them.
+func sortIndices[I rowIndex](idx []I, part, cur []int32) {
+	for i, p := range part {
+		idx[cur[p]] = I(i)
+		cur[p]++
+	}
 }
 
 // gather appends partition p's buffered rows, found through the indices
@@ -133,14 +158,10 @@ again:
 		// The common case of a tick: rows of three slots that fit in
 		// the ring and in the tail's block, written in place.
 		if blk, o := d.slotOf(d.tail); 3*int(c.n) <= len(blk)-o {
-			rows := g.idx[c.end-c.n : c.end]
-			dst := blk[o:]
-			// The columns cut to the times' length: one check of an
-			// index serves all three.
-			c0, c1 := r.c[0][:len(ts)], r.c[1][:len(ts)]
-			for k, j := range rows {
-				row := dst[3*k : 3*k+3 : 3*k+3]
-				row[0], row[1], row[2] = uint64(ts[j]), c0[j], c1[j]
+			if g.narrow {
+				putRows3(blk[o:], g.idx16[c.end-c.n:c.end], ts, r.c[0], r.c[1])
+			} else {
+				putRows3(blk[o:], g.idx[c.end-c.n:c.end], ts, r.c[0], r.c[1])
 			}
 			d.tail += uint64(c.n)
 			return
@@ -150,7 +171,24 @@ again:
 		cut = noFold
 		goto again
 	}
-	g.gatherRows(e, pool, g.idx[c.end-c.n:c.end])
+	if g.narrow {
+		gatherRows(&g.work, e, pool, g.idx16[c.end-c.n:c.end])
+	} else {
+		gatherRows(&g.work, e, pool, g.idx[c.end-c.n:c.end])
+	}
+}
+
+// putRows3 writes the buffered rows of the indices rows, of times ts and
+// two columns c0 and c1, as rows of three slots into dst, which has room
+// for them.
+func putRows3[I rowIndex](dst []uint64, rows []I, ts []int64, c0, c1 []uint64) {
+	// The columns cut to the times' length: one check of an index
+	// serves all three.
+	c0, c1 = c0[:len(ts)], c1[:len(ts)]
+	for k, j := range rows {
+		row := dst[3*k : 3*k+3 : 3*k+3]
+		row[0], row[1], row[2] = uint64(ts[j]), c0[j], c1[j]
+	}
 }
 
 // gatherLinked is gather for rows linked by [Group.linkChains]: a
@@ -202,13 +240,12 @@ func (g *Group) gatherLinked(p int32, e *Engine, cut int64, pool *blockPool) {
 		}
 		j = idx[j]
 	}
-	g.gatherRows(e, pool, seq)
+	gatherRows(&g.work, e, pool, seq)
 }
 
-// gatherRows appends the buffered rows of the indices rows, in order, to
-// e's deque, block by block.
-func (g *Group) gatherRows(e *Engine, pool *blockPool, rows []int32) {
-	r := &g.work
+// gatherRows appends the rows of r at the indices rows, in order, to e's
+// deque, block by block.
+func gatherRows[I rowIndex](r *pendRows, e *Engine, pool *blockPool, rows []I) {
 	ts := r.t
 	for len(rows) > 0 {
 		blk, o, n := e.dq.room(pool)

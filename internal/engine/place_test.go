@@ -24,7 +24,7 @@ func TestTickOnOneGoroutineKeepsItsRowsOnceBetweenTicks(t *testing.T) {
 	// batches of 1000 rows a tick. On one goroutine the rows between two
 	// ticks are in one buffer (28 bytes a row, with append's slack), and
 	// the tick takes them from there through their indices sorted by
-	// partition (4 bytes a row): no second buffer and no copy of the rows
+	// partition (2 bytes a row): no second buffer and no copy of the rows
 	// laid out by partition.
 	r := newGroupRig(1000, 100)
 	for range 20 * 100 {
@@ -32,8 +32,8 @@ func TestTickOnOneGoroutineKeepsItsRowsOnceBetweenTicks(t *testing.T) {
 	}
 	g := r.g
 	const perTick = 20 * 1000
-	held := g.in.bytes() + g.work.bytes() + 8*cap(g.sorted) + 8*cap(g.at) + 4*cap(g.idx)
-	assert.LessOrEqual(t, held, (28+4)*perTick*5/4, "bytes buffering the rows of a tick")
+	held := g.in.bytes() + g.work.bytes() + 8*cap(g.sorted) + 8*cap(g.at) + 4*cap(g.idx) + 2*cap(g.idx16)
+	assert.LessOrEqual(t, held, (28+2)*perTick*5/4, "bytes buffering the rows of a tick")
 	assert.Positive(t, g.in.bytes(), "the buffer is kept for the next tick")
 
 	// Every row pushed is in its partition's deque or still buffered,
@@ -76,8 +76,8 @@ func TestTickBufferKeepsLittleRoomBeyondATick(t *testing.T) {
 // direct) get 0 to 6 rows a tick, in random order, partitions appear late
 // and are removed with rows buffered; with one column the rows go through
 // the chain's general path, and with two, while deques grow, some cross
-// a block. The stream runs with every tick sorted, every tick linked,
-// and the default.
+// a block. The stream runs with every tick sorted (into 16-bit indices,
+// and into 32-bit ones), every tick linked, and the default.
 func TestLinkedTicksMatchSortedTicks(t *testing.T) {
 	defer SetDirectParts(SetDirectParts(0))
 	for _, cols := range []string{"v and w", "v only"} {
@@ -103,8 +103,10 @@ func TestLinkedTicksMatchSortedTicks(t *testing.T) {
 			for i := range keys {
 				keys[i] = schema.StringValue(fmt.Sprintf("k%d", i))
 			}
-			run := func(link int) (*schema.Table, int) {
+			run := func(link, narrow int) (*schema.Table, int) {
 				defer SetLinkRows(SetLinkRows(link))
+				defer func(n int) { narrowRows = n }(narrowRows)
+				narrowRows = narrow
 				plan, err := NewPlan(testSchema, windows, rolling.Options{Trigger: trigger.Clock(sequence.Every(100 * time.Millisecond))},
 					&Key{Name: "key", Kind: schema.String}, nil)
 				require.NoError(t, err)
@@ -167,11 +169,19 @@ func TestLinkedTicksMatchSortedTicks(t *testing.T) {
 				}
 				return all, linked
 			}
-			sorted, none := run(0)
+			sorted, none := run(0, narrowRows)
 			require.Zero(t, none)
-			for _, link := range []int{1 << 20, linkRows} {
-				got, linked := run(link)
-				require.Greater(t, linked, 100, "linked ticks with linkRows %d", link)
+			for _, link := range []int{-1, 1 << 20, linkRows} {
+				var got *schema.Table
+				if link < 0 {
+					// Sorted into 32-bit indices.
+					got, none = run(0, 0)
+					require.Zero(t, none)
+				} else {
+					var linked int
+					got, linked = run(link, narrowRows)
+					require.Greater(t, linked, 100, "linked ticks with linkRows %d", link)
+				}
 				require.Equal(t, sorted.Len(), got.Len())
 				for j := range sorted.Schema().Len() {
 					for i := range sorted.Len() {
