@@ -365,11 +365,35 @@ type deque struct {
 	stride uint32
 	lrows  int16 // the rows of the last block
 	last   int8  // the class of the last block (below sizeClasses, or cutClass)
-	// has belongs to the engine: its maxT is set (see Engine). It lies
-	// in the deque's last word, which the fields above leave room in,
-	// where a field of the engine's own took 8 bytes.
-	has bool
+	// has belongs to the engine: whether its maxT is set (dqMax, see
+	// Engine), and whether the rows held may be out of time order
+	// (dqUnsorted). It lies in the deque's last word, which the fields
+	// above leave room in, where a field of the engine's own took 8
+	// bytes.
+	has dqState
 }
+
+// dqState is a deque's has: flags the engine keeps in the deque's last
+// word.
+type dqState uint8
+
+const (
+	// dqMax: the engine's maxT is set (a row was appended since it was
+	// made or reused).
+	dqMax dqState = 1 << iota
+	// dqUnsorted: a row appended since the deque was last empty may have
+	// come before a row appended before it, so the rows held may not be
+	// in non-decreasing time order. Every path that appends rows sets it
+	// when it cannot tell that they are not before the deque's latest
+	// (see Engine.markTimes); dropTo clears it when the deque empties.
+	// Without it, the rows that leave a window are found by a galloping
+	// search (see leaveSorted).
+	dqUnsorted
+)
+
+// sorted reports whether the rows held are known to be in non-decreasing
+// time order (see dqUnsorted).
+func (d *deque) sorted() bool { return d.has&dqUnsorted == 0 }
 
 // setLast makes c, of p, the class of the last block.
 func (d *deque) setLast(p *blockPool, c int) {
@@ -728,7 +752,10 @@ func (d *deque) dropTo(a uint64, p *blockPool) {
 		d.base += d.cap
 	}
 	if d.front == d.tail {
+		// Empty: the rows that come next are in order until one comes
+		// before a row before it.
 		d.base = d.front
+		d.has &^= dqUnsorted
 	}
 	if n := d.tail - d.front; d.cap > shrinkFloor && 4*n <= d.cap {
 		d.shrink(p)

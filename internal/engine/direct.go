@@ -151,17 +151,25 @@ func (g *Group) appendRoomy2(times []int64, c0, c1 []uint64, part []int32, from 
 		row[0], row[1], row[2] = uint64(t), c0[i], c1[i]
 		e := r.e
 		e.dq.tail++
-		e.maxT, e.dq.has = t, true
+		e.maxT = t
+		e.dq.has |= dqMax
 	}
 	return len(part)
 }
 
 // took counts one row written at the deque's tail, at time t; sorted
-// tells that t is not before any time taken (rows in order).
+// tells that t is not before any time taken (rows in order). A row not
+// known to be in order leaves the deque's rows not known to be in order
+// (a group's maxT is not kept by every path, see Engine.MaxTime, so t is
+// not compared with it).
 func (e *Engine) took(t int64, sorted bool) {
 	e.dq.tail++
-	if sorted || t > e.maxT || !e.dq.has {
-		e.maxT, e.dq.has = t, true
+	if sorted || t > e.maxT || e.dq.has&dqMax == 0 {
+		e.maxT = t
+		e.dq.has |= dqMax
+	}
+	if !sorted {
+		e.dq.has |= dqUnsorted
 	}
 }
 

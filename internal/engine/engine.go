@@ -159,8 +159,10 @@ func floatBits(f []float64) []uint64 {
 // An engine's window states follow it in its record (see arena), so it
 // keeps no slice of them: [Engine.wins] makes one from its own address.
 type Engine struct {
-	p    *Plan
-	dq   deque // and whether maxT is set (dq.has)
+	p *Plan
+	// dq also holds whether maxT is set and whether its rows are known
+	// to be in time order (dq.has, see dqState).
+	dq   deque
 	maxT int64
 }
 
@@ -356,7 +358,7 @@ func (p *Plan) NewEngine() *Engine {
 // emptied) ready for a new partition.
 func (e *Engine) reuse() {
 	e.dq = deque{stride: e.dq.stride}
-	e.maxT, e.dq.has = 0, false
+	e.maxT, e.dq.has = 0, 0
 	wins := e.wins()
 	for w := range wins {
 		ws := &wins[w]
@@ -385,15 +387,31 @@ func (e *Engine) Append(in *Input, i int) {
 			}
 		}
 	}
-	if !e.dq.has || t > e.maxT {
-		e.maxT, e.dq.has = t, true
+	if e.dq.has&dqMax == 0 || t > e.maxT {
+		e.maxT = t
+		e.dq.has |= dqMax
+	} else if t < e.maxT {
+		// Before the latest time appended, and so maybe before a row
+		// held.
+		e.dq.has |= dqUnsorted
+	}
+}
+
+// markTimes notes that rows whose first time is first, in non-decreasing
+// time order among themselves when sorted, enter the deque, for a path
+// that keeps maxT (the latest time of the rows before them): the deque's
+// rows are no longer known to be in order when they are not, or when the
+// first comes before maxT.
+func (e *Engine) markTimes(first int64, sorted bool) {
+	if !sorted || e.dq.has&dqMax != 0 && first < e.maxT {
+		e.dq.has |= dqUnsorted
 	}
 }
 
 // MaxTime returns the latest time appended, and false if none was. A
 // group's tick under a clock does not keep it: it folds against the
 // crossing row's time.
-func (e *Engine) MaxTime() (int64, bool) { return e.maxT, e.dq.has }
+func (e *Engine) MaxTime() (int64, bool) { return e.maxT, e.dq.has&dqMax != 0 }
 
 // Len returns the number of rows the deque holds (the union of the
 // windows, as of the last fold, plus rows appended since).
@@ -569,14 +587,19 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 		if nh < tail {
 			lim := cut - wp.span
 			blk, i := d.slotOf(nh)
-			blk = blk[:min(len(blk), i+int(tail-nh)*st)]
+			// Cut at the tail, and at walkRows rows: the rows that leave
+			// beyond are found by leaveFrom. (A slide below takes its
+			// leaving rows from hblk when they are at most ShortRun, no
+			// more than walkRows, and lie in the block: the cut at
+			// walkRows leaves that test as it was.)
+			blk = blk[:min(len(blk), i+int(min(tail-nh, walkRows))*st)]
 			hblk, hslot = blk, i
 			// Compared unsigned, i needs no second check as an index.
 			for ; uint(i) < uint(len(blk)) && int64(blk[i]) < lim; i += st {
 				nh++
 			}
 			if i >= len(blk) && nh < tail {
-				nh = e.scanTo(nh, tail, lim)
+				nh = e.leaveFrom(nh, tail, lim)
 			}
 		}
 		done := false
@@ -823,6 +846,63 @@ func (e *Engine) scanTo(a, tail uint64, lim int64) uint64 {
 		}
 	}
 	return tail
+}
+
+// walkRows is how many rows from a window's head [Engine.foldLaid] tells
+// leaving one at a time, before it calls leaveFrom: most folds find the
+// first row that stays among them (a row or two at a host a second or
+// ten, a score at a host a hundred), where a search would cost more than
+// the walk. At least reducers.ShortRun (see foldLaid).
+const walkRows = 32
+
+// leaveFrom returns the first row from a (below tail) whose time is lim
+// or later, or tail if none is: the head of a window whose rows before
+// lim leave. Rows leave in arrival order, up to the first that stays, so
+// it is scanTo's answer; when the deque's rows are known to be in time
+// order (see dqUnsorted), it is found in each block by a galloping search
+// (see leaveSorted), not row by row.
+func (e *Engine) leaveFrom(a, tail uint64, lim int64) uint64 {
+	d := &e.dq
+	if !d.sorted() {
+		return e.scanTo(a, tail, lim)
+	}
+	st := int(d.stride)
+	for a < tail {
+		blk, i, n := d.seg(a)
+		n = int(min(uint64(n), tail-a))
+		k := leaveSorted(blk, i*st, st, n, lim)
+		a += uint64(k)
+		if k < n {
+			return a
+		}
+	}
+	return tail
+}
+
+// leaveSorted returns how many of the n rows from slot i of blk (rows of
+// st slots, their times in non-decreasing order) have a time before lim:
+// steps from i that double while their rows are before lim, then halve
+// between the last such row and the first one after.
+func leaveSorted(blk []uint64, i, st, n int, lim int64) int {
+	if n <= 0 || int64(blk[i]) >= lim {
+		return 0
+	}
+	// Rows [0, lo) are before lim; row hi is not, or is n.
+	lo, b := 1, 1
+	for b < n && int64(blk[i+b*st]) < lim {
+		lo = b + 1
+		b *= 2
+	}
+	hi := min(b, n)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if int64(blk[i+m*st]) < lim {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
 
 // addRow adds row a to a window's states.
@@ -1351,10 +1431,12 @@ func (e *Engine) appendInput(in *Input, from, to int) {
 				mt = max(mt, t)
 			}
 		}
-		if e.dq.has {
+		e.markTimes(times[0], in.sorted)
+		if e.dq.has&dqMax != 0 {
 			mt = max(mt, e.maxT)
 		}
-		e.maxT, e.dq.has = mt, true
+		e.maxT = mt
+		e.dq.has |= dqMax
 		writeRows(rows, in, from, k, st)
 		e.dq.tail += uint64(k)
 		from += k

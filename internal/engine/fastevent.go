@@ -60,7 +60,7 @@ func (s *Stream) pushEvents(in *Input, out *schema.Table) {
 		sc.results = make([][]float64, len(p.outs))
 	}
 	base := e.dq.tail
-	startMax, had := e.maxT, e.dq.has
+	startMax, had := e.maxT, e.dq.has&dqMax != 0
 	e.appendInput(in, 0, n)
 	low := e.dq.tail
 	wins := e.wins()

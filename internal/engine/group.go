@@ -122,6 +122,10 @@ type pendRows struct {
 	t    []int64
 	c    [][]uint64
 	part []int32
+	// unsorted: rows of a push not known to be in order (see
+	// Input.SetSorted) were buffered, so the rows a deque takes from
+	// the buffer may come before its latest (see dqUnsorted).
+	unsorted bool
 }
 
 // bytes returns the memory the buffer holds.
@@ -430,6 +434,7 @@ func (g *Group) reserve(rows int) {
 			r.c[k] = slices.Grow(r.c[k][:0], rows)
 		}
 		r.part = slices.Grow(r.part[:0], rows)
+		r.unsorted = false
 	}
 	g.sortRoom(int32(rows))
 	g.at = slices.Grow(g.at[:0], rows)
@@ -636,6 +641,9 @@ func (g *Group) buffer(in *Input, part []int32, from, to int) {
 		r.c[k] = append(r.c[k], c[from:to]...)
 	}
 	r.part = append(r.part, part[from:to]...)
+	if !in.sorted {
+		r.unsorted = true
+	}
 	g.tickRows += to - from
 }
 
@@ -762,14 +770,19 @@ func (g *Group) take(p int32, e *Engine, cut int64, pool *blockPool) {
 	d := &e.dq
 	st := int(d.stride)
 	rows := g.sorted[int(c.end-c.n)*st : int(c.end)*st]
-	mt, has := e.maxT, e.dq.has
+	mt, has := e.maxT, e.dq.has&dqMax != 0
 	for r := 0; r < len(rows); r += st {
 		if t := int64(rows[r]); !has || t > mt {
 			mt, has = t, true
 		}
 	}
-	e.maxT, e.dq.has = mt, has
+	e.maxT = mt
+	e.dq.has |= dqMax
 	e.evictFor(uint64(c.n), cut, pool)
+	if g.work.unsorted {
+		// After the eviction, which may have emptied the deque.
+		d.has |= dqUnsorted
+	}
 	if d.tail-d.front+uint64(c.n) <= d.cap {
 		// The common case of a tick: rows that fit in the ring and in
 		// the tail's block, copied in place.
@@ -816,4 +829,5 @@ func (g *Group) clearPending() {
 		r.c[k] = r.c[k][:0]
 	}
 	r.part = r.part[:0]
+	r.unsorted = false
 }

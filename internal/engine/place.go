@@ -164,6 +164,9 @@ again:
 				putRows3(blk[o:], g.idx[c.end-c.n:c.end], ts, r.c[0], r.c[1])
 			}
 			d.tail += uint64(c.n)
+			if r.unsorted {
+				d.has |= dqUnsorted
+			}
 			return
 		}
 	}
@@ -219,6 +222,9 @@ func (g *Group) gatherLinked(p int32, e *Engine, cut int64, pool *blockPool) {
 				j = idx[j]
 			}
 			d.tail += uint64(c.n)
+			if r.unsorted {
+				d.has |= dqUnsorted
+			}
 			return
 		}
 	}
@@ -244,7 +250,8 @@ func (g *Group) gatherLinked(p int32, e *Engine, cut int64, pool *blockPool) {
 }
 
 // gatherRows appends the rows of r at the indices rows, in order, to e's
-// deque, block by block.
+// deque, block by block, and notes them out of order when r's are not
+// known to be in order.
 func gatherRows[I rowIndex](r *pendRows, e *Engine, pool *blockPool, rows []I) {
 	ts := r.t
 	for len(rows) > 0 {
@@ -277,5 +284,8 @@ func gatherRows[I rowIndex](r *pendRows, e *Engine, pool *blockPool, rows []I) {
 		}
 		e.dq.tail += uint64(n)
 		rows = rows[n:]
+	}
+	if r.unsorted {
+		e.dq.has |= dqUnsorted
 	}
 }

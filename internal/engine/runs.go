@@ -133,10 +133,12 @@ func (r *timeRuns) add(e *Engine, in *Input, from, to int, sorted bool) {
 		i = j
 	}
 	e.dq.tail = n
-	if e.dq.has {
+	e.markTimes(ts[from], sorted)
+	if e.dq.has&dqMax != 0 {
 		mt = max(mt, e.maxT)
 	}
-	e.maxT, e.dq.has = mt, true
+	e.maxT = mt
+	e.dq.has |= dqMax
 }
 
 // addAt is add for n rows at time t, not before any row added, of a
@@ -156,8 +158,11 @@ func (s *Stream) addAt(t int64, n int) {
 		r.tail = k + 1
 	}
 	e.dq.tail = first + uint64(n)
-	if !e.dq.has || t > e.maxT {
-		e.maxT, e.dq.has = t, true
+	if e.dq.has&dqMax == 0 || t > e.maxT {
+		e.maxT = t
+		e.dq.has |= dqMax
+	} else if t < e.maxT {
+		e.dq.has |= dqUnsorted
 	}
 }
 

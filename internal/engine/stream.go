@@ -220,8 +220,10 @@ func (s *Stream) appendQuiet(in *Input) {
 		from += k
 	}
 	mt := in.times[n-1]
-	if e.dq.has {
+	e.markTimes(in.times[0], true)
+	if e.dq.has&dqMax != 0 {
 		mt = max(mt, e.maxT)
 	}
-	e.maxT, e.dq.has = mt, true
+	e.maxT = mt
+	e.dq.has |= dqMax
 }
