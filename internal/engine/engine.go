@@ -387,12 +387,17 @@ func (e *Engine) Append(in *Input, i int) {
 			}
 		}
 	}
+	e.noteTime(t)
+}
+
+// noteTime keeps maxT for a row at t appended to the deque: a row before
+// the latest time appended may come before a row held, so the deque's
+// rows are no longer known to be in order (see dqUnsorted).
+func (e *Engine) noteTime(t int64) {
 	if e.dq.has&dqMax == 0 || t > e.maxT {
 		e.maxT = t
 		e.dq.has |= dqMax
 	} else if t < e.maxT {
-		// Before the latest time appended, and so maybe before a row
-		// held.
 		e.dq.has |= dqUnsorted
 	}
 }

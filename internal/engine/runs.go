@@ -158,12 +158,7 @@ func (s *Stream) addAt(t int64, n int) {
 		r.tail = k + 1
 	}
 	e.dq.tail = first + uint64(n)
-	if e.dq.has&dqMax == 0 || t > e.maxT {
-		e.maxT = t
-		e.dq.has |= dqMax
-	} else if t < e.maxT {
-		e.dq.has |= dqUnsorted
-	}
+	e.noteTime(t)
 }
 
 // push appends a run at t whose first row is row first, growing the ring
