@@ -21,7 +21,8 @@ type Input struct {
 	enc   [][]uint64
 	arrs  []*table.Col
 	tmp   [][]uint64
-	// sorted: the times are in non-decreasing order (see SetSorted).
+	// sorted: the times are in non-decreasing order, after those bound
+	// before (see SetSorted).
 	sorted bool
 	// first is the identity of the first row (see SetFirst).
 	first uint64
@@ -33,9 +34,12 @@ type Input struct {
 func (in *Input) SetFirst(id uint64) { in.first = id }
 
 // SetSorted tells whether the rows bound are in non-decreasing time
-// order, as a series' accepted rows are unless reordered; false is always
-// safe. Bind forgets it. With it, a push's rows that cross no clock
-// boundary are known to cross none from their last time alone.
+// order and none comes before a row bound before them, as a series'
+// accepted rows are unless reordered; false is always safe. Bind forgets
+// it. With it, a push's rows that cross no clock boundary are known to
+// cross none from their last time alone, an engine takes the last row's
+// time as its latest, and a deque that takes them stays known to be in
+// order (see dqUnsorted).
 func (in *Input) SetSorted(sorted bool) { in.sorted = sorted }
 
 // Len returns the number of rows bound.
