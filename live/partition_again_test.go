@@ -109,3 +109,35 @@ func tableRows(tab *schema.Table) []schema.Row {
 	}
 	return rows
 }
+
+// The partitions a push of the same keys takes again are kept beside the
+// partitioning, 4 bytes a row of the push that found them, and
+// NodeBytes counts them: once pushes of 1,000 keys as the same strings
+// take them from the root's cache of strings (from the second or third
+// push on), the partitioning holds 4,000 bytes more than after the
+// first, and then no more.
+func TestNodeBytesCountsThePartitionsKeptForTheSameKeys(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	p, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
+	require.NoError(t, err)
+	keys := make([]string, 1000)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("h%d", i)
+	}
+	var held []int
+	for i := range 4 {
+		b := schema.NewBatch(metricsSchema, len(keys))
+		for _, k := range keys {
+			b.Time = append(b.Time, int64(i)*int64(time.Second))
+			b.Cols[0].Num = append(b.Cols[0].Num, float64(i))
+			b.Cols[1].Str = append(b.Cols[1].Str, k)
+		}
+		_, err := s.PushMany(nil, b)
+		require.NoError(t, err)
+		n, err := s.NodeBytes(p)
+		require.NoError(t, err)
+		held = append(held, n)
+	}
+	assert.GreaterOrEqual(t, held[3]-held[0], 4*len(keys))
+	assert.Equal(t, held[2], held[3])
+}
