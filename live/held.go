@@ -21,7 +21,8 @@ type heldRows struct {
 	val    int  // the samples' column
 	number bool // the partition column holds numbers
 	parts  []uint32
-	self   []int32 // self[i] = i, for number keys
+	self   []int32  // self[i] = i, for number keys
+	keys   []uint32 // keys[i] = i + 1, for number keys
 }
 
 // HeldRun returns the rows from identity from on, up to to or the end of
@@ -56,6 +57,18 @@ func (h *heldRows) HeldParts() []int32 {
 		h.self = append(h.self, int32(len(h.self)))
 	}
 	return h.self
+}
+
+// HeldKeys returns the key of each partition, by index: its intern id
+// for a string key, the partition plus one for a number key.
+func (h *heldRows) HeldKeys() []uint32 {
+	if !h.number {
+		return h.router.SymKeys()
+	}
+	for len(h.keys) < h.router.Cap() {
+		h.keys = append(h.keys, uint32(len(h.keys)+1))
+	}
+	return h.keys
 }
 
 // holdSamples makes the aligned rolling n read its samples from the

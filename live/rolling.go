@@ -342,7 +342,7 @@ func (n *rollingNode) heldBytes() int {
 	}
 	b := n.group.HeldBytes()
 	if n.held != nil {
-		b += 4*cap(n.held.parts) + 4*cap(n.held.self)
+		b += 4*cap(n.held.parts) + 4*cap(n.held.self) + 4*cap(n.held.keys)
 	}
 	return b
 }

@@ -2,6 +2,7 @@ package aligned
 
 import (
 	"math"
+	"slices"
 
 	"github.com/pond-go/pond/internal/reducers"
 	"github.com/pond-go/pond/internal/table"
@@ -35,6 +36,10 @@ type Held interface {
 	// HeldParts returns the partition of each key, plus one (0: none
 	// now), as a table indexed by key (a key past it has none).
 	HeldParts() []int32
+	// HeldKeys returns the key of each partition, as a table indexed by
+	// partition: for a live partition q, HeldParts()[HeldKeys()[q]] is
+	// q + 1 (what it holds for other indices is of no use).
+	HeldKeys() []uint32
 }
 
 // heldState is a group's held mode (see Held).
@@ -60,6 +65,12 @@ type heldState struct {
 	stepFrom uint64 // the open step's first row
 	closeID  uint64 // the row that closes boundaries now
 	filled   []int32
+	// curKey is cur by key, for the fill's rows (see fillCells): where
+	// the fill writes the next value of the key of a partition with a
+	// cell, −1 for every other key and outside a fill; keys holds the
+	// key of each partition of filled, during a fill.
+	curKey []int
+	keys   []uint32
 }
 
 // HeldSlot reports whether the plan can read its raw values from the
@@ -213,14 +224,23 @@ func (g *Group) fill(out *schema.Table, e0 int) {
 		return
 	}
 	byKey := h.src.HeldParts()
-	for id := h.stepFrom; id < h.closeID; {
-		keys, vals := h.src.HeldRun(id, h.closeID)
-		if h.made > h.stepFrom || h.cnt >= 0 {
+	if h.made > h.stepFrom || h.cnt >= 0 || !h.byKeys(byKey) {
+		for id := h.stepFrom; id < h.closeID; {
+			keys, vals := h.src.HeldRun(id, h.closeID)
 			h.fillFrom(id, keys, vals, byKey, nums)
-		} else {
-			fillCells(keys, vals, byKey, h.cur, nums)
+			id += uint64(len(keys))
 		}
-		id += uint64(len(keys))
+	} else {
+		for id := h.stepFrom; id < h.closeID; {
+			keys, vals := h.src.HeldRun(id, h.closeID)
+			fillCells(keys, vals, h.curKey, nums)
+			id += uint64(len(keys))
+		}
+		// Back to cur, for the check below, and curKey emptied.
+		for i, q := range h.filled {
+			k := h.keys[i]
+			h.cur[q], h.curKey[k] = h.curKey[k], -1
+		}
 	}
 	// Every cell must be full: each row of a partition's step is one of
 	// its values. A cell that is not is the engine's fault, never the
@@ -239,28 +259,55 @@ func (g *Group) fill(out *schema.Table, e0 int) {
 	}
 }
 
-// fillCells writes each row's value vals[i] into the cell of its key's
-// partition (byKey[keys[i]] − 1) at cur, which it moves on; rows of
-// partitions without a cell (cur −1) are not the closing's.
-func fillCells(keys []uint32, vals []float64, byKey []int32, cur []int, nums []float64) {
+// byKeys moves the cursors of the partitions of filled to curKey, at
+// their keys, and reports true; or, when a partition's key does not lead
+// back to it through byKey (the key table of HeldParts), moves nothing
+// and reports false. The rows of a step in which no partition was made
+// then reach their cells by their keys alone (fillCells), not through
+// their partitions.
+func (h *heldState) byKeys(byKey []int32) bool {
+	keyOf := h.src.HeldKeys()
+	h.keys = h.keys[:0]
+	for _, q := range h.filled {
+		if uint(q) >= uint(len(keyOf)) {
+			return false
+		}
+		k := keyOf[q]
+		if uint(k) >= uint(len(byKey)) || byKey[k] != q+1 {
+			return false
+		}
+		h.keys = append(h.keys, k)
+	}
+	if n := len(byKey); len(h.curKey) < n {
+		from := len(h.curKey)
+		h.curKey = slices.Grow(h.curKey, n-from)[:n]
+		for i := range h.curKey[from:] {
+			h.curKey[from+i] = -1
+		}
+	}
+	for i, q := range h.filled {
+		h.curKey[h.keys[i]] = h.cur[q]
+	}
+	return true
+}
+
+// fillCells writes each row's value vals[i] into the cell of its key at
+// curKey (see heldState.curKey), which it moves on; rows of keys without
+// a cell (−1) are not the closing's.
+func fillCells(keys []uint32, vals []float64, curKey []int, nums []float64) {
 	vals = vals[:len(keys)]
 	for i, k := range keys {
-		if uint(k) >= uint(len(byKey)) {
+		if uint(k) >= uint(len(curKey)) {
 			continue
 		}
-		// A key without a partition (0) makes q past cur, as a
-		// partition without a cell (−1) makes c past nums: one test for
-		// each, which are the bounds checks too.
-		q := uint(byKey[k] - 1)
-		if q >= uint(len(cur)) {
-			continue
-		}
-		c := cur[q]
+		// A key without a cell (−1) makes c past nums: one test, which
+		// is the bounds check too.
+		c := curKey[k]
 		if uint(c) >= uint(len(nums)) {
 			continue
 		}
 		nums[c] = vals[i]
-		cur[q] = c + 1
+		curKey[k] = c + 1
 	}
 }
 

@@ -16,12 +16,25 @@ import (
 // fakeHeld is a series' rows for a group in held mode: every row pushed,
 // by identity, with its partition as its key (partition q's key is q, its
 // partition q + 1 in parts) and its first slot's value, read back in runs
-// of random lengths.
+// of random lengths. With noKeys it gives no partition's key (HeldKeys),
+// so that a closing finds its rows' cells through their partitions.
 type fakeHeld struct {
-	keys  []uint32
-	vals  []float64
-	parts []int32
-	rng   *rand.Rand
+	keys   []uint32
+	vals   []float64
+	parts  []int32
+	rng    *rand.Rand
+	noKeys bool
+}
+
+func (f *fakeHeld) HeldKeys() []uint32 {
+	if f.noKeys {
+		return nil
+	}
+	keys := make([]uint32, 16)
+	for q := range keys {
+		keys[q] = uint32(q)
+	}
+	return keys
 }
 
 func (f *fakeHeld) HeldRun(from, to uint64) ([]uint32, []float64) {
@@ -127,7 +140,7 @@ func TestHeldGroupWritesTheRowsOfOneThatKeepsItsSamples(t *testing.T) {
 				slot = 1
 			}
 			held, plain := p.NewGroup(nil, 1, 0), p.NewGroup(nil, 1, 0)
-			src := &fakeHeld{rng: rng}
+			src := &fakeHeld{rng: rng, noKeys: seed%4 == 1}
 			require.True(t, held.SetHeld(src))
 			hout, pout := outTable(wins), outTable(wins)
 			ts, ps, xs, ys := randomRows(rng, 6, seed%3 != 0)

@@ -183,6 +183,13 @@ func (s *seen) note(t int64, row uint64) {
 // has none). It is the router's own, valid until the next route.
 func (r *Router) SymIndex() []int32 { return r.bySym }
 
+// SymKeys returns the key of each partition of a string router by index:
+// its intern id, 0 for the partition of missing keys and for an index no
+// live partition holds (nil for a router of other kinds). It is the
+// inverse of [Router.SymIndex] for the live partitions, the router's own,
+// valid until the next route.
+func (r *Router) SymKeys() []uint32 { return r.ids }
+
 // FindSym returns the index of the live partition of string key id (an
 // intern id), the routing fast path: one slice lookup.
 func (r *Router) FindSym(id uint32) (int32, bool) {
