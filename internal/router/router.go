@@ -270,6 +270,11 @@ func (r *Router) RouteSymsAt(ids []uint32, t int64, first uint64, parts []int32)
 // each of those partitions was routed a row then, so every row is routed
 // here, without finding its partition. Row i has time t and identity
 // first+i. parts must be as long as again.
+//
+// Not inlined: inlined into the partition node's push, the loop reloaded
+// three of the push's values from the stack every row.
+//
+//go:noinline
 func (r *Router) RouteAgainAt(again, parts []int32, t int64, first uint64) {
 	seen := r.seen
 	parts = parts[:len(again)]
