@@ -90,6 +90,9 @@ type stepWin struct {
 	// each of the pane's words, and of each of its counts (−1: the
 	// step's row count).
 	paneWords, paneCounts []int
+	// paneRun is paneWords[0] when the pane's words are the record's
+	// from there on, in order (one copy writes them); −1 otherwise.
+	paneRun int
 }
 
 // newStepPlan lays out the open-step record of p's windows.
@@ -181,6 +184,7 @@ func newStepPlan(p *Plan) stepPlan {
 			sw.raws = append(sw.raws, j)
 		}
 		sw.paneWords, sw.paneCounts = st.paneCopy(wp, &sw)
+		sw.paneRun = wordRun(sw.paneWords)
 		st.wins = append(st.wins, sw)
 	}
 	words = p.heldCount(&st, words)
@@ -248,6 +252,20 @@ func (st *stepPlan) paneCopy(wp *winPlan, sw *stepWin) (words, counts []int) {
 		panic("aligned: a pane item without a record item")
 	}
 	return words, counts
+}
+
+// wordRun returns words[0] when words are consecutive (each one more than
+// the one before it), −1 otherwise or when there are none.
+func wordRun(words []int) int {
+	for i, w := range words {
+		if w != words[0]+i {
+			return -1
+		}
+	}
+	if len(words) == 0 {
+		return -1
+	}
+	return words[0]
 }
 
 // steps holds every partition's open-step record: its row count (stepShut

@@ -534,3 +534,21 @@ func TestTheSquaresOverflowTestOnTheSquareIsTheTestOnTheValue(t *testing.T) {
 		assert.Equal(t, f[:4], recs[:4], "the column pass agrees with the row, x = %g", c.x)
 	}
 }
+
+func TestWordRunFindsWordsInTheRecordsOrder(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		words []int
+		want  int
+	}{
+		{"none", nil, -1},
+		{"one word", []int{3}, 3},
+		{"consecutive from 0", []int{0, 1, 2, 3, 4, 5}, 0},
+		{"consecutive from 4", []int{4, 5, 6}, 4},
+		{"a gap", []int{0, 1, 3}, -1},
+		{"out of order", []int{1, 0}, -1},
+		{"a word twice", []int{2, 2}, -1},
+	} {
+		assert.Equal(t, c.want, wordRun(c.words), c.name)
+	}
+}

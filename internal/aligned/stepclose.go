@@ -188,11 +188,19 @@ func (g *Group) settle() {
 // writePane writes the record r (n rows) as window wp's pane, in pane
 // record pr and counts cs, made just now: what merging it into an empty
 // pane gives, without clearing the pane first. Each word and count is
-// copied from where the plan says it is (see stepWin).
+// copied from where the plan says it is (see stepWin); words that are
+// the record's own, in its order, in a loop that reads no plan.
 func (sp *stepPlan) writePane(wp *winPlan, sw *stepWin, r []uint64, n int64, pr []uint64, cs []uint32) {
 	pr = pr[:len(sw.paneWords)]
-	for i, src := range sw.paneWords {
-		pr[i] = r[src]
+	if at := sw.paneRun; at >= 0 {
+		rr := r[at : at+len(pr)]
+		for i := range pr {
+			pr[i] = rr[i]
+		}
+	} else {
+		for i, src := range sw.paneWords {
+			pr[i] = r[src]
+		}
 	}
 	cs = cs[:len(sw.paneCounts)]
 	for i, src := range sw.paneCounts {
