@@ -717,7 +717,7 @@ func opt(x float64, ok bool) float64 {
 func (g *Group) Bytes() int {
 	n := int(unsafe.Sizeof(*g)) + g.sc.bytes() + 8*cap(g.parts) + 4*cap(g.order) + g.in.bytes() + g.st.bytes()
 	if h := g.hold; h != nil {
-		n += int(unsafe.Sizeof(*h)) + 8*cap(h.from) + 8*cap(h.cur) + 4*cap(h.filled) + 8*cap(h.curKey) + 4*cap(h.keys)
+		n += int(unsafe.Sizeof(*h)) + 8*cap(h.from) + 8*cap(h.cur) + int(unsafe.Sizeof(heldFill{}))*cap(h.filled) + 8*cap(h.curKey) + 4*cap(h.keys)
 	}
 	for _, pt := range g.parts {
 		if pt == nil {

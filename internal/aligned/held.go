@@ -62,9 +62,9 @@ type heldState struct {
 	// at is the identity of the current push's first row during a push,
 	// after the last push's last row between pushes.
 	at       uint64
-	stepFrom uint64 // the open step's first row
-	closeID  uint64 // the row that closes boundaries now
-	filled   []int32
+	stepFrom uint64     // the open step's first row
+	closeID  uint64     // the row that closes boundaries now
+	filled   []heldFill // the cells of a fill
 	// curKey is cur by key, for the fill's rows (see fillCells): where
 	// the fill writes the next value of the key of a partition with a
 	// cell, −1 for every other key and outside a fill; keys holds the
@@ -209,20 +209,24 @@ func (g *Group) fill(out *schema.Table, e0 int) {
 	}
 	ends, nums := table.Column(out, g.first+h.out).ArrayNums()
 	h.filled = h.filled[:0]
-	for e := e0; e < len(ends); e++ {
-		lo := 0
-		if e > 0 {
-			lo = int(ends[e-1])
+	prev := 0 // the end of the cell before
+	if e0 > 0 {
+		prev = int(ends[e0-1])
+	}
+	for _, end := range ends[e0:] {
+		if hi := int(end); hi > prev {
+			q := int32(math.Float64bits(nums[prev]))
+			h.cur[q] = prev
+			h.filled = append(h.filled, heldFill{q: q, end: hi})
 		}
-		if int(ends[e]) > lo {
-			q := int32(math.Float64bits(nums[lo]))
-			h.cur[q] = lo
-			h.filled = append(h.filled, q)
-		}
+		prev = int(end)
 	}
 	if len(h.filled) == 0 {
 		return
 	}
+	// Every cell must be full: each row of a partition's step is one of
+	// its values. A cell that is not is the engine's fault, never the
+	// rows': a bug to stop at, not an error to return (see filledTo).
 	byKey := h.src.HeldParts()
 	if h.made > h.stepFrom || h.cnt >= 0 || !h.byKeys(byKey) {
 		for id := h.stepFrom; id < h.closeID; {
@@ -230,32 +234,36 @@ func (g *Group) fill(out *schema.Table, e0 int) {
 			h.fillFrom(id, keys, vals, byKey, nums)
 			id += uint64(len(keys))
 		}
-	} else {
-		for id := h.stepFrom; id < h.closeID; {
-			keys, vals := h.src.HeldRun(id, h.closeID)
-			fillCells(keys, vals, h.curKey, nums)
-			id += uint64(len(keys))
+		for _, f := range h.filled {
+			filledTo(h.cur[f.q], f.end)
+			h.cur[f.q] = -1
 		}
-		// Back to cur, for the check below, and curKey emptied.
-		for i, q := range h.filled {
-			k := h.keys[i]
-			h.cur[q], h.curKey[k] = h.curKey[k], -1
-		}
+		return
 	}
-	// Every cell must be full: each row of a partition's step is one of
-	// its values. A cell that is not is the engine's fault, never the
-	// rows': a bug to stop at, not an error to return.
-	k := 0
-	for e := e0; e < len(ends); e++ {
-		if e > 0 && ends[e] == ends[e-1] || e == 0 && ends[e] == 0 {
-			continue
-		}
-		q := h.filled[k]
-		k++
-		if h.cur[q] != int(ends[e]) {
-			panic("aligned: the series' rows of a step do not match its partitions' counts")
-		}
-		h.cur[q] = -1
+	for id := h.stepFrom; id < h.closeID; {
+		keys, vals := h.src.HeldRun(id, h.closeID)
+		fillCells(keys, vals, h.curKey, nums)
+		id += uint64(len(keys))
+	}
+	for i, f := range h.filled {
+		k := h.keys[i]
+		filledTo(h.curKey[k], f.end)
+		h.cur[f.q], h.curKey[k] = -1, -1
+	}
+}
+
+// heldFill is a partition's samples cell in a fill: its partition and
+// where it ends in the column's values.
+type heldFill struct {
+	q   int32
+	end int
+}
+
+// filledTo checks that a cell's cursor, at the end of a fill, is at the
+// cell's end: the fill wrote every value of the cell and none past it.
+func filledTo(cur, end int) {
+	if cur != end {
+		panic("aligned: the series' rows of a step do not match its partitions' counts")
 	}
 }
 
@@ -268,7 +276,8 @@ func (g *Group) fill(out *schema.Table, e0 int) {
 func (h *heldState) byKeys(byKey []int32) bool {
 	keyOf := h.src.HeldKeys()
 	h.keys = h.keys[:0]
-	for _, q := range h.filled {
+	for _, f := range h.filled {
+		q := f.q
 		if uint(q) >= uint(len(keyOf)) {
 			return false
 		}
@@ -285,8 +294,8 @@ func (h *heldState) byKeys(byKey []int32) bool {
 			h.curKey[from+i] = -1
 		}
 	}
-	for i, q := range h.filled {
-		h.curKey[h.keys[i]] = h.cur[q]
+	for i, f := range h.filled {
+		h.curKey[h.keys[i]] = h.cur[f.q]
 	}
 	return true
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pond-go/pond/internal/table"
@@ -218,4 +219,29 @@ func TestHeldGroupKeepsNoValues(t *testing.T) {
 	}
 	require.Equal(t, bytesAt(10, true), bytesAt(2000, true))
 	require.GreaterOrEqual(t, bytesAt(2000, false)-bytesAt(10, false), 4*8*(2000-10))
+}
+
+func TestHeldFillStopsWhenTheSeriesRowsDoNotMatchTheCounts(t *testing.T) {
+	// The group counted rows 0 and 2 as partition 0's and row 1 as
+	// partition 1's, but the series' rows say all three are partition
+	// 0's: the closing's cells cannot be filled, a bug of the engine's
+	// to stop at, whichever way the fill finds the cells.
+	for _, noKeys := range []bool{false, true} {
+		p, wins := heldPlan(t, 0, true)
+		g := p.NewGroup(nil, 1, 0)
+		src := &fakeHeld{rng: rand.New(rand.NewPCG(1, 2)), noKeys: noKeys}
+		require.True(t, g.SetHeld(src))
+		out := outTable(wins)
+		push := func(ts []int64, ps []int32, first uint64) {
+			ones := make([]uint64, len(ts))
+			for i := range ones {
+				ones[i] = math.Float64bits(1)
+			}
+			g.Push(&Rows{Times: ts, Enc: [][]uint64{ones, ones}, First: first}, ps, out)
+		}
+		src.keys, src.vals = []uint32{0, 0, 0, 1}, []float64{1, 1, 1, 1}
+		push([]int64{0, ms, 2 * ms}, []int32{0, 1, 0}, 0)
+		assert.PanicsWithValue(t, "aligned: the series' rows of a step do not match its partitions' counts",
+			func() { push([]int64{200 * ms}, []int32{1}, 3) }, "noKeys %v", noKeys)
+	}
 }
