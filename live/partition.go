@@ -161,12 +161,9 @@ type partitionNode struct {
 	// lastRows[p*stride:], its slot.
 	lastRows []uint64
 	lastAt   []int // storeLast's scratch: each row's slot
-	// The partitions of the rows of the last push routed from the root's
-	// intern cache (see keepParts), the cache's generation and the
-	// router's count of changes then.
-	againParts   []int32
-	againGen     uint64
-	againChanges uint64
+	// The intern cache's generation of the rows of the last push whose
+	// partitions the router remembers (see keepParts).
+	againGen uint64
 	// Kept by id (see lastrows.go): whether some slot is behind the
 	// partition's last row (the router's; the slot's row is its id).
 	stale     bool
@@ -333,7 +330,7 @@ func (n *partitionNode) push(in *frame) {
 			syms = syms[:len(times)]
 			if k := len(times); in == &n.s.root.out && in.sorted && k > 0 && times[0] == times[k-1] {
 				if n.keysAsBefore(k) {
-					n.router.RouteAgainAt(n.againParts[:k], parts, times[0], in.ids[0])
+					n.router.RouteAgainAt(parts, times[0], in.ids[0])
 					i = k
 				} else {
 					if i = n.router.RouteSymsAt(syms, times[0], in.ids[0], parts); i == k {
@@ -367,22 +364,22 @@ func (n *partitionNode) push(in *frame) {
 // the keys of the push keepParts last saw, in the same order (their
 // intern ids are the cache's, of the same generation), and no partition
 // was created or removed since: each row's partition is then the one
-// that push's row had, in againParts.
+// that push's row had, which the router remembers ([router.Router.Again]).
 func (n *partitionNode) keysAsBefore(k int) bool {
 	gen, ok := n.s.root.cachedGen(n.col)
-	return ok && gen == n.againGen && k == len(n.againParts) && n.router.Changes() == n.againChanges
+	return ok && gen == n.againGen && n.router.Again(k)
 }
 
-// keepParts remembers parts, the partitions of a push of the root's rows
-// just routed, for keysAsBefore, when the rows' keys are the intern
-// cache's ids.
+// keepParts has the router remember parts, the partitions of a push of
+// the root's rows just routed, for keysAsBefore, when the rows' keys are
+// the intern cache's ids.
 func (n *partitionNode) keepParts(parts []int32) {
 	gen, ok := n.s.root.cachedGen(n.col)
 	if !ok {
 		return
 	}
-	n.againParts = append(n.againParts[:0], parts...)
-	n.againGen, n.againChanges = gen, n.router.Changes()
+	n.router.Remember(parts)
+	n.againGen = gen
 }
 
 // route gives each row of in from row from on its partition in parts

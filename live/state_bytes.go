@@ -74,7 +74,7 @@ func (n *aggregateNode) heldBytes() int {
 func (n *partitionNode) heldBytes() int {
 	b := n.router.Bytes() + int(unsafe.Sizeof(ring{}))*cap(n.rings) + cap(n.one) +
 		8*(cap(n.slab)+cap(n.lastRows)+cap(n.spare)) + 8*cap(n.lastAt) +
-		4*(cap(n.expired)+cap(n.againParts)) + cap(n.routed) +
+		4*cap(n.expired) + cap(n.routed) +
 		mapBytes(len(n.arrays), 8+valueBytes) + mapBytes(len(n.seenNew), int(unsafe.Sizeof(router.Key{}))+1)
 	for _, r := range n.rings {
 		b += 8 * cap(r.buf)

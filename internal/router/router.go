@@ -109,6 +109,16 @@ type Router struct {
 	declared int
 	count    int
 	changes  uint64 // partitions created or removed so far (see Changes)
+	// The partitions of the rows Remember was given, and changes then
+	// (see Again).
+	again   []int32
+	againAt uint64
+	// The rows routed by RouteAgainAt and not yet written to seen (see
+	// settle): how many pushes of them, their latest time, and the
+	// identity of the first row of the last.
+	owed      uint64
+	owedLast  int64
+	owedFirst uint64
 }
 
 // seen is what a partition was routed since it was created: how many
@@ -161,6 +171,7 @@ func (r *Router) Find(k Key) (int32, bool) {
 // records a row routed there: at time t (the latest time is the greatest
 // routed), identity row (its last row's is the last routed).
 func (r *Router) Route(k Key, v schema.Value, t int64, row uint64) int32 {
+	r.settle()
 	i, ok := r.Find(k)
 	if !ok {
 		i = r.create(k, v)
@@ -210,6 +221,7 @@ func (r *Router) FindSym(id uint32) (int32, bool) {
 // be due at a partition's first row), and it routes them all when that
 // is len(ids). ids, times, rows and parts have one entry per row.
 func (r *Router) RouteSyms(ids []uint32, times []int64, rows []uint64, parts []int32) int {
+	r.settle()
 	bySym, seen := r.bySym, r.seen
 	times, rows, parts = times[:len(ids)], rows[:len(ids)], parts[:len(ids)]
 	for i, id := range ids {
@@ -241,6 +253,7 @@ func (r *Router) RouteSyms(ids []uint32, times []int64, rows []uint64, parts []i
 // push of a tick of every key, whose times and identities it then need
 // not read.
 func (r *Router) RouteSymsAt(ids []uint32, t int64, first uint64, parts []int32) int {
+	r.settle()
 	bySym, seen := r.bySym, r.seen
 	parts = parts[:len(ids)]
 	for i, id := range ids {
@@ -263,28 +276,65 @@ func (r *Router) RouteSymsAt(ids []uint32, t int64, first uint64, parts []int32)
 	return len(ids)
 }
 
+// Remember keeps parts, the partitions rows were just routed to, for
+// [Router.RouteAgainAt].
+func (r *Router) Remember(parts []int32) {
+	r.settle() // what is owed is owed to the partitions remembered before
+	r.again = append(r.again[:0], parts...)
+	r.againAt = r.changes
+}
+
+// Again reports whether [Router.RouteAgainAt] can route k rows: the last
+// [Router.Remember] kept k partitions, and no partition was created or
+// removed since. The caller knows whether the rows have the keys of the
+// rows remembered, in the same order.
+func (r *Router) Again(k int) bool { return k == len(r.again) && r.againAt == r.changes }
+
 // RouteAgainAt is [Router.RouteSymsAt] for rows whose partitions were
-// found before: the same keys, in the same order, were routed to
-// partitions again, with no partition created or removed since (see
-// [Router.Changes]). Row i goes to again[i], which parts[i] is set to;
-// each of those partitions was routed a row then, so every row is routed
-// here, without finding its partition. Row i has time t and identity
-// first+i. parts must be as long as again.
+// found before: rows of the keys of the rows last remembered
+// ([Router.Remember]), in the same order, when [Router.Again] reports
+// they can be routed so. Row i goes to the partition remembered for row
+// i, which parts[i] is set to; each of those partitions had a row then,
+// so every row is routed here. Row i has time t and identity first+i.
+// parts must be at least as long as the rows.
 //
-// Not inlined: inlined into the partition node's push, the loop reloaded
-// three of the push's values from the stack every row.
-//
-//go:noinline
-func (r *Router) RouteAgainAt(again, parts []int32, t int64, first uint64) {
-	seen := r.seen
-	parts = parts[:len(again)]
-	for i, p := range again {
-		parts[i] = p
+// It costs a constant, not a constant a row: what the rows change for
+// their partitions (latest time, count, last row) is owed and written
+// for all of the pushes routed so since at once, when something next
+// reads or changes it (settle).
+func (r *Router) RouteAgainAt(parts []int32, t int64, first uint64) {
+	copy(parts, r.again)
+	if r.owed == 0 || t > r.owedLast {
+		r.owedLast = t
+	}
+	r.owed++
+	r.owedFirst = first
+}
+
+// settle writes to seen what the rows routed by RouteAgainAt since the
+// last settle owe it. Every exported method that reads or changes seen,
+// or creates or removes partitions, settles first (Expire and MakeRoom
+// through Idle, before they remove any). It is small enough to be written where it
+// is called; the work is behind a call.
+func (r *Router) settle() {
+	if r.owed != 0 {
+		r.pay()
+	}
+}
+
+// pay is settle's work: each of the owed pushes routed one row to the
+// partition remembered for each row, so a partition remembered for c rows
+// was routed c rows a push, the last of them, in the last push, the row
+// of the last of its positions.
+func (r *Router) pay() {
+	seen, m, t, first := r.seen, r.owed, r.owedLast, r.owedFirst
+	for i, p := range r.again {
 		s := &seen[p]
 		s.last = max(s.last, t)
-		s.rows++
+		s.rows += m
 		s.lastRow = first + uint64(i)
 	}
+	r.owed = 0
 }
 
 // Changes returns how many partitions were created or removed so far: a
@@ -294,6 +344,7 @@ func (r *Router) Changes() uint64 { return r.changes }
 
 // Touch records t as a time routed to partition i.
 func (r *Router) Touch(i int32, t int64) {
+	r.settle()
 	if t > r.seen[i].last {
 		r.seen[i].last = t
 	}
@@ -428,15 +479,24 @@ func (r *Router) Generation(i int32) uint32 { return r.gen[i] }
 func (r *Router) Alive(i int32) bool { return int(i) < len(r.alive) && r.alive[i] }
 
 // Last returns the latest time routed to partition i.
-func (r *Router) Last(i int32) int64 { return r.seen[i].last }
+func (r *Router) Last(i int32) int64 {
+	r.settle()
+	return r.seen[i].last
+}
 
 // Rows returns the number of rows routed to partition i since it was
 // created.
-func (r *Router) Rows(i int32) uint64 { return r.seen[i].rows }
+func (r *Router) Rows(i int32) uint64 {
+	r.settle()
+	return r.seen[i].rows
+}
 
 // LastRow returns the identity of the last row routed to partition i (0
 // before its first row).
-func (r *Router) LastRow(i int32) uint64 { return r.seen[i].lastRow }
+func (r *Router) LastRow(i int32) uint64 {
+	r.settle()
+	return r.seen[i].lastRow
+}
 
 // CheckNew reports whether a push that would create n new partitions is
 // within MaxPartitions.
@@ -478,6 +538,7 @@ func (r *Router) expire(now int64, spare []bool, dst []int32) []int32 {
 // would remove partition i: it is not a declared group and its latest row
 // is older than cut.
 func (r *Router) Idle(i int32, cut int64) bool {
+	r.settle()
 	return int(i) >= r.declared && r.seen[i].last < cut
 }
 
@@ -520,7 +581,7 @@ func (r *Router) remove(i int32) {
 // Bytes returns the memory of the router's tables (the bytes of string
 // keys, the intern table's, not counted).
 func (r *Router) Bytes() int {
-	return int(unsafe.Sizeof(*r)) + 4*(cap(r.bySym)+cap(r.ids)+cap(r.gen)+cap(r.order)+cap(r.free)+cap(r.parked)) +
+	return int(unsafe.Sizeof(*r)) + 4*(cap(r.bySym)+cap(r.ids)+cap(r.gen)+cap(r.order)+cap(r.free)+cap(r.parked)+cap(r.again)) +
 		8*cap(r.codes) + cap(r.alive) + int(unsafe.Sizeof(seen{}))*cap(r.seen) +
 		len(r.other)*(int(unsafe.Sizeof(Key{}))+4+1)*8/7
 }

@@ -240,3 +240,97 @@ func TestKeyStrsGivesARunsKeysAsKeyValue(t *testing.T) {
 	pn := n.Route(router.NumberKey(1), schema.NumberValue(1), 0, 1)
 	assert.False(t, n.KeyStrs(keys[:1], []int32{pn}))
 }
+
+// TestRouteAgainAtIsRouteSymsAtOfTheKeysRemembered: a push of the keys
+// of the push remembered, in the same order, routed by RouteAgainAt
+// (which records what it routed only when something next reads or
+// changes it) leaves the router as RouteSymsAt leaves another: 2,000
+// random pushes, most of them of one of a few lists of keys (with
+// repeats), some of new keys, with partitions expiring now and then
+// (after which Again refuses the keys remembered before), into two
+// routers; the same partitions, expired partitions, counts,
+// latest times and last rows, read every few pushes, each read first in
+// turn.
+func TestRouteAgainAtIsRouteSymsAtOfTheKeysRemembered(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	mk := func() *router.Router {
+		r, err := router.NewRouter(schema.String, partition.Options{IdleTTL: 3}, nil, nil)
+		require.NoError(t, err)
+		return r
+	}
+	ra, rb := mk(), mk() // RouteSymsAt, RouteAgainAt when it can
+	lists := [][]uint32{{1, 2, 3, 4}, {4, 3, 3, 1, 5}, {6}, {2, 7, 2, 7, 2}}
+	// route routes a push of ids into r, as a partition node does: by
+	// intern id (RouteSymsAt, or RouteSyms when how is 1), the row it
+	// stops at by its key (every row by its key when how is 2).
+	route := func(r *router.Router, ids []uint32, tm int64, first uint64, parts []int32, how int) {
+		times, rows := make([]int64, len(ids)), make([]uint64, len(ids))
+		for i := range ids {
+			times[i], rows[i] = tm, first+uint64(i)
+		}
+		for i := 0; i < len(ids); i++ {
+			switch how {
+			case 0:
+				i += r.RouteSymsAt(ids[i:], tm, first+uint64(i), parts[i:])
+			case 1:
+				i += r.RouteSyms(ids[i:], times[i:], rows[i:], parts[i:])
+			}
+			if i < len(ids) {
+				parts[i] = r.Route(router.Key{Kind: schema.String, Code: uint64(ids[i])}, schema.StringValue("k"), tm, first+uint64(i))
+			}
+		}
+	}
+	last := -1 // the list of the push rb remembers
+	first, tm := uint64(1), int64(100)
+	for push := range 2000 {
+		k := rng.IntN(len(lists) + 1)
+		if last >= 0 && rng.IntN(2) == 0 {
+			k = last // runs of pushes routed again, owed together
+		}
+		var ids []uint32
+		if k < len(lists) {
+			ids = lists[k]
+		} else {
+			k = -1
+			ids = []uint32{uint32(1 + rng.IntN(12)), uint32(1 + rng.IntN(12))}
+		}
+		tm += int64(rng.IntN(4)) - 1 // now and then earlier than a partition's latest
+		pa, pb := make([]int32, len(ids)), make([]int32, len(ids))
+		how := rng.IntN(3)
+		route(ra, ids, tm, first, pa, how)
+		if k >= 0 && k == last && rb.Again(len(ids)) {
+			rb.RouteAgainAt(pb, tm, first)
+		} else {
+			route(rb, ids, tm, first, pb, how)
+			if rng.IntN(3) == 0 {
+				// Not every push is remembered (a partition node
+				// remembers pushes of its intern cache's ids): the one
+				// remembered may have lost partitions since.
+				rb.Remember(pb)
+				last = k
+			}
+		}
+		require.Equal(t, pa, pb, "push %d", push)
+		first += uint64(len(ids))
+		if rng.IntN(8) == 0 {
+			require.Equal(t, ra.Expire(tm, nil), rb.Expire(tm, nil), "push %d", push)
+		}
+		if push%5 != 4 {
+			continue
+		}
+		require.Equal(t, ra.Cap(), rb.Cap())
+		reads := []func(*router.Router, int32) any{
+			func(r *router.Router, p int32) any { return r.Rows(p) },
+			func(r *router.Router, p int32) any { return r.Last(p) },
+			func(r *router.Router, p int32) any { return r.LastRow(p) },
+			func(r *router.Router, p int32) any { return r.Idle(p, tm) },
+		}
+		at := (push / 5) % len(reads)
+		for j := range reads {
+			read := reads[(at+j)%len(reads)]
+			for p := range int32(ra.Cap()) {
+				require.Equal(t, read(ra, p), read(rb, p), "push %d partition %d read %d", push, p, (at+j)%len(reads))
+			}
+		}
+	}
+}
