@@ -164,6 +164,9 @@ type partitionNode struct {
 	// The intern cache's generation of the rows of the last push whose
 	// partitions the router remembers (see keepParts).
 	againGen uint64
+	// The partitions of the push's rows, the out frame's unless the
+	// router's list of them is (see push).
+	parts []int32
 	// Kept by id (see lastrows.go): whether some slot is behind the
 	// partition's last row (the router's; the slot's row is its id).
 	stale     bool
@@ -305,8 +308,8 @@ func (n *partitionNode) push(in *frame) {
 		n.makeRoomFor()
 	}
 	times := in.tab.Times()
-	parts := slices.Grow(b.out.part[:0], len(times))[:len(times)]
-	b.out.part = parts
+	parts := slices.Grow(n.parts[:0], len(times))[:len(times)]
+	n.parts, b.out.part = parts, parts
 	lazy := n.lazyLast()
 	if !lazy {
 		// It kept rows by id until now (someone reads its evictions
@@ -330,7 +333,10 @@ func (n *partitionNode) push(in *frame) {
 			syms = syms[:len(times)]
 			if k := len(times); in == &n.s.root.out && in.sorted && k > 0 && times[0] == times[k-1] {
 				if n.keysAsBefore(k) {
-					n.router.RouteAgainAt(parts, times[0], in.ids[0])
+					// The router's partitions of the rows, which
+					// nothing writes to.
+					parts = n.router.RouteAgainAt(times[0], in.ids[0])
+					b.out.part = parts
 					i = k
 				} else {
 					if i = n.router.RouteSymsAt(syms, times[0], in.ids[0], parts); i == k {

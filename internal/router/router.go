@@ -294,21 +294,22 @@ func (r *Router) Again(k int) bool { return k == len(r.again) && r.againAt == r.
 // found before: rows of the keys of the rows last remembered
 // ([Router.Remember]), in the same order, when [Router.Again] reports
 // they can be routed so. Row i goes to the partition remembered for row
-// i, which parts[i] is set to; each of those partitions had a row then,
-// so every row is routed here. Row i has time t and identity first+i.
-// parts must be at least as long as the rows.
+// i; each of those partitions had a row then, so every row is routed
+// here. Row i has time t and identity first+i. It returns the rows'
+// partitions, which are the router's own: valid until the next
+// Remember, and not to be written to.
 //
 // It costs a constant, not a constant a row: what the rows change for
 // their partitions (latest time, count, last row) is owed and written
 // for all of the pushes routed so since at once, when something next
 // reads or changes it (settle).
-func (r *Router) RouteAgainAt(parts []int32, t int64, first uint64) {
-	copy(parts, r.again)
+func (r *Router) RouteAgainAt(t int64, first uint64) []int32 {
 	if r.owed == 0 || t > r.owedLast {
 		r.owedLast = t
 	}
 	r.owed++
 	r.owedFirst = first
+	return r.again[:len(r.again):len(r.again)]
 }
 
 // settle writes to seen what the rows routed by RouteAgainAt since the

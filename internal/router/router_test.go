@@ -299,7 +299,7 @@ func TestRouteAgainAtIsRouteSymsAtOfTheKeysRemembered(t *testing.T) {
 		how := rng.IntN(3)
 		route(ra, ids, tm, first, pa, how)
 		if k >= 0 && k == last && rb.Again(len(ids)) {
-			rb.RouteAgainAt(pb, tm, first)
+			copy(pb, rb.RouteAgainAt(tm, first))
 		} else {
 			route(rb, ids, tm, first, pb, how)
 			if rng.IntN(3) == 0 {
