@@ -60,16 +60,24 @@ type groupRig struct {
 	t     int64
 	step  int64
 	parts int
+	// sorted: the batches are told in time order (Input.SetSorted), as
+	// a series tells its accepted rows.
+	sorted bool
 }
 
 func newGroupRig(parts, perSec int) *groupRig { return newGroupRigMode(parts, perSec, false) }
 
 func newGroupRigMode(parts, perSec int, aligned bool) *groupRig {
+	return newGroupRigOf(seedWindows, parts, perSec, aligned)
+}
+
+// newGroupRigOf is a rig of the given windows.
+func newGroupRigOf(windows []rolling.Window, parts, perSec int, aligned bool) *groupRig {
 	keys := make(keyNames, parts)
 	for i := range keys {
 		keys[i] = schema.StringValue(fmt.Sprintf("host-%04d", i))
 	}
-	plan, err := NewPlan(benchSchema, seedWindows, rolling.Options{Trigger: trigger.Clock(sequence.Every(200 * time.Millisecond)), Aligned: aligned},
+	plan, err := NewPlan(benchSchema, windows, rolling.Options{Trigger: trigger.Clock(sequence.Every(200 * time.Millisecond)), Aligned: aligned},
 		&Key{Name: "host", Kind: schema.String}, nil)
 	if err != nil {
 		panic(err)
@@ -92,6 +100,7 @@ func (r *groupRig) tick() {
 		table.Column(r.tab, 2).AppendNum(float64(70 + p%61))
 	}
 	r.plan.Bind(&r.in, r.tab, nil)
+	r.in.SetSorted(r.sorted)
 	r.g.Push(&r.in, r.part, r.out)
 	r.t += r.step
 }
