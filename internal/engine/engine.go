@@ -467,17 +467,18 @@ func (e *Engine) fold(cut int64, pool *blockPool) {
 				nh = tail - uint64(wp.count)
 			}
 		} else if nh = ws.head; nh < tail {
-			// The scan's first block here, the rest through scanTo: a
-			// window that slides by a few rows finds its new head
-			// without a call.
+			// Up to walkRows rows of the head's block here, the rest
+			// through leaveFrom: a window that slides by a few rows
+			// finds its new head without a call, one that lets many
+			// go by a search when the deque is known sorted.
 			lim := cut - wp.span
 			blk, i := e.dq.slotOf(nh)
-			end := min(len(blk), i+int(tail-nh)*st)
+			end := min(len(blk), i+int(min(tail-nh, walkRows))*st)
 			for ; i < end && int64(blk[i]) < lim; i += st {
 				nh++
 			}
 			if i >= end && nh < tail {
-				nh = e.scanTo(nh, tail, lim)
+				nh = e.leaveFrom(nh, tail, lim)
 			}
 		}
 		e.foldWindow(ws, wp, nh, tail)
@@ -857,11 +858,12 @@ func (e *Engine) scanTo(a, tail uint64, lim int64) uint64 {
 	return tail
 }
 
-// walkRows is how many rows from a window's head [Engine.foldLaid] tells
-// leaving one at a time, before it calls leaveFrom: most folds find the
-// first row that stays among them (a row or two at a host a second or
-// ten, a score at a host a hundred), where a search would cost more than
-// the walk. At least reducers.ShortRun (see foldLaid).
+// walkRows is how many rows from a window's head a fold (foldLaid's and
+// the general one) and evictFirst tell leaving one at a time, before
+// they call leaveFrom: most folds find the first row that stays among
+// them (a row or two at a host a second or ten, a score at a host a
+// hundred), where a search would cost more than the walk. At least
+// reducers.ShortRun (see foldLaid).
 const walkRows = 32
 
 // leaveFrom returns the first row from a (below tail) whose time is lim

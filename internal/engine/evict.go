@@ -76,16 +76,19 @@ func (e *Engine) evictFirst(cut int64, n uint64, pool *blockPool) {
 			// rebuilds it.
 			continue
 		}
-		// The head's block first, as the fold's scan, then on through
-		// scanTo; the scan stops before added, at a row that stays.
+		// Up to walkRows rows of the head's block first, as the fold's
+		// walk, then on through leaveFrom (a search when the deque is
+		// known sorted). Either stops at a row that stays, row added-1
+		// at the latest (it stays: see above), so the walk needs no
+		// bound at added.
 		nh := head
-		blk = blk[:min(len(blk), i+int(added-nh)*st)]
+		blk = blk[:min(len(blk), i+walkRows*st)]
 		// Compared unsigned, i needs no second check as an index.
 		for ; uint(i) < uint(len(blk)) && int64(blk[i]) < lim; i += st {
 			nh++
 		}
 		if i >= len(blk) && nh < added {
-			nh = e.scanTo(nh, added, lim)
+			nh = e.leaveFrom(nh, added, lim)
 		}
 		if tail-nh < (tail-added)+(nh-head) {
 			continue // the fold rebuilds it (see foldWindow)

@@ -157,3 +157,93 @@ func TestAnOutOfOrderDequeStopsAtTheFirstRowThatStays(t *testing.T) {
 	assert.Equal(t, 2, e.WindowLen(0))
 	assert.False(t, e.dq.sorted(), "not empty yet")
 }
+
+// minPlan returns a plan of one window of span of a sum and a minimum,
+// a layout foldLaid does not know: its folds are the general fold's.
+func minPlan(t *testing.T, span time.Duration) *Plan {
+	t.Helper()
+	windows := []rolling.Window{{Name: "w", Span: span, Aggs: []reduce.Agg{
+		{Out: "s", From: "v", Using: reduce.Sum},
+		{Out: "lo", From: "v", Using: reduce.Min},
+	}}}
+	plan, err := NewPlan(testSchema, windows, rolling.Options{}, nil, nil)
+	require.NoError(t, err)
+	require.False(t, plan.laid, "the plan's folds are the general fold's")
+	return plan
+}
+
+// secs returns the times from s to e seconds, both included.
+func secs(s, e int64) []int64 {
+	var ts []int64
+	for x := s; x <= e; x++ {
+		ts = append(ts, x)
+	}
+	return ts
+}
+
+// windowSum returns the sum of the values of window w's rows (their
+// times, in seconds; see appendTimes).
+func windowSum(e *Engine, w int) float64 {
+	s := 0.0
+	for a := e.wins()[w].head; a < e.dq.tail; a++ {
+		s += float64(e.dq.time(a) / int64(time.Second))
+	}
+	return s
+}
+
+// TestTheGeneralFoldStopsAtTheFirstRowThatStays: the general fold (a
+// window foldLaid does not know) lets more rows go than it walks one at
+// a time; when a late row has come, they leave in arrival order up to
+// the first that stays, the late rows behind it staying, where a search
+// would have skipped it; in order, the search finds the rows the walk
+// does, and the window's states are its rows'.
+func TestTheGeneralFoldStopsAtTheFirstRowThatStays(t *testing.T) {
+	e := minPlan(t, 50*time.Second).NewEngine()
+	// 37 rows (more than walkRows) before the limit below, one after
+	// it, then 40 late rows before it.
+	appendTimes(e, append(append(secs(1, 37), 100), secs(38, 77)...)...)
+	require.False(t, e.dq.sorted(), "late rows: not known in order")
+	e.Fold(140 * int64(time.Second)) // limit 90 s
+	assert.Equal(t, 41, e.WindowLen(0), "rows 1 … 37 leave; the row at 100 s stays, with every late row after it")
+
+	// Every row leaves, then rows in order: 100 of them leave a fold.
+	e.Fold(1000 * int64(time.Second))
+	require.Equal(t, 0, e.Len())
+	appendTimes(e, secs(1000, 1199)...)
+	e.Fold(1050 * int64(time.Second)) // limit 1000 s: every row stays
+	require.True(t, e.dq.sorted(), "rows in order")
+	e.Fold(1199 * int64(time.Second)) // limit 1149 s
+	assert.Equal(t, 51, e.WindowLen(0), "rows 1000 … 1148 leave")
+	assert.Equal(t, windowSum(e, 0), e.wins()[0].moments(&e.p.wins[0])[0].Sum())
+}
+
+// TestEvictingFirstStopsAtTheFirstRowThatStays: a tick's rows that do
+// not fit in the ring make a window evict first (evictFirst); its rows
+// leave in arrival order up to the first that stays, more than it walks
+// one at a time, and late rows behind that one stay, where a search
+// would have let them go; in order, the search finds the walk's rows.
+func TestEvictingFirstStopsAtTheFirstRowThatStays(t *testing.T) {
+	e := sumPlan(t, 50*time.Second).NewEngine()
+	// 37 rows before the limit below, one after, 10 late ones before it
+	// and 200 after: the window is left more rows than leave, and
+	// evicts them first.
+	ts := append(append(secs(1, 37), 100), secs(38, 47)...)
+	appendTimes(e, append(ts, secs(101, 300)...)...)
+	e.Fold(50 * int64(time.Second)) // limit 0: every row stays
+	require.Equal(t, 248, e.WindowLen(0))
+	require.False(t, e.dq.sorted(), "late rows: not known in order")
+	// A tick of as many rows as the ring holds, folding at 140 s.
+	e.evictFirst(140*int64(time.Second), e.dq.cap, &e.p.pool)
+	assert.Equal(t, 211, e.WindowLen(0), "rows 1 … 37 leave; the row at 100 s stays, with the late rows after it")
+	assert.Equal(t, 211, e.Len(), "the deque drops what the window let go")
+
+	// In order, 100 rows leave first.
+	e.Fold(1000 * int64(time.Second))
+	require.Equal(t, 0, e.Len())
+	appendTimes(e, secs(1000, 1299)...)
+	e.Fold(1050 * int64(time.Second)) // limit 1000 s: every row stays
+	require.True(t, e.dq.sorted(), "rows in order")
+	e.evictFirst(1150*int64(time.Second), e.dq.cap, &e.p.pool) // limit 1100 s
+	assert.Equal(t, 200, e.WindowLen(0), "rows 1000 … 1099 leave")
+	assert.Equal(t, windowSum(e, 0), e.wins()[0].moments(&e.p.wins[0])[0].Sum())
+}
