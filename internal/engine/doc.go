@@ -27,8 +27,7 @@
 // a head into the deque and reducer states.
 // Eviction is from the front, in arrival order, and stops at the first row
 // still inside the window, so a late row (under reorder ordering) stays
-// until the rows that arrived before it have left. Every fold, and a
-// tick that evicts before its rows enter (see evictFirst), walks the
+// until the rows that arrived before it have left. A fold walks the
 // first few dozen rows; past them, a deque that has held no row out of
 // time order since it was last empty (see dqUnsorted) finds that row by
 // a galloping search, and others walk on to it.

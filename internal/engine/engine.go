@@ -859,11 +859,11 @@ func (e *Engine) scanTo(a, tail uint64, lim int64) uint64 {
 }
 
 // walkRows is how many rows from a window's head a fold (foldLaid's and
-// the general one) and evictFirst tell leaving one at a time, before
-// they call leaveFrom: most folds find the first row that stays among
-// them (a row or two at a host a second or ten, a score at a host a
-// hundred), where a search would cost more than the walk. At least
-// reducers.ShortRun (see foldLaid).
+// the general one) tells leaving one at a time, before it calls
+// leaveFrom: most folds find the first row that stays among them (a row
+// or two at a host a second or ten, a score at a host a hundred), where
+// a search would cost more than the walk. At least reducers.ShortRun
+// (see foldLaid). evictFirst walks on (see there).
 const walkRows = 32
 
 // leaveFrom returns the first row from a (below tail) whose time is lim
