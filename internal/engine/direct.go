@@ -31,7 +31,7 @@ func SetDirectParts(n int) int {
 // that buffers goes on buffering until the tick, even if a removal leaves
 // it few partitions.)
 func (g *Group) direct() bool {
-	return len(g.in.part) == 0 && len(g.order) < directParts && (g.par.pool == nil || g.par.pool.N() < 2)
+	return len(g.in.t) == 0 && len(g.order) < directParts && (g.par.pool == nil || g.par.pool.N() < 2)
 }
 
 // tailRoom is the room left at a deque's tail: the slots [at, end) of

@@ -79,6 +79,11 @@ type Group struct {
 	bg       bgTake
 	tickRows int // rows buffered since the last tick
 	mostRows int // the most rows a tick has taken from the buffer (see fitBuffer)
+	// The most of them whose partitions were spelt (see fitBuffer).
+	mostSpelt int
+	// tmpl: the partitions of a push's rows, which the pushes since the
+	// last tick repeat (see bufferParts).
+	tmpl     []int32
 	spanRows int // rows buffered up to the last tick since the one before (see handOff)
 	// At a tick on one goroutine, the buffered rows' indices sorted by
 	// partition (see index): partition p's end at idx[chains[p].end]
@@ -119,9 +124,14 @@ type Group struct {
 // pendRows are rows buffered for the next tick, column by column: times,
 // the encoded columns the plan reads, partitions.
 type pendRows struct {
-	t    []int64
-	c    [][]uint64
-	part []int32
+	t []int64
+	c [][]uint64
+	// part holds the rows' partitions, unless cyc: then they are the
+	// group's template repeated, row i's at tmpl[(off+i) mod len(tmpl)],
+	// and next is where the next row's must be (see Group.bufferParts).
+	part      []int32
+	cyc       bool
+	off, next int
 	// unsorted: rows of a push not known to be in order (see
 	// Input.SetSorted) were buffered, so the rows a deque takes from
 	// the buffer may come before its latest (see dqUnsorted).
@@ -205,7 +215,7 @@ func (g *Group) HeldBytes() int {
 	for _, p := range g.order {
 		n += g.engines[p].heldBytes()
 	}
-	return n + g.in.bytes() + g.work.bytes() + g.p.pool.bytes() + 8*cap(g.sorted)
+	return n + g.in.bytes() + g.work.bytes() + 4*cap(g.tmpl) + g.p.pool.bytes() + 8*cap(g.sorted)
 }
 
 // Remove forgets partition part and gives its memory back to the pool. A
@@ -383,10 +393,10 @@ func (g *Group) tick(t, b int64, out Sink) {
 	// are handed over, the tick is split: a worker that took a
 	// partition's rows between ticks finds its lines again in the tick,
 	// which a tick's own time does not show.
-	split := par && len(g.order)+len(g.work.part) > 1
+	split := par && len(g.order)+len(g.work.t) > 1
 	gated := split && g.spanRows < handOffSpan
 	if gated {
-		split = g.par.gate.Begin(len(g.order) + len(g.work.part))
+		split = g.par.gate.Begin(len(g.order) + len(g.work.t))
 	}
 	if split {
 		g.par.run(g, t, b, out.Table())
@@ -399,12 +409,13 @@ func (g *Group) tick(t, b int64, out Sink) {
 	if gated {
 		g.par.gate.End()
 	}
+	spelt := len(g.work.part)
 	g.clearPending()
 	if par {
 		g.reserve(g.tickRows)
 	} else {
 		g.in, g.work = g.work, g.in
-		g.fitBuffer(g.tickRows)
+		g.fitBuffer(g.tickRows, spelt)
 	}
 	g.spanRows, g.tickRows = g.tickRows, 0
 }
@@ -449,18 +460,27 @@ func (g *Group) reserve(rows int) {
 // rows of 28 bytes: 100 bytes a partition). A buffer is made anew only
 // when the most rows grow (and append has grown it), so a steady stream
 // does not allocate.
-func (g *Group) fitBuffer(rows int) {
+//
+// The partition column is fitted the same way to the most rows a tick
+// has taken with their partitions written out, spelt (see
+// [Group.bufferParts]): none while the pushes repeat their partitions.
+func (g *Group) fitBuffer(rows, spelt int) {
 	g.mostRows = max(g.mostRows, rows)
-	want := g.mostRows + g.mostRows/16
+	g.mostSpelt = max(g.mostSpelt, spelt)
 	r := &g.in
-	if 8*cap(r.t) <= 9*g.mostRows || len(r.t) > 0 {
+	if len(r.t) > 0 {
 		return
 	}
-	r.t = make([]int64, 0, want)
-	for k := range r.c {
-		r.c[k] = make([]uint64, 0, want)
+	if 8*cap(r.t) > 9*g.mostRows {
+		want := g.mostRows + g.mostRows/16
+		r.t = make([]int64, 0, want)
+		for k := range r.c {
+			r.c[k] = make([]uint64, 0, want)
+		}
 	}
-	r.part = make([]int32, 0, want)
+	if 8*cap(r.part) > 9*g.mostSpelt {
+		r.part = make([]int32, 0, g.mostSpelt+g.mostSpelt/16)
+	}
 }
 
 // readyScratch makes sc hold what [Group.tickRange] needs for g's ticks
@@ -640,11 +660,91 @@ func (g *Group) buffer(in *Input, part []int32, from, to int) {
 	for k, c := range in.enc {
 		r.c[k] = append(r.c[k], c[from:to]...)
 	}
-	r.part = append(r.part, part[from:to]...)
+	g.bufferParts(r, part, from, to)
 	if !in.sorted {
 		r.unsorted = true
 	}
 	g.tickRows += to - from
+}
+
+// bufferParts notes the partitions of rows [from, to) of a push, whose
+// rows' partitions are part, as those of the rows just buffered in r.
+// A producer that sends the same keys in the same order at each push
+// sends the same partitions: while every push since the last tick
+// repeats one push's partitions (g.tmpl, taken from the first push after
+// a tick that does not repeat it), the buffer holds them only there (r
+// is cyc), not 4 bytes a row. A push that breaks the repetition writes
+// them out, spells them, for the rest of the rows until the tick. A
+// group with workers, whose rows a worker may take between ticks (see
+// handOff), always spells them.
+func (g *Group) bufferParts(r *pendRows, part []int32, from, to int) {
+	if repeatParts && g.par.pool == nil && len(r.part) == 0 {
+		if len(r.t) == to-from {
+			// The first rows since the tick.
+			if !g.repeats(part, from, to) {
+				g.tmpl = append(g.tmpl[:0], part...)
+			}
+			r.cyc, r.off, r.next = true, from, to
+			if to == len(part) {
+				r.next = 0
+			}
+			return
+		}
+		if r.cyc && r.next == from && g.repeats(part, from, to) {
+			r.next = to
+			if to == len(part) {
+				r.next = 0
+			}
+			return
+		}
+	}
+	g.spell(r, len(r.t)-(to-from))
+	r.part = append(r.part, part[from:to]...)
+}
+
+// repeatParts: a group without workers keeps the partitions of pushes
+// that repeat them once (see bufferParts). A variable for the tests,
+// which take each way.
+var repeatParts = true
+
+// repeats reports whether rows [from, to) of a push whose rows'
+// partitions are part have the template's partitions: part is as long as
+// the template, and the same from from to to (compared as bytes, in one
+// call).
+func (g *Group) repeats(part []int32, from, to int) bool {
+	if len(part) != len(g.tmpl) || from == to {
+		return len(part) == len(g.tmpl)
+	}
+	a, b := part[from:to], g.tmpl[from:to]
+	return unsafe.String((*byte)(unsafe.Pointer(&a[0])), 4*len(a)) == unsafe.String((*byte)(unsafe.Pointer(&b[0])), 4*len(b))
+}
+
+// spell writes out the partitions of the first n rows of r when they are
+// the template's (see bufferParts).
+func (g *Group) spell(r *pendRows, n int) {
+	if !r.cyc {
+		return
+	}
+	for i := 0; i < n; {
+		ps := g.parts(r, i, n)
+		r.part = append(r.part, ps...)
+		i += len(ps)
+	}
+	r.cyc = false
+}
+
+// parts returns the partitions of rows [i, to) of r, or of as many of
+// them from i on as lie in one run: at least one when i < to.
+func (g *Group) parts(r *pendRows, i, to int) []int32 {
+	if !r.cyc {
+		return r.part[i:to]
+	}
+	k := len(g.tmpl)
+	q := r.off + i
+	if q >= k {
+		q %= k
+	}
+	return g.tmpl[q:min(k, q+to-i)]
 }
 
 // link makes the engines of the partitions first seen among the
@@ -655,6 +755,7 @@ func (g *Group) buffer(in *Input, part []int32, from, to int) {
 // ticks (see bgTake), and a tick over workers in parts (see parTick); a
 // tick on one goroutine sorts the rows' indices only (see index).
 func (g *Group) link() {
+	g.spell(&g.work, len(g.work.t))
 	if len(g.work.part) == 0 {
 		return
 	}
@@ -684,14 +785,18 @@ func (g *Group) link() {
 // without an engine is among them.
 func (g *Group) count(from, to int, cnt *[]int32) (unknown bool) {
 	c := *cnt
-	for _, p := range g.work.part[from:to] {
-		if int(p) >= len(c) {
-			c = append(c, make([]int32, int(p)+1-len(c))...)
+	for i := from; i < to; {
+		ps := g.parts(&g.work, i, to)
+		for _, p := range ps {
+			if int(p) >= len(c) {
+				c = append(c, make([]int32, int(p)+1-len(c))...)
+			}
+			if c[p] == 0 && (int(p) >= len(g.engines) || g.engines[p] == nil) {
+				unknown = true
+			}
+			c[p]++
 		}
-		if c[p] == 0 && (int(p) >= len(g.engines) || g.engines[p] == nil) {
-			unknown = true
-		}
-		c[p]++
+		i += len(ps)
 	}
 	*cnt = c
 	return unknown
@@ -699,7 +804,14 @@ func (g *Group) count(from, to int, cnt *[]int32) (unknown bool) {
 
 // meet makes the engines of the partitions first seen among the rows laid
 // out, in the order their first rows arrived.
-func (g *Group) meet() { g.meetIn(g.work.part) }
+func (g *Group) meet() {
+	r := &g.work
+	for i := 0; i < len(r.t); {
+		ps := g.parts(r, i, len(r.t))
+		g.meetIn(ps)
+		i += len(ps)
+	}
+}
 
 // meetIn makes the engines of the partitions first seen among parts, in
 // order.
@@ -806,7 +918,7 @@ func (g *Group) flush() {
 	g.settle()
 	g.forgetRoom()
 	g.in, g.work = g.work, g.in
-	if len(g.work.part) > 0 {
+	if len(g.work.t) > 0 {
 		g.place()
 		for _, p := range g.order {
 			if g.linked {
@@ -829,5 +941,5 @@ func (g *Group) clearPending() {
 		r.c[k] = r.c[k][:0]
 	}
 	r.part = r.part[:0]
-	r.unsorted = false
+	r.cyc, r.unsorted = false, false
 }

@@ -179,7 +179,7 @@ func (g *Group) handOff() {
 
 // handOffTo is handOff for a group with a pool of workers.
 func (g *Group) handOffTo(pool *workers.Pool) {
-	if n := len(g.in.part); pool.N() < 2 || n < handOffRows || n > handOffMax || g.spanRows < handOffSpan || pool.Busy(1) {
+	if n := len(g.in.t); pool.N() < 2 || n < handOffRows || n > handOffMax || g.spanRows < handOffSpan || pool.Busy(1) {
 		return
 	}
 	g.settle()
@@ -187,6 +187,7 @@ func (g *Group) handOffTo(pool *workers.Pool) {
 	// From now on rows of up to a step enter the deques before the fold
 	// that evicts for them: deques still filling make room for them.
 	g.p.pool.ahead = int64(g.p.trig.Seq.Step())
+	g.spell(&g.in, len(g.in.t))
 	g.meetIn(g.in.part)
 	g.in, g.work = g.work, g.in
 	g.bg.g, g.bg.busy = g, true

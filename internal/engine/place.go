@@ -9,7 +9,9 @@ import "slices"
 // indices, 4-byte ones beyond narrowRows rows), or, with a few rows a
 // partition, links each partition's rows (a 4-byte link a row), not the
 // rows themselves. So the rows between two ticks are held once, in the
-// buffer, with 2 or 4 bytes a row beside them, and each partition's
+// buffer, with 2 or 4 bytes a row beside them (and their partitions, 4
+// bytes a row, unless the pushes repeat one push's: see
+// [Group.bufferParts]), and each partition's
 // state is still brought into cache once per tick. (A tick
 // over workers lays the rows out by partition first, see [Group.link], so
 // that the workers can split the copying without sharing a deque.)
@@ -37,7 +39,7 @@ func SetLinkRows(n int) int {
 // place makes each partition's buffered rows findable for a tick on one
 // goroutine: linked when they are few a partition, sorted otherwise.
 func (g *Group) place() {
-	if n := len(g.work.part); n > 0 && n <= linkRows*len(g.order) {
+	if n := len(g.work.t); n > 0 && n <= linkRows*len(g.order) {
 		g.linkChains()
 		return
 	}
@@ -52,7 +54,7 @@ func (g *Group) place() {
 // first rows arrived, as index does. Every chain must be empty before.
 func (g *Group) linkChains() {
 	r := &g.work
-	n := len(r.part)
+	n := len(r.t)
 	g.idx = slices.Grow(g.idx[:0], n)[:n]
 	idx, ch := g.idx, g.chains
 	// Every partition below len(engines) has an engine when the
@@ -61,18 +63,22 @@ func (g *Group) linkChains() {
 	ne, holes := len(g.engines), len(g.engines) != len(g.order)
 	unknown := false
 	long := int32(0) // the longest chain
-	for i, p := range r.part {
-		if int(p) >= len(ch) {
-			g.growChains(int(p) + 1)
-			ch = g.chains
+	for i := 0; i < n; {
+		ps := g.parts(r, i, n)
+		for k, p := range ps {
+			if int(p) >= len(ch) {
+				g.growChains(int(p) + 1)
+				ch = g.chains
+			}
+			c := &ch[p]
+			if c.n == 0 && (int(p) >= ne || holes && g.engines[p] == nil) {
+				unknown = true
+			}
+			idx[i+k] = c.end // a partition's first row: unused
+			c.end, c.n = int32(i+k), c.n+1
+			long = max(long, c.n)
 		}
-		c := &ch[p]
-		if c.n == 0 && (int(p) >= ne || holes && g.engines[p] == nil) {
-			unknown = true
-		}
-		idx[i] = c.end // a partition's first row: unused
-		c.end, c.n = int32(i), c.n+1
-		long = max(long, c.n)
+		i += len(ps)
 	}
 	if unknown {
 		g.meet()
@@ -92,7 +98,7 @@ func (g *Group) linkChains() {
 // first rows arrived.
 func (g *Group) index() {
 	r := &g.work
-	n := len(r.part)
+	n := len(r.t)
 	if n == 0 {
 		return
 	}
@@ -112,10 +118,17 @@ func (g *Group) index() {
 	g.narrow = n <= narrowRows && g.par.pool == nil
 	if g.narrow {
 		g.idx16 = slices.Grow(g.idx16[:0], n)[:n]
-		sortIndices(g.idx16, r.part, g.cnt)
 	} else {
 		g.idx = slices.Grow(g.idx[:0], n)[:n]
-		sortIndices(g.idx, r.part, g.cnt)
+	}
+	for i := 0; i < n; {
+		ps := g.parts(r, i, n)
+		if g.narrow {
+			sortIndices(g.idx16, ps, g.cnt, i)
+		} else {
+			sortIndices(g.idx, ps, g.cnt, i)
+		}
+		i += len(ps)
 	}
 	clear(g.cnt)
 	g.indexed, g.linked = true, false
@@ -132,12 +145,13 @@ var narrowRows = 1 << 16
 // rowIndex is the type of a buffered row's index in sorted indices.
 type rowIndex interface{ ~uint16 | ~int32 }
 
-// sortIndices writes into idx the indices of the rows of part in
-// partition order (a counting sort), each partition's from cur[p] on,
-// moving cur[p] past them.
-func sortIndices[I rowIndex](idx []I, part, cur []int32) {
-	for i, p := range part {
-		idx[cur[p]] = I(i)
+// sortIndices writes into idx the indices of the rows of part, the
+// partitions of the rows from row first on, in partition order (a
+// counting sort), each partition's from cur[p] on, moving cur[p] past
+// them.
+func sortIndices[I rowIndex](idx []I, part, cur []int32, first int) {
+	for k, p := range part {
+		idx[cur[p]] = I(first + k)
 		cur[p]++
 	}
 }

@@ -32,13 +32,13 @@ func TestTickOnOneGoroutineKeepsItsRowsOnceBetweenTicks(t *testing.T) {
 	}
 	g := r.g
 	const perTick = 20 * 1000
-	held := g.in.bytes() + g.work.bytes() + 8*cap(g.sorted) + 8*cap(g.at) + 4*cap(g.idx) + 2*cap(g.idx16)
+	held := g.in.bytes() + g.work.bytes() + 4*cap(g.tmpl) + 8*cap(g.sorted) + 8*cap(g.at) + 4*cap(g.idx) + 2*cap(g.idx16)
 	assert.LessOrEqual(t, held, (28+2)*perTick*5/4, "bytes buffering the rows of a tick")
 	assert.Positive(t, g.in.bytes(), "the buffer is kept for the next tick")
 
 	// Every row pushed is in its partition's deque or still buffered,
 	// once (the 1m windows are not full yet).
-	rows := len(g.in.part)
+	rows := len(g.in.t)
 	for _, p := range g.order {
 		rows += g.engines[p].Len()
 	}
@@ -58,7 +58,7 @@ func TestTickBufferKeepsLittleRoomBeyondATick(t *testing.T) {
 	g := r.g
 	const perTick = 20 * 1000
 	in := &g.in
-	for name, c := range map[string]int{"times": cap(in.t), "partitions": cap(in.part), "column 0": cap(in.c[0]), "column 1": cap(in.c[1])} {
+	for name, c := range map[string]int{"times": cap(in.t), "column 0": cap(in.c[0]), "column 1": cap(in.c[1])} {
 		assert.LessOrEqual(t, c, perTick+perTick/16, "room of the buffer's %s", name)
 		assert.GreaterOrEqual(t, c, perTick, "room of the buffer's %s", name)
 	}
@@ -156,7 +156,7 @@ func TestLinkedTicksMatchSortedTicks(t *testing.T) {
 					out := schema.NewTable(plan.Schema())
 					g.Push(&head, part[:n], out)
 					require.Zero(t, out.Len())
-					if len(g.in.part) > 0 && len(g.in.part) <= linkRows*len(g.order) {
+					if len(g.in.t) > 0 && len(g.in.t) <= linkRows*len(g.order) {
 						linked++
 					}
 					if tick%9 == 4 {
