@@ -65,8 +65,8 @@ func BenchmarkSeedHosts(b *testing.B) {
 // BenchmarkSeedHostsRate is BenchmarkSeedHosts at 1,000 hosts and other
 // rates, N events a second a host: its B/partition splits into what a
 // partition costs whatever its rate and what grows with the rows it gets
-// between two ticks (N/5 under the 200 ms clock): the tick buffer's
-// partition column, 4 bytes a row, the tick's sorted indices, 2 bytes a
+// between two ticks (N/5 under the 200 ms clock): the tick's sorted
+// indices, 2 bytes a
 // row (4-byte links at up to 4 rows a host, N ≤ 20), the samples of the
 // 200 ms window in the output kept for the next tick, 8 bytes a row, and
 // the room beside them. Only B/partition is meant to be read
