@@ -123,3 +123,66 @@ func TestEvictingFirstUnderReorderKeepsLateRowsBehindOneThatStays(t *testing.T) 
 		}
 	}
 }
+
+// TestRollingUnderReorderNotesLateRowsTakenFromTheBuffer: a tick writes
+// a partition's buffered rows of three slots in place when they fit in
+// its ring, found by the partitions' sorted indices (many rows a
+// partition) or by their links (a few on average); late rows written
+// that way leave the deque not known to be in time order, so that a
+// later fold does not search past them. Over 200 hosts under a 100 ms
+// clock, the hot hosts have 41 rows from 1000 ms, then one at 1150 ms
+// and late ones from 1041 ms, which the tick at 1200 ms takes from the
+// buffer, then two rows every 50 ms: at the tick at 1400 ms the first
+// 41 leave the 300 ms window (a search past its first 32 would find the
+// first row from 1200 ms), and the late ones stay behind the row at
+// 1150 ms. With every host hot the tick sorts the indices; with four
+// hot among 196 cold ones (a row every 50 ms), it links the rows, and
+// over two workers it sorts them.
+func TestRollingUnderReorderNotesLateRowsTakenFromTheBuffer(t *testing.T) {
+	for _, general := range []bool{false, true} {
+		for _, hot := range []int{200, 4} {
+			windows := gallopWindows(general)
+			// A second column read: the rows are of three slots, which
+			// a tick writes in place.
+			windows[0].Aggs = append(windows[0].Aggs, reduce.Agg{Out: "l_sn", From: "s", Using: reduce.Count})
+			c := rollCase{ordering: live.Reorder, grace: 1000, by: true, trig: trigClock, step: 100, windows: windows}
+			add := func(ms int64, h int) {
+				c.rows = append(c.rows, arow{t: ms, host: fmt.Sprintf("h%d", h), index: len(c.rows),
+					x: float64(ms%97) + float64(h)/8, xOK: true, s: "a", sOK: true})
+			}
+			// Each push is of the hot hosts' rows at times, or of the
+			// cold hosts' at one time: in order but for the late ones.
+			var cuts []int
+			push := func(times []int64, hosts ...int) {
+				n := len(c.rows)
+				for _, ms := range times {
+					for _, h := range hosts {
+						add(ms, h)
+					}
+				}
+				if len(c.rows) > n {
+					cuts = append(cuts, len(c.rows)-n)
+				}
+			}
+			hots, colds := make([]int, hot), make([]int, 200-hot)
+			for h := range hots {
+				hots[h] = h
+			}
+			for h := range colds {
+				colds[h] = hot + h
+			}
+			push([]int64{1000}, colds...)
+			push(msFrom(1000, 1041), hots...)
+			push([]int64{1100}, colds...)
+			push([]int64{1150}, hots...)
+			push([]int64{1150}, colds...)
+			push(msFrom(1041, 1050), hots...) // late
+			for ms := int64(1200); ms < 1600; ms += 50 {
+				push([]int64{ms}, colds...)
+				push([]int64{ms, ms + 25}, hots...)
+			}
+			label := fmt.Sprintf("general=%v hot=%d", general, hot)
+			checkRollCase(t, &c, label, cuts)
+		}
+	}
+}
