@@ -26,6 +26,8 @@ type Input struct {
 	sorted bool
 	// first is the identity of the first row (see SetFirst).
 	first uint64
+	// partsID numbers the list of the rows' partitions (see SetPartsID).
+	partsID uint64
 }
 
 // SetFirst tells the identity of the first row bound in its series, the
@@ -41,6 +43,14 @@ func (in *Input) SetFirst(id uint64) { in.first = id }
 // time as its latest, and a deque that takes them stays known to be in
 // order (see dqUnsorted).
 func (in *Input) SetSorted(sorted bool) { in.sorted = sorted }
+
+// SetPartsID tells a [Group] the number its caller gives the list of
+// partitions pushed with the rows bound: every push given the same
+// nonzero id has the same partitions, row for row, as any other given it
+// (a list that differs gets another id), so that a group that kept the
+// list of one of them need not compare the others with it. 0, always
+// safe, tells nothing. Bind forgets it.
+func (in *Input) SetPartsID(id uint64) { in.partsID = id }
 
 // Len returns the number of rows bound.
 func (in *Input) Len() int { return len(in.times) }
@@ -62,7 +72,7 @@ func (p *Plan) Bind(in *Input, tab *schema.Table, syms [][]uint32) {
 	}
 	cols := table.Columns(tab)
 	in.times = cols[0].Times()
-	in.sorted = false
+	in.sorted, in.partsID = false, 0
 	enc := in.enc[:len(p.cols)]
 	for k, j := range p.cols {
 		enc[k] = floatBits(cols[j].Numbers())
@@ -73,7 +83,7 @@ func (p *Plan) Bind(in *Input, tab *schema.Table, syms [][]uint32) {
 // than numbers.
 func (p *Plan) bind(in *Input, tab *schema.Table, syms [][]uint32) {
 	in.times = tab.Times()
-	in.sorted = false
+	in.sorted, in.partsID = false, 0
 	n := len(in.times)
 	if len(in.enc) != len(p.cols) {
 		in.enc = make([][]uint64, len(p.cols))

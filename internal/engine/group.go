@@ -82,8 +82,10 @@ type Group struct {
 	// The most of them whose partitions were spelt (see fitBuffer).
 	mostSpelt int
 	// tmpl: the partitions of a push's rows, which the pushes since the
-	// last tick repeat (see bufferParts).
+	// last tick repeat (see bufferParts); tmplID: the id its caller gave
+	// that list (see Input.SetPartsID), 0 when none is known.
 	tmpl     []int32
+	tmplID   uint64
 	spanRows int // rows buffered up to the last tick since the one before (see handOff)
 	// At a tick on one goroutine, the buffered rows' indices sorted by
 	// partition (see index): partition p's end at idx[chains[p].end]
@@ -660,7 +662,7 @@ func (g *Group) buffer(in *Input, part []int32, from, to int) {
 	for k, c := range in.enc {
 		r.c[k] = append(r.c[k], c[from:to]...)
 	}
-	g.bufferParts(r, part, from, to)
+	g.bufferParts(r, part, in.partsID, from, to)
 	if !in.sorted {
 		r.unsorted = true
 	}
@@ -668,7 +670,8 @@ func (g *Group) buffer(in *Input, part []int32, from, to int) {
 }
 
 // bufferParts notes the partitions of rows [from, to) of a push, whose
-// rows' partitions are part, as those of the rows just buffered in r.
+// rows' partitions are part, the list numbered id (see
+// [Input.SetPartsID]), as those of the rows just buffered in r.
 // A producer that sends the same keys in the same order at each push
 // sends the same partitions: while every push since the last tick
 // repeats one push's partitions (g.tmpl, taken from the first push after
@@ -677,12 +680,13 @@ func (g *Group) buffer(in *Input, part []int32, from, to int) {
 // them out, spells them, for the rest of the rows until the tick. A
 // group with workers, whose rows a worker may take between ticks (see
 // handOff), always spells them.
-func (g *Group) bufferParts(r *pendRows, part []int32, from, to int) {
+func (g *Group) bufferParts(r *pendRows, part []int32, id uint64, from, to int) {
 	if repeatParts && g.par.pool == nil && len(r.part) == 0 {
 		if len(r.t) == to-from {
 			// The first rows since the tick.
-			if !g.repeats(part, from, to) {
+			if !g.repeats(part, id, from, to) {
 				g.tmpl = append(g.tmpl[:0], part...)
+				g.tmplID = id
 			}
 			r.cyc, r.off, r.next = true, from, to
 			if to == len(part) {
@@ -690,7 +694,7 @@ func (g *Group) bufferParts(r *pendRows, part []int32, from, to int) {
 			}
 			return
 		}
-		if r.cyc && r.next == from && g.repeats(part, from, to) {
+		if r.cyc && r.next == from && g.repeats(part, id, from, to) {
 			r.next = to
 			if to == len(part) {
 				r.next = 0
@@ -707,16 +711,37 @@ func (g *Group) bufferParts(r *pendRows, part []int32, from, to int) {
 // which take each way.
 var repeatParts = true
 
+// SetRepeatParts sets whether a group without workers keeps the
+// partitions of pushes that repeat them once (see repeatParts), and
+// returns the setting before. For tests: false writes every buffered
+// row's partition out.
+func SetRepeatParts(on bool) bool {
+	old := repeatParts
+	repeatParts = on
+	return old
+}
+
 // repeats reports whether rows [from, to) of a push whose rows'
-// partitions are part have the template's partitions: part is as long as
-// the template, and the same from from to to (compared as bytes, in one
-// call).
-func (g *Group) repeats(part []int32, from, to int) bool {
+// partitions are part, the list numbered id, have the template's
+// partitions: the template is a list of the same nonzero id; or part is
+// as long as the template, and the same from from to to (compared as
+// bytes, in one call). A whole list found the same makes its id the
+// template's.
+func (g *Group) repeats(part []int32, id uint64, from, to int) bool {
+	if id != 0 && id == g.tmplID {
+		return true
+	}
 	if len(part) != len(g.tmpl) || from == to {
 		return len(part) == len(g.tmpl)
 	}
 	a, b := part[from:to], g.tmpl[from:to]
-	return unsafe.String((*byte)(unsafe.Pointer(&a[0])), 4*len(a)) == unsafe.String((*byte)(unsafe.Pointer(&b[0])), 4*len(b))
+	if unsafe.String((*byte)(unsafe.Pointer(&a[0])), 4*len(a)) != unsafe.String((*byte)(unsafe.Pointer(&b[0])), 4*len(b)) {
+		return false
+	}
+	if id != 0 && from == 0 && to == len(part) {
+		g.tmplID = id
+	}
+	return true
 }
 
 // spell writes out the partitions of the first n rows of r when they are

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -51,6 +52,9 @@ func heldEnginesBytes(g *Group) int {
 // (some twice in it), their times cross the clock's boundaries anywhere
 // inside them, and now and then a push breaks the repetition (another
 // order, a shorter push, one partition changed) or starts a new order.
+// Pushes of the same order are numbered as one list most of the time
+// (see Input.SetPartsID), each other list with a number of its own or
+// none.
 func TestRepeatedPartitionsMatchSpeltOnes(t *testing.T) {
 	defer SetDirectParts(SetDirectParts(0))
 	windows := []rolling.Window{{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{
@@ -79,22 +83,31 @@ func TestRepeatedPartitionsMatchSpeltOnes(t *testing.T) {
 			return o
 		}
 		tmpl := order()
+		tmplID, lists := uint64(1), uint64(1) // tmpl's number, the last given
 		all := schema.NewTable(plan.Schema())
 		var in Input
 		tm, repeated := int64(0), 0
 		for range 600 {
-			part := tmpl
+			part, id := tmpl, tmplID
 			switch rng.IntN(20) {
 			case 0:
 				part = order()
+				id = 0
 			case 1:
 				part = tmpl[:rng.IntN(len(tmpl))+1]
+				lists++
+				id = lists
 			case 2:
 				part = append([]int32(nil), tmpl...)
 				part[rng.IntN(len(part))] = int32(rng.IntN(parts))
+				id = 0
 			case 3:
 				tmpl = order()
-				part = tmpl
+				lists++
+				tmplID = lists
+				part, id = tmpl, lists
+			case 4:
+				id = 0 // the same list, not numbered
 			}
 			tab := schema.NewTable(testSchema)
 			for range part {
@@ -104,6 +117,7 @@ func TestRepeatedPartitionsMatchSpeltOnes(t *testing.T) {
 				table.Column(tab, 2).AppendNum(float64(rng.IntN(100)))
 			}
 			plan.Bind(&in, tab, nil)
+			in.SetPartsID(id)
 			g.Push(&in, part, all)
 			if g.in.cyc {
 				repeated++
@@ -153,4 +167,60 @@ func TestBufferSpellsPartitionsOutOfStep(t *testing.T) {
 		i += len(ps)
 	}
 	assert.Equal(t, []int32{0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, got)
+}
+
+// TestBufferReadsNoPartitionOfTheTemplatesList: a push whose partitions
+// its caller numbers as the template's list (see Input.SetPartsID) is
+// taken as repeating the template without its partitions being read —
+// shown with a push that breaks that promise, whose partitions the
+// buffer then never sees. Once Bind has forgotten the number, they are
+// compared. A whole push found the same as the template makes its
+// number the template's; part of one does not.
+func TestBufferReadsNoPartitionOfTheTemplatesList(t *testing.T) {
+	defer SetDirectParts(SetDirectParts(0))
+	r := newGroupRig(10, 100)
+	tab := schema.NewTable(benchSchema)
+	for p := range 10 {
+		table.Column(tab, 0).AppendTime(int64(p))
+		table.Column(tab, 1).AppendNum(1)
+		table.Column(tab, 2).AppendNum(2)
+	}
+	g := r.g
+	buffered := func() []int32 {
+		var got []int32
+		for i := 0; i < len(g.in.t); {
+			ps := g.parts(&g.in, i, len(g.in.t))
+			got = append(got, ps...)
+			i += len(ps)
+		}
+		return got
+	}
+	ascending := []int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
+	descending := []int32{9, 8, 7, 6, 5, 4, 3, 2, 1, 0}
+	push := func(part []int32, id uint64, from, to int) {
+		r.plan.Bind(&r.in, tab, nil)
+		if id != 0 {
+			r.in.SetPartsID(id)
+		}
+		g.buffer(&r.in, part, from, to)
+	}
+	push(ascending, 7, 0, 10)
+	push(descending, 7, 0, 10)
+	assert.True(t, g.in.cyc, "the buffer repeats the template")
+	assert.Equal(t, slices.Concat(ascending, ascending), buffered(), "a list numbered as the template's, taken as it")
+	push(descending, 0, 0, 10)
+	assert.False(t, g.in.cyc, "the buffer spells its partitions out")
+	assert.Equal(t, slices.Concat(ascending, ascending, descending), buffered(), "a list Bind forgot the number of, compared")
+
+	r = newGroupRig(10, 100)
+	g = r.g
+	push(ascending, 0, 0, 10)
+	require.Zero(t, g.tmplID, "a template of a list not numbered")
+	push(ascending, 5, 0, 5)
+	assert.Zero(t, g.tmplID, "part of a numbered list found the same as the template")
+	push(ascending, 5, 5, 10)
+	assert.Zero(t, g.tmplID, "the rest of it")
+	push(ascending, 5, 0, 10)
+	assert.Equal(t, uint64(5), g.tmplID, "a whole numbered list found the same as the template")
+	assert.True(t, g.in.cyc, "the buffer repeats the template")
 }
