@@ -81,3 +81,7 @@ func EmissionBuffers(s *Series, id NodeID) [2]uintptr {
 	}
 	return b
 }
+
+// PartsID returns the number partition node id gave the list of its last
+// push's partitions, as it tells a rolling built on it (0: none).
+func PartsID(s *Series, id NodeID) uint64 { return s.nodes[id].(*partitionNode).partsID }

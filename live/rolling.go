@@ -259,6 +259,10 @@ func (n *rollingNode) push(in *frame) {
 		n.stream.PushTo(&n.in, n)
 		return
 	}
+	if in == &n.part.out {
+		// The partitioning's own partitions, which it numbers.
+		n.in.SetPartsID(n.part.partsID)
+	}
 	n.group.PushTo(&n.in, in.part, n)
 }
 
