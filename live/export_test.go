@@ -82,6 +82,10 @@ func EmissionBuffers(s *Series, id NodeID) [2]uintptr {
 	return b
 }
 
-// PartsID returns the number partition node id gave the list of its last
-// push's partitions, as it tells a rolling built on it (0: none).
-func PartsID(s *Series, id NodeID) uint64 { return s.nodes[id].(*partitionNode).partsID }
+// PartsID returns the number the router of partition node id gives the
+// list of the node's last push's partitions, which a rolling built on it
+// tells its group (0: none).
+func PartsID(s *Series, id NodeID) uint64 {
+	n := s.nodes[id].(*partitionNode)
+	return n.router.AgainID(n.out.part)
+}

@@ -167,13 +167,6 @@ type partitionNode struct {
 	// The partitions of the push's rows, the out frame's unless the
 	// router's list of them is (see push).
 	parts []int32
-	// partsID numbers the out frame's list of partitions when it is the
-	// list the router remembers, the lists-th kept (see keepParts); 0
-	// for any other list. A push of the same keys as the one that kept
-	// it has the same partitions and the same id, which tells a
-	// rolling's group that they are those it saw (see
-	// engine.Input.SetPartsID).
-	partsID, lists uint64
 	// Kept by id (see lastrows.go): whether some slot is behind the
 	// partition's last row (the router's; the slot's row is its id).
 	stale     bool
@@ -311,7 +304,6 @@ func (n *partitionNode) push(in *frame) {
 		b.gone.reset() // else empty: see nodeBase.wantGone
 	}
 	n.expired = n.expired[:0]
-	n.partsID = 0
 	if n.makeRoom {
 		n.makeRoomFor()
 	}
@@ -345,7 +337,6 @@ func (n *partitionNode) push(in *frame) {
 					// nothing writes to.
 					parts = n.router.RouteAgainAt(times[0], in.ids[0])
 					b.out.part = parts
-					n.partsID = n.lists
 					i = k
 				} else {
 					if i = n.router.RouteSymsAt(syms, times[0], in.ids[0], parts); i == k {
@@ -387,7 +378,7 @@ func (n *partitionNode) keysAsBefore(k int) bool {
 
 // keepParts has the router remember parts, the partitions of a push of
 // the root's rows just routed, for keysAsBefore, when the rows' keys are
-// the intern cache's ids; they are then a new list, numbered in partsID.
+// the intern cache's ids.
 func (n *partitionNode) keepParts(parts []int32) {
 	gen, ok := n.s.root.cachedGen(n.col)
 	if !ok {
@@ -395,8 +386,6 @@ func (n *partitionNode) keepParts(parts []int32) {
 	}
 	n.router.Remember(parts)
 	n.againGen = gen
-	n.lists++
-	n.partsID = n.lists
 }
 
 // route gives each row of in from row from on its partition in parts

@@ -61,25 +61,30 @@ func TestPartitionsToldRepeatedMatchSpeltOnes(t *testing.T) {
 		pushes []idPush
 	}{
 		{"a key's index goes to another key before the keys come back", live.Options{}, idle, []idPush{
-			{t: 0, keys: abc}, {t: 0, keys: abc}, {t: 0, keys: abc}, {t: 200, keys: ab}, {t: 400, keys: ab},
+			{t: 0, keys: abc}, {t: 0, keys: abc}, {t: 0, keys: abc}, {t: 0, keys: abc}, {t: 0, keys: abc},
+			{t: 200, keys: ab}, {t: 400, keys: ab},
 			{t: 450, keys: abd}, {t: 500, keys: abc}, {t: 600, keys: abc}, {t: 1000, keys: abc},
 			{t: 1100, keys: abc}, {t: 2000, keys: abc}, {t: 3000, keys: abc},
 		}},
 		{"room is made for a key", live.Options{}, partition.Options{MaxEvents: 1, MaxPartitions: 3, IdleTTL: 250 * time.Millisecond}, []idPush{
-			{t: 0, keys: abc}, {t: 0, keys: abc}, {t: 0, keys: abc}, {t: 400, keys: abd}, {t: 400, keys: abd},
+			{t: 0, keys: abc}, {t: 0, keys: abc}, {t: 0, keys: abc}, {t: 0, keys: abc}, {t: 0, keys: abc},
+			{t: 400, keys: abd}, {t: 400, keys: abd},
 			{t: 800, keys: abc}, {t: 900, keys: abc}, {t: 1000, keys: abc}, {t: 1000, keys: abc}, {t: 2000, keys: abc},
 		}},
 		{"the keys come in another order and back", live.Options{}, partition.Options{MaxEvents: 1}, []idPush{
-			{t: 0, keys: abc}, {t: 0, keys: abc}, {t: 0, keys: abc}, {t: 1000, keys: cba}, {t: 1000, keys: cba},
+			{t: 0, keys: abc}, {t: 0, keys: abc}, {t: 0, keys: abc}, {t: 0, keys: abc}, {t: 0, keys: abc},
+			{t: 1000, keys: cba}, {t: 1000, keys: cba},
 			{t: 1100, keys: abc}, {t: 1200, keys: abc}, {t: 2000, keys: cba}, {t: 2000, keys: abc},
 			{t: 2100, keys: abc}, {t: 3000, keys: aba}, {t: 3000, keys: aba}, {t: 4000, keys: abc}, {t: 5000, keys: abc},
 		}},
 		{"a late row Drop drops, before other keys after a tick", live.Options{Ordering: live.Drop}, idle, []idPush{
-			{t: 0, keys: abc}, {t: 0, keys: abc}, {t: 999, keys: abc}, {t: 1000, keys: ab, late: true}, {t: 1000, keys: abc},
+			{t: 0, keys: abc}, {t: 0, keys: abc}, {t: 0, keys: abc}, {t: 0, keys: abc}, {t: 999, keys: abc},
+			{t: 1000, keys: ab, late: true}, {t: 1000, keys: abc},
 			{t: 1100, keys: abc}, {t: 2000, keys: abc}, {t: 3000, keys: abc},
 		}},
 		{"a late row, a refused push and rows at two times between", live.Options{Ordering: live.Drop}, idle, []idPush{
-			{t: 0, keys: abc}, {t: 0, keys: abc}, {t: 0, keys: abc}, {t: 100, keys: abc, late: true}, {t: 100, keys: abc},
+			{t: 0, keys: abc}, {t: 0, keys: abc}, {t: 0, keys: abc}, {t: 0, keys: abc}, {t: 0, keys: abc},
+			{t: 100, keys: abc, late: true}, {t: 100, keys: abc},
 			{t: 200, keys: abc}, {t: 200, keys: abc, bad: true}, {t: 200, keys: abc}, {t: 995, keys: abc, split: true},
 			{t: 1100, keys: abc}, {t: 1100, keys: abc}, {t: 2000, keys: abc}, {t: 3000, keys: abc},
 		}},
@@ -93,13 +98,13 @@ func TestPartitionsToldRepeatedMatchSpeltOnes(t *testing.T) {
 	}
 }
 
-// A partitioning numbers the list of a push's partitions when it is the
-// list it keeps for the next push of the same keys: a push of those keys
-// in the same order, with no partition created or removed since, has it
-// again and is given the same number; a push of other keys, of the same
+// A partitioning's router numbers the list of partitions it keeps for
+// the next push of the same keys, and a push routed to that list (the
+// keys of the push that made it, in the same order, with no partition
+// created or removed since) is told its number, which is what a rolling
+// on the partitioning tells its group. A push of other keys, of the same
 // keys in another order or after a partition was removed and created
-// again gets another or none (0), and so does a push of the same keys
-// as the same strings while it is not known whether they are the same.
+// again is told none (0), and the list made then gets a new number.
 func TestPartitioningNumbersTheListOfTheSameKeys(t *testing.T) {
 	s := newSeries(t, live.Options{})
 	p, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1, IdleTTL: 250 * time.Millisecond})
@@ -117,9 +122,10 @@ func TestPartitioningNumbersTheListOfTheSameKeys(t *testing.T) {
 		return live.PartsID(s, p)
 	}
 	// The root knows a push's strings from the second or third push of
-	// them on, and until then the partitioning cannot tell.
+	// them on, and until then the partitioning cannot tell; the first
+	// push it can tell of makes the list the next ones are routed to.
 	numbered := func(tm int64, keys []string) uint64 {
-		for range 3 {
+		for range 4 {
 			if id := push(tm, keys); id != 0 {
 				return id
 			}

@@ -259,10 +259,9 @@ func (n *rollingNode) push(in *frame) {
 		n.stream.PushTo(&n.in, n)
 		return
 	}
-	if in == &n.part.out {
-		// The partitioning's own partitions, which it numbers.
-		n.in.SetPartsID(n.part.partsID)
-	}
+	// When the rows' partitions are the list the router routes the same
+	// keys again to, the router's number of it tells the group.
+	n.in.SetPartsID(n.part.router.AgainID(in.part))
 	n.group.PushTo(&n.in, in.part, n)
 }
 

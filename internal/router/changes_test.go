@@ -39,3 +39,31 @@ func TestChangesCountsEachPartitionMadeOrRemoved(t *testing.T) {
 	r.MakeRoom(4*sec, nil, nil) // b and c, idle
 	assert.Equal(t, uint64(7), r.Changes(), "b and c removed")
 }
+
+// TestAgainIDNumbersTheListRouteAgainAtReturns: the list RouteAgainAt
+// returns is numbered, the same number at every push routed to it; a
+// copy of it, part of it or the list a push was routed to otherwise is
+// not; and each list Remember keeps gets a new number, even of the same
+// partitions in the same memory.
+func TestAgainIDNumbersTheListRouteAgainAtReturns(t *testing.T) {
+	r, strKey, host := groupedStringRouter(t)
+	a := schema.StringValue("a")
+	pa, ph := r.Route(strKey(a), a, 0, 1), r.Route(strKey(host), host, 0, 2)
+	parts := []int32{pa, ph, pa}
+	assert.Zero(t, r.AgainID(parts), "nothing remembered")
+	r.Remember(parts)
+	assert.Zero(t, r.AgainID(parts), "the list remembered, not the router's")
+	first := r.RouteAgainAt(0, 3)
+	n := r.AgainID(first)
+	assert.NotZero(t, n, "the router's list")
+	assert.Equal(t, n, r.AgainID(r.RouteAgainAt(0, 6)), "the next push routed to it")
+	assert.Zero(t, r.AgainID(append([]int32(nil), first...)), "a copy of it")
+	assert.Zero(t, r.AgainID(first[:2]), "part of it")
+	assert.Zero(t, r.AgainID(first[1:]), "part of it")
+	r.Remember(parts)
+	again := r.RouteAgainAt(0, 9)
+	require.Equal(t, &first[0], &again[0], "the same memory")
+	assert.NotZero(t, r.AgainID(again))
+	assert.NotEqual(t, n, r.AgainID(again), "a list remembered anew")
+	assert.Equal(t, r.AgainID(again), r.AgainID(first), "the same memory holds the list remembered last")
+}

@@ -109,10 +109,11 @@ type Router struct {
 	declared int
 	count    int
 	changes  uint64 // partitions created or removed so far (see Changes)
-	// The partitions of the rows Remember was given, and changes then
-	// (see Again).
+	// The partitions of the rows Remember was given, changes then (see
+	// Again), and the lists Remember has kept (see AgainID).
 	again   []int32
 	againAt uint64
+	againN  uint64
 	// The rows routed by RouteAgainAt and not yet written to seen (see
 	// settle): how many pushes of them, their latest time, and the
 	// identity of the first row of the last.
@@ -282,6 +283,19 @@ func (r *Router) Remember(parts []int32) {
 	r.settle() // what is owed is owed to the partitions remembered before
 	r.again = append(r.again[:0], parts...)
 	r.againAt = r.changes
+	r.againN++
+}
+
+// AgainID numbers parts when it is the router's list that
+// [Router.RouteAgainAt] returns (the same memory, as long), and returns
+// 0 for any other list: every list [Router.Remember] keeps gets a new
+// number, so two lists of the same number are the same partitions, row
+// for row, whatever was remembered or routed between them.
+func (r *Router) AgainID(parts []int32) uint64 {
+	if len(parts) == 0 || len(parts) != len(r.again) || &parts[0] != &r.again[0] {
+		return 0
+	}
+	return r.againN
 }
 
 // Again reports whether [Router.RouteAgainAt] can route k rows: the last
