@@ -91,7 +91,8 @@ type Group struct {
 	// partition (see index): partition p's end at idx[chains[p].end]
 	// (idx16's when narrow);
 	// or, linked (see linkChains), p's last row chains[p].end and the
-	// row before row i idx[i].
+	// row before row i idx[i]; or, strided (see strideChains), p's first
+	// row chains[p].end and the others every len(tmpl)-th row after it.
 	// Over workers, the buffered rows themselves laid out row-major (the
 	// time, then the encoded columns), grouped by partition and in
 	// arrival order within each: partition p's end at row chains[p].end
@@ -100,6 +101,7 @@ type Group struct {
 	idx     []int32
 	indexed bool // this tick's chains are of idx, not of sorted
 	linked  bool // and idx links each partition's rows (see linkChains)
+	strided bool // or the chains are of no index (see strideChains)
 	// On a group without workers, a tick of at most narrowRows rows
 	// sorts their indices into idx16, 2 bytes a row, not idx (see
 	// index); narrow says this tick's are there.
@@ -406,7 +408,7 @@ func (g *Group) tick(t, b int64, out Sink) {
 		g.place()
 		g.keyTag()
 		g.tickRange(0, len(g.order), t, b, out.Table(), &g.sc, &g.p.pool)
-		g.indexed, g.linked = false, false
+		g.indexed, g.linked, g.strided = false, false, false
 	}
 	if gated {
 		g.par.gate.End()
@@ -552,7 +554,7 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, sc *tickScr
 	// Each partition's buffered rows go to its deque before its fold:
 	// from the buffer through the sorted indices (see index), or the
 	// rows laid out by link.
-	indexed, linked, laid := g.indexed, g.linked, p0.laid
+	indexed, linked, strided, laid := g.indexed, g.linked, g.strided, p0.laid
 	for from := 0; from < len(order); from += emitRun {
 		es := run[:min(emitRun, len(order)-from)]
 		nk := 0 // keys gathered, up to the first that is not a string
@@ -567,7 +569,9 @@ func (g *Group) tickRange(lo, hi int, t, b int64, out *schema.Table, sc *tickScr
 			}
 			p := order[i]
 			e := g.engines[p]
-			if indexed && linked {
+			if strided {
+				g.gatherStrided(p, e, t, pool)
+			} else if indexed && linked {
 				g.gatherLinked(p, e, t, pool)
 			} else if indexed {
 				g.gather(p, e, t, pool)
@@ -952,7 +956,7 @@ func (g *Group) flush() {
 				g.gather(p, g.engines[p], noFold, &g.p.pool)
 			}
 		}
-		g.indexed, g.linked = false, false
+		g.indexed, g.linked, g.strided = false, false, false
 		g.clearPending()
 	}
 	g.in, g.work = g.work, g.in

@@ -8,9 +8,12 @@ import "slices"
 // sorts the rows' indices by partition (a counting sort of 2-byte
 // indices, 4-byte ones beyond narrowRows rows), or, with a few rows a
 // partition, links each partition's rows (a 4-byte link a row), not the
-// rows themselves. So the rows between two ticks are held once, in the
-// buffer, with 2 or 4 bytes a row beside them (and their partitions, 4
-// bytes a row, unless the pushes repeat one push's: see
+// rows themselves; when the pushes since the last tick repeat one push
+// naming each partition at most once, a partition's rows are every k-th
+// row from its first (k the push's rows), and nothing is written a row
+// (see strideChains). So the rows between two ticks are held once, in
+// the buffer, with at most 2 or 4 bytes a row beside them (and their
+// partitions, 4 bytes a row, unless the pushes repeat one push's: see
 // [Group.bufferParts]), and each partition's
 // state is still brought into cache once per tick. (A tick
 // over workers lays the rows out by partition first, see [Group.link], so
@@ -37,13 +40,88 @@ func SetLinkRows(n int) int {
 }
 
 // place makes each partition's buffered rows findable for a tick on one
-// goroutine: linked when they are few a partition, sorted otherwise.
+// goroutine: found by their place in the template when every push since
+// the last tick repeated one push naming each partition at most once,
+// linked when they are few a partition, sorted otherwise.
 func (g *Group) place() {
-	if n := len(g.work.t); n > 0 && n <= linkRows*len(g.order) {
+	n := len(g.work.t)
+	if n > 0 && g.strideChains() {
+		return
+	}
+	if n > 0 && n <= linkRows*len(g.order) {
 		g.linkChains()
 		return
 	}
 	g.index()
+}
+
+// strideTicks: a tick on one goroutine whose buffered rows repeat a
+// template naming each partition at most once finds each partition's
+// rows by their place in it (see strideChains) rather than linking or
+// sorting them. A variable for the tests, which take each way.
+var strideTicks = true
+
+// strideChains makes each partition's buffered rows findable without a
+// pass over the rows, when the buffer repeats its template (g.work is
+// cyc: row i's partition is tmpl[(off+i) mod k], k the template's
+// length), the template names each partition at most once, and every
+// place of it has a row (k rows or more): then the rows of the
+// partition at place j of the template are rows i0, i0+k, i0+2k, … below
+// the rows buffered, i0 the first row at place j. chains[p] holds i0 as
+// its end and the row count (see gatherStrided). No index a row is
+// written: a producer sending every key's row at each push, in the same
+// order, keeps its rows between two ticks in the buffer alone (at 1,000
+// hosts and 20 rows each a tick, the sorted indices took 40 bytes a
+// host). It reports false, and leaves every chain empty, when it does
+// not apply. Every chain must be empty before.
+func (g *Group) strideChains() bool {
+	r := &g.work
+	n, k := len(r.t), len(g.tmpl)
+	if !strideTicks || !r.cyc || k == 0 || n < k {
+		return false
+	}
+	// The first row at place 0 of the template; the rows at each place,
+	// q or, at the first rem places from row 0 on, q+1.
+	i0 := (k - r.off%k) % k
+	q, rem := n/k, n%k
+	ch := g.chains
+	unknown := false
+	for j, p := range g.tmpl {
+		if int(p) >= len(ch) {
+			// At once for the template's partitions (their indices are
+			// dense), not one by one: append's growth would leave room.
+			g.growChains(max(int(p)+1, k))
+			ch = g.chains
+		}
+		c := &ch[p]
+		if c.n != 0 {
+			// Named twice: every place has a row, so a partition met
+			// before has a count; let the chains go.
+			for _, q := range g.tmpl[:j] {
+				ch[q] = chain{}
+			}
+			return false
+		}
+		i := i0 + j
+		if i >= k {
+			i -= k
+		}
+		c.end, c.n = int32(i), int32(q)
+		if i < rem {
+			c.n++
+		}
+		if int(p) >= len(g.engines) || g.engines[p] == nil {
+			unknown = true
+		}
+	}
+	if unknown {
+		g.meet()
+	}
+	// gatherStrided's scratch, sized for the longest chain of every
+	// tick (see linkChains).
+	g.seq = slices.Grow(g.seq[:0], (n+k-1)/k)
+	g.indexed, g.linked, g.strided = true, false, true
+	return true
 }
 
 // linkChains links the buffered rows of g.work partition by partition,
@@ -88,7 +166,7 @@ func (g *Group) linkChains() {
 	// rarely ends inside a chain, so the longest chain to do so could
 	// come long after the warm-up, and grow the scratch there.
 	g.seq = slices.Grow(g.seq[:0], int(long))
-	g.indexed, g.linked = true, true
+	g.indexed, g.linked, g.strided = true, true, false
 }
 
 // index sorts the indices of the rows of g.work by partition, in arrival
@@ -131,7 +209,7 @@ func (g *Group) index() {
 		i += len(ps)
 	}
 	clear(g.cnt)
-	g.indexed, g.linked = true, false
+	g.indexed, g.linked, g.strided = true, false, false
 }
 
 // narrowRows is the most buffered rows whose sorted indices a tick keeps
@@ -161,6 +239,11 @@ func sortIndices[I rowIndex](idx []I, part, cur []int32, first int) {
 // row widths have loops of their own.
 func (g *Group) gather(p int32, e *Engine, cut int64, pool *blockPool) {
 	if int(p) >= len(g.chains) || g.chains[p].n == 0 {
+		return
+	}
+	if g.strided {
+		// A flush's; a tick calls gatherStrided itself.
+		g.gatherStrided(p, e, cut, pool)
 		return
 	}
 	c := g.chains[p]
@@ -206,6 +289,49 @@ func putRows3[I rowIndex](dst []uint64, rows []I, ts []int64, c0, c1 []uint64) {
 		row := dst[3*k : 3*k+3 : 3*k+3]
 		row[0], row[1], row[2] = uint64(ts[j]), c0[j], c1[j]
 	}
+}
+
+// gatherStrided is gather for rows placed by [Group.strideChains]: a
+// partition's rows are every k-th buffered row from its first, k the
+// template's length.
+func (g *Group) gatherStrided(p int32, e *Engine, cut int64, pool *blockPool) {
+	if int(p) >= len(g.chains) || g.chains[p].n == 0 {
+		return
+	}
+	c := g.chains[p]
+	g.chains[p] = chain{}
+	r := &g.work
+	ts := r.t
+	k := len(g.tmpl)
+again:
+	if d := &e.dq; len(r.c) == 2 && d.tail-d.front+uint64(c.n) <= d.cap {
+		// The common case, as gather's: written in place.
+		if blk, o := d.slotOf(d.tail); 3*int(c.n) <= len(blk)-o {
+			c0, c1 := r.c[0][:len(ts)], r.c[1][:len(ts)]
+			j := int(c.end)
+			for end := o + 3*int(c.n); o < end; o += 3 {
+				row := blk[o : o+3 : o+3]
+				row[0], row[1], row[2] = uint64(ts[j]), c0[j], c1[j]
+				j += k
+			}
+			d.tail += uint64(c.n)
+			if r.unsorted {
+				d.has |= dqUnsorted
+			}
+			return
+		}
+	}
+	if e.evictFor(uint64(c.n), cut, pool) {
+		cut = noFold
+		goto again
+	}
+	// Otherwise the chain's indices, then as gather.
+	seq := slices.Grow(g.seq[:0], int(c.n))[:c.n]
+	g.seq = seq
+	for m := range seq {
+		seq[m] = c.end + int32(m*k)
+	}
+	gatherRows(&g.work, e, pool, seq)
 }
 
 // gatherLinked is gather for rows linked by [Group.linkChains]: a

@@ -23,9 +23,10 @@ func TestTickOnOneGoroutineKeepsItsRowsOnceBetweenTicks(t *testing.T) {
 	// 1000 partitions at 100 rows a second under a 200 ms clock: 20
 	// batches of 1000 rows a tick. On one goroutine the rows between two
 	// ticks are in one buffer (28 bytes a row, with append's slack), and
-	// the tick takes them from there through their indices sorted by
-	// partition (2 bytes a row): no second buffer and no copy of the rows
-	// laid out by partition.
+	// the tick takes them from there (through their indices sorted by
+	// partition, 2 bytes a row, or, as here where every push repeats one
+	// order of the partitions, by their place in it): no second buffer
+	// and no copy of the rows laid out by partition.
 	r := newGroupRig(1000, 100)
 	for range 20 * 100 {
 		r.tick()
