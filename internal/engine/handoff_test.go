@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -148,7 +149,13 @@ func requireSameTable(t *testing.T, want, got *schema.Table, what string) {
 	require.Equal(t, want.Len(), got.Len(), what)
 	for r := range want.Len() {
 		for c := range want.Schema().Len() {
-			require.True(t, want.Value(r, c).Equal(got.Value(r, c)), "%s: row %d col %d", what, r, c)
+			x, y := want.Value(r, c), got.Value(r, c)
+			if fx, ok := x.Num(); ok {
+				fy, _ := y.Num()
+				require.Equal(t, math.Float64bits(fx), math.Float64bits(fy), "%s: row %d col %d", what, r, c)
+				continue
+			}
+			require.True(t, x.Equal(y), "%s: row %d col %d: %v, want %v", what, r, c, y, x)
 		}
 	}
 }

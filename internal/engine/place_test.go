@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -183,18 +182,7 @@ func TestLinkedTicksMatchSortedTicks(t *testing.T) {
 					got, linked = run(link, narrowRows)
 					require.Greater(t, linked, 100, "linked ticks with linkRows %d", link)
 				}
-				require.Equal(t, sorted.Len(), got.Len())
-				for j := range sorted.Schema().Len() {
-					for i := range sorted.Len() {
-						x, y := sorted.Value(i, j), got.Value(i, j)
-						if fx, ok := x.Num(); ok {
-							fy, _ := y.Num()
-							require.Equal(t, math.Float64bits(fx), math.Float64bits(fy), "linkRows %d row %d col %d", link, i, j)
-							continue
-						}
-						require.True(t, x.Equal(y), "linkRows %d row %d col %d: %v, sorted %v", link, i, j, y, x)
-					}
-				}
+				requireSameTable(t, sorted, got, fmt.Sprintf("linkRows %d", link))
 			}
 		})
 	}

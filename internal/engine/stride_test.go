@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -152,18 +151,7 @@ func TestStridedTicksMatchSortedTicks(t *testing.T) {
 			for _, link := range []int{0, linkRows, 1 << 20} {
 				got, placed := run(true, link)
 				require.Greater(t, placed, 250, "pushes after which the next tick finds rows by their place")
-				require.Equal(t, want.Len(), got.Len())
-				for j := range want.Schema().Len() {
-					for i := range want.Len() {
-						x, y := want.Value(i, j), got.Value(i, j)
-						if fx, ok := x.Num(); ok {
-							fy, _ := y.Num()
-							require.Equal(t, math.Float64bits(fx), math.Float64bits(fy), "linkRows %d row %d col %d", link, i, j)
-							continue
-						}
-						require.True(t, x.Equal(y), "linkRows %d row %d col %d: %v, sorted %v", link, i, j, y, x)
-					}
-				}
+				requireSameTable(t, want, got, fmt.Sprintf("linkRows %d", link))
 			}
 		})
 	}
