@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"net"
@@ -698,11 +699,15 @@ func TestCl42PartitionsWorkersQuietAndBurst(t *testing.T) {
 // partition, each once.
 func TestCl42RebalancesWhileATransactionIsOpen(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 	defer cancel()
 	rng := rand.New(rand.NewPCG(42, 4))
 	e := cl42Start(ctx, t, 3)
-	a := cl42Run(t, e, "a", nil)
+	// A session timeout well above the hold: A's heartbeats wait with its
+	// other writes, and under a loaded -race run a 600 ms session made
+	// the group churn for the whole test instead of at B's moves.
+	steady := func(c *worker.Config) { c.SessionTimeout, c.RebalanceTimeout = 2*time.Second, 4*time.Second }
+	a := cl42Run(t, e, "a", steady)
 	var b *cl42Worker
 	from := cl42T0
 	for round := range 2 {
@@ -723,21 +728,109 @@ func TestCl42RebalancesWhileATransactionIsOpen(t *testing.T) {
 		from += 3_000
 		select {
 		case <-held:
-		case <-time.After(20 * time.Second):
-			t.Fatalf("round %d: A committed no offsets", round)
+		case <-time.After(45 * time.Second):
+			t.Fatalf("round %d: A committed no offsets: A %s; B %s", round, cl42Brief(a), cl42Brief(b))
 		}
 		if round%2 == 0 {
-			b = cl42Run(t, e, "b", nil)
+			b = cl42Run(t, e, "b", steady)
 		} else {
 			require.NoError(t, b.stop(t))
 		}
 		e.produce(ctx, t, cl42Stream(rng, 3, 9, from, from+1_000, 100))
 		from += 1_000
-		e.waitCommitted(ctx, t, 20*time.Second)
+		e.waitCommitted(ctx, t, 45*time.Second)
 	}
 	require.NoError(t, a.stop(t))
 	st := a.w.Stats()
 	t.Logf("A: %d rebalances, %d aborted, %d replays", st.Rebalances, st.AbortedTxns, st.Replays)
 	require.Zero(t, st.Suppressed)
 	cl42Check(t, e, e.readOutput(ctx, t, 3))
+}
+
+// TestCl42AWorkerWhoseTransactionCannotEndRestartsItsSession: worker A's
+// writes are held for longer than its transaction timeout just after it
+// sends an offset commit (a process paused, a broker that does not
+// answer a join): its End gives up. The worker replaces its session
+// instead of stopping the process, rebuilds its partitions from their
+// checkpoints and goes on; the output is the model's rows of each
+// partition, each once.
+func TestCl42AWorkerWhoseTransactionCannotEndRestartsItsSession(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	rng := rand.New(rand.NewPCG(42, 7))
+	e := cl42Start(ctx, t, 2)
+	a := cl42Run(t, e, "a", func(c *worker.Config) {
+		c.TransactionTimeout = 2 * time.Second
+		c.Logger = cl42Log(t)
+	})
+	held := make(chan struct{})
+	e.c.ControlKey(int16(kmsg.TxnOffsetCommit), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		if cl42TxnID(req) != "pond-worker-a" {
+			return nil, nil, false
+		}
+		e.c.DropControl()
+		a.ks.hold(5 * time.Second) // past the transaction timeout
+		close(held)
+		return nil, nil, false
+	})
+	e.produce(ctx, t, cl42Stream(rng, 2, 6, cl42T0, cl42T0+3_000, 100))
+	select {
+	case <-held:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("A committed no offsets: %s", cl42Brief(a))
+	}
+	e.produce(ctx, t, cl42Stream(rng, 2, 6, cl42T0+3_000, cl42T0+6_000, 100))
+	e.waitCommitted(ctx, t, 60*time.Second)
+	require.NoError(t, a.stop(t), "the worker stopped instead of restarting its session")
+	st := a.w.Stats()
+	t.Logf("A: %d restarts, %d rebalances, %d aborted, %d replays", st.Restarts, st.Rebalances, st.AbortedTxns, st.Replays)
+	require.GreaterOrEqual(t, st.Restarts, uint64(1))
+	require.Zero(t, st.Suppressed)
+	cl42Check(t, e, e.readOutput(ctx, t, 2))
+}
+
+// cl42Brief describes a worker's state for a failure message.
+func cl42Brief(w *cl42Worker) string {
+	if w == nil {
+		return "not started"
+	}
+	st := w.w.Stats()
+	state := "running"
+	select {
+	case err := <-w.done:
+		state = fmt.Sprintf("Run returned %v", err)
+		w.done <- err
+	default:
+	}
+	return fmt.Sprintf("%s: assigned %v, ready %v, %d rebalances, %d restarts, %d committed, %d aborted, %d replays",
+		state, st.Assigned, st.Ready, st.Rebalances, st.Restarts, st.CommittedTxns, st.AbortedTxns, st.Replays)
+}
+
+// cl42Log returns a logger whose lines the test prints if it fails.
+func cl42Log(t *testing.T) *slog.Logger {
+	var (
+		mu  sync.Mutex
+		buf strings.Builder
+	)
+	t.Cleanup(func() {
+		if t.Failed() {
+			mu.Lock()
+			t.Logf("the worker's log:\n%s", buf.String())
+			mu.Unlock()
+		}
+	})
+	return slog.New(slog.NewTextHandler(cl42Writer(func(p []byte) {
+		mu.Lock()
+		buf.Write(p)
+		mu.Unlock()
+	}), &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
+// cl42Writer is an io.Writer that passes each write to a function.
+type cl42Writer func([]byte)
+
+func (f cl42Writer) Write(p []byte) (int, error) {
+	f(p)
+	return len(p), nil
 }

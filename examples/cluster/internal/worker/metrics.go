@@ -18,6 +18,7 @@ type replayStat struct {
 // metrics are a worker's counters, guarded by Worker.mu.
 type metrics struct {
 	rebalances, committedTxns, abortedTxns uint64
+	restarts                               uint64
 	rowsOut, suppressed                    uint64
 	leftOut                                uint64 // input events the series could not take
 	samplesLeftOut                         uint64 // cpu samples beyond rows.MaxSamples, in committed rows
@@ -42,10 +43,13 @@ func (m *metrics) setLag(p int32, lag int64) { m.lag[p] = max(0, lag) }
 type Stats struct {
 	ID                                     string
 	Rebalances, CommittedTxns, AbortedTxns uint64
-	RowsOut, Suppressed                    uint64
-	LeftOut                                uint64
-	SamplesLeftOut                         uint64
-	Replays, ReplayedEvents                uint64
+	// Restarts counts the sessions replaced after a transaction could
+	// not be ended (see Worker.Run).
+	Restarts                uint64
+	RowsOut, Suppressed     uint64
+	LeftOut                 uint64
+	SamplesLeftOut          uint64
+	Replays, ReplayedEvents uint64
 	// ReplayExpired counts the offsets of replay ranges that the input
 	// topic's retention had deleted when a replay began: the windows
 	// then start without those events.
@@ -63,7 +67,7 @@ func (w *Worker) Stats() Stats {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	s := Stats{
-		ID: w.cfg.ID, Rebalances: w.m.rebalances, CommittedTxns: w.m.committedTxns, AbortedTxns: w.m.abortedTxns,
+		ID: w.cfg.ID, Rebalances: w.m.rebalances, CommittedTxns: w.m.committedTxns, AbortedTxns: w.m.abortedTxns, Restarts: w.m.restarts,
 		RowsOut: w.m.rowsOut, Suppressed: w.m.suppressed, LeftOut: w.m.leftOut, SamplesLeftOut: w.m.samplesLeftOut, Replays: w.m.replays, ReplayedEvents: w.m.replayedEvents, ReplayExpired: w.m.replayExpired,
 		Ready: w.m.readyKnown, Lag: map[int32]int64{}, LastReplaySeconds: map[int32]float64{}, LastReplayEvents: map[int32]uint64{},
 		LatencyMs: w.m.latency.Clone(), Assigned: slices.Clone(w.m.assigned),
@@ -96,6 +100,7 @@ func Families(ws []*Worker) []telemetry.Family {
 		sum.Rebalances += s.Rebalances
 		sum.CommittedTxns += s.CommittedTxns
 		sum.AbortedTxns += s.AbortedTxns
+		sum.Restarts += s.Restarts
 		sum.RowsOut += s.RowsOut
 		sum.Suppressed += s.Suppressed
 		sum.LeftOut += s.LeftOut
@@ -116,6 +121,7 @@ func Families(ws []*Worker) []telemetry.Family {
 		telemetry.One("pond_cluster_rebalances_total", "counter", "Group callbacks (assigned, revoked, lost) seen.", float64(sum.Rebalances)),
 		telemetry.One("pond_cluster_committed_transactions_total", "counter", "Transactions committed (rows and input offsets).", float64(sum.CommittedTxns)),
 		telemetry.One("pond_cluster_aborted_transactions_total", "counter", "Transactions aborted (rebalance, fencing or error); their partitions are replayed.", float64(sum.AbortedTxns)),
+		telemetry.One("pond_cluster_session_restarts_total", "counter", "Sessions replaced after a transaction could not be ended (its partitions are rebuilt).", float64(sum.Restarts)),
 		telemetry.One("pond_cluster_rows_out_total", "counter", "Rows committed to the output topic.", float64(sum.RowsOut)),
 		telemetry.One("pond_cluster_rows_suppressed_total", "counter", "Rows not written because their boundary was already committed.", float64(sum.Suppressed)),
 		telemetry.One("pond_cluster_input_events_left_out_total", "counter", "Input events the series could not take: a value not 16 bytes or not finite, a timestamp out of range, older than the partition's latest, or of a new host past -max-hosts.", float64(sum.LeftOut)),

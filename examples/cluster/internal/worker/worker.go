@@ -16,7 +16,8 @@
 // committed offset. On revoke or loss it drops the partition's series,
 // and it rebuilds every partition assigned (see Worker.apply); an
 // aborted transaction drops and rebuilds every series it touched, since
-// the session rewinds their offsets to the last commit.
+// the session rewinds their offsets to the last commit. A transaction
+// that cannot be ended at all replaces the session (see Worker.Run).
 package worker
 
 import (
@@ -32,6 +33,7 @@ import (
 	"github.com/pond-go/pond/examples/cluster/internal/brokers"
 	"github.com/pond-go/pond/examples/cluster/internal/rows"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -57,6 +59,7 @@ type Config struct {
 
 // change is a group callback's news, applied by the poll loop.
 type change struct {
+	sess     uint64 // the session whose callback it is
 	parts    []int32
 	assigned bool // else revoked or lost
 }
@@ -64,16 +67,22 @@ type change struct {
 // Worker is one group member.
 type Worker struct {
 	cfg  Config
-	sess *kgo.GroupTransactSession
-	adm  *kadm.Client // on its own plain client
-	admc *kgo.Client
-	log  *slog.Logger
+	sess *kgo.GroupTransactSession // replaced by restart; swapped under mu
+	// sessN numbers the sessions: a group callback of an earlier one is
+	// ignored (owned by the poll loop once Run has begun).
+	sessN uint64
+	adm   *kadm.Client // on its own plain client
+	admc  *kgo.Client
+	log   *slog.Logger
 
 	closeOnce sync.Once
 
-	mu      sync.Mutex
-	pending []change
-	m       metrics
+	mu     sync.Mutex
+	closed bool
+	// sessClosed: restart closed sess and has not replaced it yet.
+	sessClosed bool
+	pending    []change
+	m          metrics
 
 	parts map[int32]*part // owned by the poll loop
 	out   []rows.Row
@@ -116,6 +125,23 @@ func New(cfg Config) (*Worker, error) {
 	}
 	w := &Worker{cfg: cfg, parts: map[int32]*part{}, log: cfg.Logger.With("worker", cfg.ID)}
 	w.m.init()
+	sess, err := w.newSession(1)
+	if err != nil {
+		return nil, err
+	}
+	admc, err := kgo.NewClient(kgo.SeedBrokers(cfg.Brokers...))
+	if err != nil {
+		sess.Close()
+		return nil, err
+	}
+	w.sess, w.sessN, w.admc, w.adm = sess, 1, admc, kadm.NewClient(admc)
+	return w, nil
+}
+
+// newSession joins the group with a fresh client whose callbacks are
+// tagged n.
+func (w *Worker) newSession(n uint64) (*kgo.GroupTransactSession, error) {
+	cfg := w.cfg
 	opts := append([]kgo.Opt{
 		kgo.SeedBrokers(cfg.Brokers...),
 		kgo.ConsumerGroup(brokers.Group),
@@ -133,26 +159,16 @@ func New(cfg Config) (*Worker, error) {
 		kgo.FetchMaxBytes(64 << 20),
 		kgo.FetchMaxPartitionBytes(16 << 20),
 		kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, m map[string][]int32) {
-			w.note(change{parts: m[brokers.Input], assigned: true})
+			w.note(change{sess: n, parts: m[brokers.Input], assigned: true})
 		}),
 		kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, m map[string][]int32) {
-			w.note(change{parts: m[brokers.Input]})
+			w.note(change{sess: n, parts: m[brokers.Input]})
 		}),
 		kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, m map[string][]int32) {
-			w.note(change{parts: m[brokers.Input]})
+			w.note(change{sess: n, parts: m[brokers.Input]})
 		}),
 	}, cfg.Opts...)
-	sess, err := kgo.NewGroupTransactSession(opts...)
-	if err != nil {
-		return nil, err
-	}
-	admc, err := kgo.NewClient(kgo.SeedBrokers(cfg.Brokers...))
-	if err != nil {
-		sess.Close()
-		return nil, err
-	}
-	w.sess, w.admc, w.adm = sess, admc, kadm.NewClient(admc)
-	return w, nil
+	return kgo.NewGroupTransactSession(opts...)
 }
 
 func cmp(d, def time.Duration) time.Duration {
@@ -174,14 +190,98 @@ func (w *Worker) note(c change) {
 // be called more than once.
 func (w *Worker) Close() {
 	w.closeOnce.Do(func() {
-		w.sess.Close()
+		w.mu.Lock()
+		w.closed = true
+		sess, done := w.sess, w.sessClosed
+		w.mu.Unlock()
+		if !done {
+			sess.Close()
+		}
 		w.admc.Close()
 	})
 }
 
+// maxRestarts bounds the session restarts in a row without a committed
+// transaction between them.
+const maxRestarts = 5
+
+// fatal reports whether a transaction's error means another process
+// holds the worker's transactional ID or the broker refuses it: a
+// restart would fence that process, or fail the same way.
+func fatal(err error) bool {
+	return errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch) ||
+		errors.Is(err, kerr.TransactionalIDAuthorizationFailed) || errors.Is(err, kerr.ClusterAuthorizationFailed) ||
+		errors.Is(err, kerr.GroupAuthorizationFailed)
+}
+
+// restart replaces a session whose transaction could not be ended (a
+// broker slower than the transaction timeout, a join that never
+// answered: franz-go leaves the client in no known state after End
+// fails) with a fresh one, as a crash and restart of the process would,
+// without stopping the process: the old client leaves the group, the
+// new one's producer ID fences the old transaction (the coordinator
+// aborts it), and every partition the new session is assigned is
+// rebuilt from its checkpoint. It returns the first error again when
+// the error is fatal, the worker was closed, or the restarts in a row
+// ran out.
+func (w *Worker) restart(ctx context.Context, cause error, inARow int) error {
+	if fatal(cause) || inARow >= maxRestarts {
+		return cause
+	}
+	w.log.Warn("restarting the worker's session", "err", cause, "restart", inARow+1)
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return cause
+	}
+	old := w.sess
+	w.sessClosed = true // Close now leaves old alone
+	w.mu.Unlock()
+	old.Close()
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-time.After(time.Duration(1<<inARow) * 250 * time.Millisecond):
+	}
+	n := w.sessN + 1
+	sess, err := w.newSession(n)
+	if err != nil {
+		return errors.Join(cause, err)
+	}
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		sess.Close()
+		return cause
+	}
+	w.sess, w.sessN, w.sessClosed = sess, n, false
+	w.pending = nil
+	w.m.restarts++
+	w.m.readyKnown = false
+	w.mu.Unlock()
+	clear(w.parts)
+	w.apply()
+	return nil
+}
+
 // Run consumes, computes and commits until ctx ends or the session fails
-// for good.
+// for good: a transaction that cannot be begun or ended replaces the
+// session (up to five times in a row without a commit between), unless
+// the producer was fenced or refused (see restart).
 func (w *Worker) Run(ctx context.Context) error {
+	restarts := 0 // in a row, without a commit between them
+	stopOr := func(err error) error {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err = w.restart(ctx, err, restarts); err != nil {
+			w.log.Error("worker stops", "err", err)
+			w.Close()
+			return err
+		}
+		restarts++
+		return nil
+	}
 	for ctx.Err() == nil {
 		pctx, cancel := context.WithTimeout(ctx, 250*time.Millisecond)
 		fs := w.sess.PollRecords(pctx, w.cfg.MaxPollRecords)
@@ -196,12 +296,10 @@ func (w *Worker) Run(ctx context.Context) error {
 		})
 		if w.apply() && fs.NumRecords() == 0 {
 			if err := w.rearm(ctx); err != nil {
-				if ctx.Err() != nil {
-					return nil
+				if err := stopOr(err); err != nil {
+					return err
 				}
-				w.log.Error("worker stops", "err", err)
-				w.Close()
-				return err
+				continue
 			}
 		}
 		if err := w.replayPending(ctx); err != nil {
@@ -213,17 +311,21 @@ func (w *Worker) Run(ctx context.Context) error {
 		if fs.NumRecords() == 0 {
 			continue
 		}
-		if err := w.transact(ctx, fs); err != nil {
-			if ctx.Err() != nil {
-				return nil
+		committed, err := w.transact(ctx, fs)
+		if err != nil {
+			// The transactional producer is unusable (fenced, timed out
+			// by the coordinator, or End gave up): leave the group now,
+			// so that the partitions move to a live member instead of
+			// staying with a client that still heartbeats, and come
+			// back with a fresh session unless another process holds
+			// the ID.
+			if err := stopOr(err); err != nil {
+				return err
 			}
-			// The transactional producer is unusable (fenced, or timed
-			// out by the coordinator): leave the group now, so that the
-			// partitions move to a live member instead of staying with a
-			// client that still heartbeats.
-			w.log.Error("worker stops", "err", err)
-			w.Close()
-			return err
+			continue
+		}
+		if committed {
+			restarts = 0
 		}
 	}
 	return nil
@@ -245,6 +347,9 @@ func (w *Worker) apply() (dropped bool) {
 	w.pending = nil
 	w.mu.Unlock()
 	for _, c := range pending {
+		if c.sess != w.sessN {
+			continue // a callback of a session restart closed
+		}
 		for _, p := range c.parts {
 			if c.assigned {
 				w.parts[p] = &part{id: p}
@@ -306,11 +411,11 @@ func (w *Worker) rearm(ctx context.Context) error {
 // context, so that a stop cannot fail some of them after the choice to
 // commit; the wait is bounded by the transaction timeout, past which the
 // coordinator aborts the transaction anyway.
-func (w *Worker) transact(ctx context.Context, fs kgo.Fetches) error {
+func (w *Worker) transact(ctx context.Context, fs kgo.Fetches) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.TransactionTimeout)
 	defer cancel()
 	if err := w.sess.Begin(); err != nil {
-		return fmt.Errorf("worker: begin: %w", err)
+		return false, fmt.Errorf("worker: begin: %w", err)
 	}
 	var (
 		produceErr error
@@ -431,12 +536,12 @@ func (w *Worker) transact(ctx context.Context, fs kgo.Fetches) error {
 	w.mu.Unlock()
 	if errors.Is(err, errStateMismatch) {
 		w.log.Error("transaction aborted", "err", err)
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return fmt.Errorf("worker: end transaction: %w", err)
+		return false, fmt.Errorf("worker: end transaction: %w", err)
 	}
-	return nil
+	return committed, nil
 }
 
 // errStateMismatch aborts a commit whose offsets are not the state the
