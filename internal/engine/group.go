@@ -681,11 +681,10 @@ func (g *Group) buffer(in *Input, part []int32, from, to int) {
 // repeats one push's partitions (g.tmpl, taken from the first push after
 // a tick that does not repeat it), the buffer holds them only there (r
 // is cyc), not 4 bytes a row. A push that breaks the repetition writes
-// them out, spells them, for the rest of the rows until the tick. A
-// group with workers, whose rows a worker may take between ticks (see
-// handOff), always spells them.
+// them out, spells them, for the rest of the rows until the tick. Rows
+// handed to a worker between ticks (see handOff) are spelt first.
 func (g *Group) bufferParts(r *pendRows, part []int32, id uint64, from, to int) {
-	if repeatParts && g.par.pool == nil && len(r.part) == 0 {
+	if repeatParts && len(r.part) == 0 {
 		if len(r.t) == to-from {
 			// The first rows since the tick.
 			if !g.repeats(part, id, from, to) {
@@ -710,13 +709,12 @@ func (g *Group) bufferParts(r *pendRows, part []int32, id uint64, from, to int) 
 	r.part = append(r.part, part[from:to]...)
 }
 
-// repeatParts: a group without workers keeps the partitions of pushes
-// that repeat them once (see bufferParts). A variable for the tests,
+// repeatParts: a group keeps the partitions of pushes that repeat them
+// once (see bufferParts). A variable for the tests,
 // which take each way.
 var repeatParts = true
 
-// SetRepeatParts sets whether a group without workers keeps the
-// partitions of pushes that repeat them once (see repeatParts), and
+// SetRepeatParts sets whether a group keeps the partitions of pushes that repeat them once (see repeatParts), and
 // returns the setting before. For tests: false writes every buffered
 // row's partition out.
 func SetRepeatParts(on bool) bool {

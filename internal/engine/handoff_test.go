@@ -67,7 +67,7 @@ func TestAHandOverTakesAtMostHandOffMaxRows(t *testing.T) {
 		if handed {
 			buffered = 0
 		}
-		require.Len(t, two.in.part, buffered, "a push of %d rows: buffered for the tick", rows)
+		require.Len(t, two.in.t, buffered, "a push of %d rows: buffered for the tick", rows)
 		two.settle()
 	}
 	require.Positive(t, emitted, "the last push ticked")

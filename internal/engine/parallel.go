@@ -62,7 +62,12 @@ func (pt *parTick) run(g *Group, t, b int64, out *schema.Table) {
 	if len(pt.wk) < k {
 		pt.wk = append(pt.wk, make([]tickWorker, k-len(pt.wk))...)
 	}
-	g.index()
+	// The rows' places: by stride when the pushes repeated a template
+	// (each worker then gathers its partitions' rows by stride), else
+	// sorted indices.
+	if len(g.work.t) == 0 || !g.strideChains() {
+		g.index()
+	}
 	g.keyTag()
 	pt.g, pt.t, pt.b = g, t, b
 	pt.locked.shared, pt.locked.mu = &g.p.pool, &pt.mu
@@ -72,7 +77,7 @@ func (pt *parTick) run(g *Group, t, b int64, out *schema.Table) {
 		g.readyScratch(&pt.wk[w].sc, strKeys)
 	}
 	pt.pool.Run(k, pt)
-	g.indexed = false
+	g.indexed, g.strided = false, false
 	pt.chunks.Join()
 	pt.g = nil
 }

@@ -117,9 +117,6 @@ func (g *Group) strideChains() bool {
 	if unknown {
 		g.meet()
 	}
-	// gatherStrided's scratch, sized for the longest chain of every
-	// tick (see linkChains).
-	g.seq = slices.Grow(g.seq[:0], (n+k-1)/k)
 	g.indexed, g.linked, g.strided = true, false, true
 	return true
 }
@@ -325,13 +322,18 @@ again:
 		cut = noFold
 		goto again
 	}
-	// Otherwise the chain's indices, then as gather.
-	seq := slices.Grow(g.seq[:0], int(c.n))[:c.n]
-	g.seq = seq
-	for m := range seq {
-		seq[m] = c.end + int32(m*k)
+	// Otherwise the chain's indices, a few at a time, then as gather: no
+	// scratch of the group's, as the workers of a tick gather side by
+	// side.
+	var seq [64]int32
+	for m := int32(0); m < c.n; {
+		b := seq[:min(int(c.n-m), len(seq))]
+		for i := range b {
+			b[i] = c.end + (m+int32(i))*int32(k)
+		}
+		gatherRows(&g.work, e, pool, b)
+		m += int32(len(b))
 	}
-	gatherRows(&g.work, e, pool, seq)
 }
 
 // gatherLinked is gather for rows linked by [Group.linkChains]: a

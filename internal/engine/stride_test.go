@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pond-go/pond/internal/table"
+	"github.com/pond-go/pond/internal/workers"
 	"github.com/pond-go/pond/reduce"
 	"github.com/pond-go/pond/rolling"
 	"github.com/pond-go/pond/schema"
@@ -54,7 +55,10 @@ func TestTickKeepsNoIndicesWhenPushesRepeatAPermutation(t *testing.T) {
 // breaks the repetition (another order, a shorter push, a partition
 // named twice), comes out of order, the template names a partition
 // twice, or a partition is removed with rows buffered. With one column the rows go through the general path; with
-// two, while the deques grow, some cross a block.
+// two, while the deques grow, some cross a block. The same with two and
+// four workers: every tick split over them, each gathering its
+// partitions' rows by stride; or every push's rows handed to a worker
+// between ticks (spelt out first), the tick striding over the rest.
 func TestStridedTicksMatchSortedTicks(t *testing.T) {
 	defer SetDirectParts(SetDirectParts(0))
 	for _, cols := range []string{"v and w", "v only"} {
@@ -77,14 +81,24 @@ func TestStridedTicksMatchSortedTicks(t *testing.T) {
 			for i := range keys {
 				keys[i] = schema.StringValue(fmt.Sprintf("k%d", i))
 			}
-			run := func(stride bool, link int) (*schema.Table, int) {
+			run := func(stride bool, link, nw int, handAll bool, pushes int) (*schema.Table, int) {
 				defer func(b bool) { strideTicks = b }(strideTicks)
 				strideTicks = stride
 				defer SetLinkRows(SetLinkRows(link))
+				defer SetHandOffRows(SetHandOffRows(1 << 30)) // no hand-over, every tick split
+				handOffSpan = 0
+				if handAll {
+					SetHandOffRows(1)
+				}
 				plan, err := NewPlan(testSchema, windows, rolling.Options{Trigger: trigger.Clock(sequence.Every(100 * time.Millisecond))},
 					&Key{Name: "key", Kind: schema.String}, nil)
 				require.NoError(t, err)
 				g := plan.NewGroup(keys)
+				if nw > 1 {
+					pool := workers.New(nw)
+					defer pool.Close()
+					g.SetWorkers(pool)
+				}
 				rng := rand.New(rand.NewPCG(45, uint64(len(cols))))
 				permutation := func() []int32 {
 					o := rng.Perm(parts)[:50+rng.IntN(parts-50)]
@@ -98,7 +112,7 @@ func TestStridedTicksMatchSortedTicks(t *testing.T) {
 				all := schema.NewTable(plan.Schema())
 				var in Input
 				placed, tm := 0, int64(0)
-				for push := range 1500 {
+				for push := range pushes {
 					part, sorted := tmpl, true
 					switch rng.IntN(30) {
 					case 0:
@@ -141,17 +155,27 @@ func TestStridedTicksMatchSortedTicks(t *testing.T) {
 						// A removal with rows buffered: they leave with it.
 						g.Remove(tmpl[rng.IntN(len(tmpl))])
 					}
-					if g.in.cyc && len(g.in.t) >= len(g.tmpl) && distinct(g.tmpl) {
+					if g.in.cyc && len(g.in.t) >= len(g.tmpl) && distinct(g.tmpl) && !g.bg.busy {
 						placed++
 					}
 				}
+				g.settle()
 				return all, placed
 			}
-			want, _ := run(false, 0)
+			want, _ := run(false, 0, 1, false, 1500)
 			for _, link := range []int{0, linkRows, 1 << 20} {
-				got, placed := run(true, link)
+				got, placed := run(true, link, 1, false, 1500)
 				require.Greater(t, placed, 250, "pushes after which the next tick finds rows by their place")
 				requireSameTable(t, want, got, fmt.Sprintf("linkRows %d", link))
+			}
+			// Fewer pushes with workers (a -race run is slow).
+			want, _ = run(false, 0, 1, false, 400)
+			for _, nw := range []int{2, 4} {
+				got, placed := run(true, 0, nw, false, 400)
+				require.Greater(t, placed, 60, "%d workers: pushes after which the next tick finds rows by their place", nw)
+				requireSameTable(t, want, got, fmt.Sprintf("%d workers", nw))
+				got, _ = run(true, 0, nw, true, 400)
+				requireSameTable(t, want, got, fmt.Sprintf("%d workers, every push handed over", nw))
 			}
 		})
 	}
@@ -194,5 +218,76 @@ func TestStridedTickNotesUnsortedRows(t *testing.T) {
 			require.Positive(t, g.engines[p].Len())
 			require.Equal(t, sorted, g.engines[p].dq.sorted(), "partition %d, pushes known sorted: %v", p, sorted)
 		}
+	}
+}
+
+// TestStridedTicksTakeLongChains: three partitions a push, 1,000 rows a
+// partition a tick, so that a partition's rows seldom fit the room left
+// in its deque's tail block and are gathered by stride a few at a time
+// (gatherStrided's slow path), on one goroutine and split over two
+// workers; the rows are those of sorted ticks, bit for bit.
+func TestStridedTicksTakeLongChains(t *testing.T) {
+	defer SetDirectParts(SetDirectParts(0))
+	defer SetHandOffRows(SetHandOffRows(1 << 30))
+	handOffSpan = 0 // every tick with workers split over them
+	windows := []rolling.Window{{Name: "1s", Span: time.Second, Aggs: []reduce.Agg{
+		{Out: "avg", From: "v", Using: reduce.Avg},
+		{Out: "sum", From: "w", Using: reduce.Sum},
+		{Out: "last", From: "v", Using: reduce.Last},
+	}}}
+	keys := keyNames{schema.StringValue("a"), schema.StringValue("b"), schema.StringValue("c")}
+	run := func(stride bool, nw int) (*schema.Table, int) {
+		defer func(b bool) { strideTicks = b }(strideTicks)
+		strideTicks = stride
+		plan, err := NewPlan(testSchema, windows, rolling.Options{Trigger: trigger.Clock(sequence.Every(100 * time.Millisecond))},
+			&Key{Name: "key", Kind: schema.String}, nil)
+		require.NoError(t, err)
+		g := plan.NewGroup(keys)
+		if nw > 1 {
+			pool := workers.New(nw)
+			defer pool.Close()
+			g.SetWorkers(pool)
+		}
+		rng := rand.New(rand.NewPCG(46, 1))
+		all := schema.NewTable(plan.Schema())
+		var in Input
+		part := []int32{2, 0, 1}
+		slow, last, checked := 0, 0, false
+		for push := range 12000 {
+			tab := schema.NewTable(testSchema)
+			for range part {
+				table.Column(tab, 0).AppendTime(int64(push) * int64(100*time.Microsecond))
+				table.Column(tab, 1).AppendNum(rng.NormFloat64())
+				table.Column(tab, 2).AppendNum(float64(rng.IntN(100)))
+			}
+			plan.Bind(&in, tab, nil)
+			g.Push(&in, part, all)
+			if n := len(g.in.t); n < last {
+				checked = false // a tick took the rows
+			}
+			last = len(g.in.t)
+			if g.in.cyc && !checked && last >= 3*990 {
+				checked = true
+				// The tick after this push: would a partition's rows fit
+				// its tail block?
+				for _, p := range part {
+					if int(p) >= len(g.engines) {
+						continue
+					}
+					if e := g.engines[p]; e != nil {
+						if blk, o := e.dq.slotOf(e.dq.tail); 3*1000 > len(blk)-o {
+							slow++
+						}
+					}
+				}
+			}
+		}
+		return all, slow
+	}
+	want, _ := run(false, 1)
+	for _, nw := range []int{1, 2} {
+		got, slow := run(true, nw)
+		require.Positive(t, slow, "ticks whose rows do not fit a tail block")
+		requireSameTable(t, want, got, fmt.Sprintf("%d workers", nw))
 	}
 }
