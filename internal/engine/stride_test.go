@@ -90,15 +90,7 @@ func TestStridedTicksMatchSortedTicks(t *testing.T) {
 				if handAll {
 					SetHandOffRows(1)
 				}
-				plan, err := NewPlan(testSchema, windows, rolling.Options{Trigger: trigger.Clock(sequence.Every(100 * time.Millisecond))},
-					&Key{Name: "key", Kind: schema.String}, nil)
-				require.NoError(t, err)
-				g := plan.NewGroup(keys)
-				if nw > 1 {
-					pool := workers.New(nw)
-					defer pool.Close()
-					g.SetWorkers(pool)
-				}
+				plan, g := clockGroup(t, windows, keys, nw)
 				rng := rand.New(rand.NewPCG(45, uint64(len(cols))))
 				permutation := func() []int32 {
 					o := rng.Perm(parts)[:50+rng.IntN(parts-50)]
@@ -239,15 +231,7 @@ func TestStridedTicksTakeLongChains(t *testing.T) {
 	run := func(stride bool, nw int) (*schema.Table, int) {
 		defer func(b bool) { strideTicks = b }(strideTicks)
 		strideTicks = stride
-		plan, err := NewPlan(testSchema, windows, rolling.Options{Trigger: trigger.Clock(sequence.Every(100 * time.Millisecond))},
-			&Key{Name: "key", Kind: schema.String}, nil)
-		require.NoError(t, err)
-		g := plan.NewGroup(keys)
-		if nw > 1 {
-			pool := workers.New(nw)
-			defer pool.Close()
-			g.SetWorkers(pool)
-		}
+		plan, g := clockGroup(t, windows, keys, nw)
 		rng := rand.New(rand.NewPCG(46, 1))
 		all := schema.NewTable(plan.Schema())
 		var in Input
@@ -290,4 +274,20 @@ func TestStridedTicksTakeLongChains(t *testing.T) {
 		require.Positive(t, slow, "ticks whose rows do not fit a tail block")
 		requireSameTable(t, want, got, fmt.Sprintf("%d workers", nw))
 	}
+}
+
+// clockGroup returns a plan of windows under a 100 ms clock, keyed by a
+// string, and a group of it over keys, spread over nw workers when nw is
+// above one (the pool closed when the test ends).
+func clockGroup(t *testing.T, windows []rolling.Window, keys keyNames, nw int) (*Plan, *Group) {
+	plan, err := NewPlan(testSchema, windows, rolling.Options{Trigger: trigger.Clock(sequence.Every(100 * time.Millisecond))},
+		&Key{Name: "key", Kind: schema.String}, nil)
+	require.NoError(t, err)
+	g := plan.NewGroup(keys)
+	if nw > 1 {
+		pool := workers.New(nw)
+		t.Cleanup(pool.Close)
+		g.SetWorkers(pool)
+	}
+	return plan, g
 }
