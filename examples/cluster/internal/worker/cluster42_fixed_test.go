@@ -32,7 +32,7 @@ import (
 // stay in w.parts, and apply (worker.go, "if _, ok := w.parts[p]; !ok")
 // keeps the stale, ready series when they are assigned again.
 func TestCl42APartitionRevokedTwiceWhileIdleIsRebuiltWhenItComesBack(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 180*time.Second)
 	defer cancel()
 	e := cl42Start(ctx, t, 4)
 	rng := rand.New(rand.NewPCG(42, 1))
@@ -80,7 +80,7 @@ func TestCl42APartitionRevokedTwiceWhileIdleIsRebuiltWhenItComesBack(t *testing.
 // stops; the next owner does the same. Expected: the worker gets ready
 // at once (nothing is left to replay) and goes on with the next records.
 func TestCl42AReplayWhoseRecordsHaveAllExpiredDoesNotStall(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 180*time.Second)
 	defer cancel()
 	e := cl42Start(ctx, t, 1)
 	rng := rand.New(rand.NewPCG(42, 2))

@@ -20,7 +20,7 @@ import (
 // coordinator's timeout, a minute here), and the rows it committed are the
 // ones its checkpoint covers.
 func TestAStopDuringATransactionEndsIt(t *testing.T) {
-	ctx, cancelSetup := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancelSetup := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancelSetup()
 	seeds, cl := onEmbedded(ctx, t)
 	adm := kadm.NewClient(cl)
