@@ -3,15 +3,16 @@ package engine
 import (
 	"math"
 	"sync"
+	"unsafe"
 
 	"github.com/pond-go/pond/internal/reducers"
 )
 
 // blockRows is the number of rows in a full deque block; a power of two.
 // A minute at 100 rows a second is 5 full blocks and a last one, whose
-// list takes 144 bytes (at 256 rows, 24 blocks took 640 bytes a
-// partition); a minute at 10 rows a second is one block, listed in the
-// deque itself.
+// list takes 48 bytes (at 256 rows, 24 blocks took 640 bytes a
+// partition, when a block was listed by its 24-byte slice); a minute at
+// 10 rows a second is one block, listed in the deque itself.
 const blockRows = 1024
 
 // A deque is a ring of full blocks and one last block that grows a step
@@ -346,16 +347,22 @@ func (p *blockPool) bytes() int {
 // steady size neither allocates nor moves rows, and one that shrank
 // gives its blocks back.
 //
-// The block list of a deque of one block is one, in the deque itself: a
-// tick over many partitions of a few rows each reaches a partition's rows
-// from its engine without first missing the cache on a list of its own.
+// The block list of a deque of up to three blocks is in the deque itself:
+// a tick over many partitions of a few rows each reaches a partition's
+// rows from its engine without first missing the cache on a list of its
+// own.
 type deque struct {
-	blocks [][]uint64
-	one    [1][]uint64 // blocks' array while the deque has one block
-	base   uint64      // absolute index of the row at position 0 in the front's lap
-	front  uint64      // absolute index of the first row held
-	tail   uint64      // absolute index after the last row held
-	cap    uint64      // rows the ring has room for
+	// blocks lists the blocks by their first slot: block k holds
+	// blockLen(k) rows of stride slots from there (see block). A block's
+	// length follows from its place, so a pointer lists it where its
+	// slice took 24 bytes: the list of a minute at 100 rows a second,
+	// six blocks, takes 48 bytes a partition, not 144.
+	blocks []*uint64
+	one    [3]*uint64 // blocks' array while the deque has up to three blocks
+	base   uint64     // absolute index of the row at position 0 in the front's lap
+	front  uint64     // absolute index of the first row held
+	tail   uint64     // absolute index after the last row held
+	cap    uint64     // rows the ring has room for
 	// The last word: the slots a row (1 + the plan's columns), the class
 	// and rows of the last block, and has. 32 bits for the stride keep
 	// the deque at 88 bytes, which makes the seed's record six lines
@@ -418,30 +425,39 @@ func (d *deque) blockLen(k int) int {
 }
 
 // block returns the slots of block k.
-func (d *deque) block(k int) []uint64 { return d.blocks[k] }
+func (d *deque) block(k int) []uint64 { return slots(d.blocks[k], d.blockLen(k)*int(d.stride)) }
+
+// slots returns the n slots from b, a listed block's first: an array's
+// slice, not unsafe.Slice, whose checks of the length cost a fold more
+// than reading the block's length from a 24-byte slice in the list did.
+func slots(b *uint64, n int) []uint64 { return (*[1 << 40]uint64)(unsafe.Pointer(b))[:n:n] }
+
+// listed returns the list's entry for block b (its first slot).
+func listed(b []uint64) *uint64 { return unsafe.SliceData(b) }
+
+// at returns the slots of the row at ring position q (below cap).
+func (d *deque) at(q uint64) []uint64 {
+	st := int(d.stride)
+	return slots((*uint64)(unsafe.Add(unsafe.Pointer(d.blocks[q/blockRows]), 8*uintptr(q%blockRows)*uintptr(st))), st)
+}
 
 // seg returns the block that holds row a, the row's index in it and the
 // number of positions from there to the block's end: a run of rows from
 // a that lies in one block has at most n rows.
 func (d *deque) seg(a uint64) (blk []uint64, i, n int) {
 	q := d.pos(a)
-	k := int(q / blockRows)
 	i = int(q % blockRows)
-	return d.blocks[k], i, d.blockLen(k) - i
+	r := int(min(d.cap-q&^(blockRows-1), blockRows)) // as slotOf's
+	return slots(d.blocks[q/blockRows], r*int(d.stride)), i, r - i
 }
 
 // row returns the slots of row a.
-func (d *deque) row(a uint64) []uint64 {
-	q := d.pos(a)
-	b := d.blocks[q/blockRows]
-	i := int(q%blockRows) * int(d.stride)
-	return b[i : i+int(d.stride) : i+int(d.stride)]
-}
+func (d *deque) row(a uint64) []uint64 { return d.at(d.pos(a)) }
 
 // time returns the time of row a.
 func (d *deque) time(a uint64) int64 {
 	q := d.pos(a)
-	return int64(d.blocks[q/blockRows][int(q%blockRows)*int(d.stride)])
+	return *(*int64)(unsafe.Add(unsafe.Pointer(d.blocks[q/blockRows]), 8*uintptr(q%blockRows)*uintptr(d.stride)))
 }
 
 // room returns the block that holds the tail's slots, the tail's first
@@ -462,7 +478,7 @@ func (d *deque) grow(p *blockPool) {
 		if cap(d.blocks) == 0 {
 			d.blocks = d.one[:0]
 		}
-		d.blocks = append(d.blocks[:0], p.get(0))
+		d.blocks = append(d.blocks[:0], listed(p.get(0)))
 		d.setLast(p, 0)
 		d.base, d.cap = d.front, uint64(d.lrows)
 		return
@@ -489,7 +505,7 @@ func (d *deque) grow(p *blockPool) {
 	}
 	d.roomForBlock()
 	if len(d.blocks) >= fullGrowBlocks {
-		d.blocks = append(d.blocks, p.get(p.fullClass()))
+		d.blocks = append(d.blocks, listed(p.get(p.fullClass())))
 		d.cap += blockRows
 		return
 	}
@@ -511,7 +527,7 @@ func (d *deque) grow(p *blockPool) {
 			c++
 		}
 	}
-	d.blocks = append(d.blocks, p.get(c))
+	d.blocks = append(d.blocks, listed(p.get(c)))
 	d.setLast(p, c)
 	d.cap += uint64(d.lrows)
 }
@@ -537,24 +553,24 @@ const rotateMax = 4 * blockRows
 // the rows from there on (the oldest) move up a block.
 func (d *deque) insertFull(p *blockPool, k, i int) {
 	nb := p.get(p.fullClass())
-	copy(nb[:i*int(d.stride)], d.blocks[k][:i*int(d.stride)])
+	copy(nb[:i*int(d.stride)], d.block(k)[:i*int(d.stride)])
 	d.roomForBlock()
 	d.blocks = append(d.blocks, nil)
 	copy(d.blocks[k+1:], d.blocks[k:])
-	d.blocks[k] = nb
+	d.blocks[k] = listed(nb)
 	d.cap += blockRows
 	d.base -= blockRows
 }
 
 // roomForBlock makes room in the block list for one more block. The list
-// grows by an eighth, not by doubling: at 24 bytes a block, the doubled
-// list of a long window (24 blocks, 25 minutes at 100 rows a second) has
-// 190 bytes of spare slots.
+// grows by an eighth, not by doubling: the doubled list of a long window
+// (24 blocks, 25 minutes at 100 rows a second) has 64 bytes of spare
+// slots.
 func (d *deque) roomForBlock() {
 	if len(d.blocks) < cap(d.blocks) {
 		return
 	}
-	nl := make([][]uint64, len(d.blocks), len(d.blocks)+1+len(d.blocks)/8)
+	nl := make([]*uint64, len(d.blocks), len(d.blocks)+1+len(d.blocks)/8)
 	copy(nl, d.blocks)
 	d.blocks = nl
 }
@@ -571,7 +587,7 @@ func (d *deque) roomForBlock() {
 func (d *deque) growLast(p *blockPool, i int) int {
 	k := len(d.blocks) - 1
 	c := int(d.last)
-	old, r := d.blocks[k], int(d.lrows)
+	old, r := d.block(k), int(d.lrows)
 	next := c + 1
 	if c == cutClass {
 		for next = 0; p.classRows(next) <= r; next++ {
@@ -614,7 +630,7 @@ func (d *deque) growLast(p *blockPool, i int) int {
 	copy(nb[:i*st], old[:i*st])
 	copy(nb[(i+g)*st:], old[i*st:r*st])
 	p.put(old, c)
-	d.blocks[k] = nb
+	d.blocks[k] = listed(nb)
 	if rows == 0 {
 		d.setLast(p, next)
 	} else {
@@ -721,8 +737,7 @@ func (d *deque) reverse(i, j uint64) {
 	st := int(d.stride)
 	for j > i+1 {
 		j--
-		x := d.blocks[i/blockRows][int(i%blockRows)*st:][:st]
-		y := d.blocks[j/blockRows][int(j%blockRows)*st:][:st]
+		x, y := d.at(i), d.at(j)[:st]
 		for s := range x {
 			x[s], y[s] = y[s], x[s]
 		}
@@ -773,7 +788,7 @@ func (d *deque) shrink(p *blockPool) {
 		if d.cap-r < 2*n {
 			break
 		}
-		p.put(d.blocks[k], int(d.last))
+		p.put(d.block(k), int(d.last))
 		d.blocks[k] = nil
 		d.blocks = d.blocks[:k]
 		d.setLast(p, p.fullClass())
@@ -783,12 +798,12 @@ func (d *deque) shrink(p *blockPool) {
 
 // release gives every block back to the pool.
 func (d *deque) release(p *blockPool) {
-	for i, b := range d.blocks {
+	for i := range d.blocks {
 		c := p.fullClass()
 		if i == len(d.blocks)-1 {
 			c = int(d.last)
 		}
-		p.put(b, c)
+		p.put(d.block(i), c)
 	}
 	clear(d.blocks)
 	d.blocks = d.one[:0]
@@ -803,10 +818,10 @@ func (d *deque) len() int { return int(d.tail - d.front) }
 func (d *deque) bytes() int {
 	n := 0
 	if cap(d.blocks) > len(d.one) {
-		n = 24 * cap(d.blocks)
+		n = 8 * cap(d.blocks)
 	}
-	for _, b := range d.blocks {
-		n += 8 * len(b)
+	for k := range d.blocks {
+		n += 8 * d.blockLen(k) * int(d.stride)
 	}
 	return n
 }

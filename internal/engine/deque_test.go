@@ -224,7 +224,7 @@ func TestDequeRingHoldsItsRowsPlusAStep(t *testing.T) {
 		}
 		requireRows(t, &d)
 		assert.Less(t, d.cap, uint64(held+max(32, int(d.lrows)/7)), "held=%d", held)
-		assert.LessOrEqual(t, cap(d.blocks), len(d.blocks)+1+len(d.blocks)/8, "held=%d: block list", held)
+		assert.LessOrEqual(t, cap(d.blocks), max(len(d.one), len(d.blocks)+1+len(d.blocks)/8), "held=%d: block list", held)
 		assert.Zero(t, allocs.Count(1000, slide), "held=%d", held)
 	}
 }
@@ -344,19 +344,41 @@ func TestDequeLongRingGrowingWhileWrappedKeepsItsRowsInPlace(t *testing.T) {
 	requireRows(t, &d)
 }
 
+func TestDequeListsABlockInEightBytes(t *testing.T) {
+	// A minute at 100 rows a second: five full blocks and a last one,
+	// listed by their first slots in 48 bytes (their slices took 144 a
+	// partition of the seed at 1,000 hosts).
+	p := testPool()
+	d := deque{stride: testStride}
+	for d.len() < 6000 {
+		pushRow(&d, p, d.tail)
+	}
+	require.Len(t, d.blocks, 6)
+	requireBlocks(t, &d)
+	blocks := 0
+	for k := range d.blocks {
+		blocks += 8 * len(d.block(k))
+	}
+	assert.Equal(t, 48, d.bytes()-blocks, "the list of six blocks")
+}
+
 func TestDequeListMovesOutOfTheDequeAndBackWhenReleased(t *testing.T) {
-	// A deque's first block is listed in the deque itself; growing to
-	// more blocks moves the list out with its rows, and a released deque
-	// lists its next first block in itself again.
+	// A deque's first three blocks are listed in the deque itself;
+	// growing to more blocks moves the list out with its rows, and a
+	// released deque lists its next first block in itself again.
 	p := testPool()
 	d := deque{stride: testStride}
 	pushRow(&d, p, d.tail)
 	require.Same(t, &d.one[0], &d.blocks[0])
-	for range 3 * blockRows {
+	for len(d.blocks) < len(d.one) || int(d.lrows) < blockRows {
 		pushRow(&d, p, d.tail)
 	}
-	require.Greater(t, len(d.blocks), 1)
-	assert.NotSame(t, &d.one[0], &d.blocks[0], "a list of several blocks is one of its own")
+	require.Len(t, d.blocks, len(d.one))
+	assert.Same(t, &d.one[0], &d.blocks[0], "three full blocks are listed in the deque")
+	for len(d.blocks) == len(d.one) {
+		pushRow(&d, p, d.tail)
+	}
+	assert.NotSame(t, &d.one[0], &d.blocks[0], "a list of four blocks is one of its own")
 	requireRows(t, &d)
 	d.release(p)
 	for range 20 {
@@ -588,10 +610,10 @@ func pushCountingMoves(d *deque, p *blockPool) int {
 	k, lrows := len(d.blocks), int(d.lrows)
 	var last *uint64
 	if k > 0 {
-		last = &d.blocks[k-1][0]
+		last = d.blocks[k-1]
 	}
 	pushTimed(d, p)
-	if k > 0 && k == len(d.blocks) && last != &d.blocks[k-1][0] {
+	if k > 0 && k == len(d.blocks) && last != d.blocks[k-1] {
 		return lrows
 	}
 	return 0

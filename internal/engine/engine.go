@@ -797,9 +797,9 @@ func (e *Engine) dropArrays(low uint64) {
 func (e *Engine) Prefetch(rows int, cut int64) {
 	d := &e.dq
 	st := int(d.stride)
-	// Lines of the leaving rows, at most 16 (about 40 rows of 3 slots);
-	// a run into the next block is left to the hardware.
-	span := min(max(rows, 1)*st*8, 16*64)
+	// Lines of the leaving rows, at most 16 (42 rows of 3 slots); a run
+	// into the next block is left to the hardware.
+	span := uint64(min(max(rows, 1), 16*64/8/st))
 	tail := d.tail
 	near := tail
 	// The last far head's run and the tail's go in one call at the end.
@@ -828,7 +828,7 @@ func (e *Engine) Prefetch(rows int, cut int64) {
 	if near < tail || rows > 0 && tail-d.front < d.cap {
 		// From the nearest head, or the tail when rows arrive, to the
 		// tail's slot.
-		at, na = d.lineRun(near, int(tail-near+1)*st*8)
+		at, na = d.lineRun(near, tail-near+1)
 	}
 	prefetch.Runs(far, nf, at, na)
 }
@@ -838,13 +838,18 @@ func (e *Engine) Prefetch(rows int, cut int64) {
 const nearRows = 8
 
 // lineRun returns where the slots of row a (held, or the tail of a ring
-// with room) start and the number of cache lines that hold bytes bytes
-// from there, within a's block: what [prefetch.Lines] asks for, computed
-// where it is called.
-func (d *deque) lineRun(a uint64, bytes int) (unsafe.Pointer, int) {
-	blk, i := d.slotOf(a)
-	p := unsafe.Pointer(&blk[i])
-	n := uintptr(p)%64 + uintptr(min(bytes, (len(blk)-i)*8))
+// with room) start and the number of cache lines that hold the slots of
+// rows rows from there, within a's block: what [prefetch.Lines] asks
+// for, computed where it is called.
+func (d *deque) lineRun(a, rows uint64) (unsafe.Pointer, int) {
+	q := a - d.base // d.pos(a), which would take lineRun past the inliner's budget
+	if q >= d.cap {
+		q -= d.cap
+	}
+	i := q % blockRows
+	p := unsafe.Add(unsafe.Pointer(d.blocks[q/blockRows]), 8*uintptr(i)*uintptr(d.stride))
+	// Up to the end of its block: a full block's, or the ring's.
+	n := uintptr(p)%64 + uintptr(min(rows, blockRows-i, d.cap-q))*uintptr(d.stride)*8
 	return p, int((n + 63) / 64)
 }
 
@@ -1121,18 +1126,18 @@ func (e *Engine) buildExtremes(ws *winState, wp *winPlan, from, to uint64) {
 	}
 }
 
-// run returns the block holding rows [from, to), a non-empty range, and
-// the offset of the first row's slots in it; false when the rows span
-// blocks.
+// run returns slots of the block holding rows [from, to), a non-empty
+// range, and the offset of the first row's slots in them; false when the
+// rows span blocks.
 func (e *Engine) run(from, to uint64) ([]uint64, int, bool) {
 	if from >= to {
 		return nil, 0, false
 	}
-	blk, i := e.dq.slotOf(from)
-	if int(to-from)*int(e.dq.stride) > len(blk)-i {
+	r := e.dq.runAt(from)
+	if int(to-from)*int(e.dq.stride) > len(r) {
 		return nil, 0, false
 	}
-	return blk, i, true
+	return r, 0, true
 }
 
 // shift slides a window: rows [rFrom, rTo) leave it and rows [aFrom, aTo)
@@ -1162,9 +1167,9 @@ func (e *Engine) shift(ws *winState, wp *winPlan, rFrom, rTo, aFrom, aTo uint64)
 // rows returns the slots of rows [from, to), a non-empty range, when they
 // lie in one block; false when they span blocks.
 func (e *Engine) rows(from, to uint64) ([]uint64, bool) {
-	blk, i := e.dq.slotOf(from)
-	if n := int(to-from) * int(e.dq.stride); n <= len(blk)-i {
-		return blk[i : i+n], true
+	r := e.dq.runAt(from)
+	if n := int(to-from) * int(e.dq.stride); n <= len(r) {
+		return r[:n], true
 	}
 	return nil, false
 }
@@ -1371,7 +1376,25 @@ func (d *deque) slotOf(a uint64) ([]uint64, int) {
 	if q >= d.cap {
 		q -= d.cap
 	}
-	return d.blocks[q/blockRows], int(q%blockRows) * int(d.stride)
+	k := int(q / blockRows)
+	n := blockRows // d.blockLen(k), in fewer instructions here
+	if k == len(d.blocks)-1 {
+		n = int(d.lrows)
+	}
+	return slots(d.blocks[k], n*int(d.stride)), int(q%blockRows) * int(d.stride)
+}
+
+// runAt returns the slots of row a (held, or the tail of a ring with
+// room) and of the rows after it in its block.
+func (d *deque) runAt(a uint64) []uint64 {
+	q := a - d.base // d.pos(a), in fewer instructions here
+	if q >= d.cap {
+		q -= d.cap
+	}
+	i := q % blockRows
+	st := uintptr(d.stride)
+	// Up to the end of its block: a full block's, or the ring's.
+	return slots((*uint64)(unsafe.Add(unsafe.Pointer(d.blocks[q/blockRows]), 8*uintptr(i)*st)), int(uintptr(min(blockRows-i, d.cap-q))*st))
 }
 
 // present reports whether an encoded slot holds a value.

@@ -43,8 +43,7 @@ func TestStillReadsTheOldestRowOnceUntilTheHeadMoves(t *testing.T) {
 	// Rows 0 and 1 said to be 10 s old: a still that read them would
 	// see them leave.
 	setTime := func(a uint64, ns int64) {
-		q := e.dq.pos(a)
-		e.dq.blocks[q/blockRows][int(q%blockRows)*int(e.dq.stride)] = uint64(ns)
+		e.dq.row(a)[0] = uint64(ns)
 	}
 	setTime(ws.head, -10_000*ms)
 	setTime(ws.head+1, -10_000*ms)
