@@ -425,12 +425,13 @@ func (d *deque) blockLen(k int) int {
 }
 
 // block returns the slots of block k.
-func (d *deque) block(k int) []uint64 { return slots(d.blocks[k], d.blockLen(k)*int(d.stride)) }
+func (d *deque) block(k int) []uint64 { return slots(d.blocks[k], uint32(d.blockLen(k))*d.stride) }
 
 // slots returns the n slots from b, a listed block's first: an array's
 // slice, not unsafe.Slice, whose checks of the length cost a fold more
-// than reading the block's length from a 24-byte slice in the list did.
-func slots(b *uint64, n int) []uint64 { return (*[1 << 40]uint64)(unsafe.Pointer(b))[:n:n] }
+// than reading the block's length from a 24-byte slice in the list did,
+// and of 2^32 slots, so that a 32-bit length needs no check at all.
+func slots(b *uint64, n uint32) []uint64 { return (*[1 << 32]uint64)(unsafe.Pointer(b))[:n:n] }
 
 // listed returns the list's entry for block b (its first slot).
 func listed(b []uint64) *uint64 { return unsafe.SliceData(b) }
@@ -438,7 +439,7 @@ func listed(b []uint64) *uint64 { return unsafe.SliceData(b) }
 // at returns the slots of the row at ring position q (below cap).
 func (d *deque) at(q uint64) []uint64 {
 	st := int(d.stride)
-	return slots((*uint64)(unsafe.Add(unsafe.Pointer(d.blocks[q/blockRows]), 8*uintptr(q%blockRows)*uintptr(st))), st)
+	return slots((*uint64)(unsafe.Add(unsafe.Pointer(d.blocks[q/blockRows]), 8*uintptr(q%blockRows)*uintptr(st))), d.stride)
 }
 
 // seg returns the block that holds row a, the row's index in it and the
@@ -448,7 +449,7 @@ func (d *deque) seg(a uint64) (blk []uint64, i, n int) {
 	q := d.pos(a)
 	i = int(q % blockRows)
 	r := int(min(d.cap-q&^(blockRows-1), blockRows)) // as slotOf's
-	return slots(d.blocks[q/blockRows], r*int(d.stride)), i, r - i
+	return slots(d.blocks[q/blockRows], uint32(r)*d.stride), i, r - i
 }
 
 // row returns the slots of row a.

@@ -1377,11 +1377,11 @@ func (d *deque) slotOf(a uint64) ([]uint64, int) {
 		q -= d.cap
 	}
 	k := int(q / blockRows)
-	n := blockRows // d.blockLen(k), in fewer instructions here
+	n := uint32(blockRows) // d.blockLen(k), in fewer instructions here
 	if k == len(d.blocks)-1 {
-		n = int(d.lrows)
+		n = uint32(d.lrows)
 	}
-	return slots(d.blocks[k], n*int(d.stride)), int(q%blockRows) * int(d.stride)
+	return slots(d.blocks[k], n*d.stride), int(q%blockRows) * int(d.stride)
 }
 
 // runAt returns the slots of row a (held, or the tail of a ring with
@@ -1394,7 +1394,7 @@ func (d *deque) runAt(a uint64) []uint64 {
 	i := q % blockRows
 	st := uintptr(d.stride)
 	// Up to the end of its block: a full block's, or the ring's.
-	return slots((*uint64)(unsafe.Add(unsafe.Pointer(d.blocks[q/blockRows]), 8*uintptr(i)*st)), int(uintptr(min(blockRows-i, d.cap-q))*st))
+	return slots((*uint64)(unsafe.Add(unsafe.Pointer(d.blocks[q/blockRows]), 8*uintptr(i)*st)), uint32(min(blockRows-i, d.cap-q))*d.stride)
 }
 
 // present reports whether an encoded slot holds a value.
