@@ -215,6 +215,35 @@ func TestPartitionSlotsGrowByAQuarter(t *testing.T) {
 	assert.LessOrEqual(t, room, parts*5/4+1, "slots for %d partitions", parts)
 }
 
+func TestPartitionSlotsLetGoOfGrowthsRoomAfterAPushOfNewKeys(t *testing.T) {
+	// A push that makes 1,000 partitions at once grows their slots by a
+	// quarter at a time; at its end the slots are as many as the
+	// partitions, within the allocator's rounding (a sixteenth), and
+	// each partition's row is its own.
+	const hosts = 1000
+	s := newSeries(t, live.Options{})
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
+	require.NoError(t, err)
+	b := schema.NewBatch(metricsSchema, hosts)
+	for h := range hosts {
+		b.Time = append(b.Time, 0)
+		b.Cols[0].Num = append(b.Cols[0].Num, float64(h))
+		b.Cols[1].Str = append(b.Cols[1].Str, fmt.Sprintf("host-%d", h))
+	}
+	_, err = s.PushMany(nil, b)
+	require.NoError(t, err)
+	parts, room := live.LastRowsRoom(s, byHost)
+	require.Equal(t, hosts, parts)
+	assert.LessOrEqual(t, room, parts+parts/16, "slots for %d partitions", parts)
+	snap, err := s.Snapshot(byHost)
+	require.NoError(t, err)
+	vals, _ := snap.Numbers("value")
+	require.Len(t, vals, hosts)
+	for h, v := range vals {
+		require.Equal(t, float64(h), v, "host %d's row", h)
+	}
+}
+
 func TestPartitionKeepingOneRowHasNoRings(t *testing.T) {
 	// Keeping one row per partition, a partition's row is its slot and a
 	// mark says whether the slot holds one: no ring of 40 bytes a
