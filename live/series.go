@@ -587,6 +587,13 @@ func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 }
 
 // push is PushMany's work once the push may start.
+// rollback undoes what a push that fails did before its commit point:
+// the intern ids it gave, and what the root's intern caches took of them.
+func (s *Series) rollback() {
+	s.syms.Rollback()
+	s.root.forgetMissed()
+}
+
 func (s *Series) push(dst []Output, b *schema.Batch) ([]Output, error) {
 	// Under strict ordering the batch's own order is checked with its
 	// cells, in the same pass as its times' range; a batch out of order
@@ -608,12 +615,12 @@ func (s *Series) push(dst []Output, b *schema.Batch) ([]Output, error) {
 	}
 	s.syms.Begin()
 	if err := s.root.take(b, inOrder); err != nil {
-		s.syms.Rollback()
+		s.rollback()
 		return dst, err
 	}
 	for _, c := range s.checkers {
 		if err := c.check(); err != nil {
-			s.syms.Rollback()
+			s.rollback()
 			return dst, err
 		}
 	}
