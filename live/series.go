@@ -731,7 +731,7 @@ type rootNode struct {
 	strCols []int      // the string columns, which have a cache
 	numCols []int      // the number columns
 	plain   bool       // every value column is a number or a string column
-	idBuf   [][]uint32 // per string column: the intern ids out holds, when not the cache's
+	idBuf   [][]uint32 // per string column: the intern ids out holds when its cells are copied (internSome, fill), not the cache's
 	// aliased: every column of out borrows the last push's batch (see
 	// fillAll), so that the next such push need not reset out.
 	aliased bool
