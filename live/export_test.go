@@ -89,3 +89,13 @@ func PartsID(s *Series, id NodeID) uint64 {
 	n := s.nodes[id].(*partitionNode)
 	return n.router.AgainID(n.out.part)
 }
+
+// InternIDBuffers returns the ids the root keeps room for outside its
+// intern caches, over its string columns.
+func InternIDBuffers(s *Series) int {
+	n := 0
+	for _, ids := range s.root.idBuf {
+		n += cap(ids)
+	}
+	return n
+}

@@ -15,9 +15,11 @@ import (
 // when it is read, or just before retention evicts it (rescueLast). The
 // copy is the partition's slot, so every reader sees the same row as
 // before; the slot's row is behind when its id (row[1]) is not the
-// partition's last. This holds for rows stored in arrival order (stored
-// row r has id evicted + r), without arrays, when nothing reads the
-// node's evictions.
+// partition's last. The slots are made by the first copy, not by a
+// partition's first row: at many partitions of steady keys, whose last
+// rows the store always holds, none is made. This holds for rows stored
+// in arrival order (stored row r has id evicted + r), without arrays,
+// when nothing reads the node's evictions.
 
 // lazyLast reports whether the node keeps its last rows by id.
 func (n *partitionNode) lazyLast() bool {
@@ -32,11 +34,22 @@ func (n *partitionNode) growSlots() {
 	}
 }
 
-// behind reports whether partition p's slot holds a row that is not its
-// last.
+// behind reports whether partition p holds a row and its slot does not
+// hold its last (or is not made: a node keeping its rows by id makes a
+// partition's slot when it first saves its row).
 func (n *partitionNode) behind(p int32) bool {
-	return int(p) < len(n.one) && n.one[p] && n.oneSlot(p)[1] != n.router.LastRow(p)
+	return int(p) < len(n.one) && n.one[p] && !n.holds(p, n.router.LastRow(p))
 }
+
+// holds reports whether partition p's slot is made and holds row id.
+func (n *partitionNode) holds(p int32, id uint64) bool {
+	i := int(p)*n.stride + 1
+	return i < len(n.lastRows) && n.lastRows[i] == id
+}
+
+// noRow is the id of a slot no row was written to: ids count the rows
+// ingested from 0, and never reach it.
+const noRow = ^uint64(0)
 
 // saveLast copies partition p's last row out of the store into its slot,
 // when the slot does not hold it yet.
@@ -50,7 +63,7 @@ func (n *partitionNode) saveLast(p int32) {
 		panic("live: a partition's last row left the store before it was saved")
 	}
 	r := int(id - s.evicted)
-	row := n.oneSlot(p)
+	row := n.slot(p)
 	row[0] = uint64(s.store.Time(r))
 	row[1] = id
 	for j := 1; j < n.sch.Len(); j++ {
@@ -112,7 +125,7 @@ func (n *partitionNode) rescue(k int) {
 		floor := s.ingested
 		for p, has := range n.one {
 			switch id := n.router.LastRow(int32(p)); {
-			case !has || n.oneSlot(int32(p))[1] == id:
+			case !has || n.holds(int32(p), id):
 			case id >= lo && id < hi:
 				n.saveLast(int32(p))
 			default:

@@ -194,12 +194,15 @@ func TestPartitionKeepsTheLastRowOfAQuietKeyAmongBusyOnes(t *testing.T) {
 }
 
 func TestPartitionSlotsGrowByAQuarter(t *testing.T) {
-	// Keeping one row per partition, the partitions' slots lie side by
-	// side in one slice, grown by a quarter as partitions appear (as
-	// append grows the other per-partition slices), not doubled.
+	// Keeping one row per partition in its slot (its evictions watched,
+	// the node keeps its rows itself, not by id), the partitions' slots
+	// lie side by side in one slice, grown by a quarter as partitions
+	// appear (as append grows the other per-partition slices), not
+	// doubled.
 	s := newSeries(t, live.Options{})
 	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
 	require.NoError(t, err)
+	require.NoError(t, s.Watch(byHost, live.Evict))
 	for k := range 100 {
 		b := schema.NewBatch(metricsSchema, 100)
 		for h := range 100 {
@@ -213,6 +216,75 @@ func TestPartitionSlotsGrowByAQuarter(t *testing.T) {
 	parts, room := live.LastRowsRoom(s, byHost)
 	require.Equal(t, 10000, parts)
 	assert.LessOrEqual(t, room, parts*5/4+1, "slots for %d partitions", parts)
+}
+
+func TestPartitionSlotsLetGoOfGrowthsRoomAfterAPushOfNewKeys(t *testing.T) {
+	// A push that makes 1,000 partitions at once, kept in their slots
+	// (evictions watched), grows the slots by a quarter at a time; at
+	// its end the slots are as many as the partitions, within the
+	// allocator's rounding (a sixteenth), and each partition's row is
+	// its own.
+	const hosts = 1000
+	s := newSeries(t, live.Options{})
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
+	require.NoError(t, err)
+	require.NoError(t, s.Watch(byHost, live.Evict))
+	_, err = s.PushMany(nil, hostsBatch(0, hosts))
+	require.NoError(t, err)
+	parts, room := live.LastRowsRoom(s, byHost)
+	require.Equal(t, hosts, parts)
+	assert.GreaterOrEqual(t, room, parts)
+	assert.LessOrEqual(t, room, parts+parts/16, "slots for %d partitions", parts)
+	assertHostsRows(t, s, byHost, 0, hosts)
+}
+
+func TestPartitionKeepingRowsByIDMakesSlotsOnlyToSaveThem(t *testing.T) {
+	// Keeping one row per partition by id (nothing reads its evictions),
+	// a partition node makes no slot while the series' store holds each
+	// partition's last row: 1,000 hosts pushed three times take none. A
+	// snapshot saves every partition's last row, in slots then made, and
+	// reads the rows of the last push.
+	const hosts = 1000
+	s := newSeries(t, live.Options{})
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxEvents: 1})
+	require.NoError(t, err)
+	for k := range 3 {
+		_, err = s.PushMany(nil, hostsBatch(int64(k), hosts))
+		require.NoError(t, err)
+	}
+	parts, room := live.LastRowsRoom(s, byHost)
+	require.Equal(t, hosts, parts)
+	assert.Zero(t, room, "slots before a read")
+	assertHostsRows(t, s, byHost, 2, hosts)
+	_, room = live.LastRowsRoom(s, byHost)
+	assert.GreaterOrEqual(t, room, parts, "slots after a read")
+}
+
+// hostsBatch is a batch of metricsSchema rows at time k seconds, one for
+// each of hosts hosts ("host-0" …), host h's value 1000k + h.
+func hostsBatch(k int64, hosts int) *schema.Batch {
+	b := schema.NewBatch(metricsSchema, hosts)
+	for h := range hosts {
+		b.Time = append(b.Time, k*int64(time.Second))
+		b.Cols[0].Num = append(b.Cols[0].Num, float64(1000*k+int64(h)))
+		b.Cols[1].Str = append(b.Cols[1].Str, fmt.Sprintf("host-%d", h))
+	}
+	return b
+}
+
+// assertHostsRows asserts that partition node id holds, for each of
+// hosts hosts, host h's row of hostsBatch(k, hosts).
+func assertHostsRows(t *testing.T, s *live.Series, id live.NodeID, k int64, hosts int) {
+	t.Helper()
+	snap, err := s.Snapshot(id)
+	require.NoError(t, err)
+	vals, _ := snap.Numbers("value")
+	keys, _ := snap.Strings("host")
+	require.Len(t, vals, hosts)
+	for h, v := range vals {
+		require.Equal(t, fmt.Sprintf("host-%d", h), keys[h])
+		require.Equal(t, float64(1000*k+int64(h)), v, "host %d's row", h)
+	}
 }
 
 func TestPartitionKeepingOneRowHasNoRings(t *testing.T) {

@@ -227,6 +227,13 @@ func (r *rootNode) internAll(j int, strs []string) []uint32 {
 
 // internMiss is internAll for strings that are not all the cache's: the
 // cache gives the ids of those it holds at their positions.
+//
+// The ids are written over the cache's own, each once it is read there:
+// the cache then holds them before it holds their strings, which the
+// push's commit writes (rememberStrings), and a push that fails empties
+// it (forgetMissed). A buffer of their own was kept for the life of the
+// series beside the cache's, of as many ids (at 1,000 hosts, 5 bytes a
+// host).
 func (r *rootNode) internMiss(j int, strs []string) []uint32 {
 	cache := &r.cache[j]
 	held := cache.hit // the cache holds the last push's strings
@@ -238,7 +245,11 @@ func (r *rootNode) internMiss(j int, strs []string) []uint32 {
 		}
 	}
 	r.cached = false
-	ids := append(r.idBuf[j][:0], cache.ids[:k]...)
+	if cap(cache.ids) < len(strs) {
+		cache.ids = slices.Grow(cache.ids, len(strs)-len(cache.ids))
+	}
+	// The first k are the cache's already.
+	ids := cache.ids[:len(strs):len(strs)]
 	for i := k; i < len(strs); i++ {
 		str := strs[i]
 		id := cache.id(i, str)
@@ -246,11 +257,24 @@ func (r *rootNode) internMiss(j int, strs []string) []uint32 {
 			id = r.s.syms.ID(str)
 			hit = false
 		}
-		ids = append(ids, id)
+		ids[i] = id
 	}
 	cache.hit = hit
-	r.idBuf[j] = ids
 	return ids
+}
+
+// forgetMissed empties the intern caches of a push that fails: internMiss
+// wrote the push's ids over the ids of a cache it missed, and the
+// rollback gives the new ones back. The next push interns those strings
+// again.
+func (r *rootNode) forgetMissed() {
+	for _, j := range r.strCols {
+		if c := &r.cache[j]; !c.hit {
+			clear(c.strs)
+			c.strs, c.hdr = c.strs[:0], ""
+			c.gen++
+		}
+	}
 }
 
 // internSome fills string column c (column j) with the cells of v, some

@@ -587,6 +587,13 @@ func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 }
 
 // push is PushMany's work once the push may start.
+// rollback undoes what a push that fails did before its commit point:
+// the intern ids it gave, and what the root's intern caches took of them.
+func (s *Series) rollback() {
+	s.syms.Rollback()
+	s.root.forgetMissed()
+}
+
 func (s *Series) push(dst []Output, b *schema.Batch) ([]Output, error) {
 	// Under strict ordering the batch's own order is checked with its
 	// cells, in the same pass as its times' range; a batch out of order
@@ -608,12 +615,12 @@ func (s *Series) push(dst []Output, b *schema.Batch) ([]Output, error) {
 	}
 	s.syms.Begin()
 	if err := s.root.take(b, inOrder); err != nil {
-		s.syms.Rollback()
+		s.rollback()
 		return dst, err
 	}
 	for _, c := range s.checkers {
 		if err := c.check(); err != nil {
-			s.syms.Rollback()
+			s.rollback()
 			return dst, err
 		}
 	}
@@ -724,7 +731,7 @@ type rootNode struct {
 	strCols []int      // the string columns, which have a cache
 	numCols []int      // the number columns
 	plain   bool       // every value column is a number or a string column
-	idBuf   [][]uint32 // per string column: the intern ids out holds, when not the cache's
+	idBuf   [][]uint32 // per string column: the intern ids out holds when its cells are copied (internSome, fill), not the cache's
 	// aliased: every column of out borrows the last push's batch (see
 	// fillAll), so that the next such push need not reset out.
 	aliased bool

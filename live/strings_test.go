@@ -319,3 +319,57 @@ func TestReusedStringsThatChangeMidBatchAreInterned(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, map[string]int{"a": 3, "b": 3, "c": 2, "d": 3, "e": 1}, routedKeys(snap))
 }
+
+// TestInternCacheHoldsTheIdsOfAPushThatMissedIt: a push of 1,000 hosts
+// the root's intern cache does not hold (the first, then one with a host
+// replaced) writes their ids in the cache itself, keeping no buffer of
+// ids beside it, and every row goes to the partition of its own key.
+func TestInternCacheHoldsTheIdsOfAPushThatMissedIt(t *testing.T) {
+	const hosts = 1000
+	s := newSeries(t, live.Options{})
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{})
+	require.NoError(t, err)
+	names := make([]*string, hosts)
+	for h := range names {
+		names[h] = str(fmt.Sprintf("host-%d", h))
+	}
+	for k := range 3 {
+		if k == 2 {
+			names[500] = str("host-new")
+		}
+		_, err = s.PushMany(nil, hostBatch(int64(k*hosts), names...))
+		require.NoError(t, err)
+	}
+	assert.Zero(t, live.InternIDBuffers(s))
+	snap, err := s.Snapshot(byHost)
+	require.NoError(t, err)
+	got := routedKeys(snap)
+	assert.Equal(t, 1, got["host-new"])
+	assert.Equal(t, 2, got["host-500"])
+	assert.Equal(t, 3, got["host-0"])
+	assert.Len(t, got, hosts+1)
+}
+
+// TestInternCacheForgetsTheIdsOfAPushThatFails: a push refused after its
+// strings were interned (here, one partition too many) gives their new
+// ids back; the root's intern cache, which it missed, held them, and
+// forgets them: the next push of the strings the cache held before, at
+// the same addresses, interns them again and routes every row to its
+// own key.
+func TestInternCacheForgetsTheIdsOfAPushThatFails(t *testing.T) {
+	s := newSeries(t, live.Options{})
+	byHost, err := s.PartitionBy(s.Root(), "host", partition.Options{MaxPartitions: 2})
+	require.NoError(t, err)
+	a, b, c := str("a"), str("b"), str("c")
+	_, err = s.PushMany(nil, hostBatch(0, a, b))
+	require.NoError(t, err)
+	_, err = s.PushMany(nil, hostBatch(10, a, c)) // c would be a third partition
+	require.Error(t, err)
+	_, err = s.PushMany(nil, hostBatch(20, str("d"), str("e"))) // given c's id, given back
+	require.Error(t, err)
+	_, err = s.PushMany(nil, hostBatch(30, a, b))
+	require.NoError(t, err)
+	snap, err := s.Snapshot(byHost)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int{"a": 2, "b": 2}, routedKeys(snap))
+}

@@ -56,6 +56,9 @@ func (n *partitionNode) markSyms(t *intern.Table) {
 			continue
 		}
 		for p := range max(len(n.rings), len(n.one)) {
+			if n.stale && n.behind(int32(p)) {
+				continue // its row is the store's, which marks it
+			}
 			for k := range n.rowCount(int32(p)) {
 				t.Mark(uint32(n.heldRow(int32(p), k)[1+j]))
 			}

@@ -333,14 +333,19 @@ func (ws *winState) generic(wp *winPlan) []reducers.Window {
 // partitions of a node, in the order they appear) lies side by side in
 // memory, which is what a clock tick walks through; an engine released
 // is reused.
-func (p *Plan) NewEngine() *Engine {
+func (p *Plan) NewEngine() *Engine { return p.newEngine(0) }
+
+// newEngine is [Plan.NewEngine] for a caller that expects to make want
+// engines soon, this one included (0 when it does not know): the arena
+// sizes a chunk it starts for them (see arena.record).
+func (p *Plan) newEngine(want int) *Engine {
 	if n := len(p.arena.free); n > 0 {
 		e := p.arena.free[n-1]
 		p.arena.free = p.arena.free[:n-1]
 		e.reuse()
 		return e
 	}
-	r := p.arena.record(p)
+	r := p.arena.record(p, want)
 	eng := r.engine()
 	*eng = Engine{p: p}
 	eng.dq.stride = uint32(1 + len(p.cols))

@@ -29,6 +29,13 @@ type StrKeys interface {
 	KeyStrs(keys []string, parts []int32) bool
 }
 
+// capKeys is a [Keys] that also tells one more than the largest partition
+// index it has (the partition router is one): a group expects to make an
+// engine for each index it has none for yet.
+type capKeys interface {
+	Cap() int
+}
+
 // Group runs one [Engine] per partition of a partitioned stream under the
 // plan's trigger. Output rows carry the partition column after the time.
 //
@@ -60,6 +67,7 @@ type Group struct {
 	// which now and then (about one call in a thousand, at random)
 	// allocates the call site's cache.
 	sk      StrKeys
+	kc      capKeys // keys as capKeys when it is one (see unmade)
 	engines []*Engine
 	order   []int32
 	// keysTag names the partitions' order to the output's key column
@@ -160,6 +168,7 @@ type chain struct{ end, n int32 }
 func (p *Plan) NewGroup(keys Keys) *Group {
 	g := &Group{p: p, keys: keys}
 	g.sk, _ = keys.(StrKeys)
+	g.kc, _ = keys.(capKeys)
 	if p.al != nil {
 		g.al = p.al.NewGroup(keys, p.first, 0)
 		return g
@@ -279,7 +288,7 @@ func (g *Group) engine(part int32) *Engine {
 	}
 	e := g.engines[part]
 	if e == nil {
-		e = g.p.NewEngine()
+		e = g.p.newEngine(g.unmade())
 		g.engines[part] = e
 		if count {
 			g.counts[part] = clock.NewCountState(g.p.trig.N)
@@ -288,6 +297,16 @@ func (g *Group) engine(part int32) *Engine {
 		g.keysTag = 0
 	}
 	return e
+}
+
+// unmade returns how many partitions the group's keys have that it has
+// made no engine for (0 when its keys do not tell): the engines it
+// expects to make, as the rows of partitions a push made arrive.
+func (g *Group) unmade() int {
+	if g.kc == nil {
+		return 0
+	}
+	return g.kc.Cap() - len(g.order)
 }
 
 // Push takes every row of in, in order, row i belonging to partition

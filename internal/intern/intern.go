@@ -197,8 +197,10 @@ func (t *Table) Begin() {
 	t.fresh = t.fresh[:0]
 }
 
-// keepJournal is the most ids a journal always keeps room for.
-const keepJournal = 4096
+// keepJournal is the most ids a journal always keeps room for: 2 KB. At
+// 4,096 the journal of the first push of 1,000 keys (1,344 ids made by
+// append) was kept for good, 5 bytes a key.
+const keepJournal = 512
 
 // Rollback frees every id given since [Table.Begin], the last first, so
 // that the table is as it was then (the same ids are given to the same

@@ -182,6 +182,12 @@ func TestJournalOfABigPushIsLetGo(t *testing.T) {
 	tab.ID("new")
 	tab.Begin() // one id in the last push: let go
 	assert.Zero(t, cap(tab.fresh))
+	for i := range 1000 {
+		tab.ID("host" + strconv.Itoa(i)) // the first push of 1,000 hosts
+	}
+	tab.Begin()
+	tab.Begin() // none in the last push: let go
+	assert.Zero(t, cap(tab.fresh), "the journal of a push of 1,000 new strings")
 	for i := range 100 {
 		tab.ID("small" + strconv.Itoa(i))
 	}

@@ -334,3 +334,49 @@ func TestRouteAgainAtIsRouteSymsAtOfTheKeysRemembered(t *testing.T) {
 		}
 	}
 }
+
+// TestFitLetsGoOfTheRoomOfGrowth: a router that made 1,000 partitions
+// of string keys at once keeps tables grown by append's steps, a quarter
+// at a time; Fit brings them down to the allocator's size class above
+// what the partitions need (41 bytes each: four 4-byte tables, a byte
+// and a 24-byte count), and keeps every partition as it was.
+func TestFitLetsGoOfTheRoomOfGrowth(t *testing.T) {
+	const parts, need = 1000, 41
+	r, err := router.NewRouter(schema.String, partition.Options{}, nil, nil)
+	require.NoError(t, err)
+	for id := range uint64(parts) {
+		r.Route(router.Key{Kind: schema.String, Code: id + 1}, schema.Value{}, int64(id), id)
+	}
+	empty, err := router.NewRouter(schema.String, partition.Options{}, nil, nil)
+	require.NoError(t, err)
+	grown := r.Bytes() - empty.Bytes()
+	require.Greater(t, grown, parts*need*5/4, "grown by append")
+	require.True(t, r.Fit())
+	assert.LessOrEqual(t, r.Bytes()-empty.Bytes(), parts*need*21/20, "bytes for %d partitions", parts)
+	for id := range uint64(parts) {
+		p, ok := r.FindSym(uint32(id + 1))
+		require.True(t, ok)
+		assert.Equal(t, int32(id), p)
+		assert.Equal(t, []any{int64(id), uint64(1), id}, []any{r.Last(p), r.Rows(p), r.LastRow(p)})
+	}
+	assert.Len(t, r.Order(), parts)
+}
+
+// TestFitIsDueWhenThePartitionsGrewByAnEighth: Fit copies the tables
+// only once the partitions grew by an eighth since it last did, so that
+// partitions made one at a time, a Fit after each, are copied a few
+// dozen times over 10,000 partitions, not at every one.
+func TestFitIsDueWhenThePartitionsGrewByAnEighth(t *testing.T) {
+	r, err := router.NewRouter(schema.Number, partition.Options{}, numberKey, nil)
+	require.NoError(t, err)
+	fits := 0
+	for k := range 10000 {
+		r.Route(router.NumberKey(float64(k)), schema.NumberValue(float64(k)), 0, uint64(k))
+		if r.Fit() {
+			fits++
+		}
+	}
+	assert.LessOrEqual(t, fits, 80)
+	r.Route(router.NumberKey(-1), schema.NumberValue(-1), 0, 0)
+	assert.False(t, r.Fit(), "one partition more is not due")
+}
