@@ -609,6 +609,10 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 		// window holds rows: a slide's leaving rows start there.
 		var hblk []uint64
 		var hslot int
+		// The new head's slot in hblk, when the scan stopped inside it
+		// (nslot < len(hblk)): the fill window's refill reads from there
+		// without a second lookup.
+		nslot := -1
 		if nh < tail {
 			lim := cut - wp.span
 			blk, i := d.slotOf(nh)
@@ -625,6 +629,8 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 			}
 			if i >= len(blk) && nh < tail {
 				nh = e.leaveFrom(nh, tail, lim)
+			} else {
+				nslot = i
 			}
 		}
 		done := false
@@ -665,7 +671,12 @@ func (e *Engine) foldLaid(cut int64, pool *blockPool) {
 			if n == 0 && head == added {
 				done = true
 			} else if n-1 < reducers.ShortRun {
-				blk, i := d.slotOf(nh)
+				blk, i := hblk, nslot
+				if i < 0 || i+int(n)*st > len(blk) {
+					// Not in the run the scan walked (cut at walkRows
+					// rows): look it up.
+					blk, i = d.slotOf(nh)
+				}
 				if f := &wp.fills[0]; i+int(n)*st <= len(blk) {
 					if lo, hi, ok := ws.mom(wp).FillRunMinMax(blk[i+f.slot:i+f.slot+(int(n)-1)*st+1], st, int(n)); ok {
 						ws.minAt(wp, 0).SetValue(lo, true)
