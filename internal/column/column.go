@@ -234,11 +234,15 @@ func (c *Col[V]) Fit() {
 // of in a buffer.
 const fitMin = 1024
 
-// fit returns s, or a copy of its cells with less room when s has room
-// for more than a sixteenth beyond them and at least fitMin bytes.
-func fit[T any](s []T) []T {
+// fit returns s, or a copy of its cells with less room (see FitRoom).
+func fit[T any](s []T) []T { return FitRoom(s, fitMin) }
+
+// FitRoom returns s, or a copy of its entries with less room when s has
+// room for more than a sixteenth beyond them and at least least bytes
+// (the copy has the room of its size class).
+func FitRoom[T any](s []T, least int) []T {
 	room := cap(s) - len(s)
-	if room <= len(s)/16 || room*int(unsafe.Sizeof(*new(T))) < fitMin {
+	if room <= len(s)/16 || room*int(unsafe.Sizeof(*new(T))) < least {
 		return s
 	}
 	if t := append([]T(nil), s...); cap(t) < cap(s) {

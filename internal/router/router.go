@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/pond-go/pond/internal/article"
+	"github.com/pond-go/pond/internal/column"
 	"github.com/pond-go/pond/internal/intern"
 	"github.com/pond-go/pond/partition"
 	"github.com/pond-go/pond/schema"
@@ -439,19 +440,9 @@ func (r *Router) Fit() bool {
 // lets go of in a table.
 const fitMin = 512
 
-// fit returns s, or a copy of its entries with less room when s has room
-// for more than a sixteenth beyond them and at least fitMin bytes (the
-// copy has the room of its size class).
-func fit[T any](s []T) []T {
-	room := cap(s) - len(s)
-	if room <= len(s)/16 || room*int(unsafe.Sizeof(*new(T))) < fitMin {
-		return s
-	}
-	if t := append([]T(nil), s...); cap(t) < cap(s) {
-		return t
-	}
-	return s
-}
+// fit returns s, or a copy of its entries with less room (see
+// column.FitRoom).
+func fit[T any](s []T) []T { return column.FitRoom(s, fitMin) }
 
 // Groups returns the partitions of the declared groups, in declared
 // order (they are never removed and come first in Order).
