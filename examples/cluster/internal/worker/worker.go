@@ -254,14 +254,24 @@ func (w *Worker) restart(ctx context.Context, cause error, inARow int) error {
 		sess.Close()
 		return cause
 	}
-	w.sess, w.sessN, w.sessClosed = sess, n, false
-	w.pending = nil
-	w.m.restarts++
-	w.m.readyKnown = false
+	w.adopt(sess, n)
 	w.mu.Unlock()
 	clear(w.parts)
-	w.apply()
+	w.listParts()
 	return nil
+}
+
+// adopt makes sess, numbered n, the worker's session (w.mu held). The
+// closed session's news are dropped; the new one's are kept for the poll
+// loop's apply: the session joins the group as it is made, so its first
+// assignment, or a revoke, may have come already, and a revoke the loop
+// never heard of would leave the session's first-revoke flag set (see
+// rearm) and every later revoke unheard.
+func (w *Worker) adopt(sess *kgo.GroupTransactSession, n uint64) {
+	w.sess, w.sessN, w.sessClosed = sess, n, false
+	w.pending = slices.DeleteFunc(w.pending, func(c change) bool { return c.sess != n })
+	w.m.restarts++
+	w.m.readyKnown = false
 }
 
 // Run consumes, computes and commits until ctx ends or the session fails
@@ -359,6 +369,13 @@ func (w *Worker) apply() (dropped bool) {
 			}
 		}
 	}
+	w.listParts()
+	return dropped
+}
+
+// listParts publishes the partitions the worker holds (Stats.Assigned)
+// and forgets the metrics of those it no longer holds.
+func (w *Worker) listParts() {
 	w.mu.Lock()
 	w.m.assigned = w.m.assigned[:0]
 	for p := range w.parts {
@@ -376,7 +393,6 @@ func (w *Worker) apply() (dropped bool) {
 		}
 	}
 	w.mu.Unlock()
-	return dropped
 }
 
 // rearm ends an empty transaction, after a revoke or loss that came
