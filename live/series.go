@@ -586,7 +586,6 @@ func (s *Series) PushMany(dst []Output, b *schema.Batch) ([]Output, error) {
 	return dst, err
 }
 
-// push is PushMany's work once the push may start.
 // rollback undoes what a push that fails did before its commit point:
 // the intern ids it gave, and what the root's intern caches took of them.
 func (s *Series) rollback() {
@@ -594,6 +593,7 @@ func (s *Series) rollback() {
 	s.root.forgetMissed()
 }
 
+// push is PushMany's work once the push may start.
 func (s *Series) push(dst []Output, b *schema.Batch) ([]Output, error) {
 	// Under strict ordering the batch's own order is checked with its
 	// cells, in the same pass as its times' range; a batch out of order
